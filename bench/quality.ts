@@ -1,0 +1,84 @@
+/**
+ * Quality benchmark of the scoring pipeline on every dev set: AUROC, balanced
+ * accuracy at the shipped threshold, rows/s, and the word-overlap floor beside it.
+ *
+ *   npm run bench:quality [-- --backend offline] [-- --limit N]
+ *
+ * Unscorable answers (no checkable claim, …) score 0 here: the pipeline fails closed,
+ * so they count as "not grounded"; how many there were is printed per set.
+ */
+import { cpus } from "node:os";
+import { createGroundednessScorer } from "../src/core/groundedness.ts";
+import { auroc, balancedAccuracy } from "../src/core/stats.ts";
+import { createTextAnalyzer } from "../src/core/text.ts";
+import { createOfflineBackend } from "../src/nli/offline/backend.ts";
+import { DEFAULT_SETTINGS } from "../src/config/defaults.ts";
+import { FIT_ALLOWED, loadDevSets } from "../scripts/devsets.ts";
+
+const TARGET_SETS = ["wice_dev", "anli_r1_dev", "anli_r2_dev", "summedits_news", "summedits_podcast", "summedits_sales_call", "summedits_samsum"];
+
+/**
+ * The floor: the share of the claim's content words (lowercase words and numbers,
+ * minus a fixed stop list) found anywhere in the context. Plain surface forms, as
+ * the dev sets' README defines it; no lemmas, no windows, no model.
+ */
+const STOP = new Set(
+  "a an the of to in on at for from by with and or but is are was were be been being it its this that these those he she they we you i his her their our your my me him them us as not no do does did has have had will would can could should may might must so if then than there here what which who whom whose when where why how all any some such only also just very more most other into about over after before up down out off again further once".split(" "),
+);
+function contentWords(text: string): string[] {
+  return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => !STOP.has(w));
+}
+function overlapFloor(context: string, claim: string): number {
+  const ctx = new Set(contentWords(context));
+  const words = contentWords(claim);
+  return words.length === 0 ? 0 : words.filter((w) => ctx.has(w)).length / words.length;
+}
+
+async function main(): Promise<void> {
+  const limitArg = process.argv.indexOf("--limit");
+  const limit = limitArg >= 0 ? Number(process.argv[limitArg + 1]) : Infinity;
+  const analyzer = createTextAnalyzer();
+  const backend = createOfflineBackend({ analyzer });
+  const threshold = backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
+  const scorer = createGroundednessScorer(backend, analyzer, { ...DEFAULT_SETTINGS, threshold });
+  const sets = loadDevSets();
+  const table: string[] = [];
+  const aurocs = new Map<string, number>();
+  let totalRows = 0;
+  let totalMs = 0;
+  table.push("| set | rows | fit on | unscorable | AUROC | overlap floor AUROC | balanced acc. @ threshold | rows/s |");
+  table.push("|---|---|---|---|---|---|---|---|");
+  for (const [name, all] of sets) {
+    const rows = all.slice(0, limit);
+    const scores: number[] = [];
+    let unscorable = 0;
+    const t0 = performance.now();
+    for (const row of rows) {
+      const r = await scorer.score({ answer: row.claim, context: row.context });
+      if (r.verdict === "unscorable") unscorable++;
+      scores.push(r.score ?? 0);
+    }
+    const ms = performance.now() - t0;
+    totalRows += rows.length;
+    totalMs += ms;
+    const labels = rows.map((r) => r.label);
+    const floor = rows.map((r) => overlapFloor(r.context, r.claim));
+    const a = auroc(scores, labels);
+    aurocs.set(name, a);
+    table.push(
+      `| ${name} | ${rows.length} | ${FIT_ALLOWED.has(name) ? "yes (80%)" : "no"} | ${unscorable} | ${a.toFixed(3)} | ${auroc(floor, labels).toFixed(3)} | ${balancedAccuracy(scores, labels, threshold).toFixed(3)} | ${((rows.length / ms) * 1000).toFixed(0)} |`,
+    );
+    console.error(`${name}: done`);
+  }
+  const macro = TARGET_SETS.map((s) => aurocs.get(s) ?? NaN);
+  console.log(`backend ${backend.name} ${backend.version} (tier ${backend.tier}), threshold ${threshold.toFixed(3)}, topK ${DEFAULT_SETTINGS.topK}, token budget ${DEFAULT_SETTINGS.tokenBudget}`);
+  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), Node ${process.version}, one thread`);
+  console.log("");
+  console.log(table.join("\n"));
+  console.log("");
+  console.log(`macro AUROC over ${TARGET_SETS.join(", ")}: ${(macro.reduce((a, b) => a + b, 0) / macro.length).toFixed(3)}`);
+  console.log(`throughput over all sets: ${((totalRows / totalMs) * 1000).toFixed(0)} rows/s`);
+  await backend.close();
+}
+
+await main();

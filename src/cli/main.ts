@@ -1,0 +1,40 @@
+import { readFileSync } from "node:fs";
+import { EXIT } from "./exit-codes.ts";
+import type { CommandIo } from "./io.ts";
+import { runScore } from "./score.ts";
+
+const HELP = `groundwatch — groundedness monitoring for retrieval-augmented generation
+
+Usage: groundwatch <command> [options]
+
+Commands:
+  score     check answers' claims against their retrieved context (JSONL in, JSONL or a table out)
+  version   print the version
+
+Run "groundwatch <command> --help" for a command's options.
+Exit codes: 0 ok, 1 failure while running, 2 bad flags or configuration, 3 malformed input.
+`;
+
+/** Dispatches a command line; resolves to the process exit code. */
+export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "score":
+      return runScore(rest, io);
+    case "version":
+    case "--version": {
+      const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+      io.stdout.write(`${pkg.version}\n`);
+      return EXIT.ok;
+    }
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      io.stdout.write(HELP);
+      return command === undefined ? EXIT.usage : EXIT.ok;
+    default:
+      io.stderr.write(`groundwatch: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
+      return EXIT.usage;
+  }
+}

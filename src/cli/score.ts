@@ -1,0 +1,210 @@
+import { createReadStream, createWriteStream, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import type { Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import { isConfigError } from "../config/errors.ts";
+import { loadConfigFile } from "../config/file.ts";
+import type { ScoreOptions } from "../config/score-options.ts";
+import type { AnswerResult } from "../core/groundedness.ts";
+import type { Scorer } from "../nli/scorer.ts";
+import { createScorer } from "../nli/scorer.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { CommandIo } from "./io.ts";
+import { writeLine } from "./io.ts";
+import { parseScoreRow } from "./score-rows.ts";
+import { formatResultBlock, tableHeader } from "./table.ts";
+
+export const SCORE_HELP = `groundwatch score — check each answer's claims against its retrieved context
+
+Usage:
+  groundwatch score --input rows.jsonl [--output out.jsonl] [--backend NAME] [--threshold T]
+
+Input: one JSON object a line: {"id", "context": string | string[], "answer", "question"?}.
+       "-" reads standard input.
+Output: one JSON object a line: the row's id, score (0–1, higher = better grounded,
+       the least supported claim's score), verdict (grounded | ungrounded | unscorable),
+       reason when unscorable, threshold, claims (text, offsets, verdict, score,
+       evidence with document index and offsets), skipped sentences, and the backend.
+
+Options:
+  --input, -i FILE      rows to score (required)
+  --output, -o FILE     where to write results (default: standard output)
+  --format jsonl|table  output format (default jsonl; table is for reading)
+  --backend NAME        entailment backend (default offline; env GROUNDWATCH_BACKEND)
+  --threshold T         answer threshold in [0, 1] (default: the backend's fitted one)
+  --top-k N             context windows checked per claim (default 3)
+  --token-budget N      largest context window in model tokens (default 400)
+  --config FILE         JSON config file with a "scoring" section
+  --skip-invalid        report and skip malformed rows instead of stopping
+  --help, -h            show this help
+
+Exit codes:
+  0  every row was read; results written
+  1  a failure while running (backend could not load, output not writable)
+  2  bad flags or configuration
+  3  a malformed input row (the error names its line); not with --skip-invalid
+`;
+
+interface Summary {
+  rows: number;
+  grounded: number;
+  ungrounded: number;
+  unscorable: number;
+  invalid: number;
+}
+
+function toOutputRow(id: string | number, r: AnswerResult): Record<string, unknown> {
+  return {
+    id,
+    score: r.score,
+    verdict: r.verdict,
+    ...(r.verdict === "unscorable" ? { reason: r.reason, detail: r.detail } : { threshold: r.threshold }),
+    claims: r.claims,
+    skipped: r.skipped,
+    backend: r.backend,
+  };
+}
+
+/** Runs `groundwatch score`; resolves to the exit code. */
+export async function runScore(argv: readonly string[], io: CommandIo): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: [...argv],
+      options: {
+        input: { type: "string", short: "i" },
+        output: { type: "string", short: "o" },
+        format: { type: "string" },
+        backend: { type: "string" },
+        threshold: { type: "string" },
+        "top-k": { type: "string" },
+        "token-budget": { type: "string" },
+        config: { type: "string" },
+        "skip-invalid": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    io.stderr.write(`groundwatch score: ${(error as Error).message}\n\n${SCORE_HELP}`);
+    return EXIT.usage;
+  }
+  if (args.help) {
+    io.stdout.write(SCORE_HELP);
+    return EXIT.ok;
+  }
+  if (!args.input) {
+    io.stderr.write(`groundwatch score: --input is required\n\n${SCORE_HELP}`);
+    return EXIT.usage;
+  }
+  const format = args.format ?? "jsonl";
+  if (format !== "jsonl" && format !== "table") {
+    io.stderr.write(`groundwatch score: --format must be jsonl or table (got ${JSON.stringify(format)})\n`);
+    return EXIT.usage;
+  }
+  const inputPath = args.input === "-" ? "-" : resolve(io.cwd, args.input);
+  if (inputPath !== "-") {
+    try {
+      if (!statSync(inputPath).isFile()) throw new Error("not a file");
+    } catch (error) {
+      io.stderr.write(`groundwatch score: cannot read --input ${args.input}: ${(error as Error).message}\n`);
+      return EXIT.usage;
+    }
+  }
+
+  let scorer: Scorer;
+  try {
+    const options: ScoreOptions = {
+      ...(args.backend !== undefined ? { backend: args.backend } : {}),
+      ...(args.threshold !== undefined ? { threshold: Number(args.threshold) } : {}),
+      ...(args["top-k"] !== undefined ? { topK: Number(args["top-k"]) } : {}),
+      ...(args["token-budget"] !== undefined ? { tokenBudget: Number(args["token-budget"]) } : {}),
+    };
+    for (const [flag, value] of [["--threshold", args.threshold], ["--top-k", args["top-k"]], ["--token-budget", args["token-budget"]]] as const) {
+      if (value !== undefined && (value.trim() === "" || !Number.isFinite(Number(value)))) {
+        io.stderr.write(`groundwatch score: ${flag} must be a number (got ${JSON.stringify(value)})\n`);
+        return EXIT.usage;
+      }
+    }
+    const file = args.config ? loadConfigFile(resolve(io.cwd, args.config)).scoring : undefined;
+    scorer = createScorer(options, { env: io.env, ...(file ? { file } : {}) });
+  } catch (error) {
+    io.stderr.write(`groundwatch score: ${(error as Error).message}\n`);
+    return isConfigError(error) ? EXIT.usage : EXIT.failure;
+  }
+  if (scorer.backend.tier === "triage") {
+    io.stderr.write(`groundwatch: scoring with the ${scorer.backend.name} backend (${scorer.backend.version}): triage-grade results, not for paging or release decisions alone\n`);
+  }
+
+  const out: Writable = args.output ? createWriteStream(resolve(io.cwd, args.output)) : io.stdout;
+  const outputDone = args.output
+    ? new Promise<void>((res, rej) => {
+        out.once("finish", res);
+        out.once("error", rej);
+      })
+    : Promise.resolve();
+  const input = inputPath === "-" ? io.stdin : createReadStream(inputPath);
+  const totalBytes = inputPath === "-" ? 0 : statSync(inputPath).size;
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  const summary: Summary = { rows: 0, grounded: 0, ungrounded: 0, unscorable: 0, invalid: 0 };
+  const showProgress = io.stderr.isTTY === true;
+  const started = Date.now();
+  let lastProgress = 0;
+  let bytesRead = 0;
+  let lineNumber = 0;
+  let exitCode: number = EXIT.ok;
+  try {
+    if (format === "table") for (const l of tableHeader()) await writeLine(out, l);
+    for await (const line of lines) {
+      lineNumber++;
+      bytesRead += Buffer.byteLength(line) + 1;
+      if (line.trim() === "") continue;
+      const parsed = parseScoreRow(line, lineNumber);
+      if (!parsed.ok) {
+        summary.invalid++;
+        io.stderr.write(`groundwatch score: ${parsed.error}\n`);
+        if (!args["skip-invalid"]) {
+          io.stderr.write("groundwatch score: stopped at the first malformed row (use --skip-invalid to report and skip such rows)\n");
+          exitCode = EXIT.invalidInput;
+          break;
+        }
+        continue;
+      }
+      const { row } = parsed;
+      const result = await scorer.score({ answer: row.answer, context: row.context });
+      summary.rows++;
+      summary[result.verdict]++;
+      if (format === "table") {
+        for (const l of formatResultBlock(row.id, row.answer, result)) await writeLine(out, l);
+      } else {
+        await writeLine(out, JSON.stringify(toOutputRow(row.id, result)));
+      }
+      if (showProgress && Date.now() - lastProgress > 200) {
+        lastProgress = Date.now();
+        const rate = summary.rows / Math.max(0.001, (Date.now() - started) / 1000);
+        const pct = totalBytes > 0 ? ` ${((100 * bytesRead) / totalBytes).toFixed(1)}%` : "";
+        io.stderr.write(`\r  scored ${summary.rows} rows${pct} (${rate.toFixed(0)} rows/s)   `);
+      }
+    }
+  } catch (error) {
+    io.stderr.write(`\ngroundwatch score: ${(error as Error).message}\n`);
+    exitCode = EXIT.failure;
+  } finally {
+    lines.close();
+    if (args.output) out.end();
+    await scorer.close();
+  }
+  try {
+    await outputDone;
+  } catch (error) {
+    io.stderr.write(`groundwatch score: cannot write --output ${args.output ?? ""}: ${(error as Error).message}\n`);
+    return EXIT.failure;
+  }
+  if (showProgress) io.stderr.write("\n");
+  io.stderr.write(
+    `groundwatch score: ${summary.rows} scored (${summary.grounded} grounded, ${summary.ungrounded} ungrounded, ${summary.unscorable} unscorable), ${summary.invalid} invalid${args["skip-invalid"] && summary.invalid > 0 ? " (skipped)" : ""}, threshold ${scorer.threshold.toFixed(3)}\n`,
+  );
+  return exitCode;
+}

@@ -1,0 +1,15 @@
+/** A configuration value is missing or invalid; the message names the field and the value. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+    expected: string,
+  ) {
+    super(`invalid ${field}: ${JSON.stringify(value)} (${expected})`);
+  }
+}
+
+export function isConfigError(error: unknown): error is ConfigError {
+  return error instanceof Error && error.name === "ConfigError" && "field" in error;
+}

@@ -1,0 +1,216 @@
+import type { AnalyzedText, TextAnalyzer, Token } from "./text.ts";
+import { isContentToken } from "./text.ts";
+
+/** Why a sentence of the answer was not checked against the context. */
+export type SkipReason = "question" | "greeting" | "meta" | "refusal" | "no_content";
+
+/** A checkable statement of the answer. Offsets are into the answer string. */
+export interface Claim {
+  readonly kind: "claim";
+  readonly index: number;
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A sentence that is not a claim, kept so nothing is dropped silently. */
+export interface SkippedSentence {
+  readonly kind: "skipped";
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+  readonly reason: SkipReason;
+}
+
+export type AnswerSegment = Claim | SkippedSentence;
+
+/** One line of the answer after list markers were removed. */
+interface Block {
+  readonly start: number;
+  readonly end: number;
+}
+
+const LIST_MARKER = /^[ \t]*(?:[-*•‣◦▪–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)](?=\s))[ \t]+/;
+const TERMINAL = /[.!?:;"'”’)\]]\s*$/;
+
+/**
+ * Splits text into blocks at list items, blank lines and lines that end a sentence,
+ * so bullets are never glued into one "sentence"; a hard-wrapped paragraph stays whole.
+ */
+function splitBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  const lines: Array<{ start: number; end: number }> = [];
+  let pos = 0;
+  for (const line of text.split("\n")) {
+    lines.push({ start: pos, end: pos + line.length });
+    pos += line.length + 1;
+  }
+  let current: { start: number; end: number } | undefined;
+  let previousEndsSentence = true;
+  let inListItem = false;
+  for (const line of lines) {
+    const raw = text.slice(line.start, line.end);
+    if (raw.trim() === "") {
+      if (current) blocks.push(current);
+      current = undefined;
+      previousEndsSentence = true;
+      inListItem = false;
+      continue;
+    }
+    const marker = LIST_MARKER.exec(raw);
+    const contentStart = line.start + (marker ? marker[0].length : raw.length - raw.trimStart().length);
+    // A list item ends at its line unless the next line is indented under it.
+    const continuesItem: boolean = inListItem && /^[ \t]+/.test(raw);
+    const startsNew = marker !== null || previousEndsSentence || (inListItem && !continuesItem) || /^#{1,6}\s/.test(raw.trimStart());
+    if (startsNew || !current) {
+      if (current) blocks.push(current);
+      current = { start: contentStart, end: line.end };
+    } else {
+      current.end = line.end;
+    }
+    previousEndsSentence = TERMINAL.test(raw) || /^#{1,6}\s/.test(raw.trimStart());
+    inListItem = marker !== null || continuesItem;
+  }
+  if (current) blocks.push(current);
+  return blocks;
+}
+
+const QUOTE_CHARS = /["“”]/g;
+
+/** Sentence spans of a block, merged where the splitter broke inside a quotation. */
+function sentenceSpans(doc: AnalyzedText): Array<{ start: number; end: number; tokenStart: number; tokenEnd: number }> {
+  const out: Array<{ start: number; end: number; tokenStart: number; tokenEnd: number }> = [];
+  let pending: { start: number; end: number; tokenStart: number; tokenEnd: number } | undefined;
+  for (const s of doc.sentences) {
+    const merged = pending ? { ...pending, end: s.end, tokenEnd: s.tokenEnd } : { ...s };
+    const quotes = (doc.text.slice(merged.start, merged.end).match(QUOTE_CHARS) ?? []).length;
+    if (quotes % 2 === 1) {
+      pending = merged;
+      continue;
+    }
+    // A "sentence" that starts in lower case continues the previous one (the splitter
+    // broke after a closing quote or an abbreviation).
+    const previous = out[out.length - 1];
+    if (previous && /^[a-z]/.test(doc.text.slice(s.start, s.end)) && !pending) {
+      out[out.length - 1] = { ...previous, end: s.end, tokenEnd: s.tokenEnd };
+      continue;
+    }
+    pending = undefined;
+    out.push(merged);
+  }
+  if (pending) out.push(pending);
+  return out;
+}
+
+const GREETING = /^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening)|thanks?(?: you)?|thank you|you'?re welcome|sure|certainly|of course|absolutely|great question|happy to help|i hope (?:this|that) helps|let me know|feel free|glad to help|no problem)\b/i;
+/** A whole sentence of conversational filler: agrees or reacts, states nothing. */
+const FILLER = /^(?:(?:oh|well|so|and|but),?\s+)?(?:i (?:agree|disagree|see|think so|guess so|love (?:it|that)|like (?:it|that))|me too|me neither|yes|no|yeah|yep|nope|ok(?:ay)?|wow|cool|interesting|nice|great|indeed|right|true|exactly|that'?s (?:true|right|cool|great|interesting|nice|awesome))(?:\s+(?:indeed|too|really|then))?[\s,.!]*$/i;
+const META = /^(?:here(?:'s| is| are)|below (?:is|are)|the following|in summary|to summari[sz]e|in short|to sum up|overall|based on the (?:provided |given )?(?:context|documents?|information|sources?|text)|according to the (?:provided |given )?(?:context|documents?|sources?))\b/i;
+const REFUSAL = /^(?:i (?:do not|don't|cannot|can't|am unable to|am not able to|couldn't|could not) (?:know|answer|find|help|say|determine|provide|tell)|i'?m (?:sorry|afraid|unable|not able)|sorry,|unfortunately,? (?:i|the (?:context|documents?))|as an ai\b|(?:the|this) (?:provided )?(?:context|documents?|information|text|sources?) (?:does not|doesn't|do not|don't) (?:contain|mention|say|provide|include|specify|state|cover)|there is (?:no|not enough) information|(?:i have|there is) insufficient information|no information (?:is )?(?:available|provided))/i;
+
+function classify(text: string, tokens: readonly Token[]): SkipReason | undefined {
+  const trimmed = text.trim();
+  if (/\?["'”’)]*$/.test(trimmed)) return "question";
+  if (REFUSAL.test(trimmed)) return "refusal";
+  const content = tokens.filter(isContentToken);
+  if (/:$/.test(trimmed) && (META.test(trimmed) || content.length <= 6)) return "meta";
+  if (META.test(trimmed) && content.length <= 4) return "meta";
+  if ((GREETING.test(trimmed) && content.length <= 4) || FILLER.test(trimmed)) return "greeting";
+  if (content.length === 0) return "no_content";
+  return undefined;
+}
+
+const COORDINATORS = new Set(["and", "but", "so", "yet", "or"]);
+const VERBAL = new Set(["VERB", "AUX"]);
+const SUBJECTS = new Set(["NOUN", "PROPN", "PRON", "NUM"]);
+
+/** A clause is independent when a subject precedes its first verb. */
+function hasSubjectAndVerb(tokens: readonly Token[]): boolean {
+  let sawSubject = false;
+  for (const t of tokens) {
+    if (VERBAL.has(t.pos)) return sawSubject;
+    if (SUBJECTS.has(t.pos)) sawSubject = true;
+  }
+  return false;
+}
+
+/**
+ * Cut points (token indices of the conjunction or semicolon) where a sentence joins
+ * two independent clauses: "X rose, and Y fell" or "X rose; Y fell".
+ */
+function clauseCuts(tokens: readonly Token[]): number[] {
+  const cuts: number[] = [];
+  let from = 0;
+  for (let i = 1; i < tokens.length - 1; i++) {
+    const t = tokens[i];
+    if (!t) continue;
+    const isSemicolon = t.text === ";";
+    const isConj = COORDINATORS.has(t.lower) && (t.pos === "CCONJ" || tokens[i - 1]?.text === ",");
+    if (!isSemicolon && !isConj) continue;
+    const left = tokens.slice(from, isConj && tokens[i - 1]?.text === "," ? i - 1 : i);
+    const right = tokens.slice(i + 1);
+    if (left.filter(isContentToken).length < 2 || right.filter(isContentToken).length < 2) continue;
+    if (!hasSubjectAndVerb(left) || !hasSubjectAndVerb(right)) continue;
+    cuts.push(i);
+    from = i + 1;
+  }
+  return cuts;
+}
+
+function trimSpan(text: string, start: number, end: number): { start: number; end: number } {
+  while (start < end && /[\s,;]/.test(text[start] ?? "")) start++;
+  while (end > start && /[\s,;]/.test(text[end - 1] ?? "")) end--;
+  return { start, end };
+}
+
+/**
+ * Splits an answer into claims with character offsets. Sentences that are not
+ * claims (questions, greetings, meta lines, refusals) come back as `skipped` with
+ * a reason, in answer order.
+ */
+export function splitClaims(answer: string, analyzer: TextAnalyzer): AnswerSegment[] {
+  const segments: AnswerSegment[] = [];
+  let index = 0;
+  for (const block of splitBlocks(answer)) {
+    const blockText = answer.slice(block.start, block.end);
+    const doc = analyzer.analyze(blockText);
+    for (const whole of sentenceSpans(doc)) {
+      let sentence = whole;
+      let tokens = doc.tokens.slice(sentence.tokenStart, sentence.tokenEnd);
+      // "Here is a summary: the fee is $5." — the lead-in is meta, what follows is a claim.
+      const colon = tokens.findIndex((t) => t.text === ":");
+      if (colon > 0 && colon < tokens.length - 1) {
+        const lead = trimSpan(answer, block.start + sentence.start, block.start + (tokens[colon]?.end ?? sentence.end));
+        const leadText = answer.slice(lead.start, lead.end);
+        if (META.test(leadText) && lead.end > lead.start) {
+          segments.push({ kind: "skipped", text: leadText, start: lead.start, end: lead.end, reason: "meta" });
+          const rest = sentence.tokenStart + colon + 1;
+          sentence = { ...sentence, tokenStart: rest, start: doc.tokens[rest]?.start ?? sentence.end };
+          tokens = tokens.slice(colon + 1);
+        }
+      }
+      const span = trimSpan(answer, block.start + sentence.start, block.start + sentence.end);
+      if (span.end <= span.start) continue;
+      const text = answer.slice(span.start, span.end);
+      const reason = classify(text, tokens);
+      if (reason) {
+        segments.push({ kind: "skipped", text, start: span.start, end: span.end, reason });
+        continue;
+      }
+      const cuts = clauseCuts(tokens);
+      let partStart = 0;
+      for (const cut of [...cuts, tokens.length]) {
+        const first = tokens[partStart];
+        const boundary = tokens[cut];
+        const from = block.start + (first?.start ?? sentence.start);
+        const to = block.start + (cut < tokens.length ? (boundary?.start ?? sentence.end) : sentence.end);
+        const part = trimSpan(answer, from, to);
+        if (part.end > part.start) {
+          segments.push({ kind: "claim", index: index++, text: answer.slice(part.start, part.end), start: part.start, end: part.end });
+        }
+        partStart = cut + 1;
+      }
+    }
+  }
+  return segments;
+}

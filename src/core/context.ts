@@ -1,0 +1,128 @@
+import type { AnalyzedText, TextAnalyzer } from "./text.ts";
+
+/** Retrieved context: one string, or one string per retrieved document. */
+export type ContextInput = string | readonly string[];
+
+/** A run of consecutive sentences of one document that fits the token budget. */
+export interface ContextWindow {
+  readonly id: number;
+  /** Index of the document in the context array (0 for a string context). */
+  readonly doc: number;
+  /** Character offsets into that document. */
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+  readonly tokens: number;
+  /** Lemmas of the window's content words, for preselection. */
+  readonly terms: readonly string[];
+}
+
+export interface WindowOptions {
+  /** Largest window, in estimated model tokens. */
+  readonly tokenBudget: number;
+  /** Estimates model tokens for a piece of text; defaults to a subword estimate. */
+  readonly countTokens?: (text: string) => number;
+}
+
+/**
+ * Estimates subword tokens the way WordPiece/Unigram vocabularies behave on
+ * English: one per short word or symbol, more for long or rare-looking words.
+ */
+export function estimateTokens(text: string): number {
+  let n = 0;
+  for (const m of text.matchAll(/[A-Za-z]+|\d+|[^\sA-Za-z\d]/g)) {
+    const w = m[0];
+    n += /^[A-Za-z]+$/.test(w) ? 1 + Math.floor(Math.max(0, w.length - 4) / 5) : /^\d+$/.test(w) ? Math.ceil(w.length / 3) : 1;
+  }
+  return n;
+}
+
+interface Piece {
+  start: number;
+  end: number;
+  tokens: number;
+  terms: string[];
+}
+
+function sentencePieces(doc: AnalyzedText, budget: number, count: (t: string) => number): Piece[] {
+  const pieces: Piece[] = [];
+  for (const s of doc.sentences) {
+    const toks = doc.tokens.slice(s.tokenStart, s.tokenEnd);
+    const text = doc.text.slice(s.start, s.end);
+    const n = count(text);
+    const terms = toks.filter((t) => (t.type === "word" && !t.stop) || t.type === "number").map((t) => t.lemma);
+    if (n <= budget) {
+      pieces.push({ start: s.start, end: s.end, tokens: n, terms });
+      continue;
+    }
+    // A sentence longer than the budget (tables, run-on lists) is cut at token
+    // boundaries so no window ever exceeds what the model can read.
+    let from = 0;
+    while (from < toks.length) {
+      let to = from;
+      let used = 0;
+      while (to < toks.length) {
+        const tk = toks[to];
+        if (!tk) break;
+        const c = count(tk.text);
+        if (used + c > budget && to > from) break;
+        used += c;
+        to++;
+      }
+      const first = toks[from];
+      const last = toks[to - 1];
+      if (first && last) {
+        const part = toks.slice(from, to);
+        pieces.push({
+          start: first.start,
+          end: last.end,
+          tokens: used,
+          terms: part.filter((t) => (t.type === "word" && !t.stop) || t.type === "number").map((t) => t.lemma),
+        });
+      }
+      from = to;
+    }
+  }
+  return pieces;
+}
+
+/**
+ * Splits the context into sentence windows that fit the token budget. Consecutive
+ * windows share one sentence, so a fact stated across a boundary stays readable.
+ */
+export function buildWindows(context: ContextInput, analyzer: TextAnalyzer, options: WindowOptions): ContextWindow[] {
+  const docs = typeof context === "string" ? [context] : context;
+  const count = options.countTokens ?? estimateTokens;
+  const windows: ContextWindow[] = [];
+  docs.forEach((docText, docIndex) => {
+    if (docText.trim() === "") return;
+    const pieces = sentencePieces(analyzer.analyze(docText), options.tokenBudget, count);
+    let i = 0;
+    while (i < pieces.length) {
+      let j = i;
+      let tokens = 0;
+      while (j < pieces.length) {
+        const p = pieces[j];
+        if (!p || (tokens + p.tokens > options.tokenBudget && j > i)) break;
+        tokens += p.tokens;
+        j++;
+      }
+      const first = pieces[i];
+      const last = pieces[j - 1];
+      if (first && last) {
+        windows.push({
+          id: windows.length,
+          doc: docIndex,
+          start: first.start,
+          end: last.end,
+          text: docText.slice(first.start, last.end),
+          tokens,
+          terms: pieces.slice(i, j).flatMap((p) => p.terms),
+        });
+      }
+      if (j >= pieces.length) break;
+      i = j - i > 1 ? j - 1 : j;
+    }
+  });
+  return windows;
+}

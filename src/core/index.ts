@@ -1,0 +1,26 @@
+export { splitClaims } from "./claims.ts";
+export type { AnswerSegment, Claim, SkipReason, SkippedSentence } from "./claims.ts";
+export { buildWindows, estimateTokens } from "./context.ts";
+export type { ContextInput, ContextWindow, WindowOptions } from "./context.ts";
+export { createGroundednessScorer, planClaimChecks } from "./groundedness.ts";
+export type {
+  AnswerInput,
+  AnswerResult,
+  ClaimCheckPlan,
+  ClaimResult,
+  ClaimVerdict,
+  Evidence,
+  GroundednessScorer,
+  GroundednessSettings,
+  UnscorableReason,
+} from "./groundedness.ts";
+export { indexWindows } from "./preselect.ts";
+export type { WindowIndex } from "./preselect.ts";
+export { extractQuantities, matchQuantity } from "./quantities.ts";
+export type { Quantity, QuantityKind, QuantityMatch } from "./quantities.ts";
+export { auroc, balancedAccuracy, bestBalancedThreshold, reliability } from "./stats.ts";
+export type { ReliabilityBin } from "./stats.ts";
+export { fitLogistic } from "./logistic.ts";
+export type { LogisticFit } from "./logistic.ts";
+export { createTextAnalyzer, isContentToken } from "./text.ts";
+export type { AnalyzedText, SentenceSpan, TextAnalyzer, Token } from "./text.ts";

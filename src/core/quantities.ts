@@ -1,0 +1,192 @@
+import type { AnalyzedText, Token } from "./text.ts";
+
+/** What a number measures; values are only compared within one kind. */
+export type QuantityKind = "money" | "percent" | "duration" | "year" | "monthday" | "ordinal" | "count";
+
+/** A number found in text, normalised: "thirty days" → {30, duration, day}. */
+export interface Quantity {
+  readonly value: number;
+  readonly kind: QuantityKind;
+  /** Unit within the kind: a currency, a time unit, or the counted noun's lemma. */
+  readonly unit: string;
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+const SMALL: Record<string, number> = {
+  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
+  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+  dozen: 12, half: 0.5,
+};
+const SCALE: Record<string, number> = {
+  hundred: 100, thousand: 1e3, k: 1e3, million: 1e6, m: 1e6, mn: 1e6, mln: 1e6, billion: 1e9, bn: 1e9, b: 1e9, trillion: 1e12, tn: 1e12,
+};
+const ORDINALS: Record<string, number> = {
+  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10,
+  eleventh: 11, twelfth: 12, twentieth: 20, thirtieth: 30, hundredth: 100,
+};
+const MONTHS: Record<string, number> = {
+  jan: 1, january: 1, feb: 2, february: 2, mar: 3, march: 3, apr: 4, april: 4, may: 5, jun: 6, june: 6,
+  jul: 7, july: 7, aug: 8, august: 8, sep: 9, sept: 9, september: 9, oct: 10, october: 10, nov: 11, november: 11,
+  dec: 12, december: 12,
+};
+const CURRENCY_SYMBOLS: Record<string, string> = { $: "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr" };
+const CURRENCY_WORDS: Record<string, string> = {
+  dollar: "usd", usd: "usd", euro: "eur", eur: "eur", pound: "gbp", gbp: "gbp", yen: "jpy", rupee: "inr", cent: "usd-cent",
+};
+/** Time units, converted to a common base where the conversion is exact. */
+const TIME_UNITS: Record<string, [string, number]> = {
+  second: ["second", 1], sec: ["second", 1], minute: ["second", 60], min: ["second", 60], hour: ["second", 3600], hr: ["second", 3600],
+  day: ["day", 1], week: ["day", 7], fortnight: ["day", 14], month: ["month", 1], year: ["month", 12], yr: ["month", 12],
+  decade: ["month", 120], century: ["month", 1200],
+};
+
+function numericValue(t: Token): number | undefined {
+  if (t.type === "number" || /^\d[\d,]*(\.\d+)?$/.test(t.text)) {
+    const cleaned = t.text.replace(/,/g, "");
+    const v = Number(cleaned);
+    return Number.isFinite(v) ? v : undefined;
+  }
+  return undefined;
+}
+
+function wordValue(lower: string): number | undefined {
+  if (lower in SMALL) return SMALL[lower];
+  const m = /^([a-z]+)-([a-z]+)$/.exec(lower);
+  if (m && m[1] && m[2] && m[1] in SMALL && m[2] in SMALL) return (SMALL[m[1]] ?? 0) + (SMALL[m[2]] ?? 0);
+  return undefined;
+}
+
+function singular(lemma: string): string {
+  return lemma.endsWith("s") && lemma.length > 3 && !lemma.endsWith("ss") ? lemma.slice(0, -1) : lemma;
+}
+
+/**
+ * Finds the quantities in analysed text: digits and number words, scale words
+ * ("1.6 billion"), currencies, percentages, durations, years, month-day dates and
+ * ordinals. A number in a date contributes a `monthday` and a `year`, not a count.
+ */
+export function extractQuantities(doc: AnalyzedText): Quantity[] {
+  const toks = doc.tokens;
+  const out: Quantity[] = [];
+  let i = 0;
+  while (i < toks.length) {
+    const t = toks[i];
+    if (!t) break;
+    // Month-day dates: "Jan. 5", "January 5th", "5 January".
+    const month = MONTHS[t.lower.replace(/\.$/, "")];
+    if (month !== undefined && (t.text[0] ?? "").toUpperCase() === t.text[0]) {
+      const next = toks[i + 1];
+      const day = next ? Number(next.text.replace(/(st|nd|rd|th)$/, "")) : NaN;
+      if (next && Number.isInteger(day) && day >= 1 && day <= 31) {
+        out.push({ value: month * 100 + day, kind: "monthday", unit: "", text: doc.text.slice(t.start, next.end), start: t.start, end: next.end });
+        i += 2;
+        continue;
+      }
+    }
+    const ord = ORDINALS[t.lower] ?? (/^\d+(st|nd|rd|th)$/.test(t.lower) ? parseInt(t.lower, 10) : undefined);
+    if (ord !== undefined) {
+      out.push({ value: ord, kind: "ordinal", unit: "", text: t.text, start: t.start, end: t.end });
+      i++;
+      continue;
+    }
+    const prev = toks[i - 1];
+    let value = numericValue(t) ?? wordValue(t.lower);
+    if (value === undefined || (t.lower === "one" && !isCountedOne(toks, i))) {
+      i++;
+      continue;
+    }
+    const fromDigits = numericValue(t) !== undefined;
+    let j = i + 1;
+    // Compose spelled-out numbers and scale words: "two hundred thirty", "1.6 billion".
+    let total = 0;
+    let current = value;
+    while (j < toks.length) {
+      const n = toks[j];
+      if (!n) break;
+      const w = n.lower;
+      const small = wordValue(w);
+      const scale = SCALE[w];
+      if (scale !== undefined && (w.length > 1 || fromDigits)) {
+        if (scale === 100) current *= 100;
+        else {
+          total += current * scale;
+          current = 0;
+        }
+        j++;
+      } else if (small !== undefined && !fromDigits && w !== "half") {
+        current += small;
+        j++;
+      } else if ((w === "and" || w === "-") && !fromDigits && toks[j + 1] && wordValue(toks[j + 1]?.lower ?? "") !== undefined) {
+        j++;
+      } else break;
+    }
+    value = total + current;
+    const last = toks[j - 1] ?? t;
+    const after = toks[j];
+    const afterLemma = after ? singular(after.lemma) : "";
+    let kind: QuantityKind = "count";
+    let unit = "";
+    let end = last.end;
+    const currency = (prev && CURRENCY_SYMBOLS[prev.text]) ?? (prev && /^(us|usd|eur|gbp)$/.test(prev.lower) ? CURRENCY_WORDS[prev.lower === "us" ? "usd" : prev.lower] : undefined);
+    const start = currency && prev ? prev.start : t.start;
+    if (currency) {
+      kind = "money";
+      unit = currency;
+    } else if (after && (after.text === "%" || after.lower === "percent" || (after.lower === "per" && toks[j + 1]?.lower === "cent"))) {
+      kind = "percent";
+      end = after.lower === "per" ? (toks[j + 1]?.end ?? after.end) : after.end;
+    } else if (after && CURRENCY_WORDS[afterLemma]) {
+      kind = "money";
+      unit = CURRENCY_WORDS[afterLemma] ?? "";
+      end = after.end;
+    } else if (after && TIME_UNITS[afterLemma]) {
+      const [base, factor] = TIME_UNITS[afterLemma] ?? ["", 1];
+      kind = "duration";
+      unit = base;
+      value *= factor;
+      end = after.end;
+    } else if (fromDigits && Number.isInteger(value) && value >= 1000 && value <= 2100 && !/,/.test(t.text) && j === i + 1) {
+      kind = "year";
+    } else if (after && (after.pos === "NOUN" || after.pos === "PROPN")) {
+      unit = afterLemma;
+      end = after.end;
+    }
+    out.push({ value, kind, unit, text: doc.text.slice(start, end), start, end });
+    i = j;
+  }
+  return out;
+}
+
+/** "one" is a number in "one day" but not in "one of them" or "the one who". */
+function isCountedOne(toks: readonly Token[], i: number): boolean {
+  const next = toks[i + 1];
+  return next !== undefined && (next.pos === "NOUN" || TIME_UNITS[singular(next.lemma)] !== undefined) && toks[i - 1]?.lower !== "the";
+}
+
+/** How a claim's quantity relates to the evidence. */
+export type QuantityMatch = "matched" | "contradicted" | "missing";
+
+function sameValue(a: number, b: number): boolean {
+  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+/**
+ * Matched when the evidence states the same value; contradicted when the evidence
+ * states a different value of the same kind and unit and never the claimed one;
+ * missing otherwise.
+ */
+export function matchQuantity(q: Quantity, evidence: readonly Quantity[]): { match: QuantityMatch; other?: Quantity } {
+  for (const e of evidence) {
+    if (sameValue(e.value, q.value) && (e.kind === q.kind || e.kind === "count" || q.kind === "count")) return { match: "matched" };
+  }
+  for (const e of evidence) {
+    if (e.kind !== q.kind) continue;
+    if (q.kind === "count" && (q.unit === "" || e.unit !== q.unit)) continue;
+    if ((q.kind === "duration" || q.kind === "money") && e.unit !== q.unit) continue;
+    return { match: "contradicted", other: e };
+  }
+  return { match: "missing" };
+}

@@ -1,0 +1,100 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
+import type { TextAnalyzer } from "../../core/text.ts";
+import type { TextProfile } from "./features.ts";
+import { extractFeatures, profileText } from "./features.ts";
+import type { Lexicon } from "./lexicon.ts";
+import { loadLexicon } from "./lexicon.ts";
+import type { OfflineModel } from "./model.ts";
+import { parseOfflineModel, predict } from "./model.ts";
+
+export const DEFAULT_WEIGHTS_PATH = fileURLToPath(new URL("./weights.json", import.meta.url));
+
+export interface OfflineBackendOptions {
+  /** Shared text analyser (the same one the scorer uses). */
+  readonly analyzer: TextAnalyzer;
+  /** Lexicon to use; loaded from data/lexicon when omitted. */
+  readonly lexicon?: Lexicon;
+  /** Fitted model; read from the shipped weights.json when omitted. */
+  readonly model?: OfflineModel;
+  /** Premise analyses kept for reuse (windows recur across the claims of one answer). */
+  readonly cacheSize?: number;
+}
+
+export function loadOfflineModel(path: string = DEFAULT_WEIGHTS_PATH): OfflineModel {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new Error(`offline backend: cannot read weights ${path} (${(error as Error).message})`);
+  }
+  return parseOfflineModel(json, path);
+}
+
+/**
+ * Contradiction signals (a number the evidence states differently, a negation flip,
+ * an antonym) take probability from entailment and give it to contradiction: a claim
+ * that matches the evidence word for word except for one flipped fact is the classic
+ * contradiction.
+ * These strengths are set by hand, not fitted: the permissive dev sets label
+ * "not supported" without separating contradiction from missing evidence.
+ */
+const CONTRADICTION_STRENGTH = { number: 0.85, negation: 0.6, antonym: 0.6 } as const;
+
+/**
+ * The embedded triage backend: lexical, vector and quantity features combined by a
+ * logistic model. Deterministic, no download, ~1 ms a pair.
+ */
+export function createOfflineBackend(options: OfflineBackendOptions): EntailmentBackend {
+  const lexicon = options.lexicon ?? loadLexicon();
+  const model = options.model ?? loadOfflineModel();
+  const cacheSize = options.cacheSize ?? 512;
+  const cache = new Map<string, TextProfile>();
+  const profile = (text: string): TextProfile => {
+    const hit = cache.get(text);
+    if (hit) {
+      cache.delete(text);
+      cache.set(text, hit);
+      return hit;
+    }
+    const p = profileText(options.analyzer.analyze(text));
+    cache.set(text, p);
+    if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
+    return p;
+  };
+  const classifyOne = (pair: NliPair): NliResult => {
+    const premise = profile(pair.premise);
+    const hypDoc = options.analyzer.analyze(pair.hypothesis);
+    const features = extractFeatures(premise, profileText(hypDoc), hypDoc, lexicon);
+    const matched = predict(model, features.values);
+    const c = features.contradiction;
+    const strength =
+      1 -
+      (1 - CONTRADICTION_STRENGTH.number * c.number) *
+        (1 - CONTRADICTION_STRENGTH.negation * c.negation) *
+        (1 - CONTRADICTION_STRENGTH.antonym * c.antonym);
+    // Contradiction needs the claim to be about what the evidence says: weight the
+    // signal by how much of the claim the evidence matches (soft coverage).
+    const entailment = matched * (1 - strength);
+    const contradiction = strength * features.values.soft_coverage;
+    return { entailment, contradiction, neutral: Math.max(0, 1 - entailment - contradiction), notes: features.notes };
+  };
+  return {
+    name: "offline",
+    version: model.version,
+    tier: "triage",
+    recommendedThreshold: model.threshold,
+    classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
+      try {
+        return Promise.resolve(pairs.map(classifyOne));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    },
+    close(): Promise<void> {
+      cache.clear();
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import type { AnalyzedText, Token } from "../../core/text.ts";
+import { NEGATION_WORDS, isContentToken } from "../../core/text.ts";
+import type { Quantity } from "../../core/quantities.ts";
+import { extractQuantities, matchQuantity } from "../../core/quantities.ts";
+import type { Lexicon } from "./lexicon.ts";
+
+/** What the feature extractor needs to know about one text, computed once per text. */
+export interface TextProfile {
+  readonly words: readonly Token[];
+  readonly lemmas: ReadonlySet<string>;
+  readonly lowers: ReadonlySet<string>;
+  /** Ordered pairs of content lemmas at most three content words apart. */
+  readonly pairs: ReadonlySet<string>;
+  readonly quantities: readonly Quantity[];
+  /** Per sentence: content lemmas and the number of negation words. */
+  readonly sentences: ReadonlyArray<{ lemmas: ReadonlySet<string>; negations: number }>;
+  readonly negations: number;
+  /** Distinct content lemmas with a vector, for soft matching. */
+  readonly vocab: readonly string[];
+}
+
+export function profileText(doc: AnalyzedText): TextProfile {
+  const content = doc.tokens.filter(isContentToken);
+  const words = content.filter((t) => t.type === "word");
+  const lemmas = new Set<string>();
+  const lowers = new Set<string>();
+  for (const t of content) {
+    lemmas.add(t.lemma);
+    lowers.add(t.lower);
+  }
+  const pairs = new Set<string>();
+  for (let i = 0; i < words.length; i++) {
+    for (let j = i + 1; j < Math.min(words.length, i + 4); j++) pairs.add(`${words[i]?.lemma}|${words[j]?.lemma}`);
+  }
+  const sentences = doc.sentences.map((s) => {
+    const toks = doc.tokens.slice(s.tokenStart, s.tokenEnd);
+    return {
+      lemmas: new Set(toks.filter(isContentToken).map((t) => t.lemma)),
+      negations: toks.filter((t) => NEGATION_WORDS.has(t.lower) || NEGATION_WORDS.has(t.lemma)).length,
+    };
+  });
+  return {
+    words,
+    lemmas,
+    lowers,
+    pairs,
+    quantities: extractQuantities(doc),
+    sentences,
+    negations: sentences.reduce((n, s) => n + s.negations, 0),
+    vocab: [...new Set(words.map((t) => t.lower))],
+  };
+}
+
+/** Names of the features, in the order of the weight vector (after the bias). */
+export const FEATURE_NAMES = [
+  "coverage",
+  "surface_coverage",
+  "rare_coverage",
+  "soft_coverage",
+  "soft_min",
+  "unmatched_words",
+  "pair_coverage",
+  "entity_missing",
+  "number_missing",
+  "number_contradicted",
+  "negation_mismatch",
+  "antonym",
+  "claim_length",
+  "claim_has_verb",
+  "evidence_length",
+  "coverage_x_claim_length",
+  "soft_min_x_claim_length",
+] as const;
+
+export type FeatureName = (typeof FEATURE_NAMES)[number];
+
+export interface FeatureVector {
+  readonly values: Readonly<Record<FeatureName, number>>;
+  /** Plain-language signals a user can check against the evidence. */
+  readonly notes: readonly string[];
+  /** The strongest contradiction signals, in [0, 1], for the neutral/contradiction split. */
+  readonly contradiction: { number: number; negation: number; antonym: number };
+}
+
+const SOFT_FLOOR = 0.35;
+
+function isProper(t: Token, sentenceInitial: boolean): boolean {
+  return t.pos === "PROPN" || (!sentenceInitial && /^[A-Z]/.test(t.text) && t.type === "word");
+}
+
+/** Computes the offline backend's features for one (premise, hypothesis) pair. */
+export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, hypothesisDoc: AnalyzedText, lexicon: Lexicon): FeatureVector {
+  const notes: string[] = [];
+  const words = hypothesis.words;
+  let covered = 0;
+  let surface = 0;
+  let rareTotal = 0;
+  let rareCovered = 0;
+  let softSum = 0;
+  let softMin = 1;
+  let unmatched = 0;
+  for (const w of words) {
+    if (premise.lowers.has(w.lower)) surface++;
+    const exact = premise.lemmas.has(w.lemma) || premise.lowers.has(w.lower);
+    const r = lexicon.rarity(w.lower);
+    rareTotal += r;
+    let s = 0;
+    if (exact) {
+      covered++;
+      rareCovered += r;
+      s = 1;
+    } else {
+      for (const p of premise.vocab) {
+        const sim = lexicon.similarity(w.lower, p);
+        if (sim !== undefined && sim > s) s = sim;
+      }
+      s = Math.max(0, (s - SOFT_FLOOR) / (1 - SOFT_FLOOR));
+      if (s < 0.5) unmatched++;
+
+    }
+    softSum += s;
+    softMin = Math.min(softMin, s);
+  }
+  const n = words.length;
+  const unmatchedWords = words.filter((w) => !premise.lemmas.has(w.lemma) && !premise.lowers.has(w.lower));
+  if (unmatchedWords.length > 0) notes.push(`not in evidence: ${unmatchedWords.slice(0, 5).map((w) => w.text).join(", ")}`);
+
+  let pairTotal = 0;
+  let pairHit = 0;
+  for (let i = 0; i + 1 < words.length; i++) {
+    pairTotal++;
+    if (premise.pairs.has(`${words[i]?.lemma}|${words[i + 1]?.lemma}`)) pairHit++;
+  }
+
+  const sentenceStarts = new Set(hypothesisDoc.sentences.map((s) => s.tokenStart));
+  const proper = hypothesisDoc.tokens.filter((t, i) => isContentToken(t) && t.type === "word" && isProper(t, sentenceStarts.has(i)));
+  const missingEntities = proper.filter((t) => !premise.lowers.has(t.lower) && !premise.lemmas.has(t.lemma));
+  if (missingEntities.length > 0) notes.push(`names not in evidence: ${missingEntities.slice(0, 5).map((t) => t.text).join(", ")}`);
+
+  let numberMissing = 0;
+  let numberContradicted = 0;
+  for (const q of hypothesis.quantities) {
+    const m = matchQuantity(q, premise.quantities);
+    if (m.match === "contradicted") {
+      numberContradicted = 1;
+      notes.push(`"${q.text}" where the evidence says "${m.other?.text ?? ""}"`);
+    } else if (m.match === "missing") {
+      numberMissing = 1;
+      notes.push(`"${q.text}" not in evidence`);
+    }
+  }
+
+  // Negation is compared against the evidence sentence that best matches the claim.
+  let best = premise.sentences[0];
+  let bestOverlap = -1;
+  for (const s of premise.sentences) {
+    let o = 0;
+    for (const l of hypothesis.lemmas) if (s.lemmas.has(l)) o++;
+    if (o > bestOverlap) {
+      bestOverlap = o;
+      best = s;
+    }
+  }
+  const negationMismatch = best && bestOverlap >= 2 && (best.negations % 2) !== (hypothesis.negations % 2) ? 1 : 0;
+  if (negationMismatch) notes.push(hypothesis.negations % 2 === 1 ? "claim is negated, evidence is not" : "evidence is negated, claim is not");
+
+  let antonym = 0;
+  for (const w of words) {
+    if (premise.lemmas.has(w.lemma)) continue;
+    const hit = lexicon.antonyms(w.lemma).find((a) => premise.lemmas.has(a));
+    if (hit) {
+      antonym = 1;
+      notes.push(`"${w.text}" is an antonym of "${hit}" in evidence`);
+      break;
+    }
+  }
+
+  return {
+    values: {
+      coverage: n === 0 ? 1 : covered / n,
+      surface_coverage: n === 0 ? 1 : surface / n,
+      rare_coverage: rareTotal === 0 ? 1 : rareCovered / rareTotal,
+      soft_coverage: n === 0 ? 1 : softSum / n,
+      soft_min: n === 0 ? 1 : softMin,
+      unmatched_words: Math.log1p(unmatched),
+
+      pair_coverage: pairTotal === 0 ? 1 : pairHit / pairTotal,
+      entity_missing: proper.length === 0 ? 0 : missingEntities.length / proper.length,
+      number_missing: numberMissing,
+      number_contradicted: numberContradicted,
+      negation_mismatch: negationMismatch,
+      antonym,
+      claim_length: Math.log1p(n),
+      claim_has_verb: hypothesisDoc.tokens.some((t) => t.pos === "VERB" || t.pos === "AUX") ? 1 : 0,
+      evidence_length: Math.log1p(premise.words.length),
+      // Interactions let one logistic model treat short replies (where coverage is
+      // nearly decisive) and long summaries (where one novel word matters) differently.
+      coverage_x_claim_length: (n === 0 ? 1 : surface / n) * Math.log1p(n),
+      soft_min_x_claim_length: (n === 0 ? 1 : softMin) * Math.log1p(n),
+    },
+    notes,
+    contradiction: { number: numberContradicted, negation: negationMismatch, antonym },
+  };
+}

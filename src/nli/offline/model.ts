@@ -1,0 +1,44 @@
+import type { FeatureName } from "./features.ts";
+import { FEATURE_NAMES } from "./features.ts";
+
+/** A fitted logistic model over standardised features, as written by scripts/fit-offline.ts. */
+export interface OfflineModel {
+  readonly version: string;
+  readonly features: readonly FeatureName[];
+  readonly mean: readonly number[];
+  readonly scale: readonly number[];
+  readonly weights: readonly number[];
+  readonly bias: number;
+  /** Answer-score threshold chosen on the fit data (max balanced accuracy). */
+  readonly threshold: number;
+}
+
+/** Checks a parsed weights file against the feature list this code computes. */
+export function parseOfflineModel(json: unknown, source: string): OfflineModel {
+  const m = json as Partial<OfflineModel> | null;
+  const fail = (what: string): never => {
+    throw new Error(`offline backend: ${source}: ${what}; refit with \`npm run fit:offline\``);
+  };
+  if (!m || typeof m !== "object") return fail("not a JSON object");
+  if (typeof m.version !== "string") return fail("missing version");
+  if (!Array.isArray(m.features) || m.features.join() !== FEATURE_NAMES.join()) {
+    return fail(`features ${JSON.stringify(m.features)} differ from the extractor's ${JSON.stringify(FEATURE_NAMES)}`);
+  }
+  for (const key of ["mean", "scale", "weights"] as const) {
+    const v = m[key];
+    if (!Array.isArray(v) || v.length !== FEATURE_NAMES.length || v.some((x) => typeof x !== "number" || !Number.isFinite(x))) {
+      fail(`${key} must hold ${FEATURE_NAMES.length} finite numbers`);
+    }
+  }
+  if (typeof m.bias !== "number" || typeof m.threshold !== "number") return fail("bias and threshold must be numbers");
+  return m as OfflineModel;
+}
+
+/** Probability that the premise supports the hypothesis. */
+export function predict(model: OfflineModel, values: Readonly<Record<FeatureName, number>>): number {
+  let z = model.bias;
+  model.features.forEach((name, i) => {
+    z += (model.weights[i] ?? 0) * ((values[name] - (model.mean[i] ?? 0)) / (model.scale[i] ?? 1));
+  });
+  return 1 / (1 + Math.exp(-z));
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import type { AnswerSegment } from "../../src/core/claims.ts";
+import { splitClaims } from "../../src/core/claims.ts";
+import { testAnalyzer } from "../helpers/analyzer.ts";
+
+const split = (text: string): AnswerSegment[] => splitClaims(text, testAnalyzer());
+const claimTexts = (text: string): string[] => split(text).filter((s) => s.kind === "claim").map((s) => s.text);
+
+describe("splitClaims", () => {
+  it("keeps abbreviations and decimals inside one sentence", () => {
+    expect(claimTexts("Dr. Smith paid $1.6 billion on Jan. 5, 2021. The U.S. office closed.")).toEqual([
+      "Dr. Smith paid $1.6 billion on Jan. 5, 2021.",
+      "The U.S. office closed.",
+    ]);
+  });
+
+  it("splits bullets and numbered list items into separate claims without their markers", () => {
+    const text = "Premium includes:\n- 24/7 phone support\n- Unlimited storage\n1. Setup takes two days.\n2) Billing is monthly.";
+    expect(claimTexts(text)).toEqual(["24/7 phone support", "Unlimited storage", "Setup takes two days.", "Billing is monthly."]);
+  });
+
+  it("ends a list item at its line even without punctuation", () => {
+    expect(claimTexts("- A dedicated manager for every customer\nIt costs $30 a month.")).toEqual([
+      "A dedicated manager for every customer",
+      "It costs $30 a month.",
+    ]);
+  });
+
+  it("joins a hard-wrapped paragraph line back into its sentence", () => {
+    expect(claimTexts("The tower was built\nfrom 1887 to 1889.")).toEqual(["The tower was built\nfrom 1887 to 1889."]);
+  });
+
+  it("keeps a quotation with inner full stops in one claim", () => {
+    expect(claimTexts('He said "Stop. Now." and left the room.')).toEqual(['He said "Stop. Now." and left the room.']);
+  });
+
+  it("splits two independent clauses joined by a coordinating conjunction", () => {
+    expect(claimTexts("The tower was built in 1889, but it was painted in 1900.")).toEqual(["The tower was built in 1889", "it was painted in 1900."]);
+    expect(claimTexts("Paris is the capital of France; Berlin is the capital of Germany.")).toEqual([
+      "Paris is the capital of France",
+      "Berlin is the capital of Germany.",
+    ]);
+  });
+
+  it("does not split a shared-subject verb phrase", () => {
+    expect(claimTexts("He was born in Paris and moved to Rome in 1990.")).toEqual(["He was born in Paris and moved to Rome in 1990."]);
+  });
+
+  it("returns non-claims as skipped with a reason instead of dropping them", () => {
+    const segments = split("Hello! Here is a summary: The fee is $5. Does that help? I'm sorry, but I cannot answer the rest. I agree.");
+    expect(segments.map((s) => (s.kind === "claim" ? "claim" : s.reason))).toEqual(["greeting", "meta", "claim", "question", "refusal", "greeting"]);
+  });
+
+  it("treats 'the context does not mention' as a refusal, not a claim", () => {
+    expect(split("The provided context does not mention a deadline.")[0]).toMatchObject({ kind: "skipped", reason: "refusal" });
+  });
+
+  it("keeps an answer that starts with a filler word when it states something", () => {
+    expect(claimTexts("Yes, the refund window is 30 days.")).toEqual(["Yes, the refund window is 30 days."]);
+  });
+
+  it("gives offsets that slice the answer back to each segment's text", () => {
+    const text = "  Intro:\n\n- First point is 3.5 kg.\n- Second point, and a third one, both hold.\nIs it? The end came in 2020, and nobody noticed.";
+    const segments = split(text);
+    expect(segments.length).toBeGreaterThan(3);
+    for (const s of segments) expect(text.slice(s.start, s.end)).toBe(s.text);
+    const claims = segments.filter((s) => s.kind === "claim");
+    expect(claims.map((c) => (c.kind === "claim" ? c.index : -1))).toEqual(claims.map((_, i) => i));
+  });
+
+  it("returns nothing for an empty answer", () => {
+    expect(split("   \n ")).toEqual([]);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { Quantity } from "../../src/core/quantities.ts";
+import { extractQuantities, matchQuantity } from "../../src/core/quantities.ts";
+import { testAnalyzer } from "../helpers/analyzer.ts";
+
+const q = (text: string): Quantity[] => extractQuantities(testAnalyzer().analyze(text));
+const brief = (text: string): Array<[number, string, string]> => q(text).map((x) => [x.value, x.kind, x.unit]);
+const relation = (claim: string, evidence: string): string => {
+  const first = q(claim)[0];
+  if (!first) throw new Error(`no quantity in ${claim}`);
+  return matchQuantity(first, q(evidence)).match;
+};
+
+describe("extractQuantities", () => {
+  it("normalises spelled-out and digit numbers with units", () => {
+    expect(brief("You have thirty days.")).toEqual([[30, "duration", "day"]]);
+    expect(brief("You have 30 days.")).toEqual([[30, "duration", "day"]]);
+    expect(brief("twenty-five cars and two hundred and five employees")).toEqual([
+      [25, "count", "car"],
+      [205, "count", "employee"],
+    ]);
+    expect(brief("1,200 people")).toEqual([[1200, "count", "people"]]);
+  });
+
+  it("applies scale words and currencies", () => {
+    expect(brief("It cost $160 million.")).toEqual([[160e6, "money", "usd"]]);
+    expect(brief("It cost $1.6 billion.")).toEqual([[1.6e9, "money", "usd"]]);
+    expect(brief("a fee of 5 million dollars")).toEqual([[5e6, "money", "usd"]]);
+  });
+
+  it("converts time units where the conversion is exact", () => {
+    expect(brief("4 weeks")).toEqual([[28, "duration", "day"]]);
+    expect(brief("45 minutes")).toEqual([[2700, "duration", "second"]]);
+  });
+
+  it("reads percentages, years, month-day dates and ordinals", () => {
+    expect(brief("Growth was 3.5% in 2021.")).toEqual([
+      [3.5, "percent", ""],
+      [2021, "year", ""],
+    ]);
+    expect(brief("12 percent")).toEqual([[12, "percent", ""]]);
+    expect(brief("It opened on Jan. 5, 2021.")).toEqual([
+      [105, "monthday", ""],
+      [2021, "year", ""],
+    ]);
+    expect(brief("the first prize")).toEqual([[1, "ordinal", ""]]);
+  });
+
+  it("does not read 'one' as a number in 'one of them'", () => {
+    expect(q("It is one of them.")).toEqual([]);
+  });
+
+  it("keeps character offsets into the text", () => {
+    const text = "Refunds take 5 business days and cost $15.";
+    for (const x of q(text)) expect(text.slice(x.start, x.end)).toBe(x.text);
+  });
+});
+
+describe("matchQuantity", () => {
+  it("matches the same value written differently", () => {
+    expect(relation("within thirty days", "within 30 days")).toBe("matched");
+    expect(relation("on January 5", "on Jan. 5, 2021")).toBe("matched");
+    expect(relation("a month of four weeks", "28 days")).toBe("matched");
+  });
+
+  it("calls a different value of the same kind a contradiction", () => {
+    expect(relation("$160 million", "$1.6 billion")).toBe("contradicted");
+    expect(relation("within 90 days", "within 30 days")).toBe("contradicted");
+    expect(relation("in 1999", "in 2001")).toBe("contradicted");
+  });
+
+  it("calls a value with nothing comparable in the evidence missing", () => {
+    expect(relation("within 90 days", "It costs $15.")).toBe("missing");
+    expect(relation("12 employees", "15 cars")).toBe("missing");
+  });
+});
