@@ -13,7 +13,7 @@ export interface TextProfile {
   readonly pairs: ReadonlySet<string>;
   readonly quantities: readonly Quantity[];
   /** Per sentence: content lemmas and the number of negation words. */
-  readonly sentences: ReadonlyArray<{ lemmas: ReadonlySet<string>; negations: number }>;
+  readonly sentences: ReadonlyArray<{ lemmas: ReadonlySet<string>; lowers: ReadonlySet<string>; negations: number }>;
   readonly negations: number;
   /** Distinct content lemmas with a vector, for soft matching. */
   readonly vocab: readonly string[];
@@ -34,8 +34,10 @@ export function profileText(doc: AnalyzedText): TextProfile {
   }
   const sentences = doc.sentences.map((s) => {
     const toks = doc.tokens.slice(s.tokenStart, s.tokenEnd);
+    const content = toks.filter(isContentToken);
     return {
-      lemmas: new Set(toks.filter(isContentToken).map((t) => t.lemma)),
+      lemmas: new Set(content.map((t) => t.lemma)),
+      lowers: new Set(content.map((t) => t.lower)),
       negations: toks.filter((t) => NEGATION_WORDS.has(t.lower) || NEGATION_WORDS.has(t.lemma)).length,
     };
   });
@@ -164,11 +166,18 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   const negationMismatch = best && bestOverlap >= 2 && (best.negations % 2) !== (hypothesis.negations % 2) ? 1 : 0;
   if (negationMismatch) notes.push(hypothesis.negations % 2 === 1 ? "claim is negated, evidence is not" : "evidence is negated, claim is not");
 
+  // An antonym counts where one evidence sentence is about the same thing (shares
+  // another content word with the claim), holds the antonym, and lacks the word.
   let antonym = 0;
   for (const w of words) {
-    if (premise.lemmas.has(w.lemma)) continue;
-    const hit = lexicon.antonyms(w.lemma).find((a) => premise.lemmas.has(a));
-    if (hit) {
+    const candidates = new Set([...lexicon.antonyms(w.lemma), ...lexicon.antonyms(w.lower)]);
+    if (candidates.size === 0) continue;
+    const others = [...hypothesis.lemmas].filter((l) => l !== w.lemma);
+    const sentence = premise.sentences.find(
+      (s) => !s.lemmas.has(w.lemma) && !s.lowers.has(w.lower) && others.some((l) => s.lemmas.has(l)) && [...candidates].some((a) => s.lemmas.has(a) || s.lowers.has(a)),
+    );
+    if (sentence) {
+      const hit = [...candidates].find((a) => sentence.lemmas.has(a) || sentence.lowers.has(a)) ?? "";
       antonym = 1;
       notes.push(`"${w.text}" is an antonym of "${hit}" in evidence`);
       break;

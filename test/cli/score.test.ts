@@ -1,0 +1,118 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli, tempDir } from "../helpers/cli.ts";
+
+const ROW_GOOD = { id: "a", context: ["The museum opens at nine in the morning.", "Entry costs ten euros."], answer: "The museum opens at nine in the morning." };
+const ROW_BAD_DAYS = { id: 2, context: "Returns are accepted within 30 days of delivery.", answer: "Returns are accepted within 90 days of delivery." };
+const ROW_EMPTY_CTX = { id: "c", context: [], answer: "The warranty lasts two years." };
+
+function jsonl(rows: unknown[]): string {
+  return rows.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join("\n") + "\n";
+}
+
+function writeInput(rows: unknown[]): string {
+  const dir = tempDir();
+  const path = join(dir, "rows.jsonl");
+  writeFileSync(path, jsonl(rows));
+  return path;
+}
+
+describe("groundwatch score", () => {
+  it("writes one result per row with id, score, verdict and claims with evidence", async () => {
+    const input = writeInput([ROW_GOOD, ROW_BAD_DAYS, ROW_EMPTY_CTX]);
+    const run = await runCli(["score", "--input", input]);
+    expect(run.code).toBe(0);
+    const rows = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.map((r) => r.id)).toEqual(["a", 2, "c"]);
+    expect(rows.map((r) => r.verdict)).toEqual(["grounded", "ungrounded", "unscorable"]);
+    expect(rows[2]).toMatchObject({ score: null, reason: "empty_context" });
+    const claims = rows[1]?.claims as Array<Record<string, unknown>>;
+    expect(claims[0]).toMatchObject({ verdict: "contradicted", start: 0, evidence: { doc: 0, start: 0 } });
+    expect(rows[0]?.backend).toMatchObject({ name: "offline", tier: "triage" });
+    expect(run.stderr).toContain("3 scored (1 grounded, 1 ungrounded, 1 unscorable), 0 invalid");
+    expect(run.stderr).toContain("triage-grade");
+  });
+
+  it("writes to --output and reads standard input with -", async () => {
+    const dir = tempDir();
+    const output = join(dir, "out.jsonl");
+    const run = await runCli(["score", "--input", "-", "--output", output], { stdin: jsonl([ROW_GOOD]) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("");
+    expect(JSON.parse(readFileSync(output, "utf8").trim())).toMatchObject({ id: "a", verdict: "grounded" });
+  });
+
+  it("stops at a malformed row with its line number and exit code 3", async () => {
+    const input = writeInput([ROW_GOOD, "{not json", ROW_GOOD]);
+    const run = await runCli(["score", "--input", input]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("line 2: not valid JSON");
+    expect(run.stdout.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain("1 invalid");
+  });
+
+  it("reports and skips malformed rows with --skip-invalid, counting them", async () => {
+    const input = writeInput([{ id: 1, context: 5, answer: "x" }, ROW_GOOD, { id: 3, context: ["ok", 7], answer: "x" }, { context: "c", answer: "a" }, ["array"]]);
+    const run = await runCli(["score", "--input", input, "--skip-invalid"]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('line 1: "context" must be a string or an array of strings (got number)');
+    expect(run.stderr).toContain('line 3: "context[1]" must be a string (got number)');
+    expect(run.stderr).toContain('line 4: "id" must be a string or a number (got undefined)');
+    expect(run.stderr).toContain("line 5: expected a JSON object, got array");
+    expect(run.stderr).toContain("1 scored (1 grounded, 0 ungrounded, 0 unscorable), 4 invalid (skipped)");
+  });
+
+  it("applies --threshold to verdicts", async () => {
+    const input = writeInput([ROW_GOOD]);
+    const strict = await runCli(["score", "--input", input, "--threshold", "0.999"]);
+    const row = JSON.parse(strict.stdout) as { verdict: string; threshold: number };
+    expect(row).toMatchObject({ verdict: "ungrounded", threshold: 0.999 });
+  });
+
+  it("prints a readable table with unsupported claims and their nearest evidence", async () => {
+    const input = writeInput([ROW_BAD_DAYS]);
+    const run = await runCli(["score", "--input", input, "--format", "table"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("ungrounded");
+    expect(run.stdout).toContain("✗ contradicted");
+    expect(run.stdout).toContain('contradicting evidence [doc 0, 0–');
+    expect(run.stdout).toContain('"90 days" where the evidence says "30 days"');
+  });
+
+  it("strips terminal escapes from answers in the table", async () => {
+    const input = writeInput([{ id: "x", context: "The museum opens at nine.", answer: "The museum \u001b[31mopens\u001b[0m at nine.\u202e" }]);
+    const run = await runCli(["score", "--input", input, "--format", "table"]);
+    expect(run.stdout).not.toContain("\u001b");
+    expect(run.stdout).not.toContain("\u202e");
+  });
+
+  describe("usage errors exit 2 and name the problem", () => {
+    it.each([
+      [["score"], "--input is required"],
+      [["score", "--input", "/nonexistent/rows.jsonl"], "cannot read --input /nonexistent/rows.jsonl"],
+      [["score", "--input", "-", "--threshold", "high"], '--threshold must be a number (got "high")'],
+      [["score", "--input", "-", "--threshold", "1.5"], "invalid threshold: 1.5 (expected a number from 0 to 1)"],
+      [["score", "--input", "-", "--backend", "gpt"], 'invalid backend: "gpt" (unknown backend; available: offline)'],
+      [["score", "--input", "-", "--format", "xml"], "--format must be jsonl or table"],
+      [["score", "--bogus"], "Unknown option '--bogus'"],
+      [["frobnicate"], 'unknown command "frobnicate"'],
+    ])("%j", async (argv, message) => {
+      const run = await runCli(argv, { stdin: "" });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(message);
+    });
+
+    it("names a bad environment variable", async () => {
+      const run = await runCli(["score", "--input", "-"], { stdin: "", env: { GROUNDWATCH_TOP_K: "0" } });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("invalid GROUNDWATCH_TOP_K: 0");
+    });
+  });
+
+  it("documents its exit codes in --help", async () => {
+    const run = await runCli(["score", "--help"]);
+    expect(run.code).toBe(0);
+    for (const code of ["0  every row", "1  a failure", "2  bad flags", "3  a malformed input row"]) expect(run.stdout).toContain(code);
+  });
+});

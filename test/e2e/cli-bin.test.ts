@@ -1,0 +1,24 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+describe("the groundwatch binary", () => {
+  it("scores the bundled examples as a table, as `npm start` does", async () => {
+    const { stdout, stderr } = await run(process.execPath, ["bin/groundwatch.js", "score", "--input", "examples/answers.jsonl", "--format", "table"], { cwd: ROOT });
+    expect(stdout).toContain("refund-wrong-days");
+    expect(stdout).toContain("✗ contradicted");
+    expect(stdout).toContain("nearest evidence [doc 0");
+    expect(stderr).toMatch(/9 scored \(\d+ grounded, \d+ ungrounded, 2 unscorable\), 0 invalid/);
+  });
+
+  it("exits 3 on a malformed row read from standard input", async () => {
+    const child = execFile(process.execPath, ["bin/groundwatch.js", "score", "--input", "-"], { cwd: ROOT });
+    child.stdin?.end('{"id": 1, "answer": "x"}\n');
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(3);
+  });
+});

@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import { onTestFinished } from "vitest";
+import { main } from "../../src/cli/main.ts";
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function collect(stream: PassThrough): () => string {
+  const chunks: Buffer[] = [];
+  stream.on("data", (c: Buffer) => chunks.push(c));
+  return () => Buffer.concat(chunks).toString("utf8");
+}
+
+/** Runs the CLI in-process with captured output. */
+export async function runCli(argv: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliRun> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out = collect(stdout);
+  const err = collect(stderr);
+  const code = await main(argv, {
+    stdin: Readable.from(options.stdin !== undefined ? [options.stdin] : []),
+    stdout,
+    stderr,
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+  });
+  return { code, stdout: out(), stderr: err() };
+}
+
+/** A temporary directory, removed when the current test finishes (pass or fail). */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "groundwatch-test-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
