@@ -6,31 +6,44 @@
  * claim is checked against its top-k context windows, and the answer's score is
  * min over claims of max over windows. Which (claim, window) pair decides a row
  * depends on the weights, so fitting alternates: pick each row's deciding pair under
- * the current weights, refit on those pairs (multiple-instance learning).
+ * the current weights, refit on those pairs (multiple-instance learning). Then the
+ * log-loss of the pipeline's exact score (the backend's contradiction adjustment
+ * included) is minimised directly, so the shipped probabilities are calibrated as used.
  *
  *   npm run fit:offline            (dev sets from ../shared/data/dev or GROUNDWATCH_DEV_DIR)
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { planClaimChecks } from "../src/core/groundedness.ts";
+import { answerContribution, planClaimChecks } from "../src/core/groundedness.ts";
 import { fitLogistic } from "../src/core/logistic.ts";
 import { auroc, balancedAccuracy, bestBalancedThreshold, reliability } from "../src/core/stats.ts";
 import { createTextAnalyzer } from "../src/core/text.ts";
 import { FEATURE_NAMES, extractFeatures, profileText } from "../src/nli/offline/features.ts";
 import { loadLexicon } from "../src/nli/offline/lexicon.ts";
+import { combine } from "../src/nli/offline/model.ts";
+import type { FeatureVector } from "../src/nli/offline/features.ts";
 import { DEFAULT_SETTINGS } from "../src/config/defaults.ts";
 import type { DevRow } from "./devsets.ts";
 import { FIT_ALLOWED, devDir, isHeldOut, loadDevSets } from "./devsets.ts";
 
+interface PairFeatures {
+  /** Feature values in FEATURE_NAMES order. */
+  v: number[];
+  /** What `combine` needs besides the match probability. */
+  f: Pick<FeatureVector, "contradiction" | "values">;
+}
+
 interface RowFeatures {
   row: DevRow;
   heldOut: boolean;
-  /** claims[c][w]: standardisable feature vector of claim c against its w-th window. */
-  claims: number[][][];
+  /** claims[c][w]: claim c against its w-th preselected window. */
+  claims: PairFeatures[][];
 }
 
 const ROOT = join(import.meta.dirname, "..");
-const ITERATIONS = 8;
+const ITERATIONS = 6;
+const REFINE_STEPS = 200;
+const ADAM_RATE = 0.02;
 const L2 = 1.0;
 
 function main(): void {
@@ -53,7 +66,7 @@ function main(): void {
         const hyp = profileText(hypDoc);
         return (plan.checks[ci] ?? []).map((w) => {
           const f = extractFeatures(profileText(analyzer.analyze(w.text)), hyp, hypDoc, lexicon);
-          return FEATURE_NAMES.map((n) => f.values[n]);
+          return { v: FEATURE_NAMES.map((n) => f.values[n]), f: { contradiction: f.contradiction, values: f.values } };
         });
       });
       data.push({ row, heldOut: isHeldOut(row), claims });
@@ -62,7 +75,7 @@ function main(): void {
   console.log(`features for ${data.length} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s; skipped ${JSON.stringify(Object.fromEntries(skipped))}`);
 
   const train = data.filter((d) => !d.heldOut);
-  const all = train.flatMap((d) => d.claims.flat());
+  const all = train.flatMap((d) => d.claims.flat().map((p) => p.v));
   const mean = FEATURE_NAMES.map((_, k) => all.reduce((s, v) => s + (v[k] ?? 0), 0) / all.length);
   const scale = FEATURE_NAMES.map((_, k) => Math.sqrt(all.reduce((s, v) => s + ((v[k] ?? 0) - (mean[k] ?? 0)) ** 2, 0) / all.length) || 1);
   const std = (v: readonly number[]): number[] => v.map((x, k) => (x - (mean[k] ?? 0)) / (scale[k] ?? 1));
@@ -77,37 +90,71 @@ function main(): void {
   for (const d of train) perSet.set(d.row.dataset, (perSet.get(d.row.dataset) ?? 0) + 1);
 
   let fit = { weights: new Array<number>(FEATURE_NAMES.length).fill(0), bias: 0, iterations: 0 };
-  const prob = (v: readonly number[]): number => {
-    const s = std(v);
+  const matchProb = (v: readonly number[]): number => {
     let z = fit.bias;
-    s.forEach((x, k) => (z += (fit.weights[k] ?? 0) * x));
+    std(v).forEach((x, k) => (z += (fit.weights[k] ?? 0) * x));
     return 1 / (1 + Math.exp(-z));
   };
-  /** The deciding pair of a row under the current weights: argmin over claims of argmax over windows. */
-  const decide = (d: RowFeatures): { p: number; v: number[] } => {
-    let worst: { p: number; v: number[] } | undefined;
+  /**
+   * The row's score exactly as the pipeline computes it (backend `combine`, then the
+   * scorer's per-claim max/contradiction rule and min over claims), with the pair
+   * that decided it and whether the score moves with the weights there.
+   */
+  const decide = (d: RowFeatures): { p: number; pair: PairFeatures; live: boolean } => {
+    let worst: { p: number; pair: PairFeatures; live: boolean } | undefined;
     for (const windows of d.claims) {
-      let best: { p: number; v: number[] } | undefined;
-      for (const v of windows) {
-        const p = prob(v);
-        if (!best || p > best.p) best = { p, v };
+      let best: { e: number; pair: PairFeatures } | undefined;
+      let contradiction = 0;
+      for (const pair of windows) {
+        const r = combine(matchProb(pair.v), pair.f);
+        if (!best || r.entailment > best.e) best = { e: r.entailment, pair };
+        contradiction = Math.max(contradiction, r.contradiction);
       }
-      if (best && (!worst || best.p < worst.p)) worst = best;
+      if (!best) continue;
+      const p = answerContribution(best.e, contradiction);
+      if (!worst || p < worst.p) worst = { p, pair: best.pair, live: p === best.e };
     }
-    return worst ?? { p: 0, v: new Array<number>(FEATURE_NAMES.length).fill(0) };
+    return worst ?? { p: 0, pair: { v: new Array<number>(FEATURE_NAMES.length).fill(0), f: { contradiction: { number: 0, negation: 0, antonym: 0 }, values: {} as FeatureVector["values"] } }, live: false };
   };
-  // Start from the pair with the highest lexical coverage in each claim.
+  const labels = train.map((d) => d.row.label);
+  const weightsOfRows = train.map(rowWeight);
+  // 1. Multiple-instance warm start: pick each row's deciding pair, refit a plain logistic on those.
   for (let it = 0; it < ITERATIONS; it++) {
-    const chosen = train.map((d) =>
-      it === 0 ? d.claims.map((ws) => ws.reduce((a, b) => ((b[0] ?? 0) > (a[0] ?? 0) ? b : a))).reduce((a, b) => ((b[0] ?? 0) < (a[0] ?? 0) ? b : a)) : decide(d).v,
-    );
-    fit = fitLogistic(
-      chosen.map(std),
-      train.map((d) => d.row.label),
-      { l2: L2, sampleWeights: train.map(rowWeight) },
-    );
-    const trainScores = train.map((d) => decide(d).p);
-    console.log(`iteration ${it + 1}: train AUROC ${auroc(trainScores, train.map((d) => d.row.label)).toFixed(4)}`);
+    const chosen = train.map((d) => decide(d).pair.v);
+    fit = fitLogistic(chosen.map(std), labels, { l2: L2, sampleWeights: weightsOfRows });
+    console.log(`warm start ${it + 1}: train AUROC ${auroc(train.map((d) => decide(d).p), labels).toFixed(4)}`);
+  }
+  // 2. Refine the log-loss of the pipeline's own score p = σ(z)·(1 − strength) by Adam,
+  //    re-deciding the pair each step, so the shipped probabilities are calibrated as used.
+  const dims = FEATURE_NAMES.length + 1;
+  const m = new Array<number>(dims).fill(0);
+  const v2 = new Array<number>(dims).fill(0);
+  const totalWeight = weightsOfRows.reduce((a, b) => a + b, 0);
+  for (let step = 1; step <= REFINE_STEPS; step++) {
+    const grad = new Array<number>(dims).fill(0);
+    train.forEach((d, i) => {
+      const { p, pair, live } = decide(d);
+      if (!live) return;
+      const y = labels[i] ?? 0;
+      const q = Math.min(1 - 1e-9, Math.max(1e-9, p));
+      const sigma = matchProb(pair.v);
+      const keep = sigma > 0 ? p / sigma : 0; // = 1 − strength
+      const dz = ((weightsOfRows[i] ?? 1) * -(y / q - (1 - y) / (1 - q)) * sigma * (1 - sigma) * keep) / totalWeight;
+      const x = [1, ...std(pair.v)];
+      for (let k = 0; k < dims; k++) grad[k] = (grad[k] ?? 0) + dz * (x[k] ?? 0);
+    });
+    const params = [fit.bias, ...fit.weights];
+    for (let k = 1; k < dims; k++) grad[k] = (grad[k] ?? 0) + (L2 / totalWeight) * (params[k] ?? 0);
+    for (let k = 0; k < dims; k++) {
+      const g = grad[k] ?? 0;
+      m[k] = 0.9 * (m[k] ?? 0) + 0.1 * g;
+      v2[k] = 0.999 * (v2[k] ?? 0) + 0.001 * g * g;
+      const mh = (m[k] ?? 0) / (1 - 0.9 ** step);
+      const vh = (v2[k] ?? 0) / (1 - 0.999 ** step);
+      params[k] = (params[k] ?? 0) - (ADAM_RATE * mh) / (Math.sqrt(vh) + 1e-8);
+    }
+    fit = { bias: params[0] ?? 0, weights: params.slice(1), iterations: fit.iterations };
+    if (step % 50 === 0) console.log(`refine ${step}: train AUROC ${auroc(train.map((d) => decide(d).p), labels).toFixed(4)}`);
   }
 
   const trainScores = train.map((d) => decide(d).p);
@@ -129,7 +176,7 @@ function main(): void {
     weights: fit.weights.map((x) => +x.toFixed(6)),
     bias: +fit.bias.toFixed(6),
     threshold: +threshold.toFixed(6),
-    fit: { sets: [...perSet.keys()], rows: train.length, heldOut: held.length, l2: L2, iterations: ITERATIONS, settings: { topK: DEFAULT_SETTINGS.topK, tokenBudget: DEFAULT_SETTINGS.tokenBudget } },
+    fit: { sets: [...perSet.keys()], rows: train.length, heldOut: held.length, l2: L2, warmStart: ITERATIONS, refineSteps: REFINE_STEPS, settings: { topK: DEFAULT_SETTINGS.topK, tokenBudget: DEFAULT_SETTINGS.tokenBudget } },
   };
   writeFileSync(join(ROOT, "src/nli/offline/weights.json"), JSON.stringify(weights, null, 2) + "\n");
 

@@ -103,8 +103,10 @@ function sentenceSpans(doc: AnalyzedText): Array<{ start: number; end: number; t
 }
 
 const GREETING = /^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening)|thanks?(?: you)?|thank you|you'?re welcome|sure|certainly|of course|absolutely|great question|happy to help|i hope (?:this|that) helps|let me know|feel free|glad to help|no problem)\b/i;
+/** A bare yes or no: an answer to a question, but nothing checkable without it. */
+const BARE_YES_NO = /^(?:(?:oh|well),?\s+)?(?:yes|no|yeah|yep|nope|right|true|false|correct|incorrect)[\s,.!]*$/i;
 /** A whole sentence of conversational filler: agrees or reacts, states nothing. */
-const FILLER = /^(?:(?:oh|well|so|and|but),?\s+)?(?:i (?:agree|disagree|see|think so|guess so|love (?:it|that)|like (?:it|that))|me too|me neither|yes|no|yeah|yep|nope|ok(?:ay)?|wow|cool|interesting|nice|great|indeed|right|true|exactly|that'?s (?:true|right|cool|great|interesting|nice|awesome))(?:\s+(?:indeed|too|really|then))?[\s,.!]*$/i;
+const FILLER = /^(?:(?:oh|well|so|and|but),?\s+)?(?:i (?:agree|disagree|see|think so|guess so|love (?:it|that)|like (?:it|that))|me too|me neither|ok(?:ay)?|wow|cool|interesting|nice|great|indeed|exactly|that'?s (?:true|right|cool|great|interesting|nice|awesome))(?:\s+(?:indeed|too|really|then))?[\s,.!]*$/i;
 const META = /^(?:here(?:'s| is| are)|below (?:is|are)|the following|in summary|to summari[sz]e|in short|to sum up|overall|based on the (?:provided |given )?(?:context|documents?|information|sources?|text)|according to the (?:provided |given )?(?:context|documents?|sources?))\b/i;
 const REFUSAL = /^(?:i (?:do not|don't|cannot|can't|am unable to|am not able to|couldn't|could not) (?:know|answer|find|help|say|determine|provide|tell)|i'?m (?:sorry|afraid|unable|not able)|sorry,|unfortunately,? (?:i|the (?:context|documents?))|as an ai\b|(?:the|this) (?:provided )?(?:context|documents?|information|text|sources?) (?:does not|doesn't|do not|don't) (?:contain|mention|say|provide|include|specify|state|cover)|there is (?:no|not enough) information|(?:i have|there is) insufficient information|no information (?:is )?(?:available|provided))/i;
 
@@ -115,6 +117,7 @@ function classify(text: string, tokens: readonly Token[]): SkipReason | undefine
   const content = tokens.filter(isContentToken);
   if (/:$/.test(trimmed) && (META.test(trimmed) || content.length <= 6)) return "meta";
   if (META.test(trimmed) && content.length <= 4) return "meta";
+  if (BARE_YES_NO.test(trimmed)) return "no_content";
   if ((GREETING.test(trimmed) && content.length <= 4) || FILLER.test(trimmed)) return "greeting";
   if (content.length === 0) return "no_content";
   return undefined;

@@ -81,6 +81,16 @@ export interface GroundednessScorer {
   score(input: AnswerInput): Promise<AnswerResult>;
 }
 
+/** A claim is contradicted when its strongest contradiction is likely and beats its best support. */
+export function isContradicted(score: number, contradiction: number): boolean {
+  return contradiction >= 0.5 && contradiction > score;
+}
+
+/** What a claim contributes to the answer score (the answer takes the minimum). */
+export function answerContribution(score: number, contradiction: number): number {
+  return isContradicted(score, contradiction) ? Math.min(score, 1 - contradiction) : score;
+}
+
 function evidenceOf(w: ContextWindow): Evidence {
   return { doc: w.doc, start: w.start, end: w.end, text: w.text };
 }
@@ -177,7 +187,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         });
         const score = best?.r.entailment ?? 0;
         const contradiction = worst?.r.contradiction ?? 0;
-        const contradicted = contradiction >= 0.5 && contradiction > score;
+        const contradicted = isContradicted(score, contradiction);
         const verdict: ClaimVerdict = contradicted ? "contradicted" : score >= settings.threshold ? "supported" : "unsupported";
         const base = {
           index: claim.index,
@@ -197,7 +207,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
           return unscorable("backend_error", `${info.name} backend returned an invalid probability ${r.score}`, skipped);
         }
       }
-      const score = Math.min(...claimResults.map((c) => (c.verdict === "contradicted" ? Math.min(c.score, 1 - c.contradiction) : c.score)));
+      const score = Math.min(...claimResults.map((c) => answerContribution(c.score, c.contradiction)));
       return {
         verdict: score >= settings.threshold && claimResults.every((c) => c.verdict === "supported") ? "grounded" : "ungrounded",
         score,

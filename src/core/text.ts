@@ -92,7 +92,7 @@ export const NEGATION_WORDS: ReadonlySet<string> = new Set([
 
 /** True for tokens that carry content: words that are not stop words, and numbers. */
 export function isContentToken(t: Token): boolean {
-  if (t.type === "number") return true;
+  if (t.type === "number" || t.pos === "NUM") return true;
   if (t.type !== "word") return false;
   if (t.stop || NEGATION_WORDS.has(t.lower)) return false;
   if (t.pos === "PUNCT" || t.pos === "SYM" || t.pos === "SPACE") return false;

@@ -55,6 +55,15 @@ describe("splitClaims", () => {
     expect(split("The provided context does not mention a deadline.")[0]).toMatchObject({ kind: "skipped", reason: "refusal" });
   });
 
+  it("skips a bare yes or no as having no checkable content, not as a greeting", () => {
+    expect(split("Yes.")).toMatchObject([{ kind: "skipped", reason: "no_content" }]);
+    expect(split("no")).toMatchObject([{ kind: "skipped", reason: "no_content" }]);
+  });
+
+  it("keeps a bare spelled-out number as a claim", () => {
+    expect(claimTexts("nine")).toEqual(["nine"]);
+  });
+
   it("keeps an answer that starts with a filler word when it states something", () => {
     expect(claimTexts("Yes, the refund window is 30 days.")).toEqual(["Yes, the refund window is 30 days."]);
   });

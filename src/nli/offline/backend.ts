@@ -7,7 +7,7 @@ import { extractFeatures, profileText } from "./features.ts";
 import type { Lexicon } from "./lexicon.ts";
 import { loadLexicon } from "./lexicon.ts";
 import type { OfflineModel } from "./model.ts";
-import { parseOfflineModel, predict } from "./model.ts";
+import { combine, parseOfflineModel, predict } from "./model.ts";
 
 export const DEFAULT_WEIGHTS_PATH = fileURLToPath(new URL("./weights.json", import.meta.url));
 
@@ -32,15 +32,6 @@ export function loadOfflineModel(path: string = DEFAULT_WEIGHTS_PATH): OfflineMo
   return parseOfflineModel(json, path);
 }
 
-/**
- * Contradiction signals (a number the evidence states differently, a negation flip,
- * an antonym) take probability from entailment and give it to contradiction: a claim
- * that matches the evidence word for word except for one flipped fact is the classic
- * contradiction.
- * These strengths are set by hand, not fitted: the permissive dev sets label
- * "not supported" without separating contradiction from missing evidence.
- */
-const CONTRADICTION_STRENGTH = { number: 0.85, negation: 0.6, antonym: 0.6 } as const;
 
 /**
  * The embedded triage backend: lexical, vector and quantity features combined by a
@@ -67,17 +58,7 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
     const premise = profile(pair.premise);
     const hypDoc = options.analyzer.analyze(pair.hypothesis);
     const features = extractFeatures(premise, profileText(hypDoc), hypDoc, lexicon);
-    const matched = predict(model, features.values);
-    const c = features.contradiction;
-    const strength =
-      1 -
-      (1 - CONTRADICTION_STRENGTH.number * c.number) *
-        (1 - CONTRADICTION_STRENGTH.negation * c.negation) *
-        (1 - CONTRADICTION_STRENGTH.antonym * c.antonym);
-    // Contradiction needs the claim to be about what the evidence says: weight the
-    // signal by how much of the claim the evidence matches (soft coverage).
-    const entailment = matched * (1 - strength);
-    const contradiction = strength * features.values.soft_coverage;
+    const { entailment, contradiction } = combine(predict(model, features.values), features);
     return { entailment, contradiction, neutral: Math.max(0, 1 - entailment - contradiction), notes: features.notes };
   };
   return {

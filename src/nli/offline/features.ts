@@ -19,6 +19,25 @@ export interface TextProfile {
   readonly vocab: readonly string[];
 }
 
+/** Words after "not"/"no" that make an idiom, not a negation: "not only", "no doubt". */
+const NOT_NEGATING_NEXT = new Set(["only", "just", "merely", "simply", "doubt", "wonder", "matter"]);
+
+/**
+ * Counts negations in a sentence, leaving out idioms ("not only … but") and an
+ * answer's leading "No," (a reply to a question, not a negated statement).
+ */
+export function countNegations(tokens: readonly Token[]): number {
+  let n = 0;
+  tokens.forEach((t, i) => {
+    if (!NEGATION_WORDS.has(t.lower) && !NEGATION_WORDS.has(t.lemma)) return;
+    if (NOT_NEGATING_NEXT.has(tokens[i + 1]?.lower ?? "")) return;
+    const firstWord = tokens.findIndex((x) => x.type === "word");
+    if (i === firstWord && t.lower === "no" && (tokens[i + 1]?.type === "punctuation" || tokens[i + 1]?.lower === "but")) return;
+    n++;
+  });
+  return n;
+}
+
 export function profileText(doc: AnalyzedText): TextProfile {
   const content = doc.tokens.filter(isContentToken);
   const words = content.filter((t) => t.type === "word");
@@ -38,7 +57,7 @@ export function profileText(doc: AnalyzedText): TextProfile {
     return {
       lemmas: new Set(content.map((t) => t.lemma)),
       lowers: new Set(content.map((t) => t.lower)),
-      negations: toks.filter((t) => NEGATION_WORDS.has(t.lower) || NEGATION_WORDS.has(t.lemma)).length,
+      negations: countNegations(toks),
     };
   });
   return {
@@ -163,7 +182,8 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       best = s;
     }
   }
-  const negationMismatch = best && bestOverlap >= 2 && (best.negations % 2) !== (hypothesis.negations % 2) ? 1 : 0;
+  const aligned = bestOverlap >= 2;
+  const negationMismatch = best && aligned && best.negations % 2 !== hypothesis.negations % 2 ? 1 : 0;
   if (negationMismatch) notes.push(hypothesis.negations % 2 === 1 ? "claim is negated, evidence is not" : "evidence is negated, claim is not");
 
   // An antonym counts where one evidence sentence is about the same thing (shares

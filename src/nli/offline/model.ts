@@ -1,4 +1,4 @@
-import type { FeatureName } from "./features.ts";
+import type { FeatureName, FeatureVector } from "./features.ts";
 import { FEATURE_NAMES } from "./features.ts";
 
 /** A fitted logistic model over standardised features, as written by scripts/fit-offline.ts. */
@@ -41,4 +41,33 @@ export function predict(model: OfflineModel, values: Readonly<Record<FeatureName
     z += (model.weights[i] ?? 0) * ((values[name] - (model.mean[i] ?? 0)) / (model.scale[i] ?? 1));
   });
   return 1 / (1 + Math.exp(-z));
+}
+
+/**
+ * Contradiction signals (a number the evidence states differently, a negation flip,
+ * an antonym) take probability from entailment and give it to contradiction: a claim
+ * that matches the evidence word for word except for one flipped fact is the classic
+ * contradiction. These strengths are set by hand, not fitted: the permissive dev sets
+ * label "not supported" without separating contradiction from missing evidence.
+ */
+export const CONTRADICTION_STRENGTH = { number: 0.85, negation: 0.6, antonym: 0.6 } as const;
+
+/** Combined strength in [0, 1) of the pair's contradiction signals. */
+export function contradictionStrength(signals: FeatureVector["contradiction"]): number {
+  return (
+    1 -
+    (1 - CONTRADICTION_STRENGTH.number * signals.number) *
+      (1 - CONTRADICTION_STRENGTH.negation * signals.negation) *
+      (1 - CONTRADICTION_STRENGTH.antonym * signals.antonym)
+  );
+}
+
+/**
+ * Turns the logistic model's match probability into entailment and contradiction.
+ * Contradiction needs the claim to be about what the evidence says, so the signal is
+ * weighted by how much of the claim the evidence matches (soft coverage).
+ */
+export function combine(matched: number, features: Pick<FeatureVector, "contradiction" | "values">): { entailment: number; contradiction: number } {
+  const strength = contradictionStrength(features.contradiction);
+  return { entailment: matched * (1 - strength), contradiction: strength * features.values.soft_coverage };
 }
