@@ -63,6 +63,14 @@ describe("groundwatch score", () => {
     expect(run.stderr).toContain("1 scored (1 grounded, 0 ungrounded, 0 unscorable), 4 invalid (skipped)");
   });
 
+  it("shows progress only when standard error is a terminal", async () => {
+    const input = writeInput([ROW_GOOD, ROW_GOOD]);
+    const tty = await runCli(["score", "--input", input], { stderrIsTTY: true });
+    expect(tty.stderr).toMatch(/\r {2}scored 1 rows \d+\.\d% \(\d+ rows\/s\)/);
+    const pipe = await runCli(["score", "--input", input]);
+    expect(pipe.stderr).not.toContain("\r");
+  });
+
   it("applies --threshold to verdicts", async () => {
     const input = writeInput([ROW_GOOD]);
     const strict = await runCli(["score", "--input", input, "--threshold", "0.999"]);

@@ -18,9 +18,10 @@ function collect(stream: PassThrough): () => string {
 }
 
 /** Runs the CLI in-process with captured output. */
-export async function runCli(argv: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliRun> {
+export async function runCli(argv: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; cwd?: string; stderrIsTTY?: boolean } = {}): Promise<CliRun> {
   const stdout = new PassThrough();
-  const stderr = new PassThrough();
+  const stderr: PassThrough & { isTTY?: boolean } = new PassThrough();
+  if (options.stderrIsTTY) stderr.isTTY = true;
   const out = collect(stdout);
   const err = collect(stderr);
   const code = await main(argv, {
