@@ -29,7 +29,7 @@ async function writeRows(path: string, megabytes: number): Promise<number> {
     const line = JSON.stringify({ id: rows, context: docs, answer: `The ${pick()} opened in ${1900 + Math.floor(r() * 120)}. It cost $${Math.floor(r() * 900)} million.` }) + "\n";
     bytes += Buffer.byteLength(line);
     rows++;
-    if (!out.write(line)) await new Promise((res) => out.once("drain", res));
+    if (!out.write(line)) await new Promise<void>((res) => out.once("drain", () => res()));
   }
   await new Promise<void>((res) => out.end(res));
   return rows;

@@ -1,4 +1,5 @@
-import type { AnalyzedText, TextAnalyzer } from "./text.ts";
+import type { AnalyzedText, TextAnalyzer, Token } from "./text.ts";
+import { isContentToken } from "./text.ts";
 
 /** Retrieved context: one string, or one string per retrieved document. */
 export type ContextInput = string | readonly string[];
@@ -37,6 +38,11 @@ export function estimateTokens(text: string): number {
   return n;
 }
 
+/** The lemmas a window is indexed by, and a claim is looked up by. */
+export function contentTerms(tokens: readonly Token[]): string[] {
+  return tokens.filter(isContentToken).map((t) => t.lemma);
+}
+
 interface Piece {
   start: number;
   end: number;
@@ -50,7 +56,7 @@ function sentencePieces(doc: AnalyzedText, budget: number, count: (t: string) =>
     const toks = doc.tokens.slice(s.tokenStart, s.tokenEnd);
     const text = doc.text.slice(s.start, s.end);
     const n = count(text);
-    const terms = toks.filter((t) => (t.type === "word" && !t.stop) || t.type === "number").map((t) => t.lemma);
+    const terms = contentTerms(toks);
     if (n <= budget) {
       pieces.push({ start: s.start, end: s.end, tokens: n, terms });
       continue;
@@ -77,7 +83,7 @@ function sentencePieces(doc: AnalyzedText, budget: number, count: (t: string) =>
           start: first.start,
           end: last.end,
           tokens: used,
-          terms: part.filter((t) => (t.type === "word" && !t.stop) || t.type === "number").map((t) => t.lemma),
+          terms: contentTerms(part),
         });
       }
       from = to;

@@ -3,10 +3,9 @@ import { backendInfo } from "../nli/backend.ts";
 import type { Claim, SkippedSentence } from "./claims.ts";
 import { splitClaims } from "./claims.ts";
 import type { ContextInput, ContextWindow } from "./context.ts";
-import { buildWindows } from "./context.ts";
+import { buildWindows, contentTerms } from "./context.ts";
 import { indexWindows } from "./preselect.ts";
 import type { TextAnalyzer } from "./text.ts";
-import { isContentToken } from "./text.ts";
 
 /** Where in the retrieved context a verdict's evidence lies. */
 export interface Evidence {
@@ -121,7 +120,7 @@ export function planClaimChecks(answer: string, context: ContextInput, analyzer:
   const windows = buildWindows(context, analyzer, windowOptions);
   const index = indexWindows(windows);
   const checks = claims.map((claim) => {
-    const terms = analyzer.analyze(claim.text).tokens.filter(isContentToken).map((t) => t.lemma);
+    const terms = contentTerms(analyzer.analyze(claim.text).tokens);
     const chosen = index.top(terms, settings.topK);
     // No shared word at all: still let the backend judge (a paraphrase may entail),
     // against the leading windows, so the cost stays bounded by topK.
