@@ -12,9 +12,10 @@ export interface TextProfile {
   /** Ordered pairs of content lemmas at most three content words apart. */
   readonly pairs: ReadonlySet<string>;
   readonly quantities: readonly Quantity[];
-  /** Per sentence: content lemmas and the number of negation words. */
-  readonly sentences: ReadonlyArray<{ lemmas: ReadonlySet<string>; lowers: ReadonlySet<string>; negations: number }>;
-  readonly negations: number;
+  /** Per sentence: content lemmas and surface forms, and the lemmas a negation covers. */
+  readonly sentences: ReadonlyArray<{ lemmas: ReadonlySet<string>; lowers: ReadonlySet<string>; negated: ReadonlySet<string> }>;
+  /** Content lemmas in the scope of a negation anywhere in the text. */
+  readonly negated: ReadonlySet<string>;
   /** Distinct content lemmas with a vector, for soft matching. */
   readonly vocab: readonly string[];
 }
@@ -22,20 +23,28 @@ export interface TextProfile {
 /** Words after "not"/"no" that make an idiom, not a negation: "not only", "no doubt". */
 const NOT_NEGATING_NEXT = new Set(["only", "just", "merely", "simply", "doubt", "wonder", "matter"]);
 
+/** How many tokens after a negation cue count as negated ("was not *badly damaged*"). */
+const NEGATION_SCOPE = 4;
+
 /**
- * Counts negations in a sentence, leaving out idioms ("not only … but") and an
- * answer's leading "No," (a reply to a question, not a negated statement).
+ * The content lemmas inside the scope of a negation: up to four tokens after each
+ * cue, stopping at punctuation. Idioms ("not only … but") and an answer's leading
+ * "No," (a reply, not a negated statement) are not negations.
  */
-export function countNegations(tokens: readonly Token[]): number {
-  let n = 0;
+export function negatedLemmas(tokens: readonly Token[]): Set<string> {
+  const out = new Set<string>();
+  const firstWord = tokens.findIndex((x) => x.type === "word");
   tokens.forEach((t, i) => {
     if (!NEGATION_WORDS.has(t.lower) && !NEGATION_WORDS.has(t.lemma)) return;
     if (NOT_NEGATING_NEXT.has(tokens[i + 1]?.lower ?? "")) return;
-    const firstWord = tokens.findIndex((x) => x.type === "word");
     if (i === firstWord && t.lower === "no" && (tokens[i + 1]?.type === "punctuation" || tokens[i + 1]?.lower === "but")) return;
-    n++;
+    for (let j = i + 1; j < Math.min(tokens.length, i + 1 + NEGATION_SCOPE); j++) {
+      const u = tokens[j];
+      if (!u || (u.type === "punctuation" && u.text !== "-")) break;
+      if (isContentToken(u)) out.add(u.lemma);
+    }
   });
-  return n;
+  return out;
 }
 
 export function profileText(doc: AnalyzedText): TextProfile {
@@ -57,7 +66,7 @@ export function profileText(doc: AnalyzedText): TextProfile {
     return {
       lemmas: new Set(content.map((t) => t.lemma)),
       lowers: new Set(content.map((t) => t.lower)),
-      negations: countNegations(toks),
+      negated: negatedLemmas(toks),
     };
   });
   return {
@@ -67,7 +76,7 @@ export function profileText(doc: AnalyzedText): TextProfile {
     pairs,
     quantities: extractQuantities(doc),
     sentences,
-    negations: sentences.reduce((n, s) => n + s.negations, 0),
+    negated: new Set(sentences.flatMap((s) => [...s.negated])),
     vocab: [...new Set(words.map((t) => t.lower))],
   };
 }
@@ -182,20 +191,28 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       best = s;
     }
   }
-  const aligned = bestOverlap >= 2;
-  const negationMismatch = best && aligned && best.negations % 2 !== hypothesis.negations % 2 ? 1 : 0;
-  if (negationMismatch) notes.push(hypothesis.negations % 2 === 1 ? "claim is negated, evidence is not" : "evidence is negated, claim is not");
+  // A word both texts share, negated in one and not the other, flips the claim.
+  let negationMismatch = 0;
+  if (best && bestOverlap >= 2) {
+    const flipped = [...hypothesis.lemmas].find((l) => best.lemmas.has(l) && hypothesis.negated.has(l) !== best.negated.has(l));
+    if (flipped !== undefined) {
+      negationMismatch = 1;
+      notes.push(hypothesis.negated.has(flipped) ? `claim negates "${flipped}", evidence does not` : `evidence negates "${flipped}", claim does not`);
+    }
+  }
 
-  // An antonym counts where one evidence sentence is about the same thing (shares
-  // another content word with the claim), holds the antonym, and lacks the word.
+  // An antonym counts where one evidence sentence states at least half of the rest of
+  // the claim, holds the antonym, and lacks the word, and the claim lacks the antonym.
   let antonym = 0;
   for (const w of words) {
-    const candidates = new Set([...lexicon.antonyms(w.lemma), ...lexicon.antonyms(w.lower)]);
-    if (candidates.size === 0) continue;
+    const candidates = [...new Set([...lexicon.antonyms(w.lemma), ...lexicon.antonyms(w.lower)])].filter((a) => !hypothesis.lemmas.has(a) && !hypothesis.lowers.has(a));
+    if (candidates.length === 0) continue;
     const others = [...hypothesis.lemmas].filter((l) => l !== w.lemma);
-    const sentence = premise.sentences.find(
-      (s) => !s.lemmas.has(w.lemma) && !s.lowers.has(w.lower) && others.some((l) => s.lemmas.has(l)) && [...candidates].some((a) => s.lemmas.has(a) || s.lowers.has(a)),
-    );
+    const sentence = premise.sentences.find((s) => {
+      if (s.lemmas.has(w.lemma) || s.lowers.has(w.lower)) return false;
+      const shared = others.filter((l) => s.lemmas.has(l)).length;
+      return shared >= Math.max(1, others.length / 2) && candidates.some((a) => s.lemmas.has(a) || s.lowers.has(a));
+    });
     if (sentence) {
       const hit = [...candidates].find((a) => sentence.lemmas.has(a) || sentence.lowers.has(a)) ?? "";
       antonym = 1;
