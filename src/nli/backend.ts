@@ -15,6 +15,8 @@ export interface NliProbabilities {
 export interface NliResult extends NliProbabilities {
   /** Human-readable signals behind the probabilities (e.g. "number 45 vs 30 in evidence"). */
   readonly notes?: readonly string[];
+  /** Tokens cut from the pair to fit the model's maximum length. */
+  readonly truncatedTokens?: number;
 }
 
 /**

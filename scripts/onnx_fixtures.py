@@ -1,0 +1,404 @@
+#!/usr/bin/python3
+"""Builds random-weight BERT-shaped NLI cross-encoders as ONNX graphs, with tokenizers
+and reference outputs computed independently in numpy.
+
+Run with Debian's python (python3-onnx, python3-numpy):
+
+  /usr/bin/python3 scripts/onnx_fixtures.py fixtures OUT_DIR     # test fixtures (committed)
+  /usr/bin/python3 scripts/onnx_fixtures.py shape OUT_DIR --layers 6 --hidden 384 --heads 12 \
+      --intermediate 1536 --vocab 30522                          # benchmark graphs (not committed)
+
+A fixture directory has the Hugging Face layout the onnx backend reads: config.json (with
+id2label), tokenizer.json, tokenizer_config.json, onnx/model.onnx; plus reference.json with
+the token ids and logits numpy computed for a set of pairs.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 17
+
+
+# ---------------------------------------------------------------- graph and numpy reference
+
+def make_weights(cfg, seed):
+    rng = np.random.default_rng(seed)
+    h, inter, nl = cfg["hidden"], cfg["intermediate"], cfg["labels"]
+
+    def w(*shape, scale=0.2):
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    p = {
+        "word": w(cfg["vocab"], h, scale=0.5),
+        "pos": w(cfg["max_position"], h, scale=0.5),
+        "emb_g": (1 + w(h, scale=0.1)), "emb_b": w(h, scale=0.1),
+        "pool_w": w(h, h), "pool_b": w(h),
+        "cls_w": w(h, nl, scale=1.0), "cls_b": w(nl),
+    }
+    if cfg["type_vocab"] > 0:
+        p["type"] = w(cfg["type_vocab"], h, scale=0.5)
+    for i in range(cfg["layers"]):
+        for name, shape in [("q", (h, h)), ("k", (h, h)), ("v", (h, h)), ("o", (h, h)), ("f1", (h, inter)), ("f2", (inter, h))]:
+            p[f"l{i}_{name}_w"] = w(*shape, scale=1.0 / math.sqrt(shape[0]))
+            p[f"l{i}_{name}_b"] = w(shape[1], scale=0.05)
+        for ln in ("ln1", "ln2"):
+            p[f"l{i}_{ln}_g"] = 1 + w(h, scale=0.1)
+            p[f"l{i}_{ln}_b"] = w(h, scale=0.1)
+    return p
+
+
+def build_graph(cfg, p):
+    h, nh = cfg["hidden"], cfg["heads"]
+    hd = h // nh
+    nodes, inits = [], []
+
+    def init(name, arr):
+        inits.append(numpy_helper.from_array(np.asarray(arr), name))
+        return name
+
+    def node(op, ins, outs=None, **attrs):
+        outs = outs or [f"t{len(nodes)}"]
+        nodes.append(helper.make_node(op, ins, outs, **attrs))
+        return outs[0]
+
+    for k, v in p.items():
+        init(k, v)
+    init("c_zero", np.array(0, dtype=np.int64))
+    init("c_one", np.array(1, dtype=np.int64))
+    init("c_one_f", np.array(1.0, dtype=np.float32))
+    init("c_neg", np.array(-10000.0, dtype=np.float32))
+    init("c_half", np.array(0.5, dtype=np.float32))
+    init("c_sqrt2", np.array(math.sqrt(2.0), dtype=np.float32))
+    init("c_scale", np.array(1.0 / math.sqrt(hd), dtype=np.float32))
+    init("c_axes12", np.array([1, 2], dtype=np.int64))
+    init("c_split_heads", np.array([0, 0, nh, hd], dtype=np.int64))
+    init("c_merge_heads", np.array([0, 0, h], dtype=np.int64))
+
+    x = node("Gather", ["word", "input_ids"])
+    shape = node("Shape", ["input_ids"])
+    seq = node("Gather", [shape, "c_one"], axis=0)
+    positions = node("Range", ["c_zero", seq, "c_one"])
+    x = node("Add", [x, node("Gather", ["pos", positions])])
+    if cfg["type_vocab"] > 0:
+        x = node("Add", [x, node("Gather", ["type", "token_type_ids"])])
+    x = node("LayerNormalization", [x, "emb_g", "emb_b"], axis=-1, epsilon=1e-12)
+    mask = node("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    bias = node("Mul", [node("Sub", ["c_one_f", mask]), "c_neg"])
+    bias = node("Unsqueeze", [bias, "c_axes12"])  # [B,1,1,S]
+    for i in range(cfg["layers"]):
+        def dense(inp, name):
+            return node("Add", [node("MatMul", [inp, f"l{i}_{name}_w"]), f"l{i}_{name}_b"])
+
+        def heads(t, perm):
+            return node("Transpose", [node("Reshape", [t, "c_split_heads"])], perm=perm)
+
+        q = heads(dense(x, "q"), [0, 2, 1, 3])
+        k = heads(dense(x, "k"), [0, 2, 3, 1])
+        v = heads(dense(x, "v"), [0, 2, 1, 3])
+        scores = node("Add", [node("Mul", [node("MatMul", [q, k]), "c_scale"]), bias])
+        probs = node("Softmax", [scores], axis=-1)
+        ctx = node("Reshape", [node("Transpose", [node("MatMul", [probs, v])], perm=[0, 2, 1, 3]), "c_merge_heads"])
+        x = node("LayerNormalization", [node("Add", [x, dense(ctx, "o")]), f"l{i}_ln1_g", f"l{i}_ln1_b"], axis=-1, epsilon=1e-12)
+        f = dense(x, "f1")
+        gelu = node("Mul", [node("Mul", [f, "c_half"]), node("Add", ["c_one_f", node("Erf", [node("Div", [f, "c_sqrt2"])])])])
+        x = node("LayerNormalization", [node("Add", [x, dense(gelu, "f2")]), f"l{i}_ln2_g", f"l{i}_ln2_b"], axis=-1, epsilon=1e-12)
+    cls = node("Gather", [x, "c_zero"], axis=1)
+    pooled = node("Tanh", [node("Add", [node("MatMul", [cls, "pool_w"]), "pool_b"])])
+    node("Add", [node("MatMul", [pooled, "cls_w"]), "cls_b"], outs=["logits"])
+
+    inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"]) for n in ["input_ids", "attention_mask"]]
+    if cfg["type_vocab"] > 0:
+        inputs.append(helper.make_tensor_value_info("token_type_ids", TensorProto.INT64, ["batch", "sequence"]))
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", cfg["labels"]])]
+    graph = helper.make_graph(nodes, "nli", inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="groundwatch-fixtures")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def layer_norm(x, g, b, eps=1e-12):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * g + b
+
+
+def reference_logits(cfg, p, ids, mask, types):
+    """The same network in float64 numpy, written from the math, not from the graph."""
+    h, nh = cfg["hidden"], cfg["heads"]
+    hd = h // nh
+    ids, mask = np.asarray(ids), np.asarray(mask)
+    B, S = ids.shape
+    P = {k: v.astype(np.float64) for k, v in p.items()}
+    x = P["word"][ids] + P["pos"][np.arange(S)][None, :, :]
+    if cfg["type_vocab"] > 0:
+        x = x + P["type"][np.asarray(types)]
+    x = layer_norm(x, P["emb_g"], P["emb_b"])
+    bias = ((1.0 - mask) * -10000.0)[:, None, None, :]
+    for i in range(cfg["layers"]):
+        def dense(t, n):
+            return t @ P[f"l{i}_{n}_w"] + P[f"l{i}_{n}_b"]
+
+        def split(t):
+            return t.reshape(B, S, nh, hd).transpose(0, 2, 1, 3)
+
+        q, k, v = split(dense(x, "q")), split(dense(x, "k")), split(dense(x, "v"))
+        s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(hd) + bias
+        s = s - s.max(-1, keepdims=True)
+        a = np.exp(s)
+        a = a / a.sum(-1, keepdims=True)
+        ctx = (a @ v).transpose(0, 2, 1, 3).reshape(B, S, h)
+        x = layer_norm(x + dense(ctx, "o"), P[f"l{i}_ln1_g"], P[f"l{i}_ln1_b"])
+        f = dense(x, "f1")
+        f = 0.5 * f * (1.0 + _erf(f / math.sqrt(2.0)))
+        x = layer_norm(x + dense(f, "f2"), P[f"l{i}_ln2_g"], P[f"l{i}_ln2_b"])
+    pooled = np.tanh(x[:, 0, :] @ P["pool_w"] + P["pool_b"])
+    return pooled @ P["cls_w"] + P["cls_b"]
+
+
+# ---------------------------------------------------------------- tokenizers
+
+PAIRS = [
+    ("the tower is in paris.", "the tower is in paris."),
+    ("the tower was built in 1889 in paris, the capital of france.", "the tower is in berlin."),
+    ("refunds are issued within five business days.", "refunds take five days."),
+    ("runs jumped quickly.", "no."),
+    ("the museum opens at nine. " * 6 + "entry costs ten euros.", "the museum opens at nine in the morning and entry costs ten euros for adults."),
+]
+SUBWORDS = {"refunds": ["refund", "##s"], "issued": ["issue", "##d"], "runs": ["run", "##s"], "jumped": ["jump", "##ed"], "opens": ["open", "##s"]}
+MAX_LENGTH = 32
+MIN_HYPOTHESIS = 8
+
+
+def bert_pieces(text):
+    return re.findall(r"[a-z0-9]+|[^\sa-z0-9]", text.lower())
+
+
+def wordpiece_vocab():
+    words = sorted({w for a, b in PAIRS for t in (a, b) for w in bert_pieces(t)})
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    for w in words:
+        for piece in SUBWORDS.get(w, [w]):
+            if piece not in vocab:
+                vocab.append(piece)
+    for c in "abcdefghijklmnopqrstuvwxyz0123456789":
+        for piece in (c, "##" + c):
+            if piece not in vocab:
+                vocab.append(piece)
+    return {t: i for i, t in enumerate(vocab)}
+
+
+def wordpiece_encode(text, vocab):
+    ids = []
+    for word in bert_pieces(text):
+        if word in SUBWORDS:
+            ids += [vocab[p] for p in SUBWORDS[word]]
+            continue
+        start, out = 0, []
+        while start < len(word):
+            end, cur = len(word), None
+            while start < end:
+                piece = word[start:end] if start == 0 else "##" + word[start:end]
+                if piece in vocab:
+                    cur = piece
+                    break
+                end -= 1
+            if cur is None:
+                out = [vocab["[UNK]"]]
+                break
+            out.append(vocab[cur])
+            start = end
+        ids += out
+    return ids
+
+
+def wordpiece_tokenizer_json(vocab):
+    special = [{"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True} for t in ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]]
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": special,
+        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True, "strip_accents": None, "lowercase": True},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+            "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}, {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+            "special_tokens": {t: {"id": t, "ids": [vocab[t]], "tokens": [t]} for t in ["[CLS]", "[SEP]"]},
+        },
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##", "max_input_chars_per_word": 100, "vocab": vocab},
+    }
+
+
+def unigram_vocab():
+    """DeBERTa-v3 style: [PAD] [CLS] [SEP] [UNK], then pieces with distinct scores."""
+    pieces = [["[PAD]", 0.0], ["[CLS]", 0.0], ["[SEP]", 0.0], ["[UNK]", 0.0]]
+    seen = set()
+    words = sorted({w for a, b in PAIRS for t in (a, b) for w in re.findall(r"[a-z0-9]+", t)})
+    for i, w in enumerate(words):
+        if w in ("refunds", "business"):  # left out so they segment into smaller pieces
+            continue
+        pieces.append(["\u2581" + w, -2.0 - 0.01 * i])
+        seen.add("\u2581" + w)
+    for i, extra in enumerate(["\u2581refund", "s", "\u2581busi", "ness", "\u2581"]):
+        pieces.append([extra, -4.0 - 0.01 * i])
+    for i, c in enumerate("abcdefghijklmnopqrstuvwxyz0123456789.,"):
+        if c not in [p for p, _ in pieces]:
+            pieces.append([c, -9.0 - 0.01 * i])
+    return pieces
+
+
+def unigram_encode(text, pieces):
+    index = {p: i for i, (p, _) in enumerate(pieces)}
+    score = {p: s for p, s in pieces}
+    ids = []
+    # Metaspace, prepend_scheme "always", split: each space-separated word gets a leading ▁.
+    for word in text.split(" "):
+        if word == "":
+            continue
+        w = "\u2581" + word
+        best = [(-math.inf, -1)] * (len(w) + 1)
+        best[0] = (0.0, -1)
+        for end in range(1, len(w) + 1):
+            for start in range(0, end):
+                piece = w[start:end]
+                if piece in score and best[start][0] > -math.inf:
+                    cand = best[start][0] + score[piece]
+                    if cand > best[end][0]:
+                        best[end] = (cand, start)
+        out, end = [], len(w)
+        while end > 0:
+            start = best[end][1]
+            out.append(index[w[start:end]])
+            end = start
+        ids += reversed(out)
+    return ids
+
+
+def unigram_tokenizer_json(pieces):
+    special = [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True} for i, (t, _) in enumerate(pieces[:4])]
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": special,
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+            "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}, {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+            "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [1], "tokens": ["[CLS]"]}, "[SEP]": {"id": "[SEP]", "ids": [2], "tokens": ["[SEP]"]}},
+        },
+        "decoder": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+        "model": {"type": "Unigram", "unk_id": 3, "vocab": pieces, "byte_fallback": False},
+    }
+
+
+def truncate_pair(a, b, budget, min_b):
+    """Longest-first, but the hypothesis (b) keeps at least min_b tokens."""
+    a, b = list(a), list(b)
+    truncated = 0
+    while len(a) + len(b) > budget:
+        if len(b) > min_b and len(b) >= len(a):
+            b.pop()
+        elif len(a) > 0:
+            a.pop()
+        else:
+            b.pop()
+        truncated += 1
+    return a, b, truncated
+
+
+def assemble(a, b, cls, sep):
+    ids = [cls] + a + [sep] + b + [sep]
+    types = [0] * (len(a) + 2) + [1] * (len(b) + 1)
+    return ids, types
+
+
+# ---------------------------------------------------------------- fixtures
+
+def write_model_dir(out, cfg, id2label, tokenizer_json, seed, extra_config=None):
+    os.makedirs(os.path.join(out, "onnx"), exist_ok=True)
+    p = make_weights(cfg, seed)
+    onnx.save(build_graph(cfg, p), os.path.join(out, "onnx", "model.onnx"))
+    config = {"architectures": ["BertForSequenceClassification"], "model_type": "bert", "hidden_size": cfg["hidden"], "num_attention_heads": cfg["heads"],
+              "num_hidden_layers": cfg["layers"], "intermediate_size": cfg["intermediate"], "max_position_embeddings": cfg["max_position"],
+              "type_vocab_size": cfg["type_vocab"], "vocab_size": cfg["vocab"], "id2label": {str(i): l for i, l in enumerate(id2label)},
+              "label2id": {l: i for i, l in enumerate(id2label)}}
+    config.update(extra_config or {})
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    if tokenizer_json is not None:
+        with open(os.path.join(out, "tokenizer.json"), "w") as f:
+            json.dump(tokenizer_json, f, ensure_ascii=False)
+        with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
+            json.dump({"model_max_length": MAX_LENGTH, "do_lower_case": True}, f)
+    return p
+
+
+def fixture(out, name, kind, id2label, seed, type_vocab=2):
+    if kind == "wordpiece":
+        vocab = wordpiece_vocab()
+        tok = wordpiece_tokenizer_json(vocab)
+        encode = lambda t: wordpiece_encode(t, vocab)
+        cls, sep, vsize = vocab["[CLS]"], vocab["[SEP]"], len(vocab)
+    else:
+        pieces = unigram_vocab()
+        tok = unigram_tokenizer_json(pieces)
+        encode = lambda t: unigram_encode(t, pieces)
+        cls, sep, vsize = 1, 2, len(pieces)
+    cfg = {"vocab": vsize, "hidden": 16, "heads": 2, "intermediate": 32, "layers": 2, "max_position": 64, "type_vocab": type_vocab, "labels": len(id2label)}
+    d = os.path.join(out, name)
+    p = write_model_dir(d, cfg, id2label, tok, seed)
+    rows = []
+    for premise, hypothesis in PAIRS:
+        a, b, truncated = truncate_pair(encode(premise), encode(hypothesis), MAX_LENGTH - 3, MIN_HYPOTHESIS)
+        ids, types = assemble(a, b, cls, sep)
+        logits = reference_logits(cfg, p, [ids], [[1] * len(ids)], [types])[0]
+        rows.append({"premise": premise, "hypothesis": hypothesis, "input_ids": ids, "token_type_ids": types, "truncated": truncated, "logits": [float(x) for x in logits]})
+    ref = {"max_length": MAX_LENGTH, "min_hypothesis": MIN_HYPOTHESIS, "id2label": id2label, "pairs": rows}
+    with open(os.path.join(d, "reference.json"), "w") as f:
+        json.dump(ref, f, indent=1)
+    print(f"wrote {d}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["fixtures", "shape"])
+    ap.add_argument("out")
+    ap.add_argument("--layers", type=int, default=6)
+    ap.add_argument("--hidden", type=int, default=384)
+    ap.add_argument("--heads", type=int, default=12)
+    ap.add_argument("--intermediate", type=int, default=1536)
+    ap.add_argument("--vocab", type=int, default=30522)
+    ap.add_argument("--max-position", type=int, default=512)
+    ap.add_argument("--type-vocab", type=int, default=2)
+    args = ap.parse_args()
+    if args.what == "fixtures":
+        fixture(args.out, "bert-wordpiece", "wordpiece", ["contradiction", "entailment", "neutral"], seed=1)
+        fixture(args.out, "bert-permuted", "wordpiece", ["ENTAILMENT", "NEUTRAL", "CONTRADICTION"], seed=2)
+        fixture(args.out, "deberta-unigram", "unigram", ["entailment", "neutral", "contradiction"], seed=3, type_vocab=0)
+        fixture(args.out, "two-label", "wordpiece", ["entailment", "not_entailment"], seed=4)
+        fixture(args.out, "bad-labels", "wordpiece", ["LABEL_0", "LABEL_1", "LABEL_2"], seed=5)
+    else:
+        cfg = {"vocab": args.vocab, "hidden": args.hidden, "heads": args.heads, "intermediate": args.intermediate, "layers": args.layers,
+               "max_position": args.max_position, "type_vocab": args.type_vocab, "labels": 3}
+        write_model_dir(args.out, cfg, ["contradiction", "entailment", "neutral"], None, seed=0)
+        print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

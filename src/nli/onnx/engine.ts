@@ -1,0 +1,163 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import * as ort from "onnxruntime-node";
+import type { NliPair, NliResult } from "../backend.ts";
+import type { EncodedPair, PairEncoder } from "./encoder.ts";
+import { createPairEncoder } from "./encoder.ts";
+import type { LabelMap, ModelFiles, OnnxVariant } from "./model-dir.ts";
+import { locateModelFiles, mapLabels, readJsonFile } from "./model-dir.ts";
+
+export interface OnnxEngineOptions {
+  /** Model directory (Hugging Face layout). */
+  readonly dir: string;
+  readonly variant?: OnnxVariant;
+  /** onnxruntime intra-op threads per session. */
+  readonly threads?: number;
+  /** Most pairs in one inference call. */
+  readonly maxBatch?: number;
+  /** Cap on the model's maximum sequence length. */
+  readonly maxLength?: number;
+  /** Tokens the hypothesis keeps when a pair is truncated. */
+  readonly minHypothesisTokens?: number;
+}
+
+/** What the loaded model is, for `groundwatch model info` and result provenance. */
+export interface OnnxModelInfo {
+  readonly dir: string;
+  readonly graph: string;
+  /** Short content hash of the graph: the model version results carry. */
+  readonly graphSha256: string;
+  readonly labels: LabelMap;
+  readonly inputs: readonly string[];
+  readonly maxLength: number;
+}
+
+export interface OnnxEngine {
+  readonly info: OnnxModelInfo;
+  classify(pairs: readonly NliPair[]): Promise<NliResult[]>;
+  /** Raw logits and the encoded inputs, in input order (for checks against reference outputs). */
+  logits(pairs: readonly NliPair[]): Promise<{ logits: number[][]; encoded: EncodedPair[] }>;
+  close(): Promise<void>;
+}
+
+function softmax(row: Float32Array | number[]): number[] {
+  const max = Math.max(...row);
+  const exps = Array.from(row, (x) => Math.exp(x - max));
+  const sum = exps.reduce((a, b) => a + b, 0);
+  return exps.map((e) => e / sum);
+}
+
+/** Turns one row of logits into class probabilities through the label map. */
+export function probabilitiesFromLogits(row: Float32Array | number[], labels: LabelMap): { entailment: number; neutral: number; contradiction: number } {
+  const p = softmax(row);
+  if (labels.kind === "three") return { entailment: p[labels.entailment] ?? 0, neutral: p[labels.neutral] ?? 0, contradiction: p[labels.contradiction] ?? 0 };
+  // A two-label model cannot tell contradiction from missing evidence: all of "not entailed" is neutral.
+  return { entailment: p[labels.entailment] ?? 0, neutral: p[labels.notEntailment] ?? 0, contradiction: 0 };
+}
+
+function maxLengthOf(files: ModelFiles, config: Record<string, unknown>, tokenizerConfig: Record<string, unknown>, cap?: number): number {
+  const fromTokenizer = Number(tokenizerConfig.model_max_length);
+  const fromConfig = Number(config.max_position_embeddings);
+  // RoBERTa-style models reserve two positions (514 → 512); huge model_max_length values mean "unset".
+  const positions = Number.isFinite(fromConfig) && fromConfig > 0 ? (fromConfig === 514 ? 512 : fromConfig) : Infinity;
+  const tokenizer = Number.isFinite(fromTokenizer) && fromTokenizer > 0 && fromTokenizer < 1e6 ? fromTokenizer : Infinity;
+  const length = Math.min(positions, tokenizer, cap ?? Infinity);
+  if (!Number.isFinite(length)) throw new Error(`onnx backend: ${files.dir}: no maximum length in config.json or tokenizer_config.json; pass maxLength`);
+  return length;
+}
+
+/**
+ * Loads a model directory into an onnxruntime session on this thread and classifies
+ * pairs in length-sorted batches, each padded only to its longest row.
+ */
+export async function createOnnxEngine(options: OnnxEngineOptions): Promise<OnnxEngine> {
+  const files = locateModelFiles(options.dir, options.variant);
+  const config = readJsonFile(files.config);
+  const labels = mapLabels(config.id2label, files.config);
+  const tokenizerConfig = files.tokenizerConfig ? readJsonFile(files.tokenizerConfig) : {};
+  const special = files.specialTokensMap ? readJsonFile(files.specialTokensMap) : {};
+  const tokenizerJson = readJsonFile(files.tokenizer);
+  const maxLength = maxLengthOf(files, config, tokenizerConfig, options.maxLength);
+  const encoder: PairEncoder = createPairEncoder(tokenizerJson, { ...special, ...tokenizerConfig }, { maxLength, minHypothesisTokens: options.minHypothesisTokens ?? 64 });
+  let session: ort.InferenceSession;
+  try {
+    session = await ort.InferenceSession.create(files.graph, {
+      executionProviders: ["cpu"],
+      graphOptimizationLevel: "all",
+      ...(options.threads ? { intraOpNumThreads: options.threads, interOpNumThreads: 1 } : {}),
+    });
+  } catch (error) {
+    throw new Error(`onnx backend: cannot load ${files.graph}: ${(error as Error).message}`);
+  }
+  for (const required of ["input_ids", "attention_mask"]) {
+    if (!session.inputNames.includes(required)) throw new Error(`onnx backend: ${files.graph} has no ${required} input (inputs: ${session.inputNames.join(", ")})`);
+  }
+  const known = new Set(["input_ids", "attention_mask", "token_type_ids"]);
+  const unknown = session.inputNames.filter((n) => !known.has(n));
+  if (unknown.length > 0) throw new Error(`onnx backend: ${files.graph} needs inputs this backend cannot supply: ${unknown.join(", ")}`);
+  const useTypes = session.inputNames.includes("token_type_ids");
+  const outputName = session.outputNames.includes("logits") ? "logits" : session.outputNames[0];
+  if (!outputName) throw new Error(`onnx backend: ${files.graph} has no outputs`);
+  const nLabels = labels.labels.length;
+  const maxBatch = options.maxBatch ?? 32;
+
+  const runBatch = async (batch: readonly EncodedPair[]): Promise<Float32Array[]> => {
+    const width = Math.max(...batch.map((e) => e.ids.length));
+    const ids = new BigInt64Array(batch.length * width).fill(BigInt(encoder.padId));
+    const mask = new BigInt64Array(batch.length * width);
+    const types = new BigInt64Array(batch.length * width);
+    batch.forEach((e, r) => {
+      e.ids.forEach((id, c) => {
+        ids[r * width + c] = BigInt(id);
+        mask[r * width + c] = 1n;
+        types[r * width + c] = BigInt(e.typeIds[c] ?? 0);
+      });
+    });
+    const dims = [batch.length, width];
+    const feeds: Record<string, ort.Tensor> = { input_ids: new ort.Tensor("int64", ids, dims), attention_mask: new ort.Tensor("int64", mask, dims) };
+    if (useTypes) feeds.token_type_ids = new ort.Tensor("int64", types, dims);
+    const out = (await session.run(feeds))[outputName];
+    if (!out || out.dims.length !== 2 || out.dims[0] !== batch.length || out.dims[1] !== nLabels) {
+      throw new Error(`onnx backend: ${files.graph} returned ${outputName} of shape [${out?.dims.join(", ") ?? ""}], expected [${batch.length}, ${nLabels}] for the ${nLabels} labels in config.json`);
+    }
+    const data = out.data as Float32Array;
+    return batch.map((_, r) => data.slice(r * nLabels, (r + 1) * nLabels));
+  };
+
+  const logits = async (pairs: readonly NliPair[]): Promise<{ logits: number[][]; encoded: EncodedPair[] }> => {
+    const encoded = pairs.map((p) => encoder.encode(p.premise, p.hypothesis));
+    // Length-bucketed batching: sorting by length keeps padding small.
+    const order = encoded.map((e, i) => ({ i, n: e.ids.length })).sort((x, y) => x.n - y.n);
+    const rows = new Array<number[]>(pairs.length);
+    for (let start = 0; start < order.length; start += maxBatch) {
+      const chunk = order.slice(start, start + maxBatch);
+      const out = await runBatch(chunk.map(({ i }) => encoded[i] as EncodedPair));
+      chunk.forEach(({ i }, k) => (rows[i] = Array.from(out[k] ?? [])));
+    }
+    return { logits: rows, encoded };
+  };
+
+  return {
+    info: {
+      dir: files.dir,
+      graph: relative(files.dir, files.graph),
+      graphSha256: createHash("sha256").update(readFileSync(files.graph)).digest("hex").slice(0, 12),
+      labels,
+      inputs: session.inputNames,
+      maxLength,
+    },
+    logits,
+    async classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
+      const { logits: rows, encoded } = await logits(pairs);
+      return rows.map((row, i) => {
+        const probs = probabilitiesFromLogits(row, labels);
+        const truncated = encoded[i]?.truncated ?? 0;
+        return truncated > 0 ? { ...probs, truncatedTokens: truncated, notes: [`pair truncated by ${truncated} tokens to fit ${maxLength}`] } : probs;
+      });
+    },
+    async close(): Promise<void> {
+      await session.release();
+    },
+  };
+}
