@@ -11,17 +11,12 @@ export interface OnnxBackend extends EntailmentBackend {
   readonly model: OnnxModelInfo;
 }
 
-function engineOptionsOf(options: OnnxBackendOptions): OnnxEngineOptions {
-  const copy: Record<string, unknown> = { ...options };
-  delete copy.workers;
-  return copy as unknown as OnnxEngineOptions;
-}
-
 /** A local NLI cross-encoder (tier production), inferring in worker threads. */
 export async function createOnnxBackend(options: OnnxBackendOptions): Promise<OnnxBackend> {
   const workers = options.workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`onnx backend: workers must be a positive integer (got ${workers})`);
-  const pool = await createInferencePool(engineOptionsOf(options), workers);
+  const { workers: _, ...engineOptions } = options;
+  const pool = await createInferencePool(engineOptions, workers);
   const dirName = pool.info.dir.replace(/\/+$/, "").split("/").slice(-2).join("/");
   return {
     name: "onnx",
