@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { onTestFinished } from "vitest";
+
+export interface HubServerOptions {
+  /** Serve this model directory as the repo. */
+  readonly dir: string;
+  readonly repo: string;
+  /** Drop the connection after this many bytes on the first download of each .onnx file. */
+  readonly dropAfterBytes?: number;
+  /** Serve .onnx files with flipped bytes, so their sha256 does not match the listing. */
+  readonly corrupt?: boolean;
+  /** Require this bearer token. */
+  readonly token?: string;
+}
+
+export interface HubServer {
+  readonly url: string;
+  /** Every request: method, path and Range header. */
+  readonly requests: Array<{ path: string; range: string | undefined }>;
+}
+
+function files(dir: string, prefix = ""): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const rel = prefix ? `${prefix}/${name}` : name;
+    return statSync(join(dir, name)).isDirectory() ? files(join(dir, name), rel) : [rel];
+  });
+}
+
+/**
+ * A local server with the Hugging Face Hub's URL layout: /api/models/{repo}/revision/{rev}
+ * (with sizes and LFS sha256 per file) and /{repo}/resolve/{rev}/{path} with Range support.
+ * It also serves onnx/model.onnx as onnx/model_quantized.onnx. Closed when the test ends.
+ */
+export async function startHubServer(options: HubServerOptions): Promise<HubServer> {
+  const content = new Map<string, Buffer>();
+  for (const f of files(options.dir).filter((f) => f !== "reference.json")) content.set(f, readFileSync(join(options.dir, f)));
+  const graph = content.get("onnx/model.onnx");
+  if (graph) content.set("onnx/model_quantized.onnx", graph);
+  const dropped = new Set<string>();
+  const requests: HubServer["requests"] = [];
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent((req.url ?? "").split("?")[0] ?? "");
+    requests.push({ path, range: req.headers.range });
+    if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
+      res.writeHead(401).end();
+      return;
+    }
+    if (path === `/api/models/${options.repo}/revision/main`) {
+      const siblings = [...content].map(([name, buf]) => ({
+        rfilename: name,
+        size: buf.length,
+        ...(name.endsWith(".onnx") ? { lfs: { sha256: createHash("sha256").update(buf).digest("hex"), size: buf.length } } : {}),
+      }));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: options.repo, sha: "0123456789abcdef", siblings }));
+      return;
+    }
+    const prefix = `/${options.repo}/resolve/0123456789abcdef/`;
+    if (!path.startsWith(prefix)) {
+      res.writeHead(404).end();
+      return;
+    }
+    const name = path.slice(prefix.length);
+    let body = content.get(name);
+    if (!body) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (options.corrupt && name.endsWith(".onnx")) body = Buffer.from(body.map((b) => b ^ 0xff));
+    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? "");
+    const start = range ? Number(range[1]) : 0;
+    if (start >= body.length && range) {
+      res.writeHead(416).end();
+      return;
+    }
+    const slice = body.subarray(start);
+    res.writeHead(range ? 206 : 200, { "content-length": String(slice.length), ...(range ? { "content-range": `bytes ${start}-${body.length - 1}/${body.length}` } : {}) });
+    if (options.dropAfterBytes !== undefined && name.endsWith(".onnx") && !dropped.has(name)) {
+      dropped.add(name);
+      res.write(slice.subarray(0, options.dropAfterBytes), () => res.destroy());
+      return;
+    }
+    res.end(slice);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
