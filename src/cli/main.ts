@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
+import { runModel } from "./model.ts";
+import { runNli } from "./nli.ts";
 import { runScore } from "./score.ts";
 
 const HELP = `groundwatch — groundedness monitoring for retrieval-augmented generation
@@ -9,6 +11,8 @@ Usage: groundwatch <command> [options]
 
 Commands:
   score     check answers' claims against their retrieved context (JSONL in, JSONL or a table out)
+  nli       classify (premise, hypothesis) pairs with a backend: check a model and its labels
+  model     pull, list and inspect NLI models for the onnx backend
   version   print the version
 
 Run "groundwatch <command> --help" for a command's options.
@@ -21,6 +25,10 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
   switch (command) {
     case "score":
       return runScore(rest, io);
+    case "nli":
+      return runNli(rest, io);
+    case "model":
+      return runModel(rest, io);
     case "version":
     case "--version": {
       const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };

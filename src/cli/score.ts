@@ -12,13 +12,15 @@ import { createScorer } from "../nli/scorer.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { writeLine } from "./io.ts";
+import { BACKEND_FLAGS, BACKEND_FLAGS_HELP, backendOptionsFromFlags } from "./backend-flags.ts";
+import { describeUsage } from "./usage.ts";
 import { parseScoreRow } from "./score-rows.ts";
 import { formatResultBlock, tableHeader } from "./table.ts";
 
-export const SCORE_HELP = `groundwatch score — check each answer's claims against its retrieved context
+export const SCORE_HELP: string = `groundwatch score — check each answer's claims against its retrieved context
 
 Usage:
-  groundwatch score --input rows.jsonl [--output out.jsonl] [--backend NAME] [--threshold T]
+  groundwatch score --input rows.jsonl [--output out.jsonl] [--backend NAME] [--model DIR|REPO] [--threshold T]
 
 Input: one JSON object a line: {"id", "context": string | string[], "answer", "question"?}.
        "-" reads standard input.
@@ -31,14 +33,13 @@ Options:
   --input, -i FILE      rows to score (required)
   --output, -o FILE     where to write results (default: standard output)
   --format jsonl|table  output format (default jsonl; table is for reading)
-  --backend NAME        entailment backend (default offline; env GROUNDWATCH_BACKEND)
   --threshold T         answer threshold in [0, 1] (default: the backend's fitted one)
   --top-k N             context windows checked per claim (default 3)
   --token-budget N      largest context window in model tokens (default 400)
-  --config FILE         JSON config file with a "scoring" section
   --skip-invalid        report and skip malformed rows instead of stopping
   --help, -h            show this help
 
+${BACKEND_FLAGS_HELP}
 Exit codes:
   0  every row was read; results written
   1  a failure while running (backend could not load, output not writable)
@@ -76,11 +77,10 @@ export async function runScore(argv: readonly string[], io: CommandIo): Promise<
         input: { type: "string", short: "i" },
         output: { type: "string", short: "o" },
         format: { type: "string" },
-        backend: { type: "string" },
+        ...BACKEND_FLAGS,
         threshold: { type: "string" },
         "top-k": { type: "string" },
         "token-budget": { type: "string" },
-        config: { type: "string" },
         "skip-invalid": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -116,8 +116,13 @@ export async function runScore(argv: readonly string[], io: CommandIo): Promise<
 
   let scorer: Scorer;
   try {
+    const flags = backendOptionsFromFlags(args);
+    if (flags.error) {
+      io.stderr.write(`groundwatch score: ${flags.error}\n`);
+      return EXIT.usage;
+    }
     const options: ScoreOptions = {
-      ...(args.backend !== undefined ? { backend: args.backend } : {}),
+      ...flags.options,
       ...(args.threshold !== undefined ? { threshold: Number(args.threshold) } : {}),
       ...(args["top-k"] !== undefined ? { topK: Number(args["top-k"]) } : {}),
       ...(args["token-budget"] !== undefined ? { tokenBudget: Number(args["token-budget"]) } : {}),
@@ -129,12 +134,13 @@ export async function runScore(argv: readonly string[], io: CommandIo): Promise<
       }
     }
     const file = args.config ? loadConfigFile(resolve(io.cwd, args.config)).scoring : undefined;
-    scorer = createScorer(options, { env: io.env, ...(file ? { file } : {}) });
+    scorer = await createScorer(options, { env: io.env, ...(file ? { file } : {}) });
   } catch (error) {
     io.stderr.write(`groundwatch score: ${(error as Error).message}\n`);
     return isConfigError(error) ? EXIT.usage : EXIT.failure;
   }
-  if (scorer.backend.tier === "triage") {
+  for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
+  if (scorer.backend.tier === "triage" && scorer.warnings.length === 0) {
     io.stderr.write(`groundwatch: scoring with the ${scorer.backend.name} backend (${scorer.backend.version}): triage-grade results, not for paging or release decisions alone\n`);
   }
 
@@ -203,6 +209,8 @@ export async function runScore(argv: readonly string[], io: CommandIo): Promise<
     return EXIT.failure;
   }
   if (showProgress) io.stderr.write("\n");
+  const usage = describeUsage(scorer.entailment);
+  if (usage) io.stderr.write(`groundwatch score: ${usage}\n`);
   io.stderr.write(
     `groundwatch score: ${summary.rows} scored (${summary.grounded} grounded, ${summary.ungrounded} ungrounded, ${summary.unscorable} unscorable), ${summary.invalid} invalid${args["skip-invalid"] && summary.invalid > 0 ? " (skipped)" : ""}, threshold ${scorer.threshold.toFixed(3)}\n`,
   );

@@ -1,13 +1,12 @@
 import { readFileSync } from "node:fs";
 import { ConfigError } from "./errors.ts";
 import type { ScoreOptions } from "./score-options.ts";
+import { SCORE_OPTION_KEYS } from "./score-options.ts";
 
 /** The parts of a groundwatch config file this version reads. */
 export interface ConfigFile {
   readonly scoring?: ScoreOptions;
 }
-
-const SCORING_KEYS = new Set(["backend", "threshold", "topK", "tokenBudget"]);
 
 /** Reads a JSON config file; unknown keys are errors, so a typo never passes silently. */
 export function loadConfigFile(path: string): ConfigFile {
@@ -25,7 +24,7 @@ export function loadConfigFile(path: string): ConfigFile {
   if (scoring === undefined) return {};
   if (!scoring || typeof scoring !== "object" || Array.isArray(scoring)) throw new ConfigError("config file scoring", scoring, "expected an object");
   for (const key of Object.keys(scoring)) {
-    if (!SCORING_KEYS.has(key)) throw new ConfigError(`config file scoring.${key}`, (scoring as Record<string, unknown>)[key], `unknown key; expected one of ${[...SCORING_KEYS].join(", ")}`);
+    if (!SCORE_OPTION_KEYS.has(key)) throw new ConfigError(`config file scoring.${key}`, (scoring as Record<string, unknown>)[key], `unknown key; expected one of ${[...SCORE_OPTION_KEYS].join(", ")}`);
   }
   return { scoring: scoring as ScoreOptions };
 }

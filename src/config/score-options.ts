@@ -1,37 +1,82 @@
 import { ConfigError } from "./errors.ts";
 import { DEFAULT_SETTINGS } from "./defaults.ts";
 
+/** Entailment backends: embedded heuristic, local ONNX model, LLM judge, or the best available. */
+export const BACKEND_CHOICES = ["auto", "offline", "onnx", "judge"] as const;
+export type BackendChoice = (typeof BACKEND_CHOICES)[number];
+
 /** How answers are scored. Every field is optional; see `resolveScoreOptions` for the order. */
 export interface ScoreOptions {
-  /** Entailment backend name. Default "offline" (embedded, triage tier). Env GROUNDWATCH_BACKEND. */
+  /** auto (default: onnx when a model is configured or cached, else offline), offline, onnx or judge. Env GROUNDWATCH_BACKEND. */
   readonly backend?: string;
+  /** ONNX model: a directory, or a Hugging Face repo id already pulled into the cache. Env GROUNDWATCH_MODEL. */
+  readonly model?: string;
+  /** ONNX graph to load: quantized or fp32 (default: whichever the directory has). Env GROUNDWATCH_MODEL_VARIANT. */
+  readonly variant?: string;
+  /** Refuse to start on a triage-tier backend. Env GROUNDWATCH_REQUIRE_PRODUCTION=1. */
+  readonly requireProduction?: boolean;
   /** Answer threshold in [0, 1]; default: the backend's fitted threshold, else 0.5. Env GROUNDWATCH_THRESHOLD. */
   readonly threshold?: number;
   /** Context windows checked per claim, 1–50. Default 3. Env GROUNDWATCH_TOP_K. */
   readonly topK?: number;
   /** Largest context window in estimated model tokens, 16–8192. Default 400. Env GROUNDWATCH_TOKEN_BUDGET. */
   readonly tokenBudget?: number;
+  /** onnxruntime intra-op threads per worker, 1–64. Env GROUNDWATCH_ONNX_THREADS. */
+  readonly onnxThreads?: number;
+  /** Inference worker threads, 1–16. Default 1. Env GROUNDWATCH_ONNX_WORKERS. */
+  readonly onnxWorkers?: number;
+  /** Judge: OpenAI-compatible base URL, e.g. https://api.openai.com/v1. Env GROUNDWATCH_JUDGE_URL. */
+  readonly judgeUrl?: string;
+  /** Judge: chat model name. Env GROUNDWATCH_JUDGE_MODEL. */
+  readonly judgeModel?: string;
+  /** Judge: most calls per run, 1–10 000 000. Default 1000. Env GROUNDWATCH_JUDGE_BUDGET. */
+  readonly judgeBudget?: number;
+  /** Judge: calls in flight, 1–64. Default 4. Env GROUNDWATCH_JUDGE_CONCURRENCY. */
+  readonly judgeConcurrency?: number;
 }
 
 export interface ResolvedScoreOptions {
-  readonly backend: string;
+  readonly backend: BackendChoice;
+  readonly model: string | undefined;
+  readonly variant: "quantized" | "fp32" | undefined;
+  readonly requireProduction: boolean;
   /** Undefined means "use the backend's recommended threshold". */
   readonly threshold: number | undefined;
   readonly topK: number;
   readonly tokenBudget: number;
+  readonly onnxThreads: number | undefined;
+  readonly onnxWorkers: number;
+  readonly judgeUrl: string | undefined;
+  readonly judgeModel: string | undefined;
+  readonly judgeBudget: number;
+  readonly judgeConcurrency: number;
 }
 
-/** Environment variable for each option. */
+/** Environment variable for each option. The judge's API key is read from env only (GROUNDWATCH_JUDGE_API_KEY). */
 export const SCORE_ENV = {
   backend: "GROUNDWATCH_BACKEND",
+  model: "GROUNDWATCH_MODEL",
+  variant: "GROUNDWATCH_MODEL_VARIANT",
+  requireProduction: "GROUNDWATCH_REQUIRE_PRODUCTION",
   threshold: "GROUNDWATCH_THRESHOLD",
   topK: "GROUNDWATCH_TOP_K",
   tokenBudget: "GROUNDWATCH_TOKEN_BUDGET",
-} as const;
+  onnxThreads: "GROUNDWATCH_ONNX_THREADS",
+  onnxWorkers: "GROUNDWATCH_ONNX_WORKERS",
+  judgeUrl: "GROUNDWATCH_JUDGE_URL",
+  judgeModel: "GROUNDWATCH_JUDGE_MODEL",
+  judgeBudget: "GROUNDWATCH_JUDGE_BUDGET",
+  judgeConcurrency: "GROUNDWATCH_JUDGE_CONCURRENCY",
+} as const satisfies Record<keyof ScoreOptions, string>;
+
+export const JUDGE_API_KEY_ENV = "GROUNDWATCH_JUDGE_API_KEY";
+
+/** Option keys a config file's "scoring" section may hold. */
+export const SCORE_OPTION_KEYS: ReadonlySet<string> = new Set(Object.keys(SCORE_ENV));
 
 function numberFrom(field: string, raw: unknown): number | undefined {
   if (raw === undefined || raw === "") return undefined;
-  const n = typeof raw === "number" ? raw : typeof raw === "string" ? Number(raw) : NaN;
+  const n = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
   if (!Number.isFinite(n)) throw new ConfigError(field, raw, "expected a number");
   return n;
 }
@@ -44,6 +89,26 @@ function inRange(field: string, value: number | undefined, min: number, max: num
   return value;
 }
 
+function booleanFrom(field: string, raw: unknown): boolean | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (typeof raw === "boolean") return raw;
+  if (typeof raw === "string" && ["1", "true", "yes", "on"].includes(raw.toLowerCase())) return true;
+  if (typeof raw === "string" && ["0", "false", "no", "off"].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(field, raw, "expected true or false");
+}
+
+function stringFrom(field: string, raw: unknown): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (typeof raw !== "string" || raw.trim() === "") throw new ConfigError(field, raw, "expected a non-empty string");
+  return raw;
+}
+
+function oneOf<T extends string>(field: string, raw: string | undefined, choices: readonly T[]): T | undefined {
+  if (raw === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(field, raw, `expected one of ${choices.join(", ")}`);
+  return raw as T;
+}
+
 /**
  * Resolves scoring options in one order: code option > environment variable >
  * config file section > default. Throws a ConfigError naming the field and value.
@@ -51,24 +116,37 @@ function inRange(field: string, value: number | undefined, min: number, max: num
 export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?: NodeJS.ProcessEnv; file?: ScoreOptions } = {}): ResolvedScoreOptions {
   const env = sources.env ?? {};
   const file = sources.file ?? {};
-  const pick = <K extends keyof ScoreOptions>(key: K): { field: string; value: unknown } => {
+  const pick = (key: keyof ScoreOptions): { field: string; value: unknown } => {
     if (options[key] !== undefined) return { field: key, value: options[key] };
     const e = env[SCORE_ENV[key]];
     if (e !== undefined && e !== "") return { field: SCORE_ENV[key], value: e };
     if (file[key] !== undefined) return { field: `config file ${key}`, value: file[key] };
     return { field: key, value: undefined };
   };
-  const backend = pick("backend");
-  if (backend.value !== undefined && (typeof backend.value !== "string" || backend.value.trim() === "")) {
-    throw new ConfigError(backend.field, backend.value, "expected a backend name such as \"offline\"");
-  }
-  const t = pick("threshold");
-  const k = pick("topK");
-  const b = pick("tokenBudget");
+  const num = (key: keyof ScoreOptions, min: number, max: number, integer: boolean): number | undefined => {
+    const p = pick(key);
+    return inRange(p.field, numberFrom(p.field, p.value), min, max, integer);
+  };
+  const str = (key: keyof ScoreOptions): { field: string; value: string | undefined } => {
+    const p = pick(key);
+    return { field: p.field, value: stringFrom(p.field, p.value) };
+  };
+  const backend = str("backend");
+  const variant = str("variant");
+  const requireProduction = pick("requireProduction");
   return {
-    backend: (backend.value as string | undefined) ?? "offline",
-    threshold: inRange(t.field, numberFrom(t.field, t.value), 0, 1, false),
-    topK: inRange(k.field, numberFrom(k.field, k.value), 1, 50, true) ?? DEFAULT_SETTINGS.topK,
-    tokenBudget: inRange(b.field, numberFrom(b.field, b.value), 16, 8192, true) ?? DEFAULT_SETTINGS.tokenBudget,
+    backend: oneOf(backend.field, backend.value, BACKEND_CHOICES) ?? "auto",
+    model: str("model").value,
+    variant: oneOf(variant.field, variant.value, ["quantized", "fp32"] as const),
+    requireProduction: booleanFrom(requireProduction.field, requireProduction.value) ?? false,
+    threshold: num("threshold", 0, 1, false),
+    topK: num("topK", 1, 50, true) ?? DEFAULT_SETTINGS.topK,
+    tokenBudget: num("tokenBudget", 16, 8192, true) ?? DEFAULT_SETTINGS.tokenBudget,
+    onnxThreads: num("onnxThreads", 1, 64, true),
+    onnxWorkers: num("onnxWorkers", 1, 16, true) ?? 1,
+    judgeUrl: str("judgeUrl").value,
+    judgeModel: str("judgeModel").value,
+    judgeBudget: num("judgeBudget", 1, 10_000_000, true) ?? 1000,
+    judgeConcurrency: num("judgeConcurrency", 1, 64, true) ?? 4,
   };
 }

@@ -13,32 +13,40 @@ import { DEFAULT_SETTINGS } from "../config/defaults.ts";
 export interface Scorer {
   score(input: AnswerInput): Promise<AnswerResult>;
   readonly backend: BackendInfo;
+  /** The backend itself, for backend-specific reporting (e.g. judge token usage). */
+  readonly entailment: EntailmentBackend;
   /** The answer threshold in force (explicit, else the backend's fitted one). */
   readonly threshold: number;
+  /** Warnings the caller must show the user (e.g. falling back to a triage backend). */
+  readonly warnings: readonly string[];
   close(): Promise<void>;
 }
 
 export interface CreateScorerDeps {
-  /** Environment to read GROUNDWATCH_* variables from (default: none). */
+  /** Environment to read GROUNDWATCH_* and HF_* variables from (default: none). */
   readonly env?: NodeJS.ProcessEnv;
   /** Options from a config file (lower precedence than options and env). */
   readonly file?: ScoreOptions;
-  /** Use this backend instead of creating one by name. */
+  /** Use this backend instead of creating one from the options. */
   readonly backend?: EntailmentBackend;
   readonly analyzer?: TextAnalyzer;
 }
 
 /** Resolves options (option > env > file > default), loads the backend and builds the pipeline. */
-export function createScorer(options: ScoreOptions = {}, deps: CreateScorerDeps = {}): Scorer {
-  const resolved = resolveScoreOptions(options, { ...(deps.env ? { env: deps.env } : {}), ...(deps.file ? { file: deps.file } : {}) });
+export async function createScorer(options: ScoreOptions = {}, deps: CreateScorerDeps = {}): Promise<Scorer> {
+  const env = deps.env ?? {};
+  const resolved = resolveScoreOptions(options, { env, ...(deps.file ? { file: deps.file } : {}) });
   const analyzer = deps.analyzer ?? createTextAnalyzer();
-  const backend = deps.backend ?? createBackend(resolved.backend, { analyzer });
+  const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, env });
+  const backend = created.backend;
   const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
   const pipeline = createGroundednessScorer(backend, analyzer, { threshold, topK: resolved.topK, tokenBudget: resolved.tokenBudget });
   return {
     score: (input) => pipeline.score(input),
     backend: backendInfo(backend),
+    entailment: backend,
     threshold,
+    warnings: created.warnings,
     close: () => backend.close(),
   };
 }

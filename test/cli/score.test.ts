@@ -31,7 +31,7 @@ describe("groundwatch score", () => {
     expect(claims[0]).toMatchObject({ verdict: "contradicted", start: 0, evidence: { doc: 0, start: 0 } });
     expect(rows[0]?.backend).toMatchObject({ name: "offline", tier: "triage" });
     expect(run.stderr).toContain("3 scored (1 grounded, 1 ungrounded, 1 unscorable), 0 invalid");
-    expect(run.stderr).toContain("triage-grade");
+    expect(run.stderr).toContain("WARNING: no NLI model configured or cached: scoring with the offline backend, whose results are TRIAGE-GRADE");
   });
 
   it("writes to --output and reads standard input with -", async () => {
@@ -101,7 +101,13 @@ describe("groundwatch score", () => {
       [["score", "--input", "/nonexistent/rows.jsonl"], "cannot read --input /nonexistent/rows.jsonl"],
       [["score", "--input", "-", "--threshold", "high"], '--threshold must be a number (got "high")'],
       [["score", "--input", "-", "--threshold", "1.5"], "invalid threshold: 1.5 (expected a number from 0 to 1)"],
-      [["score", "--input", "-", "--backend", "gpt"], 'invalid backend: "gpt" (unknown backend; available: offline)'],
+      [["score", "--input", "-", "--backend", "gpt"], 'invalid backend: "gpt" (expected one of auto, offline, onnx, judge)'],
+      [["score", "--input", "-", "--backend", "onnx"], "the onnx backend needs --model"],
+      [["score", "--input", "-", "--model", "/nonexistent/dir"], 'invalid model: "/nonexistent/dir" (no such directory'],
+      [["score", "--input", "-", "--model", "org/not-pulled"], "run `groundwatch model pull org/not-pulled`"],
+      [["score", "--input", "-", "--backend", "judge"], "the judge backend needs a base URL"],
+      [["score", "--input", "-", "--require-production"], "refusing to score with the triage-tier offline backend"],
+      [["score", "--input", "-", "--onnx-workers", "many"], '--onnx-workers must be a number (got "many")'],
       [["score", "--input", "-", "--format", "xml"], "--format must be jsonl or table"],
       [["score", "--bogus"], "Unknown option '--bogus'"],
       [["frobnicate"], 'unknown command "frobnicate"'],
@@ -109,6 +115,12 @@ describe("groundwatch score", () => {
       const run = await runCli(argv, { stdin: "" });
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(message);
+    });
+
+    it("refuses a triage backend when GROUNDWATCH_REQUIRE_PRODUCTION is set", async () => {
+      const run = await runCli(["score", "--input", "-", "--backend", "offline"], { stdin: "", env: { GROUNDWATCH_REQUIRE_PRODUCTION: "1" } });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("GROUNDWATCH_REQUIRE_PRODUCTION is set");
     });
 
     it("names a bad environment variable", async () => {

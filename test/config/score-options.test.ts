@@ -8,13 +8,13 @@ import { tempDir } from "../helpers/cli.ts";
 
 describe("resolveScoreOptions", () => {
   it("uses defaults when nothing is set, leaving the threshold to the backend", () => {
-    expect(resolveScoreOptions()).toEqual({ backend: "offline", threshold: undefined, topK: 3, tokenBudget: 400 });
+    expect(resolveScoreOptions()).toMatchObject({ backend: "auto", model: undefined, requireProduction: false, threshold: undefined, topK: 3, tokenBudget: 400, onnxWorkers: 1, judgeBudget: 1000 });
   });
 
   it("resolves option > environment > file > default", () => {
     const file = { topK: 4, threshold: 0.2, tokenBudget: 300 };
     const env = { GROUNDWATCH_TOP_K: "6", GROUNDWATCH_THRESHOLD: "0.3" };
-    expect(resolveScoreOptions({ topK: 8 }, { env, file })).toEqual({ backend: "offline", topK: 8, threshold: 0.3, tokenBudget: 300 });
+    expect(resolveScoreOptions({ topK: 8 }, { env, file })).toMatchObject({ backend: "auto", topK: 8, threshold: 0.3, tokenBudget: 300 });
     expect(resolveScoreOptions({}, { file })).toMatchObject({ topK: 4, threshold: 0.2 });
   });
 
@@ -24,6 +24,8 @@ describe("resolveScoreOptions", () => {
     expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_TOKEN_BUDGET: "lots" } })).toThrow('invalid GROUNDWATCH_TOKEN_BUDGET: "lots" (expected a number)');
     expect(() => resolveScoreOptions({}, { file: { topK: 2.5 } })).toThrow("invalid config file topK: 2.5");
     expect(() => resolveScoreOptions({ backend: " " })).toThrow("invalid backend");
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_REQUIRE_PRODUCTION: "maybe" } })).toThrow('invalid GROUNDWATCH_REQUIRE_PRODUCTION: "maybe" (expected true or false)');
+    expect(() => resolveScoreOptions({ variant: "int4" })).toThrow('invalid variant: "int4" (expected one of quantized, fp32)');
   });
 });
 

@@ -17,7 +17,7 @@ interface GoldenRow {
 }
 
 async function scoreFixtures(): Promise<GoldenRow[]> {
-  const scorer = createScorer({}, { analyzer: testAnalyzer() });
+  const scorer = await createScorer({ backend: "offline" }, { analyzer: testAnalyzer() });
   const rows = readFileSync(INPUT, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { id: string; context: string | string[]; answer: string });
   const out: GoldenRow[] = [];
   for (const row of rows) {

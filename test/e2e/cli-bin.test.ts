@@ -5,10 +5,12 @@ import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+// No hub cache, so `auto` resolves the same on every machine.
+const env = { ...process.env, HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
 
 describe("the groundwatch binary", () => {
   it("scores the bundled examples as a table, as `npm start` does", async () => {
-    const { stdout, stderr } = await run(process.execPath, ["bin/groundwatch.js", "score", "--input", "examples/answers.jsonl", "--format", "table"], { cwd: ROOT });
+    const { stdout, stderr } = await run(process.execPath, ["bin/groundwatch.js", "score", "--input", "examples/answers.jsonl", "--format", "table"], { cwd: ROOT, env });
     expect(stdout).toContain("refund-wrong-days");
     expect(stdout).toContain("✗ contradicted");
     expect(stdout).toContain("nearest evidence [doc 0");
@@ -16,7 +18,7 @@ describe("the groundwatch binary", () => {
   });
 
   it("exits 3 on a malformed row read from standard input", async () => {
-    const child = execFile(process.execPath, ["bin/groundwatch.js", "score", "--input", "-"], { cwd: ROOT });
+    const child = execFile(process.execPath, ["bin/groundwatch.js", "score", "--input", "-"], { cwd: ROOT, env });
     child.stdin?.end('{"id": 1, "answer": "x"}\n');
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(code).toBe(3);

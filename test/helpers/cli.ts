@@ -28,7 +28,8 @@ export async function runCli(argv: string[], options: { stdin?: string; env?: No
     stdin: Readable.from(options.stdin !== undefined ? [options.stdin] : []),
     stdout,
     stderr,
-    env: options.env ?? {},
+    // A hub cache that does not exist, so `auto` never finds a model a developer happened to pull.
+    env: { HF_HOME: "/nonexistent/groundwatch-test-hf-home", ...options.env },
     cwd: options.cwd ?? process.cwd(),
   });
   return { code, stdout: out(), stderr: err() };

@@ -1,0 +1,56 @@
+import type { ScoreOptions } from "../config/score-options.ts";
+
+/** parseArgs definitions of the flags every scoring command takes. */
+export const BACKEND_FLAGS = {
+  backend: { type: "string" },
+  model: { type: "string" },
+  variant: { type: "string" },
+  "require-production": { type: "boolean" },
+  "onnx-threads": { type: "string" },
+  "onnx-workers": { type: "string" },
+  "judge-url": { type: "string" },
+  "judge-model": { type: "string" },
+  "judge-budget": { type: "string" },
+  config: { type: "string" },
+} as const;
+
+export const BACKEND_FLAGS_HELP = `Backend:
+  --backend NAME        auto (default), offline, onnx or judge; env GROUNDWATCH_BACKEND.
+                        auto = onnx when a model is configured or the default model is cached,
+                        else offline (triage-grade, with a warning)
+  --model DIR|REPO      ONNX model directory, or a repo pulled with \`groundwatch model pull\`
+  --variant V           quantized or fp32 ONNX graph
+  --require-production  refuse to run on a triage-tier backend (env GROUNDWATCH_REQUIRE_PRODUCTION=1)
+  --onnx-threads N      onnxruntime threads per worker;  --onnx-workers N  inference worker threads
+  --judge-url URL       OpenAI-compatible base URL (key from env GROUNDWATCH_JUDGE_API_KEY)
+  --judge-model NAME    judge chat model;  --judge-budget N  most judge calls this run (default 1000)
+  --config FILE         JSON config file with a "scoring" section
+`;
+
+type Values = Partial<Record<keyof typeof BACKEND_FLAGS, string | boolean | undefined>>;
+
+/** Turns parsed flags into ScoreOptions; a non-numeric number flag is reported by name. */
+export function backendOptionsFromFlags(values: Values): { options: ScoreOptions; error?: string } {
+  const numbers: Array<[keyof Values, keyof ScoreOptions]> = [
+    ["onnx-threads", "onnxThreads"],
+    ["onnx-workers", "onnxWorkers"],
+    ["judge-budget", "judgeBudget"],
+  ];
+  const options: Record<string, unknown> = {};
+  for (const [flag, key] of numbers) {
+    const v = values[flag];
+    if (v === undefined) continue;
+    if (typeof v !== "string" || v.trim() === "" || !Number.isFinite(Number(v))) return { options: {}, error: `--${flag} must be a number (got ${JSON.stringify(v)})` };
+    options[key] = Number(v);
+  }
+  const strings: Array<[keyof Values, keyof ScoreOptions]> = [
+    ["backend", "backend"],
+    ["model", "model"],
+    ["variant", "variant"],
+    ["judge-url", "judgeUrl"],
+    ["judge-model", "judgeModel"],
+  ];
+  for (const [flag, key] of strings) if (values[flag] !== undefined) options[key] = values[flag];
+  if (values["require-production"]) options.requireProduction = true;
+  return { options: options as ScoreOptions };
+}

@@ -1,0 +1,129 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { isConfigError } from "../config/errors.ts";
+import { DEFAULT_MODEL_REPO, hubCacheDir, listCachedModels } from "../nli/hub/cache.ts";
+import { pullModel } from "../nli/hub/pull.ts";
+import { createOnnxEngine } from "../nli/onnx/engine.ts";
+import type { OnnxVariant } from "../nli/onnx/model-dir.ts";
+import { resolveModelDir } from "../nli/registry.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { CommandIo } from "./io.ts";
+
+export const MODEL_HELP = `groundwatch model — get and inspect NLI models for the onnx backend
+
+Usage:
+  groundwatch model pull [REPO] [--variant quantized|fp32] [--dir DIR] [--revision REV]
+  groundwatch model list
+  groundwatch model info DIR|REPO [--variant quantized|fp32]
+
+pull   downloads REPO (default ${DEFAULT_MODEL_REPO}) from the Hugging Face Hub into the
+       cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), or into --dir.
+       Honours HF_ENDPOINT, HF_HUB_OFFLINE and HF_TOKEN. An interrupted pull resumes.
+list   shows the cached models and their sizes.
+info   loads a model and shows its label mapping, inputs, maximum length and files.
+
+Exit codes: 0 ok, 1 download or load failure, 2 bad flags.
+`;
+
+function mb(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/** Runs `groundwatch model`; resolves to the exit code. */
+export async function runModel(argv: readonly string[], io: CommandIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: { variant: { type: "string" }, dir: { type: "string" }, revision: { type: "string" }, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    io.stderr.write(`groundwatch model: ${(error as Error).message}\n\n${MODEL_HELP}`);
+    return EXIT.usage;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || sub === undefined || sub === "help" || sub === "--help" || sub === "-h") {
+    io.stdout.write(MODEL_HELP);
+    return sub === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (values.variant !== undefined && values.variant !== "quantized" && values.variant !== "fp32") {
+    io.stderr.write(`groundwatch model: --variant must be quantized or fp32 (got ${JSON.stringify(values.variant)})\n`);
+    return EXIT.usage;
+  }
+  const variant = values.variant as OnnxVariant | undefined;
+  switch (sub) {
+    case "pull": {
+      const repo = positionals[0] ?? DEFAULT_MODEL_REPO;
+      let lastDraw = 0;
+      try {
+        const result = await pullModel({
+          repo,
+          env: io.env,
+          ...(variant ? { variant } : {}),
+          ...(values.dir ? { dir: join(io.cwd, values.dir) } : {}),
+          ...(values.revision ? { revision: values.revision } : {}),
+          onProgress: ({ file, received, total }) => {
+            if (!io.stderr.isTTY || Date.now() - lastDraw < 100) return;
+            lastDraw = Date.now();
+            const pct = total ? Math.min(100, (100 * received) / total) : undefined;
+            const bar = pct === undefined ? "" : `[${"#".repeat(Math.round(pct / 5)).padEnd(20)}] ${pct.toFixed(0)}% `;
+            io.stderr.write(`\r  ${file} ${bar}${mb(received)}${total ? ` of ${mb(total)}` : ""}   `);
+          },
+        });
+        if (io.stderr.isTTY) io.stderr.write("\n");
+        for (const f of result.files) io.stdout.write(`${f.status.padEnd(10)} ${f.path} (${mb(f.bytes)})${f.sha256 ? ` sha256 ${f.sha256.slice(0, 12)}…` : ""}\n`);
+        io.stdout.write(`model ${repo}@${result.revision} is in ${result.dir}\nuse it with: --backend onnx --model ${values.dir ? result.dir : repo}\n`);
+        return EXIT.ok;
+      } catch (error) {
+        io.stderr.write(`\ngroundwatch model pull: ${(error as Error).message}\n`);
+        return EXIT.failure;
+      }
+    }
+    case "list": {
+      const cache = hubCacheDir(io.env);
+      const models = listCachedModels(cache);
+      if (models.length === 0) {
+        io.stdout.write(`no models cached in ${cache}; run \`groundwatch model pull\`\n`);
+        return EXIT.ok;
+      }
+      for (const m of models) io.stdout.write(`${m.repo}@${m.revision}  ${mb(m.bytes)}  ${m.dir}\n    ${m.files.join(", ")}\n`);
+      return EXIT.ok;
+    }
+    case "info": {
+      const target = positionals[0];
+      if (!target) {
+        io.stderr.write("groundwatch model info: name a model directory or a cached repo\n");
+        return EXIT.usage;
+      }
+      try {
+        const dir = resolveModelDir(target, io.env);
+        const engine = await createOnnxEngine({ dir, ...(variant ? { variant } : {}) });
+        const { info } = engine;
+        await engine.close();
+        const mapping = info.labels.kind === "three" ? `entailment=${info.labels.entailment}, neutral=${info.labels.neutral}, contradiction=${info.labels.contradiction}` : `entailment=${info.labels.entailment}, not_entailment=${info.labels.notEntailment} (two-label: contradiction is reported as 0)`;
+        io.stdout.write(
+          [
+            `model:       ${dir}`,
+            `graph:       ${info.graph} (${mb(statSync(join(dir, info.graph)).size)}, sha256 ${info.graphSha256}…)`,
+            `labels:      ${info.labels.labels.map((l, i) => `${i}:${l}`).join(" ")}`,
+            `mapping:     ${mapping}`,
+            `inputs:      ${info.inputs.join(", ")}`,
+            `max length:  ${info.maxLength} tokens`,
+            "",
+          ].join("\n"),
+        );
+        return EXIT.ok;
+      } catch (error) {
+        io.stderr.write(`groundwatch model info: ${(error as Error).message}\n`);
+        return isConfigError(error) ? EXIT.usage : EXIT.failure;
+      }
+    }
+    default:
+      io.stderr.write(`groundwatch model: unknown subcommand ${JSON.stringify(sub)}\n\n${MODEL_HELP}`);
+      return EXIT.usage;
+  }
+}

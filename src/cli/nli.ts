@@ -1,0 +1,184 @@
+import { createReadStream, createWriteStream, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import type { Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import { isConfigError } from "../config/errors.ts";
+import { loadConfigFile } from "../config/file.ts";
+import { resolveScoreOptions } from "../config/score-options.ts";
+import { createTextAnalyzer } from "../core/text.ts";
+import type { EntailmentBackend, NliPair } from "../nli/backend.ts";
+import { createBackend } from "../nli/registry.ts";
+import { BACKEND_FLAGS, BACKEND_FLAGS_HELP, backendOptionsFromFlags } from "./backend-flags.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { CommandIo } from "./io.ts";
+import { writeLine } from "./io.ts";
+import { describeUsage } from "./usage.ts";
+
+export const NLI_HELP: string = `groundwatch nli — classify (premise, hypothesis) pairs with an entailment backend
+
+Usage:
+  groundwatch nli --input pairs.jsonl [--output out.jsonl] [--backend NAME] [--model DIR|REPO]
+
+The quickest way to check a model and its label mapping.
+Input: one JSON object a line: {"id", "premise", "hypothesis"}; "-" reads standard input.
+Output: {"id", "entailment", "neutral", "contradiction", "label"} (label = the most likely class),
+        plus "truncated_tokens" when the pair was cut to fit the model, or {"id", "error"}
+        when the backend could not classify it (never a guessed label).
+
+Options:
+  --input, -i FILE      pairs to classify (required)
+  --output, -o FILE     where to write results (default: standard output)
+  --batch N             pairs per backend call (default 32)
+  --skip-invalid        report and skip malformed rows instead of stopping
+  --help, -h            show this help
+
+${BACKEND_FLAGS_HELP}
+Exit codes:
+  0  every row was classified
+  1  a failure while running, or some pairs could not be classified (see "error" rows)
+  2  bad flags or configuration
+  3  a malformed input row (the error names its line); not with --skip-invalid
+`;
+
+interface Row {
+  readonly id: string | number;
+  readonly pair: NliPair;
+}
+
+function parseRow(line: string, n: number): { row: Row } | { error: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch (error) {
+    return { error: `line ${n}: not valid JSON (${(error as Error).message})` };
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) return { error: `line ${n}: expected a JSON object` };
+  const o = v as Record<string, unknown>;
+  if (typeof o.id !== "string" && typeof o.id !== "number") return { error: `line ${n}: "id" must be a string or a number` };
+  for (const k of ["premise", "hypothesis"] as const) if (typeof o[k] !== "string") return { error: `line ${n}: "${k}" must be a string` };
+  return { row: { id: o.id, pair: { premise: o.premise as string, hypothesis: o.hypothesis as string } } };
+}
+
+function labelOf(r: { entailment: number; neutral: number; contradiction: number }): string {
+  const ranked = (["entailment", "neutral", "contradiction"] as const).map((k) => [k, r[k]] as const).sort((a, b) => b[1] - a[1]);
+  return ranked[0]?.[0] ?? "neutral";
+}
+
+/** Runs `groundwatch nli`; resolves to the exit code. */
+export async function runNli(argv: readonly string[], io: CommandIo): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: [...argv],
+      options: { input: { type: "string", short: "i" }, output: { type: "string", short: "o" }, batch: { type: "string" }, "skip-invalid": { type: "boolean" }, help: { type: "boolean", short: "h" }, ...BACKEND_FLAGS },
+      strict: true,
+    }).values;
+  } catch (error) {
+    io.stderr.write(`groundwatch nli: ${(error as Error).message}\n\n${NLI_HELP}`);
+    return EXIT.usage;
+  }
+  if (args.help) {
+    io.stdout.write(NLI_HELP);
+    return EXIT.ok;
+  }
+  if (!args.input) {
+    io.stderr.write(`groundwatch nli: --input is required\n\n${NLI_HELP}`);
+    return EXIT.usage;
+  }
+  const batchSize = args.batch === undefined ? 32 : Number(args.batch);
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    io.stderr.write(`groundwatch nli: --batch must be a positive integer (got ${JSON.stringify(args.batch)})\n`);
+    return EXIT.usage;
+  }
+  const inputPath = args.input === "-" ? "-" : resolve(io.cwd, args.input);
+  if (inputPath !== "-") {
+    try {
+      statSync(inputPath);
+    } catch (error) {
+      io.stderr.write(`groundwatch nli: cannot read --input ${args.input}: ${(error as Error).message}\n`);
+      return EXIT.usage;
+    }
+  }
+  const flags = backendOptionsFromFlags(args);
+  if (flags.error) {
+    io.stderr.write(`groundwatch nli: ${flags.error}\n`);
+    return EXIT.usage;
+  }
+  let backend: EntailmentBackend;
+  try {
+    const file = args.config ? loadConfigFile(resolve(io.cwd, args.config)).scoring : undefined;
+    const resolved = resolveScoreOptions(flags.options, { env: io.env, ...(file ? { file } : {}) });
+    const created = await createBackend(resolved, { analyzer: createTextAnalyzer(), env: io.env });
+    for (const w of created.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
+    backend = created.backend;
+  } catch (error) {
+    io.stderr.write(`groundwatch nli: ${(error as Error).message}\n`);
+    return isConfigError(error) ? EXIT.usage : EXIT.failure;
+  }
+  io.stderr.write(`groundwatch nli: backend ${backend.name} ${backend.version} (tier ${backend.tier})\n`);
+  const out: Writable = args.output ? createWriteStream(resolve(io.cwd, args.output)) : io.stdout;
+  const lines = createInterface({ input: inputPath === "-" ? io.stdin : createReadStream(inputPath), crlfDelay: Infinity });
+  const counts = { classified: 0, failed: 0, invalid: 0 };
+  let exit: number = EXIT.ok;
+  let batch: Row[] = [];
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const rows = batch;
+    batch = [];
+    let results: Array<Record<string, unknown>>;
+    try {
+      const r = await backend.classify(rows.map((x) => x.pair));
+      results = r.map((x) => ({ entailment: x.entailment, neutral: x.neutral, contradiction: x.contradiction, label: labelOf(x), ...(x.truncatedTokens ? { truncated_tokens: x.truncatedTokens } : {}) }));
+    } catch {
+      // Attribute the failure to the pairs that caused it: classify them one by one.
+      results = [];
+      for (const row of rows) {
+        try {
+          const [x] = await backend.classify([row.pair]);
+          results.push(x ? { entailment: x.entailment, neutral: x.neutral, contradiction: x.contradiction, label: labelOf(x) } : { error: "no result" });
+        } catch (error) {
+          results.push({ error: (error as Error).message });
+        }
+      }
+    }
+    for (const [i, row] of rows.entries()) {
+      const r = results[i] ?? { error: "no result" };
+      if ("error" in r) counts.failed++;
+      else counts.classified++;
+      await writeLine(out, JSON.stringify({ id: row.id, ...r }));
+    }
+  };
+  try {
+    let n = 0;
+    for await (const line of lines) {
+      n++;
+      if (line.trim() === "") continue;
+      const parsed = parseRow(line, n);
+      if ("error" in parsed) {
+        counts.invalid++;
+        io.stderr.write(`groundwatch nli: ${parsed.error}\n`);
+        if (!args["skip-invalid"]) {
+          exit = EXIT.invalidInput;
+          break;
+        }
+        continue;
+      }
+      batch.push(parsed.row);
+      if (batch.length >= batchSize) await flush();
+    }
+    if (exit === EXIT.ok) await flush();
+  } catch (error) {
+    io.stderr.write(`groundwatch nli: ${(error as Error).message}\n`);
+    exit = EXIT.failure;
+  } finally {
+    lines.close();
+    if (args.output) await new Promise<void>((r) => out.end(r));
+    await backend.close();
+  }
+  const usage = describeUsage(backend);
+  if (usage) io.stderr.write(`groundwatch nli: ${usage}\n`);
+  io.stderr.write(`groundwatch nli: ${counts.classified} classified, ${counts.failed} failed, ${counts.invalid} invalid\n`);
+  if (exit === EXIT.ok && counts.failed > 0) exit = EXIT.failure;
+  return exit;
+}

@@ -1,0 +1,108 @@
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { runCli, tempDir } from "../helpers/cli.ts";
+import { startHubServer } from "../helpers/hub-server.ts";
+import { chat, startJudgeServer } from "../helpers/judge-server.ts";
+
+const FIXTURE = fileURLToPath(new URL("../fixtures/models/bert-wordpiece/", import.meta.url));
+const PAIRS = [
+  { id: 1, premise: "the tower is in paris.", hypothesis: "the tower is in paris." },
+  { id: "b", premise: "refunds are issued within five business days.", hypothesis: "refunds take five days." },
+];
+const jsonl = (rows: unknown[]): string => rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
+
+/** A hub cache holding the fixture model under the default repo name. */
+function cacheWithDefaultModel(): string {
+  const home = tempDir();
+  const base = join(home, "hub", "models--Xenova--nli-deberta-v3-xsmall");
+  cpSync(FIXTURE, join(base, "snapshots", "abc"), { recursive: true });
+  mkdirSync(join(base, "refs"), { recursive: true });
+  writeFileSync(join(base, "refs", "main"), "abc");
+  return home;
+}
+
+describe("groundwatch nli", () => {
+  it("classifies pairs with the onnx backend from a model directory", async () => {
+    const run = await runCli(["nli", "--input", "-", "--backend", "onnx", "--model", FIXTURE], { stdin: jsonl(PAIRS) });
+    expect(run.code).toBe(0);
+    const rows = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.map((r) => r.id)).toEqual([1, "b"]);
+    for (const r of rows) {
+      expect((r.entailment as number) + (r.neutral as number) + (r.contradiction as number)).toBeCloseTo(1, 6);
+      expect(["entailment", "neutral", "contradiction"]).toContain(r.label);
+    }
+    expect(run.stderr).toContain("backend onnx");
+    expect(run.stderr).toContain("2 classified, 0 failed, 0 invalid");
+  });
+
+  it("writes an error row, never a label, for a pair the judge cannot classify, and exits 1", async () => {
+    const server = await startJudgeServer((req) => ({ body: chat(req.messages[1]?.content.includes("five") ? "Probably entailment" : "ENTAILMENT") }));
+    const run = await runCli(["nli", "--input", "-", "--backend", "judge", "--judge-url", server.url, "--judge-model", "m"], { stdin: jsonl(PAIRS) });
+    expect(run.code).toBe(1);
+    const rows = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows[0]).toMatchObject({ id: 1, label: "entailment" });
+    expect(rows[1]).toMatchObject({ id: "b" });
+    expect(rows[1]?.error).toMatch(/not one label/);
+    expect(rows[1]).not.toHaveProperty("label");
+    expect(run.stderr).toMatch(/judge usage: \d+ calls/);
+    expect(run.stderr).toContain("1 classified, 1 failed");
+  });
+
+  it("stops at a malformed row with its line number", async () => {
+    const run = await runCli(["nli", "--input", "-", "--backend", "offline"], { stdin: '{"id": 1, "premise": "a"}\n' });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('line 1: "hypothesis" must be a string');
+  });
+});
+
+describe("auto backend selection", () => {
+  it("uses the onnx backend when the default model is cached", async () => {
+    const home = cacheWithDefaultModel();
+    const run = await runCli(["score", "--input", "-"], { stdin: jsonl([{ id: 1, context: "the tower is in paris.", answer: "the tower is in paris." }]), env: { HF_HOME: home } });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ backend: { name: "onnx", tier: "production" } });
+    expect(run.stderr).not.toContain("WARNING");
+  });
+
+  it("uses a cached repo named with --model", async () => {
+    const home = cacheWithDefaultModel();
+    const run = await runCli(["nli", "--input", "-", "--model", "Xenova/nli-deberta-v3-xsmall"], { stdin: jsonl(PAIRS), env: { HF_HOME: home } });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("backend onnx");
+  });
+});
+
+describe("groundwatch model", () => {
+  it("pulls from HF_ENDPOINT, lists, and shows info with the label mapping", async () => {
+    const server = await startHubServer({ dir: FIXTURE, repo: "test-org/tiny-nli" });
+    const home = tempDir();
+    const env = { HF_HOME: home, HF_ENDPOINT: server.url };
+    const pull = await runCli(["model", "pull", "test-org/tiny-nli"], { env });
+    expect(pull.code).toBe(0);
+    expect(pull.stdout).toContain("downloaded onnx/model_quantized.onnx");
+    expect(pull.stdout).toContain("--backend onnx --model test-org/tiny-nli");
+    const list = await runCli(["model", "list"], { env });
+    expect(list.stdout).toContain("test-org/tiny-nli@main");
+    const info = await runCli(["model", "info", "test-org/tiny-nli"], { env });
+    expect(info.code).toBe(0);
+    expect(info.stdout).toContain("labels:      0:contradiction 1:entailment 2:neutral");
+    expect(info.stdout).toContain("mapping:     entailment=1, neutral=2, contradiction=0");
+    expect(info.stdout).toContain("inputs:      input_ids, attention_mask, token_type_ids");
+    expect(info.stdout).toContain("max length:  32 tokens");
+  });
+
+  it("fails with the manual steps when offline and not cached", async () => {
+    const run = await runCli(["model", "pull"], { env: { HF_HOME: tempDir(), HF_HUB_OFFLINE: "1" } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("To install Xenova/nli-deberta-v3-xsmall by hand");
+    expect(run.stderr).toContain("onnx/model_quantized.onnx");
+  });
+
+  it("prints the labels of a model it refuses", async () => {
+    const run = await runCli(["model", "info", fileURLToPath(new URL("../fixtures/models/bad-labels/", import.meta.url))]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/cannot map the labels.*LABEL_0/);
+  });
+});
