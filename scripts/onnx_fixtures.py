@@ -7,6 +7,7 @@ Run with Debian's python (python3-onnx, python3-numpy):
   /usr/bin/python3 scripts/onnx_fixtures.py fixtures OUT_DIR     # test fixtures (committed)
   /usr/bin/python3 scripts/onnx_fixtures.py shape OUT_DIR --layers 6 --hidden 384 --heads 12 \
       --intermediate 1536 --vocab 30522                          # benchmark graphs (not committed)
+  /usr/bin/python3 scripts/onnx_fixtures.py matmul OUT_DIR --m 1024 --k 1024 --n 1024   # one MatMul
 
 A fixture directory has the Hugging Face layout the onnx backend reads: config.json (with
 id2label), tokenizer.json, tokenizer_config.json, onnx/model.onnx; plus reference.json with
@@ -377,7 +378,7 @@ def fixture(out, name, kind, id2label, seed, type_vocab=2):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["fixtures", "shape"])
+    ap.add_argument("what", choices=["fixtures", "shape", "matmul"])
     ap.add_argument("out")
     ap.add_argument("--layers", type=int, default=6)
     ap.add_argument("--hidden", type=int, default=384)
@@ -386,6 +387,9 @@ def main():
     ap.add_argument("--vocab", type=int, default=30522)
     ap.add_argument("--max-position", type=int, default=512)
     ap.add_argument("--type-vocab", type=int, default=2)
+    ap.add_argument("--m", type=int, default=1024)
+    ap.add_argument("--k", type=int, default=1024)
+    ap.add_argument("--n", type=int, default=1024)
     args = ap.parse_args()
     if args.what == "fixtures":
         fixture(args.out, "bert-wordpiece", "wordpiece", ["contradiction", "entailment", "neutral"], seed=1)
@@ -393,6 +397,19 @@ def main():
         fixture(args.out, "deberta-unigram", "unigram", ["entailment", "neutral", "contradiction"], seed=3, type_vocab=0)
         fixture(args.out, "two-label", "wordpiece", ["entailment", "not_entailment"], seed=4)
         fixture(args.out, "bad-labels", "wordpiece", ["LABEL_0", "LABEL_1", "LABEL_2"], seed=5)
+    elif args.what == "matmul":
+        m, k, n = args.m, args.k, args.n
+        rng = np.random.default_rng(0)
+        # B is a constant initializer, as model weights are, so onnxruntime may prepack it.
+        b = numpy_helper.from_array(rng.standard_normal((k, n)).astype(np.float32), "b")
+        graph = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["c"])], "matmul",
+                                  [helper.make_tensor_value_info("a", TensorProto.FLOAT, [m, k])],
+                                  [helper.make_tensor_value_info("c", TensorProto.FLOAT, [m, n])], [b])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        model.ir_version = 8
+        os.makedirs(args.out, exist_ok=True)
+        onnx.save(model, os.path.join(args.out, "matmul.onnx"))
+        print(f"wrote {args.out}/matmul.onnx")
     else:
         cfg = {"vocab": args.vocab, "hidden": args.hidden, "heads": args.heads, "intermediate": args.intermediate, "layers": args.layers,
                "max_position": args.max_position, "type_vocab": args.type_vocab, "labels": 3}
