@@ -88,10 +88,13 @@ function sentenceSpans(doc: AnalyzedText): Array<{ start: number; end: number; t
       pending = merged;
       continue;
     }
-    // A "sentence" that starts in lower case continues the previous one (the splitter
-    // broke after a closing quote or an abbreviation).
+    // The splitter breaks after a closing quote ("Stop. Now." and left): a piece that
+    // follows a quote and starts in lower case continues it. Other lower-case starts are
+    // real sentences in informal answers ("the tower is in paris. the museum opens…").
     const previous = out[out.length - 1];
-    if (previous && /^[a-z]/.test(doc.text.slice(s.start, s.end)) && !pending) {
+    const current = doc.text.slice(s.start, s.end);
+    const afterQuote = previous !== undefined && /["”’)]\s*$/.test(doc.text.slice(previous.start, previous.end));
+    if (previous && afterQuote && /^[a-z]/.test(current) && !pending) {
       out[out.length - 1] = { ...previous, end: s.end, tokenEnd: s.tokenEnd };
       continue;
     }

@@ -42,6 +42,11 @@ describe("splitClaims", () => {
     ]);
   });
 
+  // Regression: every lower-case sentence start used to be merged into the previous sentence.
+  it("splits informal lower-case sentences", () => {
+    expect(claimTexts("the tower is in paris. the museum opens at nine.")).toEqual(["the tower is in paris.", "the museum opens at nine."]);
+  });
+
   it("does not split a shared-subject verb phrase", () => {
     expect(claimTexts("He was born in Paris and moved to Rome in 1990.")).toEqual(["He was born in Paris and moved to Rome in 1990."]);
   });
