@@ -24,3 +24,7 @@ export { fitLogistic } from "./logistic.ts";
 export type { LogisticFit } from "./logistic.ts";
 export { createTextAnalyzer, isContentToken } from "./text.ts";
 export type { AnalyzedText, SentenceSpan, TextAnalyzer, Token } from "./text.ts";
+export { normaliseAnswer, semanticEntropy } from "./entropy/semantic-entropy.ts";
+export type { Cluster, EntropyInput, EntropyResult, Judgement, Sample, SemanticEntropyOptions } from "./entropy/semantic-entropy.ts";
+export { isRefusal } from "./entropy/refusals.ts";
+export { chao1, entropyOf, millerMadow, raoBlackwellMasses } from "./entropy/estimators.ts";
