@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
+import { runDoctor } from "./doctor.ts";
+import { runEntropy } from "./entropy.ts";
 import { runModel } from "./model.ts";
 import { runNli } from "./nli.ts";
 import { runScore } from "./score.ts";
@@ -11,7 +13,9 @@ Usage: groundwatch <command> [options]
 
 Commands:
   score     check answers' claims against their retrieved context (JSONL in, JSONL or a table out)
+  entropy   semantic entropy of resampled answers (--explain for an audit trail)
   nli       classify (premise, hypothesis) pairs with a backend: check a model and its labels
+  doctor    check that a sampler command really samples (not temperature 0, a cache or a seed)
   model     pull, list and inspect NLI models for the onnx backend
   version   print the version
 
@@ -27,6 +31,10 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
       return runScore(rest, io);
     case "nli":
       return runNli(rest, io);
+    case "entropy":
+      return runEntropy(rest, io);
+    case "doctor":
+      return runDoctor(rest, io);
     case "model":
       return runModel(rest, io);
     case "version":

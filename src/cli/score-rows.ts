@@ -1,4 +1,5 @@
 import type { ContextInput } from "../core/context.ts";
+import type { Sample } from "../core/entropy/semantic-entropy.ts";
 
 /** One input row of `groundwatch score`. */
 export interface ScoreRow {
@@ -6,6 +7,7 @@ export interface ScoreRow {
   readonly context: ContextInput;
   readonly answer: string;
   readonly question?: string;
+  readonly samples?: readonly Sample[];
 }
 
 export type ParsedRow = { readonly ok: true; readonly row: ScoreRow } | { readonly ok: false; readonly error: string };
@@ -34,6 +36,50 @@ export function parseScoreRow(line: string, lineNumber: number): ParsedRow {
     if (bad >= 0) return fail(`"context[${bad}]" must be a string (got ${typeName(ctx[bad])})`);
   }
   if (v.question !== undefined && typeof v.question !== "string") return fail(`"question" must be a string when present (got ${typeName(v.question)})`);
-  const row: ScoreRow = { id: v.id, context: ctx as ContextInput, answer: v.answer, ...(typeof v.question === "string" ? { question: v.question } : {}) };
+  let samples: Sample[] | undefined;
+  if (v.samples !== undefined) {
+    const parsedSamples = parseSamples(v.samples, v.logprobs);
+    if (typeof parsedSamples === "string") return fail(parsedSamples);
+    samples = parsedSamples;
+  }
+  const row: ScoreRow = {
+    id: v.id,
+    context: ctx as ContextInput,
+    answer: v.answer,
+    ...(typeof v.question === "string" ? { question: v.question } : {}),
+    ...(samples ? { samples } : {}),
+  };
   return { ok: true, row };
+}
+
+/**
+ * Validates resamples: strings or {text, logprobs?}; an optional parallel "logprobs"
+ * array holds, per sample, token log-probabilities or one mean log-probability.
+ * Returns the samples or an error naming the field.
+ */
+export function parseSamples(samples: unknown, logprobs: unknown): Sample[] | string {
+  if (!Array.isArray(samples)) return `"samples" must be an array (got ${typeName(samples)})`;
+  if (logprobs !== undefined && (!Array.isArray(logprobs) || logprobs.length !== samples.length)) {
+    return `"logprobs" must be an array with one entry per sample (${samples.length})`;
+  }
+  const out: Sample[] = [];
+  for (const [i, s] of samples.entries()) {
+    const lp: unknown = Array.isArray(logprobs) ? logprobs[i] : undefined;
+    if (lp !== undefined && lp !== null && typeof lp !== "number" && !(Array.isArray(lp) && lp.every((x) => typeof x === "number" || x === null))) {
+      return `"logprobs[${i}]" must be a number or an array of numbers`;
+    }
+    // JSON has no NaN: null token log-probabilities arrive as null and are kept as NaN, so the estimator can refuse them.
+    const lpValue = lp === undefined || lp === null ? undefined : Array.isArray(lp) ? lp.map((x: number | null) => (x === null ? NaN : x)) : lp;
+    if (typeof s === "string") out.push(lpValue === undefined ? s : { text: s, logprobs: lpValue });
+    else if (s && typeof s === "object" && typeof (s as { text?: unknown }).text === "string") {
+      const o = s as { text: string; logprobs?: unknown };
+      if (o.logprobs !== undefined && typeof o.logprobs !== "number" && !(Array.isArray(o.logprobs) && o.logprobs.every((x) => typeof x === "number"))) {
+        return `"samples[${i}].logprobs" must be a number or an array of numbers`;
+      }
+      const own = o.logprobs as number | number[] | undefined;
+      const chosen = own ?? lpValue;
+      out.push(chosen === undefined ? o.text : { text: o.text, logprobs: chosen });
+    } else return `"samples[${i}]" must be a string or {"text": string, "logprobs"?: number[]} (got ${typeName(s)})`;
+  }
+  return out;
 }

@@ -6,8 +6,7 @@ import { parseArgs } from "node:util";
 import { isConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
 import type { ScoreOptions } from "../config/score-options.ts";
-import type { AnswerResult } from "../core/groundedness.ts";
-import type { Scorer } from "../nli/scorer.ts";
+import type { Scorer, ScoredAnswer } from "../nli/scorer.ts";
 import { createScorer } from "../nli/scorer.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
@@ -22,8 +21,10 @@ export const SCORE_HELP: string = `groundwatch score — check each answer's cla
 Usage:
   groundwatch score --input rows.jsonl [--output out.jsonl] [--backend NAME] [--model DIR|REPO] [--threshold T]
 
-Input: one JSON object a line: {"id", "context": string | string[], "answer", "question"?}.
-       "-" reads standard input.
+Input: one JSON object a line: {"id", "context": string | string[], "answer", "question"?,
+       "samples"?: [string | {"text", "logprobs"?}], "logprobs"?: [...]}. "-" reads standard input.
+       With samples (resamples of the same question at temperature > 0) each row also gets
+       semantic entropy ("entropy") and a combined verdict ("combined": pass | fail | unscorable).
 Output: one JSON object a line: the row's id, score (0–1, higher = better grounded,
        the least supported claim's score), verdict (grounded | ungrounded | unscorable),
        reason when unscorable, threshold, claims (text, offsets, verdict, score,
@@ -55,8 +56,9 @@ interface Summary {
   invalid: number;
 }
 
-function toOutputRow(id: string | number, r: AnswerResult): Record<string, unknown> {
+function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unknown> {
   return {
+    ...(r.combined ? { combined: r.combined } : {}),
     id,
     score: r.score,
     verdict: r.verdict,
@@ -64,6 +66,7 @@ function toOutputRow(id: string | number, r: AnswerResult): Record<string, unkno
     claims: r.claims,
     skipped: r.skipped,
     backend: r.backend,
+    ...(r.entropy ? { entropy: r.entropy } : {}),
   };
 }
 
@@ -179,7 +182,12 @@ export async function runScore(argv: readonly string[], io: CommandIo): Promise<
         continue;
       }
       const { row } = parsed;
-      const result = await scorer.score({ answer: row.answer, context: row.context });
+      const result = await scorer.score({
+        answer: row.answer,
+        context: row.context,
+        ...(row.question !== undefined ? { question: row.question } : {}),
+        ...(row.samples ? { samples: row.samples } : {}),
+      });
       summary.rows++;
       summary[result.verdict]++;
       if (format === "table") {

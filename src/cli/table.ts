@@ -1,4 +1,4 @@
-import type { AnswerResult } from "../core/groundedness.ts";
+import type { ScoredAnswer } from "../nli/scorer.ts";
 import { sanitizeForTerminal } from "./io.ts";
 
 const ID_WIDTH = 20;
@@ -14,10 +14,16 @@ function clip(text: string, width: number): string {
  * A readable block for one scored answer: the verdict line, then each claim that
  * is not supported with its nearest evidence, and the sentences that were skipped.
  */
-export function formatResultBlock(id: string | number, answer: string, result: AnswerResult): string[] {
+export function formatResultBlock(id: string | number, answer: string, result: ScoredAnswer): string[] {
   const lines: string[] = [];
   const score = result.score === null ? "  –  " : result.score.toFixed(3);
   lines.push(`${clip(String(id), ID_WIDTH).padEnd(ID_WIDTH)} ${result.verdict.padEnd(11)} ${score}  ${clip(answer, 64)}`);
+  if (result.entropy) {
+    const e = result.entropy;
+    const h = e.normalizedEntropy === null ? "not measured" : `${e.normalizedEntropy.toFixed(3)} normalised (${e.clusters.length} meanings in ${e.diagnostics.samples} samples)`;
+    lines.push(`${INDENT}semantic entropy: ${h}${e.reliable ? "" : ` — UNRELIABLE: ${clip(e.reasons.join("; "), 80)}`}`);
+  }
+  if (result.combined) lines.push(`${INDENT}combined: ${result.combined.verdict}${result.combined.reasons.length ? ` — ${clip(result.combined.reasons.join("; "), 90)}` : ""}`);
   if (result.verdict === "unscorable") {
     lines.push(`${INDENT}reason: ${result.reason} — ${clip(result.detail, 80)}`);
     return lines;

@@ -33,6 +33,12 @@ export interface ScoreOptions {
   readonly judgeBudget?: number;
   /** Judge: calls in flight, 1–64. Default 4. Env GROUNDWATCH_JUDGE_CONCURRENCY. */
   readonly judgeConcurrency?: number;
+  /** Normalised semantic entropy at or above which an answer with resamples fails, in [0, 1]. Default 0.5. Env GROUNDWATCH_ENTROPY_THRESHOLD. */
+  readonly entropyThreshold?: number;
+  /** "either" (default: fail when ungrounded or uncertain) or "groundedness-only". Env GROUNDWATCH_COMBINED_POLICY. */
+  readonly combinedPolicy?: string;
+  /** Most entailment pairs one entropy measurement may send (default: no limit). Env GROUNDWATCH_ENTROPY_MAX_CALLS. */
+  readonly entropyMaxCalls?: number;
 }
 
 export interface ResolvedScoreOptions {
@@ -50,6 +56,9 @@ export interface ResolvedScoreOptions {
   readonly judgeModel: string | undefined;
   readonly judgeBudget: number;
   readonly judgeConcurrency: number;
+  readonly entropyThreshold: number;
+  readonly combinedPolicy: "either" | "groundedness-only";
+  readonly entropyMaxCalls: number | undefined;
 }
 
 /** Environment variable for each option. The judge's API key is read from env only (GROUNDWATCH_JUDGE_API_KEY). */
@@ -67,6 +76,9 @@ export const SCORE_ENV = {
   judgeModel: "GROUNDWATCH_JUDGE_MODEL",
   judgeBudget: "GROUNDWATCH_JUDGE_BUDGET",
   judgeConcurrency: "GROUNDWATCH_JUDGE_CONCURRENCY",
+  entropyThreshold: "GROUNDWATCH_ENTROPY_THRESHOLD",
+  combinedPolicy: "GROUNDWATCH_COMBINED_POLICY",
+  entropyMaxCalls: "GROUNDWATCH_ENTROPY_MAX_CALLS",
 } as const satisfies Record<keyof ScoreOptions, string>;
 
 export const JUDGE_API_KEY_ENV = "GROUNDWATCH_JUDGE_API_KEY";
@@ -134,6 +146,7 @@ export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?:
   const backend = str("backend");
   const variant = str("variant");
   const requireProduction = pick("requireProduction");
+  const policy = str("combinedPolicy");
   return {
     backend: oneOf(backend.field, backend.value, BACKEND_CHOICES) ?? "auto",
     model: str("model").value,
@@ -148,5 +161,8 @@ export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?:
     judgeModel: str("judgeModel").value,
     judgeBudget: num("judgeBudget", 1, 10_000_000, true) ?? 1000,
     judgeConcurrency: num("judgeConcurrency", 1, 64, true) ?? 4,
+    entropyThreshold: num("entropyThreshold", 0, 1, false) ?? 0.5,
+    combinedPolicy: oneOf(policy.field, policy.value, ["either", "groundedness-only"] as const) ?? "either",
+    entropyMaxCalls: num("entropyMaxCalls", 1, 1_000_000, true),
   };
 }

@@ -1,17 +1,33 @@
 import type { ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
+import type { CombinedPolicy, CombinedVerdict } from "../core/combined.ts";
+import { combineVerdicts } from "../core/combined.ts";
+import type { EntropyResult, Sample } from "../core/entropy/semantic-entropy.ts";
+import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
 import type { AnswerInput, AnswerResult } from "../core/groundedness.ts";
 import { createGroundednessScorer } from "../core/groundedness.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import { createTextAnalyzer } from "../core/text.ts";
-import type { BackendInfo, EntailmentBackend } from "./backend.ts";
+import type { BackendInfo, EntailmentBackend, NliResult } from "./backend.ts";
 import { backendInfo } from "./backend.ts";
 import { createBackend } from "./registry.ts";
 import { DEFAULT_SETTINGS } from "../config/defaults.ts";
 
+/** An answer to score, optionally with resamples of the same question for semantic entropy. */
+export interface Observation extends AnswerInput {
+  readonly question?: string;
+  /** Other generations for the same question (temperature > 0); enables semantic entropy. */
+  readonly samples?: readonly Sample[];
+}
+
+/** Groundedness, plus semantic entropy and the combined verdict when resamples were given. */
+export type ScoredAnswer = AnswerResult & { readonly entropy?: EntropyResult; readonly combined?: CombinedVerdict };
+
 /** A ready-to-use scorer: resolved options, a loaded backend, and the pipeline. */
 export interface Scorer {
-  score(input: AnswerInput): Promise<AnswerResult>;
+  score(input: Observation): Promise<ScoredAnswer>;
+  /** The combination policy in force. */
+  readonly policy: CombinedPolicy;
   readonly backend: BackendInfo;
   /** The backend itself, for backend-specific reporting (e.g. judge token usage). */
   readonly entailment: EntailmentBackend;
@@ -41,8 +57,23 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
   const backend = created.backend;
   const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
   const pipeline = createGroundednessScorer(backend, analyzer, { threshold, topK: resolved.topK, tokenBudget: resolved.tokenBudget });
+  const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy };
+  const entropyCache = new Map<string, NliResult>();
   return {
-    score: (input) => pipeline.score(input),
+    policy,
+    async score(input: Observation): Promise<ScoredAnswer> {
+      const groundedness = await pipeline.score(input);
+      if (!input.samples || input.samples.length === 0) return groundedness;
+      const entropy = await semanticEntropy({
+        question: input.question ?? "",
+        samples: input.samples,
+        backend,
+        options: { cache: entropyCache, ...(resolved.entropyMaxCalls !== undefined ? { maxEntailmentCalls: resolved.entropyMaxCalls } : {}) },
+      });
+      // Judgements are reused within a run, but the cache must not grow without bound.
+      if (entropyCache.size > 10_000) entropyCache.clear();
+      return { ...groundedness, entropy, combined: combineVerdicts(groundedness, entropy, policy) };
+    },
     backend: backendInfo(backend),
     entailment: backend,
     threshold,

@@ -1,0 +1,101 @@
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli, tempDir } from "../helpers/cli.ts";
+
+const jsonl = (rows: unknown[]): string => rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
+const Q = "In what year was the Zorbex Protocol ratified?";
+
+describe("groundwatch entropy", () => {
+  it("writes one result per row with clusters, judgements and the fail-closed flags", async () => {
+    const rows = [
+      { id: "spread", question: Q, samples: ["It was 1998.", "It was ratified in 2004.", "1976.", "Around 2011."] },
+      { id: "same", question: Q, samples: ["1998.", "1998.", "1998."] },
+      { id: "nan", question: Q, samples: ["It was 1998.", "It was 2004."], logprobs: [[-1, null], [-2]] },
+    ];
+    const run = await runCli(["entropy", "--input", "-", "--backend", "offline"], { stdin: jsonl(rows) });
+    expect(run.code).toBe(0);
+    const out = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out.map((r) => r.id)).toEqual(["spread", "same", "nan"]);
+    expect(out[0]).toMatchObject({ reliable: true, estimator: "discrete", backend: { name: "offline" } });
+    expect((out[0]?.clusters as unknown[]).length).toBeGreaterThan(1);
+    expect(out[0]?.judgements).toBeInstanceOf(Array);
+    expect(out[1]).toMatchObject({ reliable: false, entropy: 0 });
+    expect(String((out[1]?.reasons as string[])[0])).toContain("temperature 0");
+    expect(out[2]).toMatchObject({ reliable: false, estimator: "discrete" });
+    expect(run.stderr).toContain("3 measured (2 unreliable, 0 abstained), 0 invalid");
+  });
+
+  it("prints an audit trail with --explain, stripping escapes and bidi controls from model text", async () => {
+    const rows = [{ id: "x", question: Q, samples: ["It was \u001b[31m1998\u001b[0m.", "It was 2004.\u202e", "I don't know."] }];
+    const run = await runCli(["entropy", "--input", "-", "--backend", "offline", "--explain"], { stdin: jsonl(rows) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("meanings:");
+    expect(run.stdout).toMatch(/#+\.* 0\.\d{3} {2}n=1/);
+    expect(run.stdout).toContain("(declined) I don't know.");
+    expect(run.stdout).toContain("verdict: ");
+    expect(run.stdout).not.toContain("\u001b");
+    expect(run.stdout).not.toContain("\u202e");
+  });
+
+  it("names the field of a malformed row", async () => {
+    const run = await runCli(["entropy", "--input", "-", "--backend", "offline"], { stdin: jsonl([{ id: 1, question: Q, samples: ["a", 5] }]) });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('line 1: "samples[1]" must be a string or {"text": string, "logprobs"?: number[]} (got number)');
+  });
+});
+
+describe("score with resamples", () => {
+  it("adds semantic entropy and a combined verdict, failing closed on identical resamples", async () => {
+    const base = { context: "The Zorbex Protocol was ratified in 1998 by nine states.", answer: "The Zorbex Protocol was ratified in 1998.", question: Q };
+    const rows = [
+      { id: "identical", ...base, samples: ["It was ratified in 1998.", "It was ratified in 1998.", "It was ratified in 1998."] },
+      { id: "none", ...base },
+    ];
+    const run = await runCli(["score", "--input", "-", "--backend", "offline"], { stdin: jsonl(rows) });
+    expect(run.code).toBe(0);
+    const [identical, none] = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(identical?.combined).toMatchObject({ verdict: "unscorable" });
+    expect(String((identical?.combined as { reasons: string[] }).reasons[0])).toContain("semantic entropy unreliable");
+    expect(identical?.entropy).toMatchObject({ reliable: false });
+    expect(none).not.toHaveProperty("combined");
+    expect(none).not.toHaveProperty("entropy");
+  });
+});
+
+describe("groundwatch doctor", () => {
+  function script(body: string): string {
+    const path = join(tempDir(), "sampler.sh");
+    writeFileSync(path, `#!/bin/sh\n${body}\n`);
+    chmodSync(path, 0o755);
+    return path;
+  }
+
+  it("passes a sampler whose samples differ, and gives it the prompt", async () => {
+    const cmd = script('read p; i=0; while [ $i -lt "$GROUNDWATCH_SAMPLES" ]; do echo "sample $i for: $p"; i=$((i+1)); done');
+    const run = await runCli(["doctor", "--sampler-cmd", cmd, "--samples", "4"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("[PASS] sample diversity   4 distinct of 4");
+    expect(run.stdout).toContain("READY");
+  });
+
+  it("fails a deterministic sampler and names temperature 0, a cache or a fixed seed", async () => {
+    const cmd = script('echo \'["Canberra.", "Canberra.", "Canberra.", "Canberra.", "Canberra."]\'');
+    const run = await runCli(["doctor", "--sampler-cmd", cmd]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("[FAIL] sample diversity   5 samples, 1 distinct string");
+    expect(run.stdout).toContain("temperature 0, a response cache in front of the model, or a fixed seed");
+  });
+
+  it("fails a sampler that returns too few samples", async () => {
+    const run = await runCli(["doctor", "--sampler-cmd", script('echo "Canberra."; echo "Sydney."'), "--samples", "5"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("[FAIL] sample count       2 of 5 samples");
+  });
+
+  it("fails a sampler that errors, with its message", async () => {
+    const run = await runCli(["doctor", "--sampler-cmd", script('echo "rate limited" >&2; exit 7')]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("[FAIL] sampler runs       exited 7: rate limited");
+  });
+});
