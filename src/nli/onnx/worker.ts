@@ -1,29 +1,14 @@
 import { parentPort, workerData } from "node:worker_threads";
-import type { NliPair } from "../backend.ts";
-import type { OnnxEngine, OnnxEngineOptions } from "./engine.ts";
+import type { NliPair, NliResult } from "../backend.ts";
+import { serveWorker } from "../worker-pool.ts";
+import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { createOnnxEngine } from "./engine.ts";
-import type { WorkerReply, WorkerRequest } from "./protocol.ts";
 
-const port = parentPort;
-if (!port) throw new Error("onnx worker: must run in a worker thread");
+/** Requests to an inference worker: classify pairs, or describe the loaded model. */
+export type OnnxWorkerRequest = { readonly kind: "classify"; readonly pairs: readonly NliPair[] } | { readonly kind: "info" };
 
-let engine: OnnxEngine | undefined;
-try {
-  engine = await createOnnxEngine(workerData as OnnxEngineOptions);
-  port.postMessage({ type: "ready", info: engine.info } satisfies WorkerReply);
-} catch (error) {
-  port.postMessage({ type: "error", message: (error as Error).message } satisfies WorkerReply);
-}
-
-port.on("message", (request: WorkerRequest) => {
-  if (request.type === "close") {
-    const done = (): void => port.postMessage({ type: "closed" } satisfies WorkerReply);
-    (engine ? engine.close() : Promise.resolve()).then(done, done);
-    return;
-  }
-  const run = engine ? engine.classify(request.pairs as NliPair[]) : Promise.reject(new Error("onnx worker: model not loaded"));
-  run.then(
-    (results) => port.postMessage({ type: "result", id: request.id, results } satisfies WorkerReply),
-    (error: unknown) => port.postMessage({ type: "failed", id: request.id, message: (error as Error).message } satisfies WorkerReply),
-  );
+if (!parentPort) throw new Error("onnx worker: must run in a worker thread");
+await serveWorker<OnnxWorkerRequest, NliResult[] | OnnxModelInfo>(parentPort, async () => {
+  const engine = await createOnnxEngine(workerData as OnnxEngineOptions);
+  return (req) => (req.kind === "info" ? Promise.resolve(engine.info) : engine.classify(req.pairs));
 });

@@ -1,0 +1,88 @@
+/**
+ * Every span, event, attribute and metric name groundwatch emits, with units.
+ * GenAI and OpenInference names are copied here (not imported from an incubating
+ * package) and checked against @opentelemetry/semantic-conventions/incubating by a test.
+ */
+
+// Spans
+export const SPAN_EVALUATE = "groundwatch.evaluate";
+
+// OTel GenAI evaluation event (semantic conventions v1.38+, Development status).
+/** @experimental */
+export const EVENT_GEN_AI_EVALUATION_RESULT = "gen_ai.evaluation.result";
+/** @experimental */
+export const ATTR_GEN_AI_EVALUATION_NAME = "gen_ai.evaluation.name";
+/** @experimental */
+export const ATTR_GEN_AI_EVALUATION_SCORE_VALUE = "gen_ai.evaluation.score.value";
+/** @experimental */
+export const ATTR_GEN_AI_EVALUATION_SCORE_LABEL = "gen_ai.evaluation.score.label";
+/** @experimental */
+export const ATTR_GEN_AI_EVALUATION_EXPLANATION = "gen_ai.evaluation.explanation";
+export const ATTR_ERROR_TYPE = "error.type";
+
+/** The evaluation names groundwatch reports under gen_ai.evaluation.name. */
+export const EVALUATION_GROUNDEDNESS = "groundedness";
+export const EVALUATION_SEMANTIC_ENTROPY = "semantic_entropy";
+
+/** OpenInference evaluation attributes (indexed: evaluations.{i}.evaluation.*), for Phoenix and Langfuse. */
+export function openInferenceEvaluation(i: number, field: "name" | "score" | "label" | "explanation" | "annotator_kind"): string {
+  return `evaluations.${i}.evaluation.${field}`;
+}
+
+// groundwatch attributes (low cardinality on metrics: route template, backend, tier, verdict, reason)
+export const ATTR_ROUTE = "groundwatch.route";
+export const ATTR_BACKEND_NAME = "groundwatch.backend.name";
+export const ATTR_BACKEND_TIER = "groundwatch.backend.tier";
+export const ATTR_VERDICT = "groundwatch.verdict";
+export const ATTR_CLAIM_VERDICT = "groundwatch.claim.verdict";
+export const ATTR_REASON = "groundwatch.reason";
+export const ATTR_SCORE = "groundwatch.score";
+export const ATTR_CLAIMS_SUPPORTED = "groundwatch.claims.supported";
+export const ATTR_CLAIMS_CONTRADICTED = "groundwatch.claims.contradicted";
+export const ATTR_CLAIMS_UNSUPPORTED = "groundwatch.claims.unsupported";
+export const ATTR_CLAIMS_SKIPPED = "groundwatch.claims.skipped";
+export const ATTR_ENTROPY = "groundwatch.entropy";
+export const ATTR_ENTROPY_NORMALIZED = "groundwatch.entropy.normalized";
+export const ATTR_ENTROPY_CLUSTERS = "groundwatch.entropy.clusters";
+export const ATTR_ENTROPY_RELIABLE = "groundwatch.entropy.reliable";
+export const ATTR_COMBINED_VERDICT = "groundwatch.combined.verdict";
+/** Opt-in content (off by default; capped and passed through the redaction hook). */
+export const ATTR_CONTENT_UNSUPPORTED_CLAIMS = "groundwatch.content.unsupported_claims";
+export const ATTR_CONTENT_EVIDENCE = "groundwatch.content.evidence";
+
+/** A metric's name, unit, kind and description, and the name Prometheus shows. */
+export interface MetricSpec {
+  readonly name: string;
+  readonly unit: string;
+  readonly kind: "counter" | "histogram" | "gauge";
+  readonly description: string;
+  readonly prometheus: string;
+}
+
+function spec(name: string, unit: string, kind: MetricSpec["kind"], description: string): MetricSpec {
+  // Prometheus (OTel exporter): dots become underscores; counters get _total; units are not appended.
+  const base = name.replace(/\./g, "_");
+  return { name, unit, kind, description, prometheus: kind === "counter" ? `${base}_total` : base };
+}
+
+export const METRICS = {
+  score: spec("groundwatch.groundedness.score", "1", "histogram", "Groundedness score of evaluated answers (0–1, higher is better grounded)"),
+  evaluations: spec("groundwatch.evaluations", "{evaluation}", "counter", "Evaluated answers by verdict (grounded, ungrounded, unscorable)"),
+  claims: spec("groundwatch.claims", "{claim}", "counter", "Checked claims by verdict (supported, contradicted, unsupported)"),
+  seen: spec("groundwatch.observations.seen", "{observation}", "counter", "Observations passed to observe()"),
+  notSampled: spec("groundwatch.observations.not_sampled", "{observation}", "counter", "Observations the sampling decision skipped"),
+  sampled: spec("groundwatch.observations.sampled", "{observation}", "counter", "Observations selected for scoring"),
+  scored: spec("groundwatch.observations.scored", "{observation}", "counter", "Sampled observations that finished scoring (any verdict)"),
+  dropped: spec("groundwatch.observations.dropped", "{observation}", "counter", "Sampled observations dropped before scoring, by reason"),
+  failed: spec("groundwatch.observations.failed", "{observation}", "counter", "Sampled observations whose scoring failed, by reason"),
+  entropy: spec("groundwatch.entropy", "1", "histogram", "Normalised semantic entropy of resampled answers (reliable measurements only)"),
+  duration: spec("groundwatch.evaluation.duration", "s", "histogram", "Time to score one observation, from dequeue to result"),
+  queueDepth: spec("groundwatch.queue.depth", "{observation}", "gauge", "Observations waiting to be scored"),
+  driftStatistic: spec("groundwatch.drift.ks_statistic", "1", "gauge", "Two-sample Kolmogorov–Smirnov statistic: recent scores vs reference, per route"),
+  driftPValue: spec("groundwatch.drift.p_value", "1", "gauge", "p-value of the drift test, per route (only with enough scores)"),
+  degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
+} as const satisfies Record<string, MetricSpec>;
+
+/** Histogram bucket boundaries. */
+export const SCORE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1];
+export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
