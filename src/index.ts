@@ -6,3 +6,7 @@ export { createBackend, createOfflineBackend } from "./nli/index.ts";
 export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult } from "./nli/index.ts";
 export { ConfigError, resolveScoreOptions } from "./config/index.ts";
 export type { ScoreOptions } from "./config/index.ts";
+export { createMonitor, groundwatchMiddleware, observeRequest, routeTemplate } from "./sdk/index.ts";
+export type { Monitor, MonitorOptions, MonitorStats, ObserveInput } from "./sdk/index.ts";
+export { semanticEntropy } from "./core/index.ts";
+export type { EntropyResult } from "./core/index.ts";

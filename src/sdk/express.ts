@@ -1,0 +1,34 @@
+import type { Monitor, ObserveInput } from "./monitor.ts";
+
+/** The parts of an express request the integration reads (no runtime dependency on express). */
+export interface RequestLike {
+  readonly baseUrl?: string;
+  readonly route?: { readonly path?: unknown };
+}
+
+/**
+ * The route template of a matched express request ("/api/advice/:id"), never the URL,
+ * so metrics stay low-cardinality. "unmatched" before routing.
+ */
+export function routeTemplate(req: RequestLike): string {
+  const path = req.route?.path;
+  if (typeof path !== "string") return "unmatched";
+  return `${req.baseUrl ?? ""}${path}` || "/";
+}
+
+/** Observes from inside an express handler: the route comes from the request, the span from the active context. */
+export function observeRequest(monitor: Monitor, req: RequestLike, input: Omit<ObserveInput, "route">): void {
+  monitor.observe({ ...input, route: routeTemplate(req) });
+}
+
+export interface GroundwatchRequest {
+  groundwatch?: { observe(input: Omit<ObserveInput, "route">): void };
+}
+
+/** Middleware that gives every request `req.groundwatch.observe(...)` bound to its route template. */
+export function groundwatchMiddleware(monitor: Monitor): (req: RequestLike & GroundwatchRequest, res: unknown, next: () => void) => void {
+  return (req, _res, next) => {
+    req.groundwatch = { observe: (input) => observeRequest(monitor, req, input) };
+    next();
+  };
+}

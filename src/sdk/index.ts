@@ -1,0 +1,8 @@
+export { createMonitor } from "./monitor.ts";
+export type { Monitor, MonitorStats, ObserveInput } from "./monitor.ts";
+export { resolveMonitorOptions } from "./options.ts";
+export type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
+export { createSampler, traceFraction } from "./sampling.ts";
+export type { Sampler, SamplingRules } from "./sampling.ts";
+export { groundwatchMiddleware, observeRequest, routeTemplate } from "./express.ts";
+export type { GroundwatchRequest, RequestLike } from "./express.ts";

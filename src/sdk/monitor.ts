@@ -1,0 +1,303 @@
+import type { Attributes, Context, SpanContext } from "@opentelemetry/api";
+import { ROOT_CONTEXT, context as otelContext, diag, metrics, trace } from "@opentelemetry/api";
+import { logs } from "@opentelemetry/api-logs";
+import type { ContextInput } from "../core/context.ts";
+import type { DriftTracker } from "../core/drift.ts";
+import { createDriftTracker } from "../core/drift.ts";
+import type { Sample } from "../core/entropy/semantic-entropy.ts";
+import { resolveScoreOptions } from "../config/score-options.ts";
+import type { Observation, ScoredAnswer } from "../nli/scorer.ts";
+import { resolveModelDir } from "../nli/registry.ts";
+import type { WorkerPool } from "../nli/worker-pool.ts";
+import { createWorkerPool } from "../nli/worker-pool.ts";
+import { createInstruments } from "../telemetry/instruments.ts";
+import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
+import { ATTR_REASON, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
+import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
+import { resolveMonitorOptions } from "./options.ts";
+import type { Sampler } from "./sampling.ts";
+import { createSampler } from "./sampling.ts";
+import type { ScoringWorkerData } from "./worker.ts";
+
+/** What the host passes at the point where it has the retrieved context and the answer. */
+export interface ObserveInput {
+  /** Route template (e.g. "/api/advice/:id"), never the URL: it labels metrics. */
+  readonly route: string;
+  readonly context: ContextInput;
+  readonly answer: string;
+  readonly question?: string;
+  /** Resamples of the same question, for semantic entropy. */
+  readonly samples?: readonly Sample[];
+  /** Extra attributes for the evaluation span (not for metrics). */
+  readonly attributes?: Attributes;
+  /** "always" or "never" overrides the sampling rate for this call. */
+  readonly sample?: "always" | "never";
+}
+
+/** Where every observation went. seen = sampled + notSampled; sampled = scored + dropped + failed + pending. */
+export interface MonitorStats {
+  readonly seen: number;
+  readonly notSampled: number;
+  readonly sampled: number;
+  readonly scored: number;
+  readonly dropped: Readonly<Record<string, number>>;
+  readonly failed: Readonly<Record<string, number>>;
+  /** Queued or being scored. */
+  readonly pending: number;
+}
+
+export interface Monitor {
+  /** Returns at once and never throws; scoring happens off the request path. */
+  observe(input: ObserveInput): void;
+  /** Resolves when every observation sampled so far has been scored, dropped or failed. */
+  flush(): Promise<void>;
+  /** Stops accepting observations, drains within `deadlineMs` (default 10 s), drops the rest (counted), stops workers. */
+  shutdown(deadlineMs?: number): Promise<void>;
+  /** Re-reads sampling rates from the config file and environment, without a restart. */
+  reload(): void;
+  stats(): MonitorStats;
+  /** Resolves once the scoring workers are ready (or rejects with why they could not start). */
+  ready(): Promise<void>;
+}
+
+interface Job {
+  readonly route: string;
+  readonly observation: Observation;
+  readonly parent: Context;
+  readonly parentSpan: SpanContext | undefined;
+  readonly attributes: Attributes | undefined;
+}
+
+const OTHER_ROUTE = "__other__";
+const PACKAGE = "groundwatch";
+
+/**
+ * Creates a monitor. Options are validated here (a bad one throws a ConfigError naming
+ * it); after that, nothing the monitor does throws into the host.
+ */
+export function createMonitor(options: MonitorOptions = {}): Monitor {
+  let resolved: ResolvedMonitorOptions = resolveMonitorOptions(options);
+  const env = options.env ?? process.env;
+  const scoreOptions = resolveScoreOptions(resolved.scoring, { env });
+  // A model that cannot be found is a configuration error: raise it now, not in a worker.
+  if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, env);
+  const random = options.random ?? Math.random;
+  const now = options.now ?? (() => performance.now());
+  let sampler: Sampler = createSampler(resolved.sampling, random);
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(PACKAGE);
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(PACKAGE);
+  const logger = (options.loggerProvider ?? logs.getLoggerProvider()).getLogger(PACKAGE);
+  const m = createInstruments(meter);
+
+  const counts = { seen: 0, notSampled: 0, sampled: 0, scored: 0, dropped: {} as Record<string, number>, failed: {} as Record<string, number> };
+  const queue: Job[] = [];
+  let inFlight = 0;
+  let accepting = true;
+  const idleWaiters: Array<() => void> = [];
+  const routes = new Set<string>();
+  const drift = new Map<string, DriftTracker>();
+
+  m.queueDepth.addCallback((r) => r.observe(queue.length));
+  m.driftStatistic.addCallback((r) => {
+    for (const [route, t] of drift) {
+      const res = t.result();
+      if (res) r.observe(res.statistic, { [ATTR_ROUTE]: route });
+    }
+  });
+  m.driftPValue.addCallback((r) => {
+    for (const [route, t] of drift) {
+      const res = t.result();
+      if (res) r.observe(res.pValue, { [ATTR_ROUTE]: route });
+    }
+  });
+
+  const routeLabel = (route: string): string => {
+    if (routes.has(route)) return route;
+    if (routes.size >= resolved.maxRoutes) return OTHER_ROUTE;
+    routes.add(route);
+    return route;
+  };
+  const drop = (route: string, reason: string): void => {
+    counts.dropped[reason] = (counts.dropped[reason] ?? 0) + 1;
+    m.dropped.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
+  };
+  const fail = (route: string, reason: string): void => {
+    counts.failed[reason] = (counts.failed[reason] ?? 0) + 1;
+    m.failed.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
+  };
+  const settleIdle = (): void => {
+    if (queue.length === 0 && inFlight === 0) for (const w of idleWaiters.splice(0)) w();
+  };
+
+  const workerData: ScoringWorkerData = { scoring: resolved.scoring, env: { ...env } };
+  let pool: WorkerPool<Observation, ScoredAnswer> | undefined;
+  let poolError: Error | undefined;
+  const poolReady = createWorkerPool<Observation, ScoredAnswer>(new URL("./worker-entry.js", import.meta.url), workerData, resolved.workers).then(
+    (p) => {
+      pool = p;
+      pump();
+    },
+    (error: unknown) => {
+      poolError = error instanceof Error ? error : new Error(String(error));
+      diag.error(`groundwatch: scoring workers failed to start: ${poolError.message}`);
+      pump();
+    },
+  );
+
+  const runJob = (job: Job): void => {
+    inFlight++;
+    const started = now();
+    const links = resolved.spanRelation === "link" && job.parentSpan ? [{ context: job.parentSpan }] : [];
+    const span = tracer.startSpan(SPAN_EVALUATE, { links, attributes: { [ATTR_ROUTE]: job.route, ...job.attributes } }, resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("timeout")), resolved.timeoutMs);
+    });
+    const work = pool ? pool.run(job.observation) : Promise.reject(poolError ?? new Error("scoring workers unavailable"));
+    Promise.race([work, timeout])
+      .then((result) => {
+        counts.scored++;
+        recordEvaluation({ result, route: job.route, span, eventContext: job.parent, logger, instruments: m, durationS: (now() - started) / 1000, options: { ...resolved, ...(options.redact ? { redact: options.redact } : {}) } });
+        if (result.score !== null) {
+          let t = drift.get(job.route);
+          if (!t) drift.set(job.route, (t = createDriftTracker(resolved.drift.reference ? { ...resolved.drift, reference: resolved.drift.reference } : { windowSize: resolved.drift.windowSize, minScores: resolved.drift.minScores })));
+          t.add(result.score);
+        }
+      })
+      .catch((error: unknown) => {
+        const message = (error as Error).message;
+        const reason = message === "timeout" ? "timeout" : pool ? "scorer_error" : "scorer_unavailable";
+        fail(job.route, reason);
+        recordFailure(span, reason, message);
+        diag.warn(`groundwatch: evaluation failed (${reason}) on route ${job.route}`);
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        span.end();
+        inFlight--;
+        pump();
+        settleIdle();
+      });
+  };
+
+  function pump(): void {
+    if (!pool && !poolError) return;
+    const limit = resolved.workers * 2;
+    while (inFlight < limit && queue.length > 0) {
+      const job = queue.shift();
+      if (job) runJob(job);
+    }
+    settleIdle();
+  }
+
+  const validate = (input: ObserveInput): string | undefined => {
+    if (typeof input.answer !== "string") return "answer";
+    const c = input.context as unknown;
+    if (typeof c !== "string" && !(Array.isArray(c) && c.every((d) => typeof d === "string"))) return "context";
+    if (input.question !== undefined && typeof input.question !== "string") return "question";
+    if (input.samples !== undefined && !Array.isArray(input.samples)) return "samples";
+    return undefined;
+  };
+
+  return {
+    observe(input: ObserveInput): void {
+      // Where this observation stands, so an unexpected error still leaves it accounted for.
+      let stage: "none" | "seen" | "sampled" | "settled" = "none";
+      let route = "unknown";
+      try {
+        const given = input && typeof input === "object" ? input : undefined;
+        route = routeLabel(typeof given?.route === "string" && given.route !== "" ? given.route.slice(0, 200) : "unknown");
+        counts.seen++;
+        stage = "seen";
+        m.seen.add(1, { [ATTR_ROUTE]: route });
+        if (!given) {
+          counts.sampled++;
+          m.sampled.add(1, { [ATTR_ROUTE]: route });
+          stage = "settled";
+          fail(route, "invalid_input");
+          diag.warn("groundwatch: observe() was called without an observation object");
+          return;
+        }
+        const active = otelContext.active();
+        const spanContext = trace.getSpanContext(active);
+        const decision = input.sample === "always" ? true : input.sample === "never" ? false : sampler.decide(route, spanContext?.traceId);
+        if (!decision) {
+          counts.notSampled++;
+          stage = "settled";
+          m.notSampled.add(1, { [ATTR_ROUTE]: route });
+          return;
+        }
+        counts.sampled++;
+        stage = "sampled";
+        m.sampled.add(1, { [ATTR_ROUTE]: route });
+        if (!accepting) {
+          stage = "settled";
+          return drop(route, "shutdown");
+        }
+        const invalid = validate(input);
+        if (invalid) {
+          stage = "settled";
+          fail(route, "invalid_input");
+          diag.warn(`groundwatch: observe() on route ${route} got an invalid "${invalid}"`);
+          return;
+        }
+        if (queue.length >= resolved.queueSize) {
+          stage = "settled";
+          return drop(route, "queue_full");
+        }
+        queue.push({
+          route,
+          observation: {
+            answer: input.answer,
+            context: input.context,
+            ...(input.question !== undefined ? { question: input.question } : {}),
+            ...(input.samples ? { samples: input.samples } : {}),
+          },
+          parent: active,
+          parentSpan: spanContext,
+          attributes: input.attributes,
+        });
+        stage = "settled";
+        pump();
+      } catch (error) {
+        // observe() must never throw into the host, and nothing goes unaccounted.
+        if (stage === "seen") {
+          counts.sampled++;
+          m.sampled.add(1, { [ATTR_ROUTE]: route });
+        }
+        if (stage === "seen" || stage === "sampled") fail(route, "internal_error");
+        diag.error(`groundwatch: observe() failed: ${(error as Error).message}`);
+      }
+    },
+    flush(): Promise<void> {
+      if (queue.length === 0 && inFlight === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    async shutdown(deadlineMs = 10_000): Promise<void> {
+      accepting = false;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.flush(), new Promise<void>((r) => (timer = setTimeout(r, deadlineMs)))]);
+      clearTimeout(timer);
+      for (const job of queue.splice(0)) drop(job.route, "shutdown");
+      await poolReady;
+      await pool?.close();
+      settleIdle();
+    },
+    reload(): void {
+      try {
+        const next = resolveMonitorOptions(options);
+        sampler = createSampler(next.sampling, random);
+        resolved = { ...resolved, sampling: next.sampling };
+      } catch (error) {
+        diag.error(`groundwatch: reload kept the previous sampling rates: ${(error as Error).message}`);
+      }
+    },
+    stats(): MonitorStats {
+      return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: queue.length + inFlight };
+    },
+    async ready(): Promise<void> {
+      await poolReady;
+      if (poolError) throw poolError;
+    },
+  };
+}

@@ -1,0 +1,181 @@
+import { readFileSync } from "node:fs";
+import type { LoggerProvider } from "@opentelemetry/api-logs";
+import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
+import { ConfigError } from "../config/errors.ts";
+import type { ScoreOptions } from "../config/score-options.ts";
+import { SCORE_OPTION_KEYS, resolveScoreOptions } from "../config/score-options.ts";
+import type { SamplingRules } from "./sampling.ts";
+
+/** Options of `createMonitor`. Every field is optional; resolution order: option > env > config file > default. */
+export interface MonitorOptions {
+  /** Sampling: default rate (env GROUNDWATCH_SAMPLE_RATE, default 0.05) and per-route rates (env GROUNDWATCH_SAMPLE_ROUTES="/a/*=1,/b=0.2"). */
+  readonly sampling?: Partial<SamplingRules>;
+  /** How answers are scored (backend, model, thresholds…): see ScoreOptions. */
+  readonly scoring?: ScoreOptions;
+  /** Most observations waiting to be scored; beyond it they are dropped and counted. Env GROUNDWATCH_QUEUE_SIZE, default 1000. */
+  readonly queueSize?: number;
+  /** Scoring worker threads. Env GROUNDWATCH_WORKERS, default 1. */
+  readonly workers?: number;
+  /** Time budget per observation in ms; over it the observation fails with reason "timeout". Env GROUNDWATCH_TIMEOUT_MS, default 30 000. */
+  readonly timeoutMs?: number;
+  /** Distinct route labels kept; further routes are reported as "__other__". Default 200. */
+  readonly maxRoutes?: number;
+  /** Record claim text and evidence on spans (off by default). Env GROUNDWATCH_CAPTURE_CONTENT=1. */
+  readonly captureContent?: boolean;
+  /** Longest captured text, in characters. Default 500. */
+  readonly contentMaxLength?: number;
+  /** Applied to every captured text before it is recorded (e.g. to mask personal data). */
+  readonly redact?: (text: string) => string;
+  /** Also attach the evaluation result as a span event (the log-based event is always emitted). Default false. */
+  readonly spanEvent?: boolean;
+  /** Also set OpenInference `evaluations.N.evaluation.*` attributes on the evaluation span. Default true. */
+  readonly openInference?: boolean;
+  /** "child" (default): the evaluation span is a child of the request's span; "link": a new trace linked to it. */
+  readonly spanRelation?: "child" | "link";
+  /** Drift: recent scores per route compared with the reference (default window 200, no verdict under 20 scores). */
+  readonly drift?: { readonly windowSize?: number; readonly minScores?: number; readonly reference?: readonly number[]; readonly calibrationFile?: string };
+  /** JSON config file with "sampling", "scoring" and "monitor" sections. Env GROUNDWATCH_CONFIG. */
+  readonly configFile?: string;
+  /** Environment to read (default process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** OpenTelemetry providers; default: the global ones the host registered. */
+  readonly tracerProvider?: TracerProvider;
+  readonly meterProvider?: MeterProvider;
+  readonly loggerProvider?: LoggerProvider;
+  /** Random source for sampling observations without a trace id (default Math.random). */
+  readonly random?: () => number;
+  /** Clock in ms (default performance.now based). */
+  readonly now?: () => number;
+}
+
+export interface ResolvedMonitorOptions {
+  readonly sampling: SamplingRules;
+  readonly scoring: ScoreOptions;
+  readonly queueSize: number;
+  readonly workers: number;
+  readonly timeoutMs: number;
+  readonly maxRoutes: number;
+  readonly captureContent: boolean;
+  readonly contentMaxLength: number;
+  readonly spanEvent: boolean;
+  readonly openInference: boolean;
+  readonly spanRelation: "child" | "link";
+  readonly drift: { readonly windowSize: number; readonly minScores: number; readonly reference: readonly number[] | undefined };
+  readonly configFile: string | undefined;
+}
+
+interface MonitorFile {
+  sampling?: Partial<SamplingRules>;
+  scoring?: ScoreOptions;
+  monitor?: Record<string, unknown>;
+}
+
+const MONITOR_FILE_KEYS = new Set(["queueSize", "workers", "timeoutMs", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]);
+
+/** Reads the monitor's JSON config file; unknown keys are errors so typos never pass silently. */
+export function readMonitorFile(path: string): MonitorFile {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new ConfigError("configFile", path, `cannot read it as JSON: ${(error as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError("configFile", path, "expected a JSON object");
+  const o = parsed as Record<string, unknown>;
+  for (const key of Object.keys(o)) if (!["sampling", "scoring", "monitor"].includes(key)) throw new ConfigError(`config file key "${key}"`, o[key], 'unknown key; expected "sampling", "scoring" or "monitor"');
+  for (const key of Object.keys((o.scoring as object | undefined) ?? {})) if (!SCORE_OPTION_KEYS.has(key)) throw new ConfigError(`config file scoring.${key}`, (o.scoring as Record<string, unknown>)[key], "unknown scoring option");
+  for (const key of Object.keys((o.monitor as object | undefined) ?? {})) if (!MONITOR_FILE_KEYS.has(key)) throw new ConfigError(`config file monitor.${key}`, (o.monitor as Record<string, unknown>)[key], "unknown monitor option");
+  for (const key of Object.keys((o.sampling as object | undefined) ?? {})) if (!["default", "routes"].includes(key)) throw new ConfigError(`config file sampling.${key}`, (o.sampling as Record<string, unknown>)[key], 'unknown sampling option; expected "default" or "routes"');
+  return o as MonitorFile;
+}
+
+function parseRouteRates(raw: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of raw.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+    const eq = part.lastIndexOf("=");
+    const rate = Number(part.slice(eq + 1));
+    if (eq <= 0 || !Number.isFinite(rate)) throw new ConfigError("GROUNDWATCH_SAMPLE_ROUTES", raw, 'expected "route=rate,route=rate"');
+    out[part.slice(0, eq)] = rate;
+  }
+  return out;
+}
+
+function int(field: string, value: unknown, min: number, max: number): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const n = typeof value === "string" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) throw new ConfigError(field, value, `expected an integer from ${min} to ${max}`);
+  return n;
+}
+
+function bool(field: string, value: unknown): boolean | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (typeof value === "boolean") return value;
+  if (value === "1" || value === "true") return true;
+  if (value === "0" || value === "false") return false;
+  throw new ConfigError(field, value, "expected true or false");
+}
+
+function rate(field: string, value: unknown): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const n = typeof value === "string" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || n > 1) throw new ConfigError(field, value, "expected a sampling rate from 0 to 1");
+  return n;
+}
+
+/** Validates every option and resolves option > env > config file > default; a bad value throws a ConfigError naming it. */
+export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMonitorOptions {
+  const env = options.env ?? process.env;
+  const configFile = options.configFile ?? (env.GROUNDWATCH_CONFIG || undefined);
+  const file: MonitorFile = configFile ? readMonitorFile(configFile) : {};
+  const fm = file.monitor ?? {};
+  const pick = <T>(opt: T | undefined, envName: string | undefined, fileValue: unknown, parse: (field: string, v: unknown) => T | undefined, fallback: T, field: string): T => {
+    if (opt !== undefined) return parse(field, opt) ?? fallback;
+    if (envName && env[envName] !== undefined && env[envName] !== "") return parse(envName, env[envName]) ?? fallback;
+    if (fileValue !== undefined) return parse(`config file ${field}`, fileValue) ?? fallback;
+    return fallback;
+  };
+  const envRoutes = env.GROUNDWATCH_SAMPLE_ROUTES ? parseRouteRates(env.GROUNDWATCH_SAMPLE_ROUTES) : undefined;
+  const routes = options.sampling?.routes ?? envRoutes ?? file.sampling?.routes ?? {};
+  for (const [r, v] of Object.entries(routes)) rate(`sampling.routes["${r}"]`, v);
+  const sampling: SamplingRules = {
+    default: pick(options.sampling?.default, "GROUNDWATCH_SAMPLE_RATE", file.sampling?.default, rate, 0.05, "sampling.default"),
+    routes,
+  };
+  const scoring: ScoreOptions = { ...(file.scoring ?? {}), ...(options.scoring ?? {}) };
+  // Validate scoring now, so a bad backend option fails at construction, not in a worker.
+  resolveScoreOptions(options.scoring ?? {}, { env, ...(file.scoring ? { file: file.scoring } : {}) });
+  const spanRelation = pick<"child" | "link">(options.spanRelation, undefined, fm.spanRelation, (f, v) => {
+    if (v !== "child" && v !== "link") throw new ConfigError(f, v, 'expected "child" or "link"');
+    return v;
+  }, "child", "spanRelation");
+  const drift = options.drift ?? (fm.drift as MonitorOptions["drift"]) ?? {};
+  let reference = drift.reference;
+  if (!reference && drift.calibrationFile) {
+    try {
+      const cal = JSON.parse(readFileSync(drift.calibrationFile, "utf8")) as { referenceScores?: unknown };
+      if (!Array.isArray(cal.referenceScores) || !cal.referenceScores.every((x) => typeof x === "number")) throw new Error('no "referenceScores" array of numbers');
+      reference = cal.referenceScores as number[];
+    } catch (error) {
+      throw new ConfigError("drift.calibrationFile", drift.calibrationFile, (error as Error).message);
+    }
+  }
+  return {
+    sampling,
+    scoring,
+    queueSize: pick(options.queueSize, "GROUNDWATCH_QUEUE_SIZE", fm.queueSize, (f, v) => int(f, v, 1, 1_000_000), 1000, "queueSize"),
+    workers: pick(options.workers, "GROUNDWATCH_WORKERS", fm.workers, (f, v) => int(f, v, 1, 64), 1, "workers"),
+    timeoutMs: pick(options.timeoutMs, "GROUNDWATCH_TIMEOUT_MS", fm.timeoutMs, (f, v) => int(f, v, 1, 3_600_000), 30_000, "timeoutMs"),
+    maxRoutes: pick(options.maxRoutes, undefined, fm.maxRoutes, (f, v) => int(f, v, 1, 100_000), 200, "maxRoutes"),
+    captureContent: pick(options.captureContent, "GROUNDWATCH_CAPTURE_CONTENT", fm.captureContent, bool, false, "captureContent"),
+    contentMaxLength: pick(options.contentMaxLength, undefined, fm.contentMaxLength, (f, v) => int(f, v, 1, 100_000), 500, "contentMaxLength"),
+    spanEvent: pick(options.spanEvent, undefined, fm.spanEvent, bool, false, "spanEvent"),
+    openInference: pick(options.openInference, undefined, fm.openInference, bool, true, "openInference"),
+    spanRelation,
+    drift: {
+      windowSize: int("drift.windowSize", drift.windowSize, 20, 100_000) ?? 200,
+      minScores: int("drift.minScores", drift.minScores, 20, 100_000) ?? 20,
+      reference,
+    },
+    configFile,
+  };
+}

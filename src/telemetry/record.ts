@@ -1,0 +1,143 @@
+import type { Attributes, Context, Span } from "@opentelemetry/api";
+import { SpanStatusCode } from "@opentelemetry/api";
+import type { Logger } from "@opentelemetry/api-logs";
+import type { ScoredAnswer } from "../nli/scorer.ts";
+import type { Instruments } from "./instruments.ts";
+import {
+  ATTR_BACKEND_NAME,
+  ATTR_BACKEND_TIER,
+  ATTR_CLAIMS_CONTRADICTED,
+  ATTR_CLAIMS_SKIPPED,
+  ATTR_CLAIMS_SUPPORTED,
+  ATTR_CLAIMS_UNSUPPORTED,
+  ATTR_CLAIM_VERDICT,
+  ATTR_COMBINED_VERDICT,
+  ATTR_CONTENT_EVIDENCE,
+  ATTR_CONTENT_UNSUPPORTED_CLAIMS,
+  ATTR_ENTROPY,
+  ATTR_ENTROPY_CLUSTERS,
+  ATTR_ENTROPY_NORMALIZED,
+  ATTR_ENTROPY_RELIABLE,
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_EVALUATION_EXPLANATION,
+  ATTR_GEN_AI_EVALUATION_NAME,
+  ATTR_GEN_AI_EVALUATION_SCORE_LABEL,
+  ATTR_GEN_AI_EVALUATION_SCORE_VALUE,
+  ATTR_REASON,
+  ATTR_ROUTE,
+  ATTR_SCORE,
+  ATTR_VERDICT,
+  EVALUATION_GROUNDEDNESS,
+  EVALUATION_SEMANTIC_ENTROPY,
+  EVENT_GEN_AI_EVALUATION_RESULT,
+  openInferenceEvaluation,
+} from "./semconv.ts";
+
+export interface RecordingOptions {
+  readonly spanEvent: boolean;
+  readonly openInference: boolean;
+  readonly captureContent: boolean;
+  readonly contentMaxLength: number;
+  readonly redact?: (text: string) => string;
+}
+
+/** A short explanation without user text: counts and reasons only, safe for any backend. */
+export function explanationOf(r: ScoredAnswer): string {
+  if (r.verdict === "unscorable") return `unscorable: ${r.reason}`;
+  const counts = { supported: 0, contradicted: 0, unsupported: 0 };
+  for (const c of r.claims) counts[c.verdict]++;
+  return `${r.claims.length} claims: ${counts.supported} supported, ${counts.contradicted} contradicted, ${counts.unsupported} unsupported; score ${r.score.toFixed(3)} vs threshold ${r.threshold}`;
+}
+
+function capture(text: string, opts: RecordingOptions): string {
+  const redacted = opts.redact ? opts.redact(text) : text;
+  return redacted.length > opts.contentMaxLength ? `${redacted.slice(0, opts.contentMaxLength - 1)}…` : redacted;
+}
+
+/**
+ * Records one evaluation: attributes and status on the evaluation span, the GenAI
+ * evaluation event through the Logs API (parented to the request's context), and metrics
+ * labelled with route, backend and verdict only.
+ */
+export function recordEvaluation(params: {
+  readonly result: ScoredAnswer;
+  readonly route: string;
+  readonly span: Span;
+  readonly eventContext: Context;
+  readonly logger: Logger;
+  readonly instruments: Instruments;
+  readonly durationS: number;
+  readonly options: RecordingOptions;
+}): void {
+  const { result: r, route, span, instruments: m, options } = params;
+  const base: Attributes = { [ATTR_ROUTE]: route, [ATTR_BACKEND_NAME]: r.backend.name, [ATTR_BACKEND_TIER]: r.backend.tier };
+  const counts = { supported: 0, contradicted: 0, unsupported: 0 };
+  for (const c of r.claims) counts[c.verdict]++;
+  const spanAttrs: Attributes = {
+    ...base,
+    [ATTR_VERDICT]: r.verdict,
+    [ATTR_CLAIMS_SUPPORTED]: counts.supported,
+    [ATTR_CLAIMS_CONTRADICTED]: counts.contradicted,
+    [ATTR_CLAIMS_UNSUPPORTED]: counts.unsupported,
+    [ATTR_CLAIMS_SKIPPED]: r.skipped.length,
+    ...(r.score !== null ? { [ATTR_SCORE]: r.score } : { [ATTR_REASON]: r.verdict === "unscorable" ? r.reason : "" }),
+  };
+  if (r.entropy) {
+    spanAttrs[ATTR_ENTROPY_RELIABLE] = r.entropy.reliable;
+    spanAttrs[ATTR_ENTROPY_CLUSTERS] = r.entropy.clusters.length;
+    if (r.entropy.entropy !== null) spanAttrs[ATTR_ENTROPY] = r.entropy.entropy;
+    if (r.entropy.normalizedEntropy !== null) spanAttrs[ATTR_ENTROPY_NORMALIZED] = r.entropy.normalizedEntropy;
+  }
+  if (r.combined) spanAttrs[ATTR_COMBINED_VERDICT] = r.combined.verdict;
+  const explanation = explanationOf(r);
+  if (options.openInference) {
+    spanAttrs[openInferenceEvaluation(0, "name")] = EVALUATION_GROUNDEDNESS;
+    if (r.score !== null) spanAttrs[openInferenceEvaluation(0, "score")] = r.score;
+    spanAttrs[openInferenceEvaluation(0, "label")] = r.verdict;
+    spanAttrs[openInferenceEvaluation(0, "explanation")] = explanation;
+    spanAttrs[openInferenceEvaluation(0, "annotator_kind")] = r.backend.name === "judge" ? "LLM" : "CODE";
+  }
+  if (options.captureContent) {
+    const unsupported = r.claims.filter((c) => c.verdict !== "supported");
+    spanAttrs[ATTR_CONTENT_UNSUPPORTED_CLAIMS] = unsupported.map((c) => capture(c.text, options));
+    spanAttrs[ATTR_CONTENT_EVIDENCE] = unsupported.map((c) => capture(c.evidence?.text ?? "", options));
+  }
+  span.setAttributes(spanAttrs);
+  if (r.verdict === "unscorable") span.setStatus({ code: SpanStatusCode.UNSET, message: r.reason });
+
+  const eventAttrs: Attributes = {
+    [ATTR_GEN_AI_EVALUATION_NAME]: EVALUATION_GROUNDEDNESS,
+    [ATTR_GEN_AI_EVALUATION_SCORE_LABEL]: r.verdict,
+    [ATTR_GEN_AI_EVALUATION_EXPLANATION]: explanation,
+    ...(r.score !== null ? { [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: r.score } : { [ATTR_ERROR_TYPE]: r.verdict === "unscorable" ? r.reason : "unknown" }),
+    ...base,
+  };
+  params.logger.emit({ eventName: EVENT_GEN_AI_EVALUATION_RESULT, attributes: eventAttrs, context: params.eventContext });
+  if (options.spanEvent) span.addEvent(EVENT_GEN_AI_EVALUATION_RESULT, eventAttrs);
+  if (r.entropy && r.entropy.normalizedEntropy !== null) {
+    const entropyAttrs: Attributes = {
+      [ATTR_GEN_AI_EVALUATION_NAME]: EVALUATION_SEMANTIC_ENTROPY,
+      [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: r.entropy.normalizedEntropy,
+      [ATTR_GEN_AI_EVALUATION_SCORE_LABEL]: r.entropy.reliable ? (r.entropy.abstained ? "abstained" : "measured") : "unreliable",
+      [ATTR_GEN_AI_EVALUATION_EXPLANATION]: `${r.entropy.clusters.length} meanings in ${r.entropy.diagnostics.samples} samples${r.entropy.reliable ? "" : `; unreliable: ${r.entropy.reasons.join("; ")}`}`,
+      ...base,
+    };
+    params.logger.emit({ eventName: EVENT_GEN_AI_EVALUATION_RESULT, attributes: entropyAttrs, context: params.eventContext });
+  }
+
+  m.scored.add(1, { [ATTR_ROUTE]: route });
+  m.evaluations.add(1, { ...base, [ATTR_VERDICT]: r.verdict });
+  if (r.score !== null) m.score.record(r.score, { ...base, [ATTR_VERDICT]: r.verdict });
+  for (const [verdict, n] of Object.entries(counts)) if (n > 0) m.claims.add(n, { ...base, [ATTR_CLAIM_VERDICT]: verdict });
+  if (r.entropy) {
+    if (r.entropy.reliable && r.entropy.normalizedEntropy !== null) m.entropy.record(r.entropy.normalizedEntropy, base);
+    else m.degenerate.add(1, { ...base, [ATTR_REASON]: r.entropy.reasons[0]?.startsWith("all ") && r.entropy.reasons[0].includes("identical") ? "identical_samples" : "unreliable" });
+  }
+  m.duration.record(params.durationS, base);
+}
+
+/** Marks the evaluation span failed, with a low-cardinality error type. */
+export function recordFailure(span: Span, reason: string, message: string): void {
+  span.setAttribute(ATTR_ERROR_TYPE, reason);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+}

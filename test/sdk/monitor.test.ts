@@ -1,0 +1,242 @@
+import { describe, expect, it } from "vitest";
+import { createMonitor } from "../../src/sdk/monitor.ts";
+import type { Monitor, MonitorStats } from "../../src/sdk/monitor.ts";
+import { traceFraction } from "../../src/sdk/sampling.ts";
+import { METRICS } from "../../src/telemetry/semconv.ts";
+import { testOtel } from "../helpers/otel.ts";
+import type { TestOtel } from "../helpers/otel.ts";
+import { onTestFinished } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/cli.ts";
+
+const GOOD = { context: ["Returns are accepted within 30 days of delivery for a full refund."], answer: "Returns are accepted within 30 days of delivery." };
+const BAD = { context: ["Returns are accepted within 30 days of delivery for a full refund."], answer: "Returns are accepted within 90 days of delivery." };
+const ENV = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
+
+function monitorWith(otel: TestOtel, extra: Parameters<typeof createMonitor>[0] = {}): Monitor {
+  const monitor = createMonitor({
+    env: ENV,
+    scoring: { backend: "offline" },
+    tracerProvider: otel.tracerProvider,
+    meterProvider: otel.meterProvider,
+    loggerProvider: otel.loggerProvider,
+    ...extra,
+  });
+  onTestFinished(() => monitor.shutdown(1000));
+  return monitor;
+}
+
+function identityHolds(s: MonitorStats): boolean {
+  const dropped = Object.values(s.dropped).reduce((a, b) => a + b, 0);
+  const failed = Object.values(s.failed).reduce((a, b) => a + b, 0);
+  return s.seen === s.sampled + s.notSampled && s.sampled === s.scored + dropped + failed + s.pending;
+}
+
+describe("createMonitor", () => {
+  it("scores off the request path and emits the span, the GenAI evaluation event and metrics", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 } });
+    const requestTracer = otel.tracerProvider.getTracer("host");
+    let requestTraceId = "";
+    requestTracer.startActiveSpan("POST /api/returns", (span) => {
+      requestTraceId = span.spanContext().traceId;
+      const before = performance.now();
+      monitor.observe({ route: "/api/returns", ...GOOD });
+      monitor.observe({ route: "/api/returns", ...BAD });
+      // observe() returns at once: scoring has not happened on this thread.
+      expect(performance.now() - before).toBeLessThan(50);
+      expect(monitor.stats().scored).toBe(0);
+      span.end();
+    });
+    await monitor.flush();
+
+    const evals = otel.spans.getFinishedSpans().filter((s) => s.name === "groundwatch.evaluate");
+    expect(evals).toHaveLength(2);
+    for (const s of evals) {
+      expect(s.spanContext().traceId).toBe(requestTraceId);
+      expect(s.attributes).toMatchObject({ "groundwatch.route": "/api/returns", "groundwatch.backend.name": "offline", "groundwatch.backend.tier": "triage", "evaluations.0.evaluation.name": "groundedness" });
+    }
+    expect(evals.map((s) => s.attributes["groundwatch.verdict"]).sort()).toEqual(["grounded", "ungrounded"]);
+    const bad = evals.find((s) => s.attributes["groundwatch.verdict"] === "ungrounded");
+    expect(bad?.attributes["groundwatch.claims.contradicted"]).toBe(1);
+    expect(bad?.attributes).not.toHaveProperty("groundwatch.content.unsupported_claims");
+
+    const events = otel.logs.getFinishedLogRecords().filter((l) => l.eventName === "gen_ai.evaluation.result");
+    expect(events).toHaveLength(2);
+    for (const e of events) {
+      expect(e.attributes["gen_ai.evaluation.name"]).toBe("groundedness");
+      expect(typeof e.attributes["gen_ai.evaluation.score.value"]).toBe("number");
+      expect(["grounded", "ungrounded"]).toContain(e.attributes["gen_ai.evaluation.score.label"]);
+      expect(String(e.attributes["gen_ai.evaluation.explanation"])).toMatch(/claims: \d+ supported/);
+      expect(e.spanContext?.traceId).toBe(requestTraceId);
+    }
+
+    const metrics = await otel.metrics();
+    expect(metrics.get(METRICS.seen.name)?.[0]).toMatchObject({ attributes: { "groundwatch.route": "/api/returns" }, value: 2 });
+    expect(metrics.get(METRICS.evaluations.name)?.map((p) => p.attributes["groundwatch.verdict"]).sort()).toEqual(["grounded", "ungrounded"]);
+    expect(metrics.get(METRICS.claims.name)?.some((p) => p.attributes["groundwatch.claim.verdict"] === "contradicted")).toBe(true);
+    expect(metrics.has(METRICS.score.name)).toBe(true);
+    expect(metrics.has(METRICS.duration.name)).toBe(true);
+    for (const points of metrics.values()) for (const p of points) for (const v of Object.values(p.attributes)) expect(String(v)).not.toContain("90 days");
+    expect(identityHolds(monitor.stats())).toBe(true);
+  });
+
+  it("samples deterministically on the trace id: a lower rate samples a subset of a higher rate", async () => {
+    const otel = testOtel();
+    const low = monitorWith(otel, { sampling: { default: 0.2 } });
+    const high = monitorWith(otel, { sampling: { default: 0.6 } });
+    const tracer = otel.tracerProvider.getTracer("host");
+    const lowSampled: boolean[] = [];
+    const highSampled: boolean[] = [];
+    for (let i = 0; i < 200; i++) {
+      tracer.startActiveSpan("req", (span) => {
+        const before = [low.stats().sampled, high.stats().sampled];
+        low.observe({ route: "/r", ...GOOD });
+        high.observe({ route: "/r", ...GOOD });
+        lowSampled.push(low.stats().sampled > (before[0] ?? 0));
+        highSampled.push(high.stats().sampled > (before[1] ?? 0));
+        span.end();
+      });
+    }
+    expect(lowSampled.every((s, i) => !s || highSampled[i])).toBe(true);
+    const lowRate = lowSampled.filter(Boolean).length / 200;
+    expect(lowRate).toBeGreaterThan(0.1);
+    expect(lowRate).toBeLessThan(0.3);
+    await Promise.all([low.flush(), high.flush()]);
+  });
+
+  it("applies per-route rates and patterns, and always/never overrides", () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 0, routes: { "/api/advice/*": 1, "/api/advice/free": 0 } }, random: () => 0.5 });
+    monitor.observe({ route: "/api/advice/tax", ...GOOD });
+    monitor.observe({ route: "/api/advice/free", ...GOOD });
+    monitor.observe({ route: "/api/other", ...GOOD });
+    monitor.observe({ route: "/api/other", ...GOOD, sample: "always" });
+    monitor.observe({ route: "/api/advice/tax", ...GOOD, sample: "never" });
+    expect(monitor.stats()).toMatchObject({ seen: 5, sampled: 2, notSampled: 3 });
+  });
+
+  it("drops with a counted reason when the queue is full, never blocking", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, queueSize: 2, workers: 1 });
+    for (let i = 0; i < 10; i++) monitor.observe({ route: "/r", ...GOOD });
+    await monitor.flush();
+    const s = monitor.stats();
+    expect(s.dropped.queue_full).toBeGreaterThan(0);
+    expect(s.scored + (s.dropped.queue_full ?? 0)).toBe(10);
+    expect(identityHolds(s)).toBe(true);
+    const dropped = (await otel.metrics()).get(METRICS.dropped.name);
+    expect(dropped?.[0]).toMatchObject({ attributes: { "groundwatch.reason": "queue_full" } });
+  });
+
+  it("never throws into the host on bad input, and counts it as failed", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 } });
+    expect(() => monitor.observe({ route: "/r", context: 42 as unknown as string, answer: "x" })).not.toThrow();
+    expect(() => monitor.observe(null as unknown as never)).not.toThrow();
+    await monitor.flush();
+    expect(monitor.stats().failed.invalid_input).toBeGreaterThanOrEqual(1);
+    expect(identityHolds(monitor.stats())).toBe(true);
+  });
+
+  it("fails an observation over its time budget with reason timeout and an error span", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, timeoutMs: 1 });
+    await monitor.ready();
+    monitor.observe({ route: "/r", context: GOOD.context[0]?.repeat(200) ?? "", answer: GOOD.answer.repeat(20) });
+    await monitor.flush();
+    expect(monitor.stats().failed.timeout).toBe(1);
+    const span = otel.spans.getFinishedSpans().find((s) => s.name === "groundwatch.evaluate");
+    expect(span?.status.code).toBe(2);
+    expect(span?.attributes["error.type"]).toBe("timeout");
+  });
+
+  it("captures claim text only when opted in, capped and redacted", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, captureContent: true, contentMaxLength: 20, redact: (t) => t.replace(/\d+/g, "#") });
+    monitor.observe({ route: "/r", ...BAD });
+    await monitor.flush();
+    const span = otel.spans.getFinishedSpans().find((s) => s.name === "groundwatch.evaluate");
+    const claims = span?.attributes["groundwatch.content.unsupported_claims"] as string[];
+    expect(claims[0]).toBe("Returns are accepte…");
+    expect((span?.attributes["groundwatch.content.evidence"] as string[])[0]).not.toMatch(/\d/);
+  });
+
+  it("links instead of parenting when asked", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, spanRelation: "link" });
+    let traceId = "";
+    otel.tracerProvider.getTracer("host").startActiveSpan("req", (span) => {
+      traceId = span.spanContext().traceId;
+      monitor.observe({ route: "/r", ...GOOD });
+      span.end();
+    });
+    await monitor.flush();
+    const ev = otel.spans.getFinishedSpans().find((s) => s.name === "groundwatch.evaluate");
+    expect(ev?.spanContext().traceId).not.toBe(traceId);
+    expect(ev?.links[0]?.context.traceId).toBe(traceId);
+  });
+
+  it("reports entropy and the combined verdict when resamples come with the answer", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 } });
+    monitor.observe({ route: "/r", ...GOOD, question: "How long is the return window?", samples: ["30 days.", "30 days.", "30 days."] });
+    await monitor.flush();
+    const span = otel.spans.getFinishedSpans().find((s) => s.name === "groundwatch.evaluate");
+    expect(span?.attributes).toMatchObject({ "groundwatch.entropy.reliable": false, "groundwatch.combined.verdict": "unscorable" });
+    const degenerate = (await otel.metrics()).get(METRICS.degenerate.name);
+    expect(degenerate?.[0]?.attributes["groundwatch.reason"]).toBe("identical_samples");
+  });
+
+  it("exports drift gauges once a route has enough scores", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, drift: { windowSize: 20, minScores: 20, reference: Array.from({ length: 40 }, () => 0.99) } });
+    for (let i = 0; i < 25; i++) monitor.observe({ route: "/r", ...BAD });
+    await monitor.flush();
+    const metrics = await otel.metrics();
+    expect(metrics.get(METRICS.driftStatistic.name)?.[0]).toMatchObject({ attributes: { "groundwatch.route": "/r" }, value: 1 });
+    expect(Number(metrics.get(METRICS.driftPValue.name)?.[0]?.value)).toBeLessThan(0.01);
+  });
+
+  it("validates options at construction, naming the bad one", () => {
+    expect(() => createMonitor({ env: ENV, sampling: { default: 2 } })).toThrow("invalid sampling.default: 2");
+    expect(() => createMonitor({ env: ENV, queueSize: 0 })).toThrow("invalid queueSize: 0");
+    expect(() => createMonitor({ env: { ...ENV, GROUNDWATCH_SAMPLE_ROUTES: "/a" } })).toThrow("GROUNDWATCH_SAMPLE_ROUTES");
+    expect(() => createMonitor({ env: ENV, scoring: { backend: "onnx", model: "/nonexistent/model" } })).toThrow('invalid model: "/nonexistent/model"');
+  });
+
+  it("reloads sampling rates from the config file without a restart", () => {
+    const otel = testOtel();
+    const file = join(tempDir(), "gw.json");
+    writeFileSync(file, JSON.stringify({ sampling: { default: 0 } }));
+    const monitor = monitorWith(otel, { configFile: file, random: () => 0.5 });
+    monitor.observe({ route: "/r", ...GOOD });
+    expect(monitor.stats().sampled).toBe(0);
+    writeFileSync(file, JSON.stringify({ sampling: { default: 1 } }));
+    monitor.reload();
+    monitor.observe({ route: "/r", ...GOOD });
+    expect(monitor.stats().sampled).toBe(1);
+    writeFileSync(file, "{broken");
+    monitor.reload();
+    monitor.observe({ route: "/r", ...GOOD });
+    expect(monitor.stats().sampled).toBe(2);
+  });
+
+  it("drops observations after shutdown, counted", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 } });
+    await monitor.shutdown(1000);
+    monitor.observe({ route: "/r", ...GOOD });
+    expect(monitor.stats().dropped.shutdown).toBe(1);
+  });
+});
+
+describe("traceFraction", () => {
+  it("maps a trace id to [0, 1) and refuses invalid ids", () => {
+    expect(traceFraction("0af7651916cd43dd8448eb211c80319c")).toBeGreaterThanOrEqual(0);
+    expect(traceFraction("0af7651916cd43dd8448eb211c80319c")).toBeLessThan(1);
+    expect(traceFraction("00000000000000000000000000000000")).toBeUndefined();
+    expect(traceFraction("not-a-trace")).toBeUndefined();
+  });
+});
