@@ -1,0 +1,58 @@
+import { SpanKind, trace } from "@opentelemetry/api";
+import express from "express";
+import type { GroundwatchRequest } from "../../src/sdk/express.ts";
+import { groundwatchMiddleware, routeTemplate } from "../../src/sdk/express.ts";
+import { createMonitor } from "../../src/sdk/monitor.ts";
+import { generate, retrieve } from "./knowledge.ts";
+import { startTelemetry } from "./telemetry.ts";
+
+const sdk = startTelemetry();
+const monitor = createMonitor({
+  sampling: { default: Number(process.env.GROUNDWATCH_SAMPLE_RATE ?? 1), routes: { "/api/ask": Number(process.env.ASK_SAMPLE_RATE ?? 1) } },
+  scoring: { backend: process.env.GROUNDWATCH_BACKEND ?? "auto" },
+});
+const tracer = trace.getTracer("rag-service");
+const app = express();
+app.use(express.json({ limit: "64kb" }));
+app.use(groundwatchMiddleware(monitor));
+
+// A server span per request (no HTTP auto-instrumentation here), named after the route template.
+app.post("/api/ask", (req: express.Request & GroundwatchRequest, res) => {
+  tracer.startActiveSpan(`POST ${routeTemplate(req)}`, { kind: SpanKind.SERVER, attributes: { "http.route": routeTemplate(req) } }, (span) => {
+    const question = typeof req.body?.question === "string" ? (req.body.question as string) : "";
+    if (question === "") {
+      res.status(400).json({ error: '"question" must be a non-empty string' });
+      span.end();
+      return;
+    }
+    const sources = retrieve(question);
+    const answer = generate(question, sources);
+    req.groundwatch?.observe({ context: sources, answer, question });
+    res.json({ answer, sources });
+    span.end();
+  });
+});
+app.get("/stats", (_req, res) => {
+  res.json(monitor.stats());
+});
+
+const server = app.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", () => {
+  const address = server.address();
+  console.log(`rag-service listening on http://127.0.0.1:${typeof address === "object" && address ? address.port : ""}`);
+});
+
+let stopping = false;
+const stop = (): void => {
+  if (stopping) return;
+  stopping = true;
+  server.close();
+  monitor
+    .shutdown(10_000)
+    .then(() => sdk.shutdown())
+    .then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);

@@ -1,0 +1,127 @@
+import type { ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { startOtlpReceiver, total } from "../helpers/otlp-receiver.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const QUESTIONS = [
+  "How long do I have to return an item for a refund?",
+  "How much does express shipping cost?",
+  "Is accidental damage covered by the warranty?",
+  "When do stores close on Sundays?",
+  "What does the premium plan include?",
+  "How long until my refund arrives?",
+  "Is standard shipping free?",
+  "What are the store hours on weekdays?",
+];
+
+function startService(otlp: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "examples/rag-service/server.ts"], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: "0",
+      HF_HOME: "/nonexistent/groundwatch-test-hf-home",
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_METRIC_EXPORT_INTERVAL: "300",
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+      OTEL_BLRP_SCHEDULE_DELAY: "100",
+      OTEL_SERVICE_NAME: "rag-service-e2e",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`service did not start: ${out}`)), 20_000);
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1] });
+      }
+    });
+    child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("exit", (code) => reject(new Error(`service exited ${code}: ${out}`)));
+  });
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("example RAG service exporting real OTLP", () => {
+  it("delivers evaluation spans, GenAI evaluation events and metrics that add up", { timeout: 60_000 }, async () => {
+    const receiver = await startOtlpReceiver();
+    const { child, url } = await startService(receiver.url);
+    try {
+      for (const question of QUESTIONS) {
+        const res = await fetch(`${url}/api/ask`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ question }) });
+        expect(res.status).toBe(200);
+      }
+      const bad = await fetch(`${url}/api/ask`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(bad.status).toBe(400);
+      await until(async () => ((await (await fetch(`${url}/stats`)).json()) as { pending: number; scored: number }).scored === QUESTIONS.length, 30_000);
+      const stats = (await (await fetch(`${url}/stats`)).json()) as { seen: number; sampled: number; notSampled: number; scored: number; dropped: Record<string, number>; failed: Record<string, number>; pending: number };
+      child.kill("SIGTERM");
+      await new Promise((r) => child.on("exit", r));
+
+      expect([...receiver.contentTypes]).toEqual(["application/x-protobuf"]);
+      // Spans: one evaluation per answer, each a child of its request span.
+      const requests = receiver.spans.filter((s) => s.name === "POST /api/ask");
+      const evals = receiver.spans.filter((s) => s.name === "groundwatch.evaluate");
+      expect(requests).toHaveLength(QUESTIONS.length + 1);
+      expect(evals).toHaveLength(QUESTIONS.length);
+      for (const e of evals) {
+        const parent = requests.find((r) => r.spanId === e.parentSpanId);
+        expect(parent?.traceId).toBe(e.traceId);
+        expect(e.attributes).toMatchObject({ "groundwatch.route": "/api/ask", "groundwatch.backend.name": "offline", "groundwatch.backend.tier": "triage" });
+        expect(["grounded", "ungrounded", "unscorable"]).toContain(e.attributes["groundwatch.verdict"]);
+      }
+      const verdicts = evals.map((e) => e.attributes["groundwatch.verdict"]);
+      expect(verdicts).toContain("grounded");
+      expect(verdicts).toContain("ungrounded");
+
+      // Events: gen_ai.evaluation.result log records, in the request's trace.
+      const events = receiver.logs.filter((l) => l.attributes["gen_ai.evaluation.name"] === "groundedness");
+      expect(events).toHaveLength(QUESTIONS.length);
+      for (const ev of events) {
+        expect(ev.eventName).toBe("gen_ai.evaluation.result");
+        expect(requests.some((r) => r.traceId === ev.traceId && r.spanId === ev.spanId)).toBe(true);
+        expect(ev.attributes["gen_ai.evaluation.score.label"]).toMatch(/^(grounded|ungrounded|unscorable)$/);
+      }
+      const scored = events.filter((e) => typeof e.attributes["gen_ai.evaluation.score.value"] === "number");
+      expect(scored.length).toBeGreaterThan(0);
+
+      // Metrics: names, labels, and the accounting identity, as exported.
+      const p = receiver.points;
+      const seen = total(p, "groundwatch.observations.seen");
+      const sampled = total(p, "groundwatch.observations.sampled");
+      const notSampled = total(p, "groundwatch.observations.not_sampled");
+      const scoredN = total(p, "groundwatch.observations.scored");
+      const dropped = total(p, "groundwatch.observations.dropped");
+      const failed = total(p, "groundwatch.observations.failed");
+      expect(seen).toBe(QUESTIONS.length);
+      expect(seen).toBe(sampled + notSampled);
+      expect(sampled).toBe(scoredN + dropped + failed);
+      expect(total(p, "groundwatch.evaluations")).toBe(QUESTIONS.length);
+      expect(total(p, "groundwatch.evaluations", { "groundwatch.verdict": "ungrounded" })).toBe(verdicts.filter((v) => v === "ungrounded").length);
+      expect(total(p, "groundwatch.groundedness.score")).toBe(verdicts.filter((v) => v !== "unscorable").length);
+      expect(total(p, "groundwatch.claims")).toBeGreaterThanOrEqual(QUESTIONS.length);
+      expect(p.some((x) => x.metric === "groundwatch.evaluation.duration")).toBe(true);
+      expect(p.some((x) => x.metric === "groundwatch.queue.depth")).toBe(true);
+      for (const x of p.filter((q) => q.metric.startsWith("groundwatch."))) {
+        for (const k of Object.keys(x.attributes)) expect(["groundwatch.route", "groundwatch.backend.name", "groundwatch.backend.tier", "groundwatch.verdict", "groundwatch.claim.verdict", "groundwatch.reason"]).toContain(k);
+      }
+      expect(stats).toMatchObject({ seen: QUESTIONS.length, sampled: QUESTIONS.length, scored: QUESTIONS.length, pending: 0 });
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+});
