@@ -94,10 +94,14 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   let inFlight = 0;
   let accepting = true;
   const idleWaiters: Array<() => void> = [];
-  const routes = new Set<string>();
+  /** Per-route tallies of the hot path, exported by observable counters at collection time. */
+  const routes = new Map<string, { seen: number; notSampled: number; sampled: number }>();
   const drift = new Map<string, DriftTracker>();
 
   m.queueDepth.addCallback((r) => r.observe(queue.length));
+  m.seen.addCallback((r) => routes.forEach((t, route) => r.observe(t.seen, { [ATTR_ROUTE]: route })));
+  m.notSampled.addCallback((r) => routes.forEach((t, route) => t.notSampled > 0 && r.observe(t.notSampled, { [ATTR_ROUTE]: route })));
+  m.sampled.addCallback((r) => routes.forEach((t, route) => t.sampled > 0 && r.observe(t.sampled, { [ATTR_ROUTE]: route })));
   m.driftStatistic.addCallback((r) => {
     for (const [route, t] of drift) {
       const res = t.result();
@@ -111,11 +115,12 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     }
   });
 
-  const routeLabel = (route: string): string => {
-    if (routes.has(route)) return route;
-    if (routes.size >= resolved.maxRoutes) return OTHER_ROUTE;
-    routes.add(route);
-    return route;
+  /** The metric label for a route (capped at maxRoutes distinct labels) and its tally. */
+  const tallyFor = (route: string): { label: string; tally: { seen: number; notSampled: number; sampled: number } } => {
+    const label = routes.has(route) || routes.size < resolved.maxRoutes ? route : OTHER_ROUTE;
+    let tally = routes.get(label);
+    if (!tally) routes.set(label, (tally = { seen: 0, notSampled: 0, sampled: 0 }));
+    return { label, tally };
   };
   const drop = (route: string, reason: string): void => {
     counts.dropped[reason] = (counts.dropped[reason] ?? 0) + 1;
@@ -204,15 +209,16 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       // Where this observation stands, so an unexpected error still leaves it accounted for.
       let stage: "none" | "seen" | "sampled" | "settled" = "none";
       let route = "unknown";
+      let tally = { seen: 0, notSampled: 0, sampled: 0 };
       try {
         const given = input && typeof input === "object" ? input : undefined;
-        route = routeLabel(typeof given?.route === "string" && given.route !== "" ? given.route.slice(0, 200) : "unknown");
+        ({ label: route, tally } = tallyFor(typeof given?.route === "string" && given.route !== "" ? given.route.slice(0, 200) : "unknown"));
         counts.seen++;
+        tally.seen++;
         stage = "seen";
-        m.seen.add(1, { [ATTR_ROUTE]: route });
         if (!given) {
           counts.sampled++;
-          m.sampled.add(1, { [ATTR_ROUTE]: route });
+          tally.sampled++;
           stage = "settled";
           fail(route, "invalid_input");
           diag.warn("groundwatch: observe() was called without an observation object");
@@ -223,13 +229,13 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
         const decision = input.sample === "always" ? true : input.sample === "never" ? false : sampler.decide(route, spanContext?.traceId);
         if (!decision) {
           counts.notSampled++;
+          tally.notSampled++;
           stage = "settled";
-          m.notSampled.add(1, { [ATTR_ROUTE]: route });
           return;
         }
         counts.sampled++;
+        tally.sampled++;
         stage = "sampled";
-        m.sampled.add(1, { [ATTR_ROUTE]: route });
         if (!accepting) {
           stage = "settled";
           return drop(route, "shutdown");
@@ -263,7 +269,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
         // observe() must never throw into the host, and nothing goes unaccounted.
         if (stage === "seen") {
           counts.sampled++;
-          m.sampled.add(1, { [ATTR_ROUTE]: route });
+          tally.sampled++;
         }
         if (stage === "seen" || stage === "sampled") fail(route, "internal_error");
         diag.error(`groundwatch: observe() failed: ${(error as Error).message}`);

@@ -1,4 +1,4 @@
-import type { Attributes, Counter, Histogram, Meter, ObservableGauge } from "@opentelemetry/api";
+import type { Attributes, Counter, Histogram, Meter, ObservableCounter, ObservableGauge } from "@opentelemetry/api";
 import { ValueType } from "@opentelemetry/api";
 import type { MetricSpec } from "./semconv.ts";
 import { DURATION_BUCKETS, METRICS, SCORE_BUCKETS } from "./semconv.ts";
@@ -7,9 +7,10 @@ export interface Instruments {
   readonly score: Histogram;
   readonly evaluations: Counter;
   readonly claims: Counter;
-  readonly seen: Counter;
-  readonly notSampled: Counter;
-  readonly sampled: Counter;
+  /** Observable: read from the monitor's own tallies at collection, so observe() records nothing. */
+  readonly seen: ObservableCounter;
+  readonly notSampled: ObservableCounter;
+  readonly sampled: ObservableCounter;
   readonly scored: Counter;
   readonly dropped: Counter;
   readonly failed: Counter;
@@ -25,14 +26,15 @@ export interface Instruments {
 export function createInstruments(meter: Meter): Instruments {
   const counter = (s: MetricSpec): Counter => meter.createCounter(s.name, { unit: s.unit, description: s.description, valueType: ValueType.INT });
   const histogram = (s: MetricSpec, buckets: number[]): Histogram => meter.createHistogram(s.name, { unit: s.unit, description: s.description, advice: { explicitBucketBoundaries: buckets } });
+  const observableCounter = (s: MetricSpec): ObservableCounter => meter.createObservableCounter(s.name, { unit: s.unit, description: s.description, valueType: ValueType.INT });
   const gauge = (s: MetricSpec): ObservableGauge => meter.createObservableGauge(s.name, { unit: s.unit, description: s.description });
   return {
     score: histogram(METRICS.score, SCORE_BUCKETS),
     evaluations: counter(METRICS.evaluations),
     claims: counter(METRICS.claims),
-    seen: counter(METRICS.seen),
-    notSampled: counter(METRICS.notSampled),
-    sampled: counter(METRICS.sampled),
+    seen: observableCounter(METRICS.seen),
+    notSampled: observableCounter(METRICS.notSampled),
+    sampled: observableCounter(METRICS.sampled),
     scored: counter(METRICS.scored),
     dropped: counter(METRICS.dropped),
     failed: counter(METRICS.failed),

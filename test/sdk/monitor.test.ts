@@ -206,6 +206,14 @@ describe("createMonitor", () => {
     expect(() => createMonitor({ env: ENV, scoring: { backend: "onnx", model: "/nonexistent/model" } })).toThrow('invalid model: "/nonexistent/model"');
   });
 
+  it("caps distinct route labels, reporting the rest as __other__", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 0 }, maxRoutes: 2 });
+    for (const r of ["/a", "/b", "/users/123", "/users/456"]) monitor.observe({ route: r, ...GOOD });
+    const seen = (await otel.metrics()).get(METRICS.seen.name);
+    expect(seen?.map((p) => [p.attributes["groundwatch.route"], p.value]).sort()).toEqual([["/a", 1], ["/b", 1], ["__other__", 2]]);
+  });
+
   it("reloads sampling rates from the config file without a restart", () => {
     const otel = testOtel();
     const file = join(tempDir(), "gw.json");
