@@ -6,7 +6,8 @@ import type { DriftTracker } from "../core/drift.ts";
 import { createDriftTracker } from "../core/drift.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
-import type { Observation, ScoredAnswer } from "../nli/scorer.ts";
+import type { Observation } from "../nli/scorer.ts";
+import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { resolveModelDir } from "../nli/registry.ts";
 import type { WorkerPool } from "../nli/worker-pool.ts";
 import { createWorkerPool } from "../nli/worker-pool.ts";
@@ -134,10 +135,10 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     if (queue.length === 0 && inFlight === 0) for (const w of idleWaiters.splice(0)) w();
   };
 
-  const workerData: ScoringWorkerData = { scoring: resolved.scoring, env: { ...env } };
-  let pool: WorkerPool<Observation, ScoredAnswer> | undefined;
+  const workerData: ScoringWorkerData = { scoring: resolved.scoring, env: { ...env }, captureContent: resolved.captureContent };
+  let pool: WorkerPool<Observation, EvaluationSummary> | undefined;
   let poolError: Error | undefined;
-  const poolReady = createWorkerPool<Observation, ScoredAnswer>(new URL("./worker-entry.js", import.meta.url), workerData, resolved.workers).then(
+  const poolReady = createWorkerPool<Observation, EvaluationSummary>(new URL("./worker-entry.js", import.meta.url), workerData, resolved.workers).then(
     (p) => {
       pool = p;
       pump();

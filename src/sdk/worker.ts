@@ -1,18 +1,22 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { ScoreOptions } from "../config/score-options.ts";
 import { serveWorker } from "../nli/worker-pool.ts";
-import type { Observation, ScoredAnswer } from "../nli/scorer.ts";
+import type { Observation } from "../nli/scorer.ts";
 import { createScorer } from "../nli/scorer.ts";
+import type { EvaluationSummary } from "../telemetry/summary.ts";
+import { summarize } from "../telemetry/summary.ts";
 
 /** What a scoring worker is started with. */
 export interface ScoringWorkerData {
   readonly scoring: ScoreOptions;
   readonly env: Record<string, string | undefined>;
+  /** Send unsupported claim text and evidence back (content capture is on). */
+  readonly captureContent: boolean;
 }
 
 if (!parentPort) throw new Error("groundwatch scoring worker: must run in a worker thread");
-await serveWorker<Observation, ScoredAnswer>(parentPort, async () => {
+await serveWorker<Observation, EvaluationSummary>(parentPort, async () => {
   const data = workerData as ScoringWorkerData;
   const scorer = await createScorer(data.scoring, { env: data.env });
-  return (observation) => scorer.score(observation);
+  return async (observation) => summarize(await scorer.score(observation), data.captureContent);
 });

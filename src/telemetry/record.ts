@@ -1,7 +1,7 @@
 import type { Attributes, Context, Span } from "@opentelemetry/api";
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { Logger } from "@opentelemetry/api-logs";
-import type { ScoredAnswer } from "../nli/scorer.ts";
+import type { EvaluationSummary } from "./summary.ts";
 import type { Instruments } from "./instruments.ts";
 import {
   ATTR_BACKEND_NAME,
@@ -42,11 +42,10 @@ export interface RecordingOptions {
 }
 
 /** A short explanation without user text: counts and reasons only, safe for any backend. */
-export function explanationOf(r: ScoredAnswer): string {
-  if (r.verdict === "unscorable") return `unscorable: ${r.reason}`;
-  const counts = { supported: 0, contradicted: 0, unsupported: 0 };
-  for (const c of r.claims) counts[c.verdict]++;
-  return `${r.claims.length} claims: ${counts.supported} supported, ${counts.contradicted} contradicted, ${counts.unsupported} unsupported; score ${r.score.toFixed(3)} vs threshold ${r.threshold}`;
+export function explanationOf(r: EvaluationSummary): string {
+  if (r.verdict === "unscorable" || r.score === null) return `unscorable: ${r.reason ?? "unknown"}`;
+  const c = r.claims;
+  return `${c.supported + c.contradicted + c.unsupported} claims: ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported; score ${r.score.toFixed(3)} vs threshold ${r.threshold ?? ""}`;
 }
 
 function capture(text: string, opts: RecordingOptions): string {
@@ -60,7 +59,7 @@ function capture(text: string, opts: RecordingOptions): string {
  * labelled with route, backend and verdict only.
  */
 export function recordEvaluation(params: {
-  readonly result: ScoredAnswer;
+  readonly result: EvaluationSummary;
   readonly route: string;
   readonly span: Span;
   readonly eventContext: Context;
@@ -71,22 +70,21 @@ export function recordEvaluation(params: {
 }): void {
   const { result: r, route, span, instruments: m, options } = params;
   const base: Attributes = { [ATTR_ROUTE]: route, [ATTR_BACKEND_NAME]: r.backend.name, [ATTR_BACKEND_TIER]: r.backend.tier };
-  const counts = { supported: 0, contradicted: 0, unsupported: 0 };
-  for (const c of r.claims) counts[c.verdict]++;
+  const counts = r.claims;
   const spanAttrs: Attributes = {
     ...base,
     [ATTR_VERDICT]: r.verdict,
     [ATTR_CLAIMS_SUPPORTED]: counts.supported,
     [ATTR_CLAIMS_CONTRADICTED]: counts.contradicted,
     [ATTR_CLAIMS_UNSUPPORTED]: counts.unsupported,
-    [ATTR_CLAIMS_SKIPPED]: r.skipped.length,
-    ...(r.score !== null ? { [ATTR_SCORE]: r.score } : { [ATTR_REASON]: r.verdict === "unscorable" ? r.reason : "" }),
+    [ATTR_CLAIMS_SKIPPED]: r.skipped,
+    ...(r.score !== null ? { [ATTR_SCORE]: r.score } : { [ATTR_REASON]: r.reason ?? "unknown" }),
   };
   if (r.entropy) {
     spanAttrs[ATTR_ENTROPY_RELIABLE] = r.entropy.reliable;
-    spanAttrs[ATTR_ENTROPY_CLUSTERS] = r.entropy.clusters.length;
+    spanAttrs[ATTR_ENTROPY_CLUSTERS] = r.entropy.clusters;
     if (r.entropy.entropy !== null) spanAttrs[ATTR_ENTROPY] = r.entropy.entropy;
-    if (r.entropy.normalizedEntropy !== null) spanAttrs[ATTR_ENTROPY_NORMALIZED] = r.entropy.normalizedEntropy;
+    if (r.entropy.normalized !== null) spanAttrs[ATTR_ENTROPY_NORMALIZED] = r.entropy.normalized;
   }
   if (r.combined) spanAttrs[ATTR_COMBINED_VERDICT] = r.combined.verdict;
   const explanation = explanationOf(r);
@@ -97,29 +95,28 @@ export function recordEvaluation(params: {
     spanAttrs[openInferenceEvaluation(0, "explanation")] = explanation;
     spanAttrs[openInferenceEvaluation(0, "annotator_kind")] = r.backend.name === "judge" ? "LLM" : "CODE";
   }
-  if (options.captureContent) {
-    const unsupported = r.claims.filter((c) => c.verdict !== "supported");
-    spanAttrs[ATTR_CONTENT_UNSUPPORTED_CLAIMS] = unsupported.map((c) => capture(c.text, options));
-    spanAttrs[ATTR_CONTENT_EVIDENCE] = unsupported.map((c) => capture(c.evidence?.text ?? "", options));
+  if (options.captureContent && r.content) {
+    spanAttrs[ATTR_CONTENT_UNSUPPORTED_CLAIMS] = r.content.claims.map((t) => capture(t, options));
+    spanAttrs[ATTR_CONTENT_EVIDENCE] = r.content.evidence.map((t) => capture(t, options));
   }
   span.setAttributes(spanAttrs);
-  if (r.verdict === "unscorable") span.setStatus({ code: SpanStatusCode.UNSET, message: r.reason });
+  if (r.verdict === "unscorable") span.setStatus({ code: SpanStatusCode.UNSET, message: r.reason ?? "unscorable" });
 
   const eventAttrs: Attributes = {
     [ATTR_GEN_AI_EVALUATION_NAME]: EVALUATION_GROUNDEDNESS,
     [ATTR_GEN_AI_EVALUATION_SCORE_LABEL]: r.verdict,
     [ATTR_GEN_AI_EVALUATION_EXPLANATION]: explanation,
-    ...(r.score !== null ? { [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: r.score } : { [ATTR_ERROR_TYPE]: r.verdict === "unscorable" ? r.reason : "unknown" }),
+    ...(r.score !== null ? { [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: r.score } : { [ATTR_ERROR_TYPE]: r.reason ?? "unknown" }),
     ...base,
   };
   params.logger.emit({ eventName: EVENT_GEN_AI_EVALUATION_RESULT, attributes: eventAttrs, context: params.eventContext });
   if (options.spanEvent) span.addEvent(EVENT_GEN_AI_EVALUATION_RESULT, eventAttrs);
-  if (r.entropy && r.entropy.normalizedEntropy !== null) {
+  if (r.entropy && r.entropy.normalized !== null) {
     const entropyAttrs: Attributes = {
       [ATTR_GEN_AI_EVALUATION_NAME]: EVALUATION_SEMANTIC_ENTROPY,
-      [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: r.entropy.normalizedEntropy,
+      [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: r.entropy.normalized,
       [ATTR_GEN_AI_EVALUATION_SCORE_LABEL]: r.entropy.reliable ? (r.entropy.abstained ? "abstained" : "measured") : "unreliable",
-      [ATTR_GEN_AI_EVALUATION_EXPLANATION]: `${r.entropy.clusters.length} meanings in ${r.entropy.diagnostics.samples} samples${r.entropy.reliable ? "" : `; unreliable: ${r.entropy.reasons.join("; ")}`}`,
+      [ATTR_GEN_AI_EVALUATION_EXPLANATION]: `${r.entropy.clusters} meanings in ${r.entropy.samples} samples${r.entropy.reliable ? "" : `; unreliable: ${r.entropy.reasons.join("; ")}`}`,
       ...base,
     };
     params.logger.emit({ eventName: EVENT_GEN_AI_EVALUATION_RESULT, attributes: entropyAttrs, context: params.eventContext });
@@ -130,7 +127,7 @@ export function recordEvaluation(params: {
   if (r.score !== null) m.score.record(r.score, { ...base, [ATTR_VERDICT]: r.verdict });
   for (const [verdict, n] of Object.entries(counts)) if (n > 0) m.claims.add(n, { ...base, [ATTR_CLAIM_VERDICT]: verdict });
   if (r.entropy) {
-    if (r.entropy.reliable && r.entropy.normalizedEntropy !== null) m.entropy.record(r.entropy.normalizedEntropy, base);
+    if (r.entropy.reliable && r.entropy.normalized !== null) m.entropy.record(r.entropy.normalized, base);
     else m.degenerate.add(1, { ...base, [ATTR_REASON]: r.entropy.reasons[0]?.startsWith("all ") && r.entropy.reasons[0].includes("identical") ? "identical_samples" : "unreliable" });
   }
   m.duration.record(params.durationS, base);

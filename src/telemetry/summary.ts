@@ -1,0 +1,60 @@
+import type { CombinedVerdict } from "../core/combined.ts";
+import type { BackendInfo } from "../nli/backend.ts";
+import type { ScoredAnswer } from "../nli/scorer.ts";
+
+/**
+ * What telemetry needs from a scored answer: counts, scores and reasons, and claim
+ * text only when content capture is on. Scoring workers send this instead of the
+ * full result, so the host thread deserialises a few hundred bytes per evaluation.
+ */
+export interface EvaluationSummary {
+  readonly verdict: "grounded" | "ungrounded" | "unscorable";
+  readonly score: number | null;
+  readonly threshold: number | null;
+  readonly reason: string | null;
+  readonly claims: { readonly supported: number; readonly contradicted: number; readonly unsupported: number };
+  readonly skipped: number;
+  readonly backend: BackendInfo;
+  /** Unsupported claims and their nearest evidence; present only when content capture is on. */
+  readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[] };
+  readonly entropy?: {
+    readonly entropy: number | null;
+    readonly normalized: number | null;
+    readonly clusters: number;
+    readonly samples: number;
+    readonly reliable: boolean;
+    readonly abstained: boolean;
+    readonly reasons: readonly string[];
+  };
+  readonly combined?: CombinedVerdict;
+}
+
+export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationSummary {
+  const claims = { supported: 0, contradicted: 0, unsupported: 0 };
+  for (const c of r.claims) claims[c.verdict]++;
+  const unsupported = r.claims.filter((c) => c.verdict !== "supported");
+  return {
+    verdict: r.verdict,
+    score: r.score,
+    threshold: r.verdict === "unscorable" ? null : r.threshold,
+    reason: r.verdict === "unscorable" ? r.reason : null,
+    claims,
+    skipped: r.skipped.length,
+    backend: r.backend,
+    ...(captureContent ? { content: { claims: unsupported.map((c) => c.text), evidence: unsupported.map((c) => c.evidence?.text ?? "") } } : {}),
+    ...(r.entropy
+      ? {
+          entropy: {
+            entropy: r.entropy.entropy,
+            normalized: r.entropy.normalizedEntropy,
+            clusters: r.entropy.clusters.length,
+            samples: r.entropy.diagnostics.samples,
+            reliable: r.entropy.reliable,
+            abstained: r.entropy.abstained,
+            reasons: r.entropy.reasons,
+          },
+        }
+      : {}),
+    ...(r.combined ? { combined: r.combined } : {}),
+  };
+}
