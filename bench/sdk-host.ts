@@ -8,7 +8,8 @@ import express from "express";
 import { createMonitor } from "../src/sdk/monitor.ts";
 
 const withMonitor = process.env.WITH_MONITOR === "1";
-const monitor = withMonitor ? createMonitor({ env: { HF_HOME: "/nonexistent" }, sampling: { default: 1 }, scoring: { backend: "offline" }, queueSize: 10_000, workers: 1 }) : undefined;
+const share = Number(process.env.SCORING_SHARE ?? 1);
+const monitor = withMonitor ? createMonitor({ env: { HF_HOME: "/nonexistent" }, sampling: { default: 1 }, scoring: { backend: "offline" }, queueSize: 10_000, workers: 1, scoringShare: share }) : undefined;
 await monitor?.ready();
 const context = [
   "Returns: You may return most new, unopened items within 30 days of delivery for a full refund. Refunds are issued to the original payment method within 5 business days of receiving the return.",

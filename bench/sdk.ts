@@ -65,8 +65,8 @@ interface HostReport {
   stats?: { seen: number; scored: number; dropped: Record<string, number>; pending: number };
 }
 
-async function loadHost(withMonitor: boolean, seconds: number, concurrency: number): Promise<HostReport & { requests: number }> {
-  const child = fork(join(import.meta.dirname, "sdk-host.ts"), [], { execArgv: ["--import", "tsx"], env: { ...process.env, WITH_MONITOR: withMonitor ? "1" : "0" } });
+async function loadHost(withMonitor: boolean, share: number, seconds: number, concurrency: number): Promise<HostReport & { requests: number }> {
+  const child = fork(join(import.meta.dirname, "sdk-host.ts"), [], { execArgv: ["--import", "tsx"], env: { ...process.env, WITH_MONITOR: withMonitor ? "1" : "0", SCORING_SHARE: String(share) } });
   const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)));
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   let requests = 0;
@@ -106,10 +106,11 @@ async function main(): Promise<void> {
   console.log("");
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
   const rows: string[] = [];
-  for (const withMonitor of [false, true, false, true]) {
-    const r = await loadHost(withMonitor, seconds, 16);
+  const runs: Array<[boolean, number]> = [[false, 1], [true, 1], [true, 0.5], [false, 1], [true, 1], [true, 0.5]];
+  for (const [withMonitor, share] of runs) {
+    const r = await loadHost(withMonitor, share, seconds, 16);
     const s = r.stats;
-    rows.push(`| ${withMonitor ? "with monitor (rate 1.0)" : "no monitor"} | ${(r.requests / seconds).toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(1)} | ${s ? `${s.seen} seen, ${s.scored} scored, ${Object.values(s.dropped).reduce((a, b) => a + b, 0)} dropped (queue full), ${s.pending} pending` : "–"} |`);
+    rows.push(`| ${withMonitor ? `monitor, rate 1.0, scoring share ${share}` : "no monitor"} | ${(r.requests / seconds).toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(1)} | ${s ? `${s.seen} seen, ${s.scored} scored, ${Object.values(s.dropped).reduce((a, b) => a + b, 0)} dropped (queue full), ${s.pending} pending` : "–"} |`);
   }
   console.log(`express host under load (${seconds} s per run, 16 concurrent keep-alive clients in another process; event-loop delay in ms):`);
   console.log("");

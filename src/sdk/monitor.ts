@@ -70,6 +70,11 @@ interface Job {
 }
 
 const OTHER_ROUTE = "__other__";
+
+/** Idle time after a job of `durationMs` so that scoring keeps at most `share` of a core busy. */
+export function cooldownMs(durationMs: number, share: number): number {
+  return share >= 1 ? 0 : durationMs * (1 / share - 1);
+}
 const PACKAGE = "groundwatch";
 
 /**
@@ -93,6 +98,9 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const counts = { seen: 0, notSampled: 0, sampled: 0, scored: 0, dropped: {} as Record<string, number>, failed: {} as Record<string, number> };
   const queue: Job[] = [];
   let inFlight = 0;
+  /** With a scoring share below 1, no job starts before this time (ms, on `now`). */
+  let resumeAt = 0;
+  let resumeTimer: NodeJS.Timeout | undefined;
   let accepting = true;
   const idleWaiters: Array<() => void> = [];
   /** Per-route tallies of the hot path, exported by observable counters at collection time. */
@@ -181,6 +189,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
         clearTimeout(timer);
         span.end();
         inFlight--;
+        if (resolved.scoringShare < 1) resumeAt = Math.max(resumeAt, now() + cooldownMs(now() - started, resolved.scoringShare));
         pump();
         settleIdle();
       });
@@ -188,7 +197,15 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
 
   function pump(): void {
     if (!pool && !poolError) return;
-    const limit = resolved.workers * 2;
+    const wait = resumeAt - now();
+    if (wait > 0 && queue.length > 0) {
+      resumeTimer ??= setTimeout(() => {
+        resumeTimer = undefined;
+        pump();
+      }, wait).unref();
+      return;
+    }
+    const limit = resolved.scoringShare < 1 ? resolved.workers : resolved.workers * 2;
     while (inFlight < limit && queue.length > 0) {
       const job = queue.shift();
       if (job) runJob(job);
@@ -285,6 +302,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.flush(), new Promise<void>((r) => (timer = setTimeout(r, deadlineMs)))]);
       clearTimeout(timer);
+      clearTimeout(resumeTimer);
       for (const job of queue.splice(0)) drop(job.route, "shutdown");
       await poolReady;
       await pool?.close();

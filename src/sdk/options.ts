@@ -16,6 +16,12 @@ export interface MonitorOptions {
   readonly queueSize?: number;
   /** Scoring worker threads. Env GROUNDWATCH_WORKERS, default 1. */
   readonly workers?: number;
+  /**
+   * Share of one core the scoring workers may keep busy, in (0, 1]: after a job that took
+   * d ms the next starts no sooner than d·(1/share − 1) ms later. Lower it on small hosts
+   * where scoring competes with request handling. Env GROUNDWATCH_SCORING_SHARE, default 1.
+   */
+  readonly scoringShare?: number;
   /** Time budget per observation in ms; over it the observation fails with reason "timeout". Env GROUNDWATCH_TIMEOUT_MS, default 30 000. */
   readonly timeoutMs?: number;
   /** Distinct route labels kept; further routes are reported as "__other__". Default 200. */
@@ -54,6 +60,7 @@ export interface ResolvedMonitorOptions {
   readonly queueSize: number;
   readonly workers: number;
   readonly timeoutMs: number;
+  readonly scoringShare: number;
   readonly maxRoutes: number;
   readonly captureContent: boolean;
   readonly contentMaxLength: number;
@@ -70,7 +77,7 @@ interface MonitorFile {
   monitor?: Record<string, unknown>;
 }
 
-const MONITOR_FILE_KEYS = new Set(["queueSize", "workers", "timeoutMs", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]);
+const MONITOR_FILE_KEYS = new Set(["queueSize", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]);
 
 /** Reads the monitor's JSON config file; unknown keys are errors so typos never pass silently. */
 export function readMonitorFile(path: string): MonitorFile {
@@ -165,6 +172,11 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     queueSize: pick(options.queueSize, "GROUNDWATCH_QUEUE_SIZE", fm.queueSize, (f, v) => int(f, v, 1, 1_000_000), 1000, "queueSize"),
     workers: pick(options.workers, "GROUNDWATCH_WORKERS", fm.workers, (f, v) => int(f, v, 1, 64), 1, "workers"),
     timeoutMs: pick(options.timeoutMs, "GROUNDWATCH_TIMEOUT_MS", fm.timeoutMs, (f, v) => int(f, v, 1, 3_600_000), 30_000, "timeoutMs"),
+    scoringShare: pick(options.scoringShare, "GROUNDWATCH_SCORING_SHARE", fm.scoringShare, (f, v) => {
+      const n = typeof v === "string" ? Number(v) : v;
+      if (typeof n !== "number" || !Number.isFinite(n) || n <= 0 || n > 1) throw new ConfigError(f, v, "expected a share of one core, greater than 0 and at most 1");
+      return n;
+    }, 1, "scoringShare"),
     maxRoutes: pick(options.maxRoutes, undefined, fm.maxRoutes, (f, v) => int(f, v, 1, 100_000), 200, "maxRoutes"),
     captureContent: pick(options.captureContent, "GROUNDWATCH_CAPTURE_CONTENT", fm.captureContent, bool, false, "captureContent"),
     contentMaxLength: pick(options.contentMaxLength, undefined, fm.contentMaxLength, (f, v) => int(f, v, 1, 100_000), 500, "contentMaxLength"),

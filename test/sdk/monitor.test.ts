@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMonitor } from "../../src/sdk/monitor.ts";
+import { cooldownMs, createMonitor } from "../../src/sdk/monitor.ts";
 import type { Monitor, MonitorStats } from "../../src/sdk/monitor.ts";
 import { traceFraction } from "../../src/sdk/sampling.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
@@ -246,5 +246,21 @@ describe("traceFraction", () => {
     expect(traceFraction("0af7651916cd43dd8448eb211c80319c")).toBeLessThan(1);
     expect(traceFraction("00000000000000000000000000000000")).toBeUndefined();
     expect(traceFraction("not-a-trace")).toBeUndefined();
+  });
+});
+
+describe("scoring share", () => {
+  it("waits d·(1/share − 1) after a job of d ms, and not at all at share 1", () => {
+    expect(cooldownMs(100, 0.25)).toBe(300);
+    expect(cooldownMs(100, 0.5)).toBe(100);
+    expect(cooldownMs(100, 1)).toBe(0);
+  });
+
+  it("still scores every observation with a low share", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, scoringShare: 0.5 });
+    for (let i = 0; i < 4; i++) monitor.observe({ route: "/r", ...GOOD });
+    await monitor.flush();
+    expect(monitor.stats()).toMatchObject({ scored: 4, pending: 0 });
   });
 });
