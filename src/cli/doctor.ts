@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { parseArgs } from "node:util";
+import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
@@ -34,38 +34,19 @@ function parseSamples(stdout: string): string[] {
 }
 
 /** Runs `groundwatch doctor`; resolves to the exit code. */
-export async function runDoctor(argv: readonly string[], io: CommandIo): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
-      args: [...argv],
-      options: { "sampler-cmd": { type: "string" }, samples: { type: "string" }, prompt: { type: "string" }, timeout: { type: "string" }, help: { type: "boolean", short: "h" } },
-      strict: true,
-    }).values;
-  } catch (error) {
-    io.stderr.write(`groundwatch doctor: ${(error as Error).message}\n\n${DOCTOR_HELP}`);
-    return EXIT.usage;
-  }
-  if (args.help) {
-    io.stdout.write(DOCTOR_HELP);
-    return EXIT.ok;
-  }
-  const cmd = args["sampler-cmd"];
-  if (!cmd) {
-    io.stderr.write(`groundwatch doctor: --sampler-cmd is required\n\n${DOCTOR_HELP}`);
-    return EXIT.usage;
-  }
-  const wanted = args.samples === undefined ? 5 : Number(args.samples);
-  const timeoutS = args.timeout === undefined ? 120 : Number(args.timeout);
-  if (!Number.isInteger(wanted) || wanted < 2) {
-    io.stderr.write(`groundwatch doctor: --samples must be an integer of at least 2 (got ${JSON.stringify(args.samples)})\n`);
-    return EXIT.usage;
-  }
-  if (!Number.isFinite(timeoutS) || timeoutS <= 0) {
-    io.stderr.write(`groundwatch doctor: --timeout must be a positive number of seconds (got ${JSON.stringify(args.timeout)})\n`);
-    return EXIT.usage;
-  }
-  const prompt = args.prompt ?? DEFAULT_PROMPT;
+export function runDoctor(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("doctor", DOCTOR_HELP, io, async () => {
+    const { values: args } = parseFlags(argv, { "sampler-cmd": { type: "string" }, samples: { type: "string" }, prompt: { type: "string" }, timeout: { type: "string" } });
+    const cmd = args["sampler-cmd"];
+    if (!cmd) throw new UsageError("--sampler-cmd is required", true);
+    const wanted = numberFlag("samples", args.samples, (n) => Number.isInteger(n) && n >= 2, "an integer of at least 2") ?? 5;
+    const timeoutS = numberFlag("timeout", args.timeout, (n) => n > 0, "a positive number of seconds") ?? 120;
+    return checkSampler(cmd, wanted, timeoutS, args.prompt, io);
+  });
+}
+
+async function checkSampler(cmd: string, wanted: number, timeoutS: number, promptFlag: string | undefined, io: CommandIo): Promise<number> {
+  const prompt = promptFlag ?? DEFAULT_PROMPT;
   const run = await new Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }>((resolvePromise) => {
     const child = spawn(cmd, { shell: true, env: { ...io.env, GROUNDWATCH_PROMPT: prompt, GROUNDWATCH_SAMPLES: String(wanted) }, cwd: io.cwd });
     let stdout = "";

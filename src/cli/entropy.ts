@@ -1,17 +1,12 @@
-import { createReadStream, createWriteStream, statSync } from "node:fs";
+import { createReadStream, createWriteStream } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Writable } from "node:stream";
-import { parseArgs } from "node:util";
-import { isConfigError } from "../config/errors.ts";
-import { loadConfigFile } from "../config/file.ts";
-import { resolveScoreOptions } from "../config/score-options.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
-import { createTextAnalyzer } from "../core/text.ts";
 import type { EntailmentBackend, NliResult } from "../nli/backend.ts";
-import { createBackend } from "../nli/registry.ts";
-import { BACKEND_FLAGS, BACKEND_FLAGS_HELP, backendOptionsFromFlags } from "./backend-flags.ts";
+import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
+import { inputPath, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { explainEntropy } from "./explain.ts";
 import type { CommandIo } from "./io.ts";
@@ -68,71 +63,35 @@ function parseRow(line: string, n: number): Row | string {
 }
 
 /** Runs `groundwatch entropy`; resolves to the exit code. */
-export async function runEntropy(argv: readonly string[], io: CommandIo): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
-      args: [...argv],
-      options: {
-        input: { type: "string", short: "i" },
-        output: { type: "string", short: "o" },
-        explain: { type: "boolean" },
-        threshold: { type: "string" },
-        "max-calls": { type: "string" },
-        "skip-invalid": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-        ...BACKEND_FLAGS,
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    io.stderr.write(`groundwatch entropy: ${(error as Error).message}\n\n${ENTROPY_HELP}`);
-    return EXIT.usage;
-  }
-  if (args.help) {
-    io.stdout.write(ENTROPY_HELP);
-    return EXIT.ok;
-  }
-  if (!args.input) {
-    io.stderr.write(`groundwatch entropy: --input is required\n\n${ENTROPY_HELP}`);
-    return EXIT.usage;
-  }
-  const threshold = args.threshold === undefined ? 0.5 : Number(args.threshold);
-  if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
-    io.stderr.write(`groundwatch entropy: --threshold must be a number from 0 to 1 (got ${JSON.stringify(args.threshold)})\n`);
-    return EXIT.usage;
-  }
-  const maxCalls = args["max-calls"] === undefined ? undefined : Number(args["max-calls"]);
-  if (maxCalls !== undefined && (!Number.isInteger(maxCalls) || maxCalls < 1)) {
-    io.stderr.write(`groundwatch entropy: --max-calls must be a positive integer (got ${JSON.stringify(args["max-calls"])})\n`);
-    return EXIT.usage;
-  }
-  const inputPath = args.input === "-" ? "-" : resolve(io.cwd, args.input);
-  if (inputPath !== "-") {
-    try {
-      statSync(inputPath);
-    } catch (error) {
-      io.stderr.write(`groundwatch entropy: cannot read --input ${args.input}: ${(error as Error).message}\n`);
-      return EXIT.usage;
-    }
-  }
-  const flags = backendOptionsFromFlags(args);
-  if (flags.error) {
-    io.stderr.write(`groundwatch entropy: ${flags.error}\n`);
-    return EXIT.usage;
-  }
-  let backend: EntailmentBackend;
-  try {
-    const file = args.config ? loadConfigFile(resolve(io.cwd, args.config)).scoring : undefined;
-    const created = await createBackend(resolveScoreOptions(flags.options, { env: io.env, ...(file ? { file } : {}) }), { analyzer: createTextAnalyzer(), env: io.env });
-    for (const w of created.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
-    backend = created.backend;
-  } catch (error) {
-    io.stderr.write(`groundwatch entropy: ${(error as Error).message}\n`);
-    return isConfigError(error) ? EXIT.usage : EXIT.failure;
-  }
+export function runEntropy(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("entropy", ENTROPY_HELP, io, async () => {
+    const { values: args } = parseFlags(argv, {
+      input: { type: "string", short: "i" },
+      output: { type: "string", short: "o" },
+      explain: { type: "boolean" },
+      threshold: { type: "string" },
+      "max-calls": { type: "string" },
+      "skip-invalid": { type: "boolean" },
+      ...BACKEND_FLAGS,
+    });
+    const source = inputPath(args.input, io);
+    const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a number from 0 to 1") ?? 0.5;
+    const maxCalls = numberFlag("max-calls", args["max-calls"], (n) => Number.isInteger(n) && n >= 1, "a positive integer");
+    const backend = await openBackend(args, io);
+    return measureRows(args, source, threshold, maxCalls, backend, io);
+  });
+}
+
+async function measureRows(
+  args: { output?: string | undefined; explain?: boolean | undefined; "skip-invalid"?: boolean | undefined },
+  source: string,
+  threshold: number,
+  maxCalls: number | undefined,
+  backend: EntailmentBackend,
+  io: CommandIo,
+): Promise<number> {
   const jsonOut: Writable | undefined = args.output ? createWriteStream(resolve(io.cwd, args.output)) : args.explain ? undefined : io.stdout;
-  const lines = createInterface({ input: inputPath === "-" ? io.stdin : createReadStream(inputPath), crlfDelay: Infinity });
+  const lines = createInterface({ input: source === "-" ? io.stdin : createReadStream(source), crlfDelay: Infinity });
   const cache = new Map<string, NliResult>();
   const counts = { rows: 0, unreliable: 0, abstained: 0, invalid: 0 };
   let exit: number = EXIT.ok;

@@ -1,15 +1,10 @@
-import { createReadStream, createWriteStream, statSync } from "node:fs";
+import { createReadStream, createWriteStream } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Writable } from "node:stream";
-import { parseArgs } from "node:util";
-import { isConfigError } from "../config/errors.ts";
-import { loadConfigFile } from "../config/file.ts";
-import { resolveScoreOptions } from "../config/score-options.ts";
-import { createTextAnalyzer } from "../core/text.ts";
 import type { EntailmentBackend, NliPair } from "../nli/backend.ts";
-import { createBackend } from "../nli/registry.ts";
-import { BACKEND_FLAGS, BACKEND_FLAGS_HELP, backendOptionsFromFlags } from "./backend-flags.ts";
+import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
+import { inputPath, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { writeLine } from "./io.ts";
@@ -66,59 +61,20 @@ function labelOf(r: { entailment: number; neutral: number; contradiction: number
 }
 
 /** Runs `groundwatch nli`; resolves to the exit code. */
-export async function runNli(argv: readonly string[], io: CommandIo): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
-      args: [...argv],
-      options: { input: { type: "string", short: "i" }, output: { type: "string", short: "o" }, batch: { type: "string" }, "skip-invalid": { type: "boolean" }, help: { type: "boolean", short: "h" }, ...BACKEND_FLAGS },
-      strict: true,
-    }).values;
-  } catch (error) {
-    io.stderr.write(`groundwatch nli: ${(error as Error).message}\n\n${NLI_HELP}`);
-    return EXIT.usage;
-  }
-  if (args.help) {
-    io.stdout.write(NLI_HELP);
-    return EXIT.ok;
-  }
-  if (!args.input) {
-    io.stderr.write(`groundwatch nli: --input is required\n\n${NLI_HELP}`);
-    return EXIT.usage;
-  }
-  const batchSize = args.batch === undefined ? 32 : Number(args.batch);
-  if (!Number.isInteger(batchSize) || batchSize < 1) {
-    io.stderr.write(`groundwatch nli: --batch must be a positive integer (got ${JSON.stringify(args.batch)})\n`);
-    return EXIT.usage;
-  }
-  const inputPath = args.input === "-" ? "-" : resolve(io.cwd, args.input);
-  if (inputPath !== "-") {
-    try {
-      statSync(inputPath);
-    } catch (error) {
-      io.stderr.write(`groundwatch nli: cannot read --input ${args.input}: ${(error as Error).message}\n`);
-      return EXIT.usage;
-    }
-  }
-  const flags = backendOptionsFromFlags(args);
-  if (flags.error) {
-    io.stderr.write(`groundwatch nli: ${flags.error}\n`);
-    return EXIT.usage;
-  }
-  let backend: EntailmentBackend;
-  try {
-    const file = args.config ? loadConfigFile(resolve(io.cwd, args.config)).scoring : undefined;
-    const resolved = resolveScoreOptions(flags.options, { env: io.env, ...(file ? { file } : {}) });
-    const created = await createBackend(resolved, { analyzer: createTextAnalyzer(), env: io.env });
-    for (const w of created.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
-    backend = created.backend;
-  } catch (error) {
-    io.stderr.write(`groundwatch nli: ${(error as Error).message}\n`);
-    return isConfigError(error) ? EXIT.usage : EXIT.failure;
-  }
+export function runNli(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("nli", NLI_HELP, io, async () => {
+    const { values: args } = parseFlags(argv, { input: { type: "string", short: "i" }, output: { type: "string", short: "o" }, batch: { type: "string" }, "skip-invalid": { type: "boolean" }, ...BACKEND_FLAGS });
+    const source = inputPath(args.input, io);
+    const batchSize = numberFlag("batch", args.batch, (n) => Number.isInteger(n) && n >= 1, "a positive integer") ?? 32;
+    const backend = await openBackend(args, io);
+    return classifyRows(args, source, batchSize, backend, io);
+  });
+}
+
+async function classifyRows(args: { output?: string | undefined; "skip-invalid"?: boolean | undefined }, source: string, batchSize: number, backend: EntailmentBackend, io: CommandIo): Promise<number> {
   io.stderr.write(`groundwatch nli: backend ${backend.name} ${backend.version} (tier ${backend.tier})\n`);
   const out: Writable = args.output ? createWriteStream(resolve(io.cwd, args.output)) : io.stdout;
-  const lines = createInterface({ input: inputPath === "-" ? io.stdin : createReadStream(inputPath), crlfDelay: Infinity });
+  const lines = createInterface({ input: source === "-" ? io.stdin : createReadStream(source), crlfDelay: Infinity });
   const counts = { classified: 0, failed: 0, invalid: 0 };
   let exit: number = EXIT.ok;
   let batch: Row[] = [];

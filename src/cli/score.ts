@@ -2,16 +2,13 @@ import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Writable } from "node:stream";
-import { parseArgs } from "node:util";
-import { isConfigError } from "../config/errors.ts";
-import { loadConfigFile } from "../config/file.ts";
-import type { ScoreOptions } from "../config/score-options.ts";
 import type { Scorer, ScoredAnswer } from "../nli/scorer.ts";
 import { createScorer } from "../nli/scorer.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { writeLine } from "./io.ts";
-import { BACKEND_FLAGS, BACKEND_FLAGS_HELP, backendOptionsFromFlags } from "./backend-flags.ts";
+import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
+import { UsageError, inputPath as checkInput, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import { describeUsage } from "./usage.ts";
 import { parseScoreRow } from "./score-rows.ts";
 import { formatResultBlock, tableHeader } from "./table.ts";
@@ -71,82 +68,45 @@ function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unkno
 }
 
 /** Runs `groundwatch score`; resolves to the exit code. */
-export async function runScore(argv: readonly string[], io: CommandIo): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
-      args: [...argv],
-      options: {
-        input: { type: "string", short: "i" },
-        output: { type: "string", short: "o" },
-        format: { type: "string" },
-        ...BACKEND_FLAGS,
-        threshold: { type: "string" },
-        "top-k": { type: "string" },
-        "token-budget": { type: "string" },
-        "skip-invalid": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    io.stderr.write(`groundwatch score: ${(error as Error).message}\n\n${SCORE_HELP}`);
-    return EXIT.usage;
-  }
-  if (args.help) {
-    io.stdout.write(SCORE_HELP);
-    return EXIT.ok;
-  }
-  if (!args.input) {
-    io.stderr.write(`groundwatch score: --input is required\n\n${SCORE_HELP}`);
-    return EXIT.usage;
-  }
-  const format = args.format ?? "jsonl";
-  if (format !== "jsonl" && format !== "table") {
-    io.stderr.write(`groundwatch score: --format must be jsonl or table (got ${JSON.stringify(format)})\n`);
-    return EXIT.usage;
-  }
-  const inputPath = args.input === "-" ? "-" : resolve(io.cwd, args.input);
-  if (inputPath !== "-") {
-    try {
-      if (!statSync(inputPath).isFile()) throw new Error("not a file");
-    } catch (error) {
-      io.stderr.write(`groundwatch score: cannot read --input ${args.input}: ${(error as Error).message}\n`);
-      return EXIT.usage;
+export function runScore(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("score", SCORE_HELP, io, async () => {
+    const { values: args } = parseFlags(argv, {
+      input: { type: "string", short: "i" },
+      output: { type: "string", short: "o" },
+      format: { type: "string" },
+      ...BACKEND_FLAGS,
+      threshold: { type: "string" },
+      "top-k": { type: "string" },
+      "token-budget": { type: "string" },
+      "skip-invalid": { type: "boolean" },
+    });
+    const source = checkInput(args.input, io);
+    const format = args.format ?? "jsonl";
+    if (format !== "jsonl" && format !== "table") throw new UsageError(`--format must be jsonl or table (got ${JSON.stringify(format)})`);
+    const threshold = numberFlag("threshold", args.threshold, () => true, "a number");
+    const topK = numberFlag("top-k", args["top-k"], () => true, "a number");
+    const tokenBudget = numberFlag("token-budget", args["token-budget"], () => true, "a number");
+    const { options, file } = scoreOptionsFromFlags(args, io, {
+      ...(threshold !== undefined ? { threshold } : {}),
+      ...(topK !== undefined ? { topK } : {}),
+      ...(tokenBudget !== undefined ? { tokenBudget } : {}),
+    });
+    const scorer = await createScorer(options, { env: io.env, ...(file ? { file } : {}) });
+    for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
+    if (scorer.backend.tier === "triage" && scorer.warnings.length === 0) {
+      io.stderr.write(`groundwatch: scoring with the ${scorer.backend.name} backend (${scorer.backend.version}): triage-grade results, not for paging or release decisions alone\n`);
     }
-  }
+    return scoreRows(args, source, format, scorer, io);
+  });
+}
 
-  let scorer: Scorer;
-  try {
-    const flags = backendOptionsFromFlags(args);
-    if (flags.error) {
-      io.stderr.write(`groundwatch score: ${flags.error}\n`);
-      return EXIT.usage;
-    }
-    const options: ScoreOptions = {
-      ...flags.options,
-      ...(args.threshold !== undefined ? { threshold: Number(args.threshold) } : {}),
-      ...(args["top-k"] !== undefined ? { topK: Number(args["top-k"]) } : {}),
-      ...(args["token-budget"] !== undefined ? { tokenBudget: Number(args["token-budget"]) } : {}),
-    };
-    for (const [flag, value] of [["--threshold", args.threshold], ["--top-k", args["top-k"]], ["--token-budget", args["token-budget"]]] as const) {
-      if (value !== undefined && (value.trim() === "" || !Number.isFinite(Number(value)))) {
-        io.stderr.write(`groundwatch score: ${flag} must be a number (got ${JSON.stringify(value)})\n`);
-        return EXIT.usage;
-      }
-    }
-    const file = args.config ? loadConfigFile(resolve(io.cwd, args.config)).scoring : undefined;
-    scorer = await createScorer(options, { env: io.env, ...(file ? { file } : {}) });
-  } catch (error) {
-    io.stderr.write(`groundwatch score: ${(error as Error).message}\n`);
-    return isConfigError(error) ? EXIT.usage : EXIT.failure;
-  }
-  for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
-  if (scorer.backend.tier === "triage" && scorer.warnings.length === 0) {
-    io.stderr.write(`groundwatch: scoring with the ${scorer.backend.name} backend (${scorer.backend.version}): triage-grade results, not for paging or release decisions alone\n`);
-  }
-
+async function scoreRows(
+  args: { output?: string | undefined; "skip-invalid"?: boolean | undefined },
+  inputPath: string,
+  format: "jsonl" | "table",
+  scorer: Scorer,
+  io: CommandIo,
+): Promise<number> {
   const out: Writable = args.output ? createWriteStream(resolve(io.cwd, args.output)) : io.stdout;
   const outputDone = args.output
     ? new Promise<void>((res, rej) => {

@@ -3,28 +3,39 @@ import { ConfigError } from "./errors.ts";
 import type { ScoreOptions } from "./score-options.ts";
 import { SCORE_OPTION_KEYS } from "./score-options.ts";
 
-/** The parts of a groundwatch config file this version reads. */
+/**
+ * One config file for the CLI and the SDK: "scoring" (backend, model, thresholds…),
+ * "sampling" (default rate and per-route rates) and "monitor" (queue, workers, capture…).
+ */
 export interface ConfigFile {
   readonly scoring?: ScoreOptions;
+  readonly sampling?: { readonly default?: number; readonly routes?: Readonly<Record<string, number>> };
+  readonly monitor?: Readonly<Record<string, unknown>>;
 }
 
-/** Reads a JSON config file; unknown keys are errors, so a typo never passes silently. */
+const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
+  scoring: SCORE_OPTION_KEYS,
+  sampling: new Set(["default", "routes"]),
+  monitor: new Set(["queueSize", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]),
+};
+
+/** Reads a JSON config file; unknown sections and keys are errors, so a typo never passes silently. */
 export function loadConfigFile(path: string): ConfigFile {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new ConfigError("--config", path, `cannot read it as JSON: ${(error as Error).message}`);
+    throw new ConfigError("config file", path, `cannot read it as JSON: ${(error as Error).message}`);
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError("--config", path, "expected a JSON object");
-  for (const key of Object.keys(parsed)) {
-    if (key !== "scoring") throw new ConfigError(`config file key "${key}"`, (parsed as Record<string, unknown>)[key], "unknown key; expected \"scoring\"");
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError("config file", path, "expected a JSON object");
+  const file = parsed as Record<string, unknown>;
+  for (const [section, value] of Object.entries(file)) {
+    const keys = SECTIONS[section as keyof ConfigFile] as ReadonlySet<string> | undefined;
+    if (!keys) throw new ConfigError(`config file key "${section}"`, value, `unknown section; expected ${Object.keys(SECTIONS).join(", ")}`);
+    if (!value || typeof value !== "object" || Array.isArray(value)) throw new ConfigError(`config file ${section}`, value, "expected an object");
+    for (const key of Object.keys(value)) {
+      if (!keys.has(key)) throw new ConfigError(`config file ${section}.${key}`, (value as Record<string, unknown>)[key], `unknown key; expected one of ${[...keys].join(", ")}`);
+    }
   }
-  const scoring = (parsed as { scoring?: unknown }).scoring;
-  if (scoring === undefined) return {};
-  if (!scoring || typeof scoring !== "object" || Array.isArray(scoring)) throw new ConfigError("config file scoring", scoring, "expected an object");
-  for (const key of Object.keys(scoring)) {
-    if (!SCORE_OPTION_KEYS.has(key)) throw new ConfigError(`config file scoring.${key}`, (scoring as Record<string, unknown>)[key], `unknown key; expected one of ${[...SCORE_OPTION_KEYS].join(", ")}`);
-  }
-  return { scoring: scoring as ScoreOptions };
+  return file as ConfigFile;
 }

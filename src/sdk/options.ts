@@ -3,7 +3,9 @@ import type { LoggerProvider } from "@opentelemetry/api-logs";
 import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { ConfigError } from "../config/errors.ts";
 import type { ScoreOptions } from "../config/score-options.ts";
-import { SCORE_OPTION_KEYS, resolveScoreOptions } from "../config/score-options.ts";
+import { resolveScoreOptions } from "../config/score-options.ts";
+import type { ConfigFile } from "../config/file.ts";
+import { loadConfigFile } from "../config/file.ts";
 import type { SamplingRules } from "./sampling.ts";
 
 /** Options of `createMonitor`. Every field is optional; resolution order: option > env > config file > default. */
@@ -71,31 +73,6 @@ export interface ResolvedMonitorOptions {
   readonly configFile: string | undefined;
 }
 
-interface MonitorFile {
-  sampling?: Partial<SamplingRules>;
-  scoring?: ScoreOptions;
-  monitor?: Record<string, unknown>;
-}
-
-const MONITOR_FILE_KEYS = new Set(["queueSize", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]);
-
-/** Reads the monitor's JSON config file; unknown keys are errors so typos never pass silently. */
-export function readMonitorFile(path: string): MonitorFile {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new ConfigError("configFile", path, `cannot read it as JSON: ${(error as Error).message}`);
-  }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError("configFile", path, "expected a JSON object");
-  const o = parsed as Record<string, unknown>;
-  for (const key of Object.keys(o)) if (!["sampling", "scoring", "monitor"].includes(key)) throw new ConfigError(`config file key "${key}"`, o[key], 'unknown key; expected "sampling", "scoring" or "monitor"');
-  for (const key of Object.keys((o.scoring as object | undefined) ?? {})) if (!SCORE_OPTION_KEYS.has(key)) throw new ConfigError(`config file scoring.${key}`, (o.scoring as Record<string, unknown>)[key], "unknown scoring option");
-  for (const key of Object.keys((o.monitor as object | undefined) ?? {})) if (!MONITOR_FILE_KEYS.has(key)) throw new ConfigError(`config file monitor.${key}`, (o.monitor as Record<string, unknown>)[key], "unknown monitor option");
-  for (const key of Object.keys((o.sampling as object | undefined) ?? {})) if (!["default", "routes"].includes(key)) throw new ConfigError(`config file sampling.${key}`, (o.sampling as Record<string, unknown>)[key], 'unknown sampling option; expected "default" or "routes"');
-  return o as MonitorFile;
-}
-
 function parseRouteRates(raw: string): Record<string, number> {
   const out: Record<string, number> = {};
   for (const part of raw.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
@@ -133,7 +110,7 @@ function rate(field: string, value: unknown): number | undefined {
 export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMonitorOptions {
   const env = options.env ?? process.env;
   const configFile = options.configFile ?? (env.GROUNDWATCH_CONFIG || undefined);
-  const file: MonitorFile = configFile ? readMonitorFile(configFile) : {};
+  const file: ConfigFile = configFile ? loadConfigFile(configFile) : {};
   const fm = file.monitor ?? {};
   const pick = <T>(opt: T | undefined, envName: string | undefined, fileValue: unknown, parse: (field: string, v: unknown) => T | undefined, fallback: T, field: string): T => {
     if (opt !== undefined) return parse(field, opt) ?? fallback;

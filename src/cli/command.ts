@@ -1,0 +1,98 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { ParseArgsConfig } from "node:util";
+import { parseArgs } from "node:util";
+import { isConfigError } from "../config/errors.ts";
+import { loadConfigFile } from "../config/file.ts";
+import type { ScoreOptions } from "../config/score-options.ts";
+import { resolveScoreOptions } from "../config/score-options.ts";
+import { createTextAnalyzer } from "../core/text.ts";
+import type { EntailmentBackend } from "../nli/backend.ts";
+import { createBackend } from "../nli/registry.ts";
+import { backendOptionsFromFlags } from "./backend-flags.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { CommandIo } from "./io.ts";
+
+/** Bad flags or configuration: the command prints the message and exits 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+  constructor(
+    message: string,
+    readonly showHelp = false,
+  ) {
+    super(message);
+  }
+}
+
+/** --help was given: print the help and exit 0. */
+class HelpRequested extends Error {}
+
+/**
+ * Runs a command body, turning UsageError and ConfigError into exit 2 with the message
+ * (and the help where useful), --help into the help and exit 0, and anything else into exit 1.
+ */
+export async function runCommand(name: string, help: string, io: CommandIo, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof HelpRequested) {
+      io.stdout.write(help);
+      return EXIT.ok;
+    }
+    if (error instanceof UsageError || isConfigError(error)) {
+      io.stderr.write(`groundwatch ${name}: ${(error as Error).message}\n${error instanceof UsageError && error.showHelp ? `\n${help}` : ""}`);
+      return EXIT.usage;
+    }
+    io.stderr.write(`groundwatch ${name}: ${(error as Error).message}\n`);
+    return EXIT.failure;
+  }
+}
+
+/** Parses flags strictly; a parse error is a UsageError with the help, and --help ends the command. */
+export function parseFlags<O extends NonNullable<ParseArgsConfig["options"]>>(argv: readonly string[], options: O, allowPositionals = false) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: { ...options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals });
+  } catch (error) {
+    throw new UsageError((error as Error).message, true);
+  }
+  if ((parsed.values as { help?: boolean }).help) throw new HelpRequested();
+  return parsed;
+}
+
+/** The --input path ("-" for standard input), checked to exist. */
+export function inputPath(input: string | undefined, io: CommandIo): string {
+  if (!input) throw new UsageError("--input is required", true);
+  if (input === "-") return "-";
+  const path = resolve(io.cwd, input);
+  try {
+    if (!statSync(path).isFile()) throw new Error("not a file");
+  } catch (error) {
+    throw new UsageError(`cannot read --input ${input}: ${(error as Error).message}`);
+  }
+  return path;
+}
+
+/** A number flag, or undefined when absent; anything else is a UsageError naming the flag. */
+export function numberFlag(flag: string, value: string | undefined, check: (n: number) => boolean, expected: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${flag} must be ${expected} (got ${JSON.stringify(value)})`);
+  return n;
+}
+
+/** The scoring options from the backend flags, the environment and --config. */
+export function scoreOptionsFromFlags(values: Parameters<typeof backendOptionsFromFlags>[0] & { config?: string | boolean | undefined }, io: CommandIo, extra: ScoreOptions = {}): { options: ScoreOptions; file: ScoreOptions | undefined } {
+  const flags = backendOptionsFromFlags(values);
+  if (flags.error) throw new UsageError(flags.error);
+  const file = typeof values.config === "string" ? loadConfigFile(resolve(io.cwd, values.config)).scoring : undefined;
+  return { options: { ...flags.options, ...extra }, file };
+}
+
+/** Creates the backend the flags ask for, printing its warnings. */
+export async function openBackend(values: Parameters<typeof scoreOptionsFromFlags>[0], io: CommandIo): Promise<EntailmentBackend> {
+  const { options, file } = scoreOptionsFromFlags(values, io);
+  const created = await createBackend(resolveScoreOptions(options, { env: io.env, ...(file ? { file } : {}) }), { analyzer: createTextAnalyzer(), env: io.env });
+  for (const w of created.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
+  return created.backend;
+}
