@@ -6,6 +6,7 @@ import { runEntropy } from "./entropy.ts";
 import { runModel } from "./model.ts";
 import { runNli } from "./nli.ts";
 import { runScore } from "./score.ts";
+import { runServe } from "./serve.ts";
 
 const HELP = `groundwatch — groundedness monitoring for retrieval-augmented generation
 
@@ -17,6 +18,7 @@ Commands:
   nli       classify (premise, hypothesis) pairs with a backend: check a model and its labels
   doctor    check that a sampler command really samples (not temperature 0, a cache or a seed)
   model     pull, list and inspect NLI models for the onnx backend
+  serve     the collector: OTLP traces and JSON observations in, groundedness telemetry out
   version   print the version
 
 Run "groundwatch <command> --help" for a command's options.
@@ -37,6 +39,8 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
       return runDoctor(rest, io);
     case "model":
       return runModel(rest, io);
+    case "serve":
+      return runServe(rest, io);
     case "version":
     case "--version": {
       const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };

@@ -4,18 +4,21 @@ import type { ScoreOptions } from "./score-options.ts";
 import { SCORE_OPTION_KEYS } from "./score-options.ts";
 
 /**
- * One config file for the CLI and the SDK: "scoring" (backend, model, thresholds…),
- * "sampling" (default rate and per-route rates) and "monitor" (queue, workers, capture…).
+ * One config file for the CLI, the SDK and the collector: "scoring" (backend, model,
+ * thresholds…), "sampling" (default rate and per-route rates), "monitor" (queue, workers,
+ * capture…) and "collector" (bind address, limits, trace joining).
  */
 export interface ConfigFile {
   readonly scoring?: ScoreOptions;
   readonly sampling?: { readonly default?: number; readonly routes?: Readonly<Record<string, number>> };
   readonly monitor?: Readonly<Record<string, unknown>>;
+  readonly collector?: Readonly<Record<string, unknown>>;
 }
 
 const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
   scoring: SCORE_OPTION_KEYS,
   sampling: new Set(["default", "routes"]),
+  collector: new Set(["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraces", "drainMs", "logContent", "attributeMapping"]),
   monitor: new Set(["queueSize", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]),
 };
 

@@ -57,6 +57,8 @@ export interface Monitor {
   /** Re-reads sampling rates from the config file and environment, without a restart. */
   reload(): void;
   stats(): MonitorStats;
+  /** True while the queue is full: new sampled observations would be dropped (a service can answer 429). */
+  saturated(): boolean;
   /** Resolves once the scoring workers are ready (or rejects with why they could not start). */
   ready(): Promise<void>;
 }
@@ -319,6 +321,9 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     },
     stats(): MonitorStats {
       return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: queue.length + inFlight };
+    },
+    saturated(): boolean {
+      return queue.length >= resolved.queueSize;
     },
     async ready(): Promise<void> {
       await poolReady;

@@ -1,0 +1,74 @@
+import { resolve } from "node:path";
+import { resolveScoreOptions } from "../config/score-options.ts";
+import { resolveCollectorOptions } from "../collector/options.ts";
+import { startCollector } from "../collector/server.ts";
+import { resolveMonitorOptions } from "../sdk/options.ts";
+import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
+import { numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { CommandIo } from "./io.ts";
+
+export const SERVE_HELP: string = `groundwatch serve — the collector: score RAG traces and observations from any service
+
+Usage:
+  groundwatch serve [--config FILE] [--host H] [--port P] [--sample-rate R] [--print-config]
+
+Endpoints:
+  POST /v1/traces         OTLP/HTTP traces (protobuf or JSON, gzip): retriever and LLM spans are
+                          joined per trace and the answer is scored against the retrieved documents
+  POST /v1/observations   JSON observations, one or an array (schema: docs/observation.schema.json)
+  GET  /metrics           Prometheus text format
+  GET  /healthz, /readyz  liveness; readiness once the scoring backend is loaded
+
+Options:
+  --config FILE         JSON config (sections collector, sampling, monitor, scoring); env GROUNDWATCH_CONFIG
+  --host H              bind address (default 127.0.0.1; anything else needs GROUNDWATCH_TOKEN)
+  --port P              port (default 4319)
+  --sample-rate R       sampling rate for routes without a rule (default 0.05)
+  --print-config        print the resolved configuration (secrets masked) and exit
+  --help, -h            show this help
+
+${BACKEND_FLAGS_HELP}
+Exports over OTLP when the standard OTEL_EXPORTER_OTLP_* variables are set. SIGTERM or Ctrl-C drains
+the queue (within collector.drainMs) and exits.
+Exit codes: 0 stopped cleanly, 1 failure, 2 bad flags or configuration.
+`;
+
+/** Runs `groundwatch serve` until SIGTERM/SIGINT; resolves to the exit code. */
+export function runServe(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("serve", SERVE_HELP, io, async () => {
+    const { values: args } = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, "sample-rate": { type: "string" }, "print-config": { type: "boolean" }, ...BACKEND_FLAGS });
+    const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
+    const rate = numberFlag("sample-rate", args["sample-rate"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1");
+    const configFile = args.config ? resolve(io.cwd, args.config) : undefined;
+    const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io);
+    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}) };
+    const monitorOptions = { ...(rate !== undefined ? { sampling: { default: rate } } : {}), scoring };
+    const collector = resolveCollectorOptions(collectorOptions);
+    const monitor = resolveMonitorOptions({ env: io.env, ...(configFile ? { configFile } : {}), ...monitorOptions });
+    if (args["print-config"]) {
+      const printable = {
+        collector: { ...collector, token: collector.token ? "***" : undefined, file: undefined },
+        sampling: monitor.sampling,
+        monitor: { ...monitor, sampling: undefined, scoring: undefined },
+        scoring: resolveScoreOptions(monitor.scoring, { env: io.env }),
+        secrets: { GROUNDWATCH_TOKEN: io.env.GROUNDWATCH_TOKEN ? "***" : "(not set)", GROUNDWATCH_JUDGE_API_KEY: io.env.GROUNDWATCH_JUDGE_API_KEY ? "***" : "(not set)" },
+      };
+      io.stdout.write(`${JSON.stringify(printable, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const running = await startCollector({ ...collectorOptions, monitor: monitorOptions });
+    io.stderr.write(`groundwatch serve: listening on ${running.url} (metrics at ${running.url}/metrics)\n`);
+    await new Promise<void>((done) => {
+      const stop = (): void => {
+        io.stderr.write("groundwatch serve: draining…\n");
+        running.close().then(done, done);
+      };
+      process.once("SIGTERM", stop);
+      process.once("SIGINT", stop);
+    });
+    const s = running.monitor.stats();
+    io.stderr.write(`groundwatch serve: stopped; ${s.seen} seen, ${s.scored} scored, dropped ${JSON.stringify(s.dropped)}, failed ${JSON.stringify(s.failed)}, incomplete traces ${JSON.stringify(running.joinStats())}\n`);
+    return EXIT.ok;
+  });
+}
