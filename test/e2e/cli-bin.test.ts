@@ -9,7 +9,14 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const env = { ...process.env, HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
 
 describe("the groundwatch binary", () => {
-  it("scores the bundled examples as a table, as `npm start` does", async () => {
+  it("runs the demo as `npm start` does: collector, replayed traffic, per-route rates from /metrics", async () => {
+    const { stdout } = await run(process.execPath, ["bin/groundwatch.js", "demo", "--once", "--port", "0", "--rate", "1000"], { cwd: ROOT, env });
+    expect(stdout).toMatch(/replayed 120\/120 observations — metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
+    expect(stdout).toContain("backend: offline (triage) — TRIAGE-GRADE");
+    for (const route of ["/api/returns", "/api/shipping", "/api/warranty"]) expect(stdout).toMatch(new RegExp(`${route.replace(/\//g, "\\/")}\\s+40\\s+\\d+\\.\\d%\\s+0\\.\\d{3}`));
+  });
+
+  it("scores the bundled answers as a table", async () => {
     const { stdout, stderr } = await run(process.execPath, ["bin/groundwatch.js", "score", "--input", "examples/answers.jsonl", "--format", "table"], { cwd: ROOT, env });
     expect(stdout).toContain("refund-wrong-days");
     expect(stdout).toContain("✗ contradicted");
