@@ -28,7 +28,7 @@ function table(samples: ReturnType<typeof parsePromText>, sent: number, total: n
   const tier = backend?.groundwatch_backend_tier;
   const lines = [
     `replayed ${sent}/${total} observations — metrics: ${metricsUrl}`,
-    backend ? `backend: ${backend.groundwatch_backend_name} (${tier})${tier === "triage" ? " — TRIAGE-GRADE: run \`groundwatch model pull\` for a production NLI model" : ""}` : "backend: loading…",
+    backend ? `backend: ${backend.groundwatch_backend_name} (${tier})${tier === "triage" ? " — TRIAGE-GRADE: run `groundwatch model pull` for a production NLI model" : ""}` : "backend: loading…",
     "", `${"route".padEnd(16)} ${"scored".padStart(6)} ${"hallucination".padStart(13)} ${"groundedness".padStart(12)} ${"unscorable".padStart(10)}`];
   for (const s of summaries) {
     lines.push(`${s.route.padEnd(16)} ${String(s.grounded + s.ungrounded + s.unscorable).padStart(6)} ${`${(100 * s.hallucinationRate).toFixed(1)}%`.padStart(13)} ${s.meanScore.toFixed(3).padStart(12)} ${String(s.unscorable).padStart(10)}`);
