@@ -1,0 +1,37 @@
+import { describe, expect, it, onTestFinished } from "vitest";
+import { startCollector } from "../../src/collector/server.ts";
+import { prometheusAvailable, startPrometheus } from "../helpers/prometheus.ts";
+
+const DOC = "Returns: you may return unopened items within 30 days of delivery for a full refund.";
+
+describe.skipIf(!prometheusAvailable())("a real Prometheus scraping the collector", () => {
+  it("stores groundwatch's series with their labels and values", { timeout: 60_000 }, async () => {
+    const collector = await startCollector({ env: { HF_HOME: "/nonexistent" }, port: 0, monitor: { sampling: { default: 1 }, scoring: { backend: "offline" } } });
+    onTestFinished(() => collector.close(2000));
+    await collector.monitor.ready();
+    const rows = [
+      ...Array.from({ length: 6 }, () => ({ route: "/api/returns", context: [DOC], answer: "Unopened items can be returned within 30 days of delivery." })),
+      ...Array.from({ length: 4 }, () => ({ route: "/api/returns", context: [DOC], answer: "Items can be returned within 90 days of delivery." })),
+    ];
+    const res = await fetch(`${collector.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(rows) });
+    expect(res.status).toBe(202);
+    await collector.monitor.flush();
+    const prom = await startPrometheus(collector.url.replace("http://", ""));
+    const end = Date.now() + 30_000;
+    let evaluations: Awaited<ReturnType<typeof prom.query>> = [];
+    while (Date.now() < end) {
+      evaluations = await prom.query('groundwatch_evaluations_total{groundwatch_route="/api/returns"}');
+      if (evaluations.length >= 2) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const byVerdict = Object.fromEntries(evaluations.map((r) => [r.metric.groundwatch_verdict, Number(r.value[1])]));
+    expect(byVerdict).toEqual({ grounded: 6, ungrounded: 4 });
+    expect(evaluations[0]?.metric).toMatchObject({ job: "groundwatch", groundwatch_backend_name: "offline", groundwatch_backend_tier: "triage" });
+    const seen = await prom.query("sum(groundwatch_observations_seen_total)");
+    expect(Number(seen[0]?.value[1])).toBe(10);
+    const count = await prom.query('sum(groundwatch_groundedness_score_count{groundwatch_route="/api/returns"})');
+    expect(Number(count[0]?.value[1])).toBe(10);
+    const ratio = await prom.query('sum(groundwatch_evaluations_total{groundwatch_verdict="ungrounded"}) / sum(groundwatch_evaluations_total{groundwatch_verdict!="unscorable"})');
+    expect(Number(ratio[0]?.value[1])).toBeCloseTo(0.4, 9);
+  });
+});
