@@ -88,8 +88,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     if (!resolved.token || req.headers.authorization === `Bearer ${resolved.token}`) return next();
     res.status(401).json({ error: "missing or wrong bearer token" });
   };
-  const tooBusy = (res: Response): boolean => {
-    if (!monitor.saturated()) return false;
+  const tooBusy = (res: Response, routes: readonly string[]): boolean => {
+    if (monitor.hasRoomFor(routes)) return false;
     res.setHeader("Retry-After", "1");
     res.status(429).json({ error: "the scoring queue is full; retry later" });
     return true;
@@ -110,7 +110,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
       res.status(415).json({ error: `unsupported content-type ${JSON.stringify(type)}: send application/x-protobuf or application/json` });
       return;
     }
-    if (tooBusy(res)) return;
+    // A trace export yields at most a few interactions; ask for room for one at the default rate.
+    if (tooBusy(res, ["unknown"])) return;
     try {
       const body = req.body instanceof Buffer ? req.body : Buffer.alloc(0);
       const decoded = json ? decodeJson(body.toString("utf8")) : decodeProtobuf(body);
@@ -130,7 +131,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
       res.status(400).json({ error: "invalid observation", fields: parsed.errors });
       return;
     }
-    if (tooBusy(res)) return;
+    if (tooBusy(res, parsed.observations.map((o) => o.route ?? "unknown"))) return;
     for (const o of parsed.observations) monitor.observe({ ...o, route: o.route ?? "unknown" });
     res.status(202).json({ accepted: parsed.observations.length });
   });

@@ -57,8 +57,11 @@ export interface Monitor {
   /** Re-reads sampling rates from the config file and environment, without a restart. */
   reload(): void;
   stats(): MonitorStats;
-  /** True while the queue is full: new sampled observations would be dropped (a service can answer 429). */
-  saturated(): boolean;
+  /**
+   * Whether the queue has room for the observations of these routes, counting each by its
+   * sampling rate (the expected number sampled, rounded up). A service answers 429 when not.
+   */
+  hasRoomFor(routes: readonly string[]): boolean;
   /** Resolves once the scoring workers are ready (or rejects with why they could not start). */
   ready(): Promise<void>;
 }
@@ -322,8 +325,9 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     stats(): MonitorStats {
       return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: queue.length + inFlight };
     },
-    saturated(): boolean {
-      return queue.length >= resolved.queueSize;
+    hasRoomFor(routes: readonly string[]): boolean {
+      const expected = Math.ceil(routes.reduce((n, r) => n + sampler.rateFor(r), 0));
+      return queue.length + expected <= resolved.queueSize;
     },
     async ready(): Promise<void> {
       await poolReady;

@@ -206,6 +206,16 @@ describe("createMonitor", () => {
     expect(() => createMonitor({ env: ENV, scoring: { backend: "onnx", model: "/nonexistent/model" } })).toThrow('invalid model: "/nonexistent/model"');
   });
 
+  it("says whether a batch fits the queue, counting each observation by its sampling rate", () => {
+    const otel = testOtel();
+    const all = monitorWith(otel, { sampling: { default: 1 }, queueSize: 2 });
+    expect(all.hasRoomFor(["/a", "/b"])).toBe(true);
+    expect(all.hasRoomFor(["/a", "/b", "/c"])).toBe(false);
+    const few = monitorWith(otel, { sampling: { default: 0.05 }, queueSize: 2 });
+    expect(few.hasRoomFor(Array.from({ length: 30 }, () => "/a"))).toBe(true);
+    expect(few.hasRoomFor(Array.from({ length: 60 }, () => "/a"))).toBe(false);
+  });
+
   it("caps distinct route labels, reporting the rest as __other__", async () => {
     const otel = testOtel();
     const monitor = monitorWith(otel, { sampling: { default: 0 }, maxRoutes: 2 });
