@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
 import { ConfigError } from "./errors.ts";
 import type { ScoreOptions } from "./score-options.ts";
 import { SCORE_OPTION_KEYS } from "./score-options.ts";
@@ -22,13 +23,15 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
   monitor: new Set(["queueSize", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]),
 };
 
-/** Reads a JSON config file; unknown sections and keys are errors, so a typo never passes silently. */
+/** Reads a JSON or YAML (.yaml, .yml) config file; unknown sections and keys are errors, so a typo never passes silently. */
 export function loadConfigFile(path: string): ConfigFile {
+  const yaml = /\.ya?ml$/i.test(path);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
+    const text = readFileSync(path, "utf8");
+    parsed = yaml ? (parseYaml(text) as unknown) : JSON.parse(text);
   } catch (error) {
-    throw new ConfigError("config file", path, `cannot read it as JSON: ${(error as Error).message}`);
+    throw new ConfigError("config file", path, `cannot read it as ${yaml ? "YAML" : "JSON"}: ${(error as Error).message}`);
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError("config file", path, "expected a JSON object");
   const file = parsed as Record<string, unknown>;

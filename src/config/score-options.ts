@@ -39,6 +39,8 @@ export interface ScoreOptions {
   readonly combinedPolicy?: string;
   /** Most entailment pairs one entropy measurement may send (default: no limit). Env GROUNDWATCH_ENTROPY_MAX_CALLS. */
   readonly entropyMaxCalls?: number;
+  /** Most claims checked per answer, 1–10 000; the rest are skipped with reason "over_limit". Default 100. Env GROUNDWATCH_MAX_CLAIMS. */
+  readonly maxClaims?: number;
 }
 
 export interface ResolvedScoreOptions {
@@ -59,6 +61,7 @@ export interface ResolvedScoreOptions {
   readonly entropyThreshold: number;
   readonly combinedPolicy: "either" | "groundedness-only";
   readonly entropyMaxCalls: number | undefined;
+  readonly maxClaims: number;
 }
 
 /** Environment variable for each option. The judge's API key is read from env only (GROUNDWATCH_JUDGE_API_KEY). */
@@ -79,6 +82,7 @@ export const SCORE_ENV = {
   entropyThreshold: "GROUNDWATCH_ENTROPY_THRESHOLD",
   combinedPolicy: "GROUNDWATCH_COMBINED_POLICY",
   entropyMaxCalls: "GROUNDWATCH_ENTROPY_MAX_CALLS",
+  maxClaims: "GROUNDWATCH_MAX_CLAIMS",
 } as const satisfies Record<keyof ScoreOptions, string>;
 
 export const JUDGE_API_KEY_ENV = "GROUNDWATCH_JUDGE_API_KEY";
@@ -164,5 +168,6 @@ export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?:
     entropyThreshold: num("entropyThreshold", 0, 1, false) ?? 0.5,
     combinedPolicy: oneOf(policy.field, policy.value, ["either", "groundedness-only"] as const) ?? "either",
     entropyMaxCalls: num("entropyMaxCalls", 1, 1_000_000, true),
+    maxClaims: num("maxClaims", 1, 10_000, true) ?? 100,
   };
 }

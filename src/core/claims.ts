@@ -2,7 +2,7 @@ import type { AnalyzedText, TextAnalyzer, Token } from "./text.ts";
 import { isContentToken } from "./text.ts";
 
 /** Why a sentence of the answer was not checked against the context. */
-export type SkipReason = "question" | "greeting" | "meta" | "refusal" | "no_content";
+export type SkipReason = "question" | "greeting" | "meta" | "refusal" | "no_content" | "over_limit";
 
 /** A checkable statement of the answer. Offsets are into the answer string. */
 export interface Claim {

@@ -69,6 +69,8 @@ export interface GroundednessSettings {
   readonly tokenBudget: number;
   /** Token counter for windows; a subword estimate by default. */
   readonly countTokens?: (text: string) => number;
+  /** Most claims checked per answer; the rest are returned as skipped with reason "over_limit". */
+  readonly maxClaims?: number;
 }
 
 export interface AnswerInput {
@@ -113,8 +115,13 @@ export interface ClaimCheckPlan {
  */
 export function planClaimChecks(answer: string, context: ContextInput, analyzer: TextAnalyzer, settings: GroundednessSettings): ClaimCheckPlan {
   const segments = splitClaims(answer, analyzer);
-  const claims = segments.filter((s): s is Claim => s.kind === "claim");
-  const skipped = segments.filter((s): s is SkippedSentence => s.kind === "skipped");
+  const all = segments.filter((s): s is Claim => s.kind === "claim");
+  const limit = settings.maxClaims ?? Infinity;
+  const claims = all.slice(0, limit);
+  const skipped: SkippedSentence[] = [
+    ...segments.filter((s): s is SkippedSentence => s.kind === "skipped"),
+    ...all.slice(limit).map((c): SkippedSentence => ({ kind: "skipped", text: c.text, start: c.start, end: c.end, reason: "over_limit" })),
+  ];
   if (claims.length === 0) return { claims, skipped, windows: [], checks: [] };
   const windowOptions = settings.countTokens ? { tokenBudget: settings.tokenBudget, countTokens: settings.countTokens } : { tokenBudget: settings.tokenBudget };
   const windows = buildWindows(context, analyzer, windowOptions);

@@ -56,7 +56,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
   const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, env });
   const backend = created.backend;
   const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
-  const pipeline = createGroundednessScorer(backend, analyzer, { threshold, topK: resolved.topK, tokenBudget: resolved.tokenBudget });
+  const pipeline = createGroundednessScorer(backend, analyzer, { threshold, topK: resolved.topK, tokenBudget: resolved.tokenBudget, maxClaims: resolved.maxClaims });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy };
   const entropyCache = new Map<string, NliResult>();
   return {

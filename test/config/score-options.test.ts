@@ -30,6 +30,12 @@ describe("resolveScoreOptions", () => {
 });
 
 describe("loadConfigFile", () => {
+  it("reads YAML as well as JSON", () => {
+    const path = join(tempDir(), "gw.yaml");
+    writeFileSync(path, "scoring:\n  topK: 4\nsampling:\n  default: 0.1\n  routes:\n    /api/advice/*: 1\n");
+    expect(loadConfigFile(path)).toEqual({ scoring: { topK: 4 }, sampling: { default: 0.1, routes: { "/api/advice/*": 1 } } });
+  });
+
   it("reads the scoring section", () => {
     const path = join(tempDir(), "gw.json");
     writeFileSync(path, JSON.stringify({ scoring: { topK: 5 } }));

@@ -107,6 +107,14 @@ describe("groundedness scoring", () => {
     });
   });
 
+  it("checks at most maxClaims claims and returns the rest as skipped over_limit", async () => {
+    const backend = createFakeBackend();
+    const answer = Array.from({ length: 5 }, (_, i) => `The museum room ${i} opens at nine.`).join(" ");
+    const result = await scorerWith(backend, { ...SETTINGS, maxClaims: 2 }).score({ answer, context: "The museum opens at nine." });
+    expect(result.claims).toHaveLength(2);
+    expect(result.skipped.map((s) => s.reason)).toEqual(["over_limit", "over_limit", "over_limit"]);
+  });
+
   it("keeps skipped sentences beside the scored claims", async () => {
     const result = await scorerWith(createFakeBackend()).score({ answer: "Sure! The museum opens at nine.", context: "The museum opens at nine." });
     expect(result.verdict).toBe("grounded");
