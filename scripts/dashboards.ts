@@ -1,0 +1,182 @@
+/**
+ * Grafana dashboards as code (@grafana/grafana-foundation-sdk). `npm run build:dashboards`
+ * rewrites dashboards/*.json; test/dashboards checks the committed JSON is not stale and
+ * that every panel query returns data from a real Prometheus.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DashboardBuilder, DatasourceVariableBuilder, QueryVariableBuilder, RowBuilder, ThresholdsConfigBuilder, ThresholdsMode } from "@grafana/grafana-foundation-sdk/dashboard";
+import { GraphThresholdsStyleConfigBuilder, GraphThresholdsStyleMode } from "@grafana/grafana-foundation-sdk/common";
+import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
+import { PanelBuilder as StatPanel } from "@grafana/grafana-foundation-sdk/stat";
+import { PanelBuilder as TablePanel } from "@grafana/grafana-foundation-sdk/table";
+import { PanelBuilder as TimeseriesPanel } from "@grafana/grafana-foundation-sdk/timeseries";
+
+/** The hallucination-rate threshold the alerts page on (alerts/rules.yml uses the same value). */
+export const HALLUCINATION_THRESHOLD = 0.1;
+
+const DS = { type: "prometheus", uid: "${datasource}" };
+const R = 'groundwatch_route=~"$route"';
+
+function q(expr: string, legend: string, refId = "A"): DataqueryBuilder {
+  return new DataqueryBuilder().refId(refId).expr(expr).legendFormat(legend);
+}
+
+function thresholdLine(value: number): ThresholdsConfigBuilder {
+  return new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps([
+    { value: null, color: "green" },
+    { value, color: "red" },
+  ]);
+}
+
+function variables(d: DashboardBuilder): DashboardBuilder {
+  return d
+    .withVariable(new DatasourceVariableBuilder("datasource").label("Data source").type("prometheus"))
+    .withVariable(
+      new QueryVariableBuilder("route")
+        .label("Route")
+        .datasource(DS)
+        .query("label_values(groundwatch_observations_seen_total, groundwatch_route)")
+        .multi(true)
+        .includeAll(true)
+        .allValue(".*")
+        .refresh(2),
+    );
+}
+
+interface Placed {
+  id: number;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+function ts(p: Placed, title: string, unit: string, targets: DataqueryBuilder[], opts: { min?: number; max?: number; threshold?: number; description?: string } = {}): TimeseriesPanel {
+  let panel = new TimeseriesPanel().id(p.id).title(title).datasource(DS).gridPos({ x: p.x, y: p.y, w: p.w, h: p.h }).unit(unit);
+  if (opts.description) panel = panel.description(opts.description);
+  if (opts.min !== undefined) panel = panel.min(opts.min);
+  if (opts.max !== undefined) panel = panel.max(opts.max);
+  if (opts.threshold !== undefined) panel = panel.thresholds(thresholdLine(opts.threshold)).thresholdsStyle(new GraphThresholdsStyleConfigBuilder().mode(GraphThresholdsStyleMode.Line));
+  for (const t of targets) panel = panel.withTarget(t);
+  return panel;
+}
+
+/** The operational dashboard: rates, verdicts, accounting, failures, latency, drift, entropy, backend. */
+export function overviewDashboard(): object {
+  let y = 0;
+  let rowId = 100;
+  const row = (title: string): RowBuilder => new RowBuilder(title).id(rowId++).gridPos({ x: 0, y: y++, w: 24, h: 1 });
+  let d = variables(new DashboardBuilder("groundwatch — groundedness overview").uid("groundwatch-overview").tags(["groundwatch", "rag"]).refresh("30s").time({ from: "now-6h", to: "now" }).timezone("browser"));
+  d = d.withRow(row("Groundedness"));
+  d = d.withPanel(
+    ts({ id: 1, x: 0, y, w: 12, h: 8 }, "Hallucination rate by route", "percentunit", [q(`sum by (groundwatch_route) (rate(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${R}}[$__rate_interval])) / clamp_min(sum by (groundwatch_route) (rate(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${R}}[$__rate_interval])), 1e-9)`, "{{groundwatch_route}}")], {
+      min: 0,
+      max: 1,
+      threshold: HALLUCINATION_THRESHOLD,
+      description: `Ungrounded share of scorable answers. The red line is the paging threshold (${HALLUCINATION_THRESHOLD}).`,
+    }),
+  );
+  d = d.withPanel(
+    ts({ id: 2, x: 12, y, w: 12, h: 8 }, "Mean groundedness by route", "percentunit", [q(`sum by (groundwatch_route) (rate(groundwatch_groundedness_score_sum{${R}}[$__rate_interval])) / clamp_min(sum by (groundwatch_route) (rate(groundwatch_groundedness_score_count{${R}}[$__rate_interval])), 1e-9)`, "{{groundwatch_route}}")], { min: 0, max: 1 }),
+  );
+  y += 8;
+  d = d.withPanel(ts({ id: 3, x: 0, y, w: 12, h: 8 }, "Claims by verdict", "short", [q(`sum by (groundwatch_claim_verdict) (rate(groundwatch_claims_total{${R}}[$__rate_interval]))`, "{{groundwatch_claim_verdict}}")]));
+  d = d.withPanel(
+    ts({ id: 4, x: 12, y, w: 12, h: 8 }, "Observations: seen, sampled, scored, dropped", "short", [
+      q(`sum(rate(groundwatch_observations_seen_total{${R}}[$__rate_interval])) or vector(0)`, "seen", "A"),
+      q(`sum(rate(groundwatch_observations_sampled_total{${R}}[$__rate_interval])) or vector(0)`, "sampled", "B"),
+      q(`sum(rate(groundwatch_observations_scored_total{${R}}[$__rate_interval])) or vector(0)`, "scored", "C"),
+      q(`sum by (groundwatch_reason) (rate(groundwatch_observations_dropped_total{${R}}[$__rate_interval])) or vector(0)`, "dropped {{groundwatch_reason}}", "D"),
+    ]),
+  );
+  y += 8;
+  d = d.withRow(row("Reliability"));
+  d = d.withPanel(ts({ id: 5, x: 0, y, w: 8, h: 8 }, "Scorer failures", "short", [q(`sum by (groundwatch_reason) (rate(groundwatch_observations_failed_total{${R}}[$__rate_interval])) or vector(0)`, "{{groundwatch_reason}}")]));
+  d = d.withPanel(
+    ts({ id: 6, x: 8, y, w: 8, h: 8 }, "Evaluation latency", "s", [
+      q(`histogram_quantile(0.5, sum by (le) (rate(groundwatch_evaluation_duration_bucket{${R}}[$__rate_interval])))`, "p50", "A"),
+      q(`histogram_quantile(0.99, sum by (le) (rate(groundwatch_evaluation_duration_bucket{${R}}[$__rate_interval])))`, "p99", "B"),
+    ]),
+  );
+  d = d.withPanel(ts({ id: 7, x: 16, y, w: 8, h: 8 }, "Queue depth", "short", [q("sum(groundwatch_queue_depth)", "queued")]));
+  y += 8;
+  d = d.withRow(row("Drift and uncertainty"));
+  d = d.withPanel(
+    ts({ id: 8, x: 0, y, w: 8, h: 8 }, "Drift: KS statistic and p-value", "short", [q(`max by (groundwatch_route) (groundwatch_drift_ks_statistic{${R}})`, "KS {{groundwatch_route}}", "A"), q(`min by (groundwatch_route) (groundwatch_drift_p_value{${R}})`, "p {{groundwatch_route}}", "B")], {
+      min: 0,
+      threshold: 0.01,
+      description: "Recent scores against the reference distribution, per route. The drift alert fires when p < 0.01 for 15 minutes.",
+    }),
+  );
+  d = d.withPanel(
+    ts({ id: 9, x: 8, y, w: 8, h: 8 }, "Semantic entropy (normalised)", "percentunit", [
+      q(`histogram_quantile(0.5, sum by (le) (rate(groundwatch_entropy_bucket{${R}}[$__rate_interval])))`, "p50", "A"),
+      q(`histogram_quantile(0.9, sum by (le) (rate(groundwatch_entropy_bucket{${R}}[$__rate_interval])))`, "p90", "B"),
+    ], { min: 0, max: 1 }),
+  );
+  d = d.withPanel(
+    ts({ id: 10, x: 16, y, w: 8, h: 8 }, "Degenerate resample sets", "percentunit", [
+      q(`(sum(rate(groundwatch_entropy_degenerate_total{${R}}[$__rate_interval])) or vector(0)) / clamp_min((sum(rate(groundwatch_entropy_degenerate_total{${R}}[$__rate_interval])) or vector(0)) + (sum(rate(groundwatch_entropy_count{${R}}[$__rate_interval])) or vector(0)), 1e-9)`, "share unreliable"),
+    ], { min: 0, max: 1, description: "Share of resample sets whose entropy could not be measured (identical samples: temperature 0, a cache or a fixed seed)." }),
+  );
+  y += 8;
+  d = d.withPanel(
+    new TablePanel()
+      .id(11)
+      .title("Backend and tier in use")
+      .datasource(DS)
+      .gridPos({ x: 0, y, w: 24, h: 6 })
+      .withTarget(new DataqueryBuilder().refId("A").expr(`sum by (groundwatch_backend_name, groundwatch_backend_tier) (increase(groundwatch_evaluations_total{${R}}[$__range]))`).format(PromQueryFormat.Table).instant()),
+  );
+  return d.build();
+}
+
+/** The trends dashboard for risk owners and supervisors: 30- and 90-day rates, alert history, volumes. */
+export function trendsDashboard(): object {
+  let d = variables(new DashboardBuilder("groundwatch — groundedness trends").uid("groundwatch-trends").tags(["groundwatch", "rag", "evidence"]).refresh("1h").time({ from: "now-90d", to: "now" }).timezone("browser"));
+  const rate = (window: string): string =>
+    `sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${R}}[${window}])) / clamp_min(sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${R}}[${window}])), 1e-9)`;
+  d = d.withPanel(ts({ id: 1, x: 0, y: 0, w: 12, h: 9 }, "Hallucination rate, 30-day window", "percentunit", [q(rate("30d"), "{{groundwatch_route}}")], { min: 0, max: 1, threshold: HALLUCINATION_THRESHOLD }));
+  d = d.withPanel(ts({ id: 2, x: 12, y: 0, w: 12, h: 9 }, "Hallucination rate, 90-day window", "percentunit", [q(rate("90d"), "{{groundwatch_route}}")], { min: 0, max: 1, threshold: HALLUCINATION_THRESHOLD }));
+  d = d.withPanel(
+    ts({ id: 3, x: 0, y: 9, w: 12, h: 8 }, "Alert firings", "short", [q('sum by (alertname) (ALERTS{alertstate="firing", alertname=~"Groundwatch.*"}) or vector(0)', "{{alertname}}")], {
+      description: "Groundwatch alerts in the firing state over the period.",
+    }),
+  );
+  d = d.withPanel(
+    ts({ id: 4, x: 12, y: 9, w: 12, h: 8 }, "Answers scored per day", "short", [q(`sum by (groundwatch_route) (increase(groundwatch_observations_scored_total{${R}}[1d]))`, "{{groundwatch_route}}")]),
+  );
+  d = d.withPanel(
+    new StatPanel()
+      .id(5)
+      .title("Share of traffic sampled (period)")
+      .datasource(DS)
+      .gridPos({ x: 0, y: 17, w: 12, h: 6 })
+      .unit("percentunit")
+      .withTarget(new DataqueryBuilder().refId("A").expr(`sum(increase(groundwatch_observations_sampled_total{${R}}[$__range])) / clamp_min(sum(increase(groundwatch_observations_seen_total{${R}}[$__range])), 1e-9)`).instant()),
+  );
+  d = d.withPanel(
+    new StatPanel()
+      .id(6)
+      .title("Answers scored (period)")
+      .datasource(DS)
+      .gridPos({ x: 12, y: 17, w: 12, h: 6 })
+      .unit("short")
+      .withTarget(new DataqueryBuilder().refId("A").expr(`sum(increase(groundwatch_observations_scored_total{${R}}[$__range]))`).instant()),
+  );
+  return d.build();
+}
+
+export function dashboardFiles(): Record<string, string> {
+  return {
+    "overview.json": `${JSON.stringify(overviewDashboard(), null, 2)}\n`,
+    "trends.json": `${JSON.stringify(trendsDashboard(), null, 2)}\n`,
+  };
+}
+
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  const dir = join(import.meta.dirname, "..", "dashboards");
+  for (const [name, text] of Object.entries(dashboardFiles())) writeFileSync(join(dir, name), text);
+  console.log(`wrote ${Object.keys(dashboardFiles()).join(", ")} to ${dir}`);
+}
