@@ -1,0 +1,103 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, onTestFinished } from "vitest";
+import type { RunningCollector } from "../../src/collector/server.ts";
+import { startCollector } from "../../src/collector/server.ts";
+import { panelQueries } from "../helpers/dashboards.ts";
+import { prometheusAvailable, startPrometheus } from "../helpers/prometheus.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const DOC = "Warranty: electronics come with a one-year limited warranty covering manufacturing defects. Accidental damage is not covered.";
+const GOOD = "Electronics come with a one-year limited warranty covering manufacturing defects.";
+const BAD = "The warranty covers alien abductions and lasts for ninety-nine years on Mars.";
+
+/** The shipped rules, with the page alert's `for` and the rule interval shortened so a test can watch it fire. */
+function testRules(): string {
+  const dir = mkdtempSync(join(tmpdir(), "gw-rules-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const rules = readFileSync(join(ROOT, "alerts", "rules.yml"), "utf8").replace("interval: 30s", "interval: 1s").replace("for: 2m", "for: 3s");
+  const path = join(dir, "rules.yml");
+  writeFileSync(path, rules);
+  return path;
+}
+
+async function send(c: RunningCollector, answers: string[], route: string): Promise<void> {
+  const rows = answers.map((answer, i) => ({ route, context: [DOC], answer, question: "What does the warranty cover?", ...(i % 5 === 0 ? { samples: ["One year.", "It lasts a year.", "Two years.", "A year, for defects."] } : {}) }));
+  for (let i = 0; i < rows.length; i += 50) {
+    const res = await fetch(`${c.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(rows.slice(i, i + 50)) });
+    expect(res.status).toBe(202);
+  }
+  await c.monitor.flush();
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Prometheus", () => {
+  it("panel queries return data, recording rules match the driven rate, and the page alert goes pending then firing", { timeout: 120_000 }, async () => {
+    const c = await startCollector({ env: { HF_HOME: "/nonexistent" }, port: 0, monitor: { sampling: { default: 1 }, scoring: { backend: "offline" }, drift: { windowSize: 20, minScores: 20 } } });
+    onTestFinished(() => c.close(2000));
+    await c.monitor.ready();
+    const prom = await startPrometheus(c.url.replace("http://", ""), `rule_files:\n  - ${testRules()}\n`);
+
+    // Seed both verdict series, and let Prometheus scrape them before the measured traffic:
+    // rate() needs the counters to move while it watches.
+    await send(c, [GOOD, BAD], "/api/warranty");
+    await until("the first scrape", async () => ((await prom.query("groundwatch_evaluations_total")).length >= 2 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 2000));
+    // Phase 1: 5% hallucinated — below the 10% threshold — in batches the scraper sees arrive.
+    for (let b = 0; b < 3; b++) {
+      await send(c, [...Array.from({ length: 19 }, () => GOOD), BAD], "/api/warranty");
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+    const rate = await until("the recording rule", async () => {
+      const r = await prom.query('groundwatch:hallucination_rate:ratio_rate5m{groundwatch_route="/api/warranty"}');
+      return r[0] ? Number(r[0].value[1]) : undefined;
+    });
+    expect(rate).toBeCloseTo(0.05, 2);
+    const alertsNow = async (): Promise<Array<{ labels: Record<string, string>; state: string }>> =>
+      ((await (await fetch(`${prom.url}/api/v1/alerts`)).json()) as { data: { alerts: Array<{ labels: Record<string, string>; state: string }> } }).data.alerts.filter((a) => a.labels.alertname === "GroundwatchHallucinationRateHigh");
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await alertsNow()).toEqual([]);
+
+    // Every dashboard panel query returns data.
+    const empty: string[] = [];
+    for (const q of panelQueries()) {
+      const result = await prom.query(q.expr);
+      if (result.length === 0) empty.push(`${q.dashboard} / ${q.panel}: ${q.expr}`);
+    }
+    expect(empty).toEqual([]);
+
+    // Phase 2: raise the rate — hallucinated answers only — while watching the alert's state.
+    const states: string[] = [];
+    const watcher = setInterval(() => {
+      void alertsNow().then((a) => {
+        for (const x of a) if (states.at(-1) !== x.state) states.push(x.state);
+      });
+    }, 200);
+    onTestFinished(() => clearInterval(watcher));
+    for (let b = 0; b < 3; b++) {
+      await send(c, Array.from({ length: 20 }, () => BAD), "/api/warranty");
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+    await until("the alert to fire", async () => (states.includes("firing") ? true : undefined), 60_000);
+    clearInterval(watcher);
+    expect(states[0]).toBe("pending");
+    expect(states).toContain("firing");
+    const firing = (await alertsNow())[0];
+    expect(firing?.labels).toMatchObject({ severity: "page", groundwatch_route: "/api/warranty" });
+    const raised = await prom.query('groundwatch:hallucination_rate:ratio_rate5m{groundwatch_route="/api/warranty"}');
+    // 3 + 60 hallucinated of 120 measured answers.
+    expect(Number(raised[0]?.value[1])).toBeCloseTo(63 / 120, 1);
+  });
+});
