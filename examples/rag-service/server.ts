@@ -25,8 +25,20 @@ app.post("/api/ask", (req: express.Request & GroundwatchRequest, res) => {
       span.end();
       return;
     }
-    const sources = retrieve(question);
-    const answer = generate(question, sources);
+    // Retriever and LLM spans with OpenInference attributes, so a groundwatch collector fed
+    // these traces can score them too (the docker-compose stack does that).
+    const sources = tracer.startActiveSpan("retrieve", { attributes: { "openinference.span.kind": "RETRIEVER", "input.value": question } }, (r) => {
+      const docs = retrieve(question);
+      docs.forEach((d, i) => r.setAttribute(`retrieval.documents.${i}.document.content`, d));
+      r.end();
+      return docs;
+    });
+    const answer = tracer.startActiveSpan("generate", { attributes: { "openinference.span.kind": "LLM" } }, (g) => {
+      const text = generate(question, sources);
+      g.setAttributes({ "llm.output_messages.0.message.role": "assistant", "llm.output_messages.0.message.content": text });
+      g.end();
+      return text;
+    });
     req.groundwatch?.observe({ context: sources, answer, question });
     res.json({ answer, sources });
     span.end();

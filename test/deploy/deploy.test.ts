@@ -1,0 +1,75 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const read = (path: string): Record<string, unknown> => parse(readFileSync(join(ROOT, path), "utf8")) as Record<string, unknown>;
+
+function have(cmd: string): boolean {
+  try {
+    execFileSync(cmd, ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("docker-compose.yml", () => {
+  it("is valid for docker-compose", () => {
+    if (!have("docker-compose")) {
+      if (process.env.CI) throw new Error("docker-compose is not installed: .ci/run must install Debian's docker-compose");
+      return;
+    }
+    execFileSync("docker-compose", ["-f", join(ROOT, "docker-compose.yml"), "config", "-q"], { cwd: ROOT, env: { ...process.env, GROUNDWATCH_TOKEN: "t" } });
+  });
+
+  it("pins every image, binds every port to 127.0.0.1, and runs the whole stack", () => {
+    const compose = read("docker-compose.yml") as { services: Record<string, { image?: string; ports?: string[] }> };
+    const services = compose.services;
+    for (const name of ["groundwatch", "otel-collector", "prometheus", "alertmanager", "grafana", "rag-service", "traffic"]) expect(services, name).toHaveProperty(name);
+    for (const [name, s] of Object.entries(services)) {
+      if (s.image) expect(s.image, name).toMatch(/:[\w.-]+$/);
+      if (s.image) expect(s.image, name).not.toMatch(/:latest$/);
+      for (const p of s.ports ?? []) expect(p, name).toMatch(/^127\.0\.0\.1:/);
+    }
+  });
+});
+
+describe("OpenTelemetry Collector configurations", () => {
+  it.each(["collector/otel-collector.yaml", "collector/otel-collector-loadbalancing.yaml", "collector/otel-collector-sidecar.yaml"])("%s: pipelines use only defined components, memory_limiter first", (file) => {
+    const c = read(file) as { receivers: object; processors: object; exporters: object; service: { pipelines: Record<string, { receivers: string[]; processors: string[]; exporters: string[] }> } };
+    for (const [name, p] of Object.entries(c.service.pipelines)) {
+      for (const r of p.receivers) expect(Object.keys(c.receivers), `${name} receiver ${r}`).toContain(r);
+      for (const x of p.processors) expect(Object.keys(c.processors), `${name} processor ${x}`).toContain(x);
+      for (const e of p.exporters) expect(Object.keys(c.exporters), `${name} exporter ${e}`).toContain(e);
+      expect(p.processors[0]).toBe("memory_limiter");
+    }
+  });
+
+  it("routes by trace id to the groundwatch replicas in the scale-out profile", () => {
+    const c = read("collector/otel-collector-loadbalancing.yaml") as { exporters: Record<string, { routing_key?: string }> };
+    expect(c.exporters["loadbalancing/groundwatch"]?.routing_key).toBe("traceID");
+  });
+});
+
+describe("Prometheus configuration for the stack", () => {
+  it("passes promtool check config", () => {
+    if (!have("promtool")) {
+      if (process.env.CI) throw new Error("promtool is not installed");
+      return;
+    }
+    const dir = mkdtempSync(join(tmpdir(), "gw-promcfg-"));
+    try {
+      writeFileSync(join(dir, "token"), "t");
+      writeFileSync(join(dir, "prometheus.yml"), readFileSync(join(ROOT, "alerts", "prometheus.yml"), "utf8").replace("/tmp/groundwatch-token", join(dir, "token")));
+      copyFileSync(join(ROOT, "alerts", "rules.yml"), join(dir, "rules.yml"));
+      execFileSync("promtool", ["check", "config", join(dir, "prometheus.yml")], { stdio: "pipe" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
