@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { aurocWithInterval, chooseThreshold, hanleyMcNeilSe, labelsToSettle, wilsonInterval } from "../../src/core/calibration.ts";
+
+describe("AUROC interval", () => {
+  it("matches a hand computation of the Hanley–McNeil standard error", () => {
+    // A = 0.9, 50/50: Q1 = 0.9/1.1 = 0.81818, Q2 = 2·0.81/1.9 = 0.85263,
+    // V = (0.09 + 49·(Q1 − 0.81) + 49·(Q2 − 0.81)) / 2500 = 0.0010319 → SE = 0.03212.
+    expect(hanleyMcNeilSe(0.9, 50, 50)).toBeCloseTo(0.03212, 4);
+  });
+
+  it("applies a continuity correction at perfect separation instead of a zero-width interval", () => {
+    const est = aurocWithInterval([0.1, 0.2, 0.3, 0.7, 0.8, 0.9], [0, 0, 0, 1, 1, 1]);
+    expect(est.auroc).toBe(1);
+    expect(est.continuityCorrected).toBe(true);
+    expect(est.low).toBeLessThan(1);
+    expect(est.high).toBe(1);
+  });
+
+  it("includes 0.5 for a weak signal on few labels, and estimates how many more would settle it", () => {
+    const scores = [0.4, 0.6, 0.5, 0.55, 0.45, 0.7, 0.3, 0.65];
+    const labels = [0, 1, 0, 1, 1, 1, 0, 0];
+    const est = aurocWithInterval(scores, labels);
+    expect(est.low).toBeLessThan(0.5);
+    const more = labelsToSettle(est);
+    expect(more).toBeGreaterThan(0);
+  });
+
+  it("says no realistic set would settle a null effect", () => {
+    expect(labelsToSettle({ auroc: 0.5, low: 0.3, high: 0.7, positives: 10, negatives: 10, continuityCorrected: false })).toBeUndefined();
+  });
+});
+
+describe("threshold criteria", () => {
+  const scores = [0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9];
+  const labels = [0, 0, 0, 1, 0, 1, 1, 1];
+  it("maximises Youden's J", () => {
+    expect(chooseThreshold(scores, labels, "youden")).toMatchObject({ threshold: 0.4, tpr: 1, fpr: 0.25 });
+  });
+  it("keeps the false-positive rate at or under a target", () => {
+    expect(chooseThreshold(scores, labels, "target_fpr", 0)).toMatchObject({ threshold: 0.7, fpr: 0, tpr: 0.75 });
+  });
+  it("keeps recall at a target with the highest threshold", () => {
+    expect(chooseThreshold(scores, labels, "target_recall", 1)).toMatchObject({ threshold: 0.4, tpr: 1 });
+  });
+  it("maximises accuracy and F1", () => {
+    expect(chooseThreshold(scores, labels, "accuracy").accuracy).toBe(0.875);
+    expect(chooseThreshold(scores, labels, "f1").f1).toBeCloseTo(8 / 9, 9);
+  });
+});
+
+describe("Wilson interval", () => {
+  it("brackets the proportion and stays within [0, 1]", () => {
+    const w = wilsonInterval(5, 100);
+    expect(w.low).toBeCloseTo(0.0215, 3);
+    expect(w.high).toBeCloseTo(0.1118, 3);
+    expect(wilsonInterval(0, 10).low).toBe(0);
+  });
+});
