@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
+import { runCalibrate } from "./calibrate.ts";
 import { runDemo } from "./demo.ts";
 import { runDoctor } from "./doctor.ts";
 import { runEntropy } from "./entropy.ts";
@@ -20,6 +21,7 @@ Commands:
   doctor    check that a sampler command really samples (not temperature 0, a cache or a seed)
   model     pull, list and inspect NLI models for the onnx backend
   serve     the collector: OTLP traces and JSON observations in, groundedness telemetry out
+  calibrate choose a threshold from labelled answers: AUROC with its interval, label audit, calibration.json
   demo      the collector on localhost, fed bundled example traffic, with a live per-route view
   version   print the version
 
@@ -45,6 +47,8 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
       return runServe(rest, io);
     case "demo":
       return runDemo(rest, io);
+    case "calibrate":
+      return runCalibrate(rest, io);
     case "version":
     case "--version": {
       const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };

@@ -25,6 +25,7 @@ Options:
   --host H              bind address (default 127.0.0.1; anything else needs GROUNDWATCH_TOKEN)
   --port P              port (default 4319)
   --sample-rate R       sampling rate for routes without a rule (default 0.05)
+  --calibration FILE    calibration.json from \`groundwatch calibrate\`: its threshold and drift reference
   --print-config        print the resolved configuration (secrets masked) and exit
   --help, -h            show this help
 
@@ -37,20 +38,20 @@ Exit codes: 0 stopped cleanly, 1 failure, 2 bad flags or configuration.
 /** Runs `groundwatch serve` until SIGTERM/SIGINT; resolves to the exit code. */
 export function runServe(argv: readonly string[], io: CommandIo): Promise<number> {
   return runCommand("serve", SERVE_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, "sample-rate": { type: "string" }, "print-config": { type: "boolean" }, ...BACKEND_FLAGS });
+    const { values: args } = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, "sample-rate": { type: "string" }, calibration: { type: "string" }, "print-config": { type: "boolean" }, ...BACKEND_FLAGS });
     const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
     const rate = numberFlag("sample-rate", args["sample-rate"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1");
     const configFile = args.config ? resolve(io.cwd, args.config) : undefined;
     const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io);
     const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}) };
-    const monitorOptions = { ...(rate !== undefined ? { sampling: { default: rate } } : {}), scoring };
+    const monitorOptions = { ...(rate !== undefined ? { sampling: { default: rate } } : {}), ...(args.calibration ? { calibrationFile: resolve(io.cwd, args.calibration) } : {}), scoring };
     const collector = resolveCollectorOptions(collectorOptions);
     const monitor = resolveMonitorOptions({ env: io.env, ...(configFile ? { configFile } : {}), ...monitorOptions });
     if (args["print-config"]) {
       const printable = {
         collector: { ...collector, token: collector.token ? "***" : undefined, file: undefined },
         sampling: monitor.sampling,
-        monitor: { ...monitor, sampling: undefined, scoring: undefined },
+        monitor: { ...monitor, sampling: undefined, scoring: undefined, calibration: monitor.calibration ? { threshold: monitor.calibration.threshold, backend: monitor.calibration.backend, createdAt: monitor.calibration.createdAt, referenceScores: monitor.calibration.referenceScores.length } : undefined },
         scoring: resolveScoreOptions(monitor.scoring, { env: io.env }),
         secrets: { GROUNDWATCH_TOKEN: io.env.GROUNDWATCH_TOKEN ? "***" : "(not set)", GROUNDWATCH_JUDGE_API_KEY: io.env.GROUNDWATCH_JUDGE_API_KEY ? "***" : "(not set)" },
       };

@@ -20,7 +20,7 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
   scoring: SCORE_OPTION_KEYS,
   sampling: new Set(["default", "routes"]),
   collector: new Set(["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraces", "drainMs", "logContent", "attributeMapping"]),
-  monitor: new Set(["queueSize", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]),
+  monitor: new Set(["calibrationFile", "queueSize", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]),
 };
 
 /** Reads a JSON or YAML (.yaml, .yml) config file; unknown sections and keys are errors, so a typo never passes silently. */

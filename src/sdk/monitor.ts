@@ -92,6 +92,10 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const scoreOptions = resolveScoreOptions(resolved.scoring, { env });
   // A model that cannot be found is a configuration error: raise it now, not in a worker.
   if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, env);
+  const cal = resolved.calibration;
+  if (cal?.backend && scoreOptions.backend !== "auto" && cal.backend.name !== scoreOptions.backend) {
+    diag.warn(`groundwatch: the calibration was made with the ${cal.backend.name} backend, but scoring uses ${scoreOptions.backend}: its threshold may not transfer`);
+  }
   const random = options.random ?? Math.random;
   const now = options.now ?? (() => performance.now());
   let sampler: Sampler = createSampler(resolved.sampling, random);

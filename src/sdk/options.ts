@@ -41,7 +41,12 @@ export interface MonitorOptions {
   /** "child" (default): the evaluation span is a child of the request's span; "link": a new trace linked to it. */
   readonly spanRelation?: "child" | "link";
   /** Drift: recent scores per route compared with the reference (default window 200, no verdict under 20 scores). */
-  readonly drift?: { readonly windowSize?: number; readonly minScores?: number; readonly reference?: readonly number[]; readonly calibrationFile?: string };
+  readonly drift?: { readonly windowSize?: number; readonly minScores?: number; readonly reference?: readonly number[] };
+  /**
+   * calibration.json from `groundwatch calibrate`: its threshold applies when none is set,
+   * and its reference scores are the drift reference. Env GROUNDWATCH_CALIBRATION.
+   */
+  readonly calibrationFile?: string;
   /** JSON config file with "sampling", "scoring" and "monitor" sections. Env GROUNDWATCH_CONFIG. */
   readonly configFile?: string;
   /** Environment to read (default process.env). */
@@ -71,6 +76,34 @@ export interface ResolvedMonitorOptions {
   readonly spanRelation: "child" | "link";
   readonly drift: { readonly windowSize: number; readonly minScores: number; readonly reference: readonly number[] | undefined };
   readonly configFile: string | undefined;
+  /** The calibration in force, if a file was given. */
+  readonly calibration: Calibration | undefined;
+}
+
+/** The parts of calibration.json the monitor uses. */
+export interface Calibration {
+  readonly threshold: number;
+  readonly referenceScores: readonly number[];
+  readonly backend: { readonly name: string; readonly version: string; readonly tier: string } | undefined;
+  readonly createdAt: string | undefined;
+}
+
+/** Reads calibration.json (from `groundwatch calibrate`); a bad file is a ConfigError naming it. */
+export function readCalibration(path: string): Calibration {
+  let c: Record<string, unknown>;
+  try {
+    c = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError("calibrationFile", path, `cannot read it as JSON: ${(error as Error).message}`);
+  }
+  if (typeof c.threshold !== "number" || c.threshold < 0 || c.threshold > 1) throw new ConfigError("calibrationFile", path, 'no "threshold" from 0 to 1');
+  if (!Array.isArray(c.referenceScores) || !c.referenceScores.every((x) => typeof x === "number")) throw new ConfigError("calibrationFile", path, 'no "referenceScores" array of numbers');
+  return {
+    threshold: c.threshold,
+    referenceScores: c.referenceScores as number[],
+    backend: c.backend as Calibration["backend"],
+    createdAt: typeof c.createdAt === "string" ? c.createdAt : undefined,
+  };
 }
 
 function parseRouteRates(raw: string): Record<string, number> {
@@ -125,7 +158,12 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     default: pick(options.sampling?.default, "GROUNDWATCH_SAMPLE_RATE", file.sampling?.default, rate, 0.05, "sampling.default"),
     routes,
   };
-  const scoring: ScoreOptions = { ...(file.scoring ?? {}), ...(options.scoring ?? {}) };
+  const calibrationFile = options.calibrationFile ?? (env.GROUNDWATCH_CALIBRATION || undefined) ?? (typeof fm.calibrationFile === "string" ? fm.calibrationFile : undefined);
+  const calibration = calibrationFile ? readCalibration(calibrationFile) : undefined;
+  const explicitScoring: ScoreOptions = { ...(file.scoring ?? {}), ...(options.scoring ?? {}) };
+  // A calibrated threshold applies unless a threshold is set explicitly (option, env or file).
+  const scoring: ScoreOptions =
+    calibration && explicitScoring.threshold === undefined && !env.GROUNDWATCH_THRESHOLD ? { ...explicitScoring, threshold: calibration.threshold } : explicitScoring;
   // Validate scoring now, so a bad backend option fails at construction, not in a worker.
   resolveScoreOptions(options.scoring ?? {}, { env, ...(file.scoring ? { file: file.scoring } : {}) });
   const spanRelation = pick<"child" | "link">(options.spanRelation, undefined, fm.spanRelation, (f, v) => {
@@ -133,16 +171,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     return v;
   }, "child", "spanRelation");
   const drift = options.drift ?? (fm.drift as MonitorOptions["drift"]) ?? {};
-  let reference = drift.reference;
-  if (!reference && drift.calibrationFile) {
-    try {
-      const cal = JSON.parse(readFileSync(drift.calibrationFile, "utf8")) as { referenceScores?: unknown };
-      if (!Array.isArray(cal.referenceScores) || !cal.referenceScores.every((x) => typeof x === "number")) throw new Error('no "referenceScores" array of numbers');
-      reference = cal.referenceScores as number[];
-    } catch (error) {
-      throw new ConfigError("drift.calibrationFile", drift.calibrationFile, (error as Error).message);
-    }
-  }
+  const reference = drift.reference ?? calibration?.referenceScores;
   return {
     sampling,
     scoring,
@@ -166,5 +195,6 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
       reference,
     },
     configFile,
+    calibration,
   };
 }

@@ -1,0 +1,119 @@
+import { createReadStream, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import type { Criterion } from "../core/calibration.ts";
+import { aurocWithInterval, chooseThreshold, labelsToSettle } from "../core/calibration.ts";
+import { createScorer } from "../nli/scorer.ts";
+import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
+import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { CommandIo } from "./io.ts";
+import { sanitizeForTerminal } from "./io.ts";
+import { parseScoreRow } from "./score-rows.ts";
+
+export const CALIBRATE_HELP: string = `groundwatch calibrate — choose a threshold from labelled answers, with the evidence for it
+
+Usage:
+  groundwatch calibrate --set labelled.jsonl --criterion youden|f1|accuracy|target_fpr|target_recall
+                        [--target-fpr 0.05] [--target-recall 0.9] [--out calibration.json]
+
+Rows: {"id", "context", "answer", "label": 1 (grounded) | 0 (not), "question"?}.
+Scores every row with the chosen backend, then reports AUROC (Mann–Whitney, mid-ranks for ties)
+with a 95% Hanley–McNeil interval, the threshold the criterion picks with its TPR and FPR, and the
+rows whose label the score contradicts most (review candidates, not verdicts). Writes
+calibration.json: threshold, TPR/FPR, backend, date, set size, AUROC with interval, and the
+reference score distribution the SDK and the collector use for drift.
+
+Exit codes: 0 the set establishes a signal (interval excludes 0.5, right direction)
+            1 it does not (weak or anti-correlated): the threshold is not evidence
+            2 bad flags, configuration or input
+
+${BACKEND_FLAGS_HELP}`;
+
+const CRITERIA: readonly Criterion[] = ["youden", "f1", "accuracy", "target_fpr", "target_recall"];
+
+/** Runs `groundwatch calibrate`; resolves to the exit code. */
+export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("calibrate", CALIBRATE_HELP, io, async () => {
+    const { values: args } = parseFlags(argv, {
+      set: { type: "string" },
+      criterion: { type: "string" },
+      "target-fpr": { type: "string" },
+      "target-recall": { type: "string" },
+      out: { type: "string" },
+      "audit-size": { type: "string" },
+      ...BACKEND_FLAGS,
+    });
+    const source = inputPath(args.set, io);
+    const criterion = (args.criterion ?? "youden") as Criterion;
+    if (!CRITERIA.includes(criterion)) throw new UsageError(`--criterion must be one of ${CRITERIA.join(", ")} (got ${JSON.stringify(args.criterion)})`);
+    const targetFpr = numberFlag("target-fpr", args["target-fpr"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.05;
+    const targetRecall = numberFlag("target-recall", args["target-recall"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.9;
+    const auditSize = numberFlag("audit-size", args["audit-size"], (n) => Number.isInteger(n) && n >= 0, "a whole number") ?? 10;
+    const { options, file } = scoreOptionsFromFlags(args, io);
+    const scorer = await createScorer(options, { env: io.env, ...(file ? { file } : {}) });
+    for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
+
+    const rows: Array<{ id: string | number; label: 0 | 1; score: number; unscorable: boolean }> = [];
+    let n = 0;
+    try {
+      for await (const line of createInterface({ input: source === "-" ? io.stdin : createReadStream(source), crlfDelay: Infinity })) {
+        n++;
+        if (line.trim() === "") continue;
+        const parsed = parseScoreRow(line, n);
+        if (!parsed.ok) throw new UsageError(parsed.error);
+        const label = (JSON.parse(line) as { label?: unknown }).label;
+        if (label !== 0 && label !== 1) throw new UsageError(`line ${n}: "label" must be 1 (grounded) or 0 (not grounded) (got ${JSON.stringify(label)})`);
+        const r = await scorer.score({ answer: parsed.row.answer, context: parsed.row.context });
+        // Unscorable answers score 0: failing closed, they count as not grounded.
+        rows.push({ id: parsed.row.id, label, score: r.score ?? 0, unscorable: r.verdict === "unscorable" });
+      }
+    } finally {
+      await scorer.close();
+    }
+    const positives = rows.filter((r) => r.label === 1).length;
+    if (positives === 0 || positives === rows.length) throw new UsageError(`the set needs both labels: it has ${positives} grounded and ${rows.length - positives} not grounded rows`);
+    const scores = rows.map((r) => r.score);
+    const labels = rows.map((r) => r.label);
+    const est = aurocWithInterval(scores, labels);
+    const choice = chooseThreshold(scores, labels, criterion, criterion === "target_fpr" ? targetFpr : targetRecall);
+    const verdict = est.low > 0.5 ? "pass" : est.high < 0.5 ? "anti-correlated" : "weak";
+    const settle = verdict === "pass" ? 0 : labelsToSettle(est);
+    // Review candidates: grounded-labelled rows the scorer rates lowest, and the reverse.
+    const audit = [...rows.filter((r) => r.label === 1).sort((a, b) => a.score - b.score).slice(0, auditSize), ...rows.filter((r) => r.label === 0).sort((a, b) => b.score - a.score).slice(0, auditSize)]
+      .sort((a, b) => Math.abs(b.score - b.label) - Math.abs(a.score - a.label))
+      .slice(0, auditSize)
+      .map((r) => ({ id: r.id, label: r.label, score: Number(r.score.toFixed(6)) }));
+    const calibration = {
+      version: 1,
+      createdAt: new Date().toISOString(),
+      backend: scorer.backend,
+      criterion,
+      ...(criterion === "target_fpr" ? { targetFpr } : criterion === "target_recall" ? { targetRecall } : {}),
+      threshold: Number(choice.threshold.toFixed(6)),
+      tpr: choice.tpr,
+      fpr: choice.fpr,
+      precision: choice.precision,
+      dataset: { path: args.set, rows: rows.length, positives, negatives: rows.length - positives, unscorable: rows.filter((r) => r.unscorable).length },
+      auroc: { value: est.auroc, low: est.low, high: est.high, continuityCorrected: est.continuityCorrected },
+      verdict,
+      labelsToSettle: settle ?? null,
+      referenceScores: scores.map((s) => Number(s.toFixed(6))),
+      audit,
+    };
+    const outPath = resolve(io.cwd, args.out ?? "calibration.json");
+    writeFileSync(outPath, `${JSON.stringify(calibration, null, 2)}\n`);
+    const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+    io.stdout.write(`AUROC ${est.auroc.toFixed(3)} [${est.low.toFixed(3)}, ${est.high.toFixed(3)}] on ${rows.length} rows (${positives} grounded, ${rows.length - positives} not)${est.continuityCorrected ? " — perfect separation; interval continuity-corrected" : ""}\n`);
+    if (verdict === "pass") io.stdout.write("PASS: the interval excludes 0.5 — the score separates grounded from ungrounded answers on this set.\n");
+    else if (verdict === "anti-correlated") io.stdout.write("FAIL: ANTI-CORRELATED — higher scores go with answers labelled NOT grounded. Check which way the labels point (1 must mean grounded) before anything else.\n");
+    else io.stdout.write(`FAIL: the interval includes 0.5 — this set has not established a signal. ${settle === undefined ? "No realistic set would settle it at this effect size: the signal is not there." : `About ${settle} more labelled rows would settle it at this effect size.`}\n`);
+    io.stdout.write(`threshold ${choice.threshold.toFixed(4)} (${criterion}): TPR ${pct(choice.tpr)}, FPR ${pct(choice.fpr)}, precision ${pct(choice.precision)}\n`);
+    if (audit.length > 0) {
+      io.stdout.write("label review candidates (the score disagrees most; not verdicts):\n");
+      for (const a of audit) io.stdout.write(`  ${sanitizeForTerminal(String(a.id))}: label ${a.label}, score ${a.score.toFixed(3)}\n`);
+    }
+    io.stdout.write(`wrote ${outPath}\n`);
+    return verdict === "pass" ? EXIT.ok : EXIT.failure;
+  });
+}

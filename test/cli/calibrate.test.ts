@@ -1,0 +1,77 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { resolveMonitorOptions } from "../../src/sdk/options.ts";
+import { runCli, tempDir } from "../helpers/cli.ts";
+
+const DOCS = [
+  "Returns: unopened items may be returned within 30 days of delivery for a full refund.",
+  "Shipping: standard shipping is free on orders over $50; express shipping costs $15.",
+  "Warranty: electronics have a one-year warranty covering manufacturing defects.",
+];
+const GOOD = ["Unopened items may be returned within 30 days of delivery.", "Standard shipping is free on orders over $50.", "Electronics have a one-year warranty covering manufacturing defects."];
+const BAD = ["Items may be returned within 90 days in any condition.", "International shipping is free to every country in Europe.", "The warranty covers accidental damage, theft and water damage for ten years."];
+
+function labelledSet(flip = false): string {
+  const rows: unknown[] = [];
+  for (let i = 0; i < 24; i++) {
+    const k = i % 3;
+    const grounded = i % 2 === 0;
+    rows.push({ id: `r${i}`, context: [DOCS[k]], answer: grounded ? GOOD[k] : BAD[k], label: flip ? (grounded ? 0 : 1) : grounded ? 1 : 0 });
+  }
+  const path = join(tempDir(), "labelled.jsonl");
+  writeFileSync(path, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  return path;
+}
+
+describe("groundwatch calibrate", () => {
+  it("reports AUROC with its interval, picks a threshold, and writes calibration.json", async () => {
+    const set = labelledSet();
+    const out = join(tempDir(), "calibration.json");
+    const run = await runCli(["calibrate", "--set", set, "--criterion", "youden", "--out", out, "--backend", "offline"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/AUROC 1\.000 \[0\.\d{3}, 1\.000\] on 24 rows \(12 grounded, 12 not\) — perfect separation; interval continuity-corrected/);
+    expect(run.stdout).toContain("PASS: the interval excludes 0.5");
+    const cal = JSON.parse(readFileSync(out, "utf8")) as Record<string, unknown>;
+    expect(cal).toMatchObject({ criterion: "youden", tpr: 1, fpr: 0, verdict: "pass", backend: { name: "offline", tier: "triage" }, dataset: { rows: 24, positives: 12, negatives: 12 } });
+    expect((cal.referenceScores as number[]).length).toBe(24);
+    // The SDK and the collector take the threshold and the drift reference from it.
+    const resolved = resolveMonitorOptions({ env: {}, calibrationFile: out });
+    expect(resolved.scoring.threshold).toBe(cal.threshold);
+    expect(resolved.drift.reference).toHaveLength(24);
+  });
+
+  it("names anti-correlated labels instead of fitting a nonsense threshold, and exits 1", async () => {
+    const run = await runCli(["calibrate", "--set", labelledSet(true), "--out", join(tempDir(), "c.json"), "--backend", "offline"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("FAIL: ANTI-CORRELATED");
+    expect(run.stdout).toContain("label review candidates");
+  });
+
+  it("fails a weak result and says how many more labels would settle it", async () => {
+    const path = join(tempDir(), "weak.jsonl");
+    const rows = [
+      { id: 1, context: [DOCS[0]], answer: GOOD[0], label: 1 },
+      { id: 2, context: [DOCS[1]], answer: BAD[1], label: 1 },
+      { id: 3, context: [DOCS[2]], answer: GOOD[2], label: 0 },
+      { id: 4, context: [DOCS[0]], answer: BAD[0], label: 0 },
+      { id: 5, context: [DOCS[1]], answer: GOOD[1], label: 1 },
+      { id: 6, context: [DOCS[2]], answer: BAD[2], label: 0 },
+    ];
+    writeFileSync(path, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const run = await runCli(["calibrate", "--set", path, "--out", join(tempDir(), "c.json"), "--backend", "offline"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/FAIL: the interval includes 0\.5 — this set has not established a signal\. (About \d+ more labelled rows would settle it|No realistic set would settle it)/);
+  });
+
+  it("refuses a set with one label, a bad label, and an unknown criterion", async () => {
+    const path = join(tempDir(), "one.jsonl");
+    writeFileSync(path, `${JSON.stringify({ id: 1, context: "x", answer: "y", label: 1 })}\n`);
+    expect((await runCli(["calibrate", "--set", path, "--backend", "offline"])).stderr).toContain("the set needs both labels");
+    writeFileSync(path, `${JSON.stringify({ id: 1, context: "x", answer: "y", label: "yes" })}\n`);
+    expect((await runCli(["calibrate", "--set", path, "--backend", "offline"])).stderr).toContain('line 1: "label" must be 1 (grounded) or 0 (not grounded) (got "yes")');
+    const bad = await runCli(["calibrate", "--set", path, "--criterion", "best"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--criterion must be one of youden, f1, accuracy, target_fpr, target_recall");
+  });
+});
