@@ -6,6 +6,7 @@ import { runDemo } from "./demo.ts";
 import { runDoctor } from "./doctor.ts";
 import { runEntropy } from "./entropy.ts";
 import { runEval } from "./eval.ts";
+import { runEvidence } from "./evidence.ts";
 import { runModel } from "./model.ts";
 import { runNli } from "./nli.ts";
 import { runScore } from "./score.ts";
@@ -23,6 +24,7 @@ Commands:
   model     pull, list and inspect NLI models for the onnx backend
   serve     the collector: OTLP traces and JSON observations in, groundedness telemetry out
   eval      a CI release gate on a fixed eval set: report.json/.md/.html, junit.xml, exit 1 on failure
+  evidence  an HTML (and PDF) report of trends, alerts and calibration from Prometheus, for risk owners
   calibrate choose a threshold from labelled answers: AUROC with its interval, label audit, calibration.json
   demo      the collector on localhost, fed bundled example traffic, with a live per-route view
   version   print the version
@@ -53,6 +55,8 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
       return runCalibrate(rest, io);
     case "eval":
       return runEval(rest, io);
+    case "evidence":
+      return runEvidence(rest, io);
     case "version":
     case "--version": {
       const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };

@@ -1,0 +1,147 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { readCalibration } from "../sdk/options.ts";
+import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
+import { escapeHtml } from "./eval-report.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { CommandIo } from "./io.ts";
+
+export const EVIDENCE_HELP = `groundwatch evidence — a report a risk owner can hand a supervisor
+
+Usage:
+  groundwatch evidence --prometheus URL --from DATE --to DATE [--route R] [--threshold 0.1]
+                       [--calibration calibration.json] [--out report.html] [--pdf]
+
+Queries the Prometheus that scrapes groundwatch and writes a self-contained HTML report: the
+hallucination rate and mean groundedness per route over the period with the threshold, alert
+firings, answers scored and the share of traffic sampled, the backend and tier in use, and the
+calibration record (AUROC with its interval, date, set size). --pdf also prints it to PDF with
+headless Chromium (Debian's chromium) when it is installed.
+DATE: ISO 8601 (2026-11-01, 2026-11-01T00:00:00Z) or a Unix time in seconds.
+
+Exit codes: 0 written, 1 Prometheus or Chromium failed, 2 bad flags.
+`;
+
+type Series = Array<{ metric: Record<string, string>; values: Array<[number, string]> }>;
+
+function parseDate(flag: string, value: string | undefined): number {
+  if (!value) throw new UsageError(`--${flag} is required`, true);
+  const t = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Date.parse(value) / 1000;
+  if (!Number.isFinite(t)) throw new UsageError(`--${flag} is not a date: ${JSON.stringify(value)}`);
+  return t;
+}
+
+async function prom(base: string, path: string, params: Record<string, string>): Promise<unknown> {
+  const url = `${base.replace(/\/+$/, "")}${path}?${new URLSearchParams(params).toString()}`;
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    throw new Error(`cannot reach Prometheus at ${base}: ${(error as Error).message}`);
+  }
+  const body = (await res.json()) as { status: string; data?: { result: unknown }; error?: string };
+  if (body.status !== "success") throw new Error(`Prometheus query failed: ${body.error ?? res.status} (${params.query ?? ""})`);
+  return body.data?.result;
+}
+
+/** A line chart as inline SVG: one polyline per series, the threshold dashed. */
+function lineChart(title: string, series: Series, from: number, to: number, opts: { max?: number; threshold?: number; percent?: boolean }): string {
+  const w = 640;
+  const h = 220;
+  const pad = 36;
+  const values = series.flatMap((s) => s.values.map(([, v]) => Number(v))).filter(Number.isFinite);
+  const max = opts.max ?? Math.max(1e-9, ...values, opts.threshold ?? 0);
+  const x = (t: number): number => pad + ((t - from) / Math.max(1, to - from)) * (w - pad - 10);
+  const y = (v: number): number => h - pad + 10 - (Math.min(v, max) / max) * (h - pad - 10);
+  const colors = ["#2e86c1", "#c0392b", "#27ae60", "#8e44ad", "#d35400", "#16a085"];
+  const lines = series
+    .map((s, i) => {
+      const pts = s.values.filter(([, v]) => Number.isFinite(Number(v))).map(([t, v]) => `${x(t).toFixed(1)},${y(Number(v)).toFixed(1)}`);
+      return pts.length ? `<polyline class="series" fill="none" stroke="${colors[i % colors.length]}" stroke-width="2" points="${pts.join(" ")}"/>` : "";
+    })
+    .join("");
+  const legend = series.map((s, i) => `<span style="color:${colors[i % colors.length]}">■</span> ${escapeHtml(s.metric.groundwatch_route ?? "all")}`).join(" &nbsp; ");
+  const fmt = (v: number): string => (opts.percent ? `${(100 * v).toFixed(0)}%` : v.toFixed(2));
+  const threshold = opts.threshold !== undefined ? `<line x1="${pad}" x2="${w - 10}" y1="${y(opts.threshold)}" y2="${y(opts.threshold)}" stroke="#000" stroke-dasharray="5 4"/><text x="${w - 120}" y="${y(opts.threshold) - 4}" font-size="11">threshold ${fmt(opts.threshold)}</text>` : "";
+  const day = (t: number): string => new Date(t * 1000).toISOString().slice(0, 16).replace("T", " ");
+  return `<figure><figcaption>${escapeHtml(title)}</figcaption><svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" role="img" aria-label="${escapeHtml(title)}"><rect x="${pad}" y="10" width="${w - pad - 10}" height="${h - pad}" fill="#fafafa" stroke="#ccc"/><text x="2" y="16" font-size="10">${fmt(max)}</text><text x="2" y="${h - pad + 10}" font-size="10">${fmt(0)}</text><text x="${pad}" y="${h - 8}" font-size="10">${day(from)}</text><text x="${w - 110}" y="${h - 8}" font-size="10">${day(to)}</text>${threshold}${lines}</svg><div class="legend">${legend || "no data in this period"}</div></figure>`;
+}
+
+/** Runs `groundwatch evidence`; resolves to the exit code. */
+export function runEvidence(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("evidence", EVIDENCE_HELP, io, async () => {
+    const { values: args } = parseFlags(argv, { prometheus: { type: "string" }, from: { type: "string" }, to: { type: "string" }, route: { type: "string" }, threshold: { type: "string" }, calibration: { type: "string" }, out: { type: "string" }, pdf: { type: "boolean" } });
+    if (!args.prometheus || !/^https?:\/\//.test(args.prometheus)) throw new UsageError("--prometheus must be the http(s) URL of Prometheus", true);
+    const from = parseDate("from", args.from);
+    const to = parseDate("to", args.to);
+    if (to <= from) throw new UsageError("--to must be after --from");
+    const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.1;
+    const calibration = args.calibration ? readCalibration(resolve(io.cwd, args.calibration)) : undefined;
+    const calibrationRaw = args.calibration ? (JSON.parse(readFileSync(resolve(io.cwd, args.calibration), "utf8")) as { auroc?: { value: number; low: number; high: number }; dataset?: { rows: number }; createdAt?: string; criterion?: string }) : undefined;
+    const route = args.route ? `groundwatch_route="${args.route.replace(/["\\]/g, "\\$&")}"` : 'groundwatch_route=~".+"';
+    const span = to - from;
+    const step = Math.max(1, Math.round(span / 200));
+    const window = `${Math.max(300, step)}s`;
+    const range = `${Math.round(span)}s`;
+    const q = (query: string): Promise<Series> => prom(args.prometheus as string, "/api/v1/query_range", { query, start: String(from), end: String(to), step: String(step) }) as Promise<Series>;
+    const instant = (query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> =>
+      prom(args.prometheus as string, "/api/v1/query", { query, time: String(to) }) as Promise<Array<{ metric: Record<string, string>; value: [number, string] }>>;
+    const scorableIn = `sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${route}}[${window}]))`;
+    const rate = await q(`(sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${route}}[${window}])) or ${scorableIn} * 0) / clamp_min(${scorableIn}, 1e-9)`);
+    const mean = await q(`sum by (groundwatch_route) (increase(groundwatch_groundedness_score_sum{${route}}[${window}])) / clamp_min(sum by (groundwatch_route) (increase(groundwatch_groundedness_score_count{${route}}[${window}])), 1e-9)`);
+    const alerts = await q('max by (alertname, groundwatch_route, severity) (ALERTS{alertstate="firing", alertname=~"Groundwatch.*"})');
+    const scored = await instant(`sum by (groundwatch_route) (increase(groundwatch_observations_scored_total{${route}}[${range}]))`);
+    const sampled = await instant(`sum by (groundwatch_route) (increase(groundwatch_observations_sampled_total{${route}}[${range}])) / clamp_min(sum by (groundwatch_route) (increase(groundwatch_observations_seen_total{${route}}[${range}])), 1e-9)`);
+    // A route with no ungrounded series has a rate of 0, not no rate: fill it from the scorable total.
+    const scorable = `sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${route}}[${range}]))`;
+    const periodRate = await instant(`(sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${route}}[${range}])) or ${scorable} * 0) / clamp_min(${scorable}, 1e-9)`);
+    const backends = await instant(`sum by (groundwatch_backend_name, groundwatch_backend_tier) (increase(groundwatch_evaluations_total{${route}}[${range}]))`);
+
+    const iso = (t: number): string => new Date(t * 1000).toISOString();
+    const firings = alerts.map((s) => {
+      const times = s.values.map(([t]) => t);
+      return { name: s.metric.alertname ?? "", route: s.metric.groundwatch_route ?? "", severity: s.metric.severity ?? "", first: Math.min(...times), last: Math.max(...times), samples: times.length };
+    });
+    const byRoute = (rows: Array<{ metric: Record<string, string>; value: [number, string] }>): Map<string, number> => new Map(rows.map((r) => [r.metric.groundwatch_route ?? "", Number(r.value[1])]));
+    const scoredBy = byRoute(scored);
+    const sampledBy = byRoute(sampled);
+    const rateBy = byRoute(periodRate);
+    const routes = [...new Set([...scoredBy.keys(), ...rateBy.keys()])].sort();
+    const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? "–" : `${(100 * v).toFixed(1)}%`);
+    const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>groundwatch evidence ${escapeHtml(iso(from).slice(0, 10))} – ${escapeHtml(iso(to).slice(0, 10))}</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:900px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:4px 10px;text-align:left}figure{margin:1em 0}figcaption{font-weight:600}.legend{font-size:12px}.over{color:#c0392b;font-weight:600}</style>
+</head><body>
+<h1>Groundedness monitoring evidence</h1>
+<p>Period ${escapeHtml(iso(from))} to ${escapeHtml(iso(to))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. Source: ${escapeHtml(args.prometheus)}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
+<h2>Per route over the period</h2>
+<table><tr><th>route</th><th>answers scored</th><th>traffic sampled</th><th>hallucination rate</th></tr>
+${routes.map((r) => `<tr><td>${escapeHtml(r)}</td><td>${Math.round(scoredBy.get(r) ?? 0)}</td><td>${pct(sampledBy.get(r))}</td><td class="${(rateBy.get(r) ?? 0) > threshold ? "over" : ""}">${pct(rateBy.get(r))}</td></tr>`).join("\n") || '<tr><td colspan="4">no evaluations in this period</td></tr>'}
+</table>
+<h2>Trends</h2>
+${lineChart(`Hallucination rate (${window} windows)`, rate, from, to, { max: 1, threshold, percent: true })}
+${lineChart(`Mean groundedness (${window} windows)`, mean, from, to, { max: 1, percent: false })}
+<h2>Alert firings</h2>
+${firings.length ? `<table><tr><th>alert</th><th>route</th><th>severity</th><th>first seen firing</th><th>last seen firing</th></tr>${firings.map((f) => `<tr><td>${escapeHtml(f.name)}</td><td>${escapeHtml(f.route)}</td><td>${escapeHtml(f.severity)}</td><td>${escapeHtml(iso(f.first))}</td><td>${escapeHtml(iso(f.last))}</td></tr>`).join("")}</table>` : "<p>No groundwatch alert fired in this period.</p>"}
+<h2>Scoring backend</h2>
+${backends.length ? `<table><tr><th>backend</th><th>tier</th><th>answers</th></tr>${backends.map((b) => `<tr><td>${escapeHtml(b.metric.groundwatch_backend_name ?? "")}</td><td>${escapeHtml(b.metric.groundwatch_backend_tier ?? "")}</td><td>${Math.round(Number(b.value[1]))}</td></tr>`).join("")}</table>${backends.some((b) => b.metric.groundwatch_backend_tier === "triage") ? "<p class=\"over\">Part of this period was scored by a triage-tier backend: those figures are indicative, not decision-grade.</p>" : ""}` : "<p>No evaluations in this period.</p>"}
+<h2>Calibration record</h2>
+${calibration && calibrationRaw ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixed(4)} (${escapeHtml(calibrationRaw.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibrationRaw.auroc ? `${calibrationRaw.auroc.value.toFixed(3)} (95% CI ${calibrationRaw.auroc.low.toFixed(3)}–${calibrationRaw.auroc.high.toFixed(3)})` : "–"}</td></tr><tr><td>labelled set</td><td>${calibrationRaw.dataset?.rows ?? "–"} answers</td></tr><tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ? `${calibration.backend.name} ${calibration.backend.version} (${calibration.backend.tier})` : "–")}</td></tr></table>` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
+<p style="font-size:12px;color:#777">Generated ${escapeHtml(new Date().toISOString())} by groundwatch evidence.</p>
+</body></html>
+`;
+    const out = resolve(io.cwd, args.out ?? "evidence.html");
+    writeFileSync(out, html);
+    io.stdout.write(`wrote ${out}\n`);
+    if (args.pdf) {
+      const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
+      if (!chromium) throw new Error("--pdf needs headless Chromium (apt-get install chromium); the HTML report was written");
+      const pdf = out.replace(/\.html?$/i, "") + ".pdf";
+      execFileSync(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${resolve(out, "..", ".chromium-profile")}`, `--print-to-pdf=${pdf}`, "--no-pdf-header-footer", `file://${out}`], { stdio: "ignore", timeout: 60_000 });
+      io.stdout.write(`wrote ${pdf}\n`);
+    }
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,80 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { startCollector } from "../../src/collector/server.ts";
+import { runCli, tempDir } from "../helpers/cli.ts";
+import { decodePng } from "../helpers/png.ts";
+import { prometheusAvailable, startPrometheus } from "../helpers/prometheus.ts";
+
+const DOC = "Returns: unopened items may be returned within 30 days of delivery for a full refund.";
+const GOOD = "Unopened items may be returned within 30 days of delivery.";
+const BAD = "Items may be returned within 90 days in any condition.";
+const CHROMIUM = "/usr/bin/chromium";
+
+function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.CI) throw new Error("chromium is not installed: .ci/run must install Debian's chromium");
+  return false;
+}
+
+describe.skipIf(!prometheusAvailable() || !chromiumAvailable())("groundwatch evidence against a real Prometheus, rendered in Chromium", () => {
+  it("reports per-route rates, volumes, backend and calibration, with charts Chromium draws", { timeout: 120_000 }, async () => {
+    const start = Math.floor(Date.now() / 1000) - 5;
+    const c = await startCollector({ env: { HF_HOME: "/nonexistent" }, port: 0, monitor: { sampling: { default: 1 }, scoring: { backend: "offline" } } });
+    onTestFinished(() => c.close(2000));
+    await c.monitor.ready();
+    const prom = await startPrometheus(c.url.replace("http://", ""));
+    const post = async (route: string, answers: string[]): Promise<void> => {
+      const res = await fetch(`${c.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(answers.map((answer) => ({ route, context: [DOC], answer }))) });
+      expect(res.status).toBe(202);
+      await c.monitor.flush();
+    };
+    await post("/api/returns", [GOOD, BAD]);
+    await post("/api/faq", [GOOD]);
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 1500));
+      await post("/api/returns", [GOOD, GOOD, GOOD, BAD]);
+      await post("/api/faq", [GOOD, GOOD]);
+    }
+    await new Promise((r) => setTimeout(r, 2500));
+    const dir = tempDir();
+    const calibration = join(dir, "calibration.json");
+    const labelled = join(dir, "labelled.jsonl");
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(labelled, Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: i, context: [DOC], answer: i % 2 ? BAD : GOOD, label: i % 2 ? 0 : 1 })).join("\n") + "\n");
+    expect((await runCli(["calibrate", "--set", labelled, "--out", calibration, "--backend", "offline"])).code).toBe(0);
+
+    const out = join(dir, "evidence.html");
+    const run = await runCli(["evidence", "--prometheus", prom.url, "--from", String(start), "--to", String(Math.floor(Date.now() / 1000)), "--calibration", calibration, "--out", out, "--pdf"]);
+    expect(run.code, run.stderr).toBe(0);
+    const html = readFileSync(out, "utf8");
+    // Prometheus counts what arrived after its first scrape: every batch since then was 1 in 4 hallucinated on /api/returns.
+    const returns = /<td>\/api\/returns<\/td><td>(\d+)<\/td><td>100\.0%<\/td><td class="over">25\.0%<\/td>/.exec(html);
+    const faq = /<td>\/api\/faq<\/td><td>(\d+)<\/td><td>100\.0%<\/td><td class="">0\.0%<\/td>/.exec(html);
+    expect(returns, "returns row").not.toBeNull();
+    expect(faq, "faq row").not.toBeNull();
+    const total = Number(returns?.[1]) + Number(faq?.[1]);
+    expect(Number(returns?.[1])).toBeGreaterThan(0);
+    // Scored observations and evaluations are separate counters; increase() extrapolates each.
+    const backend = /<td>offline<\/td><td>triage<\/td><td>(\d+)<\/td>/.exec(html);
+    expect(Math.abs(Number(backend?.[1]) - total)).toBeLessThanOrEqual(2);
+    expect(html).toMatch(/AUROC<\/td><td>1\.000 \(95% CI 0\.\d{3}–1\.000\)/);
+    expect(html.match(/<polyline class="series"/g)?.length).toBeGreaterThanOrEqual(4);
+    expect(readFileSync(join(dir, "evidence.pdf")).subarray(0, 5).toString()).toBe("%PDF-");
+
+    // Render in headless Chromium and check the charts are drawn: series-coloured pixels exist.
+    const png = join(dir, "shot.png");
+    execFileSync(CHROMIUM, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${join(dir, "profile")}`, "--hide-scrollbars", "--window-size=1000,1600", `--screenshot=${png}`, `file://${out}`], { stdio: "ignore", timeout: 60_000 });
+    const { pixels } = decodePng(readFileSync(png));
+    let blue = 0;
+    let red = 0;
+    for (let i = 0; i < pixels.length; i += 4) {
+      const [r, g, b] = [pixels[i] ?? 0, pixels[i + 1] ?? 0, pixels[i + 2] ?? 0];
+      if (Math.abs(r - 0x2e) < 25 && Math.abs(g - 0x86) < 25 && Math.abs(b - 0xc1) < 25) blue++;
+      if (Math.abs(r - 0xc0) < 25 && Math.abs(g - 0x39) < 25 && Math.abs(b - 0x2b) < 25) red++;
+    }
+    expect(blue).toBeGreaterThan(200);
+    expect(red).toBeGreaterThan(200);
+  });
+});
