@@ -1,22 +1,33 @@
 import { spawn } from "node:child_process";
-import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { EntailmentBackend } from "../nli/backend.ts";
+import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
+import { numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
 
-export const DOCTOR_HELP = `groundwatch doctor — check that a sampler really samples
+export const DOCTOR_HELP: string = `groundwatch doctor — preflight for a deployment
 
 Usage:
-  groundwatch doctor --sampler-cmd CMD [--samples N] [--prompt TEXT] [--timeout SECONDS]
+  groundwatch doctor [--backend …] [--calibration calibration.json] [--sampler-cmd CMD]
+                     [--collector URL] [--prometheus URL] [--skip-backend]
 
-Runs CMD (through the shell) once for a fixed prompt. The prompt arrives on standard input and in
+Checks: the entailment backend loads, its tier, its label mapping, and that it answers two test
+pairs sensibly; whether the threshold is calibrated (and whether that calibration established a
+signal); resample diversity when a sampler is given; the collector's /readyz and Prometheus (and
+whether it holds groundwatch series) when their URLs are given. Every failure comes with its fix.
+
+Sampler: --sampler-cmd CMD [--samples N] [--prompt TEXT] [--timeout SECONDS] runs CMD (through the shell) once for a fixed prompt. The prompt arrives on standard input and in
 GROUNDWATCH_PROMPT, the number of samples wanted in GROUNDWATCH_SAMPLES. CMD prints the samples:
 a JSON array of strings, or one sample a line. Semantic entropy over samples that do not differ is
 0 whatever the model knows, so doctor fails when the samples are too few or all identical, and
 names the likely cause.
 
 Exit codes: 0 ready, 1 not ready (each failure printed with its fix), 2 bad flags.
-`;
+
+${BACKEND_FLAGS_HELP}`;
 
 const DEFAULT_PROMPT = "Name a city in Australia and say one thing about it.";
 
@@ -33,18 +44,116 @@ function parseSamples(stdout: string): string[] {
   return trimmed === "" ? [] : trimmed.split("\n").map((l) => l.trim()).filter((l) => l !== "");
 }
 
+/** One preflight line: its status, what was checked, what was found, and the fix when it failed. */
+interface Check {
+  readonly status: "PASS" | "WARN" | "FAIL";
+  readonly what: string;
+  readonly detail: string;
+  readonly fix?: string;
+}
+
+function report(io: CommandIo, c: Check): void {
+  io.stdout.write(`[${c.status}] ${c.what.padEnd(18)} ${c.detail}\n`);
+  if (c.fix) io.stdout.write(`       -> ${c.fix}\n`);
+}
+
+async function checkBackend(args: Parameters<typeof openBackend>[0], io: CommandIo, requireProduction: boolean): Promise<Check[]> {
+  const checks: Check[] = [];
+  let backend: EntailmentBackend;
+  try {
+    backend = await openBackend(args, io);
+  } catch (error) {
+    return [{ status: "FAIL", what: "entailment backend", detail: (error as Error).message, fix: "fix the backend configuration (groundwatch serve --print-config shows it), or pull a model: groundwatch model pull" }];
+  }
+  try {
+    const tier = backend.tier === "triage" ? (requireProduction ? "FAIL" : "WARN") : "PASS";
+    checks.push({ status: tier, what: "entailment backend", detail: `${backend.name} ${backend.version} (${backend.tier})`, ...(tier !== "PASS" ? { fix: "triage-grade: pull a production model (groundwatch model pull) or configure the judge before paging or gating on it" } : {}) });
+    const model = (backend as EntailmentBackend & { model?: { labels: { labels: readonly string[]; kind: string } } }).model;
+    if (model) checks.push({ status: "PASS", what: "label mapping", detail: `${model.labels.kind}-label: ${model.labels.labels.map((l, i) => `${i}:${l}`).join(" ")}` });
+    const t0 = performance.now();
+    const [same, flipped] = await backend.classify([
+      { premise: "The museum opens at nine in the morning.", hypothesis: "The museum opens at nine in the morning." },
+      { premise: "The museum opens at nine in the morning.", hypothesis: "The museum does not open in the morning." },
+    ]);
+    const ok = same !== undefined && flipped !== undefined && same.entailment > flipped.entailment;
+    checks.push({ status: ok ? "PASS" : "FAIL", what: "backend answers", detail: `2 test pairs in ${(performance.now() - t0).toFixed(0)} ms; entailment ${same?.entailment.toFixed(3)} (same) vs ${flipped?.entailment.toFixed(3)} (negated)`, ...(ok ? {} : { fix: "the backend rates a restated sentence no more entailed than its negation: check the model and its label mapping (groundwatch model info)" }) });
+  } catch (error) {
+    checks.push({ status: "FAIL", what: "backend answers", detail: (error as Error).message, fix: "the backend loaded but cannot classify: check the model files or the judge endpoint" });
+  } finally {
+    await backend.close();
+  }
+  return checks;
+}
+
+function checkCalibration(path: string | undefined, io: CommandIo): Check {
+  if (!path) return { status: "WARN", what: "threshold", detail: "not calibrated (no --calibration)", fix: "label a few hundred answers and run groundwatch calibrate; pass the calibration.json to the SDK or collector" };
+  try {
+    const raw = JSON.parse(readFileSync(resolve(io.cwd, path), "utf8")) as { threshold?: number; verdict?: string; auroc?: { value: number; low: number; high: number }; createdAt?: string; dataset?: { rows: number } };
+    const detail = `${raw.threshold} from ${raw.dataset?.rows ?? "?"} labels, AUROC ${raw.auroc?.value.toFixed(3)} [${raw.auroc?.low.toFixed(3)}, ${raw.auroc?.high.toFixed(3)}], ${raw.createdAt ?? ""}`;
+    if (raw.verdict !== "pass") return { status: "FAIL", what: "threshold", detail: `${detail}: the labelled set did not establish a signal (${raw.verdict})`, fix: "add labels or fix their direction, then re-run groundwatch calibrate" };
+    return { status: "PASS", what: "threshold", detail: `calibrated ${detail}` };
+  } catch (error) {
+    return { status: "FAIL", what: "threshold", detail: `cannot read ${path}: ${(error as Error).message}`, fix: "point --calibration at the calibration.json written by groundwatch calibrate" };
+  }
+}
+
+async function checkUrl(what: string, url: string, path: string, fix: string): Promise<Check> {
+  try {
+    const res = await fetch(`${url.replace(/\/+$/, "")}${path}`, { signal: AbortSignal.timeout(5000) });
+    return res.ok ? { status: "PASS", what, detail: `${url}${path} answered ${res.status}` } : { status: "FAIL", what, detail: `${url}${path} answered ${res.status}`, fix };
+  } catch (error) {
+    return { status: "FAIL", what, detail: `${url}${path}: ${(error as Error).message}`, fix };
+  }
+}
+
+async function checkPrometheusData(url: string): Promise<Check> {
+  try {
+    const res = (await (await fetch(`${url.replace(/\/+$/, "")}/api/v1/query?query=${encodeURIComponent("count(groundwatch_observations_seen_total)")}`, { signal: AbortSignal.timeout(5000) })).json()) as { data?: { result?: unknown[] } };
+    const found = (res.data?.result?.length ?? 0) > 0;
+    return found ? { status: "PASS", what: "groundwatch series", detail: "Prometheus holds groundwatch metrics" } : { status: "WARN", what: "groundwatch series", detail: "Prometheus has no groundwatch_* series yet", fix: "add groundwatch's /metrics (or the OTel Collector's Prometheus exporter) as a scrape target" };
+  } catch (error) {
+    return { status: "FAIL", what: "groundwatch series", detail: (error as Error).message };
+  }
+}
+
 /** Runs `groundwatch doctor`; resolves to the exit code. */
 export function runDoctor(argv: readonly string[], io: CommandIo): Promise<number> {
   return runCommand("doctor", DOCTOR_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, { "sampler-cmd": { type: "string" }, samples: { type: "string" }, prompt: { type: "string" }, timeout: { type: "string" } });
-    const cmd = args["sampler-cmd"];
-    if (!cmd) throw new UsageError("--sampler-cmd is required", true);
+    const { values: args } = parseFlags(argv, {
+      "sampler-cmd": { type: "string" },
+      samples: { type: "string" },
+      prompt: { type: "string" },
+      timeout: { type: "string" },
+      calibration: { type: "string" },
+      collector: { type: "string" },
+      prometheus: { type: "string" },
+      "skip-backend": { type: "boolean" },
+      ...BACKEND_FLAGS,
+    });
     const wanted = numberFlag("samples", args.samples, (n) => Number.isInteger(n) && n >= 2, "an integer of at least 2") ?? 5;
     const timeoutS = numberFlag("timeout", args.timeout, (n) => n > 0, "a positive number of seconds") ?? 120;
-    return checkSampler(cmd, wanted, timeoutS, args.prompt, io);
+    const checks: Check[] = [];
+    if (!args["skip-backend"]) checks.push(...(await checkBackend(args, io, args["require-production"] === true || io.env.GROUNDWATCH_REQUIRE_PRODUCTION === "1")));
+    if (!args["skip-backend"]) checks.push(checkCalibration(args.calibration, io));
+    for (const c of checks) report(io, c);
+    let failures = checks.filter((c) => c.status === "FAIL").length;
+    if (args["sampler-cmd"]) failures += await checkSampler(args["sampler-cmd"], wanted, timeoutS, args.prompt, io);
+    const remote: Check[] = [];
+    if (args.collector) remote.push(await checkUrl("collector", args.collector, "/readyz", "start groundwatch serve (it is ready once its scoring backend has loaded), or fix the URL"));
+    if (args.prometheus) {
+      const up = await checkUrl("prometheus", args.prometheus, "/-/ready", "start Prometheus, or fix the URL");
+      remote.push(up);
+      if (up.status === "PASS") remote.push(await checkPrometheusData(args.prometheus));
+    }
+    for (const c of remote) report(io, c);
+    failures += remote.filter((c) => c.status === "FAIL").length;
+    const warnings = [...checks, ...remote].filter((c) => c.status === "WARN").length;
+    io.stdout.write(failures === 0 ? `READY${warnings ? ` (${warnings} warning(s))` : ""}.\n` : `NOT READY: ${failures} failure(s), ${warnings} warning(s). Fix the failures first.\n`);
+    return failures === 0 ? EXIT.ok : EXIT.failure;
   });
 }
 
+/** Runs the sampler once and checks its samples; prints its lines and returns the number of failures. */
 async function checkSampler(cmd: string, wanted: number, timeoutS: number, promptFlag: string | undefined, io: CommandIo): Promise<number> {
   const prompt = promptFlag ?? DEFAULT_PROMPT;
   const run = await new Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }>((resolvePromise) => {
@@ -92,6 +201,5 @@ async function checkSampler(cmd: string, wanted: number, timeoutS: number, promp
       );
     } else if (samples.length >= 2) line("PASS", "sample diversity", `${distinct} distinct of ${samples.length}`);
   }
-  io.stdout.write(failures.length === 0 ? "READY: the sampler produces independent samples.\n" : `NOT READY: ${failures.length} failure(s).\n`);
-  return failures.length === 0 ? EXIT.ok : EXIT.failure;
+  return failures.length;
 }

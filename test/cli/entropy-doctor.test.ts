@@ -99,3 +99,44 @@ describe("groundwatch doctor", () => {
     expect(run.stdout).toContain("[FAIL] sampler runs       exited 7: rate limited");
   });
 });
+
+describe("groundwatch doctor: deployment preflight", () => {
+  it("passes the backend, warns on a triage tier and a missing calibration, and is READY", async () => {
+    const run = await runCli(["doctor", "--backend", "offline"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\[WARN\] entailment backend +offline offline-[\w.+-]+ \(triage\)/);
+    expect(run.stdout).toMatch(/\[PASS\] backend answers +2 test pairs/);
+    expect(run.stdout).toMatch(/\[WARN\] threshold +not calibrated \(no --calibration\)/);
+    expect(run.stdout).toContain("READY (2 warning(s)).");
+  });
+
+  it("fails a triage backend under --require-production, with the fix", async () => {
+    const run = await runCli(["doctor", "--backend", "offline", "--require-production"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("[FAIL] entailment backend");
+    expect(run.stdout).toContain("refusing to score with the triage-tier offline backend");
+    expect(run.stdout).toContain("-> fix the backend configuration");
+  });
+
+  it("shows the label mapping of an onnx model", async () => {
+    const run = await runCli(["doctor", "--backend", "onnx", "--model", "test/fixtures/models/bert-permuted"]);
+    expect(run.stdout).toMatch(/\[PASS\] label mapping +three-label: 0:ENTAILMENT 1:NEUTRAL 2:CONTRADICTION/);
+  });
+
+  it("fails on an unreachable collector and Prometheus, naming the fix", async () => {
+    const run = await runCli(["doctor", "--skip-backend", "--collector", "http://127.0.0.1:9", "--prometheus", "http://127.0.0.1:9"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("[FAIL] collector");
+    expect(run.stdout).toContain("-> start groundwatch serve");
+    expect(run.stdout).toContain("[FAIL] prometheus");
+    expect(run.stdout).toContain("NOT READY: 2 failure(s)");
+  });
+
+  it("fails a calibration whose set did not establish a signal", async () => {
+    const path = join(tempDir(), "cal.json");
+    writeFileSync(path, JSON.stringify({ threshold: 0.4, verdict: "weak", auroc: { value: 0.55, low: 0.4, high: 0.7 }, dataset: { rows: 12 }, referenceScores: [0.1] }));
+    const run = await runCli(["doctor", "--backend", "offline", "--calibration", path]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("did not establish a signal (weak)");
+  });
+});
