@@ -7,6 +7,18 @@ export const DOCUMENTS: readonly string[] = [
   "Premium plan: includes 24/7 phone support, unlimited storage and priority onboarding for $30 per user per month.",
 ];
 
+/** Questions the example traffic generator and the end-to-end test ask. */
+export const EXAMPLE_QUESTIONS: readonly string[] = [
+  "How long do I have to return an item for a refund?",
+  "How much does express shipping cost?",
+  "Is accidental damage covered by the warranty?",
+  "When do stores close on Sundays?",
+  "What does the premium plan include?",
+  "How long until my refund arrives?",
+  "Is standard shipping free?",
+  "What are the store hours on weekdays?",
+];
+
 const words = (t: string): string[] => t.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 
 export function retrieve(question: string, k = 2): string[] {

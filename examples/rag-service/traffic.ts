@@ -2,18 +2,10 @@
  * Sends a steady stream of questions to the example RAG service (for the docker-compose stack).
  *   RAG_URL=http://localhost:3000 npx tsx examples/rag-service/traffic.ts
  */
+import { EXAMPLE_QUESTIONS as QUESTIONS } from "./knowledge.ts";
+
 const url = process.env.RAG_URL ?? "http://localhost:3000";
 const perSecond = Number(process.env.RATE ?? 2);
-const QUESTIONS = [
-  "How long do I have to return an item for a refund?",
-  "How much does express shipping cost?",
-  "Is accidental damage covered by the warranty?",
-  "When do stores close on Sundays?",
-  "What does the premium plan include?",
-  "How long until my refund arrives?",
-  "Is standard shipping free?",
-  "What are the store hours on weekdays?",
-];
 let i = 0;
 for (;;) {
   const question = QUESTIONS[i++ % QUESTIONS.length] ?? "";

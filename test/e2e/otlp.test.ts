@@ -2,19 +2,11 @@ import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { EXAMPLE_QUESTIONS } from "../../examples/rag-service/knowledge.ts";
 import { startOtlpReceiver, total } from "../helpers/otlp-receiver.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const QUESTIONS = [
-  "How long do I have to return an item for a refund?",
-  "How much does express shipping cost?",
-  "Is accidental damage covered by the warranty?",
-  "When do stores close on Sundays?",
-  "What does the premium plan include?",
-  "How long until my refund arrives?",
-  "Is standard shipping free?",
-  "What are the store hours on weekdays?",
-];
+const QUESTIONS = EXAMPLE_QUESTIONS;
 
 function startService(otlp: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ["--import", "tsx", "examples/rag-service/server.ts"], {
