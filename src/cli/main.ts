@@ -20,7 +20,7 @@ Commands:
   score     check answers' claims against their retrieved context (JSONL in, JSONL or a table out)
   entropy   semantic entropy of resampled answers (--explain for an audit trail)
   nli       classify (premise, hypothesis) pairs with a backend: check a model and its labels
-  doctor    check that a sampler command really samples (not temperature 0, a cache or a seed)
+  doctor    preflight: backend, tier, labels, calibration, sampler diversity, collector and Prometheus
   model     pull, list and inspect NLI models for the onnx backend
   serve     the collector: OTLP traces and JSON observations in, groundedness telemetry out
   eval      a CI release gate on a fixed eval set: report.json/.md/.html, junit.xml, exit 1 on failure
