@@ -130,10 +130,18 @@ const COORDINATORS = new Set(["and", "but", "so", "yet", "or"]);
 const VERBAL = new Set(["VERB", "AUX"]);
 const SUBJECTS = new Set(["NOUN", "PROPN", "PRON", "NUM"]);
 
-/** A clause is independent when a subject precedes its first verb. */
+const RELATIVES = new Set(["who", "whom", "whose", "which", "that"]);
+
+/**
+ * A clause is independent when a subject precedes its first verb. A relative
+ * pronoun before that verb ("cars and trucks that run on hydrogen") means the verb
+ * belongs to a noun phrase's relative clause, so cutting there would strand a
+ * fragment; keeping the sentence whole is the safer error.
+ */
 function hasSubjectAndVerb(tokens: readonly Token[]): boolean {
   let sawSubject = false;
   for (const t of tokens) {
+    if (sawSubject && RELATIVES.has(t.lower)) return false;
     if (VERBAL.has(t.pos)) return sawSubject;
     if (SUBJECTS.has(t.pos)) sawSubject = true;
   }

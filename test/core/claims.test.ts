@@ -42,6 +42,14 @@ describe("splitClaims", () => {
     ]);
   });
 
+  // Regression: a coordinated noun phrase with a relative clause ("cars and trucks that run …")
+  // was cut into two claims, the second a fragment with no main verb.
+  it("does not split a coordinated noun phrase followed by a relative clause", () => {
+    expect(claimTexts("The company makes cars and trucks that run on hydrogen.")).toEqual(["The company makes cars and trucks that run on hydrogen."]);
+    expect(claimTexts("The film is a comedy and drama that was released in 2010.")).toEqual(["The film is a comedy and drama that was released in 2010."]);
+    expect(claimTexts("She won the race and he came second.")).toEqual(["She won the race", "he came second."]);
+  });
+
   // Regression: every lower-case sentence start used to be merged into the previous sentence.
   it("splits informal lower-case sentences", () => {
     expect(claimTexts("the tower is in paris. the museum opens at nine.")).toEqual(["the tower is in paris.", "the museum opens at nine."]);
