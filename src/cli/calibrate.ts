@@ -6,6 +6,7 @@ import { aurocWithInterval, chooseThreshold, labelsToSettle } from "../core/cali
 import { createScorer } from "../nli/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
+import { createIdChecker } from "./unique-ids.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
@@ -17,7 +18,7 @@ Usage:
   groundwatch calibrate --set labelled.jsonl --criterion youden|f1|accuracy|target_fpr|target_recall
                         [--target-fpr 0.05] [--target-recall 0.9] [--out calibration.json]
 
-Rows: {"id", "context", "answer", "label": 1 (grounded) | 0 (not), "question"?}.
+Rows: {"id" (unique), "context", "answer", "label": 1 (grounded) | 0 (not), "question"?}.
 Scores every row with the chosen backend, then reports AUROC (Mann–Whitney, mid-ranks for ties)
 with a 95% Hanley–McNeil interval, the threshold the criterion picks with its TPR and FPR, and the
 rows whose label the score contradicts most (review candidates, not verdicts). Writes
@@ -55,6 +56,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
 
     const rows: Array<{ id: string | number; label: 0 | 1; score: number; unscorable: boolean }> = [];
+    const checkId = createIdChecker("the review candidates name rows by id");
     let n = 0;
     try {
       for await (const line of createInterface({ input: source === "-" ? io.stdin : createReadStream(source), crlfDelay: Infinity })) {
@@ -62,6 +64,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
         if (line.trim() === "") continue;
         const parsed = parseScoreRow(line, n);
         if (!parsed.ok) throw new UsageError(parsed.error);
+        checkId(parsed.row.id, n);
         const label = (JSON.parse(line) as { label?: unknown }).label;
         if (label !== 0 && label !== 1) throw new UsageError(`line ${n}: "label" must be 1 (grounded) or 0 (not grounded) (got ${JSON.stringify(label)})`);
         const r = await scorer.score({ answer: parsed.row.answer, context: parsed.row.context });

@@ -7,6 +7,7 @@ import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { createScorer } from "../nli/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
+import { createIdChecker } from "./unique-ids.ts";
 import type { EvalReport, EvalRow } from "./eval-report.ts";
 import { reportHtml, reportJunit, reportMarkdown } from "./eval-report.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -21,7 +22,7 @@ Usage:
   groundwatch eval --set eval.jsonl [--floor 0.9] [--max-hallucination-rate 0.05]
                    [--baseline previous/report.json] [--target URL] [--out DIR]
 
-Rows: {"id", "question", "context", "answer"?, "label"?, "samples"?}. Without --target every row
+Rows: {"id" (unique), "question", "context", "answer"?, "label"?, "samples"?}. Without --target every row
 needs its answer; with --target the answers (and resamples) come from your RAG endpoint:
   --target URL              POST endpoint of the RAG service
   --request JSON            request body, {{question}} where the question goes (default {"question":"{{question}}"})
@@ -130,11 +131,13 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     }
 
     const set: SetRow[] = [];
+    const checkId = createIdChecker("the report, junit.xml and --baseline match rows by id");
     let n = 0;
     for await (const line of createInterface({ input: source === "-" ? io.stdin : createReadStream(source), crlfDelay: Infinity })) {
       n++;
       if (line.trim() === "") continue;
       const row = parseSetRow(line, n);
+      checkId(row.id, n);
       if (row.answer === undefined && !target) throw new UsageError(`line ${n}: no "answer", and no --target to ask for one`);
       if (target && row.question === undefined) throw new UsageError(`line ${n}: --target needs a "question"`);
       set.push(row);

@@ -74,4 +74,13 @@ describe("groundwatch calibrate", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--criterion must be one of youden, f1, accuracy, target_fpr, target_recall");
   });
+
+  // Regression: a repeated id was accepted, so a review candidate could name two rows.
+  it("refuses a set that repeats a row id, naming both lines", async () => {
+    const path = join(tempDir(), "dup.jsonl");
+    writeFileSync(path, [{ id: 7, context: "x", answer: "y", label: 1 }, { id: "7", context: "x", answer: "z", label: 0 }].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const run = await runCli(["calibrate", "--set", path, "--out", join(tempDir(), "calibration.json"), "--backend", "offline"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("line 2: id \"7\" is already used on line 1");
+  });
 });

@@ -97,4 +97,12 @@ describe("groundwatch eval", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('line 1: no "answer", and no --target to ask for one');
   });
+
+  // Regression: a repeated id was accepted, and the baseline comparison (a map by id) silently
+  // compared one of the two rows against the other's earlier result.
+  it("refuses a set that repeats a row id, naming both lines", async () => {
+    const run = await runCli(["eval", "--set", set([{ id: "a", context: DOC, answer: GOOD }, { id: "b", context: DOC, answer: GOOD }, { id: "a", context: DOC, answer: BAD }]), "--out", tempDir(), "--backend", "offline"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('line 3: id "a" is already used on line 1');
+  });
 });
