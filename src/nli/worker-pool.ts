@@ -1,6 +1,15 @@
 import type { MessagePort } from "node:worker_threads";
 import { Worker } from "node:worker_threads";
 
+/**
+ * The worker script beside the module at `moduleUrl` (pass `import.meta.url`). Compiled
+ * JavaScript starts `./worker.js` directly; TypeScript sources (tests, tsx) start
+ * `./worker-entry.js`, which registers tsx's loader in the worker thread first.
+ */
+export function workerUrl(moduleUrl: string): URL {
+  return new URL(moduleUrl.endsWith(".ts") ? "./worker-entry.js" : "./worker.js", moduleUrl);
+}
+
 /** Worker → pool messages. */
 export type PoolReply<R> =
   | { readonly type: "ready" }

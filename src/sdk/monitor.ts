@@ -10,7 +10,7 @@ import type { Observation } from "../nli/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { resolveModelDir } from "../nli/registry.ts";
 import type { WorkerPool } from "../nli/worker-pool.ts";
-import { createWorkerPool } from "../nli/worker-pool.ts";
+import { createWorkerPool, workerUrl } from "../nli/worker-pool.ts";
 import { createInstruments } from "../telemetry/instruments.ts";
 import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
 import { ATTR_REASON, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
@@ -155,7 +155,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const workerData: ScoringWorkerData = { scoring: resolved.scoring, env: { ...env }, captureContent: resolved.captureContent };
   let pool: WorkerPool<Observation, EvaluationSummary> | undefined;
   let poolError: Error | undefined;
-  const poolReady = createWorkerPool<Observation, EvaluationSummary>(new URL("./worker-entry.js", import.meta.url), workerData, resolved.workers).then(
+  const poolReady = createWorkerPool<Observation, EvaluationSummary>(workerUrl(import.meta.url), workerData, resolved.workers).then(
     (p) => {
       pool = p;
       pump();

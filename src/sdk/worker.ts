@@ -15,7 +15,8 @@ export interface ScoringWorkerData {
 }
 
 if (!parentPort) throw new Error("groundwatch scoring worker: must run in a worker thread");
-await serveWorker<Observation, EvaluationSummary>(parentPort, async () => {
+// No top-level await: the same module also compiles to CommonJS.
+void serveWorker<Observation, EvaluationSummary>(parentPort, async () => {
   const data = workerData as ScoringWorkerData;
   const scorer = await createScorer(data.scoring, { env: data.env });
   return async (observation) => summarize(await scorer.score(observation), data.captureContent);

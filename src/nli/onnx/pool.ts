@@ -1,5 +1,5 @@
 import type { NliPair, NliResult } from "../backend.ts";
-import { createWorkerPool } from "../worker-pool.ts";
+import { createWorkerPool, workerUrl } from "../worker-pool.ts";
 import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import type { OnnxWorkerRequest } from "./worker.ts";
 
@@ -14,7 +14,7 @@ export interface InferencePool {
  * model. A call is split into chunks spread over the least busy workers.
  */
 export async function createInferencePool(options: OnnxEngineOptions, size: number): Promise<InferencePool> {
-  const pool = await createWorkerPool<OnnxWorkerRequest, NliResult[] | OnnxModelInfo>(new URL("./worker-entry.js", import.meta.url), options, size);
+  const pool = await createWorkerPool<OnnxWorkerRequest, NliResult[] | OnnxModelInfo>(workerUrl(import.meta.url), options, size);
   const info = (await pool.run({ kind: "info" })) as OnnxModelInfo;
   const chunk = Math.max(1, options.maxBatch ?? 32);
   return {

@@ -8,7 +8,8 @@ import { createOnnxEngine } from "./engine.ts";
 export type OnnxWorkerRequest = { readonly kind: "classify"; readonly pairs: readonly NliPair[] } | { readonly kind: "info" };
 
 if (!parentPort) throw new Error("onnx worker: must run in a worker thread");
-await serveWorker<OnnxWorkerRequest, NliResult[] | OnnxModelInfo>(parentPort, async () => {
+// No top-level await: the same module also compiles to CommonJS.
+void serveWorker<OnnxWorkerRequest, NliResult[] | OnnxModelInfo>(parentPort, async () => {
   const engine = await createOnnxEngine(workerData as OnnxEngineOptions);
   return (req) => (req.kind === "info" ? Promise.resolve(engine.info) : engine.classify(req.pairs));
 });
