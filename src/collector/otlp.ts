@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import { createOtlpCodecs } from "./otlp-proto.ts";
 
 /** One span, normalised from OTLP protobuf or JSON. */
 export interface OtlpSpan {
@@ -11,17 +11,9 @@ export interface OtlpSpan {
   readonly resource: Readonly<Record<string, unknown>>;
 }
 
-interface Codec {
-  decode(buf: Uint8Array): unknown;
-  toObject(msg: unknown, opts: Record<string, unknown>): Record<string, unknown>;
-  encode(msg: unknown): { finish(): Uint8Array };
-}
-
-// Generated from the official OTLP .proto files (shipped by @opentelemetry/otlp-transformer 0.214).
-const require = createRequire(import.meta.url);
-const traceV1 = (require("otlp-decoders/build/src/generated/root.js") as { opentelemetry: { proto: { collector: { trace: { v1: Record<string, Codec> } } } } }).opentelemetry.proto.collector.trace.v1;
-const REQUEST = traceV1.ExportTraceServiceRequest as Codec;
-const RESPONSE = traceV1.ExportTraceServiceResponse as Codec;
+// The protobuf codecs, from the vendored opentelemetry-proto files (proto/); the files are read on the
+// first protobuf request, once, and only this holder keeps them.
+const OTLP = createOtlpCodecs();
 
 type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] }; kvlistValue?: { values?: KeyValue[] } };
 type KeyValue = { key?: string; value?: AnyValue };
@@ -91,9 +83,11 @@ function normalise(request: unknown): DecodedSpans {
 
 /** Decodes an OTLP/HTTP protobuf trace export. */
 export function decodeProtobuf(body: Uint8Array): DecodedSpans {
+  // Outside the try: a missing or broken proto directory is a deployment error, not a bad request.
+  const { traceRequest } = OTLP.load();
   let message: unknown;
   try {
-    message = REQUEST.toObject(REQUEST.decode(body), { longs: String, bytes: String, enums: Number, defaults: false, arrays: true });
+    message = traceRequest.decode(body);
   } catch (error) {
     throw new OtlpDecodeError(`the body is not a valid OTLP protobuf ExportTraceServiceRequest (${(error as Error).message})`);
   }
@@ -115,5 +109,5 @@ export function decodeJson(body: string): DecodedSpans {
 export function encodeResponse(rejected: number, message: string, json: boolean): Buffer | string {
   const body = rejected > 0 ? { partialSuccess: { rejectedSpans: rejected, errorMessage: message } } : {};
   if (json) return JSON.stringify(body);
-  return Buffer.from(RESPONSE.encode(rejected > 0 ? { partialSuccess: { rejectedSpans: rejected, errorMessage: message } } : {}).finish());
+  return Buffer.from(OTLP.load().traceResponse.encode(body));
 }

@@ -1,23 +1,9 @@
-import { createRequire } from "node:module";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { onTestFinished } from "vitest";
-
-// The OTLP request types, generated from the official .proto files: @opentelemetry/otlp-transformer
-// 0.214 is the last release that ships them for traces, metrics and logs (installed as "otlp-decoders").
-const require = createRequire(import.meta.url);
-const root = (require("otlp-decoders/build/src/generated/root.js") as { opentelemetry: OtlpRoot }).opentelemetry;
-
-interface Codec {
-  decode(buf: Uint8Array): unknown;
-  toObject(msg: unknown, opts: Record<string, unknown>): Record<string, unknown>;
-  encode(msg: unknown): { finish(): Uint8Array };
-  fromObject(o: unknown): unknown;
-}
-interface OtlpRoot {
-  proto: { collector: { trace: { v1: Record<string, Codec> }; metrics: { v1: Record<string, Codec> }; logs: { v1: Record<string, Codec> } } };
-}
+import type { OtlpKeyValue } from "../../src/collector/otlp-proto.ts";
+import { createOtlpCodecs } from "../../src/collector/otlp-proto.ts";
 
 type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] } };
 type KeyValue = { key: string; value?: AnyValue };
@@ -32,8 +18,9 @@ function value(v: AnyValue | undefined): unknown {
   return undefined;
 }
 
-export function attrs(list: KeyValue[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map((kv) => [kv.key, value(kv.value)]));
+/** OTLP attributes as a plain record (ints as numbers, arrays as arrays). */
+export function attrs(list: ReadonlyArray<KeyValue | OtlpKeyValue> | undefined): Record<string, unknown> {
+  return Object.fromEntries((list ?? []).map((kv) => [kv.key ?? "", value(kv.value)]));
 }
 
 export interface ReceivedSpan {
@@ -67,11 +54,10 @@ export interface OtlpReceiver {
 }
 
 const hex = (b: string | undefined): string => (b ? Buffer.from(b, "base64").toString("hex") : "");
-const options = { longs: String, bytes: String, enums: Number, defaults: false, arrays: true };
 
-/** An OTLP/HTTP receiver that decodes protobuf requests with the generated OTLP types; closed when the test ends. */
+/** An OTLP/HTTP receiver that decodes protobuf requests with the collector's OTLP codecs (the vendored .proto files); closed when the test ends. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
-  const c = root.proto.collector;
+  const c = createOtlpCodecs().load();
   const received: OtlpReceiver = { url: "", spans: [], logs: [], points: [], contentTypes: new Set() };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -83,30 +69,24 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const route = req.url ?? "";
       let response: Uint8Array;
       if (route === "/v1/traces") {
-        const t = c.trace.v1.ExportTraceServiceRequest as Codec;
-        const msg = t.toObject(t.decode(body), options) as { resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }> };
-        for (const rs of msg.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) {
-          received.spans.push({ name: String(s.name), traceId: hex(s.traceId as string), spanId: hex(s.spanId as string), parentSpanId: hex(s.parentSpanId as string), attributes: attrs(s.attributes as KeyValue[]), status: Number((s.status as { code?: number } | undefined)?.code ?? 0) });
+        for (const rs of c.traceRequest.decode(body).resourceSpans) for (const ss of rs.scopeSpans) for (const s of ss.spans) {
+          received.spans.push({ name: String(s.name), traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: hex(s.parentSpanId), attributes: attrs(s.attributes), status: Number(s.status?.code ?? 0) });
         }
-        response = (c.trace.v1.ExportTraceServiceResponse as Codec).encode({}).finish();
+        response = c.traceResponse.encode({});
       } else if (route === "/v1/logs") {
-        const t = c.logs.v1.ExportLogsServiceRequest as Codec;
-        const msg = t.toObject(t.decode(body), options) as { resourceLogs?: Array<{ scopeLogs?: Array<{ logRecords?: Array<Record<string, unknown>> }> }> };
-        for (const rl of msg.resourceLogs ?? []) for (const sl of rl.scopeLogs ?? []) for (const l of sl.logRecords ?? []) {
-          received.logs.push({ eventName: String(l.eventName ?? ""), traceId: hex(l.traceId as string), spanId: hex(l.spanId as string), attributes: attrs(l.attributes as KeyValue[]) });
+        for (const rl of c.logsRequest.decode(body).resourceLogs) for (const sl of rl.scopeLogs) for (const l of sl.logRecords) {
+          received.logs.push({ eventName: String(l.eventName ?? ""), traceId: hex(l.traceId), spanId: hex(l.spanId), attributes: attrs(l.attributes) });
         }
-        response = (c.logs.v1.ExportLogsServiceResponse as Codec).encode({}).finish();
+        response = c.logsResponse.encode({});
       } else if (route === "/v1/metrics") {
-        const t = c.metrics.v1.ExportMetricsServiceRequest as Codec;
-        const msg = t.toObject(t.decode(body), options) as { resourceMetrics?: Array<{ scopeMetrics?: Array<{ metrics?: Array<Record<string, unknown>> }> }> };
-        for (const rm of msg.resourceMetrics ?? []) for (const sm of rm.scopeMetrics ?? []) for (const metric of sm.metrics ?? []) {
-          const data = (metric.sum ?? metric.gauge ?? metric.histogram) as { dataPoints?: Array<Record<string, unknown>> } | undefined;
+        for (const rm of c.metricsRequest.decode(body).resourceMetrics) for (const sm of rm.scopeMetrics) for (const metric of sm.metrics) {
+          const data = metric.sum ?? metric.gauge ?? metric.histogram;
           for (const p of data?.dataPoints ?? []) {
             const v = p.asDouble ?? p.asInt ?? p.sum ?? 0;
-            received.points.push({ metric: String(metric.name), attributes: attrs(p.attributes as KeyValue[]), value: Number(v), ...(p.count !== undefined ? { count: Number(p.count) } : {}) });
+            received.points.push({ metric: String(metric.name), attributes: attrs(p.attributes), value: Number(v), ...(p.count !== undefined ? { count: Number(p.count) } : {}) });
           }
         }
-        response = (c.metrics.v1.ExportMetricsServiceResponse as Codec).encode({}).finish();
+        response = c.metricsResponse.encode({});
       } else {
         res.writeHead(404).end();
         return;
