@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// groundwatch ships TypeScript sources and runs them through tsx's loader.
-import { register } from "tsx/esm/api";
-
-register();
-await import("../src/cli/run.ts");
+// The command line, from the compiled build (npm run build; `npm pack` and `npm ci` build it).
+import "../dist/cli/run.js";

@@ -48,9 +48,12 @@ export async function runCommand(name: string, help: string, io: CommandIo, body
   }
 }
 
+/** What parseFlags returns for the flag spec `O` (spelled out so declarations can name it). */
+export type ParsedFlags<O extends NonNullable<ParseArgsConfig["options"]>> = ReturnType<typeof parseArgs<{ args: string[]; options: O & { help: { type: "boolean"; short: "h" } }; strict: true; allowPositionals: boolean }>>;
+
 /** Parses flags strictly; a parse error is a UsageError with the help, and --help ends the command. */
-export function parseFlags<O extends NonNullable<ParseArgsConfig["options"]>>(argv: readonly string[], options: O, allowPositionals = false) {
-  let parsed;
+export function parseFlags<O extends NonNullable<ParseArgsConfig["options"]>>(argv: readonly string[], options: O, allowPositionals = false): ParsedFlags<O> {
+  let parsed: ParsedFlags<O>;
   try {
     parsed = parseArgs({ args: [...argv], options: { ...options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals });
   } catch (error) {

@@ -1,16 +1,6 @@
 import { readFileSync } from "node:fs";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
-import { runCalibrate } from "./calibrate.ts";
-import { runDemo } from "./demo.ts";
-import { runDoctor } from "./doctor.ts";
-import { runEntropy } from "./entropy.ts";
-import { runEval } from "./eval.ts";
-import { runEvidence } from "./evidence.ts";
-import { runModel } from "./model.ts";
-import { runNli } from "./nli.ts";
-import { runScore } from "./score.ts";
-import { runServe } from "./serve.ts";
 
 const HELP = `groundwatch — groundedness monitoring for retrieval-augmented generation
 
@@ -33,30 +23,31 @@ Run "groundwatch <command> --help" for a command's options.
 Exit codes: 0 ok, 1 failure while running, 2 bad flags or configuration, 3 malformed input.
 `;
 
+type Command = (argv: readonly string[], io: CommandIo) => Promise<number>;
+
+/**
+ * Each command's module, loaded only when that command runs: `--version` and `--help` load
+ * none, and `score` never loads the collector, OpenTelemetry exporters or the report code.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  score: async () => (await import("./score.ts")).runScore,
+  nli: async () => (await import("./nli.ts")).runNli,
+  entropy: async () => (await import("./entropy.ts")).runEntropy,
+  doctor: async () => (await import("./doctor.ts")).runDoctor,
+  model: async () => (await import("./model.ts")).runModel,
+  serve: async () => (await import("./serve.ts")).runServe,
+  demo: async () => (await import("./demo.ts")).runDemo,
+  calibrate: async () => (await import("./calibrate.ts")).runCalibrate,
+  eval: async () => (await import("./eval.ts")).runEval,
+  evidence: async () => (await import("./evidence.ts")).runEvidence,
+};
+
 /** Dispatches a command line; resolves to the process exit code. */
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
   const [command, ...rest] = argv;
+  const load = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (load) return (await load())(rest, io);
   switch (command) {
-    case "score":
-      return runScore(rest, io);
-    case "nli":
-      return runNli(rest, io);
-    case "entropy":
-      return runEntropy(rest, io);
-    case "doctor":
-      return runDoctor(rest, io);
-    case "model":
-      return runModel(rest, io);
-    case "serve":
-      return runServe(rest, io);
-    case "demo":
-      return runDemo(rest, io);
-    case "calibrate":
-      return runCalibrate(rest, io);
-    case "eval":
-      return runEval(rest, io);
-    case "evidence":
-      return runEvidence(rest, io);
     case "version":
     case "--version": {
       const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
