@@ -1,6 +1,7 @@
-import type { Attributes, Context, SpanContext } from "@opentelemetry/api";
-import { ROOT_CONTEXT, context as otelContext, diag, metrics, trace } from "@opentelemetry/api";
-import { logs } from "@opentelemetry/api-logs";
+import type { Attributes, Context, MeterProvider, SpanContext, TracerProvider } from "@opentelemetry/api";
+import { ProxyTracerProvider, ROOT_CONTEXT, context as otelContext, diag, metrics, trace } from "@opentelemetry/api";
+import type { LoggerProvider } from "@opentelemetry/api-logs";
+import { createNoopLogger, logs } from "@opentelemetry/api-logs";
 import type { ContextInput } from "../core/context.ts";
 import type { DriftTracker } from "../core/drift.ts";
 import { createDriftTracker } from "../core/drift.ts";
@@ -11,9 +12,10 @@ import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { resolveModelDir } from "../nli/registry.ts";
 import type { WorkerPool } from "../nli/worker-pool.ts";
 import { createWorkerPool, workerUrl } from "../nli/worker-pool.ts";
-import { createInstruments } from "../telemetry/instruments.ts";
+import type { Instruments } from "../telemetry/instruments.ts";
+import { createInstruments, isNoopMeter, observeSources } from "../telemetry/instruments.ts";
 import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
-import { ATTR_REASON, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
+import { ATTR_REASON, ATTR_ROUTE, EVENT_GEN_AI_EVALUATION_RESULT, METRICS, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 import { resolveMonitorOptions } from "./options.ts";
 import type { Sampler } from "./sampling.ts";
@@ -81,6 +83,58 @@ export function cooldownMs(durationMs: number, share: number): number {
   return share >= 1 ? 0 : durationMs * (1 / share - 1);
 }
 const PACKAGE = "groundwatch";
+/**
+ * observe() re-resolves the global MeterProvider on every this-many calls (and on the first);
+ * recording an evaluation, a drop or a failure re-resolves it every time. A late check loses
+ * nothing: what observe() feeds are cumulative tallies read by observable counters.
+ */
+const METER_CHECK_EVERY = 16;
+
+/**
+ * `resolve()` gives the provider to use now, `bind` what the monitor takes from it (a tracer,
+ * a logger). The returned function re-binds only when the provider is another object: a
+ * reference comparison, so it is cheap enough for every call.
+ */
+function boundTo<P, T>(resolve: () => P, bind: (provider: P) => T): () => T {
+  let provider = resolve();
+  let bound = bind(provider);
+  return () => {
+    const current = resolve();
+    if (current !== provider) {
+      provider = current; // a provider that fails is not retried on every call
+      try {
+        bound = bind(current);
+      } catch (error) {
+        diag.error(`groundwatch: could not use the registered OpenTelemetry provider: ${(error as Error).message}`);
+      }
+    }
+    return bound;
+  };
+}
+
+/**
+ * Whether the tracer provider is the API's no-op one. `trace.getTracerProvider()` is a
+ * ProxyTracerProvider; without a registered SDK its delegate is the API's internal no-op
+ * provider, the same object any fresh ProxyTracerProvider falls back to. Nothing is started
+ * on it, so the check creates no span.
+ */
+function isNoopTracerProvider(provider: TracerProvider): boolean {
+  const delegate = (provider as { getDelegate?: () => TracerProvider }).getDelegate?.() ?? provider;
+  return delegate === new ProxyTracerProvider().getDelegate() || delegate.constructor.name === "NoopTracerProvider";
+}
+
+/**
+ * Whether the logger provider is the Logs API's no-op one. Without a registered SDK,
+ * `logs.getLoggerProvider()` is a proxy whose delegate is the no-op provider, which hands out
+ * NoopLogger instances.
+ */
+function isNoopLoggerProvider(provider: LoggerProvider): boolean {
+  const delegate = (provider as { _getDelegate?: () => LoggerProvider })._getDelegate?.() ?? provider;
+  const logger = delegate.getLogger(PACKAGE);
+  return logger instanceof createNoopLogger().constructor || logger.constructor.name === "NoopLogger";
+}
+
+const START_SDK = "Start the OpenTelemetry SDK (e.g. NodeSDK) before the first request, or pass";
 
 /**
  * Creates a monitor. Options are validated here (a bad one throws a ConfigError naming
@@ -99,10 +153,16 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const random = options.random ?? Math.random;
   const now = options.now ?? (() => performance.now());
   let sampler: Sampler = createSampler(resolved.sampling, random);
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(PACKAGE);
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(PACKAGE);
-  const logger = (options.loggerProvider ?? logs.getLoggerProvider()).getLogger(PACKAGE);
-  const m = createInstruments(meter);
+  // Providers the host passes are used as they are. The global ones are re-resolved on use:
+  // a host often creates the monitor at module load and starts its OpenTelemetry SDK later.
+  // Tracers and loggers from the API's proxies delegate once a provider is registered; the
+  // re-resolution also follows a provider that replaces the proxy (after trace.disable() or
+  // logs.disable()). Metrics have no proxy: see bindMeter.
+  const tracerProviderOption = options.tracerProvider;
+  const loggerProviderOption = options.loggerProvider;
+  const meterProviderOption = options.meterProvider;
+  const tracer = boundTo(() => tracerProviderOption ?? trace.getTracerProvider(), (p) => p.getTracer(PACKAGE));
+  const logger = boundTo(() => loggerProviderOption ?? logs.getLoggerProvider(), (p) => p.getLogger(PACKAGE));
 
   const counts = { seen: 0, notSampled: 0, sampled: 0, scored: 0, dropped: {} as Record<string, number>, failed: {} as Record<string, number> };
   const queue: Job[] = [];
@@ -115,23 +175,56 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   /** Per-route tallies of the hot path, exported by observable counters at collection time. */
   const routes = new Map<string, { seen: number; notSampled: number; sampled: number }>();
   const drift = new Map<string, DriftTracker>();
+  const sources = { queueDepth: () => queue.length, routes, drift };
 
-  m.queueDepth.addCallback((r) => r.observe(queue.length));
-  m.seen.addCallback((r) => routes.forEach((t, route) => r.observe(t.seen, { [ATTR_ROUTE]: route })));
-  m.notSampled.addCallback((r) => routes.forEach((t, route) => t.notSampled > 0 && r.observe(t.notSampled, { [ATTR_ROUTE]: route })));
-  m.sampled.addCallback((r) => routes.forEach((t, route) => t.sampled > 0 && r.observe(t.sampled, { [ATTR_ROUTE]: route })));
-  m.driftStatistic.addCallback((r) => {
-    for (const [route, t] of drift) {
-      const res = t.result();
-      if (res) r.observe(res.statistic, { [ATTR_ROUTE]: route });
+  // The instruments live on one meter. Without a meterProvider option it is the global
+  // provider's, and the API returns its no-op provider until the host registers one (there is
+  // no proxy for metrics), so the monitor checks the global provider as it goes and, when it is
+  // another object, creates the instruments again on the new meter and moves the observable
+  // callbacks there (the old ones are removed, so nothing is reported twice).
+  let meterProvider: MeterProvider = meterProviderOption ?? metrics.getMeterProvider();
+  let meter = meterProvider.getMeter(PACKAGE);
+  let m: Instruments = createInstruments(meter);
+  let unobserve = observeSources(m, sources);
+  /** observe() calls since the last check of the global MeterProvider. */
+  let sinceMeterCheck = METER_CHECK_EVERY;
+  const bindMeter = (): void => {
+    if (meterProviderOption) return;
+    const current = metrics.getMeterProvider();
+    if (current === meterProvider) return;
+    try {
+      const nextMeter = current.getMeter(PACKAGE);
+      const next = createInstruments(nextMeter);
+      const nextUnobserve = observeSources(next, sources);
+      unobserve();
+      meterProvider = current;
+      meter = nextMeter;
+      m = next;
+      unobserve = nextUnobserve;
+    } catch (error) {
+      meterProvider = current; // not retried on every call; the previous instruments stay in use
+      diag.error(`groundwatch: could not create metrics on the registered MeterProvider: ${(error as Error).message}`);
     }
-  });
-  m.driftPValue.addCallback((r) => {
-    for (const [route, t] of drift) {
-      const res = t.result();
-      if (res) r.observe(res.pValue, { [ATTR_ROUTE]: route });
+  };
+
+  /** Said once, at the first observe(): which signals go nowhere because no provider is registered. */
+  let providersChecked = false;
+  const warnUnexported = (): void => {
+    providersChecked = true;
+    try {
+      if (!tracerProviderOption && isNoopTracerProvider(trace.getTracerProvider())) {
+        diag.warn(`groundwatch: no OpenTelemetry TracerProvider is registered: groundwatch evaluation spans (${SPAN_EVALUATE}) will not be exported. ${START_SDK} tracerProvider to createMonitor.`);
+      }
+      if (!meterProviderOption && isNoopMeter(meter)) {
+        diag.warn(`groundwatch: no OpenTelemetry MeterProvider is registered: groundwatch metrics (${METRICS.score.name}, ${METRICS.evaluations.name}, groundwatch.observations.* …) will not be exported. ${START_SDK} meterProvider to createMonitor.`);
+      }
+      if (!loggerProviderOption && isNoopLoggerProvider(logs.getLoggerProvider())) {
+        diag.warn(`groundwatch: no OpenTelemetry LoggerProvider is registered: groundwatch evaluation events (${EVENT_GEN_AI_EVALUATION_RESULT}) will not be exported. ${START_SDK} loggerProvider to createMonitor.`);
+      }
+    } catch (error) {
+      diag.debug(`groundwatch: could not check the OpenTelemetry providers: ${(error as Error).message}`);
     }
-  });
+  };
 
   /** The metric label for a route (capped at maxRoutes distinct labels) and its tally. */
   const tallyFor = (route: string): { label: string; tally: { seen: number; notSampled: number; sampled: number } } => {
@@ -142,10 +235,12 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   };
   const drop = (route: string, reason: string): void => {
     counts.dropped[reason] = (counts.dropped[reason] ?? 0) + 1;
+    bindMeter();
     m.dropped.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
   };
   const fail = (route: string, reason: string): void => {
     counts.failed[reason] = (counts.failed[reason] ?? 0) + 1;
+    bindMeter();
     m.failed.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
   };
   const settleIdle = (): void => {
@@ -171,7 +266,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     inFlight++;
     const started = now();
     const links = resolved.spanRelation === "link" && job.parentSpan ? [{ context: job.parentSpan }] : [];
-    const span = tracer.startSpan(SPAN_EVALUATE, { links, attributes: { [ATTR_ROUTE]: job.route, ...job.attributes } }, resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT);
+    const span = tracer().startSpan(SPAN_EVALUATE, { links, attributes: { [ATTR_ROUTE]: job.route, ...job.attributes } }, resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error("timeout")), resolved.timeoutMs);
@@ -180,7 +275,8 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     Promise.race([work, timeout])
       .then((result) => {
         counts.scored++;
-        recordEvaluation({ result, route: job.route, span, eventContext: job.parent, logger, instruments: m, durationS: (now() - started) / 1000, options: { ...resolved, ...(options.redact ? { redact: options.redact } : {}) } });
+        bindMeter();
+        recordEvaluation({ result, route: job.route, span, eventContext: job.parent, logger: logger(), instruments: m, durationS: (now() - started) / 1000, options: { ...resolved, ...(options.redact ? { redact: options.redact } : {}) } });
         if (result.score !== null) {
           let t = drift.get(job.route);
           if (!t) drift.set(job.route, (t = createDriftTracker(resolved.drift.reference ? { ...resolved.drift, reference: resolved.drift.reference } : { windowSize: resolved.drift.windowSize, minScores: resolved.drift.minScores })));
@@ -238,6 +334,11 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       let route = "unknown";
       let tally = { seen: 0, notSampled: 0, sampled: 0 };
       try {
+        if (++sinceMeterCheck >= METER_CHECK_EVERY) {
+          sinceMeterCheck = 0;
+          bindMeter();
+        }
+        if (!providersChecked) warnUnexported();
         const given = input && typeof input === "object" ? input : undefined;
         ({ label: route, tally } = tallyFor(typeof given?.route === "string" && given.route !== "" ? given.route.slice(0, 200) : "unknown"));
         counts.seen++;

@@ -1,7 +1,7 @@
-import type { Attributes, Counter, Histogram, Meter, ObservableCounter, ObservableGauge } from "@opentelemetry/api";
-import { ValueType } from "@opentelemetry/api";
+import type { Attributes, Counter, Histogram, Meter, ObservableCallback, ObservableCounter, ObservableGauge } from "@opentelemetry/api";
+import { ValueType, createNoopMeter } from "@opentelemetry/api";
 import type { MetricSpec } from "./semconv.ts";
-import { DURATION_BUCKETS, METRICS, SCORE_BUCKETS } from "./semconv.ts";
+import { ATTR_ROUTE, DURATION_BUCKETS, METRICS, SCORE_BUCKETS } from "./semconv.ts";
 
 export interface Instruments {
   readonly score: Histogram;
@@ -45,6 +45,63 @@ export function createInstruments(meter: Meter): Instruments {
     driftStatistic: gauge(METRICS.driftStatistic),
     driftPValue: gauge(METRICS.driftPValue),
   };
+}
+
+/** Per-route tallies of the hot path (cumulative since the monitor started). */
+export interface RouteTally {
+  readonly seen: number;
+  readonly notSampled: number;
+  readonly sampled: number;
+}
+
+/** The monitor's own state that the observable instruments report at collection time. */
+export interface ObservableSources {
+  readonly queueDepth: () => number;
+  readonly routes: ReadonlyMap<string, RouteTally>;
+  readonly drift: ReadonlyMap<string, { result(): { readonly statistic: number; readonly pValue: number } | undefined }>;
+}
+
+/**
+ * Registers the callbacks of the observable instruments, reading `sources` at each
+ * collection; returns what removes them again (when the monitor moves to another meter, so
+ * the old one stops reporting). The tallies are cumulative, so instruments created late —
+ * on a MeterProvider the host registered after the monitor — still report every observation.
+ */
+export function observeSources(m: Instruments, sources: ObservableSources): () => void {
+  const perRoute =
+    (key: keyof RouteTally, skipZero: boolean): ObservableCallback =>
+    (r) => {
+      for (const [route, t] of sources.routes) if (!skipZero || t[key] > 0) r.observe(t[key], { [ATTR_ROUTE]: route });
+    };
+  const perDrift =
+    (key: "statistic" | "pValue"): ObservableCallback =>
+    (r) => {
+      for (const [route, t] of sources.drift) {
+        const res = t.result();
+        if (res) r.observe(res[key], { [ATTR_ROUTE]: route });
+      }
+    };
+  const pairs: Array<[ObservableCounter | ObservableGauge, ObservableCallback]> = [
+    [m.queueDepth, (r) => r.observe(sources.queueDepth())],
+    [m.seen, perRoute("seen", false)],
+    [m.notSampled, perRoute("notSampled", true)],
+    [m.sampled, perRoute("sampled", true)],
+    [m.driftStatistic, perDrift("statistic")],
+    [m.driftPValue, perDrift("pValue")],
+  ];
+  for (const [instrument, callback] of pairs) instrument.addCallback(callback);
+  return () => {
+    for (const [instrument, callback] of pairs) instrument.removeCallback(callback);
+  };
+}
+
+/**
+ * Whether `meter` is the API's no-op meter (what `metrics.getMeterProvider()` hands out
+ * while no MeterProvider is registered). The class-name test covers a second copy of
+ * @opentelemetry/api, whose no-op meter is another instance.
+ */
+export function isNoopMeter(meter: Meter): boolean {
+  return meter === createNoopMeter() || meter.constructor.name === "NoopMeter";
 }
 
 export type { Attributes };
