@@ -1,6 +1,6 @@
 import winkNLP from "wink-nlp";
 import type { WinkMethods } from "wink-nlp";
-import model from "wink-eng-lite-web-model";
+import { englishModel } from "./wink-model.ts";
 
 /** One token of analysed text, with character offsets into the analysed string. */
 export interface Token {
@@ -37,10 +37,10 @@ export interface TextAnalyzer {
 }
 
 /** Creates the wink-nlp based analyser (loading the model takes ~150 ms; share one instance). */
-export function createTextAnalyzer(): TextAnalyzer {
+export function createTextAnalyzer(options: { readonly model?: Parameters<typeof winkNLP>[0] } = {}): TextAnalyzer {
   // Only sentence boundaries and POS (which lemmas need): quantities and negation are
   // read by our own code, and skipping wink's NER and negation pipes halves the cost.
-  const nlp: WinkMethods = winkNLP(model, ["sbd", "pos"]);
+  const nlp: WinkMethods = winkNLP(options.model ?? englishModel(), ["sbd", "pos"]);
   const its = nlp.its;
   return {
     analyze(text: string): AnalyzedText {
