@@ -17,7 +17,9 @@ export const BACKEND_FLAGS = {
 export const BACKEND_FLAGS_HELP = `Backend:
   --backend NAME        auto (default), offline, onnx or judge; env GROUNDWATCH_BACKEND.
                         auto = onnx when a model is configured or the default model is cached,
-                        else offline (triage-grade, with a warning)
+                        else offline (triage-grade, with a warning). onnx needs the optional
+                        peer onnxruntime-node: npm install onnxruntime-node (CPU-only:
+                        ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node)
   --model DIR|REPO      ONNX model directory, or a repo pulled with \`groundwatch model pull\`
   --variant V           quantized or fp32 ONNX graph
   --require-production  refuse to run on a triage-tier backend (env GROUNDWATCH_REQUIRE_PRODUCTION=1)

@@ -1,9 +1,13 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { resolveScoreOptions } from "../config/score-options.ts";
 import type { EntailmentBackend } from "../nli/backend.ts";
+import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
+import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime, onnxRuntimeVersion } from "../nli/onnx/runtime.ts";
+import { onnxRuntimeNeed } from "../nli/registry.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
+import { numberFlag, openBackend, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
@@ -14,7 +18,7 @@ Usage:
   groundwatch doctor [--backend …] [--calibration calibration.json] [--sampler-cmd CMD]
                      [--collector URL] [--prometheus URL] [--skip-backend]
 
-Checks: the entailment backend loads, its tier, its label mapping, and that it answers two test
+Checks: onnxruntime-node is installed when the backend needs it, the entailment backend loads, its tier, its label mapping, and that it answers two test
 pairs sensibly; whether the threshold is calibrated (and whether that calibration established a
 signal); resample diversity when a sampler is given; the collector's /readyz and Prometheus (and
 whether it holds groundwatch series) when their URLs are given. Every failure comes with its fix.
@@ -57,13 +61,43 @@ function report(io: CommandIo, c: Check): void {
   if (c.fix) io.stdout.write(`       -> ${c.fix}\n`);
 }
 
+const INSTALL_RUNTIME_FIX = `${ONNX_RUNTIME_INSTALL} (on CPU-only machines, or where only the npm registry is reachable: ${ONNX_RUNTIME_INSTALL_CPU})`;
+
+/**
+ * Whether onnxruntime-node is installed (and its version), when the configured backend uses
+ * it: --backend onnx, or auto with a model configured or the default model cached.
+ */
+async function checkOnnxRuntime(args: Parameters<typeof openBackend>[0], io: CommandIo): Promise<Check | undefined> {
+  let need: ReturnType<typeof onnxRuntimeNeed>;
+  let requireProduction: boolean;
+  try {
+    const { options, file } = scoreOptionsFromFlags(args, io);
+    const resolved = resolveScoreOptions(options, { env: io.env, ...(file ? { file } : {}) });
+    need = onnxRuntimeNeed(resolved, io.env);
+    requireProduction = resolved.requireProduction;
+  } catch {
+    return undefined; // a configuration error: the backend check reports it
+  }
+  if (!need) return undefined;
+  const what = "onnx runtime";
+  try {
+    const runtime = await loadOnnxRuntime();
+    return { status: "PASS", what, detail: `${ONNX_RUNTIME_PACKAGE} ${onnxRuntimeVersion(runtime) ?? "(version unknown)"}` };
+  } catch (error) {
+    if (!isOnnxRuntimeMissing(error)) return { status: "FAIL", what, detail: (error as Error).message, fix: `reinstall it: ${INSTALL_RUNTIME_FIX}` };
+    if (need.need === "required" || requireProduction) return { status: "FAIL", what, detail: `${ONNX_RUNTIME_PACKAGE} is not installed, and the onnx backend needs it`, fix: INSTALL_RUNTIME_FIX };
+    return { status: "WARN", what, detail: `${ONNX_RUNTIME_PACKAGE} is not installed: auto falls back to the triage-grade offline backend, though ${DEFAULT_MODEL_REPO} is cached`, fix: INSTALL_RUNTIME_FIX };
+  }
+}
+
 async function checkBackend(args: Parameters<typeof openBackend>[0], io: CommandIo, requireProduction: boolean): Promise<Check[]> {
   const checks: Check[] = [];
   let backend: EntailmentBackend;
   try {
     backend = await openBackend(args, io);
   } catch (error) {
-    return [{ status: "FAIL", what: "entailment backend", detail: (error as Error).message, fix: "fix the backend configuration (groundwatch serve --print-config shows it), or pull a model: groundwatch model pull" }];
+    const fix = isOnnxRuntimeMissing(error) ? INSTALL_RUNTIME_FIX : "fix the backend configuration (groundwatch serve --print-config shows it), or pull a model: groundwatch model pull";
+    return [{ status: "FAIL", what: "entailment backend", detail: (error as Error).message, fix }];
   }
   try {
     const tier = backend.tier === "triage" ? (requireProduction ? "FAIL" : "WARN") : "PASS";
@@ -133,6 +167,8 @@ export function runDoctor(argv: readonly string[], io: CommandIo): Promise<numbe
     const wanted = numberFlag("samples", args.samples, (n) => Number.isInteger(n) && n >= 2, "an integer of at least 2") ?? 5;
     const timeoutS = numberFlag("timeout", args.timeout, (n) => n > 0, "a positive number of seconds") ?? 120;
     const checks: Check[] = [];
+    const runtime = args["skip-backend"] ? undefined : await checkOnnxRuntime(args, io);
+    if (runtime) checks.push(runtime);
     if (!args["skip-backend"]) checks.push(...(await checkBackend(args, io, args["require-production"] === true || io.env.GROUNDWATCH_REQUIRE_PRODUCTION === "1")));
     if (!args["skip-backend"]) checks.push(checkCalibration(args.calibration, io));
     for (const c of checks) report(io, c);

@@ -4,8 +4,11 @@ import { parseArgs } from "node:util";
 import { isConfigError } from "../config/errors.ts";
 import { DEFAULT_MODEL_REPO, hubCacheDir, listCachedModels } from "../nli/hub/cache.ts";
 import { pullModel } from "../nli/hub/pull.ts";
-import { createOnnxEngine } from "../nli/onnx/engine.ts";
+import type { OnnxModelDescription } from "../nli/onnx/engine.ts";
+import { createOnnxEngine, describeOnnxModel } from "../nli/onnx/engine.ts";
 import type { OnnxVariant } from "../nli/onnx/model-dir.ts";
+import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
+import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
 import { resolveModelDir } from "../nli/registry.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
@@ -21,7 +24,8 @@ pull   downloads REPO (default ${DEFAULT_MODEL_REPO}) from the Hugging Face Hub 
        cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), or into --dir.
        Honours HF_ENDPOINT, HF_HUB_OFFLINE and HF_TOKEN. An interrupted pull resumes.
 list   shows the cached models and their sizes.
-info   loads a model and shows its label mapping, inputs, maximum length and files.
+info   loads a model and shows its label mapping, inputs, maximum length and files. Without
+       ${ONNX_RUNTIME_PACKAGE} installed it shows what the files say; the inputs need the runtime.
 
 Exit codes: 0 ok, 1 download or load failure, 2 bad flags.
 `;
@@ -30,8 +34,23 @@ function mb(bytes: number): string {
   return `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
-/** Runs `groundwatch model`; resolves to the exit code. */
-export async function runModel(argv: readonly string[], io: CommandIo): Promise<number> {
+export interface ModelCommandDeps {
+  /** Imports onnxruntime-node for `model info` (default: the real import); injected in tests. */
+  readonly importOnnxRuntime?: OnnxImporter;
+}
+
+/** The runtime, or undefined when it is not installed (any other load failure is thrown). */
+async function optionalRuntime(importer: OnnxImporter | undefined): Promise<OnnxRuntime | undefined> {
+  try {
+    return await loadOnnxRuntime(importer);
+  } catch (error) {
+    if (isOnnxRuntimeMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Runs `groundwatch model`; resolves to the exit code. pull and list never load onnxruntime-node. */
+export async function runModel(argv: readonly string[], io: CommandIo, deps: ModelCommandDeps = {}): Promise<number> {
   const [sub, ...rest] = argv;
   let parsed;
   try {
@@ -101,9 +120,16 @@ export async function runModel(argv: readonly string[], io: CommandIo): Promise<
       }
       try {
         const dir = resolveModelDir(target, io.env);
-        const engine = await createOnnxEngine({ dir, ...(variant ? { variant } : {}) });
-        const { info } = engine;
-        await engine.close();
+        const options = { dir, ...(variant ? { variant } : {}) };
+        const runtime = await optionalRuntime(deps.importOnnxRuntime);
+        let info: OnnxModelDescription & { readonly inputs?: readonly string[] };
+        if (runtime) {
+          const engine = await createOnnxEngine(options, { runtime });
+          info = engine.info;
+          await engine.close();
+        } else {
+          info = describeOnnxModel(options);
+        }
         const mapping = info.labels.kind === "three" ? `entailment=${info.labels.entailment}, neutral=${info.labels.neutral}, contradiction=${info.labels.contradiction}` : `entailment=${info.labels.entailment}, not_entailment=${info.labels.notEntailment} (two-label: contradiction is reported as 0)`;
         io.stdout.write(
           [
@@ -111,11 +137,12 @@ export async function runModel(argv: readonly string[], io: CommandIo): Promise<
             `graph:       ${info.graph} (${mb(statSync(join(dir, info.graph)).size)}, sha256 ${info.graphSha256}…)`,
             `labels:      ${info.labels.labels.map((l, i) => `${i}:${l}`).join(" ")}`,
             `mapping:     ${mapping}`,
-            `inputs:      ${info.inputs.join(", ")}`,
+            `inputs:      ${info.inputs ? info.inputs.join(", ") : `unknown: reading them needs ${ONNX_RUNTIME_PACKAGE}, which is not installed`}`,
             `max length:  ${info.maxLength} tokens`,
             "",
           ].join("\n"),
         );
+        if (!info.inputs) io.stderr.write(`groundwatch model info: ${ONNX_RUNTIME_PACKAGE} is not installed; the onnx backend needs it. Install it with \`${ONNX_RUNTIME_INSTALL}\` (on CPU-only machines, or where only the npm registry is reachable: \`${ONNX_RUNTIME_INSTALL_CPU}\`).\n`);
         return EXIT.ok;
       } catch (error) {
         io.stderr.write(`groundwatch model info: ${(error as Error).message}\n`);

@@ -7,7 +7,11 @@ export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
 /** How answers are scored. Every field is optional; see `resolveScoreOptions` for the order. */
 export interface ScoreOptions {
-  /** auto (default: onnx when a model is configured or cached, else offline), offline, onnx or judge. Env GROUNDWATCH_BACKEND. */
+  /**
+   * auto (default: onnx when a model is configured or cached, else offline), offline, onnx or judge. Env GROUNDWATCH_BACKEND.
+   * onnx needs the optional peer onnxruntime-node (`npm install onnxruntime-node`); without it, auto with only the
+   * default model cached falls back to offline with a warning, and onnx (or a configured model) is a ConfigError.
+   */
   readonly backend?: string;
   /** ONNX model: a directory, or a Hugging Face repo id already pulled into the cache. Env GROUNDWATCH_MODEL. */
   readonly model?: string;

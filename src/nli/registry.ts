@@ -8,6 +8,8 @@ import { DEFAULT_MODEL_REPO, cachedSnapshot, hubCacheDir, isRepoId } from "./hub
 import { createJudgeBackend } from "./judge/backend.ts";
 import { createOfflineBackend } from "./offline/backend.ts";
 import { createOnnxBackend } from "./onnx/backend.ts";
+import type { OnnxImporter } from "./onnx/runtime.ts";
+import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_INSTALL_HINT, ONNX_RUNTIME_PACKAGE, OnnxRuntimeMissingError, isOnnxRuntimeMissing, loadOnnxRuntime } from "./onnx/runtime.ts";
 
 /** Backend names this build can create. */
 export const BACKEND_NAMES = ["offline", "onnx", "judge"] as const;
@@ -35,20 +37,61 @@ export interface CreatedBackend {
   readonly warnings: readonly string[];
 }
 
+export interface CreateBackendDeps {
+  readonly analyzer: TextAnalyzer;
+  readonly env: NodeJS.ProcessEnv;
+  /** Imports onnxruntime-node (default: the real import); injected in tests. */
+  readonly importOnnxRuntime?: OnnxImporter;
+}
+
+/**
+ * How much the options need onnxruntime-node: "required" for --backend onnx, or auto with a
+ * model configured; "preferred" for auto when only the default model is cached (without the
+ * runtime, auto falls back to the offline backend); undefined when they do not use it.
+ */
+export type OnnxRuntimeNeed = { readonly need: "required"; readonly field: string; readonly value: string } | { readonly need: "preferred"; readonly model: string };
+
+export function onnxRuntimeNeed(options: Pick<ResolvedScoreOptions, "backend" | "model">, env: NodeJS.ProcessEnv): OnnxRuntimeNeed | undefined {
+  if (options.backend === "onnx") return { need: "required", field: "backend", value: "onnx" };
+  if (options.backend !== "auto") return undefined;
+  if (options.model !== undefined) return { need: "required", field: "model", value: options.model };
+  const cached = cachedSnapshot(hubCacheDir(env), DEFAULT_MODEL_REPO);
+  return cached ? { need: "preferred", model: cached } : undefined;
+}
+
 /**
  * Creates the backend the options ask for. `auto` takes the ONNX backend when a model
  * is configured or the default model is cached, else the offline backend with a
- * warning. `requireProduction` refuses a triage backend.
+ * warning; when only the default model is cached and onnxruntime-node is not installed,
+ * it too falls back to the offline backend, with a warning that says so.
+ * `requireProduction` refuses a triage backend.
  */
-export async function createBackend(options: ResolvedScoreOptions, deps: { analyzer: TextAnalyzer; env: NodeJS.ProcessEnv }): Promise<CreatedBackend> {
+export async function createBackend(options: ResolvedScoreOptions, deps: CreateBackendDeps): Promise<CreatedBackend> {
   const warnings: string[] = [];
   let choice = options.backend;
   let model = options.model;
+  /** The setting that asked for the onnx backend: the missing-runtime error names it. */
+  let wantedBy: { readonly field: string; readonly value: string } = { field: "backend", value: "onnx" };
   if (choice === "auto") {
-    const cachedDefault = model === undefined ? cachedSnapshot(hubCacheDir(deps.env), DEFAULT_MODEL_REPO) : undefined;
-    if (model !== undefined || cachedDefault) {
+    const need = onnxRuntimeNeed(options, deps.env);
+    if (need?.need === "required") {
       choice = "onnx";
-      model ??= cachedDefault;
+      wantedBy = need;
+    } else if (need?.need === "preferred") {
+      try {
+        await loadOnnxRuntime(deps.importOnnxRuntime);
+        choice = "onnx";
+        model = need.model;
+      } catch (error) {
+        if (!isOnnxRuntimeMissing(error)) throw error;
+        if (options.requireProduction) {
+          throw new ConfigError("requireProduction", true, `refusing to fall back to the triage-tier offline backend: ${DEFAULT_MODEL_REPO} is cached, but ${ONNX_RUNTIME_PACKAGE} is not installed; ${ONNX_RUNTIME_INSTALL_HINT}`);
+        }
+        choice = "offline";
+        warnings.push(
+          `the ONNX runtime (${ONNX_RUNTIME_PACKAGE}) is not installed, so the cached ${DEFAULT_MODEL_REPO} cannot be used: scoring with the offline backend, whose results are TRIAGE-GRADE (not for paging or release decisions). Install it with \`${ONNX_RUNTIME_INSTALL}\` (on CPU-only machines, or where only the npm registry is reachable: \`${ONNX_RUNTIME_INSTALL_CPU}\`).`,
+        );
+      }
     } else {
       choice = "offline";
       warnings.push(
@@ -65,13 +108,21 @@ export async function createBackend(options: ResolvedScoreOptions, deps: { analy
     case "onnx": {
       if (model === undefined) throw new ConfigError("model", undefined, `the onnx backend needs --model DIR|REPO (or ${SCORE_ENV.model})`);
       const dir = resolveModelDir(model, deps.env);
-      const backend = await createOnnxBackend({
-        dir,
-        workers: options.onnxWorkers,
-        ...(options.variant ? { variant: options.variant } : {}),
-        ...(options.onnxThreads ? { threads: options.onnxThreads } : {}),
-      });
-      return { backend, warnings };
+      try {
+        const backend = await createOnnxBackend(
+          {
+            dir,
+            workers: options.onnxWorkers,
+            ...(options.variant ? { variant: options.variant } : {}),
+            ...(options.onnxThreads ? { threads: options.onnxThreads } : {}),
+          },
+          deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {},
+        );
+        return { backend, warnings };
+      } catch (error) {
+        if (isOnnxRuntimeMissing(error)) throw new OnnxRuntimeMissingError(wantedBy.field, wantedBy.value);
+        throw error;
+      }
     }
     case "judge": {
       if (!options.judgeUrl) throw new ConfigError("judgeUrl", undefined, `the judge backend needs a base URL (${SCORE_ENV.judgeUrl})`);

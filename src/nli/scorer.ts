@@ -10,6 +10,7 @@ import type { TextAnalyzer } from "../core/text.ts";
 import { createTextAnalyzer } from "../core/text.ts";
 import type { BackendInfo, EntailmentBackend, NliResult } from "./backend.ts";
 import { backendInfo } from "./backend.ts";
+import type { OnnxImporter } from "./onnx/runtime.ts";
 import { createBackend } from "./registry.ts";
 import { DEFAULT_SETTINGS } from "../config/defaults.ts";
 
@@ -46,6 +47,8 @@ export interface CreateScorerDeps {
   /** Use this backend instead of creating one from the options. */
   readonly backend?: EntailmentBackend;
   readonly analyzer?: TextAnalyzer;
+  /** Imports onnxruntime-node for the onnx backend (default: the real import); injected in tests. */
+  readonly importOnnxRuntime?: OnnxImporter;
 }
 
 /** Resolves options (option > env > file > default), loads the backend and builds the pipeline. */
@@ -53,7 +56,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
   const env = deps.env ?? {};
   const resolved = resolveScoreOptions(options, { env, ...(deps.file ? { file: deps.file } : {}) });
   const analyzer = deps.analyzer ?? createTextAnalyzer();
-  const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, env });
+  const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, env, ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
   const backend = created.backend;
   const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
   const pipeline = createGroundednessScorer(backend, analyzer, { threshold, topK: resolved.topK, tokenBudget: resolved.tokenBudget, maxClaims: resolved.maxClaims });

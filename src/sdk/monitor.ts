@@ -9,7 +9,8 @@ import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import type { Observation } from "../nli/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
-import { resolveModelDir } from "../nli/registry.ts";
+import { onnxRuntimeNeed, resolveModelDir } from "../nli/registry.ts";
+import { OnnxRuntimeMissingError, onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import type { WorkerPool } from "../nli/worker-pool.ts";
 import { createWorkerPool, workerUrl } from "../nli/worker-pool.ts";
 import type { Instruments } from "../telemetry/instruments.ts";
@@ -146,6 +147,9 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const scoreOptions = resolveScoreOptions(resolved.scoring, { env });
   // A model that cannot be found is a configuration error: raise it now, not in a worker.
   if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, env);
+  // So is asking for the onnx backend without its optional runtime installed.
+  const runtimeNeed = onnxRuntimeNeed(scoreOptions, env);
+  if (runtimeNeed?.need === "required" && !onnxRuntimeResolvable()) throw new OnnxRuntimeMissingError(runtimeNeed.field, runtimeNeed.value);
   const cal = resolved.calibration;
   if (cal?.backend && scoreOptions.backend !== "auto" && cal.backend.name !== scoreOptions.backend) {
     diag.warn(`groundwatch: the calibration was made with the ${cal.backend.name} backend, but scoring uses ${scoreOptions.backend}: its threshold may not transfer`);

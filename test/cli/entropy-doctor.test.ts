@@ -1,7 +1,30 @@
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { importOnnxRuntime } from "../../src/nli/onnx/import-runtime.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
+
+// The commands import onnxruntime-node through this module; a test can make it fail the way a
+// missing package does. Inference workers load their own copy and are never affected.
+vi.mock("../../src/nli/onnx/import-runtime.ts", async (importOriginal) => {
+  const real = await importOriginal<{ importOnnxRuntime: typeof importOnnxRuntime }>();
+  return { importOnnxRuntime: vi.fn(real.importOnnxRuntime) };
+});
+
+/** Makes the runtime import fail as if onnxruntime-node were not installed, for this test only. */
+function withoutRuntime(): void {
+  const mock = vi.mocked(importOnnxRuntime);
+  mock.mockImplementation(() => Promise.reject(Object.assign(new Error("Cannot find package 'onnxruntime-node' imported from /srv/app/node_modules/groundwatch/dist/nli/onnx/import-runtime.js"), { code: "ERR_MODULE_NOT_FOUND" })));
+  onTestFinished(async () => {
+    const real = await vi.importActual<{ importOnnxRuntime: typeof importOnnxRuntime }>("../../src/nli/onnx/import-runtime.ts");
+    mock.mockImplementation(real.importOnnxRuntime);
+  });
+}
+
+const FIXTURE = fileURLToPath(new URL("../fixtures/models/bert-wordpiece/", import.meta.url));
+const INSTALL_FIX = "-> npm install onnxruntime-node (on CPU-only machines, or where only the npm registry is reachable: ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node)";
 
 const jsonl = (rows: unknown[]): string => rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
 const Q = "In what year was the Zorbex Protocol ratified?";
@@ -138,5 +161,51 @@ describe("groundwatch doctor: deployment preflight", () => {
     const run = await runCli(["doctor", "--backend", "offline", "--calibration", path]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("did not establish a signal (weak)");
+  });
+});
+
+describe("onnxruntime-node, an optional peer", () => {
+  it("entropy --backend onnx exits 2 with the install commands when it is not installed", async () => {
+    withoutRuntime();
+    const run = await runCli(["entropy", "--input", "-", "--backend", "onnx", "--model", FIXTURE], { stdin: jsonl([{ id: 1, question: Q, samples: ["1998.", "2004."] }]) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('groundwatch entropy: invalid backend: "onnx" (the onnx backend needs onnxruntime-node, an optional peer dependency that is not installed');
+    expect(run.stderr).toContain("`npm install onnxruntime-node`");
+    expect(run.stderr).toContain("`ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node`");
+  });
+
+  it("doctor reports the installed runtime and its version when the backend needs it", async () => {
+    const version = (createRequire(import.meta.url)("onnxruntime-node/package.json") as { version: string }).version;
+    const run = await runCli(["doctor", "--backend", "onnx", "--model", FIXTURE]);
+    expect(run.stdout).toContain(`[PASS] onnx runtime       onnxruntime-node ${version}\n`);
+  });
+
+  it("doctor fails a missing runtime for --backend onnx, with the install command as the fix", async () => {
+    withoutRuntime();
+    const run = await runCli(["doctor", "--backend", "onnx", "--model", FIXTURE]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`[FAIL] onnx runtime       onnxruntime-node is not installed, and the onnx backend needs it\n       ${INSTALL_FIX}\n`);
+    expect(run.stdout).toContain('[FAIL] entailment backend invalid backend: "onnx" (the onnx backend needs onnxruntime-node');
+    expect(run.stdout).not.toContain("-> fix the backend configuration");
+  });
+
+  it("doctor warns when auto would use the cached default model but the runtime is missing", async () => {
+    withoutRuntime();
+    const home = tempDir();
+    const base = join(home, "hub", "models--Xenova--nli-deberta-v3-xsmall");
+    cpSync(FIXTURE, join(base, "snapshots", "abc"), { recursive: true });
+    mkdirSync(join(base, "refs"), { recursive: true });
+    writeFileSync(join(base, "refs", "main"), "abc");
+    const run = await runCli(["doctor"], { env: { HF_HOME: home } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`[WARN] onnx runtime       onnxruntime-node is not installed: auto falls back to the triage-grade offline backend, though Xenova/nli-deberta-v3-xsmall is cached\n       ${INSTALL_FIX}\n`);
+    expect(run.stdout).toMatch(/\[WARN\] entailment backend +offline /);
+  });
+
+  it("doctor does not check the runtime for a backend that does not use it", async () => {
+    withoutRuntime();
+    const run = await runCli(["doctor", "--backend", "offline"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain("onnx runtime");
   });
 });

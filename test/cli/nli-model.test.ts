@@ -1,7 +1,10 @@
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { runModel } from "../../src/cli/model.ts";
+import { importOnnxRuntime } from "../../src/nli/onnx/import-runtime.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 import { startHubServer } from "../helpers/hub-server.ts";
 import { chat, startJudgeServer } from "../helpers/judge-server.ts";
@@ -12,6 +15,33 @@ const PAIRS = [
   { id: "b", premise: "refunds are issued within five business days.", hypothesis: "refunds take five days." },
 ];
 const jsonl = (rows: unknown[]): string => rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
+
+// The commands import onnxruntime-node through this module; a test can make it fail the way a
+// missing package does. Inference workers load their own copy and are never affected.
+vi.mock("../../src/nli/onnx/import-runtime.ts", async (importOriginal) => {
+  const real = await importOriginal<{ importOnnxRuntime: typeof importOnnxRuntime }>();
+  return { importOnnxRuntime: vi.fn(real.importOnnxRuntime) };
+});
+
+/** What Node's ESM loader throws when onnxruntime-node is not in node_modules. */
+function missingRuntime(): Error {
+  return Object.assign(new Error("Cannot find package 'onnxruntime-node' imported from /srv/app/node_modules/groundwatch/dist/nli/onnx/import-runtime.js"), { code: "ERR_MODULE_NOT_FOUND" });
+}
+
+/** Makes the runtime import fail as if onnxruntime-node were not installed, for this test only. */
+function withoutRuntime(): ReturnType<typeof vi.mocked<typeof importOnnxRuntime>> {
+  const mock = vi.mocked(importOnnxRuntime);
+  mock.mockClear();
+  mock.mockImplementation(() => Promise.reject(missingRuntime()));
+  onTestFinished(async () => {
+    const real = await vi.importActual<{ importOnnxRuntime: typeof importOnnxRuntime }>("../../src/nli/onnx/import-runtime.ts");
+    mock.mockImplementation(real.importOnnxRuntime);
+  });
+  return mock;
+}
+
+const INSTALL = "`npm install onnxruntime-node`";
+const INSTALL_CPU = "`ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node`";
 
 /** A hub cache holding the fixture model under the default repo name. */
 function cacheWithDefaultModel(): string {
@@ -104,5 +134,88 @@ describe("groundwatch model", () => {
     const run = await runCli(["model", "info", fileURLToPath(new URL("../fixtures/models/bad-labels/", import.meta.url))]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/cannot map the labels.*LABEL_0/);
+  });
+});
+
+describe("without onnxruntime-node installed", () => {
+  it("nli --backend onnx exits 2 with the install commands and no stack trace", async () => {
+    withoutRuntime();
+    const run = await runCli(["nli", "--input", "-", "--backend", "onnx", "--model", FIXTURE], { stdin: jsonl(PAIRS) });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(
+      'groundwatch nli: invalid backend: "onnx" (the onnx backend needs onnxruntime-node, an optional peer dependency that is not installed: install it with `npm install onnxruntime-node`, or on CPU-only machines and where only the npm registry is reachable, `ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node`)\n',
+    );
+  });
+
+  it("score --backend onnx exits 2 with the install commands", async () => {
+    withoutRuntime();
+    const run = await runCli(["score", "--input", "-", "--backend", "onnx", "--model", FIXTURE], { stdin: jsonl([{ id: 1, context: "a.", answer: "a." }]) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(INSTALL);
+    expect(run.stderr).toContain(INSTALL_CPU);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("auto with --model exits 2 naming the model setting", async () => {
+    withoutRuntime();
+    const run = await runCli(["nli", "--input", "-", "--model", FIXTURE], { stdin: jsonl(PAIRS) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`groundwatch nli: invalid model: ${JSON.stringify(FIXTURE)} (the onnx backend needs onnxruntime-node`);
+    expect(run.stderr).toContain(INSTALL_CPU);
+  });
+
+  it("auto with only the default model cached scores with the offline backend and says why", async () => {
+    withoutRuntime();
+    const home = cacheWithDefaultModel();
+    const run = await runCli(["score", "--input", "-"], { stdin: jsonl([{ id: 1, context: "the tower is in paris.", answer: "the tower is in paris." }]), env: { HF_HOME: home } });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ backend: { name: "offline", tier: "triage" } });
+    expect(run.stderr).toContain("WARNING: the ONNX runtime (onnxruntime-node) is not installed");
+    expect(run.stderr).toContain(INSTALL);
+    expect(run.stderr).toContain(INSTALL_CPU);
+  });
+
+  it("model pull and model list never import the runtime", async () => {
+    const importer = withoutRuntime();
+    const server = await startHubServer({ dir: FIXTURE, repo: "test-org/tiny-nli" });
+    const env = { HF_HOME: tempDir(), HF_ENDPOINT: server.url };
+    expect((await runCli(["model", "pull", "test-org/tiny-nli"], { env })).code).toBe(0);
+    const list = await runCli(["model", "list"], { env });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain("test-org/tiny-nli@main");
+    expect(importer).not.toHaveBeenCalled();
+  });
+
+  it("model info prints what the files say and that the inputs need the runtime", async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const read = (s: PassThrough): string => (s.read() as Buffer | null)?.toString("utf8") ?? "";
+    const io = { stdin: Readable.from([]), stdout, stderr, env: {}, cwd: process.cwd() };
+    const code = await runModel(["info", FIXTURE], io, { importOnnxRuntime: () => Promise.reject(missingRuntime()) });
+    const out = read(stdout);
+    const err = read(stderr);
+    expect(code).toBe(0);
+    expect(out).toContain("labels:      0:contradiction 1:entailment 2:neutral");
+    expect(out).toContain("mapping:     entailment=1, neutral=2, contradiction=0");
+    expect(out).toMatch(/graph: {7}onnx\/model\.onnx \([\d.]+ MB, sha256 [0-9a-f]{12}…\)/);
+    expect(out).toContain("inputs:      unknown: reading them needs onnxruntime-node, which is not installed");
+    expect(out).toContain("max length:  32 tokens");
+    expect(err).toContain(INSTALL);
+    expect(err).toContain(INSTALL_CPU);
+  });
+
+  it("leaves the real runtime in place for the next test", async () => {
+    const run = await runCli(["nli", "--input", "-", "--backend", "onnx", "--model", FIXTURE], { stdin: jsonl(PAIRS) });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("backend onnx");
+  });
+
+  it("model info still refuses a model whose labels cannot be mapped", async () => {
+    const stderr = new PassThrough();
+    const io = { stdin: Readable.from([]), stdout: new PassThrough(), stderr, env: {}, cwd: process.cwd() };
+    const code = await runModel(["info", fileURLToPath(new URL("../fixtures/models/bad-labels/", import.meta.url))], io, { importOnnxRuntime: () => Promise.reject(missingRuntime()) });
+    expect(code).toBe(1);
+    expect((stderr.read() as Buffer).toString("utf8")).toMatch(/cannot map the labels.*LABEL_0/);
   });
 });

@@ -1,6 +1,8 @@
 import type { EntailmentBackend } from "../backend.ts";
 import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { createInferencePool } from "./pool.ts";
+import type { OnnxImporter } from "./runtime.ts";
+import { loadOnnxRuntime } from "./runtime.ts";
 
 export interface OnnxBackendOptions extends OnnxEngineOptions {
   /** Worker threads, each with its own session (default 1). */
@@ -11,10 +13,20 @@ export interface OnnxBackend extends EntailmentBackend {
   readonly model: OnnxModelInfo;
 }
 
-/** A local NLI cross-encoder (tier production), inferring in worker threads. */
-export async function createOnnxBackend(options: OnnxBackendOptions): Promise<OnnxBackend> {
+export interface OnnxBackendDeps {
+  /** Imports onnxruntime-node (default: the real import); injected in tests. */
+  readonly importOnnxRuntime?: OnnxImporter;
+}
+
+/**
+ * A local NLI cross-encoder (tier production), inferring in worker threads. onnxruntime-node
+ * is loaded here first, on the calling thread, so that a missing runtime rejects with an
+ * OnnxRuntimeMissingError (a ConfigError) rather than a message relayed from a worker.
+ */
+export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxBackendDeps = {}): Promise<OnnxBackend> {
   const workers = options.workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`onnx backend: workers must be a positive integer (got ${workers})`);
+  await loadOnnxRuntime(deps.importOnnxRuntime);
   const { workers: _, ...engineOptions } = options;
   const pool = await createInferencePool(engineOptions, workers);
   const dirName = pool.info.dir.replace(/\/+$/, "").split("/").slice(-2).join("/");

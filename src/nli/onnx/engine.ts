@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
-import * as ort from "onnxruntime-node";
 import type { NliPair, NliResult } from "../backend.ts";
 import type { EncodedPair, PairEncoder } from "./encoder.ts";
 import { createPairEncoder } from "./encoder.ts";
 import type { LabelMap, ModelFiles, OnnxVariant } from "./model-dir.ts";
 import { locateModelFiles, mapLabels, readJsonFile } from "./model-dir.ts";
+import type { OnnxImporter, OnnxRuntime, OnnxSession, OnnxTensor } from "./runtime.ts";
+import { loadOnnxRuntime } from "./runtime.ts";
 
 export interface OnnxEngineOptions {
   /** Model directory (Hugging Face layout). */
@@ -22,15 +23,28 @@ export interface OnnxEngineOptions {
   readonly minHypothesisTokens?: number;
 }
 
-/** What the loaded model is, for `groundwatch model info` and result provenance. */
-export interface OnnxModelInfo {
+/** What a model directory holds, read from its files alone (no runtime needed). */
+export interface OnnxModelDescription {
   readonly dir: string;
   readonly graph: string;
   /** Short content hash of the graph: the model version results carry. */
   readonly graphSha256: string;
   readonly labels: LabelMap;
-  readonly inputs: readonly string[];
   readonly maxLength: number;
+}
+
+/** What the loaded model is, for `groundwatch model info` and result provenance. */
+export interface OnnxModelInfo extends OnnxModelDescription {
+  /** The graph's inputs, as the runtime reads them. */
+  readonly inputs: readonly string[];
+}
+
+/** How an engine gets onnxruntime-node. */
+export interface OnnxEngineDeps {
+  /** An already loaded runtime (default: `loadOnnxRuntime(importOnnxRuntime)`). */
+  readonly runtime?: OnnxRuntime;
+  /** Imports onnxruntime-node when no runtime is given (default: the real import); injected in tests. */
+  readonly importOnnxRuntime?: OnnxImporter;
 }
 
 export interface OnnxEngine {
@@ -67,11 +81,20 @@ function maxLengthOf(files: ModelFiles, config: Record<string, unknown>, tokeniz
   return length;
 }
 
-/**
- * Loads a model directory into an onnxruntime session on this thread and classifies
- * pairs in length-sorted batches, each padded only to its longest row.
- */
-export async function createOnnxEngine(options: OnnxEngineOptions): Promise<OnnxEngine> {
+function graphSha256(graph: string): string {
+  return createHash("sha256").update(readFileSync(graph)).digest("hex").slice(0, 12);
+}
+
+interface ModelDirContents {
+  readonly files: ModelFiles;
+  readonly labels: LabelMap;
+  readonly tokenizerJson: Record<string, unknown>;
+  /** tokenizer_config.json over special_tokens_map.json. */
+  readonly tokenizerSettings: Record<string, unknown>;
+  readonly maxLength: number;
+}
+
+function readModelDir(options: Pick<OnnxEngineOptions, "dir" | "variant" | "maxLength">): ModelDirContents {
   const files = locateModelFiles(options.dir, options.variant);
   const config = readJsonFile(files.config);
   const labels = mapLabels(config.id2label, files.config);
@@ -79,8 +102,28 @@ export async function createOnnxEngine(options: OnnxEngineOptions): Promise<Onnx
   const special = files.specialTokensMap ? readJsonFile(files.specialTokensMap) : {};
   const tokenizerJson = readJsonFile(files.tokenizer);
   const maxLength = maxLengthOf(files, config, tokenizerConfig, options.maxLength);
-  const encoder: PairEncoder = createPairEncoder(tokenizerJson, { ...special, ...tokenizerConfig }, { maxLength, minHypothesisTokens: options.minHypothesisTokens ?? 64 });
-  let session: ort.InferenceSession;
+  return { files, labels, tokenizerJson, tokenizerSettings: { ...special, ...tokenizerConfig }, maxLength };
+}
+
+/**
+ * Reads a model directory's graph, labels and maximum length from its files, without
+ * onnxruntime: what `groundwatch model info` can show when the runtime is not installed.
+ */
+export function describeOnnxModel(options: Pick<OnnxEngineOptions, "dir" | "variant" | "maxLength">): OnnxModelDescription {
+  const { files, labels, maxLength } = readModelDir(options);
+  return { dir: files.dir, graph: relative(files.dir, files.graph), graphSha256: graphSha256(files.graph), labels, maxLength };
+}
+
+/**
+ * Loads a model directory into an onnxruntime session on this thread and classifies
+ * pairs in length-sorted batches, each padded only to its longest row.
+ * onnxruntime-node is loaded here, lazily (`deps.runtime` skips that).
+ */
+export async function createOnnxEngine(options: OnnxEngineOptions, deps: OnnxEngineDeps = {}): Promise<OnnxEngine> {
+  const { files, labels, tokenizerJson, tokenizerSettings, maxLength } = readModelDir(options);
+  const encoder: PairEncoder = createPairEncoder(tokenizerJson, tokenizerSettings, { maxLength, minHypothesisTokens: options.minHypothesisTokens ?? 64 });
+  const ort = deps.runtime ?? (await loadOnnxRuntime(deps.importOnnxRuntime));
+  let session: OnnxSession;
   try {
     session = await ort.InferenceSession.create(files.graph, {
       executionProviders: ["cpu"],
@@ -115,7 +158,7 @@ export async function createOnnxEngine(options: OnnxEngineOptions): Promise<Onnx
       });
     });
     const dims = [batch.length, width];
-    const feeds: Record<string, ort.Tensor> = { input_ids: new ort.Tensor("int64", ids, dims), attention_mask: new ort.Tensor("int64", mask, dims) };
+    const feeds: Record<string, OnnxTensor> = { input_ids: new ort.Tensor("int64", ids, dims), attention_mask: new ort.Tensor("int64", mask, dims) };
     if (useTypes) feeds.token_type_ids = new ort.Tensor("int64", types, dims);
     const out = (await session.run(feeds))[outputName];
     if (!out || out.dims.length !== 2 || out.dims[0] !== batch.length || out.dims[1] !== nLabels) {
@@ -142,7 +185,7 @@ export async function createOnnxEngine(options: OnnxEngineOptions): Promise<Onnx
     info: {
       dir: files.dir,
       graph: relative(files.dir, files.graph),
-      graphSha256: createHash("sha256").update(readFileSync(files.graph)).digest("hex").slice(0, 12),
+      graphSha256: graphSha256(files.graph),
       labels,
       inputs: session.inputNames,
       maxLength,
