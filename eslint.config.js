@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "scratch/", "data/", "coverage/", "dist/"] },
+  { ignores: ["node_modules/", "scratch/", "data/", "coverage/", "dist/", "dist.partial-*/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

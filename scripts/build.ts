@@ -10,13 +10,15 @@
 // (data files, worker scripts) is the same in either. Worker threads always run the ESM
 // worker.js, which is fine: a worker is its own module graph.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { transform } from "esbuild";
 
 const ROOT = join(import.meta.dirname, "..");
 const SRC = join(ROOT, "src");
-const DIST = join(ROOT, "dist");
+// Built aside and moved into place at the end, so nothing ever sees a half-built dist/.
+const FINAL = join(ROOT, "dist");
+const DIST = join(ROOT, `dist.partial-${process.pid}`);
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
@@ -30,8 +32,11 @@ function rewriteRelative(code: string, from: string, to: string): string {
 
 rmSync(DIST, { recursive: true, force: true });
 
-const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.build.json")], { stdio: "inherit" });
-if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", DIST], { stdio: "inherit" });
+if (tsc.status !== 0) {
+  rmSync(DIST, { recursive: true, force: true });
+  process.exit(tsc.status ?? 1);
+}
 
 const sources = walk(SRC);
 let cjs = 0;
@@ -70,9 +75,12 @@ for (const file of sources) {
 // A stray `.ts` specifier left in any output would break plain Node; fail the build instead.
 const stray = walk(DIST).filter((f) => /\.(c?js|d\.c?ts)$/.test(f) && /(?:from|require\(|import\()\s*["']\.{1,2}\/[^"']+\.ts["']/.test(readFileSync(f, "utf8")));
 if (stray.length > 0) {
-  console.error(`build: .ts import specifiers left in:\n  ${stray.map((f) => relative(ROOT, f)).join("\n  ")}`);
+  console.error(`build: .ts import specifiers left in:\n  ${stray.map((f) => relative(DIST, f)).join("\n  ")}`);
+  rmSync(DIST, { recursive: true, force: true });
   process.exit(1);
 }
 // Written last: test/global-setup.ts compares its time with the sources' to skip fresh builds.
 writeFileSync(join(DIST, ".built"), `${new Date().toISOString()}\n`);
+rmSync(FINAL, { recursive: true, force: true });
+renameSync(DIST, FINAL);
 console.log(`build: dist/ — ${cjs} modules as ESM (.js) and CommonJS (.cjs), with declarations and source maps`);

@@ -21,8 +21,27 @@ export function observeRequest(monitor: Monitor, req: RequestLike, input: Omit<O
   monitor.observe({ ...input, route: routeTemplate(req) });
 }
 
+/** What `groundwatchMiddleware` puts on each request: `observe` bound to the request's route template. */
+export interface RequestObserver {
+  /** Same as Monitor.observe, with the route filled in; returns at once and never throws. */
+  observe(input: Omit<ObserveInput, "route">): void;
+}
+
 export interface GroundwatchRequest {
-  groundwatch?: { observe(input: Omit<ObserveInput, "route">): void };
+  groundwatch?: RequestObserver;
+}
+
+// Types `req.groundwatch` on Express's Request wherever groundwatch's types are loaded (the
+// same global augmentation @types/express invites for middleware). Optional, because it is
+// only there once groundwatchMiddleware has run for the request.
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by groundwatchMiddleware: `observe(...)` bound to this request's route template. */
+      groundwatch?: RequestObserver;
+    }
+  }
 }
 
 /** Middleware that gives every request `req.groundwatch.observe(...)` bound to its route template. */

@@ -5,4 +5,4 @@ export type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 export { createSampler, traceFraction } from "./sampling.ts";
 export type { Sampler, SamplingRules } from "./sampling.ts";
 export { groundwatchMiddleware, observeRequest, routeTemplate } from "./express.ts";
-export type { GroundwatchRequest, RequestLike } from "./express.ts";
+export type { GroundwatchRequest, RequestLike, RequestObserver } from "./express.ts";

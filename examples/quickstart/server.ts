@@ -1,0 +1,52 @@
+import { NodeSDK } from "@opentelemetry/sdk-node";
+import express from "express";
+import { createMonitor, groundwatchMiddleware } from "groundwatch";
+
+// 1. OpenTelemetry first: spans, metrics and log events go over OTLP to the collector named by
+//    the standard variables (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318).
+const sdk = new NodeSDK();
+sdk.start();
+
+// 2. The monitor: which routes to sample, and how to score.
+const monitor = createMonitor({
+  sampling: { default: 0.05, routes: { "/api/answer": 1.0 } },
+  scoring: { backend: "auto" },
+});
+
+// Stand-ins for your retriever and model.
+async function retrieve(_question: string): Promise<string[]> {
+  return ["Returns are accepted within 30 days of delivery.", "Refunds reach the original payment method within 5 business days."];
+}
+async function llm(question: string, docs: string[]): Promise<string> {
+  return question.includes("refund") ? (docs[1] ?? "") : "Returns are accepted within 90 days.";
+}
+
+// 3. The middleware gives each request `req.groundwatch.observe(...)`, labelled with its route template.
+const app = express();
+app.use(express.json());
+app.use(groundwatchMiddleware(monitor));
+
+app.post("/api/answer", async (req, res) => {
+  const question = String(req.body?.question ?? "");
+  const docs = await retrieve(question);
+  const answer = await llm(question, docs);
+  req.groundwatch?.observe({ context: docs, answer, question }); // returns at once, never throws
+  res.json({ answer });
+});
+
+const server = app.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", (error) => {
+  if (error) throw error;
+  console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`);
+});
+
+// 4. On SIGTERM: stop taking requests, score what is queued (5 s at most), flush telemetry, exit.
+process.once("SIGTERM", () => {
+  server.close();
+  monitor
+    .shutdown(5_000)
+    .then(() => sdk.shutdown())
+    .then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+});

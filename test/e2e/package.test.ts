@@ -1,0 +1,186 @@
+import type { ChildProcess } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Consumer } from "../helpers/consumer.ts";
+import { createConsumer } from "../helpers/consumer.ts";
+import { startOtlpReceiver, total } from "../helpers/otlp-receiver.ts";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const QUICKSTART = readFileSync(join(ROOT, "examples", "quickstart", "server.ts"), "utf8");
+const FIXTURE_MODEL = join(ROOT, "test", "fixtures", "models", "bert-wordpiece");
+// No hub cache: `auto` resolves to the offline backend on every machine.
+const NO_HUB = { HF_HOME: "/nonexistent/groundwatch-test-hf-home", HF_HUB_OFFLINE: "1" };
+
+// What a user writes to check the public API from plain Node, both module systems.
+const USE = (load: string): string => `${load}
+const scorer = await createScorer({ backend: "offline" });
+const grounded = await scorer.score({ context: ["The warranty lasts two years from the date of purchase."], answer: "The warranty lasts two years." });
+const wrong = await scorer.score({ context: ["The warranty lasts two years from the date of purchase."], answer: "The warranty lasts five years." });
+await scorer.close();
+console.log(JSON.stringify({ grounded: grounded.verdict, wrong: wrong.verdict, backend: scorer.backend.name, api: [typeof createMonitor, typeof groundwatchMiddleware, typeof ConfigError] }));
+`;
+const ESM = USE(`import { ConfigError, createMonitor, createScorer, groundwatchMiddleware } from "groundwatch";`);
+const CJS = `(async () => {\n${USE(`const { ConfigError, createMonitor, createScorer, groundwatchMiddleware } = require("groundwatch");`)}})().catch((e) => { console.error(e); process.exit(1); });\n`;
+// A CommonJS TypeScript consumer: its types come through the "require" condition (.d.cts).
+const CTS = `import groundwatch = require("groundwatch");
+import type { MonitorOptions, RequestObserver } from "groundwatch";
+const options: MonitorOptions = { sampling: { default: 0.1 } };
+const observer: RequestObserver | undefined = undefined;
+export const monitor: groundwatch.Monitor = groundwatch.createMonitor(options);
+export { observer };
+`;
+// skipLibCheck, as most projects set it; the node16 build below leaves it off, so it checks our declarations too.
+const tsconfig = (compilerOptions: Record<string, unknown>, include: string[]): string => JSON.stringify({ compilerOptions: { target: "ES2022", strict: true, noEmit: true, skipLibCheck: true, types: ["node"], ...compilerOptions }, include });
+
+describe("the README's SDK section", () => {
+  it("is the quick start file, verbatim, so the snippet users copy is the program the tests run", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks).toContain(QUICKSTART);
+  });
+});
+
+describe("the packed tarball in a fresh project", () => {
+  let consumer: Consumer;
+  beforeAll(() => {
+    consumer = createConsumer({
+      deps: ["express", "@opentelemetry/api", "@opentelemetry/sdk-node", "typescript", "@types/express", "@types/node"],
+      extra: {
+        "server.ts": QUICKSTART,
+        "esm.mjs": ESM,
+        "cjs.cjs": CJS,
+        "consumer.cts": CTS,
+        // The quick start as a user's own project builds it, and the two other ways people compile.
+        "tsconfig.json": JSON.stringify({ compilerOptions: { target: "ES2022", module: "node16", strict: true, outDir: "out", types: ["node"] }, include: ["server.ts"] }),
+        "tsconfig.bundler.json": tsconfig({ module: "esnext", moduleResolution: "bundler" }, ["server.ts"]),
+        "tsconfig.cjs.json": tsconfig({ module: "node16" }, ["consumer.cts"]),
+      },
+    });
+  }, 240_000);
+  afterAll(() => consumer?.remove());
+
+  it("holds the build, the runtime data and the deployable configs, and no tests, benches, fixtures or scripts", () => {
+    const files = execFileSync("tar", ["tzf", consumer.tarball], { encoding: "utf8" }).split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
+    for (const f of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/index.d.cts", "dist/index.js.map", "dist/sdk/worker.js", "dist/nli/offline/weights.json", "bin/groundwatch.js", "data/lexicon/vectors.i8", "docs/observation.schema.json", "dashboards/overview.json", "alerts/rules.yml", "collector/otel-collector.yaml", "examples/quickstart/server.ts", "examples/traffic.jsonl", "LICENSE", "README.md", "package.json"]) {
+      expect(files, f).toContain(f);
+    }
+    expect(files.some((f) => f.startsWith("proto/opentelemetry/proto/collector/trace/v1/"))).toBe(true);
+    for (const prefix of ["src/", "test/", "bench/", "scripts/", ".ci/", "scratch/", "node_modules/"]) expect(files.filter((f) => f.startsWith(prefix)), prefix).toEqual([]);
+    expect(files).not.toContain("alerts/rules_test.yml");
+    expect(files.filter((f) => f.includes("worker-entry"))).toEqual([]);
+    expect(readFileSync(join(consumer.dir, "node_modules", "groundwatch", "LICENSE"), "utf8")).toContain("Apache License");
+  });
+
+  it("installs without onnxruntime-node: it is an optional peer, never fetched", () => {
+    expect(() => execFileSync("node", ["-e", "require.resolve('onnxruntime-node')"], { cwd: consumer.dir, stdio: "pipe" })).toThrow();
+    const manifest = JSON.parse(readFileSync(join(consumer.dir, "node_modules", "groundwatch", "package.json"), "utf8")) as Record<string, Record<string, unknown>>;
+    expect(manifest.dependencies).not.toHaveProperty("onnxruntime-node");
+    expect(manifest.dependencies).not.toHaveProperty("tsx");
+    expect(manifest.peerDependenciesMeta?.["onnxruntime-node"]).toEqual({ optional: true });
+  });
+
+  it("is imported as an ES module by plain Node and scores offline", () => {
+    const out = JSON.parse(consumer.run("node", ["esm.mjs"], NO_HUB)) as Record<string, unknown>;
+    expect(out).toEqual({ grounded: "grounded", wrong: "ungrounded", backend: "offline", api: ["function", "function", "function"] });
+  });
+
+  it("is required from CommonJS by plain Node and scores offline", () => {
+    const out = JSON.parse(consumer.run("node", ["cjs.cjs"], NO_HUB)) as Record<string, unknown>;
+    expect(out).toEqual({ grounded: "grounded", wrong: "ungrounded", backend: "offline", api: ["function", "function", "function"] });
+  });
+
+  it("type-checks with the consumer's tsc --strict: the quick start under node16 and bundler resolution, and a CommonJS consumer", () => {
+    const tsc = join("node_modules", "typescript", "bin", "tsc");
+    for (const project of ["tsconfig.json", "tsconfig.bundler.json", "tsconfig.cjs.json"]) {
+      try {
+        consumer.run("node", [tsc, "-p", project, ...(project === "tsconfig.json" ? [] : ["--noEmit"])]);
+      } catch (error) {
+        throw new Error(`tsc -p ${project} failed:\n${(error as { stdout?: string }).stdout ?? ""}`);
+      }
+    }
+  }, 120_000);
+
+  it("runs `npx groundwatch` from compiled JavaScript", () => {
+    const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+    expect(consumer.run("npx", ["--no-install", "groundwatch", "--version"]).trim()).toBe(version);
+    writeFileSync(join(consumer.dir, "rows.jsonl"), `${JSON.stringify({ id: "a", context: ["Refunds take 5 business days."], answer: "Refunds take 5 business days." })}\n`);
+    const row = JSON.parse(consumer.run("npx", ["--no-install", "groundwatch", "score", "--input", "rows.jsonl"], NO_HUB)) as { id: string; verdict: string; backend: { name: string } };
+    expect(row).toMatchObject({ id: "a", verdict: "grounded", backend: { name: "offline" } });
+    // The README's first command: the demo, with its traffic file, from the installed package.
+    expect(consumer.run("npx", ["--no-install", "groundwatch", "demo", "--once", "--port", "0", "--rate", "1000"], NO_HUB)).toMatch(/replayed 120\/120 observations/);
+  }, 60_000);
+
+  it("names the install command when --backend onnx is asked for without the ONNX runtime", () => {
+    let failure: { status?: number; stderr?: string } = {};
+    try {
+      execFileSync("npx", ["--no-install", "groundwatch", "score", "--input", "rows.jsonl", "--backend", "onnx", "--model", FIXTURE_MODEL], { cwd: consumer.dir, env: { ...process.env, ...NO_HUB }, encoding: "utf8", stdio: "pipe" });
+    } catch (error) {
+      failure = error as typeof failure;
+    }
+    expect(failure.status).toBe(2);
+    expect(failure.stderr).toContain("npm install onnxruntime-node");
+    expect(failure.stderr).toContain("ONNXRUNTIME_NODE_INSTALL=skip");
+    // The SDK refuses at construction, as it does for a missing model: not later, in a worker.
+    const sdk = `import { createMonitor, ConfigError } from "groundwatch";
+try { createMonitor({ scoring: { backend: "onnx", model: ${JSON.stringify(FIXTURE_MODEL)} } }); console.log("created"); }
+catch (e) { console.log(JSON.stringify({ config: e instanceof ConfigError, message: e.message })); }`;
+    writeFileSync(join(consumer.dir, "monitor-onnx.mjs"), sdk);
+    const out = JSON.parse(consumer.run("node", ["monitor-onnx.mjs"], NO_HUB)) as { config: boolean; message: string };
+    expect(out.config).toBe(true);
+    expect(out.message).toContain("npm install onnxruntime-node");
+  });
+
+  it("runs the quick start: evaluation spans and metrics arrive over OTLP, and SIGTERM exits 0 within the drain deadline", async () => {
+    const receiver = await startOtlpReceiver();
+    const child: ChildProcess = spawn(process.execPath, [join("out", "server.js")], {
+      cwd: consumer.dir,
+      env: { ...process.env, ...NO_HUB, PORT: "0", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "quickstart", OTEL_METRIC_EXPORT_INTERVAL: "300", OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_BLRP_SCHEDULE_DELAY: "100" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout?.on("data", (d: Buffer) => {
+          out += d.toString();
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.on("exit", () => reject(new Error(`quick start exited before listening:\n${out}\n${stderr}`)));
+      });
+      for (const question of ["how long for a refund?", "what is the returns window?", "what is the returns window?"]) {
+        const res = await fetch(`${url}/api/answer`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ question }) });
+        expect(res.status).toBe(200);
+      }
+      const deadline = Date.now() + 15_000;
+      while (Date.now() < deadline && (receiver.spans.filter((s) => s.name === "groundwatch.evaluate").length < 3 || total(receiver.points, "groundwatch.evaluations") < 3)) await new Promise((r) => setTimeout(r, 100));
+      const evaluations = receiver.spans.filter((s) => s.name === "groundwatch.evaluate");
+      expect(evaluations).toHaveLength(3);
+      expect(evaluations.map((s) => s.attributes["groundwatch.route"])).toEqual(["/api/answer", "/api/answer", "/api/answer"]);
+      expect(total(receiver.points, "groundwatch.evaluations")).toBe(3);
+      expect(total(receiver.points, "groundwatch.evaluations", { "groundwatch.verdict": "ungrounded" })).toBe(2);
+      expect(receiver.logs.filter((l) => l.eventName === "gen_ai.evaluation.result")).toHaveLength(3);
+    } finally {
+      const sent = Date.now();
+      child.kill("SIGTERM");
+      const code = await exited;
+      expect(code, stderr).toBe(0);
+      // The quick start drains within 5 s; exporting on shutdown must not stretch that much further.
+      expect(Date.now() - sent).toBeLessThan(8_000);
+    }
+  }, 60_000);
+
+  it("uses the ONNX runtime once the user adds it", () => {
+    // The user's `npm install onnxruntime-node`, stood in for by a link to this repository's copy.
+    symlinkSync(join(ROOT, "node_modules", "onnxruntime-node"), join(consumer.dir, "node_modules", "onnxruntime-node"), "dir");
+    writeFileSync(join(consumer.dir, "pairs.jsonl"), `${JSON.stringify({ id: "p", premise: "The tower is in Paris.", hypothesis: "The tower is in Berlin." })}\n`);
+    const row = JSON.parse(consumer.run("npx", ["--no-install", "groundwatch", "nli", "--input", "pairs.jsonl", "--backend", "onnx", "--model", FIXTURE_MODEL], NO_HUB)) as Record<string, unknown>;
+    expect(row.id).toBe("p");
+    expect(typeof row.entailment).toBe("number");
+    expect(["entailment", "neutral", "contradiction"]).toContain(row.label);
+  });
+});
