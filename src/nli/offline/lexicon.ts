@@ -32,21 +32,30 @@ export function loadLexicon(dir: string = DEFAULT_LEXICON_DIR): Lexicon {
   const vectors = new Int8Array(raw.buffer, raw.byteOffset, raw.length);
   const index = new Map<string, number>();
   vocab.forEach((w, i) => index.set(w, i));
+  // Row norms, computed on first use (0 = not yet: a norm is never 0, empty rows count as 1).
+  // Computing all 30k up front cost ~10 ms of every start; a run touches a small share of them.
   const norms = new Float32Array(vocab.length);
-  for (let r = 0; r < vocab.length; r++) {
-    let s = 0;
-    for (let d = 0; d < dims; d++) {
-      const x = vectors[r * dims + d] ?? 0;
-      s += x * x;
+  const norm = (r: number): number => {
+    let n = norms[r] ?? 1;
+    if (n === 0) {
+      let s = 0;
+      for (let d = 0; d < dims; d++) {
+        const x = vectors[r * dims + d] ?? 0;
+        s += x * x;
+      }
+      n = norms[r] = Math.sqrt(s) || 1;
     }
-    norms[r] = Math.sqrt(s) || 1;
-  }
+    return n;
+  };
   const antonymMap = new Map<string, string[]>();
   for (const line of read("antonyms.tsv").toString("utf8").split("\n")) {
     const [a, b] = line.split("\t");
     if (!a || !b) continue;
-    antonymMap.set(a, [...(antonymMap.get(a) ?? []), b]);
-    antonymMap.set(b, [...(antonymMap.get(b) ?? []), a]);
+    for (const [word, other] of [[a, b], [b, a]] as const) {
+      const list = antonymMap.get(word);
+      if (list) list.push(other);
+      else antonymMap.set(word, [other]);
+    }
   }
   const logSize = Math.log(vocab.length + 2);
   return {
@@ -59,7 +68,7 @@ export function loadLexicon(dir: string = DEFAULT_LEXICON_DIR): Lexicon {
       const oa = ia * dims;
       const ob = ib * dims;
       for (let d = 0; d < dims; d++) dot += (vectors[oa + d] ?? 0) * (vectors[ob + d] ?? 0);
-      return dot / ((norms[ia] ?? 1) * (norms[ib] ?? 1));
+      return dot / (norm(ia) * norm(ib));
     },
     rarity(word: string): number {
       const i = index.get(word);
