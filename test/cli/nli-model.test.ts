@@ -1,11 +1,9 @@
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { runModel } from "../../src/cli/model.ts";
 import { importOnnxRuntime } from "../../src/nli/onnx/import-runtime.ts";
-import { runCli, tempDir } from "../helpers/cli.ts";
+import { cacheWithDefaultModel, runCli, tempDir } from "../helpers/cli.ts";
 import { startHubServer } from "../helpers/hub-server.ts";
 import { chat, startJudgeServer } from "../helpers/judge-server.ts";
 
@@ -43,15 +41,6 @@ function withoutRuntime(): ReturnType<typeof vi.mocked<typeof importOnnxRuntime>
 const INSTALL = "`npm install onnxruntime-node`";
 const INSTALL_CPU = "`ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node`";
 
-/** A hub cache holding the fixture model under the default repo name. */
-function cacheWithDefaultModel(): string {
-  const home = tempDir();
-  const base = join(home, "hub", "models--Xenova--nli-deberta-v3-xsmall");
-  cpSync(FIXTURE, join(base, "snapshots", "abc"), { recursive: true });
-  mkdirSync(join(base, "refs"), { recursive: true });
-  writeFileSync(join(base, "refs", "main"), "abc");
-  return home;
-}
 
 describe("groundwatch nli", () => {
   it("classifies pairs with the onnx backend from a model directory", async () => {
@@ -89,7 +78,7 @@ describe("groundwatch nli", () => {
 
 describe("auto backend selection", () => {
   it("uses the onnx backend when the default model is cached", async () => {
-    const home = cacheWithDefaultModel();
+    const home = cacheWithDefaultModel(FIXTURE);
     const run = await runCli(["score", "--input", "-"], { stdin: jsonl([{ id: 1, context: "the tower is in paris.", answer: "the tower is in paris." }]), env: { HF_HOME: home } });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ backend: { name: "onnx", tier: "production" } });
@@ -97,7 +86,7 @@ describe("auto backend selection", () => {
   });
 
   it("uses a cached repo named with --model", async () => {
-    const home = cacheWithDefaultModel();
+    const home = cacheWithDefaultModel(FIXTURE);
     const run = await runCli(["nli", "--input", "-", "--model", "Xenova/nli-deberta-v3-xsmall"], { stdin: jsonl(PAIRS), env: { HF_HOME: home } });
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("backend onnx");
@@ -167,7 +156,7 @@ describe("without onnxruntime-node installed", () => {
 
   it("auto with only the default model cached scores with the offline backend and says why", async () => {
     withoutRuntime();
-    const home = cacheWithDefaultModel();
+    const home = cacheWithDefaultModel(FIXTURE);
     const run = await runCli(["score", "--input", "-"], { stdin: jsonl([{ id: 1, context: "the tower is in paris.", answer: "the tower is in paris." }]), env: { HF_HOME: home } });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ backend: { name: "offline", tier: "triage" } });

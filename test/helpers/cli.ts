@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
@@ -40,4 +40,17 @@ export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "groundwatch-test-"));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * A hub cache (use as HF_HOME) holding the fixture model `modelDir` under the default repo
+ * name, as `groundwatch model pull` would leave it; removed when the test ends.
+ */
+export function cacheWithDefaultModel(modelDir: string): string {
+  const home = tempDir();
+  const base = join(home, "hub", "models--Xenova--nli-deberta-v3-xsmall");
+  cpSync(modelDir, join(base, "snapshots", "abc"), { recursive: true });
+  mkdirSync(join(base, "refs"), { recursive: true });
+  writeFileSync(join(base, "refs", "main"), "abc");
+  return home;
 }

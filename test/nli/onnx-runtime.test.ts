@@ -1,6 +1,4 @@
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { isConfigError } from "../../src/config/errors.ts";
@@ -12,7 +10,7 @@ import type { OnnxImporter } from "../../src/nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, OnnxRuntimeMissingError, isMissingPackageError, loadOnnxRuntime, onnxRuntimeVersion } from "../../src/nli/onnx/runtime.ts";
 import { createBackend, onnxRuntimeNeed } from "../../src/nli/registry.ts";
 import { createScorer } from "../../src/nli/scorer.ts";
-import { tempDir } from "../helpers/cli.ts";
+import { cacheWithDefaultModel } from "../helpers/cli.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/models/bert-wordpiece/", import.meta.url));
 const NO_CACHE = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
@@ -32,15 +30,6 @@ const failing =
   () =>
     Promise.reject(error);
 
-/** A hub cache (HF_HOME) holding the fixture model under the default repo name. */
-function cacheWithDefaultModel(): string {
-  const home = tempDir();
-  const base = join(home, "hub", "models--Xenova--nli-deberta-v3-xsmall");
-  cpSync(FIXTURE, join(base, "snapshots", "abc"), { recursive: true });
-  mkdirSync(join(base, "refs"), { recursive: true });
-  writeFileSync(join(base, "refs", "main"), "abc");
-  return home;
-}
 
 function expectInstallCommands(message: string): void {
   expect(message).toContain("`npm install onnxruntime-node`");
@@ -150,7 +139,7 @@ describe("onnx backend without onnxruntime-node", () => {
   });
 
   it("auto with only the default model cached falls back to offline, warning that the runtime is not installed", async () => {
-    const env = { HF_HOME: cacheWithDefaultModel() };
+    const env = { HF_HOME: cacheWithDefaultModel(FIXTURE) };
     const created = await createBackend(resolveScoreOptions({}, { env }), { analyzer, env, importOnnxRuntime: failing(esmMissing()) });
     try {
       expect(created.backend).toMatchObject({ name: "offline", tier: "triage" });
@@ -164,7 +153,7 @@ describe("onnx backend without onnxruntime-node", () => {
   });
 
   it("auto with only the default model cached refuses the fallback under requireProduction, naming the install command", async () => {
-    const env = { HF_HOME: cacheWithDefaultModel() };
+    const env = { HF_HOME: cacheWithDefaultModel(FIXTURE) };
     const failure = await createBackend(resolveScoreOptions({ requireProduction: true }, { env }), { analyzer, env, importOnnxRuntime: failing(esmMissing()) }).catch((e: unknown) => e);
     expect(isConfigError(failure)).toBe(true);
     expect(failure).toMatchObject({ field: "requireProduction" });
@@ -173,7 +162,7 @@ describe("onnx backend without onnxruntime-node", () => {
   });
 
   it("auto with the default model cached and another load failure keeps that failure", async () => {
-    const env = { HF_HOME: cacheWithDefaultModel() };
+    const env = { HF_HOME: cacheWithDefaultModel(FIXTURE) };
     await expect(createBackend(resolveScoreOptions({}, { env }), { analyzer, env, importOnnxRuntime: failing(new Error("bad ELF header")) })).rejects.toThrow("onnx backend: cannot load onnxruntime-node: bad ELF header");
   });
 
@@ -199,7 +188,7 @@ describe("onnxRuntimeNeed", () => {
   it("requires the runtime for onnx or a configured model, prefers it for a cached default, and skips it otherwise", () => {
     expect(onnxRuntimeNeed({ backend: "onnx", model: undefined }, NO_CACHE)).toEqual({ need: "required", field: "backend", value: "onnx" });
     expect(onnxRuntimeNeed({ backend: "auto", model: "org/m" }, NO_CACHE)).toEqual({ need: "required", field: "model", value: "org/m" });
-    expect(onnxRuntimeNeed({ backend: "auto", model: undefined }, { HF_HOME: cacheWithDefaultModel() })).toMatchObject({ need: "preferred" });
+    expect(onnxRuntimeNeed({ backend: "auto", model: undefined }, { HF_HOME: cacheWithDefaultModel(FIXTURE) })).toMatchObject({ need: "preferred" });
     expect(onnxRuntimeNeed({ backend: "auto", model: undefined }, NO_CACHE)).toBeUndefined();
     expect(onnxRuntimeNeed({ backend: "offline", model: "org/m" }, NO_CACHE)).toBeUndefined();
     expect(onnxRuntimeNeed({ backend: "judge", model: undefined }, NO_CACHE)).toBeUndefined();
