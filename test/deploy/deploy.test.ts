@@ -50,6 +50,16 @@ describe("OpenTelemetry Collector configurations", () => {
     }
   });
 
+  it.each([
+    ["collector/otel-collector.yaml", "otlphttp/groundwatch"],
+    ["collector/otel-collector-loadbalancing.yaml", "loadbalancing/groundwatch"],
+    ["collector/otel-collector-sidecar.yaml", "otlphttp/groundwatch"],
+  ])("%s: sends traces and logs (GenAI content events) to groundwatch", (file, exporter) => {
+    const c = read(file) as { service: { pipelines: Record<string, { exporters: string[] }> } };
+    expect(c.service.pipelines.traces?.exporters).toContain(exporter);
+    expect(c.service.pipelines.logs?.exporters).toContain(exporter);
+  });
+
   it("routes by trace id to the groundwatch replicas in the scale-out profile", () => {
     const c = read("collector/otel-collector-loadbalancing.yaml") as { exporters: Record<string, { routing_key?: string }> };
     expect(c.exporters["loadbalancing/groundwatch"]?.routing_key).toBe("traceID");
