@@ -11,11 +11,15 @@ import type { CommandIo } from "./io.ts";
 export const SERVE_HELP: string = `groundwatch serve — the collector: score RAG traces and observations from any service
 
 Usage:
-  groundwatch serve [--config FILE] [--host H] [--port P] [--sample-rate R] [--print-config]
+  groundwatch serve [--config FILE] [--host H] [--port P] [--sample-rate R] [--prompt-context off|system|REGEX] [--print-config]
 
 Endpoints:
-  POST /v1/traces         OTLP/HTTP traces (protobuf or JSON, gzip): retriever and LLM spans are
-                          joined per trace and the answer is scored against the retrieved documents
+  POST /v1/traces         OTLP/HTTP traces (protobuf or JSON, gzip): retriever and LLM spans (and
+                          their events) are joined per trace and the answer is scored against the
+                          retrieved documents
+  POST /v1/logs           OTLP/HTTP logs (protobuf or JSON, gzip): OTel GenAI content events
+                          (gen_ai.*.message, gen_ai.choice, gen_ai.client.inference.operation.details)
+                          joined with the spans of their trace
   POST /v1/observations   JSON observations, one or an array (schema: docs/observation.schema.json)
   GET  /metrics           Prometheus text format
   GET  /healthz, /readyz  liveness; readiness once the scoring backend is loaded
@@ -25,6 +29,9 @@ Options:
   --host H              bind address (default 127.0.0.1; anything else needs GROUNDWATCH_TOKEN)
   --port P              port (default 4319)
   --sample-rate R       sampling rate for routes without a rule (default 0.05)
+  --prompt-context M    where the context is when a trace has no retrieved documents: off (default),
+                        system (the LLM's system messages), or a regular expression with a named
+                        group "context" applied to each input message; env GROUNDWATCH_PROMPT_CONTEXT
   --calibration FILE    calibration.json from \`groundwatch calibrate\`: its threshold and drift reference
   --print-config        print the resolved configuration (secrets masked) and exit
   --help, -h            show this help
@@ -38,18 +45,18 @@ Exit codes: 0 stopped cleanly, 1 failure, 2 bad flags or configuration.
 /** Runs `groundwatch serve` until SIGTERM/SIGINT; resolves to the exit code. */
 export function runServe(argv: readonly string[], io: CommandIo): Promise<number> {
   return runCommand("serve", SERVE_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, "sample-rate": { type: "string" }, calibration: { type: "string" }, "print-config": { type: "boolean" }, ...BACKEND_FLAGS });
+    const { values: args } = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, "sample-rate": { type: "string" }, "prompt-context": { type: "string" }, calibration: { type: "string" }, "print-config": { type: "boolean" }, ...BACKEND_FLAGS });
     const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
     const rate = numberFlag("sample-rate", args["sample-rate"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1");
     const configFile = args.config ? resolve(io.cwd, args.config) : undefined;
     const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io);
-    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}) };
+    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}) };
     const monitorOptions = { ...(rate !== undefined ? { sampling: { default: rate } } : {}), ...(args.calibration ? { calibrationFile: resolve(io.cwd, args.calibration) } : {}), scoring };
     const collector = resolveCollectorOptions(collectorOptions);
     const monitor = resolveMonitorOptions({ env: io.env, ...(configFile ? { configFile } : {}), ...monitorOptions });
     if (args["print-config"]) {
       const printable = {
-        collector: { ...collector, token: collector.token ? "***" : undefined, file: undefined },
+        collector: { ...collector, token: collector.token ? "***" : undefined, file: undefined, promptContext: collector.promptContext.mode === "regex" ? collector.promptContext.pattern.source : collector.promptContext.mode },
         sampling: monitor.sampling,
         monitor: { ...monitor, sampling: undefined, scoring: undefined, calibration: monitor.calibration ? { threshold: monitor.calibration.threshold, backend: monitor.calibration.backend, createdAt: monitor.calibration.createdAt, referenceScores: monitor.calibration.referenceScores.length } : undefined },
         scoring: resolveScoreOptions(monitor.scoring, { env: io.env }),

@@ -1,12 +1,36 @@
-import type { OtlpSpan } from "./otlp.ts";
+import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 
-/** Extra attribute names to read, for instrumentations that use neither OpenInference nor GenAI names. */
+/**
+ * Extra attribute names to read, for instrumentations that use neither OpenInference nor GenAI names.
+ * Each name is looked up in the span's attributes, then in the attributes of the span's events
+ * (e.g. `"db.query.result.document"` also finds Traceloop `db.query.result` events), then in the
+ * attributes of log records joined to the trace. There is no separate event syntax: the same key
+ * addresses all three places.
+ */
 export interface AttributeMapping {
   /** Attributes holding retrieved document text (a string, an array of strings, or a JSON array). */
   readonly documents?: readonly string[];
   readonly question?: readonly string[];
   readonly answer?: readonly string[];
 }
+
+/** Where an interaction's documents and answer came from, for the `groundwatch.convention` metric attribute. */
+export type Convention = "openinference" | "genai" | "openllmetry" | "mapping" | "prompt" | "mixed";
+
+/**
+ * Documents inside the prompt (opt-in): "off" reads none; "system" takes the system message(s) of the
+ * LLM input as the context; "regex" takes the named group `context` of the pattern in each input
+ * message (and a named group `question`, when the pattern has one, as the question).
+ */
+export type PromptContext = { readonly mode: "off" } | { readonly mode: "system" } | { readonly mode: "regex"; readonly pattern: RegExp };
+
+/** One input message of an LLM call: its role ("system", "user", …; "" when unknown) and its text. */
+export interface PromptMessage {
+  readonly role: string;
+  readonly content: string;
+}
+
+type SourceConvention = Exclude<Convention, "prompt" | "mixed">;
 
 /** What a trace contributes so far: retrieved documents, a question, an answer, a route. */
 export interface TraceParts {
@@ -19,7 +43,26 @@ export interface TraceParts {
   rootSeen: boolean;
   /** The span an evaluation should be parented to: the LLM span when known, else the root. */
   parentSpanId?: string;
+  /** The conventions that supplied documents. */
+  documentSources?: Set<SourceConvention>;
+  /** The convention that supplied the answer. */
+  answerSource?: SourceConvention;
+  /** Input messages of the LLM call(s): where promptContext looks for documents. */
+  prompt?: PromptMessage[];
+  /** The last user message of GenAI log events or input messages (the question when nothing else names one). */
+  lastUserMessage?: string;
 }
+
+/** A trace's parts, resolved: an interaction to score, or the reason there is none. */
+export type ResolvedParts =
+  | { readonly ok: true; readonly documents: string[]; readonly question: string | undefined; readonly answer: string; readonly convention: Convention }
+  | { readonly ok: false; readonly reason: "no_answer" | "no_documents" | "no_documents_prompt_available" | "no_documents_prompt_unmatched" };
+
+// Caps on the recursive search for document-shaped objects in JSON attributes.
+const MAX_JSON_CHARS = 2_000_000;
+const MAX_DEPTH = 12;
+const MAX_NODES = 20_000;
+const MAX_FOUND = 1000;
 
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v.trim() !== "" ? v : undefined;
@@ -27,11 +70,16 @@ function str(v: unknown): string | undefined {
 
 function parseJson(v: unknown): unknown {
   if (typeof v !== "string") return v;
+  if (v.length > MAX_JSON_CHARS) return undefined;
   try {
     return JSON.parse(v) as unknown;
   } catch {
     return undefined;
   }
+}
+
+function record(v: unknown): Record<string, unknown> | undefined {
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
 /** Values of indexed OpenInference keys, in index order: prefix.{i}.suffix. */
@@ -46,19 +94,67 @@ function indexed(attrs: Readonly<Record<string, unknown>>, prefix: string, suffi
   return found.sort((a, b) => a[0] - b[0]).map(([, s]) => s);
 }
 
-/** Text of GenAI messages JSON: [{role, parts: [{type: "text", content}]}] (or {content} strings). */
-function messagesText(v: unknown, role?: string): string[] {
+/** Indexed messages with a role and a content key (prefix.{i}.roleKey / prefix.{i}.contentKey), in index order. */
+function indexedMessages(attrs: Readonly<Record<string, unknown>>, prefix: string, roleKey: string, contentKey: string): PromptMessage[] {
+  const re = new RegExp(`^${prefix.replace(/\./g, "\\.")}\\.(\\d+)\\.(.+)$`);
+  const byIndex = new Map<number, { role: string; content: string }>();
+  for (const [k, v] of Object.entries(attrs)) {
+    const m = re.exec(k);
+    if (m?.[1] === undefined || (m[2] !== roleKey && m[2] !== contentKey) || typeof v !== "string") continue;
+    const i = Number(m[1]);
+    const msg = byIndex.get(i) ?? { role: "", content: "" };
+    if (m[2] === roleKey) msg.role = v;
+    else msg.content = v;
+    byIndex.set(i, msg);
+  }
+  return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, m]) => m).filter((m) => m.content.trim() !== "");
+}
+
+/** Text of a message content: a string, or parts ({type: "text", content | text} or strings). */
+function contentText(v: unknown): string | undefined {
+  if (typeof v === "string") return str(v);
+  if (!Array.isArray(v)) return undefined;
+  const texts: string[] = [];
+  for (const p of v) {
+    if (typeof p === "string") texts.push(p);
+    const part = record(p);
+    if (part && (part.type === undefined || part.type === "text" || part.type === "input_text" || part.type === "output_text")) {
+      const t = typeof part.content === "string" ? part.content : typeof part.text === "string" ? part.text : undefined;
+      if (t !== undefined) texts.push(t);
+    }
+  }
+  return str(texts.join("\n"));
+}
+
+/** GenAI or OpenAI-style messages JSON: [{role, parts: [{type: "text", content}]}] or [{role, content}]. */
+function messagesOf(v: unknown): PromptMessage[] {
   const arr = parseJson(v);
   if (!Array.isArray(arr)) return [];
-  const out: string[] = [];
+  const out: PromptMessage[] = [];
   for (const msg of arr) {
-    if (!msg || typeof msg !== "object") continue;
-    const m = msg as { role?: unknown; parts?: unknown; content?: unknown };
-    if (role && m.role !== undefined && m.role !== role) continue;
-    if (typeof m.content === "string") out.push(m.content);
-    if (Array.isArray(m.parts)) for (const p of m.parts) if (p && typeof p === "object" && (p as { type?: unknown }).type === "text" && typeof (p as { content?: unknown }).content === "string") out.push((p as { content: string }).content);
+    const m = record(msg);
+    if (!m) continue;
+    const content = contentText(m.parts) ?? contentText(m.content);
+    if (content !== undefined) out.push({ role: typeof m.role === "string" ? m.role : "", content });
   }
   return out;
+}
+
+/** Text of GenAI messages JSON, optionally of one role. */
+function messagesText(v: unknown, role?: string): string[] {
+  return messagesOf(v)
+    .filter((m) => !role || m.role === "" || m.role === role)
+    .map((m) => m.content);
+}
+
+/** A document: a string, or an object with its text under content, page_content, pageContent or text. */
+function documentText(d: unknown): string | undefined {
+  if (typeof d === "string") return str(d);
+  const o = record(d);
+  if (!o) return undefined;
+  for (const key of ["content", "page_content", "pageContent", "text"]) if (typeof o[key] === "string") return str(o[key]);
+  const nested = record(o.document);
+  return nested ? documentText(nested) : undefined;
 }
 
 function documentsFrom(v: unknown): string[] {
@@ -71,23 +167,122 @@ function documentsFrom(v: unknown): string[] {
   return v.flatMap((d) => (typeof d === "string" ? [d] : d && typeof d === "object" && typeof (d as { content?: unknown }).content === "string" ? [(d as { content: string }).content] : []));
 }
 
+/** OpenInference RETRIEVER `output.value`: a JSON array of documents, or an object holding one under `documents` (or `results`). */
+function retrieverOutputDocuments(v: unknown): string[] {
+  const parsed = parseJson(v);
+  const list = Array.isArray(parsed) ? parsed : (record(parsed)?.documents ?? record(parsed)?.results);
+  if (!Array.isArray(list)) return [];
+  return list.slice(0, MAX_FOUND).flatMap((d) => documentText(d) ?? []);
+}
+
 /**
- * Reads one span's contribution: OpenInference retrieval documents, GenAI
- * `gen_ai.retrieval.documents` with content, and mapped attributes; the question from
- * input messages or the retrieval query; the answer from OpenInference output
- * messages or `output.value`, GenAI `gen_ai.output.messages`, or OpenLLMetry
- * `gen_ai.completion.N.content`.
+ * LangChain Documents anywhere in a JSON value (Traceloop `traceloop.entity.input` / `output`): objects
+ * with a string `pageContent` or `page_content` (the serialised form keeps it under `kwargs`), at any
+ * nesting ({"outputs": …}, {"args": […], "kwargs": {…}}, JSON inside strings), within depth and size caps.
+ */
+function langChainDocuments(v: unknown): string[] {
+  const found: string[] = [];
+  let nodes = 0;
+  const visit = (x: unknown, depth: number): void => {
+    if (depth > MAX_DEPTH || ++nodes > MAX_NODES || found.length >= MAX_FOUND) return;
+    if (typeof x === "string") {
+      const t = x.trimStart();
+      if ((t.startsWith("{") || t.startsWith("[")) && depth < MAX_DEPTH) {
+        const parsed = parseJson(x);
+        if (parsed !== undefined && typeof parsed !== "string") visit(parsed, depth + 1);
+      }
+      return;
+    }
+    if (Array.isArray(x)) {
+      for (const item of x) visit(item, depth + 1);
+      return;
+    }
+    const o = record(x);
+    if (!o) return;
+    const text = typeof o.pageContent === "string" ? o.pageContent : typeof o.page_content === "string" ? o.page_content : undefined;
+    if (text !== undefined) {
+      if (text.trim() !== "") found.push(text);
+      return;
+    }
+    for (const value of Object.values(o)) visit(value, depth + 1);
+  };
+  visit(v, 0);
+  return found;
+}
+
+/** Traceloop vector-DB result events: `db.query.result` (or `db.<system>.query.result`). */
+const DB_RESULT_EVENT = /^db\.(?:[a-z0-9_]+\.)?query\.result$/;
+
+function addDocuments(parts: TraceParts, docs: readonly string[], source: SourceConvention): void {
+  if (docs.length === 0) return;
+  parts.documents.push(...docs);
+  (parts.documentSources ??= new Set()).add(source);
+}
+
+function addPrompt(parts: TraceParts, messages: readonly PromptMessage[]): void {
+  const prompt = (parts.prompt ??= []);
+  for (const m of messages) {
+    if (!prompt.some((p) => p.role === m.role && p.content === m.content)) prompt.push(m);
+    if (m.role === "user") parts.lastUserMessage = m.content;
+  }
+}
+
+function setAnswer(parts: TraceParts, answer: string, spanId: string, source: SourceConvention): void {
+  parts.answer = answer;
+  parts.answerSource = source;
+  // The evaluation belongs to the span that produced the answer.
+  if (spanId !== "") parts.parentSpanId = spanId;
+}
+
+/** Values of a mapped key: the span's attributes first, then its events' attributes. */
+function mapped(span: OtlpSpan, key: string): unknown[] {
+  const out: unknown[] = [];
+  if (span.attributes[key] !== undefined) out.push(span.attributes[key]);
+  for (const e of span.events ?? []) if (e.attributes[key] !== undefined) out.push(e.attributes[key]);
+  return out;
+}
+
+/** OpenInference LLM input: `llm.input_messages.N.message.*`, else the OpenAI request in `input.value`. */
+function openInferencePrompt(a: Readonly<Record<string, unknown>>, isLlm: boolean): PromptMessage[] {
+  const messages = indexedMessages(a, "llm.input_messages", "message.role", "message.content");
+  if (messages.length > 0 || !isLlm) return messages;
+  const input = a["input.value"];
+  const parsed = parseJson(input);
+  const fromJson = messagesOf(record(parsed)?.messages ?? record(parsed)?.input ?? (Array.isArray(parsed) ? parsed : undefined));
+  if (fromJson.length > 0) return fromJson;
+  const text = typeof parsed === "string" || parsed === undefined ? str(input) : undefined;
+  return text !== undefined ? [{ role: "", content: text }] : [];
+}
+
+/**
+ * Reads one span's contribution. Documents: OpenInference `retrieval.documents.N.document.content`, else
+ * a RETRIEVER span's `output.value` (JSON documents); GenAI `gen_ai.retrieval.documents`; Traceloop
+ * `db.query.result` events (`db.query.result.document`) and LangChain Documents in
+ * `traceloop.entity.input` / `traceloop.entity.output`; mapped attributes. The question from the
+ * retrieval query or the input messages; the answer from OpenInference output messages or an LLM span's
+ * `output.value`, GenAI `gen_ai.output.messages`, or OpenLLMetry `gen_ai.completion.N.content`. Input
+ * messages (OpenInference, GenAI, OpenLLMetry `gen_ai.prompt.N.*`) are kept for promptContext.
  */
 export function absorbSpan(parts: TraceParts, span: OtlpSpan, mapping: AttributeMapping = {}): void {
   const a = span.attributes;
   const kind = String(a["openinference.span.kind"] ?? "").toUpperCase();
   const operation = String(a["gen_ai.operation.name"] ?? "");
-  parts.documents.push(...indexed(a, "retrieval.documents", "document.content"));
-  parts.documents.push(...documentsFrom(a["gen_ai.retrieval.documents"]));
-  for (const key of mapping.documents ?? []) parts.documents.push(...documentsFrom(a[key]));
+  const isLlm = kind === "LLM" || ["chat", "text_completion", "generate_content"].includes(operation);
+  // OpenLLMetry (Traceloop) now writes GenAI names too; its spans are recognised by their traceloop.* attributes.
+  const genai: SourceConvention = Object.keys(a).some((k) => k.startsWith("traceloop.")) ? "openllmetry" : "genai";
+
+  const oiDocuments = indexed(a, "retrieval.documents", "document.content");
+  addDocuments(parts, oiDocuments.length > 0 || kind !== "RETRIEVER" ? oiDocuments : retrieverOutputDocuments(a["output.value"]), "openinference");
+  addDocuments(parts, documentsFrom(a["gen_ai.retrieval.documents"]), genai);
+  for (const e of span.events ?? []) {
+    if (!DB_RESULT_EVENT.test(e.name)) continue;
+    for (const key of ["db.query.result.document", "db.query.result.documents", "db.query.result.content", "db.query.result.text"]) addDocuments(parts, documentsFrom(e.attributes[key]), "openllmetry");
+  }
+  for (const key of ["traceloop.entity.input", "traceloop.entity.output"]) if (typeof a[key] === "string") addDocuments(parts, langChainDocuments(a[key]), "openllmetry");
+  for (const key of mapping.documents ?? []) for (const v of mapped(span, key)) addDocuments(parts, documentsFrom(v), "mapping");
 
   const question =
-    (mapping.question ?? []).map((k) => str(a[k])).find((x) => x !== undefined) ??
+    (mapping.question ?? []).flatMap((k) => mapped(span, k).map(str)).find((x) => x !== undefined) ??
     str(a["gen_ai.retrieval.query.text"]) ??
     (kind === "RETRIEVER" ? str(a["input.value"]) : undefined) ??
     indexed(a, "llm.input_messages", "message.content").at(-1) ??
@@ -95,19 +290,20 @@ export function absorbSpan(parts: TraceParts, span: OtlpSpan, mapping: Attribute
     indexed(a, "gen_ai.prompt", "content").at(-1);
   if (question !== undefined) parts.question ??= question;
 
-  const isLlm = kind === "LLM" || ["chat", "text_completion", "generate_content"].includes(operation);
-  const answer = [
-    (mapping.answer ?? []).map((k) => str(a[k])).find((x) => x !== undefined),
-    indexed(a, "llm.output_messages", "message.content").join("\n"),
-    messagesText(a["gen_ai.output.messages"]).join("\n"),
-    indexed(a, "gen_ai.completion", "content").join("\n"),
-    isLlm ? str(a["output.value"]) : undefined,
-  ].find((x) => x !== undefined && x !== "");
-  if (answer !== undefined) {
-    parts.answer = answer;
-    // The evaluation belongs to the span that produced the answer.
-    parts.parentSpanId = span.spanId;
-  }
+  addPrompt(parts, openInferencePrompt(a, isLlm));
+  addPrompt(parts, [...messagesOf(a["gen_ai.system_instructions"]).map((m) => ({ role: "system", content: m.content })), ...messagesOf(a["gen_ai.input.messages"])]);
+  addPrompt(parts, indexedMessages(a, "gen_ai.prompt", "role", "content"));
+
+  const mappedAnswer = (mapping.answer ?? []).flatMap((k) => mapped(span, k).map(str)).find((x) => x !== undefined);
+  const answers: Array<[string | undefined, SourceConvention]> = [
+    [mappedAnswer, "mapping"],
+    [indexed(a, "llm.output_messages", "message.content").join("\n"), "openinference"],
+    [messagesText(a["gen_ai.output.messages"]).join("\n"), genai],
+    [indexed(a, "gen_ai.completion", "content").join("\n"), "openllmetry"],
+    [isLlm ? str(a["output.value"]) : undefined, "openinference"],
+  ];
+  const answer = answers.find(([x]) => x !== undefined && x !== "");
+  if (answer?.[0] !== undefined) setAnswer(parts, answer[0], span.spanId, answer[1]);
 
   if (!span.parentSpanId) {
     parts.rootSeen = true;
@@ -117,4 +313,84 @@ export function absorbSpan(parts: TraceParts, span: OtlpSpan, mapping: Attribute
   }
   const service = str(span.resource["service.name"]);
   if (service !== undefined) parts.service ??= service;
+}
+
+/** GenAI message events and their roles. */
+const MESSAGE_EVENTS: Readonly<Record<string, string>> = {
+  "gen_ai.system.message": "system",
+  "gen_ai.user.message": "user",
+  "gen_ai.assistant.message": "assistant",
+  "gen_ai.tool.message": "tool",
+};
+
+/**
+ * Reads one log record (OTel GenAI events, as `@opentelemetry/instrumentation-openai` emits them):
+ * `gen_ai.{system,user,assistant,tool}.message` (body `{content}`) are the input messages, the last
+ * user message the question; `gen_ai.choice` (body `{index, message: {content}}`) is the answer;
+ * `gen_ai.client.inference.operation.details` carries `gen_ai.input.messages`, `gen_ai.output.messages`
+ * and `gen_ai.system_instructions` as attributes (or body keys). Mapped keys are looked up in the
+ * record's attributes.
+ */
+export function absorbLog(parts: TraceParts, log: OtlpLog, mapping: AttributeMapping = {}): void {
+  const body = record(parseJson(log.body));
+  const role = MESSAGE_EVENTS[log.eventName];
+  if (role !== undefined) {
+    const content = contentText(body?.content) ?? (typeof log.body === "string" ? str(log.body) : undefined);
+    if (content !== undefined) addPrompt(parts, [{ role, content }]);
+  } else if (log.eventName === "gen_ai.choice") {
+    const index = typeof body?.index === "number" ? body.index : 0;
+    const content = contentText(record(body?.message)?.content) ?? contentText(body?.content);
+    // With several choices (n > 1) the first one is the answer.
+    if (content !== undefined && (index === 0 || parts.answerSource !== "genai")) setAnswer(parts, content, log.spanId, "genai");
+  } else if (log.eventName === "gen_ai.client.inference.operation.details") {
+    const field = (key: string): unknown => log.attributes[key] ?? body?.[key];
+    addPrompt(parts, [...messagesOf(field("gen_ai.system_instructions")).map((m) => ({ role: "system", content: m.content })), ...messagesOf(field("gen_ai.input.messages"))]);
+    const answer = str(messagesText(field("gen_ai.output.messages")).join("\n"));
+    if (answer !== undefined) setAnswer(parts, answer, log.spanId, "genai");
+  }
+  for (const key of mapping.documents ?? []) addDocuments(parts, documentsFrom(log.attributes[key]), "mapping");
+  const question = (mapping.question ?? []).map((k) => str(log.attributes[k])).find((x) => x !== undefined);
+  if (question !== undefined) parts.question ??= question;
+  const answer = (mapping.answer ?? []).map((k) => str(log.attributes[k])).find((x) => x !== undefined);
+  if (answer !== undefined) setAnswer(parts, answer, log.spanId, "mapping");
+  const service = str(log.resource["service.name"]);
+  if (service !== undefined) parts.service ??= service;
+}
+
+/** Context and question that promptContext picks out of the input messages. */
+function fromPrompt(parts: TraceParts, promptContext: PromptContext): { documents: string[]; question: string | undefined } {
+  const prompt = parts.prompt ?? [];
+  if (promptContext.mode === "system") return { documents: prompt.filter((m) => m.role === "system" || m.role === "developer").map((m) => m.content), question: undefined };
+  if (promptContext.mode === "off") return { documents: [], question: undefined };
+  const documents: string[] = [];
+  let question: string | undefined;
+  for (const m of prompt) {
+    const groups = promptContext.pattern.exec(m.content)?.groups;
+    const context = str(groups?.context);
+    if (context !== undefined) documents.push(context.trim());
+    question = str(groups?.question)?.trim() ?? question;
+  }
+  return { documents, question };
+}
+
+/**
+ * Resolves a trace's parts into an interaction (documents deduplicated, in order of arrival), or the
+ * reason it has none. Documents from spans and events come first; only when there are none does
+ * promptContext look inside the prompt. `no_documents_prompt_available`: promptContext is off but the
+ * trace had input messages it could have read; `no_documents_prompt_unmatched`: it is on but found nothing.
+ */
+export function resolveParts(parts: TraceParts, promptContext: PromptContext = { mode: "off" }): ResolvedParts {
+  if (parts.answer === undefined) return { ok: false, reason: "no_answer" };
+  const question = parts.question ?? parts.lastUserMessage;
+  if (parts.documents.length > 0) {
+    const sources = new Set<SourceConvention>(parts.documentSources);
+    if (parts.answerSource) sources.add(parts.answerSource);
+    const convention: Convention = sources.size === 1 ? ([...sources][0] as SourceConvention) : "mixed";
+    return { ok: true, documents: [...new Set(parts.documents)], question, answer: parts.answer, convention };
+  }
+  if ((parts.prompt ?? []).length === 0) return { ok: false, reason: "no_documents" };
+  if (promptContext.mode === "off") return { ok: false, reason: "no_documents_prompt_available" };
+  const picked = fromPrompt(parts, promptContext);
+  if (picked.documents.length === 0) return { ok: false, reason: "no_documents_prompt_unmatched" };
+  return { ok: true, documents: [...new Set(picked.documents)], question: picked.question ?? question, answer: parts.answer, convention: "prompt" };
 }

@@ -1,7 +1,7 @@
 import { ConfigError } from "../config/errors.ts";
 import type { ConfigFile } from "../config/file.ts";
 import { loadConfigFile } from "../config/file.ts";
-import type { AttributeMapping } from "./extract.ts";
+import type { AttributeMapping, PromptContext } from "./extract.ts";
 
 /** Options of the collector service (`groundwatch serve`). Resolution: option/flag > env > config file > default. */
 export interface CollectorOptions {
@@ -27,8 +27,15 @@ export interface CollectorOptions {
   readonly drainMs?: number;
   /** Log request bodies on errors (off by default: no raw text in logs). */
   readonly logContent?: boolean;
-  /** Extra span attributes to read documents, question and answer from. */
+  /** Extra span attributes to read documents, question and answer from (also looked up in span events and log records). */
   readonly attributeMapping?: AttributeMapping;
+  /**
+   * Documents inside the prompt, for traces with an answer but no retrieved documents (opt-in):
+   * "off" (default); "system": the system message(s) of the LLM input are the context; or a regular
+   * expression with a named group `context` (and optionally `question`) applied to each input message,
+   * e.g. "Documents:\n(?<context>[\s\S]*?)\n\nQuestion:". Env GROUNDWATCH_PROMPT_CONTEXT.
+   */
+  readonly promptContext?: string;
   readonly configFile?: string;
   readonly env?: NodeJS.ProcessEnv;
 }
@@ -46,6 +53,7 @@ export interface ResolvedCollectorOptions {
   readonly drainMs: number;
   readonly logContent: boolean;
   readonly attributeMapping: AttributeMapping;
+  readonly promptContext: PromptContext;
   readonly file: ConfigFile;
   readonly configFile: string | undefined;
 }
@@ -57,6 +65,22 @@ function int(field: string, v: unknown, min: number, max: number): number | unde
   const n = typeof v === "string" ? Number(v) : v;
   if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) throw new ConfigError(field, v, `expected an integer from ${min} to ${max}`);
   return n;
+}
+
+/** Validates a promptContext setting: "off", "system", or a regular expression with a named group `context`. */
+export function parsePromptContext(field: string, v: unknown): PromptContext {
+  if (typeof v !== "string" || v.trim() === "") throw new ConfigError(field, v, 'expected "off", "system" or a regular expression with a named group (?<context>...)');
+  if (v === "off") return { mode: "off" };
+  if (v === "system") return { mode: "system" };
+  let pattern: RegExp;
+  try {
+    pattern = new RegExp(v);
+  } catch (error) {
+    throw new ConfigError(field, v, `not "off", "system" or a valid regular expression (${(error as Error).message})`);
+  }
+  // With an empty alternative the pattern always matches, and the groups object lists every named group.
+  if (!("context" in (new RegExp(`${v}|`).exec("")?.groups ?? {}))) throw new ConfigError(field, v, "the regular expression needs a named group (?<context>...) that captures the documents");
+  return { mode: "regex", pattern };
 }
 
 /** Resolves and validates; refuses a non-loopback bind without a token. */
@@ -77,6 +101,8 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
     const v = mapping[key];
     if (v !== undefined && (!Array.isArray(v) || !v.every((x) => typeof x === "string"))) throw new ConfigError(`attributeMapping.${key}`, v, "expected an array of attribute names");
   }
+  const promptContextField = options.promptContext !== undefined ? "promptContext" : env.GROUNDWATCH_PROMPT_CONTEXT ? "GROUNDWATCH_PROMPT_CONTEXT (promptContext)" : "config file collector.promptContext";
+  const promptContext = parsePromptContext(promptContextField, options.promptContext ?? (env.GROUNDWATCH_PROMPT_CONTEXT || undefined) ?? c.promptContext ?? "off");
   const bodyLimit = options.bodyLimit ?? (typeof c.bodyLimit === "string" ? c.bodyLimit : undefined) ?? "2mb";
   if (!/^\d+(b|kb|mb)$/i.test(bodyLimit)) throw new ConfigError("bodyLimit", bodyLimit, 'expected a size such as "512kb" or "2mb"');
   return {
@@ -92,6 +118,7 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
     drainMs: pickInt("drainMs", undefined, 0, 3_600_000, 10_000),
     logContent: options.logContent ?? (c.logContent === true),
     attributeMapping: mapping,
+    promptContext,
     file,
     configFile,
   };

@@ -15,18 +15,19 @@ import type { NextFunction, Request, Response } from "express";
 import type { Monitor } from "../sdk/monitor.ts";
 import type { MonitorOptions } from "../sdk/options.ts";
 import { createMonitor } from "../sdk/monitor.ts";
-import type { Interaction } from "./joiner.ts";
+import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
+import type { Interaction, InteractionInfo } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
 import { createObservationParser } from "./observations.ts";
 import type { CollectorOptions, ResolvedCollectorOptions } from "./options.ts";
 import { resolveCollectorOptions } from "./options.ts";
-import { OtlpDecodeError, decodeJson, decodeProtobuf, encodeResponse } from "./otlp.ts";
+import { OtlpDecodeError, decodeJson, decodeLogsJson, decodeLogsProtobuf, decodeProtobuf, encodeLogsResponse, encodeResponse } from "./otlp.ts";
 
 export interface RunningCollector {
   readonly url: string;
   readonly monitor: Monitor;
   readonly options: ResolvedCollectorOptions;
-  /** Interactions dropped while joining traces, by reason. */
+  /** Interactions dropped while joining traces (and records not used: duplicate_event, duplicate_span, late, invalid_id), by reason. */
   readonly joinStats: () => Readonly<Record<string, number>>;
   /** Stops accepting, settles buffered traces, drains the queue within the deadline, flushes exporters. */
   close(deadlineMs?: number): Promise<void>;
@@ -38,7 +39,7 @@ function otlpWanted(env: NodeJS.ProcessEnv, signal: "TRACES" | "METRICS" | "LOGS
 }
 
 /**
- * Starts the collector: OTLP/HTTP trace ingest (protobuf or JSON, gzip), JSON
+ * Starts the collector: OTLP/HTTP trace and log ingest (protobuf or JSON, gzip), JSON
  * observations, /metrics, /healthz and /readyz, scoring through the SDK's pipeline.
  */
 export async function startCollector(options: CollectorOptions & { monitor?: MonitorOptions } = {}): Promise<RunningCollector> {
@@ -60,7 +61,15 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     loggerProvider,
   });
   const joinDropped: Record<string, number> = {};
-  const observeInteraction = (i: Interaction): void => {
+  const meter = meterProvider.getMeter("groundwatch-collector");
+  const incompleteCounter = meter.createCounter(METRICS.collectorIncomplete.name, { unit: METRICS.collectorIncomplete.unit, description: METRICS.collectorIncomplete.description });
+  const interactionsCounter = meter.createCounter(METRICS.collectorInteractions.name, { unit: METRICS.collectorInteractions.unit, description: METRICS.collectorInteractions.description });
+  const countIncomplete = (reason: string, route: string, n = 1): void => {
+    joinDropped[reason] = (joinDropped[reason] ?? 0) + n;
+    incompleteCounter.add(n, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
+  };
+  const observeInteraction = (i: Interaction, info: InteractionInfo): void => {
+    interactionsCounter.add(1, { [ATTR_ROUTE]: i.route, [ATTR_CONVENTION]: info.convention });
     const parent = i.parentSpanId ? trace.setSpanContext(ROOT_CONTEXT, { traceId: i.traceId, spanId: i.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }) : ROOT_CONTEXT;
     otelContext.with(parent, () => monitor.observe({ route: i.route, context: i.documents, answer: i.answer, ...(i.question !== undefined ? { question: i.question } : {}) }));
   };
@@ -68,11 +77,10 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     timeoutMs: resolved.traceTimeoutMs,
     maxTraces: resolved.maxTraces,
     mapping: resolved.attributeMapping,
+    promptContext: resolved.promptContext,
     now: () => Date.now(),
     onInteraction: observeInteraction,
-    onIncomplete: (reason) => {
-      joinDropped[reason] = (joinDropped[reason] ?? 0) + 1;
-    },
+    onIncomplete: (reason, route) => countIncomplete(reason, route),
   });
   const sweeper = setInterval(() => joiner.sweep(), Math.min(1000, resolved.traceTimeoutMs)).unref();
   const parseObservations = createObservationParser(resolved);
@@ -103,28 +111,52 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   app.get("/metrics", auth, (req, res) => {
     prometheus.getMetricsRequestHandler(req, res);
   });
-  app.post("/v1/traces", auth, express.raw({ type: () => true, limit: resolved.bodyLimit }), (req, res) => {
-    const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim();
-    const json = type === "application/json";
-    if (!json && type !== "application/x-protobuf") {
-      res.status(415).json({ error: `unsupported content-type ${JSON.stringify(type)}: send application/x-protobuf or application/json` });
-      return;
-    }
-    // A trace export yields at most a few interactions; ask for room for one at the default rate.
-    if (tooBusy(res, ["unknown"])) return;
-    try {
-      const body = req.body instanceof Buffer ? req.body : Buffer.alloc(0);
-      const decoded = json ? decodeJson(body.toString("utf8")) : decodeProtobuf(body);
-      joiner.add(decoded.spans);
-      res.status(200).type(json ? "application/json" : "application/x-protobuf").send(encodeResponse(decoded.rejected, decoded.errors.join("; "), json));
-    } catch (error) {
-      if (error instanceof OtlpDecodeError) {
-        res.status(400).json({ error: error.message });
+  /** OTLP/HTTP ingest of one signal: protobuf or JSON (gzip is undone by the body parser), partial success for rejected records. */
+  const otlpIngest =
+    (ingest: (body: Buffer, json: boolean) => { rejected: number; errors: string[] }, encode: (rejected: number, message: string, json: boolean) => Buffer | string) =>
+    (req: Request, res: Response): void => {
+      const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim();
+      const json = type === "application/json";
+      if (!json && type !== "application/x-protobuf") {
+        res.status(415).json({ error: `unsupported content-type ${JSON.stringify(type)}: send application/x-protobuf or application/json` });
         return;
       }
-      throw error;
-    }
-  });
+      // An export yields at most a few interactions; ask for room for one at the default rate.
+      if (tooBusy(res, ["unknown"])) return;
+      try {
+        const body = req.body instanceof Buffer ? req.body : Buffer.alloc(0);
+        const decoded = ingest(body, json);
+        // Records without ids cannot join a trace: told to the sender and counted.
+        if (decoded.rejected > 0) countIncomplete("invalid_id", "unknown", decoded.rejected);
+        res.status(200).type(json ? "application/json" : "application/x-protobuf").send(encode(decoded.rejected, decoded.errors.join("; "), json));
+      } catch (error) {
+        if (error instanceof OtlpDecodeError) {
+          res.status(400).json({ error: error.message });
+          return;
+        }
+        throw error;
+      }
+    };
+  app.post(
+    "/v1/traces",
+    auth,
+    express.raw({ type: () => true, limit: resolved.bodyLimit }),
+    otlpIngest((body, json) => {
+      const decoded = json ? decodeJson(body.toString("utf8")) : decodeProtobuf(body);
+      joiner.add(decoded.spans);
+      return decoded;
+    }, encodeResponse),
+  );
+  app.post(
+    "/v1/logs",
+    auth,
+    express.raw({ type: () => true, limit: resolved.bodyLimit }),
+    otlpIngest((body, json) => {
+      const decoded = json ? decodeLogsJson(body.toString("utf8")) : decodeLogsProtobuf(body);
+      joiner.addLogs(decoded.logs);
+      return decoded;
+    }, encodeLogsResponse),
+  );
   app.post("/v1/observations", auth, express.json({ limit: resolved.bodyLimit, strict: false }), (req, res) => {
     const parsed = parseObservations(req.body);
     if (!parsed.ok) {

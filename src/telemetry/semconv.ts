@@ -36,6 +36,8 @@ export const ATTR_BACKEND_TIER = "groundwatch.backend.tier";
 export const ATTR_VERDICT = "groundwatch.verdict";
 export const ATTR_CLAIM_VERDICT = "groundwatch.claim.verdict";
 export const ATTR_REASON = "groundwatch.reason";
+/** The instrumentation convention an interaction was read from (collector): openinference, genai, openllmetry, mapping, prompt, mixed. */
+export const ATTR_CONVENTION = "groundwatch.convention";
 export const ATTR_SCORE = "groundwatch.score";
 export const ATTR_CLAIMS_SUPPORTED = "groundwatch.claims.supported";
 export const ATTR_CLAIMS_CONTRADICTED = "groundwatch.claims.contradicted";
@@ -80,6 +82,8 @@ export const METRICS = {
   queueDepth: spec("groundwatch.queue.depth", "{observation}", "gauge", "Observations waiting to be scored"),
   driftStatistic: spec("groundwatch.drift.ks_statistic", "1", "gauge", "Two-sample Kolmogorov–Smirnov statistic: recent scores vs reference, per route"),
   driftPValue: spec("groundwatch.drift.p_value", "1", "gauge", "p-value of the drift test, per route (only with enough scores)"),
+  collectorIncomplete: spec("groundwatch.collector.incomplete", "{trace}", "counter", "Traces (or their records) the collector did not hand to scoring, by route and reason (no_answer, no_documents, late, …)"),
+  collectorInteractions: spec("groundwatch.collector.interactions", "{interaction}", "counter", "Interactions the collector joined from traces and handed to scoring, by route and convention"),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
 } as const satisfies Record<string, MetricSpec>;
 
