@@ -129,6 +129,18 @@ export function overviewDashboard(): object {
       .gridPos({ x: 0, y, w: 24, h: 6 })
       .withTarget(new DataqueryBuilder().refId("A").expr(`sum by (groundwatch_backend_name, groundwatch_backend_tier) (increase(groundwatch_evaluations_total{${R}}[$__range]))`).format(PromQueryFormat.Table).instant()),
   );
+  y += 6;
+  d = d.withRow(row("Collector ingest"));
+  d = d.withPanel(
+    ts({ id: 12, x: 0, y, w: 12, h: 8 }, "Traces not scored, by reason", "short", [q(`sum by (groundwatch_reason) (rate(groundwatch_collector_incomplete_total{${R}}[$__rate_interval])) or vector(0)`, "{{groundwatch_reason}}")], {
+      description: "Traces the collector received but could not score: no_documents (no retrieved context found; see the README's instrumentation table, or turn on collector.promptContext when the documents are in the prompt), no_answer, buffer_full, duplicate and late events. See the runbook.",
+    }),
+  );
+  d = d.withPanel(
+    ts({ id: 13, x: 12, y, w: 12, h: 8 }, "Scored interactions by convention", "short", [q(`sum by (groundwatch_convention) (rate(groundwatch_collector_interactions_total{${R}}[$__rate_interval])) or vector(0)`, "{{groundwatch_convention}}")], {
+      description: "Which instrumentation convention each scored interaction was read from (OpenInference, OTel GenAI, OpenLLMetry, attribute mapping, prompt context).",
+    }),
+  );
   return d.build();
 }
 
