@@ -9,7 +9,8 @@ import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnablePassthrough, RunnableSequence } from "@langchain/core/runnables";
 import { ChatOpenAI } from "@langchain/openai";
 import OpenAI from "openai";
-import { DOCUMENTS, QUESTIONS, kbVector } from "../../kb.js";
+import { QUESTIONS } from "../../kb.js";
+import { buildRagChain } from "../../rag-chain.js";
 import { startTraceloop } from "./_traceloop.js";
 
 // See otel/setups/oi-langchain.js: background callbacks would lose the request's context.
@@ -20,20 +21,7 @@ const { traceloop, shutdown } = startTraceloop("traceloop-langchain", { openAI: 
 // missing from the first trace).
 await new Promise((resolve) => setTimeout(resolve, 200));
 
-class KbEmbeddings extends Embeddings {
-  async embedDocuments(texts) { return texts.map(kbVector); }
-  async embedQuery(text) { return kbVector(text); }
-}
-const store = await MemoryVectorStore.fromDocuments(
-  DOCUMENTS.map((d) => new Document({ pageContent: d.text, metadata: { id: d.id, source: "policies.md" } })),
-  new KbEmbeddings({}),
-);
-const prompt = ChatPromptTemplate.fromMessages([["system", "Answer from these documents:\n{context}"], ["human", "{question}"]]);
-const llm = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "sk-fake", configuration: { baseURL: process.env.FAKE_OPENAI_URL } });
-const chain = RunnableSequence.from([
-  { context: store.asRetriever({ k: 2 }).pipe((docs) => docs.map((d, i) => `[${i + 1}] ${d.pageContent}`).join("\n")), question: new RunnablePassthrough() },
-  prompt, llm, new StringOutputParser(),
-]);
+const chain = await buildRagChain({ Embeddings, MemoryVectorStore, Document, ChatPromptTemplate, ChatOpenAI, RunnableSequence, RunnablePassthrough, StringOutputParser });
 
 for (const { question } of QUESTIONS) {
   await traceloop.withWorkflow({ name: "answer_question" }, (q) => chain.invoke(q), question);
