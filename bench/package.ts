@@ -4,7 +4,7 @@
 //
 //   npm run bench:package            (needs the npm registry for the online install; skipped with --offline)
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConsumer } from "../test/helpers/consumer.ts";
@@ -48,7 +48,7 @@ try {
   }
 
   // Start-up, interleaved so that machine noise hits every command alike.
-  writeFileSync(join(consumer.dir, "answers.jsonl"), execFileSync("cat", [join(ROOT, "examples", "answers.jsonl")], { encoding: "utf8" }));
+  copyFileSync(join(ROOT, "examples", "answers.jsonl"), join(consumer.dir, "answers.jsonl"));
   const bin = join(consumer.dir, "node_modules", "groundwatch", "bin", "groundwatch.js");
   const commands: Array<[string, string[]]> = [
     ["node -e 0", ["-e", "0"]],

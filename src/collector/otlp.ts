@@ -1,4 +1,4 @@
-import { createOtlpCodecs } from "./otlp-proto.ts";
+import type { OtlpCodecs } from "./otlp-proto.ts";
 
 /** One span event (name and attributes), normalised from OTLP protobuf or JSON. */
 export interface OtlpSpanEvent {
@@ -32,10 +32,6 @@ export interface OtlpLog {
   readonly resource: Readonly<Record<string, unknown>>;
 }
 
-// The protobuf codecs, from the vendored opentelemetry-proto files (proto/); the files are read on the
-// first protobuf request, once, and only this holder keeps them.
-const OTLP = createOtlpCodecs();
-
 type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] }; kvlistValue?: { values?: KeyValue[] }; bytesValue?: string };
 type KeyValue = { key?: string; value?: AnyValue };
 
@@ -51,7 +47,8 @@ function valueOf(v: AnyValue | undefined): unknown {
   return undefined;
 }
 
-function attributesOf(list: unknown): Record<string, unknown> {
+/** OTLP attributes (protobuf toObject or OTLP/JSON) as a plain record: ints as numbers, arrays as arrays, kvlists as objects. */
+export function attributesOf(list: unknown): Record<string, unknown> {
   if (!Array.isArray(list)) return {};
   const out: Record<string, unknown> = {};
   for (const kv of list as KeyValue[]) if (kv && typeof kv.key === "string") out[kv.key] = valueOf(kv.value);
@@ -112,10 +109,10 @@ function normalise(request: unknown): DecodedSpans {
   return { spans, rejected, errors };
 }
 
-/** Decodes an OTLP/HTTP protobuf trace export. */
-export function decodeProtobuf(body: Uint8Array): DecodedSpans {
+/** Decodes an OTLP/HTTP protobuf trace export with `codecs` (createOtlpCodecs; the caller keeps one). */
+export function decodeProtobuf(body: Uint8Array, codecs: OtlpCodecs): DecodedSpans {
   // Outside the try: a missing or broken proto directory is a deployment error, not a bad request.
-  const { traceRequest } = OTLP.load();
+  const { traceRequest } = codecs.load();
   let message: unknown;
   try {
     message = traceRequest.decode(body);
@@ -137,10 +134,10 @@ export function decodeJson(body: string): DecodedSpans {
 }
 
 /** The OTLP response: empty on full success, partial_success with the count and a message otherwise. */
-export function encodeResponse(rejected: number, message: string, json: boolean): Buffer | string {
+export function encodeResponse(rejected: number, message: string, json: boolean, codecs: OtlpCodecs): Buffer | string {
   const body = rejected > 0 ? { partialSuccess: { rejectedSpans: rejected, errorMessage: message } } : {};
   if (json) return JSON.stringify(body);
-  return Buffer.from(OTLP.load().traceResponse.encode(body));
+  return Buffer.from(codecs.load().traceResponse.encode(body));
 }
 
 /** Result of reading one logs export request: the records kept and those rejected, with why. */
@@ -181,10 +178,10 @@ function normaliseLogs(request: unknown): DecodedLogs {
   return { logs, rejected, errors };
 }
 
-/** Decodes an OTLP/HTTP protobuf logs export. */
-export function decodeLogsProtobuf(body: Uint8Array): DecodedLogs {
+/** Decodes an OTLP/HTTP protobuf logs export with `codecs`. */
+export function decodeLogsProtobuf(body: Uint8Array, codecs: OtlpCodecs): DecodedLogs {
   // Outside the try: a missing or broken proto directory is a deployment error, not a bad request.
-  const { logsRequest } = OTLP.load();
+  const { logsRequest } = codecs.load();
   let message: unknown;
   try {
     message = logsRequest.decode(body);
@@ -206,8 +203,8 @@ export function decodeLogsJson(body: string): DecodedLogs {
 }
 
 /** The OTLP logs response: empty on full success, partial_success with the rejected count and a message otherwise. */
-export function encodeLogsResponse(rejected: number, message: string, json: boolean): Buffer | string {
+export function encodeLogsResponse(rejected: number, message: string, json: boolean, codecs: OtlpCodecs): Buffer | string {
   const body = rejected > 0 ? { partialSuccess: { rejectedLogRecords: rejected, errorMessage: message } } : {};
   if (json) return JSON.stringify(body);
-  return Buffer.from(OTLP.load().logsResponse.encode(body));
+  return Buffer.from(codecs.load().logsResponse.encode(body));
 }

@@ -21,6 +21,7 @@ import { createTraceJoiner } from "./joiner.ts";
 import { createObservationParser } from "./observations.ts";
 import type { CollectorOptions, ResolvedCollectorOptions } from "./options.ts";
 import { resolveCollectorOptions } from "./options.ts";
+import { createOtlpCodecs } from "./otlp-proto.ts";
 import { OtlpDecodeError, decodeJson, decodeLogsJson, decodeLogsProtobuf, decodeProtobuf, encodeLogsResponse, encodeResponse } from "./otlp.ts";
 
 export interface RunningCollector {
@@ -90,6 +91,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     (error: unknown) => diag.error(`groundwatch collector: scorer failed to start: ${(error as Error).message}`),
   );
 
+  // The OTLP protobuf codecs: the vendored .proto files are read on the first protobuf request.
+  const codecs = createOtlpCodecs();
   const app = express();
   app.disable("x-powered-by");
   const auth = (req: Request, res: Response, next: NextFunction): void => {
@@ -142,20 +145,20 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     auth,
     express.raw({ type: () => true, limit: resolved.bodyLimit }),
     otlpIngest((body, json) => {
-      const decoded = json ? decodeJson(body.toString("utf8")) : decodeProtobuf(body);
+      const decoded = json ? decodeJson(body.toString("utf8")) : decodeProtobuf(body, codecs);
       joiner.add(decoded.spans);
       return decoded;
-    }, encodeResponse),
+    }, (rejected, message, json) => encodeResponse(rejected, message, json, codecs)),
   );
   app.post(
     "/v1/logs",
     auth,
     express.raw({ type: () => true, limit: resolved.bodyLimit }),
     otlpIngest((body, json) => {
-      const decoded = json ? decodeLogsJson(body.toString("utf8")) : decodeLogsProtobuf(body);
+      const decoded = json ? decodeLogsJson(body.toString("utf8")) : decodeLogsProtobuf(body, codecs);
       joiner.addLogs(decoded.logs);
       return decoded;
-    }, encodeLogsResponse),
+    }, (rejected, message, json) => encodeLogsResponse(rejected, message, json, codecs)),
   );
   app.post("/v1/observations", auth, express.json({ limit: resolved.bodyLimit, strict: false }), (req, res) => {
     const parsed = parseObservations(req.body);

@@ -61,7 +61,7 @@ function exportedRequest(): { body: Uint8Array; startNanos: string } {
 
 describe("OTLP protobuf codecs (vendored opentelemetry-proto + protobufjs)", () => {
   it("decodes spans from the real OTLP serializer: ids, parent, names, attributes and resource", () => {
-    const decoded = decodeProtobuf(exportedRequest().body);
+    const decoded = decodeProtobuf(exportedRequest().body, createOtlpCodecs());
     expect(decoded.rejected).toBe(0);
     expect(decoded.errors).toEqual([]);
     expect(decoded.spans).toHaveLength(2);
@@ -109,13 +109,13 @@ describe("OTLP protobuf codecs (vendored opentelemetry-proto + protobufjs)", () 
 
   it("answers a malformed body with the same OtlpDecodeError as before", () => {
     const malformed = Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x01]);
-    expect(() => decodeProtobuf(malformed)).toThrow(OtlpDecodeError);
-    expect(() => decodeProtobuf(malformed)).toThrow(/^the body is not a valid OTLP protobuf ExportTraceServiceRequest \(index out of range/);
+    expect(() => decodeProtobuf(malformed, createOtlpCodecs())).toThrow(OtlpDecodeError);
+    expect(() => decodeProtobuf(malformed, createOtlpCodecs())).toThrow(/^the body is not a valid OTLP protobuf ExportTraceServiceRequest \(index out of range/);
   });
 
   it("encodes partial success in the response so the OTLP exporter reads it back", () => {
-    expect(encodeResponse(0, "", false)).toHaveLength(0);
-    const response = encodeResponse(2, "span \"x\" has an invalid traceId or spanId", false);
+    expect(encodeResponse(0, "", false, createOtlpCodecs())).toHaveLength(0);
+    const response = encodeResponse(2, "span \"x\" has an invalid traceId or spanId", false, createOtlpCodecs());
     expect(response).toBeInstanceOf(Buffer);
     expect(ProtobufTraceSerializer.deserializeResponse(response as Buffer)).toEqual({ partialSuccess: { rejectedSpans: 2, errorMessage: "span \"x\" has an invalid traceId or spanId" } });
   });

@@ -2,26 +2,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { onTestFinished } from "vitest";
-import type { OtlpKeyValue } from "../../src/collector/otlp-proto.ts";
+import { attributesOf as attrs } from "../../src/collector/otlp.ts";
 import { createOtlpCodecs } from "../../src/collector/otlp-proto.ts";
-
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] } };
-type KeyValue = { key: string; value?: AnyValue };
-
-function value(v: AnyValue | undefined): unknown {
-  if (!v) return undefined;
-  if (v.stringValue !== undefined) return v.stringValue;
-  if (v.intValue !== undefined) return Number(v.intValue);
-  if (v.doubleValue !== undefined) return v.doubleValue;
-  if (v.boolValue !== undefined) return v.boolValue;
-  if (v.arrayValue) return (v.arrayValue.values ?? []).map(value);
-  return undefined;
-}
-
-/** OTLP attributes as a plain record (ints as numbers, arrays as arrays). */
-export function attrs(list: ReadonlyArray<KeyValue | OtlpKeyValue> | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map((kv) => [kv.key ?? "", value(kv.value)]));
-}
 
 export interface ReceivedSpan {
   name: string;
