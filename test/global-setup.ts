@@ -13,6 +13,8 @@ function newest(dir: string): number {
  * source (or the build itself) is newer than the last build, so they never test stale output.
  */
 export default function setup(): void {
+  // For quick loops over tests that do not run dist/ (never set in CI).
+  if (process.env.GROUNDWATCH_TEST_SKIP_BUILD === "1") return;
   const stamp = join(ROOT, "dist", ".built");
   const inputs = Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "proto")), statSync(join(ROOT, "scripts", "build.ts")).mtimeMs, statSync(join(ROOT, "tsconfig.build.json")).mtimeMs);
   if (existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;

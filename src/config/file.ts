@@ -21,7 +21,7 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
   scoring: SCORE_OPTION_KEYS,
   sampling: new Set(["default", "routes"]),
   collector: new Set(["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraces", "drainMs", "logContent", "attributeMapping", "promptContext"]),
-  monitor: new Set(["calibrationFile", "queueSize", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]),
+  monitor: new Set(["calibrationFile", "queueSize", "queueBytes", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]),
 };
 
 /** The YAML parser, loaded only for YAML files: it costs ~40 ms of start-up that JSON users never need. */

@@ -23,18 +23,72 @@ export interface PoolRequest<Q> {
   readonly payload: Q;
 }
 
+/** Why a job did not get a result from a worker: each maps to a reason the caller counts. */
+export type PoolFailure = "timeout" | "worker_crashed" | "unavailable" | "closed";
+
+/** A job the pool gave up on, with why. Errors a worker's handler threw are plain Errors. */
+export class PoolError extends Error {
+  readonly failure: PoolFailure;
+  constructor(failure: PoolFailure, message: string) {
+    super(message);
+    this.name = "PoolError";
+    this.failure = failure;
+  }
+}
+
+export interface WorkerPoolOptions {
+  /** Worker threads to keep running. */
+  readonly size: number;
+  /**
+   * A job that has not answered this long after it was sent fails with PoolError("timeout"), and its
+   * worker is terminated and replaced, so one runaway job cannot hold a worker. Default: no limit.
+   */
+  readonly timeoutMs?: number;
+  /** First delay before replacing a worker that died (doubles on each failed start, up to maxRestartDelayMs). Default 100. */
+  readonly restartDelayMs?: number;
+  /** Longest delay between attempts to replace a worker. Default 30 000. */
+  readonly maxRestartDelayMs?: number;
+  /** Called when a worker starts, dies or is replaced (for readiness and for resuming work). */
+  readonly onChange?: () => void;
+  /** Called each time a worker is replaced, with why it went: it crashed or exited, or a job on it timed out. */
+  readonly onRestart?: (cause: "crashed" | "timeout", message: string) => void;
+}
+
 export interface WorkerPool<Q, R> {
+  /** Sends a job to the least busy live worker; rejects with PoolError("unavailable") when none is live. */
   run(payload: Q): Promise<R>;
-  /** Requests sent and not yet answered. */
+  /** Jobs sent and not yet answered (including those waiting for a replacement worker). */
   readonly busy: number;
+  /** Workers running and able to take jobs. */
+  readonly alive: number;
+  readonly size: number;
+  /** Workers replaced since the pool started. */
+  readonly restarts: number;
+  /** Why the last replacement attempt failed, while no worker is live; undefined otherwise. */
+  readonly lastError: string | undefined;
   close(): Promise<void>;
 }
 
-interface Slot {
-  readonly worker: Worker;
-  busy: number;
+interface Job<Q, R> {
+  readonly id: number;
+  readonly payload: Q;
+  readonly resolve: (r: R) => void;
+  readonly reject: (e: Error) => void;
+  timer: NodeJS.Timeout | undefined;
+  /** Resent once already after its worker was terminated for another job's timeout. */
+  resent: boolean;
 }
 
+interface Slot<Q, R> {
+  worker: Worker | undefined;
+  /** Jobs sent to this slot's current worker. */
+  readonly jobs: Map<number, Job<Q, R>>;
+  /** Consecutive failed starts (reset when the worker answers a job). */
+  failures: number;
+  restartTimer: NodeJS.Timeout | undefined;
+}
+
+/** Starts one worker and waits for its "ready" (or its startup error). */
 function start(entry: URL, workerData: unknown): Promise<Worker> {
   const worker = new Worker(entry, { workerData });
   return new Promise((resolve, reject) => {
@@ -50,68 +104,217 @@ function start(entry: URL, workerData: unknown): Promise<Worker> {
       cleanup();
       reject(new Error(`worker failed to start: ${e.message}`));
     };
+    const onExit = (code: number): void => {
+      cleanup();
+      reject(new Error(`worker exited with code ${code} before it was ready`));
+    };
     const cleanup = (): void => {
       worker.off("message", onMessage);
       worker.off("error", onError);
+      worker.off("exit", onExit);
     };
     worker.on("message", onMessage);
     worker.on("error", onError);
+    worker.on("exit", onExit);
   });
 }
 
 /**
- * Starts `size` worker threads from `entry` and spreads requests over the least busy.
- * Rejects if any worker fails to start (the error is the worker's own).
+ * Starts `size` worker threads from `entry` and spreads requests over the least busy. Rejects
+ * if any worker fails to start (the error is the worker's own). After that the pool keeps
+ * itself whole: a worker that exits or crashes is replaced with backoff (its jobs fail
+ * "worker_crashed": one of them may be what killed it), and a job over `timeoutMs` fails
+ * "timeout" and its worker is terminated and replaced (the other jobs on that worker are
+ * innocent: they are sent again, once, to a live worker).
  */
-export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, size: number): Promise<WorkerPool<Q, R>> {
-  const started = await Promise.allSettled(Array.from({ length: size }, () => start(entry, workerData)));
+export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, options: WorkerPoolOptions | number): Promise<WorkerPool<Q, R>> {
+  const opts: WorkerPoolOptions = typeof options === "number" ? { size: options } : options;
+  const started = await Promise.allSettled(Array.from({ length: opts.size }, () => start(entry, workerData)));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
   if (failed) {
     await Promise.all(started.map((s) => (s.status === "fulfilled" ? s.value.terminate() : undefined)));
     throw failed.reason instanceof Error ? failed.reason : new Error(String(failed.reason));
   }
-  const slots: Slot[] = started.map((s) => ({ worker: (s as PromiseFulfilledResult<Worker>).value, busy: 0 }));
-  const pending = new Map<number, { resolve: (r: R) => void; reject: (e: Error) => void; slot: Slot }>();
+  const baseDelay = opts.restartDelayMs ?? 100;
+  const maxDelay = opts.maxRestartDelayMs ?? 30_000;
+  const slots: Array<Slot<Q, R>> = [];
+  /** Innocent jobs whose worker was terminated, waiting for a live worker. */
+  const waiting: Array<Job<Q, R>> = [];
   let nextId = 0;
   let closed = false;
-  for (const slot of slots) {
-    slot.worker.on("message", (m: PoolReply<R>) => {
-      if (m.type !== "result" && m.type !== "failed") return;
-      const p = pending.get(m.id);
-      if (!p) return;
-      pending.delete(m.id);
-      p.slot.busy--;
-      if (m.type === "result") p.resolve(m.value);
-      else p.reject(new Error(m.message));
-    });
-    slot.worker.on("error", (e: Error) => {
-      for (const [id, p] of pending) {
-        if (p.slot !== slot) continue;
-        pending.delete(id);
-        p.reject(new Error(`worker crashed: ${e.message}`));
+  let restarts = 0;
+  let lastError: string | undefined;
+  const changed = (): void => {
+    try {
+      opts.onChange?.();
+    } catch {
+      // a listener's failure must not break the pool
+    }
+  };
+
+  const send = (slot: Slot<Q, R>, job: Job<Q, R>): void => {
+    const worker = slot.worker;
+    if (!worker) return;
+    slot.jobs.set(job.id, job);
+    if (opts.timeoutMs !== undefined) {
+      clearTimeout(job.timer);
+      job.timer = setTimeout(() => onTimeout(slot, job), opts.timeoutMs);
+      job.timer.unref?.();
+    }
+    try {
+      worker.postMessage({ id: job.id, payload: job.payload } satisfies PoolRequest<Q>);
+    } catch (error) {
+      slot.jobs.delete(job.id);
+      clearTimeout(job.timer);
+      job.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+  const live = (): Array<Slot<Q, R>> => slots.filter((s) => s.worker !== undefined);
+  const leastBusy = (): Slot<Q, R> | undefined => live().reduce<Slot<Q, R> | undefined>((a, b) => (!a || b.jobs.size < a.jobs.size ? b : a), undefined);
+  const sendWaiting = (): void => {
+    while (waiting.length > 0) {
+      const slot = leastBusy();
+      if (!slot) return;
+      const job = waiting.shift();
+      if (job) send(slot, job);
+    }
+  };
+
+  /** Takes the slot's worker out of service and schedules its replacement. */
+  const retire = (slot: Slot<Q, R>, cause: "crashed" | "timeout", message: string): void => {
+    const worker = slot.worker;
+    slot.worker = undefined;
+    if (worker) {
+      worker.removeAllListeners("exit");
+      worker.removeAllListeners("message");
+      worker.on("error", () => undefined);
+      void worker.terminate().catch(() => undefined);
+    }
+    if (closed) return;
+    restarts++;
+    try {
+      opts.onRestart?.(cause, message);
+    } catch {
+      // a listener's failure must not break the pool
+    }
+    changed();
+    scheduleStart(slot);
+  };
+  const scheduleStart = (slot: Slot<Q, R>): void => {
+    const delay = Math.min(maxDelay, baseDelay * 2 ** Math.min(slot.failures, 20));
+    slot.restartTimer = setTimeout(() => {
+      slot.restartTimer = undefined;
+      if (closed) return;
+      start(entry, workerData).then(
+        (worker) => {
+          if (closed) {
+            void worker.terminate();
+            return;
+          }
+          attach(slot, worker);
+          if (live().length === slots.length) lastError = undefined;
+          sendWaiting();
+          changed();
+        },
+        (error: unknown) => {
+          slot.failures++;
+          lastError = (error as Error).message;
+          scheduleStart(slot);
+        },
+      );
+    }, delay);
+    slot.restartTimer.unref?.();
+  };
+
+  const onTimeout = (slot: Slot<Q, R>, job: Job<Q, R>): void => {
+    if (!slot.jobs.delete(job.id)) return;
+    job.reject(new PoolError("timeout", `no result within ${opts.timeoutMs} ms; the worker was terminated and is being replaced`));
+    // The other jobs on this worker did nothing wrong: they go to another worker (once).
+    for (const other of slot.jobs.values()) {
+      clearTimeout(other.timer);
+      if (other.resent) other.reject(new PoolError("worker_crashed", "its worker was terminated twice for other jobs' timeouts"));
+      else {
+        other.resent = true;
+        waiting.push(other);
       }
+    }
+    slot.jobs.clear();
+    retire(slot, "timeout", `a job ran over ${opts.timeoutMs} ms`);
+    sendWaiting();
+  };
+
+  const attach = (slot: Slot<Q, R>, worker: Worker): void => {
+    slot.worker = worker;
+    let crash: string | undefined;
+    worker.on("message", (m: PoolReply<R>) => {
+      if (m.type !== "result" && m.type !== "failed") return;
+      const job = slot.jobs.get(m.id);
+      if (!job) return;
+      slot.jobs.delete(m.id);
+      clearTimeout(job.timer);
+      slot.failures = 0;
+      if (m.type === "result") job.resolve(m.value);
+      else job.reject(new Error(m.message));
     });
+    worker.on("error", (e: Error) => {
+      crash = e.message;
+    });
+    worker.on("exit", (code: number) => {
+      if (slot.worker !== worker) return;
+      const message = crash ? `worker crashed: ${crash}` : `worker exited with code ${code}`;
+      for (const job of slot.jobs.values()) {
+        clearTimeout(job.timer);
+        job.reject(new PoolError("worker_crashed", message));
+      }
+      slot.jobs.clear();
+      retire(slot, "crashed", message);
+    });
+  };
+
+  for (const s of started) {
+    const slot: Slot<Q, R> = { worker: undefined, jobs: new Map(), failures: 0, restartTimer: undefined };
+    slots.push(slot);
+    attach(slot, (s as PromiseFulfilledResult<Worker>).value);
   }
+
   return {
     get busy() {
-      return pending.size;
+      return slots.reduce((n, s) => n + s.jobs.size, 0) + waiting.length;
+    },
+    get alive() {
+      return live().length;
+    },
+    size: opts.size,
+    get restarts() {
+      return restarts;
+    },
+    get lastError() {
+      return live().length === 0 ? lastError : undefined;
     },
     run(payload: Q): Promise<R> {
-      if (closed) return Promise.reject(new Error("worker pool is closed"));
-      const slot = slots.reduce((a, b) => (b.busy < a.busy ? b : a));
-      const id = nextId++;
-      slot.busy++;
+      if (closed) return Promise.reject(new PoolError("closed", "worker pool is closed"));
+      const slot = leastBusy();
+      if (!slot) return Promise.reject(new PoolError("unavailable", `no scoring worker is running${lastError ? ` (last start failed: ${lastError})` : ""}`));
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject, slot });
-        slot.worker.postMessage({ id, payload } satisfies PoolRequest<Q>);
+        send(slot, { id: nextId++, payload, resolve, reject, timer: undefined, resent: false });
       });
     },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await Promise.all(slots.map((s) => s.worker.terminate()));
-      for (const p of pending.values()) p.reject(new Error("worker pool closed"));
-      pending.clear();
+      const workers = slots.map((s) => s.worker).filter((w): w is Worker => w !== undefined);
+      for (const slot of slots) {
+        clearTimeout(slot.restartTimer);
+        for (const w of [slot.worker]) w?.removeAllListeners("exit");
+        slot.worker = undefined;
+      }
+      await Promise.all(workers.map((w) => w.terminate().catch(() => undefined)));
+      const pending = [...slots.flatMap((s) => [...s.jobs.values()]), ...waiting.splice(0)];
+      for (const slot of slots) slot.jobs.clear();
+      for (const job of pending) {
+        clearTimeout(job.timer);
+        job.reject(new PoolError("closed", "worker pool closed"));
+      }
     },
   };
 }

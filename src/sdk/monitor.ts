@@ -1,4 +1,4 @@
-import type { Attributes, Context, MeterProvider, SpanContext, TracerProvider } from "@opentelemetry/api";
+import type { Attributes, Context, MeterProvider, Span, SpanContext, TracerProvider } from "@opentelemetry/api";
 import { ProxyTracerProvider, ROOT_CONTEXT, context as otelContext, diag, metrics, trace } from "@opentelemetry/api";
 import type { LoggerProvider } from "@opentelemetry/api-logs";
 import { createNoopLogger, logs } from "@opentelemetry/api-logs";
@@ -12,11 +12,13 @@ import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { onnxRuntimeNeed, resolveModelDir } from "../nli/registry.ts";
 import { OnnxRuntimeMissingError, onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import type { WorkerPool } from "../nli/worker-pool.ts";
-import { createWorkerPool, workerUrl } from "../nli/worker-pool.ts";
+import { PoolError, createWorkerPool, workerUrl } from "../nli/worker-pool.ts";
+import { sanitizeLabel } from "../telemetry/labels.ts";
 import type { Instruments } from "../telemetry/instruments.ts";
+import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createInstruments, isNoopMeter, observeSources } from "../telemetry/instruments.ts";
 import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
-import { ATTR_REASON, ATTR_ROUTE, EVENT_GEN_AI_EVALUATION_RESULT, METRICS, SPAN_EVALUATE } from "../telemetry/semconv.ts";
+import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_ROUTE, EVENT_GEN_AI_EVALUATION_RESULT, METRICS, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 import { resolveMonitorOptions } from "./options.ts";
 import type { Sampler } from "./sampling.ts";
@@ -62,11 +64,27 @@ export interface Monitor {
   stats(): MonitorStats;
   /**
    * Whether the queue has room for the observations of these routes, counting each by its
-   * sampling rate (the expected number sampled, rounded up). A service answers 429 when not.
+   * sampling rate (the expected number sampled, rounded up), and for `bytes` more text in the
+   * queue's byte budget (queueBytes). A service answers 429 when not.
    */
-  hasRoomFor(routes: readonly string[]): boolean;
+  hasRoomFor(routes: readonly string[], bytes?: number): boolean;
   /** Resolves once the scoring workers are ready (or rejects with why they could not start). */
   ready(): Promise<void>;
+  /**
+   * Whether the monitor can score now: false while its workers start, when they failed to start,
+   * while no worker is running (a dead one is being replaced), and after shutdown; `reason` says which.
+   */
+  health(): MonitorHealth;
+}
+
+/** What health() reports; readiness endpoints answer from `ready`. */
+export interface MonitorHealth {
+  readonly ready: boolean;
+  /** Why not ready (absent when ready). */
+  readonly reason?: string;
+  readonly workers: { readonly alive: number; readonly size: number; readonly restarts: number };
+  /** Observations queued or being scored, and the text they hold (≈ bytes). */
+  readonly queue: { readonly depth: number; readonly bytes: number };
 }
 
 interface Job {
@@ -75,6 +93,131 @@ interface Job {
   readonly parent: Context;
   readonly parentSpan: SpanContext | undefined;
   readonly attributes: Attributes | undefined;
+  /** Text the job holds (≈ bytes), counted against queueBytes until it settles. */
+  readonly bytes: number;
+}
+
+/** The host's input, copied field by field into plain data, or which field could not be read. */
+type Copied =
+  | { readonly ok: true; readonly route: string | undefined; readonly sample: ObserveInput["sample"]; readonly observation: Observation; readonly attributes: Attributes | undefined; readonly bytes: number }
+  | { readonly ok: false; readonly route: string | undefined; readonly field: string; readonly why: string };
+
+/** Most span attributes copied from one observe() call; longer string values are cut. */
+const MAX_ATTRIBUTES = 64;
+const MAX_ATTRIBUTE_CHARS = 4096;
+
+function isPrimitive(v: unknown): v is string | number | boolean {
+  return typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+}
+
+/** Copies span attributes: primitive values and arrays of them only, a bounded number, read once. */
+function copyAttributes(raw: unknown): Attributes | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== "object") throw new TypeError("not an object");
+  const out: Attributes = {};
+  let n = 0;
+  for (const key of Object.keys(raw)) {
+    if (n >= MAX_ATTRIBUTES) break;
+    const v = (raw as Record<string, unknown>)[key];
+    if (isPrimitive(v)) out[key] = typeof v === "string" ? v.slice(0, MAX_ATTRIBUTE_CHARS) : v;
+    else if (Array.isArray(v)) out[key] = Array.from(v).filter(isPrimitive).slice(0, MAX_ATTRIBUTES) as string[] | number[] | boolean[];
+    else continue;
+    n++;
+  }
+  return out;
+}
+
+/** Copies a list of strings out of a host value (an array, read once, element by element). */
+function copyStrings(raw: unknown): string[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const v: unknown = raw[i];
+    if (typeof v !== "string") return undefined;
+    out.push(v);
+  }
+  return out;
+}
+
+function copySamples(raw: unknown): Sample[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out: Sample[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const v: unknown = raw[i];
+    if (typeof v === "string") out.push(v);
+    else if (v && typeof v === "object" && typeof (v as { text?: unknown }).text === "string") {
+      const lp: unknown = (v as { logprobs?: unknown }).logprobs;
+      const logprobs = typeof lp === "number" ? lp : Array.isArray(lp) ? Array.from(lp as unknown[]).filter((x): x is number => typeof x === "number") : undefined;
+      out.push({ text: (v as { text: string }).text, ...(logprobs !== undefined ? { logprobs } : {}) });
+    } else return undefined;
+  }
+  return out;
+}
+
+/**
+ * Reads the host's input once, field by field, into plain data: a getter that throws, a Proxy,
+ * or a value of the wrong type names the field instead of escaping into the host. Nothing of the
+ * host's objects is kept, so later changes to them cannot affect scoring.
+ */
+function copyInput(input: unknown): Copied {
+  if (!input || typeof input !== "object") return { ok: false, route: undefined, field: "input", why: "observe() was called without an observation object" };
+  const get = (field: string): { value: unknown } | { error: string } => {
+    try {
+      return { value: (input as Record<string, unknown>)[field] };
+    } catch (error) {
+      return { error: `reading it threw: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  };
+  const r = get("route");
+  const route = "value" in r && typeof r.value === "string" ? r.value : undefined;
+  const fail = (field: string, why: string): Copied => ({ ok: false, route, field, why });
+  if ("error" in r) return fail("route", r.error);
+  const sample = get("sample");
+  if ("error" in sample) return fail("sample", sample.error);
+  const fields: Record<string, unknown> = {};
+  for (const field of ["answer", "context", "question", "samples", "attributes"]) {
+    const v = get(field);
+    if ("error" in v) return fail(field, v.error);
+    fields[field] = v.value;
+  }
+  /** Runs a copy; an element getter or Proxy trap that throws names the field. */
+  const copy = <T>(field: string, fn: () => T): T | { error: string } => {
+    try {
+      return fn();
+    } catch (error) {
+      return { error: `reading it threw: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  };
+  const threw = (v: unknown): v is { error: string } => typeof v === "object" && v !== null && !Array.isArray(v) && "error" in v && Object.keys(v).length === 1;
+  if (typeof fields.answer !== "string") return fail("answer", "not a string");
+  const answer = fields.answer;
+  const context = copy("context", () => (typeof fields.context === "string" ? fields.context : copyStrings(fields.context)));
+  if (threw(context)) return fail("context", context.error);
+  if (context === undefined) return fail("context", "not a string or an array of strings");
+  if (fields.question !== undefined && typeof fields.question !== "string") return fail("question", "not a string");
+  const question = fields.question as string | undefined;
+  const samples = fields.samples === undefined ? undefined : copy("samples", () => copySamples(fields.samples) ?? null);
+  if (threw(samples)) return fail("samples", samples.error);
+  if (samples === null) return fail("samples", "not an array of strings or { text } objects");
+  let attributes: Attributes | undefined;
+  try {
+    attributes = copyAttributes(fields.attributes);
+  } catch (error) {
+    return fail("attributes", error instanceof TypeError && error.message === "not an object" ? "not an object" : `reading it threw: ${(error as Error).message}`);
+  }
+  const bytes =
+    answer.length +
+    (typeof context === "string" ? context.length : context.reduce((n, d) => n + d.length, 0)) +
+    (question?.length ?? 0) +
+    (samples ?? []).reduce((n, x) => n + (typeof x === "string" ? x.length : x.text.length), 0);
+  return {
+    ok: true,
+    route,
+    sample: sample.value === "always" || sample.value === "never" ? sample.value : undefined,
+    observation: { answer, context, ...(question !== undefined ? { question } : {}), ...(samples ? { samples } : {}) },
+    attributes,
+    bytes,
+  };
 }
 
 const OTHER_ROUTE = "__other__";
@@ -179,7 +322,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   /** Per-route tallies of the hot path, exported by observable counters at collection time. */
   const routes = new Map<string, { seen: number; notSampled: number; sampled: number }>();
   const drift = new Map<string, DriftTracker>();
-  const sources = { queueDepth: () => queue.length, routes, drift };
+  const sources: ObservableSources & { workersAlive?: () => number | undefined } = { queueDepth: () => queue.length, routes, drift };
 
   // The instruments live on one meter. Without a meterProvider option it is the global
   // provider's, and the API returns its no-op provider until the host registers one (there is
@@ -254,7 +397,23 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const workerData: ScoringWorkerData = { scoring: resolved.scoring, env: { ...env }, captureContent: resolved.captureContent };
   let pool: WorkerPool<Observation, EvaluationSummary> | undefined;
   let poolError: Error | undefined;
-  const poolReady = createWorkerPool<Observation, EvaluationSummary>(workerUrl(import.meta.url), workerData, resolved.workers).then(
+  /** Set by shutdown(): jobs the closing pool gives back are counted "shutdown". */
+  let closing = false;
+  /** Text held by queued and in-flight jobs (≈ bytes), against resolved.queueBytes. */
+  let queuedBytes = 0;
+  /** Settlement of every job in flight, so shutdown() returns only once each is counted. */
+  const running = new Set<Promise<void>>();
+  const poolReady = createWorkerPool<Observation, EvaluationSummary>(workerUrl(import.meta.url), workerData, {
+    size: resolved.workers,
+    timeoutMs: resolved.timeoutMs,
+    // A worker came back (or went): resume dispatching.
+    onChange: () => pump(),
+    onRestart: (cause, message) => {
+      bindMeter();
+      m.workerRestarts.add(1, { [ATTR_REASON]: cause });
+      diag.warn(`groundwatch: a scoring worker was replaced (${cause}: ${message})`);
+    },
+  }).then(
     (p) => {
       pool = p;
       pump();
@@ -265,47 +424,77 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       pump();
     },
   );
+  sources.workersAlive = () => pool?.alive;
+
+  /** The failure reason for a job that got no result. */
+  const failureReason = (error: unknown): string => {
+    if (error instanceof PoolError) {
+      if (error.failure === "closed") return closing ? "shutdown" : "scorer_unavailable";
+      if (error.failure === "unavailable") return "scorer_unavailable";
+      return error.failure; // timeout, worker_crashed
+    }
+    return pool ? "scorer_error" : "scorer_unavailable";
+  };
+
+  /** Records a scored result; a throwing redact hook records it again without content (never unredacted). */
+  const record = (job: Job, result: EvaluationSummary, span: Span, durationS: number): void => {
+    const limits: readonly string[] = (result as { limits?: readonly string[] }).limits ?? [];
+    if (limits.length > 0) span.setAttribute(ATTR_LIMITS, [...limits]);
+    const base = { result, route: job.route, span, eventContext: job.parent, logger: logger(), instruments: m, durationS };
+    try {
+      recordEvaluation({ ...base, options: { ...resolved, ...(options.redact ? { redact: options.redact } : {}) } });
+    } catch (error) {
+      if (!options.redact || !resolved.captureContent) throw error;
+      diag.error(`groundwatch: the redact hook threw (${(error as Error).message}); the evaluation on route ${job.route} is recorded without content`);
+      recordEvaluation({ ...base, options: { ...resolved, captureContent: false } });
+    }
+    counts.scored++;
+    for (const limit of limits) m.limited.add(1, { [ATTR_ROUTE]: job.route, [ATTR_LIMIT]: limit });
+    if (result.score !== null) {
+      let t = drift.get(job.route);
+      if (!t) drift.set(job.route, (t = createDriftTracker(resolved.drift.reference ? { ...resolved.drift, reference: resolved.drift.reference } : { windowSize: resolved.drift.windowSize, minScores: resolved.drift.minScores })));
+      t.add(result.score);
+    }
+  };
 
   const runJob = (job: Job): void => {
     inFlight++;
     const started = now();
-    const links = resolved.spanRelation === "link" && job.parentSpan ? [{ context: job.parentSpan }] : [];
-    const span = tracer().startSpan(SPAN_EVALUATE, { links, attributes: { [ATTR_ROUTE]: job.route, ...job.attributes } }, resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("timeout")), resolved.timeoutMs);
-    });
-    const work = pool ? pool.run(job.observation) : Promise.reject(poolError ?? new Error("scoring workers unavailable"));
-    Promise.race([work, timeout])
-      .then((result) => {
-        counts.scored++;
+    let span: Span | undefined;
+    const settled = (async (): Promise<void> => {
+      try {
+        const links = resolved.spanRelation === "link" && job.parentSpan ? [{ context: job.parentSpan }] : [];
+        span = tracer().startSpan(SPAN_EVALUATE, { links, attributes: { [ATTR_ROUTE]: job.route, ...job.attributes } }, resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT);
+        if (!pool) throw poolError ?? new PoolError("unavailable", "scoring workers unavailable");
+        // The pool times the job out (and replaces its worker), so a runaway job cannot hold the queue.
+        const result = await pool.run(job.observation);
         bindMeter();
-        recordEvaluation({ result, route: job.route, span, eventContext: job.parent, logger: logger(), instruments: m, durationS: (now() - started) / 1000, options: { ...resolved, ...(options.redact ? { redact: options.redact } : {}) } });
-        if (result.score !== null) {
-          let t = drift.get(job.route);
-          if (!t) drift.set(job.route, (t = createDriftTracker(resolved.drift.reference ? { ...resolved.drift, reference: resolved.drift.reference } : { windowSize: resolved.drift.windowSize, minScores: resolved.drift.minScores })));
-          t.add(result.score);
-        }
-      })
-      .catch((error: unknown) => {
-        const message = (error as Error).message;
-        const reason = message === "timeout" ? "timeout" : pool ? "scorer_error" : "scorer_unavailable";
+        record(job, result, span, (now() - started) / 1000);
+      } catch (error) {
+        const reason = failureReason(error);
+        const message = error instanceof Error ? error.message : String(error);
         fail(job.route, reason);
-        recordFailure(span, reason, message);
-        diag.warn(`groundwatch: evaluation failed (${reason}) on route ${job.route}`);
-      })
-      .finally(() => {
-        clearTimeout(timer);
-        span.end();
+        if (span) recordFailure(span, reason, message);
+        diag.warn(`groundwatch: evaluation failed (${reason}) on route ${job.route}: ${message}`);
+      } finally {
+        span?.end();
         inFlight--;
+        queuedBytes -= job.bytes;
         if (resolved.scoringShare < 1) resumeAt = Math.max(resumeAt, now() + cooldownMs(now() - started, resolved.scoringShare));
-        pump();
-        settleIdle();
-      });
+      }
+    })();
+    running.add(settled);
+    void settled.finally(() => {
+      running.delete(settled);
+      pump();
+      settleIdle();
+    });
   };
 
   function pump(): void {
     if (!pool && !poolError) return;
+    // No live worker (one is being replaced): keep the jobs queued; the pool calls back when one is up.
+    if (pool && pool.alive === 0 && !closing) return settleIdle();
     const wait = resumeAt - now();
     if (wait > 0 && queue.length > 0) {
       resumeTimer ??= setTimeout(() => {
@@ -322,15 +511,6 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     settleIdle();
   }
 
-  const validate = (input: ObserveInput): string | undefined => {
-    if (typeof input.answer !== "string") return "answer";
-    const c = input.context as unknown;
-    if (typeof c !== "string" && !(Array.isArray(c) && c.every((d) => typeof d === "string"))) return "context";
-    if (input.question !== undefined && typeof input.question !== "string") return "question";
-    if (input.samples !== undefined && !Array.isArray(input.samples)) return "samples";
-    return undefined;
-  };
-
   return {
     observe(input: ObserveInput): void {
       // Where this observation stands, so an unexpected error still leaves it accounted for.
@@ -343,22 +523,24 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
           bindMeter();
         }
         if (!providersChecked) warnUnexported();
-        const given = input && typeof input === "object" ? input : undefined;
-        ({ label: route, tally } = tallyFor(typeof given?.route === "string" && given.route !== "" ? given.route.slice(0, 200) : "unknown"));
+        // Everything of the host's is read here, once, inside the guard.
+        const copied = copyInput(input);
+        ({ label: route, tally } = tallyFor(copied.route !== undefined ? sanitizeLabel(copied.route) : "unknown"));
         counts.seen++;
         tally.seen++;
         stage = "seen";
-        if (!given) {
+        if (!copied.ok) {
+          // Not sampled by the usual decision: input that cannot be read is always counted as failed.
           counts.sampled++;
           tally.sampled++;
           stage = "settled";
           fail(route, "invalid_input");
-          diag.warn("groundwatch: observe() was called without an observation object");
+          diag.warn(`groundwatch: observe() on route ${route} got an invalid "${copied.field}": ${copied.why}`);
           return;
         }
         const active = otelContext.active();
         const spanContext = trace.getSpanContext(active);
-        const decision = input.sample === "always" ? true : input.sample === "never" ? false : sampler.decide(route, spanContext?.traceId);
+        const decision = copied.sample === "always" ? true : copied.sample === "never" ? false : sampler.decide(route, spanContext?.traceId);
         if (!decision) {
           counts.notSampled++;
           tally.notSampled++;
@@ -372,29 +554,16 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
           stage = "settled";
           return drop(route, "shutdown");
         }
-        const invalid = validate(input);
-        if (invalid) {
-          stage = "settled";
-          fail(route, "invalid_input");
-          diag.warn(`groundwatch: observe() on route ${route} got an invalid "${invalid}"`);
-          return;
-        }
         if (queue.length >= resolved.queueSize) {
           stage = "settled";
           return drop(route, "queue_full");
         }
-        queue.push({
-          route,
-          observation: {
-            answer: input.answer,
-            context: input.context,
-            ...(input.question !== undefined ? { question: input.question } : {}),
-            ...(input.samples ? { samples: input.samples } : {}),
-          },
-          parent: active,
-          parentSpan: spanContext,
-          attributes: input.attributes,
-        });
+        if (queuedBytes + copied.bytes > resolved.queueBytes) {
+          stage = "settled";
+          return drop(route, "queue_bytes");
+        }
+        queuedBytes += copied.bytes;
+        queue.push({ route, observation: copied.observation, parent: active, parentSpan: spanContext, attributes: copied.attributes, bytes: copied.bytes });
         stage = "settled";
         pump();
       } catch (error) {
@@ -417,9 +586,15 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       await Promise.race([this.flush(), new Promise<void>((r) => (timer = setTimeout(r, deadlineMs)))]);
       clearTimeout(timer);
       clearTimeout(resumeTimer);
-      for (const job of queue.splice(0)) drop(job.route, "shutdown");
+      for (const job of queue.splice(0)) {
+        queuedBytes -= job.bytes;
+        drop(job.route, "shutdown");
+      }
+      closing = true;
       await poolReady;
       await pool?.close();
+      // The pool rejected what was in flight: wait until each of those is counted.
+      await Promise.allSettled([...running]);
       settleIdle();
     },
     reload(): void {
@@ -434,13 +609,23 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     stats(): MonitorStats {
       return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: queue.length + inFlight };
     },
-    hasRoomFor(routes: readonly string[]): boolean {
+    hasRoomFor(routes: readonly string[], bytes = 0): boolean {
       const expected = Math.ceil(routes.reduce((n, r) => n + sampler.rateFor(r), 0));
-      return queue.length + expected <= resolved.queueSize;
+      return queue.length + expected <= resolved.queueSize && queuedBytes + bytes <= resolved.queueBytes;
     },
     async ready(): Promise<void> {
       await poolReady;
       if (poolError) throw poolError;
+    },
+    health(): MonitorHealth {
+      const workers = { alive: pool?.alive ?? 0, size: resolved.workers, restarts: pool?.restarts ?? 0 };
+      const queueState = { depth: queue.length + inFlight, bytes: queuedBytes };
+      const not = (reason: string): MonitorHealth => ({ ready: false, reason, workers, queue: queueState });
+      if (closing || !accepting) return not("shut down");
+      if (poolError) return not(`scoring workers failed to start: ${poolError.message}`);
+      if (!pool) return not("scoring workers are starting");
+      if (pool.alive === 0) return not(`no scoring worker is running; replacing it${pool.lastError ? ` (last start failed: ${pool.lastError})` : ""}`);
+      return { ready: true, workers, queue: queueState };
     },
   };
 }

@@ -16,6 +16,12 @@ export interface MonitorOptions {
   readonly scoring?: ScoreOptions;
   /** Most observations waiting to be scored; beyond it they are dropped and counted. Env GROUNDWATCH_QUEUE_SIZE, default 1000. */
   readonly queueSize?: number;
+  /**
+   * Most text (characters of answers, documents, questions and samples, ≈ bytes) held by observations
+   * queued or being scored; an observation that does not fit is dropped with reason "queue_bytes".
+   * Env GROUNDWATCH_QUEUE_BYTES, default 67 108 864 (64 MiB).
+   */
+  readonly queueBytes?: number;
   /** Scoring worker threads. Env GROUNDWATCH_WORKERS, default 1. */
   readonly workers?: number;
   /**
@@ -24,7 +30,9 @@ export interface MonitorOptions {
    * where scoring competes with request handling. Env GROUNDWATCH_SCORING_SHARE, default 1.
    */
   readonly scoringShare?: number;
-  /** Time budget per observation in ms; over it the observation fails with reason "timeout". Env GROUNDWATCH_TIMEOUT_MS, default 30 000. */
+  /**
+   * Time budget per observation in ms, from when a worker takes it; over it the observation fails with
+   * reason "timeout" and its worker is terminated and replaced, so the queue moves on. Env GROUNDWATCH_TIMEOUT_MS, default 30 000. */
   readonly timeoutMs?: number;
   /** Distinct route labels kept; further routes are reported as "__other__". Default 200. */
   readonly maxRoutes?: number;
@@ -65,6 +73,7 @@ export interface ResolvedMonitorOptions {
   readonly sampling: SamplingRules;
   readonly scoring: ScoreOptions;
   readonly queueSize: number;
+  readonly queueBytes: number;
   readonly workers: number;
   readonly timeoutMs: number;
   readonly scoringShare: number;
@@ -176,6 +185,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     sampling,
     scoring,
     queueSize: pick(options.queueSize, "GROUNDWATCH_QUEUE_SIZE", fm.queueSize, (f, v) => int(f, v, 1, 1_000_000), 1000, "queueSize"),
+    queueBytes: pick(options.queueBytes, "GROUNDWATCH_QUEUE_BYTES", fm.queueBytes, (f, v) => int(f, v, 1024, 2 ** 40), 64 * 1024 * 1024, "queueBytes"),
     workers: pick(options.workers, "GROUNDWATCH_WORKERS", fm.workers, (f, v) => int(f, v, 1, 64), 1, "workers"),
     timeoutMs: pick(options.timeoutMs, "GROUNDWATCH_TIMEOUT_MS", fm.timeoutMs, (f, v) => int(f, v, 1, 3_600_000), 30_000, "timeoutMs"),
     scoringShare: pick(options.scoringShare, "GROUNDWATCH_SCORING_SHARE", fm.scoringShare, (f, v) => {

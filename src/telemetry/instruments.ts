@@ -17,6 +17,9 @@ export interface Instruments {
   readonly entropy: Histogram;
   readonly duration: Histogram;
   readonly degenerate: Counter;
+  readonly limited: Counter;
+  readonly workerRestarts: Counter;
+  readonly workersAlive: ObservableGauge;
   readonly queueDepth: ObservableGauge;
   readonly driftStatistic: ObservableGauge;
   readonly driftPValue: ObservableGauge;
@@ -41,6 +44,9 @@ export function createInstruments(meter: Meter): Instruments {
     entropy: histogram(METRICS.entropy, SCORE_BUCKETS),
     duration: histogram(METRICS.duration, DURATION_BUCKETS),
     degenerate: counter(METRICS.degenerate),
+    limited: counter(METRICS.limited),
+    workerRestarts: counter(METRICS.workerRestarts),
+    workersAlive: gauge(METRICS.workersAlive),
     queueDepth: gauge(METRICS.queueDepth),
     driftStatistic: gauge(METRICS.driftStatistic),
     driftPValue: gauge(METRICS.driftPValue),
@@ -57,6 +63,8 @@ export interface RouteTally {
 /** The monitor's own state that the observable instruments report at collection time. */
 export interface ObservableSources {
   readonly queueDepth: () => number;
+  /** Scoring workers able to take work now (undefined while they are starting). */
+  readonly workersAlive?: () => number | undefined;
   readonly routes: ReadonlyMap<string, RouteTally>;
   readonly drift: ReadonlyMap<string, { result(): { readonly statistic: number; readonly pValue: number } | undefined }>;
 }
@@ -83,6 +91,13 @@ export function observeSources(m: Instruments, sources: ObservableSources): () =
     };
   const pairs: Array<[ObservableCounter | ObservableGauge, ObservableCallback]> = [
     [m.queueDepth, (r) => r.observe(sources.queueDepth())],
+    [
+      m.workersAlive,
+      (r) => {
+        const alive = sources.workersAlive?.();
+        if (alive !== undefined) r.observe(alive);
+      },
+    ],
     [m.seen, perRoute("seen", false)],
     [m.notSampled, perRoute("notSampled", true)],
     [m.sampled, perRoute("sampled", true)],

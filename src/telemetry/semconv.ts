@@ -36,6 +36,10 @@ export const ATTR_BACKEND_TIER = "groundwatch.backend.tier";
 export const ATTR_VERDICT = "groundwatch.verdict";
 export const ATTR_CLAIM_VERDICT = "groundwatch.claim.verdict";
 export const ATTR_REASON = "groundwatch.reason";
+/** Which size limit cut an observation short (on groundwatch.observations.limited). */
+export const ATTR_LIMIT = "groundwatch.limit";
+/** The size limits applied to one evaluation (span attribute, string array). */
+export const ATTR_LIMITS = "groundwatch.limits";
 /** The instrumentation convention an interaction was read from (collector): openinference, genai, openllmetry, mapping, prompt, mixed. */
 export const ATTR_CONVENTION = "groundwatch.convention";
 export const ATTR_SCORE = "groundwatch.score";
@@ -84,6 +88,9 @@ export const METRICS = {
   driftPValue: spec("groundwatch.drift.p_value", "1", "gauge", "p-value of the drift test, per route (only with enough scores)"),
   collectorIncomplete: spec("groundwatch.collector.incomplete", "{trace}", "counter", "Traces (or their records) the collector did not hand to scoring, by route and reason (no_answer, no_documents, late, …)"),
   collectorInteractions: spec("groundwatch.collector.interactions", "{interaction}", "counter", "Interactions the collector joined from traces and handed to scoring, by route and convention"),
+  limited: spec("groundwatch.observations.limited", "{observation}", "counter", "Scored observations a size limit cut short (answer_chars, context_chars, documents, samples, token_chars, entailment_calls), by route and limit"),
+  workerRestarts: spec("groundwatch.workers.restarts", "{restart}", "counter", "Scoring workers replaced, by reason (crashed: it exited or crashed; timeout: a job on it ran over timeoutMs)"),
+  workersAlive: spec("groundwatch.workers.alive", "{worker}", "gauge", "Scoring workers running and able to take observations"),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
 } as const satisfies Record<string, MetricSpec>;
 

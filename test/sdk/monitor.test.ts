@@ -274,3 +274,163 @@ describe("scoring share", () => {
     expect(monitor.stats()).toMatchObject({ scored: 4, pending: 0 });
   });
 });
+
+describe("hostile input and faults (issue 13)", () => {
+  it("counts an attribute getter that throws as invalid input, while workers are busy, and keeps scoring", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, workers: 1 });
+    await monitor.ready();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown): void => void unhandled.push(e);
+    process.on("unhandledRejection", onUnhandled);
+    onTestFinished(() => void process.off("unhandledRejection", onUnhandled));
+    for (let i = 0; i < 4; i++) monitor.observe({ route: "/r", ...GOOD });
+    const hostile = {
+      route: "/r",
+      ...GOOD,
+      get attributes(): Record<string, string> {
+        throw new Error("getter says no");
+      },
+    };
+    expect(() => monitor.observe(hostile)).not.toThrow();
+    const throwingValue = { route: "/r", ...GOOD, attributes: Object.defineProperty({}, "tenant", { enumerable: true, get: () => { throw new Error("nope"); } }) };
+    expect(() => monitor.observe(throwingValue)).not.toThrow();
+    const proxyContext = { route: "/r", answer: GOOD.answer, context: new Proxy(["a"], { get: () => { throw new Error("trap"); } }) };
+    expect(() => monitor.observe(proxyContext)).not.toThrow();
+    monitor.observe({ route: "/r", ...GOOD });
+    await monitor.flush();
+    const s = monitor.stats();
+    expect(s.failed.invalid_input).toBe(3);
+    expect(s.scored).toBe(5);
+    expect(s.pending).toBe(0);
+    expect(identityHolds(s)).toBe(true);
+    expect(unhandled).toEqual([]);
+  });
+
+  it("copies the host's input: changing it after observe() changes nothing", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 } });
+    const docs = [...GOOD.context];
+    const attributes: Record<string, string> = { tenant: "a" };
+    monitor.observe({ route: "/r", context: docs, answer: GOOD.answer, attributes });
+    docs[0] = "Nothing about returns.";
+    attributes.tenant = "b";
+    await monitor.flush();
+    const span = otel.spans.getFinishedSpans().find((x) => x.name === "groundwatch.evaluate");
+    expect(span?.attributes["groundwatch.verdict"]).toBe("grounded");
+    expect(span?.attributes.tenant).toBe("a");
+  });
+
+  it("never throws from the express helper when a field's getter throws, and counts it", async () => {
+    const { observeRequest } = await import("../../src/sdk/express.ts");
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 } });
+    const input = {
+      context: GOOD.context,
+      get answer(): string {
+        throw new Error("no answer for you");
+      },
+    };
+    const req = { baseUrl: "/api", route: { path: "/advice/:id" } };
+    expect(() => observeRequest(monitor, req, input)).not.toThrow();
+    const badReq = Object.defineProperty({}, "route", { get: () => { throw new Error("bad req"); } });
+    expect(() => observeRequest(monitor, badReq, GOOD)).not.toThrow();
+    await monitor.flush();
+    const s = monitor.stats();
+    expect(s.failed.invalid_input).toBe(1);
+    expect(s.scored).toBe(1);
+    expect(identityHolds(s)).toBe(true);
+  });
+
+  it("strips control, ANSI and bidi characters from route labels", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 } });
+    monitor.observe({ route: "/api/\u001b[31mred\u001b[0m\u202e/x\u0000\n", ...GOOD });
+    await monitor.flush();
+    const seen = (await otel.metrics()).get(METRICS.seen.name);
+    expect(seen?.map((p) => p.attributes["groundwatch.route"])).toEqual(["/api/red/x"]);
+  });
+
+  it("drops what does not fit the queue's byte budget (queue_bytes) and says so in hasRoomFor", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, queueBytes: 4096 });
+    const big = { route: "/r", context: ["x ".repeat(3000)], answer: GOOD.answer };
+    expect(monitor.hasRoomFor(["/r"], 5000)).toBe(false);
+    expect(monitor.hasRoomFor(["/r"], 100)).toBe(true);
+    monitor.observe(big);
+    monitor.observe({ route: "/r", ...GOOD });
+    await monitor.flush();
+    const s = monitor.stats();
+    expect(s.dropped.queue_bytes).toBe(1);
+    expect(s.scored).toBe(1);
+    expect(monitor.health().queue.bytes).toBe(0);
+    expect(identityHolds(s)).toBe(true);
+  });
+
+  it("times out a job whose backend hangs, replaces its worker, and scores what comes after", async () => {
+    const { startJudgeServer, chat } = await import("../helpers/judge-server.ts");
+    const judge = await startJudgeServer((req) => (req.messages.some((m) => m.content.includes("Zanzibar")) ? { body: chat("ENTAILMENT"), delayMs: 60_000 } : { body: chat("ENTAILMENT") }));
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, timeoutMs: 1500, env: { ...ENV, GROUNDWATCH_JUDGE_API_KEY: "k" }, scoring: { backend: "judge", judgeUrl: judge.url, judgeModel: "m" } });
+    await monitor.ready();
+    monitor.observe({ route: "/r", context: ["Zanzibar is an island."], answer: "Zanzibar is an island." });
+    for (let i = 0; i < 3; i++) monitor.observe({ route: "/r", ...GOOD });
+    await monitor.flush();
+    const s = monitor.stats();
+    expect(s.failed.timeout).toBe(1);
+    expect(s.scored).toBe(3);
+    expect(identityHolds(s)).toBe(true);
+    // The replacement starts in the background; a bounded wait, not a timing assertion.
+    for (let i = 0; i < 500 && !monitor.health().ready; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(monitor.health()).toMatchObject({ ready: true, workers: { alive: 1, restarts: 1 } });
+    monitor.observe({ route: "/r", ...GOOD });
+    await monitor.flush();
+    expect(monitor.stats().scored).toBe(4);
+    const restarts = (await otel.metrics()).get(METRICS.workerRestarts.name);
+    expect(restarts?.[0]).toMatchObject({ attributes: { "groundwatch.reason": "timeout" }, value: 1 });
+  });
+
+  it("counts a throwing redact hook once: scored, recorded without content", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, {
+      sampling: { default: 1 },
+      captureContent: true,
+      redact: () => {
+        throw new Error("redactor down");
+      },
+    });
+    monitor.observe({ route: "/r", ...BAD });
+    await monitor.flush();
+    const s = monitor.stats();
+    expect(s.scored).toBe(1);
+    expect(s.failed).toEqual({});
+    expect(identityHolds(s)).toBe(true);
+    const span = otel.spans.getFinishedSpans().find((x) => x.name === "groundwatch.evaluate");
+    expect(span?.attributes["groundwatch.verdict"]).toBe("ungrounded");
+    expect(span?.attributes).not.toHaveProperty("groundwatch.content.unsupported_claims");
+  });
+
+  it("counts jobs in flight at shutdown as shutdown, and nothing is pending once shutdown resolves", async () => {
+    const { startJudgeServer, chat } = await import("../helpers/judge-server.ts");
+    const judge = await startJudgeServer(() => ({ body: chat("ENTAILMENT"), delayMs: 30_000 }));
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, env: { ...ENV, GROUNDWATCH_JUDGE_API_KEY: "k" }, scoring: { backend: "judge", judgeUrl: judge.url, judgeModel: "m" } });
+    await monitor.ready();
+    for (let i = 0; i < 3; i++) monitor.observe({ route: "/r", ...GOOD });
+    await monitor.shutdown(200);
+    const s = monitor.stats();
+    expect(s.pending).toBe(0);
+    expect(s.failed.scorer_error ?? 0).toBe(0);
+    expect((s.failed.shutdown ?? 0) + (s.dropped.shutdown ?? 0)).toBe(3);
+    expect(identityHolds(s)).toBe(true);
+    expect(monitor.health()).toMatchObject({ ready: false, reason: "shut down" });
+  });
+
+  it("is not ready before its workers start, and ready once they are", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 } });
+    expect(monitor.health()).toMatchObject({ ready: false, reason: "scoring workers are starting" });
+    await monitor.ready();
+    expect(monitor.health()).toMatchObject({ ready: true, workers: { alive: 1, size: 1, restarts: 0 } });
+  });
+});
