@@ -1,6 +1,3 @@
-import { createReadStream, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { createInterface } from "node:readline";
 import type { Criterion } from "../core/calibration.ts";
 import { aurocWithInterval, chooseThreshold, labelsToSettle } from "../core/calibration.ts";
 import { createScorer } from "../nli/scorer.ts";
@@ -8,6 +5,7 @@ import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import { createIdChecker } from "./unique-ids.ts";
 import { EXIT } from "./exit-codes.ts";
+import { inputLines, outputFile, writeOutputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { parseScoreRow } from "./score-rows.ts";
@@ -51,6 +49,8 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const targetFpr = numberFlag("target-fpr", args["target-fpr"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.05;
     const targetRecall = numberFlag("target-recall", args["target-recall"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.9;
     const auditSize = numberFlag("audit-size", args["audit-size"], (n) => Number.isInteger(n) && n >= 0, "a whole number") ?? 10;
+    // Checked before any row is scored: a bad --out should not cost a whole run.
+    const outPath = outputFile("--out", args.out ?? "calibration.json", io);
     const { options, file } = scoreOptionsFromFlags(args, io);
     const scorer = await createScorer(options, { env: io.env, ...(file ? { file } : {}) });
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
@@ -59,7 +59,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const checkId = createIdChecker("the review candidates name rows by id");
     let n = 0;
     try {
-      for await (const line of createInterface({ input: source === "-" ? io.stdin : createReadStream(source), crlfDelay: Infinity })) {
+      for await (const line of inputLines(source, io)) {
         n++;
         if (line.trim() === "") continue;
         const parsed = parseScoreRow(line, n);
@@ -104,8 +104,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       referenceScores: scores.map((s) => Number(s.toFixed(6))),
       audit,
     };
-    const outPath = resolve(io.cwd, args.out ?? "calibration.json");
-    writeFileSync(outPath, `${JSON.stringify(calibration, null, 2)}\n`);
+    writeOutputFile("--out", outPath, `${JSON.stringify(calibration, null, 2)}\n`);
     const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
     io.stdout.write(`AUROC ${est.auroc.toFixed(3)} [${est.low.toFixed(3)}, ${est.high.toFixed(3)}] on ${rows.length} rows (${positives} grounded, ${rows.length - positives} not)${est.continuityCorrected ? " — perfect separation; interval continuity-corrected" : ""}\n`);
     if (verdict === "pass") io.stdout.write("PASS: the interval excludes 0.5 — the score separates grounded from ungrounded answers on this set.\n");

@@ -1,6 +1,3 @@
-import { createReadStream, createWriteStream } from "node:fs";
-import { resolve } from "node:path";
-import { createInterface } from "node:readline";
 import type { Writable } from "node:stream";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
@@ -9,6 +6,7 @@ import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { inputPath, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { explainEntropy } from "./explain.ts";
+import { closeOutputStream, inputLines, openOutputStream, outputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { writeLine } from "./io.ts";
 import { parseSamples } from "./score-rows.ts";
@@ -77,27 +75,35 @@ export function runEntropy(argv: readonly string[], io: CommandIo): Promise<numb
     const source = inputPath(args.input, io);
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a number from 0 to 1") ?? 0.5;
     const maxCalls = numberFlag("max-calls", args["max-calls"], (n) => Number.isInteger(n) && n >= 1, "a positive integer");
+    // Checked before the backend loads; opened (and truncated) only once it has.
+    const output = args.output ? outputFile("--output", args.output, io) : undefined;
     const backend = await openBackend(args, io);
-    return measureRows(args, source, threshold, maxCalls, backend, io);
+    return measureRows({ output, explain: args.explain, "skip-invalid": args["skip-invalid"] }, source, threshold, maxCalls, backend, io);
   });
 }
 
 async function measureRows(
-  args: { output?: string | undefined; explain?: boolean | undefined; "skip-invalid"?: boolean | undefined },
+  args: { output: string | undefined; explain?: boolean | undefined; "skip-invalid"?: boolean | undefined },
   source: string,
   threshold: number,
   maxCalls: number | undefined,
   backend: EntailmentBackend,
   io: CommandIo,
 ): Promise<number> {
-  const jsonOut: Writable | undefined = args.output ? createWriteStream(resolve(io.cwd, args.output)) : args.explain ? undefined : io.stdout;
-  const lines = createInterface({ input: source === "-" ? io.stdin : createReadStream(source), crlfDelay: Infinity });
+  let file: ReturnType<typeof openOutputStream> | undefined;
+  try {
+    file = args.output ? openOutputStream("--output", args.output) : undefined;
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
+  const jsonOut: Writable | undefined = file ?? (args.explain ? undefined : io.stdout);
   const cache = new Map<string, NliResult>();
   const counts = { rows: 0, unreliable: 0, abstained: 0, invalid: 0 };
   let exit: number = EXIT.ok;
   try {
     let n = 0;
-    for await (const line of lines) {
+    for await (const line of inputLines(source, io)) {
       n++;
       if (line.trim() === "") continue;
       const row = parseRow(line, n);
@@ -127,8 +133,12 @@ async function measureRows(
     io.stderr.write(`groundwatch entropy: ${(error as Error).message}\n`);
     exit = EXIT.failure;
   } finally {
-    lines.close();
-    if (args.output && jsonOut) await new Promise<void>((r) => jsonOut.end(r));
+    if (file) {
+      await closeOutputStream(file).catch((error: unknown) => {
+        io.stderr.write(`groundwatch entropy: cannot write --output ${args.output ?? ""}: ${(error as Error).message}\n`);
+        exit = EXIT.failure;
+      });
+    }
     await backend.close();
   }
   const usage = describeUsage(backend);

@@ -1,5 +1,6 @@
 import type { ClaimResult } from "../core/groundedness.ts";
 import type { BackendInfo } from "../nli/backend.ts";
+import { escapeHtml, escapeXml, mdText } from "./escape.ts";
 
 /** One evaluated row of the set, as stored in report.json. */
 export interface EvalRow {
@@ -39,24 +40,22 @@ export interface EvalReport {
   readonly rows: readonly EvalRow[];
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
-}
-
-function escapeXml(text: string): string {
-  // XML 1.0 cannot carry most control characters at all; drop them.
-  // eslint-disable-next-line no-control-regex
-  return escapeHtml(text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ""));
-}
-
 const pct = (x: number | null): string => (x === null ? "–" : `${(100 * x).toFixed(1)}%`);
 
+/** A score as the reports print it; anything but a finite number (a hand-edited baseline) is "–". */
+const fixed3 = (x: unknown): string => (typeof x === "number" && Number.isFinite(x) ? x.toFixed(3) : "–");
+
+/**
+ * The summary as GitHub-flavoured Markdown (report.md and $GITHUB_STEP_SUMMARY). Every value
+ * that did not come from groundwatch itself (ids, answers, claims, the set path, the backend,
+ * the baseline's rows) goes through mdText: one line, markup escaped, no HTML.
+ */
 export function reportMarkdown(r: EvalReport): string {
   const s = r.summary;
   const lines = [
     `## groundwatch eval — ${r.gate.passed ? "PASSED" : "FAILED"}`,
     "",
-    `Set \`${r.set}\`, ${s.rows} rows, backend ${r.backend.name} (${r.backend.tier}), threshold ${r.threshold}.`,
+    `Set ${mdText(r.set)}, ${s.rows} rows, backend ${mdText(r.backend.name)} (${mdText(r.backend.tier)}), threshold ${r.threshold}.`,
     "",
     "| measure | value | gate |",
     "|---|---|---|",
@@ -65,30 +64,32 @@ export function reportMarkdown(r: EvalReport): string {
     `| unscorable | ${s.unscorable} | – |`,
     `| regressions vs baseline | ${r.regressions.length} | ${r.regressions.length > 0 ? "fail" : "–"} |`,
   ];
+  // The failures are groundwatch's own sentences (numbers and flags), not user text.
   if (r.gate.failures.length > 0) lines.push("", "**Why it failed:**", "", ...r.gate.failures.map((f) => `- ${f}`));
   const bad = r.rows.filter((x) => x.verdict !== "grounded").slice(0, 20);
   if (bad.length > 0) {
     lines.push("", "| id | verdict | score | first unsupported claim |", "|---|---|---|---|");
     for (const x of bad) {
       const claim = x.claims.find((c) => c.verdict !== "supported")?.text ?? x.reason ?? x.error ?? "";
-      lines.push(`| ${String(x.id).replace(/\|/g, "\\|")} | ${x.verdict} | ${x.score === null ? "–" : x.score.toFixed(3)} | ${claim.replace(/\|/g, "\\|").replace(/\n/g, " ").slice(0, 120)} |`);
+      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${mdText(claim, 120)} |`);
     }
   }
   if (r.regressions.length > 0) {
     lines.push("", "| regressed row | before | after |", "|---|---|---|");
-    for (const g of r.regressions.slice(0, 50)) lines.push(`| ${String(g.id)} | ${g.before} (${g.scoreBefore?.toFixed(3) ?? "–"}) | ${g.after} (${g.scoreAfter?.toFixed(3) ?? "–"}) |`);
+    for (const g of r.regressions.slice(0, 50)) lines.push(`| ${mdText(g.id, 80)} | ${mdText(g.before)} (${fixed3(g.scoreBefore)}) | ${mdText(g.after)} (${fixed3(g.scoreAfter)}) |`);
   }
   return lines.join("\n") + "\n";
 }
 
+/** One testcase per row; XML-escaped, with characters XML 1.0 cannot carry dropped. */
 export function reportJunit(r: EvalReport): string {
   const failures = r.rows.filter((x) => x.verdict !== "grounded").length;
   const cases = r.rows.map((x) => {
-    const name = escapeXml(String(x.id));
+    const name = escapeXml(String(x.id), true);
     if (x.verdict === "grounded") return `    <testcase classname="groundwatch.eval" name="${name}"/>`;
     const claim = x.claims.find((c) => c.verdict !== "supported");
     const message = x.verdict === "unscorable" ? `unscorable: ${x.reason ?? x.error ?? ""}` : `ungrounded (score ${x.score?.toFixed(3)}): ${claim?.verdict ?? ""} claim "${claim?.text ?? ""}"`;
-    return `    <testcase classname="groundwatch.eval" name="${name}">\n      <failure message="${escapeXml(message.slice(0, 500))}" type="${x.verdict}">${escapeXml(claim?.evidence ? `nearest evidence: ${claim.evidence.text}` : message)}</failure>\n    </testcase>`;
+    return `    <testcase classname="groundwatch.eval" name="${name}">\n      <failure message="${escapeXml(message.slice(0, 500), true)}" type="${escapeXml(x.verdict, true)}">${escapeXml(claim?.evidence ? `nearest evidence: ${claim.evidence.text}` : message)}</failure>\n    </testcase>`;
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="groundwatch eval" tests="${r.rows.length}" failures="${failures}">\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
 }
@@ -132,7 +133,7 @@ export function reportHtml(r: EvalReport): string {
         .filter((c) => c.verdict !== "supported")
         .map((c) => `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}): “${escapeHtml(c.text)}”${c.evidence ? `<br><span class="ev">nearest evidence [doc ${c.evidence.doc}]: ${escapeHtml(c.evidence.text.slice(0, 400))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}</li>`)
         .join("");
-      return `<tr class="${x.verdict}"><td>${escapeHtml(String(x.id))}</td><td>${x.verdict}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
+      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
     })
     .join("\n");
   const scores = r.rows.filter((x) => x.score !== null).map((x) => x.score as number);
@@ -148,7 +149,7 @@ mark.unsupported{background:#ffe08a}mark.contradicted{background:#f5a3a3}.ev{col
 <h1>groundwatch eval — <span class="${r.gate.passed ? "pass" : "fail"}">${r.gate.passed ? "PASSED" : "FAILED"}</span></h1>
 <table class="summary">
 <tr><td>set</td><td>${escapeHtml(r.set)} (${s.rows} rows)</td></tr>
-<tr><td>backend</td><td>${escapeHtml(`${r.backend.name} ${r.backend.version}`)} (${r.backend.tier})</td></tr>
+<tr><td>backend</td><td>${escapeHtml(`${r.backend.name} ${r.backend.version}`)} (${escapeHtml(r.backend.tier)})</td></tr>
 <tr><td>mean groundedness</td><td>${s.meanGroundedness === null ? "–" : s.meanGroundedness.toFixed(3)}${r.gate.floor !== undefined ? ` (floor ${r.gate.floor})` : ""}</td></tr>
 <tr><td>hallucination rate</td><td>${pct(s.hallucinationRate)}${s.hallucinationInterval ? ` (95% CI ${pct(s.hallucinationInterval.low)}–${pct(s.hallucinationInterval.high)})` : ""}${r.gate.maxHallucinationRate !== undefined ? ` (max ${pct(r.gate.maxHallucinationRate)})` : ""}</td></tr>
 <tr><td>unscorable</td><td>${s.unscorable}</td></tr>

@@ -1,6 +1,5 @@
-import { appendFileSync, createReadStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { wilsonInterval } from "../core/calibration.ts";
 import type { ContextInput } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
@@ -11,10 +10,12 @@ import { createIdChecker } from "./unique-ids.ts";
 import type { EvalReport, EvalRow } from "./eval-report.ts";
 import { reportHtml, reportJunit, reportMarkdown } from "./eval-report.ts";
 import { EXIT } from "./exit-codes.ts";
+import { inputLines, makeOutputDir, outputDir, readTextFile, writeOutputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
+import { sanitizeForTerminal } from "./io.ts";
 import { parseSamples } from "./score-rows.ts";
 import type { TargetOptions } from "./target.ts";
-import { askTarget, renderRequest } from "./target.ts";
+import { DEFAULT_MAX_REPLY_BYTES, askTarget, renderRequest } from "./target.ts";
 
 export const EVAL_HELP: string = `groundwatch eval — a CI release gate on a fixed evaluation set
 
@@ -29,6 +30,7 @@ needs its answer; with --target the answers (and resamples) come from your RAG e
   --answer-path PATH        dot path of the answer in the reply (default "answer")
   --samples-path PATH       dot path of an array of resamples in the reply (optional)
   --concurrency N           requests in flight (default 4); --timeout-ms N (default 30000); --retries N (default 2)
+  --max-reply-bytes N       largest reply read (default ${DEFAULT_MAX_REPLY_BYTES}); a larger one fails its row
 
 Gate: fails when mean groundedness < --floor, the hallucination rate (ungrounded / scorable) >
 --max-hallucination-rate, or, with --baseline, any row regressed (was grounded, now not; or its
@@ -95,6 +97,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       concurrency: { type: "string" },
       "timeout-ms": { type: "string" },
       retries: { type: "string" },
+      "max-reply-bytes": { type: "string" },
       out: { type: "string" },
       ...BACKEND_FLAGS,
     });
@@ -102,10 +105,12 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     const floor = numberFlag("floor", args.floor, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
     const maxRate = numberFlag("max-hallucination-rate", args["max-hallucination-rate"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1");
     const concurrency = numberFlag("concurrency", args.concurrency, (n) => Number.isInteger(n) && n >= 1 && n <= 256, "an integer from 1 to 256") ?? 4;
+    // Checked before any row is scored: a bad --out should not cost a whole run.
+    const out = outputDir("--out", args.out ?? "groundwatch-report", io);
     let baseline: EvalReport | undefined;
     if (args.baseline) {
       try {
-        baseline = JSON.parse(readFileSync(resolve(io.cwd, args.baseline), "utf8")) as EvalReport;
+        baseline = JSON.parse(readTextFile(resolve(io.cwd, args.baseline))) as EvalReport;
         if (!Array.isArray(baseline.rows)) throw new Error('no "rows"');
       } catch (error) {
         throw new UsageError(`cannot read --baseline ${args.baseline}: ${(error as Error).message}`);
@@ -127,13 +132,14 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
         ...(args["samples-path"] ? { samplesPath: args["samples-path"] } : {}),
         timeoutMs: numberFlag("timeout-ms", args["timeout-ms"], (n) => n > 0, "a positive number") ?? 30_000,
         attempts: (numberFlag("retries", args.retries, (n) => Number.isInteger(n) && n >= 0, "a whole number") ?? 2) + 1,
+        maxReplyBytes: numberFlag("max-reply-bytes", args["max-reply-bytes"], (n) => Number.isSafeInteger(n) && n >= 1, "a positive whole number of bytes") ?? DEFAULT_MAX_REPLY_BYTES,
       };
     }
 
     const set: SetRow[] = [];
     const checkId = createIdChecker("the report, junit.xml and --baseline match rows by id");
     let n = 0;
-    for await (const line of createInterface({ input: source === "-" ? io.stdin : createReadStream(source), crlfDelay: Infinity })) {
+    for await (const line of inputLines(source, io)) {
       n++;
       if (line.trim() === "") continue;
       const row = parseSetRow(line, n);
@@ -236,14 +242,20 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       regressions,
       rows: results,
     };
-    const out = resolve(io.cwd, args.out ?? "groundwatch-report");
-    mkdirSync(out, { recursive: true });
+    makeOutputDir("--out", out);
     const md = reportMarkdown(report);
-    writeFileSync(resolve(out, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(resolve(out, "report.md"), md);
-    writeFileSync(resolve(out, "junit.xml"), reportJunit(report));
-    writeFileSync(resolve(out, "report.html"), reportHtml(report));
-    if (io.env.GITHUB_STEP_SUMMARY) appendFileSync(io.env.GITHUB_STEP_SUMMARY, md);
+    writeOutputFile("--out", resolve(out, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
+    writeOutputFile("--out", resolve(out, "report.md"), md);
+    writeOutputFile("--out", resolve(out, "junit.xml"), reportJunit(report));
+    writeOutputFile("--out", resolve(out, "report.html"), reportHtml(report));
+    if (io.env.GITHUB_STEP_SUMMARY) {
+      // The summary is a courtesy copy: failing to append it must not hide the gate's result.
+      try {
+        appendFileSync(io.env.GITHUB_STEP_SUMMARY, md);
+      } catch (error) {
+        io.stderr.write(`groundwatch eval: WARNING: cannot append to $GITHUB_STEP_SUMMARY ${sanitizeForTerminal(io.env.GITHUB_STEP_SUMMARY)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+      }
+    }
     io.stdout.write(md);
     io.stdout.write(`\nreports in ${out}: report.json, report.md, junit.xml, report.html\n`);
     return report.gate.passed ? EXIT.ok : EXIT.failure;

@@ -1,11 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { readCalibration } from "../sdk/options.ts";
+import { pathToFileURL } from "node:url";
 import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
-import { escapeHtml } from "./eval-report.ts";
 import { EXIT } from "./exit-codes.ts";
+import { outputFile, readTextFile, writeOutputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
+import { escapeHtml } from "./escape.ts";
 
 export const EVIDENCE_HELP = `groundwatch evidence — a report a risk owner can hand a supervisor
 
@@ -24,6 +25,43 @@ Exit codes: 0 written, 1 Prometheus or Chromium failed, 2 bad flags.
 `;
 
 type Series = Array<{ metric: Record<string, string>; values: Array<[number, string]> }>;
+
+/** What the report shows from calibration.json; every field is checked, since the file is the user's. */
+interface CalibrationRecord {
+  readonly threshold: number;
+  readonly criterion: string | undefined;
+  readonly auroc: { readonly value: number; readonly low: number; readonly high: number } | undefined;
+  readonly rows: number | undefined;
+  readonly createdAt: string | undefined;
+  readonly backend: string | undefined;
+}
+
+const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** Reads calibration.json (a leading byte order mark is allowed); a bad file is a UsageError naming it. */
+function readCalibrationRecord(flag: string, value: string, io: CommandIo): CalibrationRecord {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readTextFile(resolve(io.cwd, value)));
+  } catch (error) {
+    throw new UsageError(`cannot read ${flag} ${value}: ${error instanceof SyntaxError ? "not valid JSON" : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`);
+  }
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new UsageError(`cannot read ${flag} ${value}: not a JSON object`);
+  const c = raw as Record<string, unknown>;
+  if (!finite(c.threshold) || c.threshold < 0 || c.threshold > 1) throw new UsageError(`cannot read ${flag} ${value}: no "threshold" from 0 to 1`);
+  const a = c.auroc as Record<string, unknown> | null | undefined;
+  const d = c.dataset as Record<string, unknown> | null | undefined;
+  const b = c.backend as Record<string, unknown> | null | undefined;
+  return {
+    threshold: c.threshold,
+    criterion: text(c.criterion),
+    auroc: a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined,
+    rows: d && finite(d.rows) ? d.rows : undefined,
+    createdAt: text(c.createdAt),
+    backend: b && typeof b === "object" ? `${String(b.name ?? "?")} ${String(b.version ?? "")} (${String(b.tier ?? "?")})` : undefined,
+  };
+}
 
 function parseDate(flag: string, value: string | undefined): number {
   if (!value) throw new UsageError(`--${flag} is required`, true);
@@ -77,8 +115,9 @@ export function runEvidence(argv: readonly string[], io: CommandIo): Promise<num
     const to = parseDate("to", args.to);
     if (to <= from) throw new UsageError("--to must be after --from");
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.1;
-    const calibration = args.calibration ? readCalibration(resolve(io.cwd, args.calibration)) : undefined;
-    const calibrationRaw = args.calibration ? (JSON.parse(readFileSync(resolve(io.cwd, args.calibration), "utf8")) as { auroc?: { value: number; low: number; high: number }; dataset?: { rows: number }; createdAt?: string; criterion?: string }) : undefined;
+    const calibration = args.calibration ? readCalibrationRecord("--calibration", args.calibration, io) : undefined;
+    // Checked before Prometheus is queried.
+    const out = outputFile("--out", args.out ?? "evidence.html", io);
     const route = args.route ? `groundwatch_route="${args.route.replace(/["\\]/g, "\\$&")}"` : 'groundwatch_route=~".+"';
     const span = to - from;
     const step = Math.max(1, Math.round(span / 200));
@@ -128,18 +167,17 @@ ${firings.length ? `<table><tr><th>alert</th><th>route</th><th>severity</th><th>
 <h2>Scoring backend</h2>
 ${backends.length ? `<table><tr><th>backend</th><th>tier</th><th>answers</th></tr>${backends.map((b) => `<tr><td>${escapeHtml(b.metric.groundwatch_backend_name ?? "")}</td><td>${escapeHtml(b.metric.groundwatch_backend_tier ?? "")}</td><td>${Math.round(Number(b.value[1]))}</td></tr>`).join("")}</table>${backends.some((b) => b.metric.groundwatch_backend_tier === "triage") ? "<p class=\"over\">Part of this period was scored by a triage-tier backend: those figures are indicative, not decision-grade.</p>" : ""}` : "<p>No evaluations in this period.</p>"}
 <h2>Calibration record</h2>
-${calibration && calibrationRaw ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixed(4)} (${escapeHtml(calibrationRaw.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibrationRaw.auroc ? `${calibrationRaw.auroc.value.toFixed(3)} (95% CI ${calibrationRaw.auroc.low.toFixed(3)}–${calibrationRaw.auroc.high.toFixed(3)})` : "–"}</td></tr><tr><td>labelled set</td><td>${calibrationRaw.dataset?.rows ?? "–"} answers</td></tr><tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ? `${calibration.backend.name} ${calibration.backend.version} (${calibration.backend.tier})` : "–")}</td></tr></table>` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
+${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixed(4)} (${escapeHtml(calibration.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibration.auroc ? `${calibration.auroc.value.toFixed(3)} (95% CI ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "–"}</td></tr><tr><td>labelled set</td><td>${calibration.rows !== undefined ? Math.round(calibration.rows) : "–"} answers</td></tr><tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ?? "–")}</td></tr></table>` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
 <p style="font-size:12px;color:#777">Generated ${escapeHtml(new Date().toISOString())} by groundwatch evidence.</p>
 </body></html>
 `;
-    const out = resolve(io.cwd, args.out ?? "evidence.html");
-    writeFileSync(out, html);
+    writeOutputFile("--out", out, html);
     io.stdout.write(`wrote ${out}\n`);
     if (args.pdf) {
       const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
       if (!chromium) throw new Error("--pdf needs headless Chromium (apt-get install chromium); the HTML report was written");
       const pdf = out.replace(/\.html?$/i, "") + ".pdf";
-      execFileSync(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${resolve(out, "..", ".chromium-profile")}`, `--print-to-pdf=${pdf}`, "--no-pdf-header-footer", `file://${out}`], { stdio: "ignore", timeout: 60_000 });
+      execFileSync(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${resolve(out, "..", ".chromium-profile")}`, `--print-to-pdf=${pdf}`, "--no-pdf-header-footer", pathToFileURL(out).href], { stdio: "ignore", timeout: 60_000 });
       io.stdout.write(`wrote ${pdf}\n`);
     }
     return EXIT.ok;

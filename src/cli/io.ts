@@ -9,26 +9,41 @@ export interface CommandIo {
   readonly cwd: string;
 }
 
-/** Writes and waits for the stream to drain when its buffer is full, so output stays bounded. */
+/**
+ * Writes and waits for the stream to drain when its buffer is full, so output stays bounded.
+ * A stream that has failed or closed rejects at once (it would never drain).
+ */
 export async function writeLine(out: Writable, line: string): Promise<void> {
+  if (out.errored || out.destroyed) throw out.errored ?? new Error("the output is closed");
   if (!out.write(line + "\n")) {
+    if (out.errored || out.destroyed) throw out.errored ?? new Error("the output is closed");
     await new Promise<void>((resolve, reject) => {
-      const onDrain = (): void => {
+      const done = (): void => {
+        out.off("drain", onDrain);
         out.off("error", onError);
+        out.off("close", onClose);
+      };
+      const onDrain = (): void => {
+        done();
         resolve();
       };
       const onError = (error: Error): void => {
-        out.off("drain", onDrain);
+        done();
         reject(error);
+      };
+      const onClose = (): void => {
+        done();
+        reject(out.errored ?? new Error("the output closed"));
       };
       out.once("drain", onDrain);
       out.once("error", onError);
+      out.once("close", onClose);
     });
   }
 }
 
 // eslint-disable-next-line no-control-regex
-const CONTROL = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-_]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-_]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Strips ANSI escapes, control and bidi characters: answers are untrusted text. */
 export function sanitizeForTerminal(text: string): string {

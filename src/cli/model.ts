@@ -1,5 +1,5 @@
-import { statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isConfigError } from "../config/errors.ts";
 import { DEFAULT_MODEL_REPO, hubCacheDir, listCachedModels } from "../nli/hub/cache.ts";
@@ -10,8 +10,11 @@ import type { OnnxVariant } from "../nli/onnx/model-dir.ts";
 import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
 import { resolveModelDir } from "../nli/registry.ts";
+import { UsageError } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
+import { outputDir } from "./files.ts";
 import type { CommandIo } from "./io.ts";
+import { sanitizeForTerminal } from "./io.ts";
 
 export const MODEL_HELP = `groundwatch model — get and inspect NLI models for the onnx backend
 
@@ -27,8 +30,13 @@ list   shows the cached models and their sizes.
 info   loads a model and shows its label mapping, inputs, maximum length and files. Without
        ${ONNX_RUNTIME_PACKAGE} installed it shows what the files say; the inputs need the runtime.
 
-Exit codes: 0 ok, 1 download or load failure, 2 bad flags.
+Exit codes: 0 ok, 1 download or load failure, 2 bad flags, repo id, revision or --dir.
 `;
+
+/** An error's message for the terminal: the values it quotes may come from the hub or a model file. */
+function message(error: unknown): string {
+  return sanitizeForTerminal((error as Error).message);
+}
 
 function mb(bytes: number): string {
   return `${(bytes / 1e6).toFixed(1)} MB`;
@@ -79,11 +87,13 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
       const repo = positionals[0] ?? DEFAULT_MODEL_REPO;
       let lastDraw = 0;
       try {
+        // An absolute --dir stays absolute; a relative one is relative to the command's directory.
+        const dir = values.dir ? outputDir("--dir", values.dir, io) : undefined;
         const result = await pullModel({
           repo,
           env: io.env,
           ...(variant ? { variant } : {}),
-          ...(values.dir ? { dir: join(io.cwd, values.dir) } : {}),
+          ...(dir ? { dir } : {}),
           ...(values.revision ? { revision: values.revision } : {}),
           onProgress: ({ file, received, total }) => {
             if (!io.stderr.isTTY || Date.now() - lastDraw < 100) return;
@@ -98,8 +108,8 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
         io.stdout.write(`model ${repo}@${result.revision} is in ${result.dir}\nuse it with: --backend onnx --model ${values.dir ? result.dir : repo}\n`);
         return EXIT.ok;
       } catch (error) {
-        io.stderr.write(`\ngroundwatch model pull: ${(error as Error).message}\n`);
-        return EXIT.failure;
+        io.stderr.write(`${io.stderr.isTTY ? "\n" : ""}groundwatch model pull: ${message(error)}\n`);
+        return isConfigError(error) || error instanceof UsageError ? EXIT.usage : EXIT.failure;
       }
     }
     case "list": {
@@ -109,7 +119,10 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
         io.stdout.write(`no models cached in ${cache}; run \`groundwatch model pull\`\n`);
         return EXIT.ok;
       }
-      for (const m of models) io.stdout.write(`${m.repo}@${m.revision}  ${mb(m.bytes)}  ${m.dir}\n    ${m.files.join(", ")}\n`);
+      for (const m of models) {
+        io.stdout.write(`${m.repo}@${sanitizeForTerminal(m.revision)}  ${mb(m.bytes)}  ${m.dir}\n    ${sanitizeForTerminal(m.files.join(", "))}\n`);
+        for (const s of m.skipped) io.stderr.write(`groundwatch model list: skipped ${sanitizeForTerminal(join(m.dir, s.path))}: ${s.reason}\n`);
+      }
       return EXIT.ok;
     }
     case "info": {
@@ -119,7 +132,9 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
         return EXIT.usage;
       }
       try {
-        const dir = resolveModelDir(target, io.env);
+        // A directory is found relative to the command's directory, not the process's.
+        const local = resolve(io.cwd, target);
+        const dir = resolveModelDir(existsSync(local) ? local : target, io.env);
         const options = { dir, ...(variant ? { variant } : {}) };
         const runtime = await optionalRuntime(deps.importOnnxRuntime);
         let info: OnnxModelDescription & { readonly inputs?: readonly string[] };
@@ -145,7 +160,7 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
         if (!info.inputs) io.stderr.write(`groundwatch model info: ${ONNX_RUNTIME_PACKAGE} is not installed; the onnx backend needs it. Install it with \`${ONNX_RUNTIME_INSTALL}\` (on CPU-only machines, or where only the npm registry is reachable: \`${ONNX_RUNTIME_INSTALL_CPU}\`).\n`);
         return EXIT.ok;
       } catch (error) {
-        io.stderr.write(`groundwatch model info: ${(error as Error).message}\n`);
+        io.stderr.write(`groundwatch model info: ${message(error)}\n`);
         return isConfigError(error) ? EXIT.usage : EXIT.failure;
       }
     }

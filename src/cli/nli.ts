@@ -1,11 +1,9 @@
-import { createReadStream, createWriteStream } from "node:fs";
-import { resolve } from "node:path";
-import { createInterface } from "node:readline";
 import type { Writable } from "node:stream";
 import type { EntailmentBackend, NliPair } from "../nli/backend.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { inputPath, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
+import { closeOutputStream, inputLines, openOutputStream, outputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { writeLine } from "./io.ts";
 import { describeUsage } from "./usage.ts";
@@ -66,15 +64,23 @@ export function runNli(argv: readonly string[], io: CommandIo): Promise<number> 
     const { values: args } = parseFlags(argv, { input: { type: "string", short: "i" }, output: { type: "string", short: "o" }, batch: { type: "string" }, "skip-invalid": { type: "boolean" }, ...BACKEND_FLAGS });
     const source = inputPath(args.input, io);
     const batchSize = numberFlag("batch", args.batch, (n) => Number.isInteger(n) && n >= 1, "a positive integer") ?? 32;
+    // Checked before the backend loads; opened (and truncated) only once it has.
+    const output = args.output ? outputFile("--output", args.output, io) : undefined;
     const backend = await openBackend(args, io);
-    return classifyRows(args, source, batchSize, backend, io);
+    return classifyRows({ output, "skip-invalid": args["skip-invalid"] }, source, batchSize, backend, io);
   });
 }
 
-async function classifyRows(args: { output?: string | undefined; "skip-invalid"?: boolean | undefined }, source: string, batchSize: number, backend: EntailmentBackend, io: CommandIo): Promise<number> {
+async function classifyRows(args: { output: string | undefined; "skip-invalid"?: boolean | undefined }, source: string, batchSize: number, backend: EntailmentBackend, io: CommandIo): Promise<number> {
   io.stderr.write(`groundwatch nli: backend ${backend.name} ${backend.version} (tier ${backend.tier})\n`);
-  const out: Writable = args.output ? createWriteStream(resolve(io.cwd, args.output)) : io.stdout;
-  const lines = createInterface({ input: source === "-" ? io.stdin : createReadStream(source), crlfDelay: Infinity });
+  let file: ReturnType<typeof openOutputStream> | undefined;
+  try {
+    file = args.output ? openOutputStream("--output", args.output) : undefined;
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
+  const out: Writable = file ?? io.stdout;
   const counts = { classified: 0, failed: 0, invalid: 0 };
   let exit: number = EXIT.ok;
   let batch: Row[] = [];
@@ -107,7 +113,7 @@ async function classifyRows(args: { output?: string | undefined; "skip-invalid"?
   };
   try {
     let n = 0;
-    for await (const line of lines) {
+    for await (const line of inputLines(source, io)) {
       n++;
       if (line.trim() === "") continue;
       const parsed = parseRow(line, n);
@@ -128,8 +134,12 @@ async function classifyRows(args: { output?: string | undefined; "skip-invalid"?
     io.stderr.write(`groundwatch nli: ${(error as Error).message}\n`);
     exit = EXIT.failure;
   } finally {
-    lines.close();
-    if (args.output) await new Promise<void>((r) => out.end(r));
+    if (file) {
+      await closeOutputStream(file).catch((error: unknown) => {
+        io.stderr.write(`groundwatch nli: cannot write --output ${args.output ?? ""}: ${(error as Error).message}\n`);
+        exit = EXIT.failure;
+      });
+    }
     await backend.close();
   }
   const usage = describeUsage(backend);

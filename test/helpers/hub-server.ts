@@ -15,7 +15,21 @@ export interface HubServerOptions {
   readonly corrupt?: boolean;
   /** Require this bearer token. */
   readonly token?: string;
+  /** Revisions the repo answers for (default ["main"]). */
+  readonly revisions?: readonly string[];
+  /** Rewrites the revision answer before it is sent: how a test plays a malicious hub. */
+  readonly rewriteInfo?: (info: HubRevisionInfo) => unknown;
 }
+
+/** The hub's answer for a revision: the commit and the files with their sizes and LFS hashes. */
+export interface HubRevisionInfo {
+  id: string;
+  sha: string;
+  siblings: Array<{ rfilename: string; size: number; lfs?: { sha256: string; size: number } }>;
+}
+
+/** The commit every revision of the test hub resolves to. */
+export const HUB_SHA = "0123456789abcdef0123456789abcdef01234567";
 
 export interface HubServer {
   readonly url: string;
@@ -49,16 +63,17 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
       res.writeHead(401).end();
       return;
     }
-    if (path === `/api/models/${options.repo}/revision/main`) {
+    if ((options.revisions ?? ["main"]).some((r) => path === `/api/models/${options.repo}/revision/${r}`)) {
       const siblings = [...content].map(([name, buf]) => ({
         rfilename: name,
         size: buf.length,
         ...(name.endsWith(".onnx") ? { lfs: { sha256: createHash("sha256").update(buf).digest("hex"), size: buf.length } } : {}),
       }));
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: options.repo, sha: "0123456789abcdef", siblings }));
+      const info: HubRevisionInfo = { id: options.repo, sha: HUB_SHA, siblings };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(options.rewriteInfo ? options.rewriteInfo(info) : info));
       return;
     }
-    const prefix = `/${options.repo}/resolve/0123456789abcdef/`;
+    const prefix = `/${options.repo}/resolve/${HUB_SHA}/`;
     if (!path.startsWith(prefix)) {
       res.writeHead(404).end();
       return;

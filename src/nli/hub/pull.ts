@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync,
 import { dirname, join } from "node:path";
 import type { OnnxVariant } from "../onnx/model-dir.ts";
 import { cachedSnapshot, hubCacheDir, hubEndpoint, hubToken, isOffline, repoCacheDir } from "./cache.ts";
+import { checkRepoId, checkRevision, isCommitSha, isInside, isSafeRelativePath, isSha256, shown } from "./names.ts";
 
 export interface PullOptions {
   readonly repo: string;
@@ -26,12 +27,6 @@ export interface PullResult {
   readonly dir: string;
   readonly revision: string;
   readonly files: ReadonlyArray<{ path: string; bytes: number; status: "downloaded" | "resumed" | "present"; sha256?: string }>;
-}
-
-interface Sibling {
-  readonly rfilename: string;
-  readonly size?: number;
-  readonly lfs?: { readonly sha256?: string; readonly size?: number };
 }
 
 const GRAPH_FILES: Record<OnnxVariant, readonly string[]> = {
@@ -67,66 +62,114 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest("hex");
 }
 
+/** A file's entry in the hub's listing, checked. */
+interface Listed {
+  readonly size: number | undefined;
+  readonly sha256: string | undefined;
+}
+
+function sizeOf(value: unknown, what: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw new HubError(`the hub listed ${what} with an invalid size ${shown(value)}`);
+  return value;
+}
+
+/**
+ * The commit and the file listing from the hub's answer, checked before any of it is used:
+ * the commit must be 40 hex digits and each LFS hash 64. A listed name that is not a safe
+ * relative path is left out: groundwatch only fetches the few files it names itself.
+ */
+function readListing(raw: unknown, repo: string, revision: string): { sha: string; files: Map<string, Listed> } {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new HubError(`${repo}@${revision}: the hub's answer is not a JSON object`);
+  const info = raw as { sha?: unknown; siblings?: unknown };
+  let sha: string;
+  if (info.sha === undefined || info.sha === null) sha = revision;
+  else if (isCommitSha(info.sha)) sha = info.sha.toLowerCase();
+  else throw new HubError(`${repo}@${revision}: the hub answered an invalid commit ${shown(info.sha)} (expected 40 hex digits)`);
+  if (info.siblings !== undefined && !Array.isArray(info.siblings)) throw new HubError(`${repo}@${revision}: the hub's file list is not an array`);
+  const files = new Map<string, Listed>();
+  for (const s of (info.siblings ?? []) as unknown[]) {
+    if (!s || typeof s !== "object") continue;
+    const { rfilename, size, lfs } = s as { rfilename?: unknown; size?: unknown; lfs?: { sha256?: unknown; size?: unknown } | null };
+    if (!isSafeRelativePath(rfilename)) continue;
+    const what = shown(rfilename);
+    const sha256 = lfs?.sha256;
+    if (sha256 !== undefined && sha256 !== null && !isSha256(sha256)) throw new HubError(`the hub listed ${what} with an invalid sha256 ${shown(sha256)} (expected 64 hex digits)`);
+    files.set(rfilename, { size: sizeOf(lfs?.size, what) ?? sizeOf(size, what), sha256: typeof sha256 === "string" ? sha256.toLowerCase() : undefined });
+  }
+  return { sha, files };
+}
+
+/** Refuses a write path outside `base`: the last line of defence behind the name checks. */
+function inside(base: string, path: string): string {
+  if (!isInside(base, path)) throw new HubError(`refusing to write ${path}: it is outside ${base}`);
+  return path;
+}
+
 /**
  * Downloads a model repository's ONNX files from the Hugging Face Hub (or any server
  * with its URL layout: HF_ENDPOINT) into the hub cache. Each file is written to
  * `.incomplete`, resumed with a Range request after an interruption, checked against
  * the size and sha256 the hub lists, and renamed into place only when whole.
+ * A bad repo id or revision is a ConfigError; an unsafe answer from the hub is a HubError.
  */
 export async function pullModel(options: PullOptions): Promise<PullResult> {
-  const revision = options.revision ?? "main";
+  const repo = checkRepoId(options.repo);
+  const revision = checkRevision(options.revision ?? "main");
   const variant = options.variant ?? "quantized";
   const cache = hubCacheDir(options.env);
+  const repoDir = repoCacheDir(cache, repo);
   const doFetch = options.fetch ?? fetch;
   const attempts = options.attempts ?? 3;
   const headers: Record<string, string> = { "user-agent": "groundwatch" };
   const token = hubToken(options.env);
   if (token) headers.authorization = `Bearer ${token}`;
-  const fallbackTarget = options.dir ?? join(repoCacheDir(cache, options.repo), "snapshots", revision);
+  const fallbackTarget = options.dir ?? join(repoDir, "snapshots", revision);
 
   if (isOffline(options.env)) {
-    const cached = options.dir ? (existsSync(join(options.dir, "config.json")) ? options.dir : undefined) : cachedSnapshot(cache, options.repo, revision);
+    const cached = options.dir ? (existsSync(join(options.dir, "config.json")) ? options.dir : undefined) : cachedSnapshot(cache, repo, revision);
     if (cached) return { dir: cached, revision, files: [] };
-    throw new HubError(`HF_HUB_OFFLINE is set and ${options.repo}@${revision} is not cached in ${cache}.\n${manualSteps(options.repo, variant, fallbackTarget)}`);
+    throw new HubError(`HF_HUB_OFFLINE is set and ${repo}@${revision} is not cached in ${cache}.\n${manualSteps(repo, variant, fallbackTarget)}`);
   }
 
   const endpoint = hubEndpoint(options.env);
-  const infoUrl = `${endpoint}/api/models/${options.repo}/revision/${encodeURIComponent(revision)}?blobs=true`;
-  let info: { sha?: string; siblings?: Sibling[] };
+  const infoUrl = `${endpoint}/api/models/${repo}/revision/${encodeURIComponent(revision)}?blobs=true`;
+  let raw: unknown;
   try {
     const res = await doFetch(infoUrl, { headers });
-    if (res.status === 401 || res.status === 403) throw new HubError(`${options.repo}: the hub refused access (HTTP ${res.status}); for a private or gated repo set HF_TOKEN`);
-    if (res.status === 404) throw new HubError(`${options.repo}@${revision}: not found on ${endpoint} (HTTP 404)`);
+    if (res.status === 401 || res.status === 403) throw new HubError(`${repo}: the hub refused access (HTTP ${res.status}); for a private or gated repo set HF_TOKEN`);
+    if (res.status === 404) throw new HubError(`${repo}@${revision}: not found on ${endpoint} (HTTP 404)`);
     if (!res.ok) throw new HubError(`${infoUrl}: HTTP ${res.status}`);
-    info = (await res.json()) as typeof info;
+    raw = await res.json();
   } catch (error) {
     if (error instanceof HubError) throw error;
-    throw new HubError(`cannot reach ${endpoint} (${(error as Error).message}).\n${manualSteps(options.repo, variant, fallbackTarget)}`);
+    if (error instanceof SyntaxError) throw new HubError(`${repo}@${revision}: the hub's answer from ${endpoint} is not JSON`);
+    throw new HubError(`cannot reach ${endpoint} (${(error as Error).message}).\n${manualSteps(repo, variant, fallbackTarget)}`);
   }
-  const siblings = new Map((info.siblings ?? []).map((s) => [s.rfilename, s]));
-  const sha = info.sha ?? revision;
-  const target = options.dir ?? join(repoCacheDir(cache, options.repo), "snapshots", sha);
+  const { sha, files: siblings } = readListing(raw, repo, revision);
+  const snapshots = join(repoDir, "snapshots");
+  const target = options.dir ?? inside(snapshots, join(snapshots, sha));
   const graph = GRAPH_FILES[variant].find((f) => siblings.has(f));
   if (!graph) {
-    throw new HubError(`${options.repo}@${revision} has no ${variant} ONNX graph (looked for ${GRAPH_FILES[variant].join(", ")}; files: ${[...siblings.keys()].filter((f) => f.endsWith(".onnx")).join(", ") || "none"})`);
+    throw new HubError(`${repo}@${revision} has no ${variant} ONNX graph (looked for ${GRAPH_FILES[variant].join(", ")}; files: ${[...siblings.keys()].filter((f) => f.endsWith(".onnx")).map((f) => shown(f)).join(", ") || "none"})`);
   }
   const missing = REQUIRED.filter((f) => !siblings.has(f));
-  if (missing.length > 0) throw new HubError(`${options.repo}@${revision} lacks ${missing.join(", ")}: not a model groundwatch can load`);
+  if (missing.length > 0) throw new HubError(`${repo}@${revision} lacks ${missing.join(", ")}: not a model groundwatch can load`);
   const wanted = [...REQUIRED, ...OPTIONAL.filter((f) => siblings.has(f)), graph];
 
   const results: Array<PullResult["files"][number]> = [];
   for (const path of wanted) {
     const meta = siblings.get(path);
-    const expectedSize = meta?.lfs?.size ?? meta?.size;
-    const expectedSha = meta?.lfs?.sha256;
-    const dest = join(target, path);
+    const expectedSize = meta?.size;
+    const expectedSha = meta?.sha256;
+    const dest = inside(target, join(target, path));
     const partial = `${dest}.incomplete`;
     mkdirSync(dirname(dest), { recursive: true });
     if (existsSync(dest) && (expectedSize === undefined || statSync(dest).size === expectedSize) && (!expectedSha || (await sha256Of(dest)) === expectedSha)) {
       results.push({ path, bytes: statSync(dest).size, status: "present", ...(expectedSha ? { sha256: expectedSha } : {}) });
       continue;
     }
-    const url = `${endpoint}/${options.repo}/resolve/${encodeURIComponent(sha)}/${path}`;
+    const url = `${endpoint}/${repo}/resolve/${encodeURIComponent(sha)}/${path}`;
     let resumed = false;
     let lastError: Error | undefined;
     for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -184,9 +227,11 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
     if (lastError) throw new HubError(`${path}: download failed after ${attempts} attempts (${lastError.message}); run the pull again to resume`);
   }
   if (!options.dir) {
-    const refs = join(repoCacheDir(cache, options.repo), "refs");
-    mkdirSync(refs, { recursive: true });
-    writeFileSync(join(refs, revision), sha);
+    const refs = join(repoDir, "refs");
+    // A revision such as refs/pr/1 is a nested file, as the hub's own clients store it.
+    const ref = inside(refs, join(refs, revision));
+    mkdirSync(dirname(ref), { recursive: true });
+    writeFileSync(ref, sha);
   }
   return { dir: target, revision: sha, files: results };
 }

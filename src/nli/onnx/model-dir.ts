@@ -43,13 +43,117 @@ export function locateModelFiles(dir: string, variant?: OnnxVariant): ModelFiles
   };
 }
 
-/** Reads a JSON file; a parse failure names the file. */
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
+
+/**
+ * Where and why `text` is not JSON, as "… at line L, column C", without quoting it: V8's
+ * JSON.parse messages include a snippet of the input, and a model file is not ours to print.
+ * Iterative, so deep nesting cannot overflow the stack.
+ */
+export function jsonSyntaxProblem(text: string): string {
+  let i = 0;
+  const stack: string[] = [];
+  const at = (what: string): string => {
+    const before = text.slice(0, i);
+    const line = before.split("\n").length;
+    return `${what} at line ${line}, column ${i - before.lastIndexOf("\n")}`;
+  };
+  const skip = (): void => {
+    while (i < text.length && " \t\n\r".includes(text[i] as string)) i++;
+  };
+  const string = (): string | undefined => {
+    i++;
+    for (;;) {
+      if (i >= text.length) return at("unterminated string");
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        i++;
+        return undefined;
+      }
+      if (c < 0x20) return at("control character in a string");
+      if (c === 0x5c) {
+        ESCAPE.lastIndex = i;
+        if (!ESCAPE.test(text)) return at("invalid escape in a string");
+        i = ESCAPE.lastIndex;
+      } else i++;
+    }
+  };
+  const key = (): string | undefined => {
+    skip();
+    if (text[i] !== '"') return at(i >= text.length ? "unexpected end of input" : "expected a property name in double quotes");
+    const bad = string();
+    if (bad) return bad;
+    skip();
+    if (text[i] !== ":") return at("expected ':' after a property name");
+    i++;
+    return undefined;
+  };
+  for (;;) {
+    skip();
+    if (i >= text.length) return at("unexpected end of input");
+    const c = text[i] as string;
+    let opened = false;
+    if (c === "{" || c === "[") {
+      i++;
+      skip();
+      if (text[i] === (c === "{" ? "}" : "]")) i++;
+      else {
+        stack.push(c);
+        opened = true;
+        const bad = c === "{" ? key() : undefined;
+        if (bad) return bad;
+      }
+    } else if (c === '"') {
+      const bad = string();
+      if (bad) return bad;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      NUMBER.lastIndex = i;
+      if (!NUMBER.test(text)) return at("invalid number");
+      i = NUMBER.lastIndex;
+    } else {
+      const word = ["true", "false", "null"].find((w) => text.startsWith(w, i));
+      if (!word) return at("unexpected character");
+      i += word.length;
+    }
+    if (opened) continue;
+    // After a value: close containers, or a comma and the next value.
+    for (;;) {
+      skip();
+      const top = stack.at(-1);
+      if (top === undefined) return i < text.length ? at("unexpected text after the JSON value") : "not valid JSON";
+      if (i >= text.length) return at("unexpected end of input");
+      if (text[i] === (top === "{" ? "}" : "]")) {
+        i++;
+        stack.pop();
+        continue;
+      }
+      if (text[i] !== ",") return at(`expected ',' or '${top === "{" ? "}" : "]"}'`);
+      i++;
+      const bad = top === "{" ? key() : undefined;
+      if (bad) return bad;
+      break;
+    }
+  }
+}
+
+/**
+ * Reads a JSON file (a leading byte order mark is allowed); a failure names the file and
+ * what is wrong, never its contents.
+ */
 export function readJsonFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new Error(`onnx backend: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? "read failed"}`);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new Error(`onnx backend: cannot parse ${path}: ${(error as Error).message}`);
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`onnx backend: cannot parse ${path}: not valid JSON (${jsonSyntaxProblem(text)})`);
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error(`onnx backend: ${path} is not a JSON object`);
   return value as Record<string, unknown>;

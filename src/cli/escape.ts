@@ -1,0 +1,51 @@
+// Untrusted text (row ids, answers, claims, baseline reports) in the reports eval writes:
+// report.md, which GitHub renders in $GITHUB_STEP_SUMMARY, report.html and junit.xml.
+
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const LINE_BREAKS = /\s*(?:\r\n|[\t\n\r\u2028\u2029])\s*/g;
+
+/**
+ * One line of plain text: C0 and C1 control characters (ESC, NUL…) and bidirectional
+ * controls removed, line breaks and tabs collapsed to a space, cut to `max` characters.
+ */
+export function plainText(value: unknown, max = Infinity): string {
+  const text = String(value).replace(INVISIBLE, "").replace(LINE_BREAKS, " ");
+  if (text.length <= max) return text;
+  // Cut at a code point, never inside a surrogate pair.
+  return `${Array.from(text).slice(0, max).join("")}…`;
+}
+
+const MARKDOWN_SPECIAL = /[\\`*_[\]()!#|~$&<>]/g;
+const ENTITIES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
+
+/**
+ * Text for GitHub-flavoured Markdown, inline or in a table cell: one line (see plainText), every
+ * character that starts markup backslash-escaped (links, images, emphasis, code, headings, table
+ * pipes, math), and `&`, `<`, `>` as entities so no HTML, comment or autolink can open.
+ */
+export function mdText(value: unknown, max?: number): string {
+  return plainText(value, max).replace(MARKDOWN_SPECIAL, (c) => ENTITIES[c] ?? `\\${c}`);
+}
+
+const HTML_ENTITIES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text for HTML content or a quoted attribute; control and bidirectional characters removed. */
+export function escapeHtml(text: string): string {
+  return text.replace(INVISIBLE, (c) => (c === "\t" || c === "\n" || c === "\r" ? c : "")).replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);
+}
+
+// Not allowed in XML 1.0 at all: most C0 controls, unpaired surrogates, U+FFFE and U+FFFF.
+// eslint-disable-next-line no-control-regex
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const XML_WHITESPACE: Readonly<Record<string, string>> = { "\t": "&#9;", "\n": "&#10;", "\r": "&#13;" };
+
+/**
+ * Text for XML 1.0 content or a quoted attribute: characters XML cannot carry are dropped, as
+ * are C1 and bidirectional controls; in an attribute, tabs and line breaks are character
+ * references so a parser does not fold them into spaces.
+ */
+export function escapeXml(text: string, attribute = false): string {
+  const escaped = escapeHtml(text.replace(NOT_XML, ""));
+  return attribute ? escaped.replace(/[\t\n\r]/g, (c) => XML_WHITESPACE[c] ?? c) : escaped;
+}
