@@ -122,7 +122,7 @@ async function checkBackend(args: Parameters<typeof openBackend>[0], io: Command
 function checkCalibration(path: string | undefined, io: CommandIo): Check {
   if (!path) return { status: "WARN", what: "threshold", detail: "not calibrated (no --calibration)", fix: "label a few hundred answers and run groundwatch calibrate; pass the calibration.json to the SDK or collector" };
   try {
-    const raw = JSON.parse(readFileSync(resolve(io.cwd, path), "utf8")) as { threshold?: number; verdict?: string; auroc?: { value: number; low: number; high: number }; createdAt?: string; dataset?: { rows: number } };
+    const raw = JSON.parse(readFileSync(resolve(io.cwd, path), "utf8").replace(/^\uFEFF/, "")) as { threshold?: number; verdict?: string; auroc?: { value: number; low: number; high: number }; createdAt?: string; dataset?: { rows: number } };
     const detail = `${raw.threshold} from ${raw.dataset?.rows ?? "?"} labels, AUROC ${raw.auroc?.value.toFixed(3)} [${raw.auroc?.low.toFixed(3)}, ${raw.auroc?.high.toFixed(3)}], ${raw.createdAt ?? ""}`;
     if (raw.verdict !== "pass") return { status: "FAIL", what: "threshold", detail: `${detail}: the labelled set did not establish a signal (${raw.verdict})`, fix: "add labels or fix their direction, then re-run groundwatch calibrate" };
     return { status: "PASS", what: "threshold", detail: `calibrated ${detail}` };

@@ -35,7 +35,7 @@ export function loadConfigFile(path: string): ConfigFile {
   const yaml = /\.ya?ml$/i.test(path);
   let parsed: unknown;
   try {
-    const text = readFileSync(path, "utf8");
+    const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
     parsed = yaml ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
     throw new ConfigError("config file", path, `cannot read it as ${yaml ? "YAML" : "JSON"}: ${(error as Error).message}`);

@@ -1,5 +1,5 @@
 export { createMonitor } from "./monitor.ts";
-export type { Monitor, MonitorStats, ObserveInput } from "./monitor.ts";
+export type { Monitor, MonitorHealth, MonitorStats, ObserveInput } from "./monitor.ts";
 export { resolveMonitorOptions } from "./options.ts";
 export type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 export { createSampler, traceFraction } from "./sampling.ts";

@@ -101,7 +101,7 @@ export interface Calibration {
 export function readCalibration(path: string): Calibration {
   let c: Record<string, unknown>;
   try {
-    c = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    c = JSON.parse(readFileSync(path, "utf8").replace(/^\uFEFF/, "")) as Record<string, unknown>;
   } catch (error) {
     throw new ConfigError("calibrationFile", path, `cannot read it as JSON: ${(error as Error).message}`);
   }

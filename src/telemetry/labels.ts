@@ -4,7 +4,9 @@
  * label is displayed: a route could be shown as another). Built from escapes so this file holds
  * none of them literally.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_]/g;
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
