@@ -1,6 +1,10 @@
 import { readFileSync } from "node:fs";
+import { format } from "node:util";
+import type { DiagLogger } from "@opentelemetry/api";
+import { DiagLogLevel, diag } from "@opentelemetry/api";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
+import { sanitizeForTerminal } from "./io.ts";
 
 const HELP = `groundwatch — groundedness monitoring for retrieval-augmented generation
 
@@ -22,6 +26,34 @@ Commands:
 Run "groundwatch <command> --help" for a command's options.
 Exit codes: 0 ok, 1 failure while running, 2 bad flags or configuration, 3 malformed input.
 `;
+
+const DIAG_LEVELS: Readonly<Record<string, DiagLogLevel>> = {
+  NONE: DiagLogLevel.NONE,
+  ERROR: DiagLogLevel.ERROR,
+  WARN: DiagLogLevel.WARN,
+  INFO: DiagLogLevel.INFO,
+  DEBUG: DiagLogLevel.DEBUG,
+  VERBOSE: DiagLogLevel.VERBOSE,
+  ALL: DiagLogLevel.ALL,
+};
+
+/**
+ * Sends OpenTelemetry's diagnostic messages (groundwatch's own warnings among them: export failures,
+ * scorer errors) to the command's stderr, at OTEL_LOG_LEVEL (none, error, warn, info, debug, verbose,
+ * all; default warn); without it they would be dropped. Returns a function that removes it.
+ */
+export function installDiagLogger(io: CommandIo): () => void {
+  const level = DIAG_LEVELS[String(io.env.OTEL_LOG_LEVEL ?? "").trim().toUpperCase()] ?? DiagLogLevel.WARN;
+  const write =
+    (prefix: string) =>
+    (message: string, ...args: unknown[]): void => {
+      // Messages can carry untrusted text (routes, error bodies): no escape sequences reach the terminal.
+      io.stderr.write(`${prefix}${sanitizeForTerminal(format(message, ...args))}\n`);
+    };
+  const logger: DiagLogger = { error: write("error: "), warn: write("warning: "), info: write(""), debug: write(""), verbose: write("") };
+  diag.setLogger(logger, { logLevel: level, suppressOverrideMessage: true });
+  return () => diag.disable();
+}
 
 type Command = (argv: readonly string[], io: CommandIo) => Promise<number>;
 
@@ -46,7 +78,14 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
   const [command, ...rest] = argv;
   const load = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-  if (load) return (await load())(rest, io);
+  if (load) {
+    const removeDiagLogger = installDiagLogger(io);
+    try {
+      return await (await load())(rest, io);
+    } finally {
+      removeDiagLogger();
+    }
+  }
   switch (command) {
     case "version":
     case "--version": {

@@ -1,3 +1,4 @@
+import { sanitizeLabel } from "../telemetry/labels.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 
 /**
@@ -66,6 +67,16 @@ const MAX_FOUND = 1000;
 
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v.trim() !== "" ? v : undefined;
+}
+
+/**
+ * A route or service name as a metric label: ANSI sequences, control and bidi characters removed,
+ * at most 200 characters; undefined when nothing is left. Span attributes are untrusted text.
+ */
+export function routeLabel(v: unknown): string | undefined {
+  if (typeof v !== "string") return undefined;
+  const clean = sanitizeLabel(v, "");
+  return clean === "" ? undefined : clean;
 }
 
 function parseJson(v: unknown): unknown {
@@ -148,13 +159,14 @@ function messagesText(v: unknown, role?: string): string[] {
 }
 
 /** A document: a string, or an object with its text under content, page_content, pageContent or text. */
-function documentText(d: unknown): string | undefined {
+function documentText(d: unknown, depth = 0): string | undefined {
   if (typeof d === "string") return str(d);
   const o = record(d);
   if (!o) return undefined;
   for (const key of ["content", "page_content", "pageContent", "text"]) if (typeof o[key] === "string") return str(o[key]);
-  const nested = record(o.document);
-  return nested ? documentText(nested) : undefined;
+  // {"document": {"document": …}} nested thousands deep must not exhaust the stack.
+  const nested = depth < MAX_DEPTH ? record(o.document) : undefined;
+  return nested ? documentText(nested, depth + 1) : undefined;
 }
 
 function documentsFrom(v: unknown): string[] {
@@ -307,11 +319,11 @@ export function absorbSpan(parts: TraceParts, span: OtlpSpan, mapping: Attribute
 
   if (!span.parentSpanId) {
     parts.rootSeen = true;
-    const route = str(a["http.route"]);
+    const route = routeLabel(a["http.route"]);
     if (route !== undefined) parts.route = route;
     parts.parentSpanId ??= span.spanId;
   }
-  const service = str(span.resource["service.name"]);
+  const service = routeLabel(span.resource["service.name"]);
   if (service !== undefined) parts.service ??= service;
 }
 
@@ -353,7 +365,7 @@ export function absorbLog(parts: TraceParts, log: OtlpLog, mapping: AttributeMap
   if (question !== undefined) parts.question ??= question;
   const answer = (mapping.answer ?? []).map((k) => str(log.attributes[k])).find((x) => x !== undefined);
   if (answer !== undefined) setAnswer(parts, answer, log.spanId, "mapping");
-  const service = str(log.resource["service.name"]);
+  const service = routeLabel(log.resource["service.name"]);
   if (service !== undefined) parts.service ??= service;
 }
 

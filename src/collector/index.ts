@@ -1,12 +1,12 @@
-export { startCollector } from "./server.ts";
+export { ListenError, startCollector } from "./server.ts";
 export type { RunningCollector } from "./server.ts";
-export { parsePromptContext, resolveCollectorOptions } from "./options.ts";
+export { MIN_TOKEN_LENGTH, parsePromptContext, resolveCollectorOptions } from "./options.ts";
 export type { CollectorOptions, ResolvedCollectorOptions } from "./options.ts";
 export { createTraceJoiner } from "./joiner.ts";
-export type { IncompleteReason, Interaction, InteractionInfo, JoinerOptions, TraceJoiner } from "./joiner.ts";
-export { absorbLog, absorbSpan, resolveParts } from "./extract.ts";
+export type { Candidates, Footprint, IncompleteReason, Interaction, InteractionInfo, JoinerOptions, TraceJoiner } from "./joiner.ts";
+export { absorbLog, absorbSpan, resolveParts, routeLabel } from "./extract.ts";
 export type { AttributeMapping, Convention, PromptContext, PromptMessage, ResolvedParts, TraceParts } from "./extract.ts";
-export { decodeJson, decodeLogsJson, decodeLogsProtobuf, decodeProtobuf, encodeLogsResponse, encodeResponse, OtlpDecodeError } from "./otlp.ts";
+export { decodeJson, decodeLogsJson, decodeLogsPausing, decodeLogsProtobuf, decodeProtobuf, decodeSpansPausing, encodeLogsResponse, encodeResponse, MAX_VALUE_DEPTH, OtlpDecodeError } from "./otlp.ts";
 export type { DecodedLogs, DecodedSpans, OtlpLog, OtlpSpan, OtlpSpanEvent } from "./otlp.ts";
 export { createObservationParser, OBSERVATION_SCHEMA_PATH } from "./observations.ts";
 export type { ObservationLimits, ParsedObservations } from "./observations.ts";

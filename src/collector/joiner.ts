@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { AttributeMapping, Convention, PromptContext, TraceParts } from "./extract.ts";
-import { absorbLog, absorbSpan, resolveParts } from "./extract.ts";
+import { absorbLog, absorbSpan, resolveParts, routeLabel } from "./extract.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 
 /** A retrieval + generation joined from one trace, ready to score. */
@@ -16,15 +16,19 @@ export interface Interaction {
 /** How an interaction was found: the convention its documents and answer came from. */
 export interface InteractionInfo {
   readonly convention: Convention;
+  /** Text the interaction holds (documents, question and answer, in characters ≈ bytes). */
+  readonly bytes: number;
 }
 
 /**
  * Why a trace (or one record of it) was not scored. Per trace: `no_answer`, `no_documents`,
  * `no_documents_prompt_available` (promptContext is off, but the trace had input messages it could
- * read), `no_documents_prompt_unmatched` (promptContext is on and found nothing), `buffer_full`. Per
- * record: `duplicate_event` (a log record repeated: same span, event name, body and attributes),
- * `duplicate_span` (a span id seen before in the trace), `late` (a span or log record for a trace
- * already settled).
+ * read), `no_documents_prompt_unmatched` (promptContext is on and found nothing), `buffer_full` (settled
+ * early: the buffer held maxTraces traces or maxBufferBytes of text), `trace_too_large` (its text went
+ * over maxTraceBytes), `answer_too_large` (over maxAnswerChars), `too_many_documents` (over
+ * maxDocuments). Per record: `duplicate_event` (a log record repeated: same span, event name, body and
+ * attributes), `duplicate_span` (a span id seen before in the trace), `late` (a span or log record for a
+ * trace already settled).
  */
 export type IncompleteReason =
   | "no_answer"
@@ -32,6 +36,9 @@ export type IncompleteReason =
   | "no_documents_prompt_available"
   | "no_documents_prompt_unmatched"
   | "buffer_full"
+  | "trace_too_large"
+  | "answer_too_large"
+  | "too_many_documents"
   | "duplicate_event"
   | "duplicate_span"
   | "late";
@@ -41,24 +48,68 @@ export interface JoinerOptions {
   readonly timeoutMs: number;
   /** Traces held at once; beyond it the oldest is settled early. */
   readonly maxTraces: number;
+  /** Text one trace may hold (characters ≈ bytes); beyond it the trace is not scored (`trace_too_large`). Default: no limit. */
+  readonly maxTraceBytes?: number;
+  /** Text all traces together may hold; beyond it the oldest are settled early (`buffer_full`). Default: no limit. */
+  readonly maxBufferBytes?: number;
+  /** Most documents of an interaction; over it the trace is not scored (`too_many_documents`). Default: no limit. */
+  readonly maxDocuments?: number;
+  /** Longest answer in characters; over it the trace is not scored (`answer_too_large`). Default: no limit. */
+  readonly maxAnswerChars?: number;
   readonly mapping?: AttributeMapping;
   /** Documents inside the prompt; off by default. */
   readonly promptContext?: PromptContext;
   readonly onInteraction: (i: Interaction, info: InteractionInfo) => void;
   /** A trace that ended without both documents and an answer, or a record not used; counted, never silent. */
   readonly onIncomplete: (reason: IncompleteReason, route: string) => void;
+  /**
+   * Asked before a completed (or timed-out) trace's interaction is handed on: false (no room to score
+   * it now) keeps the trace buffered, waiting, until handOff() or sweep() finds room; waiting traces
+   * are handed on in the order they completed. Default: always true.
+   */
+  readonly canHandOff?: (route: string, bytes: number) => boolean;
   readonly now: () => number;
+}
+
+/** What ingesting some records could hand to scoring at once: the routes of the traces that may complete. */
+export interface Candidates {
+  readonly routes: string[];
+}
+
+/** What some records would add to the buffer at most: traces not held yet, and text. */
+export interface Footprint {
+  readonly traces: number;
+  readonly bytes: number;
 }
 
 export interface TraceJoiner {
   add(spans: readonly OtlpSpan[]): void;
   /** Adds log records (GenAI events); they join the trace of their trace id, whether its spans came before, come later, or never. */
   addLogs(logs: readonly OtlpLog[]): void;
-  /** Settles traces idle for longer than the timeout. */
+  /**
+   * Adds spans and log records `chunk` at a time, awaiting `pause()` between chunks so that a large
+   * request does not hold the event loop; traces complete only at the end, as with add().
+   */
+  ingest(records: { readonly spans?: readonly OtlpSpan[]; readonly logs?: readonly OtlpLog[] }, pause: () => Promise<void>, chunk?: number): Promise<void>;
+  /**
+   * The traces that adding these records could complete at once (their root span is in the records or
+   * has arrived), by the route each would be counted under; an upper bound: nothing is changed.
+   */
+  candidates(records: { readonly spans?: readonly OtlpSpan[]; readonly logs?: readonly OtlpLog[] }): Candidates;
+  /** An upper bound of what adding these records would add to the buffer; nothing is changed. */
+  footprint(records: { readonly spans?: readonly OtlpSpan[]; readonly logs?: readonly OtlpLog[] }): Footprint;
+  /** Hands on waiting traces while canHandOff allows, oldest first. */
+  handOff(): void;
+  /** Hands on waiting traces, then settles traces idle for longer than the timeout (see canHandOff). */
   sweep(): void;
-  /** Settles every trace now (shutdown). */
+  /** Settles every trace now, waiting ones included (shutdown). */
   drain(): void;
+  /** Traces held (waiting ones included). */
   readonly size: number;
+  /** Traces complete and waiting for room to be scored. */
+  readonly waiting: number;
+  /** Text the held traces hold (characters ≈ bytes). */
+  readonly bytes: number;
 }
 
 interface Entry {
@@ -66,34 +117,119 @@ interface Entry {
   lastSeen: number;
   /** Span ids and log record digests already absorbed, to count repeats once. */
   seen: Set<string>;
+  /** Text held (see RECORD_BYTES), and how much of parts.documents and parts.prompt is counted in it. */
+  bytes: number;
+  documentsCounted: number;
+  promptCounted: number;
+  /** Over maxTraceBytes: its content was let go; it waits for its root span or the timeout to be counted once. */
+  tooLarge: boolean;
+  /** Complete, waiting for room to be scored. */
+  waiting: boolean;
 }
+
+/** Counted per span or log record absorbed, for what the trace keeps of it besides text (its id). */
+const RECORD_BYTES = 64;
+const DEFAULT_CHUNK = 500;
 
 function logKey(log: OtlpLog): string {
   return createHash("sha1").update(JSON.stringify([log.spanId, log.eventName, log.body ?? null, log.attributes])).digest("base64");
 }
 
+/** Characters of text in an attribute value, walked to a bounded depth (decoding already bounds it). */
+function textOf(v: unknown, depth = 0): number {
+  if (typeof v === "string") return v.length;
+  if (depth > 100 || v === null || typeof v !== "object") return 8;
+  let n = 0;
+  for (const x of Array.isArray(v) ? v : Object.entries(v as Record<string, unknown>).flat()) n += textOf(x, depth + 1);
+  return n;
+}
+
+/** An upper bound of the text a span or log record can add to its trace. */
+function recordText(r: OtlpSpan | OtlpLog): number {
+  let n = RECORD_BYTES + textOf(r.attributes);
+  if ("events" in r) for (const e of r.events ?? []) n += textOf(e.attributes);
+  if ("body" in r) n += textOf(r.body);
+  return n;
+}
+
 /**
  * Joins the retriever and LLM spans and the log records of a trace, also across export requests:
- * they wait in a bounded buffer until the trace has documents, an answer and its root span, or until
- * it has been idle for the timeout.
+ * they wait in a buffer bounded in traces and in text until the trace has documents, an answer and
+ * its root span, or until it has been idle for the timeout.
  */
 export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
   const traces = new Map<string, Entry>();
   // Traces already settled (with their route), so their late records are counted and open no new entry.
   const settled = new Map<string, string>();
   const promptContext = options.promptContext ?? { mode: "off" };
+  const maxTraceBytes = options.maxTraceBytes ?? Infinity;
+  const maxBufferBytes = options.maxBufferBytes ?? Infinity;
+  const maxDocuments = options.maxDocuments ?? Infinity;
+  const maxAnswerChars = options.maxAnswerChars ?? Infinity;
+  let totalBytes = 0;
+  /** Traces complete and waiting for room to be scored, in the order they completed. */
+  const waiting = new Set<string>();
+  const canHandOff = options.canHandOff ?? (() => true);
   const routeOf = (p: TraceParts): string => p.route ?? p.service ?? "unknown";
+
+  /** What settling the trace now would do: hand on an interaction, or count a reason. */
+  const outcome = (traceId: string, entry: Entry, evicted: boolean): { interaction: Interaction; info: InteractionInfo } | { reason: IncompleteReason } => {
+    if (entry.tooLarge) return { reason: "trace_too_large" };
+    const p = entry.parts;
+    const resolved = resolveParts(p, promptContext);
+    if (!resolved.ok) return { reason: evicted ? "buffer_full" : resolved.reason };
+    // The same limits as /v1/observations: an interaction over them is not scored, and counted.
+    if (resolved.answer.length > maxAnswerChars) return { reason: "answer_too_large" };
+    if (resolved.documents.length > maxDocuments) return { reason: "too_many_documents" };
+    const bytes = resolved.answer.length + (resolved.question?.length ?? 0) + resolved.documents.reduce((n, d) => n + d.length, 0);
+    return { interaction: { traceId, parentSpanId: p.parentSpanId, route: routeOf(p), documents: resolved.documents, question: resolved.question, answer: resolved.answer }, info: { convention: resolved.convention, bytes } };
+  };
+
   const settle = (traceId: string, entry: Entry, evicted: boolean): void => {
+    const result = outcome(traceId, entry, evicted);
     traces.delete(traceId);
+    waiting.delete(traceId);
+    totalBytes -= entry.bytes;
     const route = routeOf(entry.parts);
     settled.set(traceId, route);
     if (settled.size > options.maxTraces * 2) settled.delete(settled.keys().next().value as string);
-    const p = entry.parts;
-    const resolved = resolveParts(p, promptContext);
-    if (resolved.ok) {
-      options.onInteraction({ traceId, parentSpanId: p.parentSpanId, route, documents: resolved.documents, question: resolved.question, answer: resolved.answer }, { convention: resolved.convention });
-    } else options.onIncomplete(evicted ? "buffer_full" : resolved.reason, route);
+    if ("reason" in result) options.onIncomplete(result.reason, route);
+    else options.onInteraction(result.interaction, result.info);
   };
+
+  /** Settles a trace that is done (complete, or timed out): at once, unless it has an interaction and no room to score it yet. */
+  const finish = (traceId: string, entry: Entry): void => {
+    if (entry.waiting) return;
+    const result = outcome(traceId, entry, false);
+    if ("interaction" in result && (waiting.size > 0 || !canHandOff(result.interaction.route, result.info.bytes))) {
+      entry.waiting = true;
+      waiting.add(traceId);
+      return;
+    }
+    settle(traceId, entry, false);
+  };
+
+  const handOff = (): void => {
+    for (const id of waiting) {
+      const entry = traces.get(id);
+      if (!entry) {
+        waiting.delete(id);
+        continue;
+      }
+      const result = outcome(id, entry, false);
+      if ("interaction" in result && !canHandOff(result.interaction.route, result.info.bytes)) return;
+      settle(id, entry, false);
+    }
+  };
+
+  /** Settles the oldest traces (other than `keep`) while the buffer holds more text than its budget. */
+  const evictForBytes = (keep: string): void => {
+    for (const [id, entry] of traces) {
+      if (totalBytes <= maxBufferBytes) return;
+      if (id !== keep) settle(id, entry, true);
+    }
+  };
+
   /** The trace's entry, opened when new; undefined (counted as late) when the trace is already settled. */
   const entryOf = (traceId: string): Entry | undefined => {
     const route = settled.get(traceId);
@@ -107,57 +243,131 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
         const [oldestId, oldest] = traces.entries().next().value as [string, Entry];
         settle(oldestId, oldest, true);
       }
-      entry = { parts: { documents: [], rootSeen: false }, lastSeen: options.now(), seen: new Set() };
+      entry = { parts: { documents: [], rootSeen: false }, lastSeen: options.now(), seen: new Set(), bytes: 0, documentsCounted: 0, promptCounted: 0, tooLarge: false, waiting: false };
       traces.set(traceId, entry);
     }
     return entry;
   };
+
+  /** Absorbs one record into its trace's entry, keeping the text counts and the byte limits. */
+  const absorb = (traceId: string, key: string, record: OtlpSpan | OtlpLog, touched: Set<string>, isSpan: boolean): void => {
+    const entry = entryOf(traceId);
+    if (!entry) return;
+    if (entry.seen.has(key)) {
+      options.onIncomplete(isSpan ? "duplicate_span" : "duplicate_event", routeOf(entry.parts));
+      return;
+    }
+    entry.lastSeen = options.now();
+    touched.add(traceId);
+    if (entry.tooLarge) {
+      // Only what labels the count is kept: the route of the root span.
+      if (isSpan && !(record as OtlpSpan).parentSpanId) {
+        entry.parts.rootSeen = true;
+        const route = routeLabel((record as OtlpSpan).attributes["http.route"]);
+        if (route !== undefined) entry.parts.route = route;
+      }
+      return;
+    }
+    entry.seen.add(key);
+    const p = entry.parts;
+    const fixedBefore = (p.answer?.length ?? 0) + (p.question?.length ?? 0) + (p.lastUserMessage?.length ?? 0);
+    if (isSpan) absorbSpan(p, record as OtlpSpan, options.mapping);
+    else absorbLog(p, record as OtlpLog, options.mapping);
+    let added = RECORD_BYTES + (p.answer?.length ?? 0) + (p.question?.length ?? 0) + (p.lastUserMessage?.length ?? 0) - fixedBefore;
+    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += (p.documents[entry.documentsCounted] as string).length;
+    const messages = p.prompt ?? [];
+    for (; entry.promptCounted < messages.length; entry.promptCounted++) added += (messages[entry.promptCounted] as { content: string }).content.length;
+    entry.bytes += added;
+    totalBytes += added;
+    if (entry.bytes > maxTraceBytes) {
+      // Let the content go now; the trace is counted once, when its root span arrives or it times out.
+      totalBytes -= entry.bytes;
+      entry.parts = { documents: [], rootSeen: p.rootSeen, ...(p.route !== undefined ? { route: p.route } : {}), ...(p.service !== undefined ? { service: p.service } : {}) };
+      entry.seen = new Set();
+      entry.bytes = 0;
+      entry.tooLarge = true;
+      return;
+    }
+    if (totalBytes > maxBufferBytes) evictForBytes(traceId);
+  };
+
   const settleReady = (touched: ReadonlySet<string>): void => {
     for (const id of touched) {
       const entry = traces.get(id);
-      if (entry && entry.parts.rootSeen && resolveParts(entry.parts, promptContext).ok) settle(id, entry, false);
+      if (entry && entry.parts.rootSeen && (entry.tooLarge || resolveParts(entry.parts, promptContext).ok)) finish(id, entry);
     }
   };
+  const absorbSpans = (spans: readonly OtlpSpan[], touched: Set<string>): void => {
+    for (const span of spans) absorb(span.traceId, span.spanId, span, touched, true);
+  };
+  const absorbLogs = (logs: readonly OtlpLog[], touched: Set<string>): void => {
+    for (const log of logs) absorb(log.traceId, `log:${logKey(log)}`, log, touched, false);
+  };
+
   return {
     get size() {
       return traces.size;
     },
+    get bytes() {
+      return totalBytes;
+    },
+    get waiting() {
+      return waiting.size;
+    },
     add(spans: readonly OtlpSpan[]): void {
       const touched = new Set<string>();
-      for (const span of spans) {
-        const entry = entryOf(span.traceId);
-        if (!entry) continue;
-        if (entry.seen.has(span.spanId)) {
-          options.onIncomplete("duplicate_span", routeOf(entry.parts));
-          continue;
-        }
-        entry.seen.add(span.spanId);
-        absorbSpan(entry.parts, span, options.mapping);
-        entry.lastSeen = options.now();
-        touched.add(span.traceId);
-      }
+      absorbSpans(spans, touched);
       settleReady(touched);
     },
     addLogs(logs: readonly OtlpLog[]): void {
       const touched = new Set<string>();
-      for (const log of logs) {
-        const entry = entryOf(log.traceId);
-        if (!entry) continue;
-        const key = `log:${logKey(log)}`;
-        if (entry.seen.has(key)) {
-          options.onIncomplete("duplicate_event", routeOf(entry.parts));
-          continue;
-        }
-        entry.seen.add(key);
-        absorbLog(entry.parts, log, options.mapping);
-        entry.lastSeen = options.now();
-        touched.add(log.traceId);
+      absorbLogs(logs, touched);
+      settleReady(touched);
+    },
+    async ingest(records, pause, chunk = DEFAULT_CHUNK): Promise<void> {
+      const touched = new Set<string>();
+      const spans = records.spans ?? [];
+      const logs = records.logs ?? [];
+      for (let i = 0; i < spans.length; i += chunk) {
+        if (i > 0) await pause();
+        absorbSpans(spans.slice(i, i + chunk), touched);
+      }
+      for (let i = 0; i < logs.length; i += chunk) {
+        if (i > 0 || spans.length > 0) await pause();
+        absorbLogs(logs.slice(i, i + chunk), touched);
       }
       settleReady(touched);
     },
+    candidates(records): Candidates {
+      // Per trace: its root span in the records, if any, and a record to read the service name from.
+      const byTrace = new Map<string, { root: OtlpSpan | undefined; first: OtlpSpan | OtlpLog }>();
+      for (const r of [...(records.spans ?? []), ...(records.logs ?? [])]) {
+        let t = byTrace.get(r.traceId);
+        if (!t) byTrace.set(r.traceId, (t = { root: undefined, first: r }));
+        if ("parentSpanId" in r && !r.parentSpanId) t.root = r;
+      }
+      const routes: string[] = [];
+      for (const [id, { root, first }] of byTrace) {
+        const entry = traces.get(id);
+        if (settled.has(id) || entry?.tooLarge || entry?.waiting || (!root && !entry?.parts.rootSeen)) continue;
+        routes.push(routeLabel(root?.attributes["http.route"]) ?? entry?.parts.route ?? entry?.parts.service ?? routeLabel(first.resource["service.name"]) ?? "unknown");
+      }
+      return { routes };
+    },
+    footprint(records): Footprint {
+      const fresh = new Set<string>();
+      let bytes = 0;
+      for (const r of [...(records.spans ?? []), ...(records.logs ?? [])]) {
+        bytes += recordText(r);
+        if (!traces.has(r.traceId) && !settled.has(r.traceId)) fresh.add(r.traceId);
+      }
+      return { traces: fresh.size, bytes };
+    },
+    handOff,
     sweep(): void {
+      handOff();
       const cutoff = options.now() - options.timeoutMs;
-      for (const [id, entry] of traces) if (entry.lastSeen <= cutoff) settle(id, entry, false);
+      for (const [id, entry] of traces) if (entry.lastSeen <= cutoff && !entry.waiting) finish(id, entry);
     },
     drain(): void {
       for (const [id, entry] of traces) settle(id, entry, false);

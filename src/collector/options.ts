@@ -9,7 +9,10 @@ export interface CollectorOptions {
   readonly host?: string;
   /** Port. Default 4319 (0 = any free port). Env GROUNDWATCH_PORT. */
   readonly port?: number;
-  /** Bearer token required on ingest and /metrics. Env GROUNDWATCH_TOKEN (never put it in a file you commit). */
+  /**
+   * Bearer token required on ingest and /metrics. Env GROUNDWATCH_TOKEN (never put it in a file you
+   * commit). Binding another address than loopback needs one of at least 16 characters.
+   */
   readonly token?: string;
   /** Largest request body, e.g. "1mb". Default 2mb. */
   readonly bodyLimit?: string;
@@ -23,6 +26,13 @@ export interface CollectorOptions {
   readonly traceTimeoutMs?: number;
   /** Traces held while joining. Default 10 000. */
   readonly maxTraces?: number;
+  /** Text one trace may hold while joining (characters ≈ bytes); a trace over it is not scored (`trace_too_large`). Default 4 MiB. */
+  readonly maxTraceBytes?: number;
+  /**
+   * Text all traces being joined may hold together; over it the oldest are settled early
+   * (`buffer_full`) and trace and log requests that would not fit get 429. Default 64 MiB.
+   */
+  readonly maxBufferBytes?: number;
   /** On SIGTERM, how long to drain the queue before exiting, ms. Default 10 000. */
   readonly drainMs?: number;
   /** Log request bodies on errors (off by default: no raw text in logs). */
@@ -50,6 +60,8 @@ export interface ResolvedCollectorOptions {
   readonly maxBatch: number;
   readonly traceTimeoutMs: number;
   readonly maxTraces: number;
+  readonly maxTraceBytes: number;
+  readonly maxBufferBytes: number;
   readonly drainMs: number;
   readonly logContent: boolean;
   readonly attributeMapping: AttributeMapping;
@@ -59,6 +71,8 @@ export interface ResolvedCollectorOptions {
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** The shortest bearer token accepted on an address other than loopback. */
+export const MIN_TOKEN_LENGTH = 16;
 
 function int(field: string, v: unknown, min: number, max: number): number | undefined {
   if (v === undefined || v === "") return undefined;
@@ -92,9 +106,14 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
   const pickInt = (key: keyof CollectorOptions & keyof typeof c, envName: string | undefined, min: number, max: number, fallback: number): number =>
     int(key, options[key], min, max) ?? int(envName ?? key, envName ? env[envName] : undefined, min, max) ?? int(`config file collector.${key}`, c[key], min, max) ?? fallback;
   const host = options.host ?? (env.GROUNDWATCH_HOST || undefined) ?? (typeof c.host === "string" ? c.host : undefined) ?? "127.0.0.1";
-  const token = options.token ?? (env.GROUNDWATCH_TOKEN || undefined);
-  if (!LOOPBACK.has(host) && !token) {
+  // Surrounding whitespace (a newline from a secrets file) is not part of the token; a blank one is none.
+  const token = (options.token ?? env.GROUNDWATCH_TOKEN)?.trim() || undefined;
+  if (!LOOPBACK.has(host) && token === undefined) {
     throw new ConfigError("host", host, "binding an address other than 127.0.0.1 needs a bearer token: set GROUNDWATCH_TOKEN");
+  }
+  if (!LOOPBACK.has(host) && token !== undefined && token.length < MIN_TOKEN_LENGTH) {
+    // The value is a secret: the message gives its length, never the token.
+    throw new ConfigError(options.token !== undefined ? "token" : "GROUNDWATCH_TOKEN", `(${token.length} characters)`, `a bearer token on an address other than 127.0.0.1 must be at least ${MIN_TOKEN_LENGTH} characters; use a random one, e.g. \`openssl rand -hex 32\``);
   }
   const mapping = options.attributeMapping ?? (c.attributeMapping as AttributeMapping | undefined) ?? {};
   for (const key of ["documents", "question", "answer"] as const) {
@@ -105,6 +124,9 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
   const promptContext = parsePromptContext(promptContextField, options.promptContext ?? (env.GROUNDWATCH_PROMPT_CONTEXT || undefined) ?? c.promptContext ?? "off");
   const bodyLimit = options.bodyLimit ?? (typeof c.bodyLimit === "string" ? c.bodyLimit : undefined) ?? "2mb";
   if (!/^\d+(b|kb|mb)$/i.test(bodyLimit)) throw new ConfigError("bodyLimit", bodyLimit, 'expected a size such as "512kb" or "2mb"');
+  const maxTraceBytes = pickInt("maxTraceBytes", undefined, 1024, 2 ** 40, 4 * 1024 * 1024);
+  const maxBufferBytes = pickInt("maxBufferBytes", undefined, 1024, 2 ** 40, 64 * 1024 * 1024);
+  if (maxTraceBytes > maxBufferBytes) throw new ConfigError("maxTraceBytes", maxTraceBytes, `expected at most maxBufferBytes (${maxBufferBytes})`);
   return {
     host,
     port: pickInt("port", "GROUNDWATCH_PORT", 0, 65535, 4319),
@@ -115,6 +137,8 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
     maxBatch: pickInt("maxBatch", undefined, 1, 100_000, 500),
     traceTimeoutMs: pickInt("traceTimeoutMs", undefined, 1, 3_600_000, 5000),
     maxTraces: pickInt("maxTraces", undefined, 1, 10_000_000, 10_000),
+    maxTraceBytes,
+    maxBufferBytes,
     drainMs: pickInt("drainMs", undefined, 0, 3_600_000, 10_000),
     logContent: options.logContent ?? (c.logContent === true),
     attributeMapping: mapping,

@@ -164,8 +164,11 @@ export interface OtlpMessageCodec<T> {
   encode(message: T): Uint8Array;
 }
 
-/** The OTLP/HTTP export messages of the three signals. */
+/** The OTLP/HTTP export messages of the three signals, and the elements a request is read in one by one (see {@link exportRecords}). */
 export interface OtlpMessageCodecs {
+  readonly resource: OtlpMessageCodec<OtlpResource>;
+  readonly span: OtlpMessageCodec<OtlpSpanMessage>;
+  readonly logRecord: OtlpMessageCodec<OtlpLogRecord>;
   readonly traceRequest: OtlpMessageCodec<ExportTraceServiceRequest>;
   readonly traceResponse: OtlpMessageCodec<ExportTraceServiceResponse>;
   readonly metricsRequest: OtlpMessageCodec<ExportMetricsServiceRequest>;
@@ -225,6 +228,9 @@ function loadCodecs(protoDir: string): OtlpMessageCodecs {
   root.resolveAll();
   const type = (name: string): protobuf.Type => root.lookupType(`opentelemetry.proto.collector.${name}`);
   return {
+    resource: codecOf(root.lookupType("opentelemetry.proto.resource.v1.Resource")),
+    span: codecOf(root.lookupType("opentelemetry.proto.trace.v1.Span")),
+    logRecord: codecOf(root.lookupType("opentelemetry.proto.logs.v1.LogRecord")),
     traceRequest: codecOf(type("trace.v1.ExportTraceServiceRequest")),
     traceResponse: codecOf(type("trace.v1.ExportTraceServiceResponse")),
     metricsRequest: codecOf(type("metrics.v1.ExportMetricsServiceRequest")),
@@ -246,4 +252,45 @@ export function createOtlpCodecs(protoDir: string = OTLP_PROTO_DIR): OtlpCodecs 
       return loaded;
     },
   };
+}
+
+/** The fields of one protobuf message, in wire order: number and, for length-delimited ones, the bytes (others are skipped). */
+function* wireFields(bytes: Uint8Array): Generator<readonly [number, Uint8Array | undefined]> {
+  const reader = protobuf.Reader.create(bytes);
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    const wireType = tag & 7;
+    if (wireType === 2) {
+      yield [tag >>> 3, reader.bytes()];
+    } else {
+      reader.skipType(wireType);
+      yield [tag >>> 3, undefined];
+    }
+  }
+}
+
+/** One record of an export request, undecoded, with the undecoded Resource of its group (undefined when the group has none). */
+export interface ExportRecord {
+  readonly resource: Uint8Array | undefined;
+  readonly record: Uint8Array;
+}
+
+/**
+ * The records of an OTLP export request (ExportTraceServiceRequest: spans; ExportLogsServiceRequest:
+ * log records), read from the wire one at a time, so a caller can decode and pause between them. Both
+ * requests have the same shape: field 1 repeats a group (ResourceSpans, ResourceLogs) whose field 1 is
+ * the Resource and field 2 repeats a scope group (ScopeSpans, ScopeLogs) whose field 2 repeats the
+ * records. Throws protobufjs' RangeError on a malformed buffer.
+ */
+export function* exportRecords(bytes: Uint8Array): Generator<ExportRecord> {
+  for (const [field, group] of wireFields(bytes)) {
+    if (field !== 1 || !group) continue;
+    // Fields may come in any order: find the group's Resource first (the last one wins, as in a merge).
+    let resource: Uint8Array | undefined;
+    for (const [f, v] of wireFields(group)) if (f === 1 && v) resource = v;
+    for (const [f, scope] of wireFields(group)) {
+      if (f !== 2 || !scope) continue;
+      for (const [g, record] of wireFields(scope)) if (g === 2 && record) yield { resource, record };
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import type { OtlpCodecs } from "./otlp-proto.ts";
+import { exportRecords } from "./otlp-proto.ts";
 
 /** One span event (name and attributes), normalised from OTLP protobuf or JSON. */
 export interface OtlpSpanEvent {
@@ -35,23 +36,30 @@ export interface OtlpLog {
 type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] }; kvlistValue?: { values?: KeyValue[] }; bytesValue?: string };
 type KeyValue = { key?: string; value?: AnyValue };
 
-function valueOf(v: AnyValue | undefined): unknown {
-  if (!v) return undefined;
+/** How deep arrays and kvlists may nest in one attribute value; deeper is a malformed request (a 400), not a stack overflow. */
+export const MAX_VALUE_DEPTH = 64;
+
+function valueOf(v: AnyValue | undefined, depth: number): unknown {
+  if (!v || typeof v !== "object") return undefined;
   if (v.stringValue !== undefined) return v.stringValue;
   if (v.intValue !== undefined) return Number(v.intValue);
   if (v.doubleValue !== undefined) return v.doubleValue;
   if (v.boolValue !== undefined) return v.boolValue;
-  if (v.arrayValue) return (v.arrayValue.values ?? []).map(valueOf);
-  if (v.kvlistValue) return attributesOf(v.kvlistValue.values);
+  if (v.arrayValue || v.kvlistValue) {
+    if (depth >= MAX_VALUE_DEPTH) throw new OtlpDecodeError(`an attribute value nests arrays or kvlists more than ${MAX_VALUE_DEPTH} levels deep`);
+    if (v.kvlistValue) return attributesOf(v.kvlistValue.values, depth + 1);
+    const values = v.arrayValue?.values;
+    return Array.isArray(values) ? values.map((x: AnyValue) => valueOf(x, depth + 1)) : [];
+  }
   if (v.bytesValue !== undefined) return v.bytesValue;
   return undefined;
 }
 
 /** OTLP attributes (protobuf toObject or OTLP/JSON) as a plain record: ints as numbers, arrays as arrays, kvlists as objects. */
-export function attributesOf(list: unknown): Record<string, unknown> {
+export function attributesOf(list: unknown, depth = 0): Record<string, unknown> {
   if (!Array.isArray(list)) return {};
   const out: Record<string, unknown> = {};
-  for (const kv of list as KeyValue[]) if (kv && typeof kv.key === "string") out[kv.key] = valueOf(kv.value);
+  for (const kv of list as KeyValue[]) if (kv && typeof kv.key === "string") out[kv.key] = valueOf(kv.value, depth);
   return out;
 }
 
@@ -82,55 +90,187 @@ function eventsOf(list: unknown): OtlpSpanEvent[] {
   return out;
 }
 
-/** Normalises the request object (protobuf toObject or OTLP/JSON) into spans; malformed spans are counted as rejected. */
-function normalise(request: unknown): DecodedSpans {
-  if (!request || typeof request !== "object") throw new OtlpDecodeError("the body is not an OTLP ExportTraceServiceRequest");
-  const resourceSpans = (request as { resourceSpans?: unknown }).resourceSpans;
-  if (resourceSpans !== undefined && !Array.isArray(resourceSpans)) throw new OtlpDecodeError('"resourceSpans" must be an array');
-  const spans: OtlpSpan[] = [];
-  const errors: string[] = [];
-  let rejected = 0;
-  for (const rs of (resourceSpans as Array<Record<string, unknown>> | undefined) ?? []) {
+/**
+ * Decoding runs in steps: a generator yields after every {@link STEP} records, so the server can let
+ * other requests (a health check) in between, while tests and the synchronous API run it through.
+ */
+type Steps<T> = Generator<void, T, void>;
+const STEP = 500;
+
+/** Runs decoding steps to the end. A RangeError (a stack or size limit deep in a parser) is a malformed request. */
+function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const next = step(steps);
+    if (next.done) return next.value;
+  }
+}
+
+/** Runs decoding steps, awaiting `pause()` between them. */
+async function runStepsPausing<T>(steps: Steps<T>, pause: () => Promise<void>): Promise<T> {
+  for (;;) {
+    const next = step(steps);
+    if (next.done) return next.value;
+    await pause();
+  }
+}
+
+function step<T>(steps: Steps<T>): IteratorResult<void, T> {
+  try {
+    return steps.next();
+  } catch (error) {
+    if (error instanceof RangeError) throw new OtlpDecodeError(`the body could not be read: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Spans (or log records) kept so far, and those rejected, with why. */
+interface Accumulated<R> {
+  readonly records: R[];
+  rejected: number;
+  readonly errors: string[];
+}
+
+const list = (v: unknown, what: string): Array<Record<string, unknown> | null | undefined> => {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new OtlpDecodeError(`"${what}" must be an array`);
+  return v as Array<Record<string, unknown> | null | undefined>;
+};
+
+/** One span (protobuf toObject or OTLP/JSON form), kept or counted as rejected. */
+function addSpan(acc: Accumulated<OtlpSpan>, s: Record<string, unknown> | null | undefined, resource: Readonly<Record<string, unknown>>): void {
+  const traceId = idOf(s?.traceId, 16);
+  const spanId = idOf(s?.spanId, 8);
+  if (!s || !traceId || !spanId) {
+    acc.rejected++;
+    if (acc.errors.length < 5) acc.errors.push(`span ${JSON.stringify(String(s?.name ?? "?")).slice(0, 60)} has an invalid traceId or spanId`);
+    return;
+  }
+  const events = eventsOf(s.events);
+  acc.records.push({ traceId, spanId, parentSpanId: idOf(s.parentSpanId, 8), name: String(s.name ?? ""), attributes: attributesOf(s.attributes), resource, ...(events.length > 0 ? { events } : {}) });
+}
+
+/** One log record (protobuf toObject or OTLP/JSON form), kept or counted as rejected. */
+function addLog(acc: Accumulated<OtlpLog>, r: Record<string, unknown> | null | undefined, resource: Readonly<Record<string, unknown>>): void {
+  const attributes = attributesOf(r?.attributes);
+  const eventName = typeof r?.eventName === "string" && r.eventName !== "" ? r.eventName : typeof attributes["event.name"] === "string" ? attributes["event.name"] : "";
+  const traceId = idOf(r?.traceId, 16);
+  if (!r || !traceId) {
+    acc.rejected++;
+    if (acc.errors.length < 5) acc.errors.push(`log record ${JSON.stringify(eventName || "(no event name)").slice(0, 60)} has no valid traceId`);
+    return;
+  }
+  acc.records.push({ traceId, spanId: idOf(r.spanId, 8), eventName, body: valueOf(r.body as AnyValue | undefined, 0), attributes, resource });
+}
+
+/** Normalises a request object (OTLP/JSON) into spans, STEP at a time; malformed spans are counted as rejected. */
+function* normaliseSpans(request: unknown): Steps<DecodedSpans> {
+  if (!request || typeof request !== "object" || Array.isArray(request)) throw new OtlpDecodeError("the body is not an OTLP ExportTraceServiceRequest");
+  const acc: Accumulated<OtlpSpan> = { records: [], rejected: 0, errors: [] };
+  let n = 0;
+  for (const rs of list((request as { resourceSpans?: unknown }).resourceSpans, "resourceSpans")) {
     const resource = attributesOf((rs?.resource as { attributes?: unknown } | undefined)?.attributes);
-    for (const ss of ((rs?.scopeSpans as Array<Record<string, unknown>> | undefined) ?? [])) {
-      for (const s of ((ss?.spans as Array<Record<string, unknown>> | undefined) ?? [])) {
-        const traceId = idOf(s?.traceId, 16);
-        const spanId = idOf(s?.spanId, 8);
-        if (!traceId || !spanId) {
-          rejected++;
-          if (errors.length < 5) errors.push(`span ${JSON.stringify(String(s?.name ?? "?")).slice(0, 60)} has an invalid traceId or spanId`);
-          continue;
-        }
-        const events = eventsOf(s.events);
-        spans.push({ traceId, spanId, parentSpanId: idOf(s.parentSpanId, 8), name: String(s.name ?? ""), attributes: attributesOf(s.attributes), resource, ...(events.length > 0 ? { events } : {}) });
+    for (const ss of list(rs?.scopeSpans, "resourceSpans[].scopeSpans")) {
+      for (const s of list(ss?.spans, "scopeSpans[].spans")) {
+        addSpan(acc, s, resource);
+        if (++n % STEP === 0) yield;
       }
     }
   }
-  return { spans, rejected, errors };
+  return { spans: acc.records, rejected: acc.rejected, errors: acc.errors };
+}
+
+/** Normalises an ExportLogsServiceRequest object (OTLP/JSON), STEP at a time; records without a valid trace id are counted as rejected. */
+function* normaliseLogs(request: unknown): Steps<DecodedLogs> {
+  if (!request || typeof request !== "object" || Array.isArray(request)) throw new OtlpDecodeError("the body is not an OTLP ExportLogsServiceRequest");
+  const acc: Accumulated<OtlpLog> = { records: [], rejected: 0, errors: [] };
+  let n = 0;
+  for (const rl of list((request as { resourceLogs?: unknown }).resourceLogs, "resourceLogs")) {
+    const resource = attributesOf((rl?.resource as { attributes?: unknown } | undefined)?.attributes);
+    for (const sl of list(rl?.scopeLogs, "resourceLogs[].scopeLogs")) {
+      for (const r of list(sl?.logRecords, "scopeLogs[].logRecords")) {
+        addLog(acc, r, resource);
+        if (++n % STEP === 0) yield;
+      }
+    }
+  }
+  return { logs: acc.records, rejected: acc.rejected, errors: acc.errors };
+}
+
+/**
+ * Reads a protobuf export request one record at a time (see exportRecords), decoding each with
+ * `decodeRecord` and each group's Resource once; a malformed buffer is an OtlpDecodeError naming `what`.
+ */
+function* protobufRecords<R>(body: Uint8Array, codecs: OtlpCodecs, what: string, add: (acc: Accumulated<R>, record: Record<string, unknown>, resource: Readonly<Record<string, unknown>>) => void, decodeRecord: (bytes: Uint8Array) => unknown): Steps<Accumulated<R>> {
+  const { resource: resourceCodec } = codecs.load();
+  const invalid = (error: unknown): OtlpDecodeError => (error instanceof OtlpDecodeError ? error : new OtlpDecodeError(`the body is not a valid OTLP protobuf ${what} (${(error as Error).message})`));
+  const acc: Accumulated<R> = { records: [], rejected: 0, errors: [] };
+  const records = exportRecords(body);
+  let lastResource: Uint8Array | undefined;
+  let resource: Readonly<Record<string, unknown>> = {};
+  let n = 0;
+  for (;;) {
+    let next: IteratorResult<{ resource: Uint8Array | undefined; record: Uint8Array }>;
+    try {
+      next = records.next();
+      if (next.done) break;
+      if (next.value.resource !== lastResource) {
+        lastResource = next.value.resource;
+        resource = lastResource ? attributesOf(resourceCodec.decode(lastResource).attributes) : {};
+      }
+      add(acc, decodeRecord(next.value.record) as Record<string, unknown>, resource);
+    } catch (error) {
+      throw invalid(error);
+    }
+    if (++n % STEP === 0) yield;
+  }
+  return acc;
+}
+
+function* protobufSpans(body: Uint8Array, codecs: OtlpCodecs): Steps<DecodedSpans> {
+  // Outside the walk: a missing or broken proto directory is a deployment error, not a bad request.
+  const { span } = codecs.load();
+  const acc = yield* protobufRecords<OtlpSpan>(body, codecs, "ExportTraceServiceRequest", addSpan, (b) => span.decode(b));
+  return { spans: acc.records, rejected: acc.rejected, errors: acc.errors };
+}
+
+function* protobufLogs(body: Uint8Array, codecs: OtlpCodecs): Steps<DecodedLogs> {
+  const { logRecord } = codecs.load();
+  const acc = yield* protobufRecords<OtlpLog>(body, codecs, "ExportLogsServiceRequest", addLog, (b) => logRecord.decode(b));
+  return { logs: acc.records, rejected: acc.rejected, errors: acc.errors };
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch (error) {
+    throw new OtlpDecodeError(`the body is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+function* jsonSpans(body: string): Steps<DecodedSpans> {
+  return yield* normaliseSpans(parseJson(body));
+}
+
+function* jsonLogs(body: string): Steps<DecodedLogs> {
+  return yield* normaliseLogs(parseJson(body));
 }
 
 /** Decodes an OTLP/HTTP protobuf trace export with `codecs` (createOtlpCodecs; the caller keeps one). */
 export function decodeProtobuf(body: Uint8Array, codecs: OtlpCodecs): DecodedSpans {
-  // Outside the try: a missing or broken proto directory is a deployment error, not a bad request.
-  const { traceRequest } = codecs.load();
-  let message: unknown;
-  try {
-    message = traceRequest.decode(body);
-  } catch (error) {
-    throw new OtlpDecodeError(`the body is not a valid OTLP protobuf ExportTraceServiceRequest (${(error as Error).message})`);
-  }
-  return normalise(message);
+  return runSteps(protobufSpans(body, codecs));
 }
 
 /** Decodes an OTLP/HTTP JSON trace export. */
 export function decodeJson(body: string): DecodedSpans {
-  let message: unknown;
-  try {
-    message = JSON.parse(body);
-  } catch (error) {
-    throw new OtlpDecodeError(`the body is not valid JSON (${(error as Error).message})`);
-  }
-  return normalise(message);
+  return runSteps(jsonSpans(body));
+}
+
+/**
+ * Decodes an OTLP/HTTP trace export (protobuf, or JSON when `json`), awaiting `pause()` after every
+ * few hundred spans so that a large request does not hold the event loop.
+ */
+export function decodeSpansPausing(body: Buffer, json: boolean, codecs: OtlpCodecs, pause: () => Promise<void>): Promise<DecodedSpans> {
+  return runStepsPausing(json ? jsonSpans(body.toString("utf8")) : protobufSpans(body, codecs), pause);
 }
 
 /** The OTLP response: empty on full success, partial_success with the count and a message otherwise. */
@@ -147,59 +287,19 @@ export interface DecodedLogs {
   readonly errors: string[];
 }
 
-/** Normalises an ExportLogsServiceRequest (protobuf toObject or OTLP/JSON); records without a valid trace id are counted as rejected. */
-function normaliseLogs(request: unknown): DecodedLogs {
-  if (!request || typeof request !== "object") throw new OtlpDecodeError("the body is not an OTLP ExportLogsServiceRequest");
-  const resourceLogs = (request as { resourceLogs?: unknown }).resourceLogs;
-  if (resourceLogs !== undefined && !Array.isArray(resourceLogs)) throw new OtlpDecodeError('"resourceLogs" must be an array');
-  const logs: OtlpLog[] = [];
-  const errors: string[] = [];
-  let rejected = 0;
-  for (const rl of (resourceLogs as Array<Record<string, unknown>> | undefined) ?? []) {
-    const resource = attributesOf((rl?.resource as { attributes?: unknown } | undefined)?.attributes);
-    const scopeLogs = rl?.scopeLogs;
-    if (scopeLogs !== undefined && !Array.isArray(scopeLogs)) throw new OtlpDecodeError('"resourceLogs[].scopeLogs" must be an array');
-    for (const sl of ((scopeLogs as Array<Record<string, unknown>> | undefined) ?? [])) {
-      const records = sl?.logRecords;
-      if (records !== undefined && !Array.isArray(records)) throw new OtlpDecodeError('"scopeLogs[].logRecords" must be an array');
-      for (const r of ((records as Array<Record<string, unknown>> | undefined) ?? [])) {
-        const attributes = attributesOf(r?.attributes);
-        const eventName = typeof r?.eventName === "string" && r.eventName !== "" ? r.eventName : typeof attributes["event.name"] === "string" ? attributes["event.name"] : "";
-        const traceId = idOf(r?.traceId, 16);
-        if (!traceId) {
-          rejected++;
-          if (errors.length < 5) errors.push(`log record ${JSON.stringify(eventName || "(no event name)").slice(0, 60)} has no valid traceId`);
-          continue;
-        }
-        logs.push({ traceId, spanId: idOf(r.spanId, 8), eventName, body: valueOf(r.body as AnyValue | undefined), attributes, resource });
-      }
-    }
-  }
-  return { logs, rejected, errors };
-}
-
 /** Decodes an OTLP/HTTP protobuf logs export with `codecs`. */
 export function decodeLogsProtobuf(body: Uint8Array, codecs: OtlpCodecs): DecodedLogs {
-  // Outside the try: a missing or broken proto directory is a deployment error, not a bad request.
-  const { logsRequest } = codecs.load();
-  let message: unknown;
-  try {
-    message = logsRequest.decode(body);
-  } catch (error) {
-    throw new OtlpDecodeError(`the body is not a valid OTLP protobuf ExportLogsServiceRequest (${(error as Error).message})`);
-  }
-  return normaliseLogs(message);
+  return runSteps(protobufLogs(body, codecs));
 }
 
 /** Decodes an OTLP/HTTP JSON logs export. */
 export function decodeLogsJson(body: string): DecodedLogs {
-  let message: unknown;
-  try {
-    message = JSON.parse(body);
-  } catch (error) {
-    throw new OtlpDecodeError(`the body is not valid JSON (${(error as Error).message})`);
-  }
-  return normaliseLogs(message);
+  return runSteps(jsonLogs(body));
+}
+
+/** Decodes an OTLP/HTTP logs export (protobuf, or JSON when `json`), awaiting `pause()` after every few hundred records. */
+export function decodeLogsPausing(body: Buffer, json: boolean, codecs: OtlpCodecs, pause: () => Promise<void>): Promise<DecodedLogs> {
+  return runStepsPausing(json ? jsonLogs(body.toString("utf8")) : protobufLogs(body, codecs), pause);
 }
 
 /** The OTLP logs response: empty on full success, partial_success with the rejected count and a message otherwise. */

@@ -1,28 +1,25 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ROOT_CONTEXT, TraceFlags, context as otelContext, diag, trace } from "@opentelemetry/api";
-import { OTLPLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
-import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
-import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchLogRecordProcessor, LoggerProvider } from "@opentelemetry/sdk-logs";
-import type { MetricReader } from "@opentelemetry/sdk-metrics";
-import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
-import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import express from "express";
 import type { NextFunction, Request, Response } from "express";
 import type { Monitor } from "../sdk/monitor.ts";
 import type { MonitorOptions } from "../sdk/options.ts";
 import { createMonitor } from "../sdk/monitor.ts";
 import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
+import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
+import { routeLabel } from "./extract.ts";
 import type { Interaction, InteractionInfo } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
 import { createObservationParser } from "./observations.ts";
 import type { CollectorOptions, ResolvedCollectorOptions } from "./options.ts";
 import { resolveCollectorOptions } from "./options.ts";
 import { createOtlpCodecs } from "./otlp-proto.ts";
-import { OtlpDecodeError, decodeJson, decodeLogsJson, decodeLogsProtobuf, decodeProtobuf, encodeLogsResponse, encodeResponse } from "./otlp.ts";
+import type { OtlpLog, OtlpSpan } from "./otlp.ts";
+import { OtlpDecodeError, decodeLogsPausing, decodeSpansPausing, encodeLogsResponse, encodeResponse } from "./otlp.ts";
+import { createProviders } from "./providers.ts";
 
 export interface RunningCollector {
   readonly url: string;
@@ -30,37 +27,93 @@ export interface RunningCollector {
   readonly options: ResolvedCollectorOptions;
   /** Interactions dropped while joining traces (and records not used: duplicate_event, duplicate_span, late, invalid_id), by reason. */
   readonly joinStats: () => Readonly<Record<string, number>>;
-  /** Stops accepting, settles buffered traces, drains the queue within the deadline, flushes exporters. */
+  /** What the trace buffer holds now: traces being joined (those complete and waiting for room in the scoring queue among them), and their text (characters ≈ bytes). */
+  readonly buffered: () => { readonly traces: number; readonly waiting: number; readonly bytes: number };
+  /**
+   * Stops accepting, lets admitted requests finish, settles buffered traces, drains the queue and
+   * flushes the exporters, all within the deadline (default collector.drainMs).
+   */
   close(deadlineMs?: number): Promise<void>;
 }
 
-/** Whether the standard OTEL_EXPORTER_OTLP_* variables ask for an OTLP export of a signal. */
-function otlpWanted(env: NodeJS.ProcessEnv, signal: "TRACES" | "METRICS" | "LOGS"): boolean {
-  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`]);
+/** Binding the port failed: the message names port, address and why; `code` is the system's (EADDRINUSE, EACCES, …). */
+export class ListenError extends Error {
+  override readonly name = "ListenError";
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Listens on port and host; a failure (the port in use, no permission) rejects with a ListenError saying so. */
+function listen(app: express.Express, port: number, host: string): Promise<Server> {
+  // Not app.listen(): Express 5 hands a listen error to the callback, which would then run as if listening.
+  const server = createServer(app);
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      server.off("listening", onListening);
+      const why =
+        error.code === "EADDRINUSE" ? "is already in use" : error.code === "EACCES" ? "needs privileges this process does not have" : error.code === "EADDRNOTAVAIL" ? `cannot be used: ${host} is not an address of this machine` : `cannot be used: ${error.message}`;
+      reject(new ListenError(`port ${port} on ${host} ${why}`, error.code));
+    };
+    const onListening = (): void => {
+      server.off("error", onError);
+      resolve(server);
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+/** Resolves after `ms`, or when `work` settles, whichever is first. */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
+  clearTimeout(timer);
+}
+
+/** Lets other callbacks (a health check, another request) run between steps of a large request. */
+const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Text an observation holds (characters ≈ bytes), as the monitor's queue counts it. */
+function textOf(o: { answer: string; context: string | readonly string[]; question?: string | undefined; samples?: ReadonlyArray<string | { text: string }> | undefined }): number {
+  return (
+    o.answer.length +
+    (typeof o.context === "string" ? o.context.length : o.context.reduce((n, d) => n + d.length, 0)) +
+    (o.question?.length ?? 0) +
+    (o.samples ?? []).reduce((n, s) => n + (typeof s === "string" ? s.length : s.text.length), 0)
+  );
 }
 
 /**
- * Starts the collector: OTLP/HTTP trace and log ingest (protobuf or JSON, gzip), JSON
- * observations, /metrics, /healthz and /readyz, scoring through the SDK's pipeline.
+ * Starts the collector: OTLP/HTTP trace and log ingest (protobuf or JSON, gzip), JSON observations,
+ * /metrics, /healthz and /readyz, scoring through the SDK's pipeline. Resolves once it listens and
+ * its scorer is ready; rejects (having stopped what it started) when the port cannot be bound or
+ * the scorer cannot start.
  */
 export async function startCollector(options: CollectorOptions & { monitor?: MonitorOptions } = {}): Promise<RunningCollector> {
   const env = options.env ?? process.env;
   const resolved = resolveCollectorOptions(options);
-  const resource = resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME ?? "groundwatch-collector" });
-  const prometheus = new PrometheusExporter({ preventServerStart: true });
-  const readers: MetricReader[] = [prometheus];
-  if (otlpWanted(env, "METRICS")) readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000) }));
-  const meterProvider = new MeterProvider({ resource, readers });
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: otlpWanted(env, "TRACES") ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [] });
-  const loggerProvider = new LoggerProvider({ resource, processors: otlpWanted(env, "LOGS") ? [new BatchLogRecordProcessor({ exporter: new OTLPLogExporter() })] : [] });
-  const monitor = createMonitor({
-    env,
-    ...(resolved.configFile ? { configFile: resolved.configFile } : {}),
-    ...options.monitor,
-    tracerProvider,
-    meterProvider,
-    loggerProvider,
-  });
+  const bodyLimit = parseSize(resolved.bodyLimit);
+  const providers = createProviders(env, resolved.drainMs);
+  const { prometheus, meterProvider, tracerProvider, loggerProvider } = providers;
+  let monitor: Monitor;
+  try {
+    monitor = createMonitor({
+      env,
+      ...(resolved.configFile ? { configFile: resolved.configFile } : {}),
+      ...options.monitor,
+      tracerProvider,
+      meterProvider,
+      loggerProvider,
+    });
+  } catch (error) {
+    await providers.shutdown(0);
+    throw error;
+  }
   const joinDropped: Record<string, number> = {};
   const meter = meterProvider.getMeter("groundwatch-collector");
   const incompleteCounter = meter.createCounter(METRICS.collectorIncomplete.name, { unit: METRICS.collectorIncomplete.unit, description: METRICS.collectorIncomplete.description });
@@ -69,6 +122,19 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     joinDropped[reason] = (joinDropped[reason] ?? 0) + n;
     incompleteCounter.add(n, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
   };
+
+  // Admission. The trace buffer's room that requests admitted but still decoding or joining may
+  // take is reserved, so that concurrent requests are not all admitted against the same free room.
+  const reserved = { bytes: 0, traces: 0 };
+  const reserve = (bytes: number, traces: number): (() => void) => {
+    reserved.bytes += bytes;
+    reserved.traces += traces;
+    return () => {
+      reserved.bytes -= bytes;
+      reserved.traces -= traces;
+    };
+  };
+
   const observeInteraction = (i: Interaction, info: InteractionInfo): void => {
     interactionsCounter.add(1, { [ATTR_ROUTE]: i.route, [ATTR_CONVENTION]: info.convention });
     const parent = i.parentSpanId ? trace.setSpanContext(ROOT_CONTEXT, { traceId: i.traceId, spanId: i.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }) : ROOT_CONTEXT;
@@ -77,136 +143,220 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   const joiner = createTraceJoiner({
     timeoutMs: resolved.traceTimeoutMs,
     maxTraces: resolved.maxTraces,
+    maxTraceBytes: resolved.maxTraceBytes,
+    maxBufferBytes: resolved.maxBufferBytes,
+    maxDocuments: resolved.maxDocuments,
+    maxAnswerChars: resolved.maxAnswerChars,
     mapping: resolved.attributeMapping,
     promptContext: resolved.promptContext,
     now: () => Date.now(),
     onInteraction: observeInteraction,
     onIncomplete: (reason, route) => countIncomplete(reason, route),
+    // A complete trace is handed to the monitor only when its queue has room: else it waits in the
+    // buffer (and ingest answers 429 meanwhile), so nothing accepted is dropped for a full queue.
+    canHandOff: (route, bytes) => monitor.hasRoomFor([route], bytes),
   });
-  const sweeper = setInterval(() => joiner.sweep(), Math.min(1000, resolved.traceTimeoutMs)).unref();
+  /** Whether the trace buffer can take `bytes` more text and `traces` more traces; an empty buffer takes any request within the body limit. */
+  const bufferHasRoom = (bytes: number, traces: number): boolean => {
+    const held = joiner.bytes + reserved.bytes;
+    if (held === 0 && joiner.size + reserved.traces === 0) return true;
+    return held + bytes <= resolved.maxBufferBytes && joiner.size + reserved.traces + traces <= resolved.maxTraces;
+  };
+  /** Whether the scoring queue is keeping up: traces waiting for room (after handing on what fits now) mean it is not. */
+  const queueKeepsUp = (): boolean => {
+    joiner.handOff();
+    return joiner.waiting === 0;
+  };
   const parseObservations = createObservationParser(resolved);
-  let ready = false;
-  monitor.ready().then(
-    () => (ready = true),
-    (error: unknown) => diag.error(`groundwatch collector: scorer failed to start: ${(error as Error).message}`),
-  );
+  /** Requests admitted and not yet answered: close() lets them finish. */
+  const inflight = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inflight.add(work);
+    return work.finally(() => inflight.delete(work));
+  };
 
   // The OTLP protobuf codecs: the vendored .proto files are read on the first protobuf request.
   const codecs = createOtlpCodecs();
   const app = express();
   app.disable("x-powered-by");
+  /** Answers now; the body, when not read, is never read: the connection closes after the answer. */
+  const refuse = (req: Request, res: Response, status: number, body: object, retry = false): void => {
+    if (!req.complete) res.setHeader("Connection", "close");
+    if (retry) res.setHeader("Retry-After", "1");
+    res.status(status).json(body);
+  };
+  const expectedToken = resolved.token !== undefined ? createHash("sha256").update(resolved.token).digest() : undefined;
   const auth = (req: Request, res: Response, next: NextFunction): void => {
-    if (!resolved.token || req.headers.authorization === `Bearer ${resolved.token}`) return next();
-    res.status(401).json({ error: "missing or wrong bearer token" });
+    if (!expectedToken) return next();
+    const given = /^bearer[ \t]+(.*?)[ \t]*$/i.exec(req.headers.authorization ?? "")?.[1];
+    // Equal-length digests compared in constant time: the answer's timing says nothing about the token.
+    if (given !== undefined && timingSafeEqual(createHash("sha256").update(given).digest(), expectedToken)) return next();
+    res.setHeader("WWW-Authenticate", "Bearer");
+    refuse(req, res, 401, { error: "missing or wrong bearer token" });
   };
-  const tooBusy = (res: Response, routes: readonly string[]): boolean => {
-    if (monitor.hasRoomFor(routes)) return false;
-    res.setHeader("Retry-After", "1");
-    res.status(429).json({ error: "the scoring queue is full; retry later" });
-    return true;
-  };
+  const queueFull = (req: Request, res: Response): void => refuse(req, res, 429, { error: "the scoring queue is full; retry later" }, true);
+  const bufferFull = (req: Request, res: Response): void => refuse(req, res, 429, { error: "the trace buffer is full; retry later" }, true);
+
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
   app.get("/readyz", (_req, res) => {
-    res.status(ready ? 200 : 503).json({ ready });
+    const health = monitor.health();
+    res.status(health.ready ? 200 : 503).json({ ready: health.ready, ...(health.reason !== undefined ? { reason: health.reason } : {}) });
   });
   app.get("/metrics", auth, (req, res) => {
     prometheus.getMetricsRequestHandler(req, res);
   });
-  /** OTLP/HTTP ingest of one signal: protobuf or JSON (gzip is undone by the body parser), partial success for rejected records. */
+
+  /**
+   * OTLP/HTTP ingest of one signal: protobuf or JSON (gzip, deflate, br), partial success for rejected
+   * records. A request is admitted only when the trace buffer can hold it and the queue has room for
+   * the interactions it could complete; otherwise 429 before anything is kept, so the sender retries.
+   */
   const otlpIngest =
-    (ingest: (body: Buffer, json: boolean) => { rejected: number; errors: string[] }, encode: (rejected: number, message: string, json: boolean) => Buffer | string) =>
-    (req: Request, res: Response): void => {
-      const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim();
+    (decode: (body: Buffer, json: boolean) => Promise<{ records: { spans?: OtlpSpan[]; logs?: OtlpLog[] }; rejected: number; errors: string[] }>, encode: (rejected: number, message: string, json: boolean) => Buffer | string) =>
+    async (req: Request, res: Response): Promise<void> => {
+      const type = mediaType(req.headers["content-type"]);
       const json = type === "application/json";
       if (!json && type !== "application/x-protobuf") {
-        res.status(415).json({ error: `unsupported content-type ${JSON.stringify(type)}: send application/x-protobuf or application/json` });
+        refuse(req, res, 415, { error: `unsupported content-type ${JSON.stringify(type)}: send application/x-protobuf or application/json` });
         return;
       }
-      // An export yields at most a few interactions; ask for room for one at the default rate.
-      if (tooBusy(res, ["unknown"])) return;
-      try {
-        const body = req.body instanceof Buffer ? req.body : Buffer.alloc(0);
-        const decoded = ingest(body, json);
-        // Records without ids cannot join a trace: told to the sender and counted.
-        if (decoded.rejected > 0) countIncomplete("invalid_id", "unknown", decoded.rejected);
-        res.status(200).type(json ? "application/json" : "application/x-protobuf").send(encode(decoded.rejected, decoded.errors.join("; "), json));
-      } catch (error) {
-        if (error instanceof OtlpDecodeError) {
-          res.status(400).json({ error: error.message });
-          return;
-        }
-        throw error;
-      }
+      checkDeclaredLength(req, bodyLimit, resolved.bodyLimit);
+      // Cheap refusals before the body is read.
+      if (!queueKeepsUp()) return queueFull(req, res);
+      if (!bufferHasRoom(Number(req.headers["content-length"] ?? 0), 0)) return bufferFull(req, res);
+      await track(
+        (async () => {
+          const body = await readBody(req, bodyLimit, resolved.bodyLimit);
+          const decoded = await decode(body, json);
+          // Admission, with nothing awaited between the checks and the reservation: 429 unless the
+          // buffer can hold the request and, when it could complete traces, the queue has room for one.
+          if (!queueKeepsUp()) return queueFull(req, res);
+          const candidates = joiner.candidates(decoded.records).routes;
+          if (candidates.length > 0 && !monitor.hasRoomFor(candidates.slice(0, 1))) return queueFull(req, res);
+          const footprint = joiner.footprint(decoded.records);
+          if (!bufferHasRoom(footprint.bytes, footprint.traces)) return bufferFull(req, res);
+          const release = reserve(footprint.bytes, footprint.traces);
+          try {
+            await joiner.ingest(decoded.records, pause);
+          } finally {
+            release();
+          }
+          // Records without ids cannot join a trace: told to the sender and counted.
+          if (decoded.rejected > 0) countIncomplete("invalid_id", "unknown", decoded.rejected);
+          res.status(200).type(json ? "application/json" : "application/x-protobuf").send(encode(decoded.rejected, decoded.errors.join("; "), json));
+        })(),
+      );
     };
   app.post(
     "/v1/traces",
     auth,
-    express.raw({ type: () => true, limit: resolved.bodyLimit }),
-    otlpIngest((body, json) => {
-      const decoded = json ? decodeJson(body.toString("utf8")) : decodeProtobuf(body, codecs);
-      joiner.add(decoded.spans);
-      return decoded;
-    }, (rejected, message, json) => encodeResponse(rejected, message, json, codecs)),
+    otlpIngest(
+      async (body, json) => {
+        const d = await decodeSpansPausing(body, json, codecs, pause);
+        return { records: { spans: d.spans }, rejected: d.rejected, errors: d.errors };
+      },
+      (rejected, message, json) => encodeResponse(rejected, message, json, codecs),
+    ),
   );
   app.post(
     "/v1/logs",
     auth,
-    express.raw({ type: () => true, limit: resolved.bodyLimit }),
-    otlpIngest((body, json) => {
-      const decoded = json ? decodeLogsJson(body.toString("utf8")) : decodeLogsProtobuf(body, codecs);
-      joiner.addLogs(decoded.logs);
-      return decoded;
-    }, (rejected, message, json) => encodeLogsResponse(rejected, message, json, codecs)),
+    otlpIngest(
+      async (body, json) => {
+        const d = await decodeLogsPausing(body, json, codecs, pause);
+        return { records: { logs: d.logs }, rejected: d.rejected, errors: d.errors };
+      },
+      (rejected, message, json) => encodeLogsResponse(rejected, message, json, codecs),
+    ),
   );
-  app.post("/v1/observations", auth, express.json({ limit: resolved.bodyLimit, strict: false }), (req, res) => {
-    const parsed = parseObservations(req.body);
-    if (!parsed.ok) {
-      res.status(400).json({ error: "invalid observation", fields: parsed.errors });
+  app.post("/v1/observations", auth, async (req, res) => {
+    const type = mediaType(req.headers["content-type"]);
+    if (type !== "application/json") {
+      refuse(req, res, 415, { error: `unsupported content-type ${JSON.stringify(type)}: send application/json` });
       return;
     }
-    if (tooBusy(res, parsed.observations.map((o) => o.route ?? "unknown"))) return;
-    for (const o of parsed.observations) monitor.observe({ ...o, route: o.route ?? "unknown" });
-    res.status(202).json({ accepted: parsed.observations.length });
+    checkDeclaredLength(req, bodyLimit, resolved.bodyLimit);
+    // Traces waiting for the queue go first.
+    if (!queueKeepsUp()) return queueFull(req, res);
+    await track(
+      (async () => {
+        const body = await readBody(req, bodyLimit, resolved.bodyLimit);
+        let value: unknown;
+        try {
+          value = JSON.parse(body.toString("utf8"));
+        } catch {
+          throw new HttpError(400, "the body is not valid JSON");
+        }
+        const parsed = parseObservations(value);
+        if (!parsed.ok) {
+          res.status(400).json({ error: "invalid observation", fields: parsed.errors });
+          return;
+        }
+        const observations = parsed.observations.map((o) => ({ ...o, route: routeLabel(o.route) ?? "unknown" }));
+        if (!queueKeepsUp() || !monitor.hasRoomFor(observations.map((o) => o.route), observations.reduce((n, o) => n + textOf(o), 0))) return queueFull(req, res);
+        for (const o of observations) monitor.observe(o);
+        res.status(202).json({ accepted: observations.length });
+      })(),
+    );
   });
-  // Errors from body parsing (size, encoding, JSON) become clear 4xx answers; nothing else leaks.
-  app.use((error: Error & { status?: number; type?: string }, req: Request, res: Response, next: NextFunction) => {
+  // Refused bodies (size, encoding, JSON, OTLP) become clear 4xx answers; nothing else leaks.
+  app.use((error: Error & { status?: number }, req: Request, res: Response, next: NextFunction) => {
     void next;
-    const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 500;
-    const message =
-      error.type === "entity.too.large" ? `the body is larger than the limit of ${resolved.bodyLimit}` : error.type === "entity.parse.failed" ? "the body is not valid JSON" : status === 500 ? "internal error" : error.message;
+    const status = error instanceof HttpError ? error.status : error instanceof OtlpDecodeError ? 400 : error.status && error.status >= 400 && error.status < 500 ? error.status : 500;
+    const message = status === 500 ? "internal error" : error.message;
     if (status === 500) diag.error(`groundwatch collector: ${req.method} ${req.path} failed: ${error.message}`);
     else if (resolved.logContent) diag.warn(`groundwatch collector: ${req.method} ${req.path}: ${message}`);
-    res.status(status).json({ error: message });
+    if (res.headersSent) return;
+    refuse(req, res, status, { error: message });
   });
   app.use((_req, res) => {
     res.status(404).json({ error: "not found" });
   });
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(resolved.port, resolved.host, () => resolve(s));
-    s.once("error", reject);
-  });
-  const address = server.address() as AddressInfo;
+  let server: Server | undefined;
+  try {
+    server = await listen(app, resolved.port, resolved.host);
+    try {
+      await monitor.ready();
+    } catch (error) {
+      throw new Error(`the scoring backend could not start: ${(error as Error).message}`);
+    }
+  } catch (error) {
+    server?.close();
+    server?.closeAllConnections();
+    await monitor.shutdown(0);
+    await providers.shutdown(1000);
+    throw error;
+  }
+  const listening = server;
+  const sweeper = setInterval(() => joiner.sweep(), Math.min(1000, resolved.traceTimeoutMs)).unref();
+  const address = listening.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  let closed = false;
+  let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${address.port}`,
     monitor,
     options: resolved,
     joinStats: () => ({ ...joinDropped }),
-    async close(deadlineMs = resolved.drainMs): Promise<void> {
-      if (closed) return;
-      closed = true;
-      clearInterval(sweeper);
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      });
-      joiner.drain();
-      await monitor.shutdown(deadlineMs);
-      await Promise.allSettled([meterProvider.shutdown(), tracerProvider.shutdown(), loggerProvider.shutdown()]);
+    buffered: () => ({ traces: joiner.size, waiting: joiner.waiting, bytes: joiner.bytes }),
+    close(deadlineMs = resolved.drainMs): Promise<void> {
+      closing ??= (async () => {
+        const end = Date.now() + deadlineMs;
+        const left = (): number => Math.max(0, end - Date.now());
+        clearInterval(sweeper);
+        // No new connections; idle ones close now, busy ones once their request is answered (or at once, past the wait).
+        const stopped = new Promise<void>((resolve) => listening.close(() => resolve()));
+        await within(Promise.allSettled([...inflight]), left());
+        listening.closeAllConnections();
+        await within(stopped, left());
+        joiner.drain();
+        // The last part of the deadline is kept for the final export, whose timeout fits in it.
+        await monitor.shutdown(Math.max(0, left() - (providers.exportTimeoutMs + 500)));
+        await providers.shutdown(left());
+      })();
+      return closing;
     },
   };
 }

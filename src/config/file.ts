@@ -20,7 +20,7 @@ export interface ConfigFile {
 const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
   scoring: SCORE_OPTION_KEYS,
   sampling: new Set(["default", "routes"]),
-  collector: new Set(["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraces", "drainMs", "logContent", "attributeMapping", "promptContext"]),
+  collector: new Set(["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"]),
   monitor: new Set(["calibrationFile", "queueSize", "queueBytes", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]),
 };
 

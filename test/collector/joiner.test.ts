@@ -66,3 +66,112 @@ describe("trace joining", () => {
     expect(j.size).toBe(2);
   });
 });
+
+describe("trace joining: limits", () => {
+  const doc = (n: number, size: number): OtlpSpan => ({ ...span(`00000000000001${String(n).padStart(2, "0")}`, "0000000000000001", { "retrieval.documents.0.document.content": `${n}`.padEnd(size, "d") }) });
+  const llm = (answer: string): OtlpSpan => span("0000000000000003", "0000000000000001", { "openinference.span.kind": "LLM", "output.value": answer });
+  const rootSpan = (attributes: Record<string, unknown> = { "http.route": "/ask" }): OtlpSpan => span("0000000000000001", "", attributes);
+  function limited(options: Partial<Parameters<typeof createTraceJoiner>[0]>) {
+    const out: Interaction[] = [];
+    const incomplete: Array<[string, string]> = [];
+    const now = { t: 0 };
+    const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 100, now: () => now.t, onInteraction: (i) => out.push(i), onIncomplete: (r, route) => incomplete.push([r, route]), ...options });
+    return { j, out, incomplete, now };
+  }
+
+  it("lets go of a trace whose documents pile up across requests past maxTraceBytes, and counts it once as trace_too_large", () => {
+    const { j, out, incomplete } = limited({ maxTraceBytes: 10_000 });
+    for (let n = 0; n < 5; n++) j.add([doc(n, 3000)]);
+    // Over the cap after the fourth request: its text is let go, what follows is not kept.
+    expect(j.size).toBe(1);
+    expect(j.bytes).toBe(0);
+    j.add([llm("Thirty days."), rootSpan()]);
+    expect(out).toEqual([]);
+    expect(incomplete).toEqual([["trace_too_large", "/ask"]]);
+    expect(j.size).toBe(0);
+  });
+
+  it("keeps the buffer within maxBufferBytes by settling the oldest traces early, counted as buffer_full", () => {
+    const { j, incomplete } = limited({ maxBufferBytes: 10_000 });
+    for (const id of ["1", "2", "3", "4"]) j.add([{ ...doc(0, 3000), traceId: id.repeat(32) }]);
+    expect(j.bytes).toBeLessThanOrEqual(10_000);
+    expect(j.size).toBe(3);
+    expect(incomplete).toEqual([["buffer_full", "svc"]]);
+  });
+
+  it("does not score an interaction over maxAnswerChars or maxDocuments, and says why", () => {
+    const long = limited({ maxAnswerChars: 10 });
+    long.j.add([doc(0, 10), llm("An answer longer than ten characters."), rootSpan()]);
+    expect(long.out).toEqual([]);
+    expect(long.incomplete).toEqual([["answer_too_large", "/ask"]]);
+    const many = limited({ maxDocuments: 2 });
+    many.j.add([doc(0, 10), doc(1, 10), doc(2, 10), llm("A."), rootSpan()]);
+    expect(many.out).toEqual([]);
+    expect(many.incomplete).toEqual([["too_many_documents", "/ask"]]);
+    const within = limited({ maxDocuments: 3, maxAnswerChars: 2 });
+    within.j.add([doc(0, 10), doc(1, 10), doc(2, 10), llm("A."), rootSpan()]);
+    expect(within.out).toHaveLength(1);
+  });
+
+  it("strips ANSI, control and bidi characters from routes and service names", () => {
+    const { j, out, incomplete } = limited({});
+    j.add([doc(0, 10), llm("A."), rootSpan({ "http.route": "\u001b[31m/ask\u202e\u0007" })]);
+    expect(out[0]?.route).toBe("/ask");
+    const svc = limited({});
+    svc.j.add([{ ...rootSpan({}), resource: { "service.name": "\u2066evil\u2069-svc\r\n" } }]);
+    svc.now.t = 5000;
+    svc.j.sweep();
+    expect(svc.incomplete).toEqual([["no_answer", "evil-svc"]]);
+    expect(incomplete).toEqual([]);
+  });
+
+  it("names the traces a request could complete, and bounds what it would add, without changing anything", () => {
+    const { j } = limited({});
+    j.add([doc(0, 100)]);
+    const other = { ...doc(1, 50), traceId: "1".repeat(32) };
+    expect(j.candidates({ spans: [llm("Thirty days."), rootSpan(), other] })).toEqual({ routes: ["/ask"] });
+    // Without the root span (and none seen yet) nothing can complete now.
+    expect(j.candidates({ spans: [llm("Thirty days.")] })).toEqual({ routes: [] });
+    const footprint = j.footprint({ spans: [llm("Thirty days."), other] });
+    expect(footprint.traces).toBe(1);
+    expect(footprint.bytes).toBeGreaterThanOrEqual("Thirty days.".length + 50);
+    const before = j.bytes;
+    j.add([llm("Thirty days."), other]);
+    expect(j.bytes - before).toBeLessThanOrEqual(footprint.bytes);
+    expect(j.size).toBe(2);
+  });
+
+  it("ingests in chunks, pausing between them, with the same result as one add()", async () => {
+    const spans = [doc(0, 10), doc(1, 10), doc(2, 10), llm("A."), rootSpan()];
+    const whole = limited({});
+    whole.j.add(spans);
+    const chunked = limited({});
+    const order: string[] = [];
+    await chunked.j.ingest({ spans }, async () => void order.push(`pause after ${chunked.j.size} trace(s), ${chunked.out.length} scored`), 2);
+    expect(order).toEqual(["pause after 1 trace(s), 0 scored", "pause after 1 trace(s), 0 scored"]);
+    expect(chunked.out).toEqual(whole.out);
+  });
+
+  it("keeps complete and timed-out traces waiting while there is no room to score them, and hands them on in order once there is", () => {
+    let room = 0;
+    const { j, out, incomplete, now } = limited({ canHandOff: () => room-- > 0 });
+    j.add([doc(0, 10), llm("First."), rootSpan()]);
+    j.add([{ ...doc(0, 10), traceId: "1".repeat(32) }, { ...llm("Second."), traceId: "1".repeat(32) }]);
+    now.t = 5000;
+    j.sweep();
+    // An incomplete trace needs no room: it is counted at once.
+    j.add([{ ...rootSpan(), traceId: "2".repeat(32) }]);
+    now.t = 10_000;
+    j.sweep();
+    expect(out).toEqual([]);
+    expect(incomplete).toEqual([["no_answer", "/ask"]]);
+    expect([j.size, j.waiting]).toEqual([2, 2]);
+    room = 1;
+    j.handOff();
+    expect(out.map((i) => i.answer)).toEqual(["First."]);
+    room = 5;
+    j.sweep();
+    expect(out.map((i) => i.answer)).toEqual(["First.", "Second."]);
+    expect([j.size, j.waiting]).toEqual([0, 0]);
+  });
+});

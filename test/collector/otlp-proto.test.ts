@@ -7,7 +7,7 @@ import type { IdGenerator } from "@opentelemetry/sdk-trace-base";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createOtlpCodecs } from "../../src/collector/otlp-proto.ts";
-import { OtlpDecodeError, decodeProtobuf, encodeResponse } from "../../src/collector/otlp.ts";
+import { OtlpDecodeError, decodeProtobuf, decodeSpansPausing, encodeResponse } from "../../src/collector/otlp.ts";
 
 const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
 const PARENT_ID = "b7ad6b7169203331";
@@ -143,5 +143,38 @@ describe("OTLP protobuf codecs (vendored opentelemetry-proto + protobufjs)", () 
     expect(() => codecs.load()).toThrow(/ENOENT|no such file/);
     const real = createOtlpCodecs();
     expect(real.load()).toBe(real.load());
+  });
+});
+
+describe("OTLP protobuf requests read one record at a time", () => {
+  const b64 = (hex: string): string => Buffer.from(hex, "hex").toString("base64");
+  const span = (i: number): object => ({ traceId: b64(TRACE_ID), spanId: b64(i.toString(16).padStart(16, "0")), name: `s${i}`, attributes: [{ key: "i", value: { intValue: String(i) } }] });
+
+  it("gives each span the Resource of its group, wherever the Resource is on the wire", () => {
+    const codecs = createOtlpCodecs();
+    const c = codecs.load();
+    const field = (n: number, bytes: Uint8Array): Buffer => {
+      const varint = (x: number): number[] => (x < 0x80 ? [x] : [(x & 0x7f) | 0x80, ...varint(x >>> 7)]);
+      return Buffer.concat([Buffer.from([...varint((n << 3) | 2), ...varint(bytes.length)]), bytes]);
+    };
+    const resource = (service: string): Uint8Array => c.resource.encode({ attributes: [{ key: "service.name", value: { stringValue: service } }] });
+    const scope = (...ids: number[]): Buffer => field(2, Buffer.concat(ids.map((i) => field(2, c.span.encode(span(i) as never)))));
+    // Two ResourceSpans; the second has its scope_spans before its resource (legal protobuf).
+    const body = Buffer.concat([field(1, Buffer.concat([field(1, resource("a")), scope(1, 2)])), field(1, Buffer.concat([scope(3), field(1, resource("b"))]))]);
+    const decoded = decodeProtobuf(body, codecs);
+    expect(decoded.spans.map((s) => [s.name, s.resource["service.name"], s.attributes.i])).toEqual([["s1", "a", 1], ["s2", "a", 2], ["s3", "b", 3]]);
+    // The same request decoded whole by protobufjs agrees.
+    const whole = c.traceRequest.decode(body).resourceSpans.map((rs) => rs.scopeSpans.flatMap((ss) => ss.spans.map((sp) => sp.name)));
+    expect(whole).toEqual([["s1", "s2"], ["s3"]]);
+  });
+
+  it("pauses every few hundred spans, and decodes the same as all at once", async () => {
+    const codecs = createOtlpCodecs();
+    const body = Buffer.from(codecs.load().traceRequest.encode({ resourceSpans: [{ scopeSpans: [{ spans: Array.from({ length: 1200 }, (_, i) => span(i + 1)) }] }] } as never));
+    let pauses = 0;
+    const paused = await decodeSpansPausing(body, false, codecs, async () => void pauses++);
+    expect(pauses).toBe(2);
+    expect(paused).toEqual(decodeProtobuf(body, codecs));
+    expect(paused.spans).toHaveLength(1200);
   });
 });

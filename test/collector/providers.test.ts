@@ -1,0 +1,51 @@
+import type { DiagLogger } from "@opentelemetry/api";
+import { DiagLogLevel, diag } from "@opentelemetry/api";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createExportFailureLog, exportTimeoutFor } from "../../src/collector/providers.ts";
+
+/** Warnings that reach the diag logger while the test runs; the logger is removed when it ends. */
+function captureWarnings(): string[] {
+  const warnings: string[] = [];
+  const ignore = (): void => undefined;
+  const logger: DiagLogger = { error: ignore, warn: (message) => warnings.push(message), info: ignore, debug: ignore, verbose: ignore };
+  diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  onTestFinished(() => diag.disable());
+  return warnings;
+}
+
+describe("collector exports", () => {
+  it("logs an export failure at most once per interval and signal, with the count of those held back", () => {
+    const warnings = captureWarnings();
+    const clock = { t: 0 };
+    const traces = createExportFailureLog("traces", "http://otel:4318/v1/traces", () => clock.t, 30_000);
+    const metrics = createExportFailureLog("metrics", "http://otel:4318/v1/metrics", () => clock.t, 30_000);
+    traces.failed(new Error("connect ECONNREFUSED 127.0.0.1:4318"));
+    metrics.failed(new Error("Request timed out"));
+    for (let i = 0; i < 5; i++) {
+      clock.t += 5000;
+      traces.failed(new Error("connect ECONNREFUSED 127.0.0.1:4318"));
+    }
+    expect(warnings).toEqual([
+      "groundwatch collector: OTLP traces export to http://otel:4318/v1/traces failed: connect ECONNREFUSED 127.0.0.1:4318",
+      "groundwatch collector: OTLP metrics export to http://otel:4318/v1/metrics failed: Request timed out",
+    ]);
+    clock.t = 30_000;
+    traces.failed(new Error("Request timed out"));
+    expect(warnings.at(-1)).toBe("groundwatch collector: OTLP traces export to http://otel:4318/v1/traces failed: Request timed out (5 more failed since the last message)");
+    clock.t += 1000;
+    traces.failed(undefined);
+    traces.summary();
+    metrics.summary();
+    expect(warnings.at(-1)).toBe("groundwatch collector: 1 more OTLP traces export to http://otel:4318/v1/traces failed since the last message");
+    expect(warnings).toHaveLength(4);
+  });
+
+  it("gives an export a third of the drain deadline, at least 1 s and no more than the configured timeout", () => {
+    expect(exportTimeoutFor(10_000)).toBe(3333);
+    expect(exportTimeoutFor(2000)).toBe(1000);
+    expect(exportTimeoutFor(0)).toBe(1000);
+    expect(exportTimeoutFor(600_000)).toBe(10_000);
+    expect(exportTimeoutFor(600_000, 20_000)).toBe(20_000);
+    expect(exportTimeoutFor(10_000, 2000)).toBe(2000);
+  });
+});
