@@ -136,6 +136,13 @@ const list = (v: unknown, what: string): Array<Record<string, unknown> | null | 
   return v as Array<Record<string, unknown> | null | undefined>;
 };
 
+/** A list of containers (resource or scope entries): each must be an object, else the body is not OTLP. */
+const containers = (v: unknown, what: string): Array<Record<string, unknown>> => {
+  const items = list(v, what);
+  for (const item of items) if (!item || typeof item !== "object" || Array.isArray(item)) throw new OtlpDecodeError(`each entry of "${what}" must be an object`);
+  return items as Array<Record<string, unknown>>;
+};
+
 /** One span (protobuf toObject or OTLP/JSON form), kept or counted as rejected. */
 function addSpan(acc: Accumulated<OtlpSpan>, s: Record<string, unknown> | null | undefined, resource: Readonly<Record<string, unknown>>): void {
   const traceId = idOf(s?.traceId, 16);
@@ -167,10 +174,10 @@ function* normaliseSpans(request: unknown): Steps<DecodedSpans> {
   if (!request || typeof request !== "object" || Array.isArray(request)) throw new OtlpDecodeError("the body is not an OTLP ExportTraceServiceRequest");
   const acc: Accumulated<OtlpSpan> = { records: [], rejected: 0, errors: [] };
   let n = 0;
-  for (const rs of list((request as { resourceSpans?: unknown }).resourceSpans, "resourceSpans")) {
-    const resource = attributesOf((rs?.resource as { attributes?: unknown } | undefined)?.attributes);
-    for (const ss of list(rs?.scopeSpans, "resourceSpans[].scopeSpans")) {
-      for (const s of list(ss?.spans, "scopeSpans[].spans")) {
+  for (const rs of containers((request as { resourceSpans?: unknown }).resourceSpans, "resourceSpans")) {
+    const resource = attributesOf((rs.resource as { attributes?: unknown } | undefined)?.attributes);
+    for (const ss of containers(rs.scopeSpans, "resourceSpans[].scopeSpans")) {
+      for (const s of list(ss.spans, "scopeSpans[].spans")) {
         addSpan(acc, s, resource);
         if (++n % STEP === 0) yield;
       }
@@ -184,10 +191,10 @@ function* normaliseLogs(request: unknown): Steps<DecodedLogs> {
   if (!request || typeof request !== "object" || Array.isArray(request)) throw new OtlpDecodeError("the body is not an OTLP ExportLogsServiceRequest");
   const acc: Accumulated<OtlpLog> = { records: [], rejected: 0, errors: [] };
   let n = 0;
-  for (const rl of list((request as { resourceLogs?: unknown }).resourceLogs, "resourceLogs")) {
-    const resource = attributesOf((rl?.resource as { attributes?: unknown } | undefined)?.attributes);
-    for (const sl of list(rl?.scopeLogs, "resourceLogs[].scopeLogs")) {
-      for (const r of list(sl?.logRecords, "scopeLogs[].logRecords")) {
+  for (const rl of containers((request as { resourceLogs?: unknown }).resourceLogs, "resourceLogs")) {
+    const resource = attributesOf((rl.resource as { attributes?: unknown } | undefined)?.attributes);
+    for (const sl of containers(rl.scopeLogs, "resourceLogs[].scopeLogs")) {
+      for (const r of list(sl.logRecords, "scopeLogs[].logRecords")) {
         addLog(acc, r, resource);
         if (++n % STEP === 0) yield;
       }

@@ -275,6 +275,12 @@ describe("collector: hostile structure", () => {
     const protoRes = await post(`${c.url}/v1/traces`, deepProtobuf(20_000), { "content-type": "application/x-protobuf" });
     expect(protoRes.status).toBe(400);
     expect((await post(`${c.url}/v1/observations`, "[".repeat(100_000) + "]".repeat(100_000))).status).toBe(400);
+    // Arrays nested where resource and scope entries belong: not OTLP, refused rather than read as empty.
+    const nestedArrays = await post(`${c.url}/v1/traces`, `{"resourceSpans":${"[".repeat(5000)}${"]".repeat(5000)}}`, { "content-type": "application/json" });
+    expect(nestedArrays.status).toBe(400);
+    expect(((await nestedArrays.json()) as { error: string }).error).toMatch(/each entry of "resourceSpans" must be an object/);
+    const nestedLogs = await post(`${c.url}/v1/logs`, `{"resourceLogs":[{"scopeLogs":${"[".repeat(5000)}${"]".repeat(5000)}}]}`, { "content-type": "application/json" });
+    expect(nestedLogs.status).toBe(400);
     expect((await fetch(`${c.url}/healthz`)).status).toBe(200);
   });
 
