@@ -12,6 +12,9 @@ import { writeLine } from "./io.ts";
 import { parseSamples } from "./score-rows.ts";
 import { describeUsage } from "./usage.ts";
 
+/** Entailment calls per row when --max-calls is not given: enough for about 100 samples, and never unbounded. */
+const DEFAULT_ENTROPY_ROW_CALLS = 10_000;
+
 export const ENTROPY_HELP: string = `groundwatch entropy — semantic entropy of resampled answers
 
 Usage:
@@ -28,7 +31,8 @@ Options:
   --output, -o FILE     JSONL results (default: standard output, unless --explain)
   --explain             print a readable audit trail per row to standard output
   --threshold T         normalised entropy at which --explain calls a row uncertain (default 0.5)
-  --max-calls N         entailment budget per row, checked before any call
+  --max-calls N         entailment budget per row, checked before any call (default 10000: about
+                        100 samples; a row over it is reported unreliable with the reason)
   --skip-invalid        report and skip malformed rows instead of stopping
   --help, -h            show this help
 
@@ -74,7 +78,7 @@ export function runEntropy(argv: readonly string[], io: CommandIo): Promise<numb
     });
     const source = inputPath(args.input, io);
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a number from 0 to 1") ?? 0.5;
-    const maxCalls = numberFlag("max-calls", args["max-calls"], (n) => Number.isInteger(n) && n >= 1, "a positive integer");
+    const maxCalls = numberFlag("max-calls", args["max-calls"], (n) => Number.isInteger(n) && n >= 1, "a positive integer") ?? DEFAULT_ENTROPY_ROW_CALLS;
     // Checked before the backend loads; opened (and truncated) only once it has.
     const output = args.output ? outputFile("--output", args.output, io) : undefined;
     const backend = await openBackend(args, io);
@@ -86,7 +90,7 @@ async function measureRows(
   args: { output: string | undefined; explain?: boolean | undefined; "skip-invalid"?: boolean | undefined },
   source: string,
   threshold: number,
-  maxCalls: number | undefined,
+  maxCalls: number,
   backend: EntailmentBackend,
   io: CommandIo,
 ): Promise<number> {
@@ -120,7 +124,7 @@ async function measureRows(
         question: row.question,
         samples: row.samples,
         backend,
-        options: { cache, ...(row.requested !== undefined ? { requested: row.requested } : {}), ...(maxCalls !== undefined ? { maxEntailmentCalls: maxCalls } : {}) },
+        options: { cache, ...(row.requested !== undefined ? { requested: row.requested } : {}), maxEntailmentCalls: maxCalls },
       });
       if (cache.size > 10_000) cache.clear();
       counts.rows++;

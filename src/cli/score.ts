@@ -11,6 +11,7 @@ import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath as checkInput, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import { describeUsage } from "./usage.ts";
 import { parseScoreRow } from "./score-rows.ts";
+import { stripBom } from "./files.ts";
 import { formatResultBlock, tableHeader } from "./table.ts";
 
 export const SCORE_HELP: string = `groundwatch score — check each answer's claims against its retrieved context
@@ -25,7 +26,9 @@ Input: one JSON object a line: {"id", "context": string | string[], "answer", "q
 Output: one JSON object a line: the row's id, score (0–1, higher = better grounded,
        the least supported claim's score), verdict (grounded | ungrounded | unscorable),
        reason when unscorable, threshold, claims (text, offsets, verdict, score,
-       evidence with document index and offsets), skipped sentences, and the backend.
+       evidence with document index and offsets), skipped sentences, the backend, and
+       "limits" when an input limit cut the row (answer_chars, context_chars, documents,
+       token_chars, claims, samples, entailment_calls; GROUNDWATCH_MAX_* set them).
 
 Options:
   --input, -i FILE      rows to score (required)
@@ -63,6 +66,8 @@ function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unkno
     claims: r.claims,
     skipped: r.skipped,
     backend: r.backend,
+    // Only when an input limit cut the row, so ordinary rows read as before.
+    ...(r.limits.length > 0 ? { limits: r.limits } : {}),
     ...(r.entropy ? { entropy: r.entropy } : {}),
   };
 }
@@ -130,7 +135,7 @@ async function scoreRows(
       lineNumber++;
       bytesRead += Buffer.byteLength(line) + 1;
       if (line.trim() === "") continue;
-      const parsed = parseScoreRow(line, lineNumber);
+      const parsed = parseScoreRow(lineNumber === 1 ? stripBom(line) : line, lineNumber);
       if (!parsed.ok) {
         summary.invalid++;
         io.stderr.write(`groundwatch score: ${parsed.error}\n`);

@@ -1,4 +1,5 @@
 import type { GroundednessSettings } from "../core/groundedness.ts";
+import { DEFAULT_MAX_TOKEN_CHARS } from "../core/limits.ts";
 
 /**
  * Scoring defaults. `threshold` here is only the fallback for backends that do not
@@ -9,3 +10,24 @@ export const DEFAULT_SETTINGS: GroundednessSettings = {
   topK: 3,
   tokenBudget: 400,
 };
+
+/**
+ * Input limits, so that no observation can stall scoring: each one applied to an
+ * observation is reported by name in its result's `limits`. Sized so that ordinary RAG
+ * traffic never reaches them (see docs/benchmarks.md, "Pathological inputs").
+ */
+export const DEFAULT_LIMITS = {
+  /** ≈ 3,000 words; claims past 100 are skipped anyway. */
+  maxAnswerChars: 20_000,
+  /** ≈ 50,000 model tokens, all documents together. */
+  maxContextChars: 200_000,
+  maxDocuments: 200,
+  /** Longer than any word or ordinary URL; base64 and hex blobs are longer. */
+  maxTokenChars: DEFAULT_MAX_TOKEN_CHARS,
+  maxClaims: 100,
+  maxSamples: 20,
+  /** Groundedness (≤ maxClaims × topK = 300 by default) and entropy together. */
+  maxEntailmentCalls: 1000,
+  /** Above the 380 calls 20 distinct samples can need. */
+  entropyMaxCalls: 500,
+} as const;

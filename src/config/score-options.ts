@@ -1,5 +1,5 @@
 import { ConfigError } from "./errors.ts";
-import { DEFAULT_SETTINGS } from "./defaults.ts";
+import { DEFAULT_LIMITS, DEFAULT_SETTINGS } from "./defaults.ts";
 
 /** Entailment backends: embedded heuristic, local ONNX model, LLM judge, or the best available. */
 export const BACKEND_CHOICES = ["auto", "offline", "onnx", "judge"] as const;
@@ -41,10 +41,22 @@ export interface ScoreOptions {
   readonly entropyThreshold?: number;
   /** "either" (default: fail when ungrounded or uncertain) or "groundedness-only". Env GROUNDWATCH_COMBINED_POLICY. */
   readonly combinedPolicy?: string;
-  /** Most entailment pairs one entropy measurement may send (default: no limit). Env GROUNDWATCH_ENTROPY_MAX_CALLS. */
+  /** Most entailment pairs one entropy measurement may send, 1–1 000 000; over it, entropy is unreliable and nothing is sent. Default 500. Env GROUNDWATCH_ENTROPY_MAX_CALLS. */
   readonly entropyMaxCalls?: number;
-  /** Most claims checked per answer, 1–10 000; the rest are skipped with reason "over_limit". Default 100. Env GROUNDWATCH_MAX_CLAIMS. */
+  /** Most claims checked per answer, 1–10 000; the rest are skipped with reason "over_limit" (limit "claims"). Default 100. Env GROUNDWATCH_MAX_CLAIMS. */
   readonly maxClaims?: number;
+  /** Longest answer checked, 100–10 000 000 characters; the rest is one skipped "over_limit" segment (limit "answer_chars"). Resamples and the question are cut the same way. Default 20 000. Env GROUNDWATCH_MAX_ANSWER_CHARS. */
+  readonly maxAnswerChars?: number;
+  /** Most context characters read, all documents together, 1000–100 000 000; the rest is ignored (limit "context_chars"). Default 200 000. Env GROUNDWATCH_MAX_CONTEXT_CHARS. */
+  readonly maxContextChars?: number;
+  /** Most documents read, 1–100 000; later ones are ignored (limit "documents"). Default 200. Env GROUNDWATCH_MAX_DOCUMENTS. */
+  readonly maxDocuments?: number;
+  /** Longest run of non-space characters kept whole, 16–10 000; longer ones (base64, hex) are cut to their first characters and "…" before analysis (limit "token_chars"). Default 100. Env GROUNDWATCH_MAX_TOKEN_CHARS. */
+  readonly maxTokenChars?: number;
+  /** Most resamples measured for semantic entropy, 2–1000; later ones are ignored (limit "samples"). Default 20. Env GROUNDWATCH_MAX_SAMPLES. */
+  readonly maxSamples?: number;
+  /** Most entailment pairs per observation, groundedness and entropy together, 1–1 000 000; claims past it are skipped "over_limit", and entropy without enough left is unreliable (limit "entailment_calls"). Default 1000. Env GROUNDWATCH_MAX_ENTAILMENT_CALLS. */
+  readonly maxEntailmentCalls?: number;
 }
 
 export interface ResolvedScoreOptions {
@@ -64,8 +76,14 @@ export interface ResolvedScoreOptions {
   readonly judgeConcurrency: number;
   readonly entropyThreshold: number;
   readonly combinedPolicy: "either" | "groundedness-only";
-  readonly entropyMaxCalls: number | undefined;
+  readonly entropyMaxCalls: number;
   readonly maxClaims: number;
+  readonly maxAnswerChars: number;
+  readonly maxContextChars: number;
+  readonly maxDocuments: number;
+  readonly maxTokenChars: number;
+  readonly maxSamples: number;
+  readonly maxEntailmentCalls: number;
 }
 
 /** Environment variable for each option. The judge's API key is read from env only (GROUNDWATCH_JUDGE_API_KEY). */
@@ -87,6 +105,12 @@ export const SCORE_ENV = {
   combinedPolicy: "GROUNDWATCH_COMBINED_POLICY",
   entropyMaxCalls: "GROUNDWATCH_ENTROPY_MAX_CALLS",
   maxClaims: "GROUNDWATCH_MAX_CLAIMS",
+  maxAnswerChars: "GROUNDWATCH_MAX_ANSWER_CHARS",
+  maxContextChars: "GROUNDWATCH_MAX_CONTEXT_CHARS",
+  maxDocuments: "GROUNDWATCH_MAX_DOCUMENTS",
+  maxTokenChars: "GROUNDWATCH_MAX_TOKEN_CHARS",
+  maxSamples: "GROUNDWATCH_MAX_SAMPLES",
+  maxEntailmentCalls: "GROUNDWATCH_MAX_ENTAILMENT_CALLS",
 } as const satisfies Record<keyof ScoreOptions, string>;
 
 export const JUDGE_API_KEY_ENV = "GROUNDWATCH_JUDGE_API_KEY";
@@ -171,7 +195,13 @@ export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?:
     judgeConcurrency: num("judgeConcurrency", 1, 64, true) ?? 4,
     entropyThreshold: num("entropyThreshold", 0, 1, false) ?? 0.5,
     combinedPolicy: oneOf(policy.field, policy.value, ["either", "groundedness-only"] as const) ?? "either",
-    entropyMaxCalls: num("entropyMaxCalls", 1, 1_000_000, true),
-    maxClaims: num("maxClaims", 1, 10_000, true) ?? 100,
+    entropyMaxCalls: num("entropyMaxCalls", 1, 1_000_000, true) ?? DEFAULT_LIMITS.entropyMaxCalls,
+    maxClaims: num("maxClaims", 1, 10_000, true) ?? DEFAULT_LIMITS.maxClaims,
+    maxAnswerChars: num("maxAnswerChars", 100, 10_000_000, true) ?? DEFAULT_LIMITS.maxAnswerChars,
+    maxContextChars: num("maxContextChars", 1000, 100_000_000, true) ?? DEFAULT_LIMITS.maxContextChars,
+    maxDocuments: num("maxDocuments", 1, 100_000, true) ?? DEFAULT_LIMITS.maxDocuments,
+    maxTokenChars: num("maxTokenChars", 16, 10_000, true) ?? DEFAULT_LIMITS.maxTokenChars,
+    maxSamples: num("maxSamples", 2, 1000, true) ?? DEFAULT_LIMITS.maxSamples,
+    maxEntailmentCalls: num("maxEntailmentCalls", 1, 1_000_000, true) ?? DEFAULT_LIMITS.maxEntailmentCalls,
   };
 }

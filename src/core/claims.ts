@@ -75,26 +75,45 @@ function splitBlocks(text: string): Block[] {
   return blocks;
 }
 
-const QUOTE_CHARS = /["“”]/g;
+/** Double quotation marks in text[start, end): the quote balance that decides merging. */
+function countQuotes(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x201c || c === 0x201d) n++;
+  }
+  return n;
+}
 
-/** Sentence spans of a block, merged where the splitter broke inside a quotation. */
+/** True when text[start, end) ends, before any trailing whitespace, with a closing quote or parenthesis. */
+function endsWithClosingQuote(text: string, start: number, end: number): boolean {
+  let e = end;
+  while (e > start && /\s/.test(text[e - 1] ?? "")) e--;
+  return e > start && "\"”’)".includes(text[e - 1] ?? "x");
+}
+
+/**
+ * Sentence spans of a block, merged where the splitter broke inside a quotation. Linear:
+ * the quote balance of a growing merge is carried forward, never recounted.
+ */
 function sentenceSpans(doc: AnalyzedText): Array<{ start: number; end: number; tokenStart: number; tokenEnd: number }> {
   const out: Array<{ start: number; end: number; tokenStart: number; tokenEnd: number }> = [];
   let pending: { start: number; end: number; tokenStart: number; tokenEnd: number } | undefined;
+  let pendingQuotes = 0;
   for (const s of doc.sentences) {
     const merged = pending ? { ...pending, end: s.end, tokenEnd: s.tokenEnd } : { ...s };
-    const quotes = (doc.text.slice(merged.start, merged.end).match(QUOTE_CHARS) ?? []).length;
+    const quotes = pending ? pendingQuotes + countQuotes(doc.text, pending.end, s.end) : countQuotes(doc.text, s.start, s.end);
     if (quotes % 2 === 1) {
       pending = merged;
+      pendingQuotes = quotes;
       continue;
     }
     // The splitter breaks after a closing quote ("Stop. Now." and left): a piece that
     // follows a quote and starts in lower case continues it. Other lower-case starts are
     // real sentences in informal answers ("the tower is in paris. the museum opens…").
     const previous = out[out.length - 1];
-    const current = doc.text.slice(s.start, s.end);
-    const afterQuote = previous !== undefined && /["”’)]\s*$/.test(doc.text.slice(previous.start, previous.end));
-    if (previous && afterQuote && /^[a-z]/.test(current) && !pending) {
+    const afterQuote = previous !== undefined && endsWithClosingQuote(doc.text, previous.start, previous.end);
+    if (previous && afterQuote && /^[a-z]/.test(doc.text[s.start] ?? "") && s.end > s.start && !pending) {
       out[out.length - 1] = { ...previous, end: s.end, tokenEnd: s.tokenEnd };
       continue;
     }
@@ -132,39 +151,56 @@ const SUBJECTS = new Set(["NOUN", "PROPN", "PRON", "NUM"]);
 
 const RELATIVES = new Set(["who", "whom", "whose", "which", "that"]);
 
-/**
- * A clause is independent when a subject precedes its first verb. A relative
- * pronoun before that verb ("cars and trucks that run on hydrogen") means the verb
- * belongs to a noun phrase's relative clause, so cutting there would strand a
- * fragment; keeping the sentence whole is the safer error.
- */
-function hasSubjectAndVerb(tokens: readonly Token[]): boolean {
-  let sawSubject = false;
-  for (const t of tokens) {
-    if (sawSubject && RELATIVES.has(t.lower)) return false;
-    if (VERBAL.has(t.pos)) return sawSubject;
-    if (SUBJECTS.has(t.pos)) sawSubject = true;
+/** For each index k, the first index ≥ k whose token passes `test` (tokens.length when none). */
+function nextWhere(tokens: readonly Token[], test: (t: Token) => boolean): Int32Array {
+  const next = new Int32Array(tokens.length + 1);
+  next[tokens.length] = tokens.length;
+  for (let k = tokens.length - 1; k >= 0; k--) {
+    const t = tokens[k];
+    next[k] = t && test(t) ? k : (next[k + 1] ?? tokens.length);
   }
-  return false;
+  return next;
 }
 
 /**
  * Cut points (token indices of the conjunction or semicolon) where a sentence joins
  * two independent clauses: "X rose, and Y fell" or "X rose; Y fell".
+ *
+ * A clause is independent when a subject precedes its first verb. A relative
+ * pronoun before that verb ("cars and trucks that run on hydrogen") means the verb
+ * belongs to a noun phrase's relative clause, so cutting there would strand a
+ * fragment; keeping the sentence whole is the safer error.
+ *
+ * Each candidate is judged in constant time from prefix counts and next-index tables,
+ * so a 500 KB "a and b and c …" costs one pass, not one pass per conjunction.
  */
 function clauseCuts(tokens: readonly Token[]): number[] {
+  const n = tokens.length;
+  const content = new Int32Array(n + 1);
+  tokens.forEach((t, k) => {
+    content[k + 1] = (content[k] ?? 0) + (isContentToken(t) ? 1 : 0);
+  });
+  const nextVerb = nextWhere(tokens, (t) => VERBAL.has(t.pos));
+  const nextSubject = nextWhere(tokens, (t) => SUBJECTS.has(t.pos));
+  const nextRelative = nextWhere(tokens, (t) => RELATIVES.has(t.lower));
+  const contentIn = (a: number, b: number): number => (content[b] ?? 0) - (content[a] ?? 0);
+  // Scanning [a, b): a subject comes first, then the first verb, with no relative pronoun after the subject up to that verb.
+  const hasSubjectAndVerb = (a: number, b: number): boolean => {
+    const verb = nextVerb[a] ?? n;
+    const subject = nextSubject[a] ?? n;
+    return verb < b && subject < verb && (nextRelative[subject + 1] ?? n) > verb;
+  };
   const cuts: number[] = [];
   let from = 0;
-  for (let i = 1; i < tokens.length - 1; i++) {
+  for (let i = 1; i < n - 1; i++) {
     const t = tokens[i];
     if (!t) continue;
     const isSemicolon = t.text === ";";
     const isConj = COORDINATORS.has(t.lower) && (t.pos === "CCONJ" || tokens[i - 1]?.text === ",");
     if (!isSemicolon && !isConj) continue;
-    const left = tokens.slice(from, isConj && tokens[i - 1]?.text === "," ? i - 1 : i);
-    const right = tokens.slice(i + 1);
-    if (left.filter(isContentToken).length < 2 || right.filter(isContentToken).length < 2) continue;
-    if (!hasSubjectAndVerb(left) || !hasSubjectAndVerb(right)) continue;
+    const leftEnd = isConj && tokens[i - 1]?.text === "," ? i - 1 : i;
+    if (contentIn(from, leftEnd) < 2 || contentIn(i + 1, n) < 2) continue;
+    if (!hasSubjectAndVerb(from, leftEnd) || !hasSubjectAndVerb(i + 1, n)) continue;
     cuts.push(i);
     from = i + 1;
   }

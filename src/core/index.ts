@@ -14,6 +14,8 @@ export type {
   GroundednessSettings,
   UnscorableReason,
 } from "./groundedness.ts";
+export { LIMIT_NAMES, capTokens, cutPoint, limitText } from "./limits.ts";
+export type { CappedText, LimitName } from "./limits.ts";
 export { indexWindows } from "./preselect.ts";
 export type { WindowIndex } from "./preselect.ts";
 export { extractQuantities, matchQuantity } from "./quantities.ts";
@@ -23,7 +25,7 @@ export type { ReliabilityBin } from "./stats.ts";
 export { fitLogistic } from "./logistic.ts";
 export type { LogisticFit } from "./logistic.ts";
 export { createTextAnalyzer, isContentToken } from "./text.ts";
-export type { AnalyzedText, SentenceSpan, TextAnalyzer, Token } from "./text.ts";
+export type { AnalyzedText, SentenceSpan, TextAnalyzer, TextAnalyzerOptions, Token } from "./text.ts";
 export { normaliseAnswer, semanticEntropy } from "./entropy/semantic-entropy.ts";
 export type { Cluster, EntropyInput, EntropyResult, Judgement, Sample, SemanticEntropyOptions } from "./entropy/semantic-entropy.ts";
 export { isRefusal } from "./entropy/refusals.ts";

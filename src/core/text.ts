@@ -1,8 +1,13 @@
 import winkNLP from "wink-nlp";
 import type { WinkMethods } from "wink-nlp";
+import { DEFAULT_MAX_TOKEN_CHARS, capTokens } from "./limits.ts";
 import { englishModel } from "./wink-model.ts";
 
-/** One token of analysed text, with character offsets into the analysed string. */
+/**
+ * One token of analysed text, with character offsets into the analysed string. A token the
+ * analyser cut (longer than its `maxTokenChars`) has the kept characters as `text`, and a
+ * "…" token covers the characters it dropped.
+ */
 export interface Token {
   readonly text: string;
   /** Lowercased surface form. */
@@ -36,14 +41,28 @@ export interface TextAnalyzer {
   analyze(text: string): AnalyzedText;
 }
 
+export interface TextAnalyzerOptions {
+  readonly model?: Parameters<typeof winkNLP>[0];
+  /**
+   * Longest token handed to wink-nlp, whose tokenizer is quadratic in the length of one
+   * token; longer runs of non-space characters are cut (offsets still point into the
+   * analysed text). Default 100. The scorer cuts and reports them before analysis; this is
+   * the backstop for every other caller.
+   */
+  readonly maxTokenChars?: number;
+}
+
 /** Creates the wink-nlp based analyser (loading the model takes ~150 ms; share one instance). */
-export function createTextAnalyzer(options: { readonly model?: Parameters<typeof winkNLP>[0] } = {}): TextAnalyzer {
+export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnalyzer {
+  const maxTokenChars = options.maxTokenChars ?? DEFAULT_MAX_TOKEN_CHARS;
   // Only sentence boundaries and POS (which lemmas need): quantities and negation are
   // read by our own code, and skipping wink's NER and negation pipes halves the cost.
   const nlp: WinkMethods = winkNLP(options.model ?? englishModel(), ["sbd", "pos"]);
   const its = nlp.its;
   return {
-    analyze(text: string): AnalyzedText {
+    analyze(original: string): AnalyzedText {
+      const capped = capTokens(original, maxTokenChars);
+      const text = capped.text;
       const doc = nlp.readDoc(text);
       const tokensColl = doc.tokens();
       const values = tokensColl.out(its.value) as string[];
@@ -68,8 +87,8 @@ export function createTextAnalyzer(options: { readonly model?: Parameters<typeof
           type: types[i] ?? "word",
           pos: pos[i] ?? "X",
           stop: stops[i] ?? false,
-          start,
-          end,
+          start: capped.cut > 0 ? capped.toOriginal(start) : start,
+          end: capped.cut > 0 ? capped.toOriginal(end) : end,
         });
       }
       const sentenceSpans = doc.sentences().out(its.span) as unknown as Array<[number, number]>;
@@ -80,7 +99,7 @@ export function createTextAnalyzer(options: { readonly model?: Parameters<typeof
         if (!first || !last) continue;
         sentences.push({ tokenStart: a, tokenEnd: b + 1, start: first.start, end: last.end });
       }
-      return { text, tokens, sentences };
+      return { text: original, tokens, sentences };
     },
   };
 }

@@ -6,6 +6,8 @@ import type { EntropyResult, Sample } from "../core/entropy/semantic-entropy.ts"
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
 import type { AnswerInput, AnswerResult } from "../core/groundedness.ts";
 import { createGroundednessScorer } from "../core/groundedness.ts";
+import type { LimitName } from "../core/limits.ts";
+import { limitText, orderLimits } from "../core/limits.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import { createTextAnalyzer } from "../core/text.ts";
 import type { BackendInfo, EntailmentBackend, NliResult } from "./backend.ts";
@@ -21,7 +23,11 @@ export interface Observation extends AnswerInput {
   readonly samples?: readonly Sample[];
 }
 
-/** Groundedness, plus semantic entropy and the combined verdict when resamples were given. */
+/**
+ * Groundedness, plus semantic entropy and the combined verdict when resamples were given.
+ * `limits` names every input limit the observation was cut by (answer, context, documents,
+ * tokens, claims, samples, entailment calls); empty when it was scored whole.
+ */
 export type ScoredAnswer = AnswerResult & { readonly entropy?: EntropyResult; readonly combined?: CombinedVerdict };
 
 /** A ready-to-use scorer: resolved options, a loaded backend, and the pipeline. */
@@ -55,11 +61,21 @@ export interface CreateScorerDeps {
 export async function createScorer(options: ScoreOptions = {}, deps: CreateScorerDeps = {}): Promise<Scorer> {
   const env = deps.env ?? {};
   const resolved = resolveScoreOptions(options, { env, ...(deps.file ? { file: deps.file } : {}) });
-  const analyzer = deps.analyzer ?? createTextAnalyzer();
+  const analyzer = deps.analyzer ?? createTextAnalyzer({ maxTokenChars: resolved.maxTokenChars });
   const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, env, ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
   const backend = created.backend;
   const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
-  const pipeline = createGroundednessScorer(backend, analyzer, { threshold, topK: resolved.topK, tokenBudget: resolved.tokenBudget, maxClaims: resolved.maxClaims });
+  const pipeline = createGroundednessScorer(backend, analyzer, {
+    threshold,
+    topK: resolved.topK,
+    tokenBudget: resolved.tokenBudget,
+    maxClaims: resolved.maxClaims,
+    maxAnswerChars: resolved.maxAnswerChars,
+    maxContextChars: resolved.maxContextChars,
+    maxDocuments: resolved.maxDocuments,
+    maxTokenChars: resolved.maxTokenChars,
+    maxEntailmentCalls: resolved.maxEntailmentCalls,
+  });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy };
   const entropyCache = new Map<string, NliResult>();
   return {
@@ -67,15 +83,21 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
     async score(input: Observation): Promise<ScoredAnswer> {
       const groundedness = await pipeline.score(input);
       if (!input.samples || input.samples.length === 0) return groundedness;
-      const entropy = await semanticEntropy({
-        question: input.question ?? "",
-        samples: input.samples,
-        backend,
-        options: { cache: entropyCache, ...(resolved.entropyMaxCalls !== undefined ? { maxEntailmentCalls: resolved.entropyMaxCalls } : {}) },
-      });
+      const limits = new Set<LimitName>(groundedness.limits);
+      if (input.samples.length > resolved.maxSamples) limits.add("samples");
+      const cut = (text: string): string => {
+        const limited = limitText(text, resolved.maxAnswerChars, resolved.maxTokenChars);
+        for (const l of limited.limits) limits.add(l);
+        return limited.text;
+      };
+      const samples = input.samples.slice(0, resolved.maxSamples).map((s): Sample => (typeof s === "string" ? cut(s) : { ...s, text: cut(s.text) }));
+      // Entropy gets what groundedness left of the observation's budget, and at most its own.
+      const budget = Math.min(resolved.entropyMaxCalls, Math.max(0, resolved.maxEntailmentCalls - groundedness.entailmentCalls));
+      const entropy = await semanticEntropy({ question: cut(input.question ?? ""), samples, backend, options: { cache: entropyCache, maxEntailmentCalls: budget } });
+      if (entropy.overBudget) limits.add("entailment_calls");
       // Judgements are reused within a run, but the cache must not grow without bound.
       if (entropyCache.size > 10_000) entropyCache.clear();
-      return { ...groundedness, entropy, combined: combineVerdicts(groundedness, entropy, policy) };
+      return { ...groundedness, limits: orderLimits(limits), entropy, combined: combineVerdicts(groundedness, entropy, policy) };
     },
     backend: backendInfo(backend),
     entailment: backend,

@@ -438,7 +438,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
 
   /** Records a scored result; a throwing redact hook records it again without content (never unredacted). */
   const record = (job: Job, result: EvaluationSummary, span: Span, durationS: number): void => {
-    const limits: readonly string[] = (result as { limits?: readonly string[] }).limits ?? [];
+    const limits = result.limits;
     if (limits.length > 0) span.setAttribute(ATTR_LIMITS, [...limits]);
     const base = { result, route: job.route, span, eventContext: job.parent, logger: logger(), instruments: m, durationS };
     try {

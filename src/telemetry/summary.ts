@@ -15,6 +15,8 @@ export interface EvaluationSummary {
   readonly claims: { readonly supported: number; readonly contradicted: number; readonly unsupported: number };
   readonly skipped: number;
   readonly backend: BackendInfo;
+  /** Input limits the observation was cut by (answer_chars, context_chars, documents, token_chars, claims, samples, entailment_calls); [] when none. */
+  readonly limits: readonly string[];
   /** Unsupported claims and their nearest evidence; present only when content capture is on. */
   readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[] };
   readonly entropy?: {
@@ -41,6 +43,7 @@ export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationS
     claims,
     skipped: r.skipped.length,
     backend: r.backend,
+    limits: r.limits,
     ...(captureContent ? { content: { claims: unsupported.map((c) => c.text), evidence: unsupported.map((c) => c.evidence?.text ?? "") } } : {}),
     ...(r.entropy
       ? {

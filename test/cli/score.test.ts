@@ -34,6 +34,15 @@ describe("groundwatch score", () => {
     expect(run.stderr).toContain("WARNING: no NLI model configured or cached: scoring with the offline backend, whose results are TRIAGE-GRADE");
   });
 
+  it("reads an input file saved with a UTF-8 byte order mark", async () => {
+    const dir = tempDir();
+    const path = join(dir, "bom.jsonl");
+    writeFileSync(path, `\uFEFF${jsonl([ROW_GOOD])}`);
+    const run = await runCli(["score", "--input", path]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout.trim()) as Record<string, unknown>).toMatchObject({ id: "a", verdict: "grounded" });
+  });
+
   it("writes to --output and reads standard input with -", async () => {
     const dir = tempDir();
     const output = join(dir, "out.jsonl");

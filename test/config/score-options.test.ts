@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/errors.ts";
 import { loadConfigFile } from "../../src/config/file.ts";
-import { resolveScoreOptions } from "../../src/config/score-options.ts";
+import { DEFAULT_LIMITS } from "../../src/config/defaults.ts";
+import { SCORE_ENV, resolveScoreOptions } from "../../src/config/score-options.ts";
 import { tempDir } from "../helpers/cli.ts";
 
 describe("resolveScoreOptions", () => {
@@ -26,6 +27,57 @@ describe("resolveScoreOptions", () => {
     expect(() => resolveScoreOptions({ backend: " " })).toThrow("invalid backend");
     expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_REQUIRE_PRODUCTION: "maybe" } })).toThrow('invalid GROUNDWATCH_REQUIRE_PRODUCTION: "maybe" (expected true or false)');
     expect(() => resolveScoreOptions({ variant: "int4" })).toThrow('invalid variant: "int4" (expected one of quantized, fp32)');
+  });
+});
+
+describe("input limits", () => {
+  const LIMIT_KEYS = ["maxAnswerChars", "maxContextChars", "maxDocuments", "maxTokenChars", "maxClaims", "maxSamples", "maxEntailmentCalls", "entropyMaxCalls"] as const;
+
+  it("resolve to finite defaults when nothing is set", () => {
+    const resolved = resolveScoreOptions();
+    for (const key of LIMIT_KEYS) {
+      expect(Number.isFinite(resolved[key]), key).toBe(true);
+      expect(resolved[key], key).toBe(DEFAULT_LIMITS[key]);
+    }
+    expect(resolved).toMatchObject({ maxAnswerChars: 20_000, maxContextChars: 200_000, maxDocuments: 200, maxTokenChars: 100, maxClaims: 100, maxSamples: 20, maxEntailmentCalls: 1000, entropyMaxCalls: 500 });
+  });
+
+  it("leave room for the default groundedness checks and a full default resample set", () => {
+    const r = resolveScoreOptions();
+    expect(r.entropyMaxCalls).toBeGreaterThanOrEqual(r.maxSamples * (r.maxSamples - 1));
+    expect(r.maxEntailmentCalls).toBeGreaterThanOrEqual(r.maxClaims * r.topK + r.maxSamples * (r.maxSamples - 1));
+  });
+
+  it("are read from GROUNDWATCH_MAX_* variables and config files, options first", () => {
+    expect(SCORE_ENV).toMatchObject({
+      maxAnswerChars: "GROUNDWATCH_MAX_ANSWER_CHARS",
+      maxContextChars: "GROUNDWATCH_MAX_CONTEXT_CHARS",
+      maxDocuments: "GROUNDWATCH_MAX_DOCUMENTS",
+      maxTokenChars: "GROUNDWATCH_MAX_TOKEN_CHARS",
+      maxSamples: "GROUNDWATCH_MAX_SAMPLES",
+      maxEntailmentCalls: "GROUNDWATCH_MAX_ENTAILMENT_CALLS",
+    });
+    const env = { GROUNDWATCH_MAX_ANSWER_CHARS: "5000", GROUNDWATCH_MAX_SAMPLES: "8", GROUNDWATCH_MAX_TOKEN_CHARS: "64" };
+    expect(resolveScoreOptions({ maxSamples: 4 }, { env, file: { maxDocuments: 7, maxAnswerChars: 9000 } })).toMatchObject({ maxAnswerChars: 5000, maxSamples: 4, maxTokenChars: 64, maxDocuments: 7 });
+  });
+
+  it.each([
+    [{ maxAnswerChars: 0 }, "invalid maxAnswerChars: 0"],
+    [{ maxContextChars: 1.5e3 + 0.5 }, "invalid maxContextChars: 1500.5"],
+    [{ maxDocuments: -1 }, "invalid maxDocuments: -1"],
+    [{ maxTokenChars: 8 }, "invalid maxTokenChars: 8 (expected an integer from 16 to 10000)"],
+    [{ maxSamples: 1 }, "invalid maxSamples: 1"],
+    [{ maxEntailmentCalls: 0 }, "invalid maxEntailmentCalls: 0"],
+    [{ entropyMaxCalls: 2_000_000 }, "invalid entropyMaxCalls: 2000000"],
+  ])("throw a ConfigError naming the field for %j", (options, message) => {
+    expect(() => resolveScoreOptions(options)).toThrow(ConfigError);
+    expect(() => resolveScoreOptions(options)).toThrow(message);
+  });
+
+  it("name the variable when the environment holds a bad value", () => {
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_MAX_ENTAILMENT_CALLS: "lots" } })).toThrow('invalid GROUNDWATCH_MAX_ENTAILMENT_CALLS: "lots" (expected a number)');
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_MAX_SAMPLES: "Infinity" } })).toThrow("invalid GROUNDWATCH_MAX_SAMPLES");
+    expect(() => resolveScoreOptions({}, { file: { maxContextChars: 10 } })).toThrow("invalid config file maxContextChars: 10");
   });
 });
 

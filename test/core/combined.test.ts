@@ -7,9 +7,9 @@ import type { AnswerResult } from "../../src/core/groundedness.ts";
 import { cityKey, meaningBackend } from "../helpers/meaning-backend.ts";
 
 const BACKEND = { name: "fake", version: "1", tier: "production" as const };
-const grounded: AnswerResult = { verdict: "grounded", score: 0.9, threshold: 0.5, claims: [], skipped: [], backend: BACKEND };
-const ungrounded: AnswerResult = { verdict: "ungrounded", score: 0.1, threshold: 0.5, claims: [], skipped: [], backend: BACKEND };
-const unscorable: AnswerResult = { verdict: "unscorable", score: null, reason: "empty_context", detail: "", claims: [], skipped: [], backend: BACKEND };
+const grounded: AnswerResult = { verdict: "grounded", score: 0.9, threshold: 0.5, claims: [], skipped: [], backend: BACKEND, limits: [], entailmentCalls: 0 };
+const ungrounded: AnswerResult = { verdict: "ungrounded", score: 0.1, threshold: 0.5, claims: [], skipped: [], backend: BACKEND, limits: [], entailmentCalls: 0 };
+const unscorable: AnswerResult = { verdict: "unscorable", score: null, reason: "empty_context", detail: "", claims: [], skipped: [], backend: BACKEND, limits: [], entailmentCalls: 0 };
 const EITHER: CombinedPolicy = { entropyThreshold: 0.5, mode: "either" };
 const Q = "Which city is the capital of Australia?";
 

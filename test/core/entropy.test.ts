@@ -139,6 +139,10 @@ describe("semantic entropy fails closed", () => {
     expect(backend.calls).toHaveLength(0);
     expect(r.reliable).toBe(false);
     expect(r.reasons.join(" ")).toContain("entailment budget 10 is below the worst case of 30 calls for 6 distinct answers");
+    expect(r.overBudget).toBe(true);
+    const within = await semanticEntropy({ question: ZORBEX, samples: CONFABULATED, backend, options: { maxEntailmentCalls: 30 } });
+    expect(within.overBudget).toBe(false);
+    expect(within.reliable).toBe(true);
   });
 });
 

@@ -121,3 +121,95 @@ describe("groundedness scoring", () => {
     expect(result.skipped).toMatchObject([{ reason: "greeting", text: "Sure!" }]);
   });
 });
+
+/** The longest run of characters wink-nlp's tokenizer would read as one token. */
+function longestRun(text: string): number {
+  return Math.max(0, ...text.split(/[ \u00a0\u2002-\u2005\u2009\u200a\u202f\u205f\n\r\t]+/).map((t) => t.length));
+}
+
+describe("input limits", () => {
+  const museum = "The museum opens at nine. Entry costs ten euros.";
+
+  it("reports no limit for an ordinary answer, and counts the pairs it sent", async () => {
+    const backend = createFakeBackend();
+    const result = await scorerWith(backend, { ...SETTINGS, maxAnswerChars: 1000, maxContextChars: 1000, maxDocuments: 5, maxTokenChars: 100, maxEntailmentCalls: 100 }).score({ answer: "The museum opens at nine.", context: museum });
+    expect(result.limits).toEqual([]);
+    expect(result.entailmentCalls).toBe(backend.calls.flat().length);
+  });
+
+  it("answer_chars: checks the answer up to the cut and skips the rest as one over_limit segment", async () => {
+    const answer = "The museum opens at nine. " + Array.from({ length: 6 }, (_, i) => `The museum room ${i} opens at nine.`).join(" ");
+    const backend = createFakeBackend();
+    const result = await scorerWith(backend, { ...SETTINGS, maxAnswerChars: 60 }).score({ answer, context: museum });
+    expect(result.limits).toEqual(["answer_chars"]);
+    expect(result.claims.map((c) => c.text)).toEqual(["The museum opens at nine.", "The museum room 0 opens at nine."]);
+    const rest = result.skipped[result.skipped.length - 1];
+    expect(rest).toMatchObject({ reason: "over_limit", end: answer.length });
+    expect(rest && answer.slice(rest.start, rest.end)).toBe(rest?.text);
+    expect(backend.calls.flat().every((p) => !p.hypothesis.includes("room 1"))).toBe(true);
+  });
+
+  it("documents: ignores documents past maxDocuments, keeping the indexes of the others", async () => {
+    const backend = createFakeBackend();
+    const result = await scorerWith(backend, { ...SETTINGS, maxDocuments: 2 }).score({ answer: "The garden closes at dusk.", context: ["Cats sleep.", "Dogs bark.", "The garden closes at dusk."] });
+    expect(result.limits).toEqual(["documents"]);
+    expect(result.verdict).toBe("ungrounded");
+    expect(backend.calls.flat().some((p) => p.premise.includes("garden"))).toBe(false);
+  });
+
+  it("context_chars: reads documents up to maxContextChars characters in all", async () => {
+    const backend = createFakeBackend();
+    const docs = ["The museum opens at nine. The shop sells maps.", "The garden closes at dusk."];
+    const result = await scorerWith(backend, { ...SETTINGS, maxContextChars: 30 }).score({ answer: "The garden closes at dusk.", context: docs });
+    expect(result.limits).toEqual(["context_chars"]);
+    expect(backend.calls.flat().some((p) => p.premise.includes("maps") || p.premise.includes("garden"))).toBe(false);
+  });
+
+  it("token_chars: cuts a base64 blob before analysis; the text shows the cut, offsets point into the original", async () => {
+    const blob = "QUJDRA".repeat(35_000); // 210,000 characters
+    const docs = [`Attachment: ${blob} The museum opens at nine.`, "Entry costs ten euros."];
+    const answer = `The museum opens at nine. The file was ${blob}`;
+    const analyzer = testAnalyzer();
+    const seen: string[] = [];
+    const spy = { analyze: (text: string) => (seen.push(text), analyzer.analyze(text)) };
+    const backend = createFakeBackend();
+    const result = await createGroundednessScorer(backend, spy, { ...SETTINGS, tokenBudget: 400, maxTokenChars: 100 }).score({ answer, context: docs });
+    expect(result.limits).toEqual(["token_chars"]);
+    expect(Math.max(...seen.map(longestRun))).toBeLessThanOrEqual(100);
+    for (const p of backend.calls.flat()) expect(Math.max(longestRun(p.premise), longestRun(p.hypothesis))).toBeLessThanOrEqual(100);
+    const [first, second] = result.claims;
+    expect(first?.evidence?.doc).toBe(0);
+    const ev = first?.evidence;
+    if (ev) {
+      expect(docs[0]?.slice(ev.start, ev.end)).toContain(blob);
+      expect(ev.text).toMatch(/^Attachment: (QUJDRA)+[A-Z]*… The museum opens at nine\.$/);
+    }
+    expect(second?.text).toMatch(/^The file was QUJDRA.*…$/);
+    expect(second?.end).toBe(answer.length);
+  });
+
+  it("claims: names the limit when claims past maxClaims were skipped", async () => {
+    const answer = Array.from({ length: 4 }, (_, i) => `The museum room ${i} opens at nine.`).join(" ");
+    const result = await scorerWith(createFakeBackend(), { ...SETTINGS, maxClaims: 2 }).score({ answer, context: museum });
+    expect(result.limits).toEqual(["claims"]);
+  });
+
+  it("entailment_calls: skips the claims whose checks would go past the budget", async () => {
+    const context = Array.from({ length: 10 }, (_, i) => `Room ${i} of the museum opens at nine.`).join(" ");
+    const answer = Array.from({ length: 5 }, (_, i) => `The museum room ${i} opens at nine.`).join(" ");
+    const backend = createFakeBackend();
+    const result = await scorerWith(backend, { ...SETTINGS, tokenBudget: 16, maxEntailmentCalls: 5 }).score({ answer, context });
+    expect(result.limits).toEqual(["entailment_calls"]);
+    expect(result.claims).toHaveLength(2);
+    expect(result.entailmentCalls).toBe(4);
+    expect(backend.calls.flat()).toHaveLength(4);
+    expect(result.skipped.map((s) => s.reason)).toEqual(["over_limit", "over_limit", "over_limit"]);
+  });
+
+  it("entailment_calls: an answer none of whose claims fits is unscorable, never grounded", async () => {
+    const context = "The museum on the hill opens at nine every day. The museum by the river opens at nine on Sundays.";
+    const result = await scorerWith(createFakeBackend(), { ...SETTINGS, tokenBudget: 16, maxEntailmentCalls: 1 }).score({ answer: "The museum opens at nine.", context });
+    expectUnscorable(result, "no_checkable_claims");
+    expect(result.limits).toEqual(["entailment_calls"]);
+  });
+});

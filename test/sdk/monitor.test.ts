@@ -426,6 +426,24 @@ describe("hostile input and faults (issue 13)", () => {
     expect(monitor.health()).toMatchObject({ ready: false, reason: "shut down" });
   });
 
+  it("counts observations cut short by a size limit on groundwatch.observations.limited, and names the limits on the span", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 } });
+    const samples = Array.from({ length: 30 }, (_, i) => `Returns are accepted within ${i + 1} days.`);
+    monitor.observe({ route: "/r", ...GOOD, question: "How long?", samples });
+    monitor.observe({ route: "/r", context: [`${GOOD.context[0]} ${"A".repeat(5000)}`], answer: GOOD.answer });
+    monitor.observe({ route: "/r", ...GOOD });
+    await monitor.flush();
+    expect(monitor.stats().scored).toBe(3);
+    const limited = (await otel.metrics()).get(METRICS.limited.name);
+    expect(limited?.map((p) => [p.attributes["groundwatch.limit"], p.value]).sort()).toEqual([
+      ["samples", 1],
+      ["token_chars", 1],
+    ]);
+    const spans = otel.spans.getFinishedSpans().filter((x) => x.name === "groundwatch.evaluate");
+    expect(spans.map((x) => x.attributes["groundwatch.limits"] ?? []).sort()).toEqual([[], ["samples"], ["token_chars"]].sort());
+  });
+
   it("is not ready before its workers start, and ready once they are", async () => {
     const otel = testOtel();
     const monitor = monitorWith(otel, { sampling: { default: 1 } });

@@ -79,6 +79,8 @@ export interface EntropyResult {
   /** Plain-language reasons for `reliable = false` and for `abstained`. */
   readonly reasons: readonly string[];
   readonly entailmentCalls: number;
+  /** True when the worst case was over `maxEntailmentCalls`, so nothing was sent and nothing measured. */
+  readonly overBudget: boolean;
   /** N(N − 1): the pairs a brute-force clustering would send. */
   readonly worstCaseCalls: number;
   readonly backend: BackendInfo;
@@ -164,6 +166,7 @@ export async function semanticEntropy({ question, samples, backend, options = {}
     abstained,
     reasons: why,
     entailmentCalls: 0,
+    overBudget: false,
     worstCaseCalls,
     backend: info,
   });
@@ -173,7 +176,7 @@ export async function semanticEntropy({ question, samples, backend, options = {}
   const distinct = new Set(answers.map((i) => normaliseAnswer(texts[i] ?? ""))).size;
   const worstNeeded = distinct * (distinct - 1);
   if (options.maxEntailmentCalls !== undefined && worstNeeded > options.maxEntailmentCalls) {
-    return unmeasured([...reasons, `entailment budget ${options.maxEntailmentCalls} is below the worst case of ${worstNeeded} calls for ${distinct} distinct answers; nothing was sent`]);
+    return { ...unmeasured([...reasons, `entailment budget ${options.maxEntailmentCalls} is below the worst case of ${worstNeeded} calls for ${distinct} distinct answers; nothing was sent`]), overBudget: true };
   }
 
   const clusters: Array<{ members: number[]; refusal: boolean }> = [];
@@ -274,6 +277,7 @@ export async function semanticEntropy({ question, samples, backend, options = {}
     abstained,
     reasons: abstained ? [...reasons, `all ${usable.length} samples declined to answer`] : reasons,
     entailmentCalls: calls,
+    overBudget: false,
     worstCaseCalls,
     backend: info,
   };

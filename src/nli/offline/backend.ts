@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
-import type { TextAnalyzer } from "../../core/text.ts";
+import type { AnalyzedText, TextAnalyzer } from "../../core/text.ts";
 import type { TextProfile } from "./features.ts";
 import { extractFeatures, profileText } from "./features.ts";
 import type { Lexicon } from "./lexicon.ts";
@@ -54,12 +54,18 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
     if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
     return p;
   };
-  const classifyOne = (pair: NliPair): NliResult => {
+  type Hypothesis = { readonly text: string; readonly doc: AnalyzedText; readonly profile: TextProfile };
+  // A claim is sent with each of its windows, adjacent in one batch: analyse it once, not per window.
+  const classifyOne = (pair: NliPair, previous: Hypothesis | undefined): { result: NliResult; hyp: Hypothesis } => {
     const premise = profile(pair.premise);
-    const hypDoc = options.analyzer.analyze(pair.hypothesis);
-    const features = extractFeatures(premise, profileText(hypDoc), hypDoc, lexicon);
+    let hyp = previous;
+    if (hyp?.text !== pair.hypothesis) {
+      const doc = options.analyzer.analyze(pair.hypothesis);
+      hyp = { text: pair.hypothesis, doc, profile: profileText(doc) };
+    }
+    const features = extractFeatures(premise, hyp.profile, hyp.doc, lexicon);
     const { entailment, contradiction } = combine(predict(model, features.values), features);
-    return { entailment, contradiction, neutral: Math.max(0, 1 - entailment - contradiction), notes: features.notes };
+    return { result: { entailment, contradiction, neutral: Math.max(0, 1 - entailment - contradiction), notes: features.notes }, hyp };
   };
   return {
     name: "offline",
@@ -68,7 +74,14 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
     recommendedThreshold: model.threshold,
     classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
       try {
-        return Promise.resolve(pairs.map(classifyOne));
+        let hyp: Hypothesis | undefined;
+        return Promise.resolve(
+          pairs.map((pair) => {
+            const one = classifyOne(pair, hyp);
+            hyp = one.hyp;
+            return one.result;
+          }),
+        );
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }

@@ -114,6 +114,9 @@ export interface FeatureVector {
 
 const SOFT_FLOOR = 0.35;
 
+/** Quantity notes per pair before the rest are summarised in one. */
+const MAX_QUANTITY_NOTES = 5;
+
 function isProper(t: Token, sentenceInitial: boolean): boolean {
   return t.pos === "PROPN" || (!sentenceInitial && /^[A-Z]/.test(t.text) && t.type === "word");
 }
@@ -129,6 +132,8 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   let softSum = 0;
   let softMin = 1;
   let unmatched = 0;
+  // A word's soft match depends only on its surface form: repeated words are looked up once.
+  const softOf = new Map<string, number>();
   for (const w of words) {
     if (premise.lowers.has(w.lower)) surface++;
     const exact = premise.lemmas.has(w.lemma) || premise.lowers.has(w.lower);
@@ -140,13 +145,17 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       rareCovered += r;
       s = 1;
     } else {
-      for (const p of premise.vocab) {
-        const sim = lexicon.similarity(w.lower, p);
-        if (sim !== undefined && sim > s) s = sim;
+      const known = softOf.get(w.lower);
+      if (known !== undefined) s = known;
+      else {
+        for (const p of premise.vocab) {
+          const sim = lexicon.similarity(w.lower, p);
+          if (sim !== undefined && sim > s) s = sim;
+        }
+        s = Math.max(0, (s - SOFT_FLOOR) / (1 - SOFT_FLOOR));
+        softOf.set(w.lower, s);
       }
-      s = Math.max(0, (s - SOFT_FLOOR) / (1 - SOFT_FLOOR));
       if (s < 0.5) unmatched++;
-
     }
     softSum += s;
     softMin = Math.min(softMin, s);
@@ -169,16 +178,23 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
 
   let numberMissing = 0;
   let numberContradicted = 0;
+  // A few notes say enough; a claim made of thousands of numbers must not carry a note for each.
+  let quantityNotes = 0;
+  const noteQuantity = (note: string): void => {
+    if (quantityNotes++ < MAX_QUANTITY_NOTES) notes.push(note);
+  };
   for (const q of hypothesis.quantities) {
     const m = matchQuantity(q, premise.quantities);
     if (m.match === "contradicted") {
       numberContradicted = 1;
-      notes.push(`"${q.text}" where the evidence says "${m.other?.text ?? ""}"`);
+      noteQuantity(`"${q.text}" where the evidence says "${m.other?.text ?? ""}"`);
     } else if (m.match === "missing") {
       numberMissing = 1;
-      notes.push(`"${q.text}" not in evidence`);
+      noteQuantity(`"${q.text}" not in evidence`);
     }
   }
+  const unlisted = quantityNotes - MAX_QUANTITY_NOTES;
+  if (unlisted > 0) notes.push(`${unlisted} more number${unlisted === 1 ? "" : "s"} not as in evidence`);
 
   // Negation is compared against the evidence sentence that best matches the claim.
   let best = premise.sentences[0];
@@ -203,15 +219,28 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
 
   // An antonym counts where one evidence sentence states at least half of the rest of
   // the claim, holds the antonym, and lacks the word, and the claim lacks the antonym.
+  // The claim's other lemmas an evidence sentence holds are counted once per sentence (a
+  // sentence holding the word itself is never the one), and each distinct word is tried once,
+  // so a long claim costs words + sentences × lemmas, not words × sentences × lemmas.
   let antonym = 0;
+  let sharedLemmas: number[] | undefined;
+  const tried = new Set<string>();
+  const others = Math.max(0, hypothesis.lemmas.size - 1);
   for (const w of words) {
+    const key = `${w.lemma}\u0000${w.lower}`;
+    if (tried.has(key)) continue;
+    tried.add(key);
     const candidates = [...new Set([...lexicon.antonyms(w.lemma), ...lexicon.antonyms(w.lower)])].filter((a) => !hypothesis.lemmas.has(a) && !hypothesis.lowers.has(a));
     if (candidates.length === 0) continue;
-    const others = [...hypothesis.lemmas].filter((l) => l !== w.lemma);
-    const sentence = premise.sentences.find((s) => {
+    sharedLemmas ??= premise.sentences.map((s) => {
+      let n = 0;
+      for (const l of hypothesis.lemmas) if (s.lemmas.has(l)) n++;
+      return n;
+    });
+    const shared = sharedLemmas;
+    const sentence = premise.sentences.find((s, si) => {
       if (s.lemmas.has(w.lemma) || s.lowers.has(w.lower)) return false;
-      const shared = others.filter((l) => s.lemmas.has(l)).length;
-      return shared >= Math.max(1, others.length / 2) && candidates.some((a) => s.lemmas.has(a) || s.lowers.has(a));
+      return (shared[si] ?? 0) >= Math.max(1, others / 2) && candidates.some((a) => s.lemmas.has(a) || s.lowers.has(a));
     });
     if (sentence) {
       const hit = [...candidates].find((a) => sentence.lemmas.has(a) || sentence.lowers.has(a)) ?? "";

@@ -43,7 +43,9 @@ export function loadLexicon(dir: string = DEFAULT_LEXICON_DIR): Lexicon {
         const x = vectors[r * dims + d] ?? 0;
         s += x * x;
       }
-      n = norms[r] = Math.sqrt(s) || 1;
+      norms[r] = Math.sqrt(s) || 1;
+      // The stored (float32) value, on first use as on every later one, so a similarity never depends on call order.
+      n = norms[r] ?? 1;
     }
     return n;
   };

@@ -1,0 +1,194 @@
+/**
+ * How long `groundwatch score` takes on inputs that once stalled it: a 1 MB single token
+ * (in the answer, in a document), 200 KB base64 and hex blobs inside a document, a 500 KB
+ * "and"-chain and a 500 KB semicolon list as the answer, spelled-out number words, and
+ * 1,500 distinct resamples. Each case is one input row scored by the real binary in a child
+ * process (offline backend), with a per-case timeout: a case still running is killed and
+ * reported as "> N s" instead of hanging the benchmark.
+ *
+ *   npx tsx bench/pathological.ts [--root DIR] [--timeout 120] [--case NAME[,NAME]] [--env K=V ...] [--scale F] [--in-process]
+ *
+ * --root scores with another checkout's build (e.g. a `git worktree` of the previous commit
+ * with `dist/` built), for before/after figures. --env passes extra environment (repeatable),
+ * e.g. --env GROUNDWATCH_MAX_ANSWER_CHARS=1000000 to see the work behind the caps grow.
+ * --scale multiplies the generated sizes (to check that time grows linearly with them).
+ * --in-process scores the rows with this checkout's sources in this process instead (no
+ * timeout: for profiling with `node --cpu-prof --import tsx bench/pathological.ts --in-process`).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const WORDS = "river tower budget council museum refund station library ticket harbour bridge engine forest garden market village school doctor patient winter summer".split(" ");
+const NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve twenty thirty forty hundred thousand million and".split(" ");
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function flags(name: string): string[] {
+  const out: string[] = [];
+  process.argv.forEach((a, i) => {
+    const v = process.argv[i + 1];
+    if (a === `--${name}` && v !== undefined) out.push(v);
+  });
+  return out;
+}
+
+/** Multiplies every generated size (the sample count excepted), to check that time grows linearly. */
+const SCALE = Number(flag("scale") ?? "1");
+
+const r = rng(7);
+const pick = (list: readonly string[]): string => list[Math.floor(r() * list.length)] ?? list[0] ?? "";
+
+/** `n` characters of text built by repeating `make()` pieces. */
+function fill(size: number, make: () => string): string {
+  const n = Math.round(size * SCALE);
+  const parts: string[] = [];
+  let length = 0;
+  while (length < n) {
+    const p = make();
+    parts.push(p);
+    length += p.length;
+  }
+  return parts.join("").slice(0, n);
+}
+
+const DOC = "The museum opens at nine in the morning and closes at six. Entry costs ten euros; children under twelve enter free. The library beside the station lends books for three weeks.";
+const ANSWER = "The museum opens at nine in the morning. Entry costs ten euros.";
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const HEX = "0123456789abcdef";
+
+interface Case {
+  readonly name: string;
+  readonly what: string;
+  readonly row: () => Record<string, unknown>;
+}
+
+const CASES: readonly Case[] = [
+  { name: "baseline", what: "one ordinary row (start-up and model load)", row: () => ({ context: [DOC], answer: ANSWER }) },
+  { name: "answer-token-1mb", what: "answer: one 1 MB token", row: () => ({ context: [DOC], answer: `The museum opens at ${fill(1e6, () => pick(WORDS))}.` }) },
+  { name: "context-token-1mb", what: "a document holding one 1 MB token", row: () => ({ context: [`${DOC} ${fill(1e6, () => pick(WORDS))} ${DOC}`], answer: ANSWER }) },
+  { name: "base64-200kb", what: "a document with a 200 KB base64 blob", row: () => ({ context: [`${DOC} Attachment: ${fill(200e3, () => pick([...BASE64]))}== ${DOC}`], answer: ANSWER }) },
+  { name: "hex-200kb", what: "a document with a 200 KB hex blob", row: () => ({ context: [`${DOC} Checksum 0x${fill(200e3, () => pick([...HEX]))} ${DOC}`], answer: ANSWER }) },
+  { name: "and-chain-500kb", what: 'answer: 500 KB "a and b and c and …"', row: () => ({ context: [DOC], answer: `The ${fill(500e3, () => `${pick(WORDS)} and `)}museum opens at nine.` }) },
+  { name: "semicolons-500kb", what: "answer: 500 KB semicolon list of clauses", row: () => ({ context: [DOC], answer: fill(500e3, () => `the ${pick(WORDS)} opens at ${pick(NUMBER_WORDS)}; `) }) },
+  { name: "number-words-200kb", what: 'answer and document: 200 KB of "one two … thousand …"', row: () => ({ context: [`${DOC} ${fill(200e3, () => `${pick(NUMBER_WORDS)} `)}`], answer: fill(200e3, () => `${pick(NUMBER_WORDS)} `) }) },
+  {
+    name: "samples-1500",
+    what: "1,500 distinct resamples",
+    row: () => ({ context: [DOC], answer: ANSWER, question: "When does the museum open?", samples: Array.from({ length: 1500 }, (_, i) => `The ${pick(WORDS)} opens at ${i % 12 + 1} and the ${pick(WORDS)} costs ${i} euros.`) }),
+  },
+];
+
+interface Outcome {
+  readonly seconds: number;
+  readonly timedOut: boolean;
+  readonly code: number | null;
+  readonly peakMb: number;
+  readonly verdict: string;
+  readonly limits: string;
+}
+
+function run(root: string, input: string, output: string, timeoutS: number, env: NodeJS.ProcessEnv): Promise<Outcome> {
+  return new Promise((done) => {
+    const started = performance.now();
+    // Its own process group, so a timeout kills the CLI and anything it started.
+    const child = spawn(process.execPath, [join(root, "bin", "groundwatch.js"), "score", "--input", input, "--output", output, "--backend", "offline"], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "ignore", "ignore"],
+      detached: true,
+    });
+    let timedOut = false;
+    let peak = 0;
+    const poll = setInterval(() => {
+      try {
+        const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+        if (m?.[1]) peak = Math.max(peak, Number(m[1]) / 1024);
+      } catch {
+        // exited between polls
+      }
+    }, 100);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    }, timeoutS * 1000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      const seconds = (performance.now() - started) / 1000;
+      let verdict = "—";
+      let limits = "—";
+      if (!timedOut && existsSync(output) && statSync(output).size > 0) {
+        const row = JSON.parse(readFileSync(output, "utf8").trim().split("\n")[0] ?? "{}") as { verdict?: string; reason?: string; limits?: string[]; combined?: { verdict: string } };
+        verdict = `${row.verdict ?? "?"}${row.reason ? ` (${row.reason})` : ""}${row.combined ? `, combined ${row.combined.verdict}` : ""}`;
+        limits = row.limits && row.limits.length > 0 ? row.limits.join(", ") : "none";
+      }
+      done({ seconds, timedOut, code, peakMb: peak, verdict, limits });
+    });
+  });
+}
+
+/** Scores each case with this checkout's sources in this process: where the time goes, without start-up. */
+async function inProcess(only: readonly string[] | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+  const { createScorer } = await import("../src/nli/scorer.ts");
+  const scorer = await createScorer({ backend: "offline" }, { env });
+  console.log("| case | row size | score() time | verdict | limits |");
+  console.log("|---|---|---|---|---|");
+  for (const c of CASES) {
+    if (only && !only.includes(c.name)) continue;
+    const row = c.row() as { context: string[]; answer: string; question?: string; samples?: string[] };
+    const t0 = performance.now();
+    const r = await scorer.score(row);
+    const ms = performance.now() - t0;
+    console.log(`| ${c.name} | ${(JSON.stringify(row).length / 1e3).toFixed(0)} KB | ${ms.toFixed(0)} ms | ${r.verdict}${r.combined ? `, combined ${r.combined.verdict}` : ""} | ${r.limits.join(", ") || "none"} |`);
+  }
+  await scorer.close();
+}
+
+async function main(): Promise<void> {
+  const root = resolve(flag("root") ?? join(import.meta.dirname, ".."));
+  const timeoutS = Number(flag("timeout") ?? "120");
+  const only = flag("case")?.split(",");
+  if (process.argv.includes("--in-process")) {
+    const env: NodeJS.ProcessEnv = {};
+    for (const kv of flags("env")) {
+      const eq = kv.indexOf("=");
+      if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
+    }
+    return inProcess(only, env);
+  }
+  if (!existsSync(join(root, "dist", "cli", "run.js"))) throw new Error(`${root}/dist is not built: run \`npx tsx scripts/build.ts\` there first`);
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HF_HOME: "/nonexistent/groundwatch-bench-hf-home" };
+  for (const kv of flags("env")) {
+    const eq = kv.indexOf("=");
+    if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "gw-pathological-"));
+  try {
+    console.log(`root ${root}; ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), Node ${process.version}; timeout ${timeoutS} s per case${flags("env").length > 0 ? `; env ${flags("env").join(" ")}` : ""}\n`);
+    console.log("| case | input | row size | wall time | peak RSS | exit | verdict | limits |");
+    console.log("|---|---|---|---|---|---|---|---|");
+    for (const c of CASES) {
+      if (only && !only.includes(c.name)) continue;
+      const input = join(dir, `${c.name}.jsonl`);
+      const output = join(dir, `${c.name}.out.jsonl`);
+      writeFileSync(input, JSON.stringify({ id: c.name, ...c.row() }) + "\n");
+      const o = await run(root, input, output, timeoutS, env);
+      const time = o.timedOut ? `> ${timeoutS} s` : `${o.seconds.toFixed(1)} s`;
+      console.log(`| ${c.name} | ${c.what} | ${(statSync(input).size / 1e3).toFixed(0)} KB | ${time} | ${o.peakMb.toFixed(0)} MB | ${o.timedOut ? "killed" : o.code} | ${o.verdict} | ${o.limits} |`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,234 @@
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { tempDir } from "../helpers/cli.ts";
+import { tracesJson } from "../collector/otlp-json.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/** The stated bound on the collector's resident memory through the whole run. */
+const RSS_BOUND = 900 * 1024 * 1024;
+const DRAIN_MS = 10_000; // collector.drainMs default
+const DOCS = ["Returns are accepted within 30 days of delivery for a full refund.", "Refunds reach the original payment method within 5 business days."];
+const GOOD = { route: "/api/answer", context: DOCS, answer: "Returns are accepted within 30 days of delivery." };
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+interface Serve {
+  readonly url: string;
+  readonly pid: number;
+  readonly output: () => string;
+  readonly exited: Promise<{ code: number | null; at: number }>;
+  readonly signal: (s: NodeJS.Signals) => void;
+}
+
+function startServe(args: readonly string[], env: Record<string, string>): { started: Promise<Serve>; exited: Promise<{ code: number | null; at: number }>; output: () => string } {
+  const child = spawn(process.execPath, ["--require", "./test/chaos/fault-injector.cjs", "bin/groundwatch.js", "serve", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, HF_HOME: "/nonexistent/groundwatch-test-hf-home", GROUNDWATCH_BACKEND: "offline", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; at: number }>((r) => child.on("exit", (code) => r({ code, at: Date.now() })));
+  const signal = (s: NodeJS.Signals): void => {
+    try {
+      if (child.pid) process.kill(-child.pid, s);
+    } catch {
+      // gone
+    }
+  };
+  onTestFinished(() => signal("SIGKILL"));
+  const started = new Promise<Serve>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 30_000);
+    const check = (): void => {
+      const m = /listening on (http:\/\/[^\s]+?) /.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve({ url: m[1], pid: child.pid ?? 0, output: () => out, exited, signal: (s) => (s === "SIGUSR2" && child.pid ? process.kill(child.pid, s) : signal(s)) });
+      }
+    };
+    child.stderr.on("data", check);
+    child.stdout.on("data", check);
+    void exited.then(({ code }) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+  return { started, exited, output: () => out };
+}
+
+function rss(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(m?.[1] ?? 0) * 1024;
+}
+
+async function post(url: string, body: string | Buffer, headers: Record<string, string> = { "content-type": "application/json" }): Promise<number> {
+  const res = await fetch(url, { method: "POST", headers, body });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Sum of a Prometheus counter over all label sets, optionally only those whose labels match. */
+function metric(text: string, name: string, match = ""): number {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (match && !line.includes(match)) continue;
+    sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+}
+
+interface Tally {
+  seen: number;
+  sampled: number;
+  notSampled: number;
+  scored: number;
+  dropped: number;
+  failed: number;
+  text: string;
+}
+
+async function tally(url: string): Promise<Tally> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return {
+    seen: metric(text, "groundwatch_observations_seen_total"),
+    sampled: metric(text, "groundwatch_observations_sampled_total"),
+    notSampled: metric(text, "groundwatch_observations_not_sampled_total"),
+    scored: metric(text, "groundwatch_observations_scored_total"),
+    dropped: metric(text, "groundwatch_observations_dropped_total"),
+    failed: metric(text, "groundwatch_observations_failed_total"),
+    text,
+  };
+}
+
+async function until<T>(what: string, get: () => Promise<T>, check: (t: T) => boolean, ms = 120_000): Promise<T> {
+  const end = Date.now() + ms;
+  let last: T | undefined;
+  while (Date.now() < end) {
+    last = await get();
+    if (check(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what}: not reached; last ${JSON.stringify(last, (k, v: unknown) => (k === "text" ? undefined : v))}`);
+}
+
+/** A POST whose Content-Length claims far more than the limit; resolves with the status, never sending a body. */
+function lyingLength(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json", "content-length": String(500 * 1024 * 1024) } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.flushHeaders();
+  });
+}
+
+describe("chaos: the collector under hostile input and faults", () => {
+  it("never dies, keeps /readyz truthful, bounds memory, accounts for every accepted observation, and exits within drainMs with OTLP down", async () => {
+    const dead = await closedPort();
+    const marker = join(tempDir(), "block-worker-start");
+    const { started } = startServe(["--port", "0", "--sample-rate", "1"], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${dead}`,
+      OTEL_METRIC_EXPORT_INTERVAL: "500",
+      GW_CHAOS_BLOCK_START: marker,
+      GROUNDWATCH_TIMEOUT_MS: "10000",
+    });
+    const serve = await started;
+    const obs = `${serve.url}/v1/observations`;
+    let accepted = 0;
+    let maxRss = rss(serve.pid);
+    const sample = (): void => void (maxRss = Math.max(maxRss, rss(serve.pid)));
+    const accept = async (body: unknown): Promise<number> => {
+      const status = await post(obs, JSON.stringify(body));
+      if (status === 202) accepted += Array.isArray(body) ? body.length : 1;
+      return status;
+    };
+
+    // 1. Hostile but valid observations: accepted and scored within limits.
+    const words = ["river", "stone", "lamp", "violet", "orbit"];
+    expect(await accept({ ...GOOD, question: "How long?", samples: Array.from({ length: 1500 }, (_, i) => `Within ${i + 1} days, the ${words[i % 5]} rule ${i}.`) })).toBe(202);
+    expect(await accept({ ...GOOD, context: [`${DOCS[0]} ${"x".repeat(100_000)}`], answer: `${GOOD.answer} ${"y".repeat(40_000)}` })).toBe(202);
+    expect(await accept({ ...GOOD, context: [DOCS[0], Buffer.from(Buffer.alloc(150_000, 7).map((b, i) => (b * 31 + i * 7) % 256)).toString("base64")] })).toBe(202);
+    for (let i = 0; i < 3; i++) expect(await accept(GOOD)).toBe(202);
+
+    // 2. Malformed and oversized requests: clean 4xx, nothing kept.
+    expect(await post(obs, "[".repeat(100_000))).toBe(400);
+    expect(await post(`${serve.url}/v1/traces`, `{"resourceSpans":${"[".repeat(5000)}${"]".repeat(5000)}}`)).toBe(400);
+    expect(await post(obs, gzipSync(Buffer.alloc(200 * 1024 * 1024, 32)), { "content-type": "application/json", "content-encoding": "gzip" })).toBe(413);
+    expect(await lyingLength(serve.url)).toBe(413);
+    expect(await post(obs, JSON.stringify({ ...GOOD, answer: "z".repeat(60_000) }))).toBe(400);
+    sample();
+
+    // 3. A byte flood: 40 concurrent ~1.85 MB observations. Each is taken (202) or refused (429).
+    const big = { ...GOOD, context: Array.from({ length: 4 }, (_, i) => `${DOCS[i % 2]} ${"lorem ipsum dolor sit amet ".repeat(17_000)}`) };
+    const flood = await Promise.all(Array.from({ length: 40 }, () => accept(big)));
+    sample();
+    expect(flood.every((s) => s === 202 || s === 429)).toBe(true);
+    expect(flood.filter((s) => s === 429).length).toBeGreaterThan(0);
+
+    // 4. One trace whose documents pile up across requests: the per-trace cap holds.
+    const traceId = "7b8efff798038103d269b633813fc60c";
+    const pile = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        post(`${serve.url}/v1/traces`, JSON.stringify(tracesJson(traceId, [{ spanId: `${(i + 1).toString(16).padStart(16, "0")}`, parentSpanId: "00000000000000aa", attributes: { "openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.content": "d".repeat(1_800_000) } }]))),
+      ),
+    );
+    sample();
+    expect(pile.every((s) => s === 200 || s === 429 || s === 413)).toBe(true);
+
+    // 5. A 30,000-span request while /healthz is polled: both answer.
+    const spans = Array.from({ length: 30_000 }, (_, i) => ({ spanId: (i + 1).toString(16).padStart(16, "0"), name: "s", attributes: { k: "v" } }));
+    const bigTrace = post(`${serve.url}/v1/traces`, JSON.stringify(tracesJson("8b8efff798038103d269b633813fc60c", spans)));
+    const health = await Promise.all(Array.from({ length: 5 }, () => fetch(`${serve.url}/healthz`).then((r) => r.status)));
+    expect(health.every((s) => s === 200)).toBe(true);
+    expect([200, 413, 429]).toContain(await bigTrace);
+
+    // 6. Dead workers that cannot be replaced for a while: /readyz says so, then recovers.
+    writeFileSync(marker, "");
+    serve.signal("SIGUSR2");
+    const notReady = await until("readyz 503", () => fetch(`${serve.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { reason?: string } })), (r) => r.status === 503);
+    expect(notReady.body.reason).toMatch(/no scoring worker/);
+    rmSync(marker);
+    await until("readyz 200", () => fetch(`${serve.url}/readyz`).then((r) => r.status), (s) => s === 200);
+
+    // 7. Everything settles; scoring goes on; every accepted observation is accounted for, exactly.
+    const settled = await until("accounting settles", () => tally(serve.url), (t) => t.sampled === t.scored + t.dropped + t.failed && t.seen >= accepted);
+    expect(settled.seen).toBe(accepted);
+    expect(settled.seen).toBe(settled.sampled + settled.notSampled);
+    expect(await accept(GOOD)).toBe(202);
+    const after = await until("scored after chaos", () => tally(serve.url), (t) => t.scored === settled.scored + 1 && t.sampled === t.scored + t.dropped + t.failed);
+    expect(after.seen).toBe(accepted);
+    expect(metric(after.text, "groundwatch_collector_incomplete_total", 'groundwatch_reason="trace_too_large"') + metric(after.text, "groundwatch_collector_incomplete_total", 'groundwatch_reason="buffer_full"')).toBeGreaterThanOrEqual(0);
+    sample();
+    if (process.env.GW_CHAOS_VERBOSE) console.log(JSON.stringify({ accepted, flood429: flood.filter((x) => x === 429).length, pile, maxRss, after: { ...after, text: undefined }, incomplete: after.text.split("\n").filter((l) => l.startsWith("groundwatch_collector_incomplete_total")) }));
+    expect(maxRss).toBeLessThan(RSS_BOUND);
+
+    // 8. A second collector on the same port says so and exits 1; the first keeps serving.
+    const port = new URL(serve.url).port;
+    const second = startServe(["--port", port], {});
+    second.started.catch(() => undefined); // it is meant not to start
+    const secondExit = await second.exited;
+    expect(secondExit.code).toBe(1);
+    expect(second.output()).toMatch(/already in use/);
+    expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);
+
+    // 9. SIGTERM with the OTLP endpoint down: exits 0 within drainMs (plus process start-up slack).
+    const signalled = Date.now();
+    serve.signal("SIGTERM");
+    const exit = await serve.exited;
+    expect(exit.code).toBe(0);
+    expect(exit.at - signalled).toBeLessThan(DRAIN_MS + 5000);
+  }, 300_000);
+});
