@@ -101,6 +101,19 @@ export function overviewDashboard(): object {
   );
   d = d.withPanel(ts({ id: 7, x: 16, y, w: 8, h: 8 }, "Queue depth", "short", [q("sum(groundwatch_queue_depth)", "queued")]));
   y += 8;
+  d = d.withPanel(
+    ts({ id: 14, x: 0, y, w: 12, h: 8 }, "Scoring workers: alive and replaced", "short", [q("sum(groundwatch_workers_alive)", "alive", "A"), q("sum by (groundwatch_reason) (increase(groundwatch_workers_restarts_total[$__rate_interval])) or vector(0)", "replaced: {{groundwatch_reason}}", "B")], {
+      min: 0,
+      description: "Workers able to score (0 means /readyz is 503 and observations wait or drop), and workers replaced: crashed (exited or crashed mid-job) or timeout (a job ran over timeoutMs and its worker was terminated).",
+    }),
+  );
+  d = d.withPanel(
+    ts({ id: 15, x: 12, y, w: 12, h: 8 }, "Observations cut short by size limits", "short", [q(`sum by (groundwatch_limit) (rate(groundwatch_observations_limited_total{${R}}[$__rate_interval])) or vector(0)`, "{{groundwatch_limit}}")], {
+      min: 0,
+      description: "Scored observations a size limit cut short (answer_chars, context_chars, documents, token_chars, claims, samples, entailment_calls): their score covers only part of the input.",
+    }),
+  );
+  y += 8;
   d = d.withRow(row("Drift and uncertainty"));
   d = d.withPanel(
     ts({ id: 8, x: 0, y, w: 8, h: 8 }, "Drift: KS statistic and p-value", "short", [q(`max by (groundwatch_route) (groundwatch_drift_ks_statistic{${R}})`, "KS {{groundwatch_route}}", "A"), q(`min by (groundwatch_route) (groundwatch_drift_p_value{${R}})`, "p {{groundwatch_route}}", "B")], {
