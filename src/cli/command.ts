@@ -11,6 +11,7 @@ import type { EntailmentBackend } from "../nli/backend.ts";
 import { createBackend } from "../nli/registry.ts";
 import { backendOptionsFromFlags } from "./backend-flags.ts";
 import { EXIT } from "./exit-codes.ts";
+import { didYouMean } from "./suggest.ts";
 import type { CommandIo } from "./io.ts";
 
 /** Bad flags or configuration: the command prints the message and exits 2. */
@@ -27,6 +28,7 @@ export class UsageError extends Error {
 /** --help was given: print the help and exit 0. */
 class HelpRequested extends Error {}
 
+
 /**
  * Runs a command body, turning UsageError and ConfigError into exit 2 with the message
  * (and the help where useful), --help into the help and exit 0, and anything else into exit 1.
@@ -40,7 +42,9 @@ export async function runCommand(name: string, help: string, io: CommandIo, body
       return EXIT.ok;
     }
     if (error instanceof UsageError || isConfigError(error)) {
-      io.stderr.write(`groundwatch ${name}: ${(error as Error).message}\n${error instanceof UsageError && error.showHelp ? `\n${help}` : ""}`);
+      // One line of reason and where to look, not the whole help (kubectl and gh do the same).
+      const hint = error instanceof UsageError && error.showHelp ? `Run "groundwatch ${name} --help" for usage.\n` : "";
+      io.stderr.write(`groundwatch ${name}: ${(error as Error).message}\n${hint}`);
       return EXIT.usage;
     }
     io.stderr.write(`groundwatch ${name}: ${(error as Error).message}\n`);
@@ -51,27 +55,65 @@ export async function runCommand(name: string, help: string, io: CommandIo, body
 /** What parseFlags returns for the flag spec `O` (spelled out so declarations can name it). */
 export type ParsedFlags<O extends NonNullable<ParseArgsConfig["options"]>> = ReturnType<typeof parseArgs<{ args: string[]; options: O & { help: { type: "boolean"; short: "h" } }; strict: true; allowPositionals: boolean }>>;
 
-/** Parses flags strictly; a parse error is a UsageError with the help, and --help ends the command. */
+/** A parse error from node:util's parseArgs as one short line, with a suggestion for a mistyped flag. */
+function flagError(error: Error & { code?: string }, argv: readonly string[], options: NonNullable<ParseArgsConfig["options"]>): string {
+  const flags = Object.keys(options).map((f) => `--${f}`);
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const given = /'(-[^']*)'/.exec(error.message)?.[1] ?? argv.find((a) => a.startsWith("-") && !flags.includes(a.split("=")[0] ?? a)) ?? "";
+    const name = given.split("=")[0] ?? given;
+    const suggestion = name.startsWith("--") ? didYouMean(name, flags) : undefined;
+    return `unknown flag ${name}${suggestion ? ` (did you mean ${suggestion}?)` : ""}`;
+  }
+  if (error.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") {
+    const given = /'([^']*)'/.exec(error.message)?.[1];
+    return `unexpected argument ${given !== undefined ? JSON.stringify(given) : ""}: this command takes flags only`.replace("argument :", "argument:");
+  }
+  if (error.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    const flag = /'(--?[\w-]+)/.exec(error.message)?.[1];
+    return flag ? `${flag} needs a value` : error.message;
+  }
+  return error.message;
+}
+
+/** Parses flags strictly; a parse error is a one-line UsageError (with a hint to --help), and --help ends the command. */
 export function parseFlags<O extends NonNullable<ParseArgsConfig["options"]>>(argv: readonly string[], options: O, allowPositionals = false): ParsedFlags<O> {
   let parsed: ParsedFlags<O>;
   try {
     parsed = parseArgs({ args: [...argv], options: { ...options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals });
   } catch (error) {
-    throw new UsageError((error as Error).message, true);
+    throw new UsageError(flagError(error as Error, argv, { ...options, help: { type: "boolean" } }), true);
   }
   if ((parsed.values as { help?: boolean }).help) throw new HelpRequested();
   return parsed;
 }
 
+/**
+ * Where a command reads its rows: the --input flag (or `flag`), else the first positional
+ * argument, else standard input when it is piped (not a terminal). "-" is standard input.
+ * A file is checked to exist. Nothing given at an interactive terminal is a UsageError.
+ */
+export function inputSource(given: string | undefined, positionals: readonly string[], io: CommandIo, flag = "input"): string {
+  if (given !== undefined && positionals.length > 0) throw new UsageError(`give the input once: --${flag} ${given} or ${positionals[0] ?? ""}, not both`, true);
+  if (positionals.length > 1) throw new UsageError(`one input file at a time (got ${positionals.length}: ${positionals.slice(0, 3).join(", ")})`, true);
+  const input = given ?? positionals[0];
+  if (input === undefined) {
+    // Piped or redirected: read it. At an interactive terminal it would sit waiting for typing.
+    if ((io.stdin as { isTTY?: boolean }).isTTY !== true) return "-";
+    throw new UsageError(`no input: give a file (groundwatch … FILE or --${flag} FILE), or pipe rows to standard input`, true);
+  }
+  return inputPath(input, io, flag);
+}
+
 /** The --input path ("-" for standard input), checked to exist. */
-export function inputPath(input: string | undefined, io: CommandIo): string {
-  if (!input) throw new UsageError("--input is required", true);
+export function inputPath(input: string | undefined, io: CommandIo, flag = "input"): string {
+  if (!input) throw new UsageError(`--${flag} is required`, true);
   if (input === "-") return "-";
   const path = resolve(io.cwd, input);
   try {
     if (!statSync(path).isFile()) throw new Error("not a file");
   } catch (error) {
-    throw new UsageError(`cannot read --input ${input}: ${(error as Error).message}`);
+    const code = (error as { code?: string }).code;
+    throw new UsageError(`cannot read ${input}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (error as Error).message}`);
   }
   return path;
 }

@@ -3,12 +3,12 @@ import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
 import type { EntailmentBackend, NliResult } from "../nli/backend.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { inputPath, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
+import { inputSource, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { explainEntropy } from "./explain.ts";
 import { closeOutputStream, inputLines, openOutputStream, outputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
-import { writeLine } from "./io.ts";
+import { isBrokenPipe, writeLine } from "./io.ts";
 import { parseSamples } from "./score-rows.ts";
 import { describeUsage } from "./usage.ts";
 
@@ -18,7 +18,8 @@ const DEFAULT_ENTROPY_ROW_CALLS = 10_000;
 export const ENTROPY_HELP: string = `groundwatch entropy — semantic entropy of resampled answers
 
 Usage:
-  groundwatch entropy --input rows.jsonl [--output out.jsonl] [--explain] [--threshold T]
+  groundwatch entropy rows.jsonl [--output out.jsonl] [--explain] [--threshold T]
+  cat rows.jsonl | groundwatch entropy --explain
 
 Input: one JSON object a line: {"id", "question", "samples": [string | {"text", "logprobs"?}],
        "logprobs"?: [per sample: token log-probabilities or one mean], "requested"?: N}.
@@ -27,7 +28,7 @@ Output: per row the clusters (members, mass), each sample's cluster, every entai
        Chao1 and Miller–Madow diagnostics, reliable / abstained with reasons, and the backend.
 
 Options:
-  --input, -i FILE      rows (required; "-" reads standard input)
+  FILE, --input, -i FILE  rows ("-" or nothing, when piped: standard input)
   --output, -o FILE     JSONL results (default: standard output, unless --explain)
   --explain             print a readable audit trail per row to standard output
   --threshold T         normalised entropy at which --explain calls a row uncertain (default 0.5)
@@ -67,7 +68,7 @@ function parseRow(line: string, n: number): Row | string {
 /** Runs `groundwatch entropy`; resolves to the exit code. */
 export function runEntropy(argv: readonly string[], io: CommandIo): Promise<number> {
   return runCommand("entropy", ENTROPY_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, {
+    const { values: args, positionals } = parseFlags(argv, {
       input: { type: "string", short: "i" },
       output: { type: "string", short: "o" },
       explain: { type: "boolean" },
@@ -75,8 +76,8 @@ export function runEntropy(argv: readonly string[], io: CommandIo): Promise<numb
       "max-calls": { type: "string" },
       "skip-invalid": { type: "boolean" },
       ...BACKEND_FLAGS,
-    });
-    const source = inputPath(args.input, io);
+    }, true);
+    const source = inputSource(args.input, positionals, io);
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a number from 0 to 1") ?? 0.5;
     const maxCalls = numberFlag("max-calls", args["max-calls"], (n) => Number.isInteger(n) && n >= 1, "a positive integer") ?? DEFAULT_ENTROPY_ROW_CALLS;
     // Checked before the backend loads; opened (and truncated) only once it has.
@@ -134,8 +135,11 @@ async function measureRows(
       if (args.explain) io.stdout.write(explainEntropy(row.id, result, threshold));
     }
   } catch (error) {
-    io.stderr.write(`groundwatch entropy: ${(error as Error).message}\n`);
-    exit = EXIT.failure;
+    // `| head` closed the output: stop quietly.
+    if (!isBrokenPipe(error)) {
+      io.stderr.write(`groundwatch entropy: ${(error as Error).message}\n`);
+      exit = EXIT.failure;
+    }
   } finally {
     if (file) {
       await closeOutputStream(file).catch((error: unknown) => {

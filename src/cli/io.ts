@@ -49,3 +49,8 @@ const CONTROL = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-_]|[\u0000-\u0008\u000b-\u00
 export function sanitizeForTerminal(text: string): string {
   return text.replace(CONTROL, "");
 }
+
+/** Whether an error means the reader of our output has gone (`… | head`): stop quietly, not as a failure. */
+export function isBrokenPipe(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "EPIPE";
+}

@@ -5,6 +5,7 @@ import { DiagLogLevel, diag } from "@opentelemetry/api";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
+import { didYouMean } from "./suggest.ts";
 
 const HELP = `groundwatch — groundedness monitoring for retrieval-augmented generation
 
@@ -21,9 +22,10 @@ Commands:
   evidence  an HTML (and PDF) report of trends, alerts and calibration from Prometheus, for risk owners
   calibrate choose a threshold from labelled answers: AUROC with its interval, label audit, calibration.json
   demo      the collector on localhost, fed bundled example traffic, with a live per-route view
+  init      write a commented groundwatch.yaml and a small example eval set to start from
   version   print the version
 
-Run "groundwatch <command> --help" for a command's options.
+Run "groundwatch help <command>" (or "groundwatch <command> --help") for a command's options.
 Exit codes: 0 ok, 1 failure while running, 2 bad flags or configuration, 3 malformed input.
 `;
 
@@ -72,6 +74,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   calibrate: async () => (await import("./calibrate.ts")).runCalibrate,
   eval: async () => (await import("./eval.ts")).runEval,
   evidence: async () => (await import("./evidence.ts")).runEvidence,
+  init: async () => (await import("./init.ts")).runInit,
 };
 
 /** Dispatches a command line; resolves to the process exit code. */
@@ -93,14 +96,23 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
       io.stdout.write(`${pkg.version}\n`);
       return EXIT.ok;
     }
+    case "help": {
+      // `groundwatch help score` is `groundwatch score --help`.
+      const topic = rest[0];
+      if (topic !== undefined && topic !== "help") return main([topic, "--help"], io);
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     case undefined:
-    case "help":
     case "--help":
     case "-h":
       io.stdout.write(HELP);
       return command === undefined ? EXIT.usage : EXIT.ok;
-    default:
-      io.stderr.write(`groundwatch: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
+    default: {
+      const known = [...Object.keys(COMMANDS), "init", "version", "help"];
+      const suggestion = command.startsWith("-") ? undefined : didYouMean(command, known);
+      io.stderr.write(`groundwatch: unknown command ${JSON.stringify(sanitizeForTerminal(command))}${suggestion ? ` (did you mean "${suggestion}"?)` : ""}\nRun "groundwatch --help" for the list of commands.\n`);
       return EXIT.usage;
+    }
   }
 }

@@ -1,17 +1,18 @@
 import type { Writable } from "node:stream";
 import type { EntailmentBackend, NliPair } from "../nli/backend.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { inputPath, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
+import { inputSource, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { closeOutputStream, inputLines, openOutputStream, outputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
-import { writeLine } from "./io.ts";
+import { isBrokenPipe, writeLine } from "./io.ts";
 import { describeUsage } from "./usage.ts";
 
 export const NLI_HELP: string = `groundwatch nli — classify (premise, hypothesis) pairs with an entailment backend
 
 Usage:
-  groundwatch nli --input pairs.jsonl [--output out.jsonl] [--backend NAME] [--model DIR|REPO]
+  groundwatch nli pairs.jsonl [--output out.jsonl] [--backend NAME] [--model DIR|REPO]
+  cat pairs.jsonl | groundwatch nli
 
 The quickest way to check a model and its label mapping.
 Input: one JSON object a line: {"id", "premise", "hypothesis"}; "-" reads standard input.
@@ -20,7 +21,7 @@ Output: {"id", "entailment", "neutral", "contradiction", "label"} (label = the m
         when the backend could not classify it (never a guessed label).
 
 Options:
-  --input, -i FILE      pairs to classify (required)
+  FILE, --input, -i FILE  pairs to classify ("-" or nothing, when piped: standard input)
   --output, -o FILE     where to write results (default: standard output)
   --batch N             pairs per backend call (default 32)
   --skip-invalid        report and skip malformed rows instead of stopping
@@ -61,8 +62,8 @@ function labelOf(r: { entailment: number; neutral: number; contradiction: number
 /** Runs `groundwatch nli`; resolves to the exit code. */
 export function runNli(argv: readonly string[], io: CommandIo): Promise<number> {
   return runCommand("nli", NLI_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, { input: { type: "string", short: "i" }, output: { type: "string", short: "o" }, batch: { type: "string" }, "skip-invalid": { type: "boolean" }, ...BACKEND_FLAGS });
-    const source = inputPath(args.input, io);
+    const { values: args, positionals } = parseFlags(argv, { input: { type: "string", short: "i" }, output: { type: "string", short: "o" }, batch: { type: "string" }, "skip-invalid": { type: "boolean" }, ...BACKEND_FLAGS }, true);
+    const source = inputSource(args.input, positionals, io);
     const batchSize = numberFlag("batch", args.batch, (n) => Number.isInteger(n) && n >= 1, "a positive integer") ?? 32;
     // Checked before the backend loads; opened (and truncated) only once it has.
     const output = args.output ? outputFile("--output", args.output, io) : undefined;
@@ -131,8 +132,11 @@ async function classifyRows(args: { output: string | undefined; "skip-invalid"?:
     }
     if (exit === EXIT.ok) await flush();
   } catch (error) {
-    io.stderr.write(`groundwatch nli: ${(error as Error).message}\n`);
-    exit = EXIT.failure;
+    // `| head` closed the output: stop quietly.
+    if (!isBrokenPipe(error)) {
+      io.stderr.write(`groundwatch nli: ${(error as Error).message}\n`);
+      exit = EXIT.failure;
+    }
   } finally {
     if (file) {
       await closeOutputStream(file).catch((error: unknown) => {

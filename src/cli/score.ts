@@ -1,26 +1,27 @@
-import { createReadStream, createWriteStream, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { createReadStream, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Writable } from "node:stream";
 import type { Scorer, ScoredAnswer } from "../nli/scorer.ts";
 import { createScorer } from "../nli/scorer.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
-import { writeLine } from "./io.ts";
+import { isBrokenPipe, writeLine } from "./io.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { UsageError, inputPath as checkInput, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
+import { UsageError, inputSource, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import { describeUsage } from "./usage.ts";
 import { parseScoreRow } from "./score-rows.ts";
-import { stripBom } from "./files.ts";
+import { closeOutputStream, openOutputStream, outputFile, stripBom } from "./files.ts";
 import { formatResultBlock, tableHeader } from "./table.ts";
 
 export const SCORE_HELP: string = `groundwatch score — check each answer's claims against its retrieved context
 
 Usage:
-  groundwatch score --input rows.jsonl [--output out.jsonl] [--backend NAME] [--model DIR|REPO] [--threshold T]
+  groundwatch score rows.jsonl [--output out.jsonl] [--format jsonl|json|table] [--backend NAME] [--model DIR|REPO] [--threshold T]
+  cat rows.jsonl | groundwatch score --format table
 
 Input: one JSON object a line: {"id", "context": string | string[], "answer", "question"?,
-       "samples"?: [string | {"text", "logprobs"?}], "logprobs"?: [...]}. "-" reads standard input.
+       "samples"?: [string | {"text", "logprobs"?}], "logprobs"?: [...]}. "-", or no file when
+       rows are piped in, reads standard input.
        With samples (resamples of the same question at temperature > 0) each row also gets
        semantic entropy ("entropy") and a combined verdict ("combined": pass | fail | unscorable).
 Output: one JSON object a line: the row's id, score (0–1, higher = better grounded,
@@ -31,9 +32,9 @@ Output: one JSON object a line: the row's id, score (0–1, higher = better grou
        token_chars, claims, samples, entailment_calls; GROUNDWATCH_MAX_* set them).
 
 Options:
-  --input, -i FILE      rows to score (required)
+  FILE, --input, -i FILE  rows to score (or standard input, when piped)
   --output, -o FILE     where to write results (default: standard output)
-  --format jsonl|table  output format (default jsonl; table is for reading)
+  --format F            jsonl (default: one result a line), json (one array), or table (for reading)
   --threshold T         answer threshold in [0, 1] (default: the backend's fitted one)
   --top-k N             context windows checked per claim (default 3)
   --token-budget N      largest context window in model tokens (default 400)
@@ -75,19 +76,25 @@ function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unkno
 /** Runs `groundwatch score`; resolves to the exit code. */
 export function runScore(argv: readonly string[], io: CommandIo): Promise<number> {
   return runCommand("score", SCORE_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, {
-      input: { type: "string", short: "i" },
-      output: { type: "string", short: "o" },
-      format: { type: "string" },
-      ...BACKEND_FLAGS,
-      threshold: { type: "string" },
-      "top-k": { type: "string" },
-      "token-budget": { type: "string" },
-      "skip-invalid": { type: "boolean" },
-    });
-    const source = checkInput(args.input, io);
+    const { values: args, positionals } = parseFlags(
+      argv,
+      {
+        input: { type: "string", short: "i" },
+        output: { type: "string", short: "o" },
+        format: { type: "string" },
+        ...BACKEND_FLAGS,
+        threshold: { type: "string" },
+        "top-k": { type: "string" },
+        "token-budget": { type: "string" },
+        "skip-invalid": { type: "boolean" },
+      },
+      true,
+    );
+    const source = inputSource(args.input, positionals, io);
     const format = args.format ?? "jsonl";
-    if (format !== "jsonl" && format !== "table") throw new UsageError(`--format must be jsonl or table (got ${JSON.stringify(format)})`);
+    if (format !== "jsonl" && format !== "json" && format !== "table") throw new UsageError(`--format must be jsonl, json or table (got ${JSON.stringify(format)})`, true);
+    // Checked before the backend loads (which can take seconds); opened only once it has.
+    const output = args.output !== undefined ? outputFile("--output", args.output, io) : undefined;
     const threshold = numberFlag("threshold", args.threshold, () => true, "a number");
     const topK = numberFlag("top-k", args["top-k"], () => true, "a number");
     const tokenBudget = numberFlag("token-budget", args["token-budget"], () => true, "a number");
@@ -101,25 +108,33 @@ export function runScore(argv: readonly string[], io: CommandIo): Promise<number
     if (scorer.backend.tier === "triage" && scorer.warnings.length === 0) {
       io.stderr.write(`groundwatch: scoring with the ${scorer.backend.name} backend (${scorer.backend.version}): triage-grade results, not for paging or release decisions alone\n`);
     }
-    return scoreRows(args, source, format, scorer, io);
+    let out: Writable = io.stdout;
+    if (output !== undefined) {
+      try {
+        out = openOutputStream("--output", output);
+      } catch (error) {
+        await scorer.close();
+        throw error;
+      }
+    }
+    return scoreRows(args, source, format, scorer, out, io);
   });
 }
 
-async function scoreRows(
-  args: { output?: string | undefined; "skip-invalid"?: boolean | undefined },
-  inputPath: string,
-  format: "jsonl" | "table",
-  scorer: Scorer,
-  io: CommandIo,
-): Promise<number> {
-  const out: Writable = args.output ? createWriteStream(resolve(io.cwd, args.output)) : io.stdout;
-  const outputDone = args.output
-    ? new Promise<void>((res, rej) => {
-        out.once("finish", res);
-        out.once("error", rej);
-      })
-    : Promise.resolve();
+/** Seconds of silence on piped standard input before saying what the command is waiting for. */
+const STDIN_HINT_MS = 3000;
+
+async function scoreRows(args: { output?: string | undefined; "skip-invalid"?: boolean | undefined }, inputPath: string, format: "jsonl" | "json" | "table", scorer: Scorer, out: Writable, io: CommandIo): Promise<number> {
   const input = inputPath === "-" ? io.stdin : createReadStream(inputPath);
+  // Reading standard input that never sends anything would look like a hang: say what is awaited.
+  let received = false;
+  const hint =
+    inputPath === "-"
+      ? setTimeout(() => {
+          if (!received) io.stderr.write('groundwatch score: waiting for rows on standard input (give a file, or pipe JSONL in; "groundwatch score --help")\n');
+        }, STDIN_HINT_MS)
+      : undefined;
+  hint?.unref();
   const totalBytes = inputPath === "-" ? 0 : statSync(inputPath).size;
   const lines = createInterface({ input, crlfDelay: Infinity });
   const summary: Summary = { rows: 0, grounded: 0, ungrounded: 0, unscorable: 0, invalid: 0 };
@@ -129,9 +144,12 @@ async function scoreRows(
   let bytesRead = 0;
   let lineNumber = 0;
   let exitCode: number = EXIT.ok;
+  let written = 0;
   try {
     if (format === "table") for (const l of tableHeader()) await writeLine(out, l);
+    if (format === "json") await writeLine(out, "[");
     for await (const line of lines) {
+      received = true;
       lineNumber++;
       bytesRead += Buffer.byteLength(line) + 1;
       if (line.trim() === "") continue;
@@ -157,9 +175,13 @@ async function scoreRows(
       summary[result.verdict]++;
       if (format === "table") {
         for (const l of formatResultBlock(row.id, row.answer, result)) await writeLine(out, l);
+      } else if (format === "json") {
+        // One array, streamed: a separator before every element but the first.
+        await writeLine(out, `${written > 0 ? "," : ""}${JSON.stringify(toOutputRow(row.id, result))}`);
       } else {
         await writeLine(out, JSON.stringify(toOutputRow(row.id, result)));
       }
+      written++;
       if (showProgress && Date.now() - lastProgress > 200) {
         lastProgress = Date.now();
         const rate = summary.rows / Math.max(0.001, (Date.now() - started) / 1000);
@@ -167,16 +189,20 @@ async function scoreRows(
         io.stderr.write(`\r  scored ${summary.rows} rows${pct} (${rate.toFixed(0)} rows/s)   `);
       }
     }
+    if (format === "json") await writeLine(out, "]");
   } catch (error) {
-    io.stderr.write(`\ngroundwatch score: ${(error as Error).message}\n`);
-    exitCode = EXIT.failure;
+    // `| head` closed the output: what was asked for has been written; stop quietly.
+    if (!isBrokenPipe(error)) {
+      io.stderr.write(`\ngroundwatch score: ${(error as Error).message}\n`);
+      exitCode = EXIT.failure;
+    }
   } finally {
+    clearTimeout(hint);
     lines.close();
-    if (args.output) out.end();
     await scorer.close();
   }
   try {
-    await outputDone;
+    if (out !== io.stdout) await closeOutputStream(out as ReturnType<typeof openOutputStream>);
   } catch (error) {
     io.stderr.write(`groundwatch score: cannot write --output ${args.output ?? ""}: ${(error as Error).message}\n`);
     return EXIT.failure;

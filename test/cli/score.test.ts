@@ -106,8 +106,7 @@ describe("groundwatch score", () => {
 
   describe("usage errors exit 2 and name the problem", () => {
     it.each([
-      [["score"], "--input is required"],
-      [["score", "--input", "/nonexistent/rows.jsonl"], "cannot read --input /nonexistent/rows.jsonl"],
+      [["score", "--input", "/nonexistent/rows.jsonl"], "cannot read /nonexistent/rows.jsonl: no such file"],
       [["score", "--input", "-", "--threshold", "high"], '--threshold must be a number (got "high")'],
       [["score", "--input", "-", "--threshold", "1.5"], "invalid threshold: 1.5 (expected a number from 0 to 1)"],
       [["score", "--input", "-", "--backend", "gpt"], 'invalid backend: "gpt" (expected one of auto, offline, onnx, judge)'],
@@ -117,13 +116,20 @@ describe("groundwatch score", () => {
       [["score", "--input", "-", "--backend", "judge"], "the judge backend needs a base URL"],
       [["score", "--input", "-", "--require-production"], "refusing to score with the triage-tier offline backend"],
       [["score", "--input", "-", "--onnx-workers", "many"], '--onnx-workers must be a number (got "many")'],
-      [["score", "--input", "-", "--format", "xml"], "--format must be jsonl or table"],
-      [["score", "--bogus"], "Unknown option '--bogus'"],
+      [["score", "--input", "-", "--format", "xml"], '--format must be jsonl, json or table (got "xml")'],
+      [["score", "--bogus"], "unknown flag --bogus"],
+      [["score", "--inptu", "rows.jsonl"], "unknown flag --inptu (did you mean --input?)"],
       [["frobnicate"], 'unknown command "frobnicate"'],
     ])("%j", async (argv, message) => {
       const run = await runCli(argv, { stdin: "" });
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(message);
+    });
+
+    it("asks for input when none is given at an interactive terminal", async () => {
+      const run = await runCli(["score"]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe('groundwatch score: no input: give a file (groundwatch … FILE or --input FILE), or pipe rows to standard input\nRun "groundwatch score --help" for usage.\n');
     });
 
     it("refuses a triage backend when GROUNDWATCH_REQUIRE_PRODUCTION is set", async () => {

@@ -24,8 +24,11 @@ export async function runCli(argv: string[], options: { stdin?: string; env?: No
   if (options.stderrIsTTY) stderr.isTTY = true;
   const out = collect(stdout);
   const err = collect(stderr);
+  // Without `stdin` the command runs as at an interactive terminal; with it, as when rows are piped in.
+  const stdin: Readable & { isTTY?: boolean } = Readable.from(options.stdin !== undefined ? [options.stdin] : []);
+  if (options.stdin === undefined) stdin.isTTY = true;
   const code = await main(argv, {
-    stdin: Readable.from(options.stdin !== undefined ? [options.stdin] : []),
+    stdin,
     stdout,
     stderr,
     // A hub cache that does not exist, so `auto` never finds a model a developer happened to pull.

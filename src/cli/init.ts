@@ -1,0 +1,113 @@
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { EXIT } from "./exit-codes.ts";
+import type { CommandIo } from "./io.ts";
+import { UsageError, parseFlags, runCommand } from "./command.ts";
+
+export const INIT_HELP: string = `groundwatch init — start a project: a commented config file and a small eval set
+
+Usage:
+  groundwatch init [--dir DIR] [--force]
+
+Writes, in DIR (default: the current directory):
+  groundwatch.yaml        every section (scoring, sampling, monitor, collector) with its common
+                          settings, each commented; used by --config FILE (or GROUNDWATCH_CONFIG)
+  groundwatch-eval.jsonl  six example rows (grounded and not) for "groundwatch eval"
+Existing files are left alone unless --force is given.
+
+Options:
+  --dir DIR     where to write (created if missing)
+  --force       overwrite existing files
+  --help, -h    show this help
+
+Exit codes: 0 written, 1 cannot write, 2 bad flags or a file already exists (without --force).
+`;
+
+/** The commented starting configuration. Every active value here is the default, so it changes nothing until edited. */
+export const INIT_CONFIG = `# groundwatch configuration. Used by: groundwatch serve/score/eval/... --config groundwatch.yaml,
+# or GROUNDWATCH_CONFIG=groundwatch.yaml for the SDK (createMonitor) and the CLI.
+# Order of precedence: command-line flag or code option > environment variable > this file > default.
+# Unknown keys are errors, so a typo never passes silently.
+
+scoring:
+  # Entailment backend: auto (onnx when a model is configured or pulled, else offline),
+  # offline (embedded, TRIAGE-GRADE: trends only, not paging or release decisions),
+  # onnx (a local NLI model: "groundwatch model pull"), or judge (an OpenAI-compatible endpoint).
+  backend: auto
+  # model: Xenova/nli-deberta-v3-xsmall   # onnx: a directory or a pulled Hugging Face repo id
+  # threshold: 0.5                        # answer threshold; default: the backend's fitted one,
+  #                                       # or the threshold of --calibration calibration.json
+  # judgeUrl: https://api.openai.com/v1   # judge: API key in GROUNDWATCH_JUDGE_API_KEY, never here
+  # judgeModel: gpt-4o-mini
+  # maxAnswerChars: 20000                 # input limits: what is cut is reported as "limits"
+  # maxContextChars: 200000
+  # maxSamples: 20
+
+sampling:
+  # Share of answers scored, per route template (most specific match wins; "*" patterns allowed).
+  default: 0.05
+  # routes:
+  #   /api/answer: 1.0
+  #   /api/internal/*: 0
+
+monitor:
+  # The SDK's scoring queue, off the request path. Full queue: dropped and counted, never blocking.
+  queueSize: 1000
+  # workers: 1                # scoring worker threads
+  # timeoutMs: 30000          # per observation; a runaway one is stopped and its worker replaced
+  # captureContent: false     # record unsupported claims and evidence on spans (passed through redact)
+  # calibrationFile: calibration.json   # from "groundwatch calibrate": threshold and drift reference
+
+collector:
+  # groundwatch serve. Any host other than 127.0.0.1 requires GROUNDWATCH_TOKEN (16+ characters).
+  host: 127.0.0.1
+  port: 4319
+  # traceTimeoutMs: 5000      # how long a trace waits for its remaining spans
+  # promptContext: "off"      # off | system | a regular expression with a (?<context>...) group
+`;
+
+/** Six rows in groundwatch's own eval format: three answers the context supports, three it does not. */
+export const INIT_EVAL_SET: readonly object[] = [
+  { id: "returns-window", question: "How long do I have to return an item?", context: ["Returns: new, unopened items may be returned within 30 days of delivery for a full refund."], answer: "You can return new, unopened items within 30 days of delivery for a full refund.", label: 1 },
+  { id: "returns-window-wrong", question: "How long do I have to return an item?", context: ["Returns: new, unopened items may be returned within 30 days of delivery for a full refund."], answer: "You can return items within 90 days of delivery.", label: 0 },
+  { id: "shipping-cost", question: "How much is express shipping?", context: ["Shipping: standard shipping is free on orders over $50. Express shipping costs $15."], answer: "Express shipping costs $15.", label: 1 },
+  { id: "shipping-invented", question: "Do you ship abroad?", context: ["Shipping: standard shipping is free on orders over $50. Express shipping costs $15."], answer: "We ship free of charge to every country in Europe.", label: 0 },
+  { id: "warranty", question: "How long is the warranty?", context: ["Warranty: every appliance carries a two-year manufacturer warranty covering parts and labour."], answer: "Appliances have a two-year warranty that covers parts and labour.", label: 1 },
+  { id: "warranty-contradicted", question: "How long is the warranty?", context: ["Warranty: every appliance carries a two-year manufacturer warranty covering parts and labour."], answer: "The warranty lasts five years and covers accidental damage.", label: 0 },
+];
+
+/** Runs `groundwatch init`; resolves to the exit code. */
+export function runInit(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("init", INIT_HELP, io, async () => {
+    const { values: args } = parseFlags(argv, { dir: { type: "string" }, force: { type: "boolean" } });
+    const dir = resolve(io.cwd, args.dir ?? ".");
+    if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--dir ${args.dir ?? "."} is a file, not a directory`);
+    const files: Array<[string, string]> = [
+      ["groundwatch.yaml", INIT_CONFIG],
+      ["groundwatch-eval.jsonl", `${INIT_EVAL_SET.map((r) => JSON.stringify(r)).join("\n")}\n`],
+    ];
+    const existing = files.map(([name]) => join(dir, name)).filter((p) => existsSync(p));
+    if (existing.length > 0 && !args.force) throw new UsageError(`${existing.map((p) => relative(io.cwd, p) || p).join(" and ")} already exist${existing.length === 1 ? "s" : ""}: nothing written (--force overwrites)`);
+    try {
+      mkdirSync(dir, { recursive: true });
+      for (const [name, text] of files) writeFileSync(join(dir, name), text);
+    } catch (error) {
+      io.stderr.write(`groundwatch init: cannot write in ${dir}: ${(error as Error).message}\n`);
+      return EXIT.failure;
+    }
+    const where = relative(io.cwd, dir);
+    const at = (name: string): string => (where ? join(where, name) : name);
+    io.stdout.write(
+      [
+        `wrote ${at("groundwatch.yaml")} and ${at("groundwatch-eval.jsonl")}`,
+        "",
+        "Next:",
+        `  groundwatch eval --set ${at("groundwatch-eval.jsonl")} --config ${at("groundwatch.yaml")}   # the release gate on the example set`,
+        `  groundwatch score ${at("groundwatch-eval.jsonl")} --format table                            # each answer's claims and evidence`,
+        `  groundwatch serve --config ${at("groundwatch.yaml")}                                          # the collector on 127.0.0.1:4319`,
+        "",
+      ].join("\n"),
+    );
+    return EXIT.ok;
+  });
+}
