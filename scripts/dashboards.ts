@@ -15,8 +15,20 @@ import { PanelBuilder as TimeseriesPanel } from "@grafana/grafana-foundation-sdk
 /** The hallucination-rate threshold the alerts page on (alerts/rules.yml uses the same value). */
 export const HALLUCINATION_THRESHOLD = 0.1;
 
+/** Days of Prometheus retention the trends dashboard needs: its longest window (90 days). */
+export const TRENDS_RETENTION_DAYS = 90;
+
 const DS = { type: "prometheus", uid: "${datasource}" };
 const R = 'groundwatch_route=~"$route"';
+
+/**
+ * `numerator / denominator` that is no result ("No data" in Grafana) when the denominator is 0 —
+ * nothing scored is not 0% — and 0 when the denominator has data but the numerator's series does
+ * not exist yet (a route with no ungrounded answer so far). Both sides must carry the same labels.
+ */
+export function ratio(numerator: string, denominator: string): string {
+  return `(${numerator} or ${denominator} * 0) / (${denominator} > 0)`;
+}
 
 function q(expr: string, legend: string, refId = "A"): DataqueryBuilder {
   return new DataqueryBuilder().refId(refId).expr(expr).legendFormat(legend);
@@ -52,11 +64,12 @@ interface Placed {
   h: number;
 }
 
-function ts(p: Placed, title: string, unit: string, targets: DataqueryBuilder[], opts: { min?: number; max?: number; threshold?: number; description?: string } = {}): TimeseriesPanel {
+function ts(p: Placed, title: string, unit: string, targets: DataqueryBuilder[], opts: { min?: number; max?: number; decimals?: number; threshold?: number; description?: string } = {}): TimeseriesPanel {
   let panel = new TimeseriesPanel().id(p.id).title(title).datasource(DS).gridPos({ x: p.x, y: p.y, w: p.w, h: p.h }).unit(unit);
   if (opts.description) panel = panel.description(opts.description);
   if (opts.min !== undefined) panel = panel.min(opts.min);
   if (opts.max !== undefined) panel = panel.max(opts.max);
+  if (opts.decimals !== undefined) panel = panel.decimals(opts.decimals);
   if (opts.threshold !== undefined) panel = panel.thresholds(thresholdLine(opts.threshold)).thresholdsStyle(new GraphThresholdsStyleConfigBuilder().mode(GraphThresholdsStyleMode.Line));
   for (const t of targets) panel = panel.withTarget(t);
   return panel;
@@ -70,15 +83,20 @@ export function overviewDashboard(): object {
   let d = variables(new DashboardBuilder("groundwatch — groundedness overview").uid("groundwatch-overview").tags(["groundwatch", "rag"]).refresh("30s").time({ from: "now-6h", to: "now" }).timezone("browser"));
   d = d.withRow(row("Groundedness"));
   d = d.withPanel(
-    ts({ id: 1, x: 0, y, w: 12, h: 8 }, "Hallucination rate by route", "percentunit", [q(`sum by (groundwatch_route) (rate(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${R}}[$__rate_interval])) / clamp_min(sum by (groundwatch_route) (rate(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${R}}[$__rate_interval])), 1e-9)`, "{{groundwatch_route}}")], {
+    ts({ id: 1, x: 0, y, w: 12, h: 8 }, "Hallucination rate by route", "percentunit", [q(ratio(`sum by (groundwatch_route) (rate(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${R}}[$__rate_interval]))`, `sum by (groundwatch_route) (rate(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${R}}[$__rate_interval]))`), "{{groundwatch_route}}")], {
       min: 0,
       max: 1,
       threshold: HALLUCINATION_THRESHOLD,
-      description: `Ungrounded share of scorable answers. The red line is the paging threshold (${HALLUCINATION_THRESHOLD}).`,
+      description: `Ungrounded share of scorable answers. The red line is the paging threshold (${HALLUCINATION_THRESHOLD}); the alerts also need enough scored answers in their windows (30 an hour by default), so a spike on a handful of answers here does not page. No data (a gap) means nothing was scored, not 0%.`,
     }),
   );
   d = d.withPanel(
-    ts({ id: 2, x: 12, y, w: 12, h: 8 }, "Mean groundedness by route", "percentunit", [q(`sum by (groundwatch_route) (rate(groundwatch_groundedness_score_sum{${R}}[$__rate_interval])) / clamp_min(sum by (groundwatch_route) (rate(groundwatch_groundedness_score_count{${R}}[$__rate_interval])), 1e-9)`, "{{groundwatch_route}}")], { min: 0, max: 1 }),
+    ts({ id: 2, x: 12, y, w: 12, h: 8 }, "Mean groundedness by route", "none", [q(`sum by (groundwatch_route) (rate(groundwatch_groundedness_score_sum{${R}}[$__rate_interval])) / (sum by (groundwatch_route) (rate(groundwatch_groundedness_score_count{${R}}[$__rate_interval])) > 0)`, "{{groundwatch_route}}")], {
+      min: 0,
+      max: 1,
+      decimals: 2,
+      description: "Mean groundedness score of scored answers: a score from 0 (unsupported) to 1 (fully supported), not a percentage. No data (a gap) means nothing was scored.",
+    }),
   );
   y += 8;
   d = d.withPanel(ts({ id: 3, x: 0, y, w: 12, h: 8 }, "Claims by verdict", "short", [q(`sum by (groundwatch_claim_verdict) (rate(groundwatch_claims_total{${R}}[$__rate_interval]))`, "{{groundwatch_claim_verdict}}")]));
@@ -130,8 +148,8 @@ export function overviewDashboard(): object {
   );
   d = d.withPanel(
     ts({ id: 10, x: 16, y, w: 8, h: 8 }, "Degenerate resample sets", "percentunit", [
-      q(`(sum(rate(groundwatch_entropy_degenerate_total{${R}}[$__rate_interval])) or vector(0)) / clamp_min((sum(rate(groundwatch_entropy_degenerate_total{${R}}[$__rate_interval])) or vector(0)) + (sum(rate(groundwatch_entropy_count{${R}}[$__rate_interval])) or vector(0)), 1e-9)`, "share unreliable"),
-    ], { min: 0, max: 1, description: "Share of resample sets whose entropy could not be measured (identical samples: temperature 0, a cache or a fixed seed)." }),
+      q(`(sum(rate(groundwatch_entropy_degenerate_total{${R}}[$__rate_interval])) or vector(0)) / ((sum(rate(groundwatch_entropy_degenerate_total{${R}}[$__rate_interval])) or vector(0)) + (sum(rate(groundwatch_entropy_count{${R}}[$__rate_interval])) or vector(0)) > 0)`, "share unreliable"),
+    ], { min: 0, max: 1, description: "Share of resample sets whose entropy could not be measured (identical samples: temperature 0, a cache or a fixed seed). No data means no resample sets were scored." }),
   );
   y += 8;
   d = d.withPanel(
@@ -159,11 +177,21 @@ export function overviewDashboard(): object {
 
 /** The trends dashboard for risk owners and supervisors: 30- and 90-day rates, alert history, volumes. */
 export function trendsDashboard(): object {
-  let d = variables(new DashboardBuilder("groundwatch — groundedness trends").uid("groundwatch-trends").tags(["groundwatch", "rag", "evidence"]).refresh("1h").time({ from: "now-90d", to: "now" }).timezone("browser"));
+  let d = variables(
+    new DashboardBuilder("groundwatch — groundedness trends")
+      .uid("groundwatch-trends")
+      .description(`30- and 90-day groundedness trends, alert history and volumes. Needs Prometheus to keep at least ${TRENDS_RETENTION_DAYS} days (--storage.tsdb.retention.time; the docker-compose stack keeps 100d, Prometheus's default is 15d): with less, the 90-day window silently covers only what is kept.`)
+      .tags(["groundwatch", "rag", "evidence"])
+      .refresh("1h")
+      .time({ from: "now-90d", to: "now" })
+      .timezone("browser"),
+  );
   const rate = (window: string): string =>
-    `sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${R}}[${window}])) / clamp_min(sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${R}}[${window}])), 1e-9)`;
-  d = d.withPanel(ts({ id: 1, x: 0, y: 0, w: 12, h: 9 }, "Hallucination rate, 30-day window", "percentunit", [q(rate("30d"), "{{groundwatch_route}}")], { min: 0, max: 1, threshold: HALLUCINATION_THRESHOLD }));
-  d = d.withPanel(ts({ id: 2, x: 12, y: 0, w: 12, h: 9 }, "Hallucination rate, 90-day window", "percentunit", [q(rate("90d"), "{{groundwatch_route}}")], { min: 0, max: 1, threshold: HALLUCINATION_THRESHOLD }));
+    ratio(`sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${R}}[${window}]))`, `sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${R}}[${window}]))`);
+  const windowNote = (days: number): string =>
+    `Ungrounded share of the answers scored over the ${days} days before each point; no data where nothing was scored. Needs ${days}+ days of Prometheus retention (the stack keeps 100d).`;
+  d = d.withPanel(ts({ id: 1, x: 0, y: 0, w: 12, h: 9 }, "Hallucination rate, 30-day window", "percentunit", [q(rate("30d"), "{{groundwatch_route}}")], { min: 0, max: 1, threshold: HALLUCINATION_THRESHOLD, description: windowNote(30) }));
+  d = d.withPanel(ts({ id: 2, x: 12, y: 0, w: 12, h: 9 }, "Hallucination rate, 90-day window", "percentunit", [q(rate("90d"), "{{groundwatch_route}}")], { min: 0, max: 1, threshold: HALLUCINATION_THRESHOLD, description: windowNote(90) }));
   d = d.withPanel(
     ts({ id: 3, x: 0, y: 9, w: 12, h: 8 }, "Alert firings", "short", [q('sum by (alertname) (ALERTS{alertstate="firing", alertname=~"Groundwatch.*"}) or vector(0)', "{{alertname}}")], {
       description: "Groundwatch alerts in the firing state over the period.",
@@ -179,7 +207,8 @@ export function trendsDashboard(): object {
       .datasource(DS)
       .gridPos({ x: 0, y: 17, w: 12, h: 6 })
       .unit("percentunit")
-      .withTarget(new DataqueryBuilder().refId("A").expr(`sum(increase(groundwatch_observations_sampled_total{${R}}[$__range])) / clamp_min(sum(increase(groundwatch_observations_seen_total{${R}}[$__range])), 1e-9)`).instant()),
+      .description("Sampled observations over those seen in the period; no data when nothing was seen.")
+      .withTarget(new DataqueryBuilder().refId("A").expr(ratio(`sum(increase(groundwatch_observations_sampled_total{${R}}[$__range]))`, `sum(increase(groundwatch_observations_seen_total{${R}}[$__range]))`)).instant()),
   );
   d = d.withPanel(
     new StatPanel()

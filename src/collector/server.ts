@@ -20,6 +20,7 @@ import { createOtlpCodecs } from "./otlp-proto.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 import { OtlpDecodeError, decodeLogsPausing, decodeSpansPausing, encodeLogsResponse, encodeResponse } from "./otlp.ts";
 import { createProviders } from "./providers.ts";
+import { runbooksHandler } from "./runbooks.ts";
 
 export interface RunningCollector {
   readonly url: string;
@@ -204,6 +205,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     const health = monitor.health();
     res.status(health.ready ? 200 : 503).json({ ready: health.ready, ...(health.reason !== undefined ? { reason: health.reason } : {}) });
   });
+  // Runbooks (issue 14): docs/runbooks.md as HTML, the target of the alerts' runbook_url; no auth (src/collector/runbooks.ts).
+  app.get("/runbooks", runbooksHandler());
   app.get("/metrics", auth, (req, res) => {
     prometheus.getMetricsRequestHandler(req, res);
   });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { TRENDS_RETENTION_DAYS } from "../../scripts/dashboards.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const read = (path: string): Record<string, unknown> => parse(readFileSync(join(ROOT, path), "utf8")) as Record<string, unknown>;
@@ -36,6 +37,26 @@ describe("docker-compose.yml", () => {
       if (s.image) expect(s.image, name).not.toMatch(/:latest$/);
       for (const p of s.ports ?? []) expect(p, name).toMatch(/^127\.0\.0\.1:/);
     }
+  });
+
+  it("keeps the history the trends dashboard and `groundwatch evidence` read: retention over 90 days, a size cap, a named volume", () => {
+    const compose = read("docker-compose.yml") as { services: Record<string, { command?: string[]; volumes?: string[] }>; volumes?: Record<string, unknown> };
+    const prometheus = compose.services.prometheus!;
+    const command = (prometheus.command ?? []).join(" ");
+    const days = /--storage\.tsdb\.retention\.time=(\d+)d(?:\s|$)/.exec(command)?.[1];
+    expect(Number(days), command).toBeGreaterThanOrEqual(TRENDS_RETENTION_DAYS);
+    expect(command).toMatch(/--storage\.tsdb\.retention\.size=\d+(?:KB|MB|GB|TB)(?:\s|$)/);
+    const data = (prometheus.volumes ?? []).find((v) => v.endsWith(":/prometheus"));
+    expect(data, "a volume mounted on /prometheus").toBeDefined();
+    expect(Object.keys(compose.volumes ?? {})).toContain(data!.split(":")[0]);
+  });
+
+  it("points the alerts' runbook links at the runbooks its groundwatch serves on the published port", () => {
+    const compose = read("docker-compose.yml") as { services: Record<string, { ports?: string[] }> };
+    const prom = read("alerts/prometheus.yml") as { global: { external_labels?: Record<string, string> } };
+    const base = new URL(prom.global.external_labels?.groundwatch_runbook_base ?? "");
+    expect(base.pathname).toBe("/runbooks");
+    expect(compose.services.groundwatch?.ports).toContain(`${base.hostname}:${base.port}:4319`);
   });
 });
 

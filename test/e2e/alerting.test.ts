@@ -13,11 +13,15 @@ const DOC = "Warranty: electronics come with a one-year limited warranty coverin
 const GOOD = "Electronics come with a one-year limited warranty covering manufacturing defects.";
 const BAD = "The warranty covers alien abductions and lasts for ninety-nine years on Mars.";
 
-/** The shipped rules, with the page alert's `for` and the rule interval shortened so a test can watch it fire. */
+const RUNBOOK_BASE = "https://runbooks.test/groundwatch";
+/** Ratio panels: no data, not 0%, on a route where nothing was scored. */
+const RATIO_PANELS = ["Hallucination rate by route", "Mean groundedness by route", "Degenerate resample sets", "Hallucination rate, 30-day window", "Hallucination rate, 90-day window"];
+
+/** The shipped rules, with the page alert's `for` and the rule intervals shortened so a test can watch it fire. */
 function testRules(): string {
   const dir = mkdtempSync(join(tmpdir(), "gw-rules-"));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  const rules = readFileSync(join(ROOT, "alerts", "rules.yml"), "utf8").replace("interval: 30s", "interval: 1s").replace("for: 2m", "for: 3s");
+  const rules = readFileSync(join(ROOT, "alerts", "rules.yml"), "utf8").replaceAll("interval: 30s", "interval: 1s").replace("for: 2m", "for: 3s");
   const path = join(dir, "rules.yml");
   writeFileSync(path, rules);
   return path;
@@ -43,20 +47,23 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_
 }
 
 describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Prometheus", () => {
-  it("panel queries return data, recording rules match the driven rate, and the page alert goes pending then firing", { timeout: 120_000 }, async () => {
-    const c = await startCollector({ env: { HF_HOME: "/nonexistent" }, port: 0, monitor: { sampling: { default: 1 }, scoring: { backend: "offline" }, drift: { windowSize: 20, minScores: 20 } } });
+  it("panel queries return data (no data for ratios where nothing was scored), recording rules match the driven rate, and the page alert goes pending then firing", { timeout: 120_000 }, async () => {
+    // /api/quiet is seen but never sampled: nothing is scored there.
+    const c = await startCollector({ env: { HF_HOME: "/nonexistent" }, port: 0, monitor: { sampling: { default: 1, routes: { "/api/quiet": 0 } }, scoring: { backend: "offline" }, drift: { windowSize: 20, minScores: 20 } } });
     onTestFinished(() => c.close(2000));
     await c.monitor.ready();
-    const prom = await startPrometheus(c.url.replace("http://", ""), `rule_files:\n  - ${testRules()}\n`);
+    const prom = await startPrometheus(c.url.replace("http://", ""), `  external_labels:\n    groundwatch_runbook_base: ${RUNBOOK_BASE}\nrule_files:\n  - ${testRules()}\n`);
 
     // Seed both verdict series, and let Prometheus scrape them before the measured traffic:
     // rate() needs the counters to move while it watches.
     await send(c, [GOOD, BAD], "/api/warranty");
+    await send(c, [GOOD, BAD, GOOD], "/api/quiet");
     await until("the first scrape", async () => ((await prom.query("groundwatch_evaluations_total")).length >= 2 ? true : undefined));
     await new Promise((r) => setTimeout(r, 2000));
     // Phase 1: 5% hallucinated — below the 10% threshold — in batches the scraper sees arrive.
     for (let b = 0; b < 3; b++) {
       await send(c, [...Array.from({ length: 19 }, () => GOOD), BAD], "/api/warranty");
+      await send(c, [GOOD, BAD], "/api/quiet");
       await new Promise((r) => setTimeout(r, 1500));
     }
     await new Promise((r) => setTimeout(r, 2000));
@@ -65,8 +72,11 @@ describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Pr
       return r[0] ? Number(r[0].value[1]) : undefined;
     });
     expect(rate).toBeCloseTo(0.05, 2);
-    const alertsNow = async (): Promise<Array<{ labels: Record<string, string>; state: string }>> =>
-      ((await (await fetch(`${prom.url}/api/v1/alerts`)).json()) as { data: { alerts: Array<{ labels: Record<string, string>; state: string }> } }).data.alerts.filter((a) => a.labels.alertname === "GroundwatchHallucinationRateHigh");
+    // The volume guards' constants are recorded, and the route's scored answers reach them.
+    expect(Number((await prom.query("groundwatch:min_scored_answers:1h"))[0]?.value[1])).toBe(30);
+    expect(Number((await prom.query('groundwatch:scored_answers:increase5m{groundwatch_route="/api/warranty"}'))[0]?.value[1])).toBeGreaterThanOrEqual(30);
+    type Alert = { labels: Record<string, string>; annotations: Record<string, string>; state: string };
+    const alertsNow = async (): Promise<Alert[]> => ((await (await fetch(`${prom.url}/api/v1/alerts`)).json()) as { data: { alerts: Alert[] } }).data.alerts.filter((a) => a.labels.alertname === "GroundwatchHallucinationRateHigh");
     await new Promise((r) => setTimeout(r, 3000));
     expect(await alertsNow()).toEqual([]);
 
@@ -77,6 +87,17 @@ describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Pr
       if (result.length === 0) empty.push(`${q.dashboard} / ${q.panel}: ${q.expr}`);
     }
     expect(empty).toEqual([]);
+    // Where traffic is seen but nothing scored, ratio panels are no data (not 0%), the recording
+    // rule has no sample, and the share of traffic sampled is a true 0.
+    expect(Number((await prom.query('sum(groundwatch_observations_seen_total{groundwatch_route="/api/quiet"})'))[0]?.value[1])).toBeGreaterThan(0);
+    const quiet = panelQueries("5m", "/api/quiet");
+    for (const title of RATIO_PANELS) expect(quiet.some((q) => q.panel === title), title).toBe(true);
+    const notEmpty: string[] = [];
+    for (const q of quiet.filter((x) => RATIO_PANELS.includes(x.panel))) if ((await prom.query(q.expr)).length > 0) notEmpty.push(`${q.dashboard} / ${q.panel}: ${q.expr}`);
+    expect(notEmpty).toEqual([]);
+    expect(await prom.query('groundwatch:hallucination_rate:ratio_rate5m{groundwatch_route="/api/quiet"}')).toEqual([]);
+    const share = quiet.find((q) => q.panel === "Share of traffic sampled (period)")!;
+    expect((await prom.query(share.expr)).map((r) => Number(r.value[1]))).toEqual([0]);
 
     // Phase 2: raise the rate — hallucinated answers only — while watching the alert's state.
     const states: string[] = [];
@@ -96,6 +117,9 @@ describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Pr
     expect(states).toContain("firing");
     const firing = (await alertsNow())[0];
     expect(firing?.labels).toMatchObject({ severity: "page", groundwatch_route: "/api/warranty" });
+    // The runbook link takes its base from the external label; the description states the guard.
+    expect(firing?.annotations.runbook_url).toBe(`${RUNBOOK_BASE}#groundwatchhallucinationratehigh`);
+    expect(firing?.annotations.description).toContain("volume guard: at least 30 in the hour and 3 in the last 5 minutes");
     // 3 + 60 hallucinated of 120 measured answers. The alert can fire before Prometheus has scraped
     // and evaluated the last batch, so wait (bounded) for the rule to take it in before comparing.
     const latest = async (): Promise<number> => Number((await prom.query('groundwatch:hallucination_rate:ratio_rate5m{groundwatch_route="/api/warranty"}'))[0]?.value[1]);
