@@ -1,5 +1,5 @@
 import type { Criterion } from "../core/calibration.ts";
-import { aurocWithInterval, chooseThreshold, labelsToSettle } from "../core/calibration.ts";
+import { aurocWithInterval, calibrationVerdict, chooseThreshold, labelsToSettle } from "../core/calibration.ts";
 import { createScorer } from "../nli/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
@@ -15,6 +15,7 @@ export const CALIBRATE_HELP: string = `groundwatch calibrate — choose a thresh
 Usage:
   groundwatch calibrate --set labelled.jsonl --criterion youden|f1|accuracy|target_fpr|target_recall
                         [--target-fpr 0.05] [--target-recall 0.9] [--out calibration.json]
+                        [--unscorable exclude|as-ungrounded]
 
 Rows: {"id" (unique), "context", "answer", "label": 1 (grounded) | 0 (not), "question"?}.
 Scores every row with the chosen backend, then reports AUROC (Mann–Whitney, mid-ranks for ties)
@@ -23,6 +24,12 @@ rows whose label the score contradicts most (review candidates, not verdicts). W
 calibration.json: threshold, TPR/FPR, backend, date, set size, AUROC with interval, and the
 reference score distribution the SDK and the collector use for drift.
 
+Rows the backend cannot score (no checkable claim, e.g. a refusal; empty context) have no score:
+--unscorable exclude (the default) leaves them out of the AUROC, the threshold, the reference
+scores and the review candidates, and counts them (excluded.unscorable in calibration.json);
+--unscorable as-ungrounded fits them as score 0, as the alerting does for live traffic. Either
+way they are never review candidates: a correct refusal is not a label error.
+
 Exit codes: 0 the set establishes a signal (interval excludes 0.5, right direction)
             1 it does not (weak or anti-correlated): the threshold is not evidence
             2 bad flags, configuration or input
@@ -30,6 +37,9 @@ Exit codes: 0 the set establishes a signal (interval excludes 0.5, right directi
 ${BACKEND_FLAGS_HELP}`;
 
 const CRITERIA: readonly Criterion[] = ["youden", "f1", "accuracy", "target_fpr", "target_recall"];
+/** How rows the backend cannot score enter the fit. */
+type UnscorablePolicy = "exclude" | "as-ungrounded";
+const UNSCORABLE_POLICIES: readonly UnscorablePolicy[] = ["exclude", "as-ungrounded"];
 
 /** Runs `groundwatch calibrate`; resolves to the exit code. */
 export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -41,6 +51,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       "target-recall": { type: "string" },
       out: { type: "string" },
       "audit-size": { type: "string" },
+      unscorable: { type: "string" },
       ...BACKEND_FLAGS,
     });
     const source = inputPath(args.set, io);
@@ -48,6 +59,8 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     if (!CRITERIA.includes(criterion)) throw new UsageError(`--criterion must be one of ${CRITERIA.join(", ")} (got ${JSON.stringify(args.criterion)})`);
     const targetFpr = numberFlag("target-fpr", args["target-fpr"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.05;
     const targetRecall = numberFlag("target-recall", args["target-recall"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.9;
+    const unscorablePolicy = (args.unscorable ?? "exclude") as UnscorablePolicy;
+    if (!UNSCORABLE_POLICIES.includes(unscorablePolicy)) throw new UsageError(`--unscorable must be one of ${UNSCORABLE_POLICIES.join(", ")} (got ${JSON.stringify(args.unscorable)})`);
     const auditSize = numberFlag("audit-size", args["audit-size"], (n) => Number.isInteger(n) && n >= 0, "a whole number") ?? 10;
     // Checked before any row is scored: a bad --out should not cost a whole run.
     const outPath = outputFile("--out", args.out ?? "calibration.json", io);
@@ -55,7 +68,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const scorer = await createScorer(options, { env: io.env, ...(file ? { file } : {}) });
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
 
-    const rows: Array<{ id: string | number; label: 0 | 1; score: number; unscorable: boolean }> = [];
+    const read: Array<{ id: string | number; label: 0 | 1; score: number | null }> = [];
     const checkId = createIdChecker("the review candidates name rows by id");
     let n = 0;
     try {
@@ -68,22 +81,31 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
         const label = (JSON.parse(line) as { label?: unknown }).label;
         if (label !== 0 && label !== 1) throw new UsageError(`line ${n}: "label" must be 1 (grounded) or 0 (not grounded) (got ${JSON.stringify(label)})`);
         const r = await scorer.score({ answer: parsed.row.answer, context: parsed.row.context });
-        // Unscorable answers score 0: failing closed, they count as not grounded.
-        rows.push({ id: parsed.row.id, label, score: r.score ?? 0, unscorable: r.verdict === "unscorable" });
+        read.push({ id: parsed.row.id, label, score: r.verdict === "unscorable" ? null : r.score });
       }
     } finally {
       await scorer.close();
     }
+    const unscorable = read.filter((r) => r.score === null);
+    // exclude: an unscorable row has no score to rank, so it is no evidence either way.
+    // as-ungrounded: it fits as score 0, failing closed, as live traffic is alerted on.
+    const rows = read.flatMap((r) => (r.score !== null ? [{ ...r, score: r.score, unscorable: false }] : unscorablePolicy === "as-ungrounded" ? [{ ...r, score: 0, unscorable: true }] : []));
+    const excluded = read.length - rows.length;
     const positives = rows.filter((r) => r.label === 1).length;
-    if (positives === 0 || positives === rows.length) throw new UsageError(`the set needs both labels: it has ${positives} grounded and ${rows.length - positives} not grounded rows`);
+    if (positives === 0 || positives === rows.length) {
+      const after = excluded > 0 ? ` after excluding ${excluded} unscorable row${excluded === 1 ? "" : "s"} (--unscorable exclude)` : "";
+      throw new UsageError(`the set needs both labels${after}: it has ${positives} grounded and ${rows.length - positives} not grounded rows`);
+    }
     const scores = rows.map((r) => r.score);
     const labels = rows.map((r) => r.label);
     const est = aurocWithInterval(scores, labels);
     const choice = chooseThreshold(scores, labels, criterion, criterion === "target_fpr" ? targetFpr : targetRecall);
-    const verdict = est.low > 0.5 ? "pass" : est.high < 0.5 ? "anti-correlated" : "weak";
+    const verdict = calibrationVerdict(est);
     const settle = verdict === "pass" ? 0 : labelsToSettle(est);
-    // Review candidates: grounded-labelled rows the scorer rates lowest, and the reverse.
-    const audit = [...rows.filter((r) => r.label === 1).sort((a, b) => a.score - b.score).slice(0, auditSize), ...rows.filter((r) => r.label === 0).sort((a, b) => b.score - a.score).slice(0, auditSize)]
+    // Review candidates: grounded-labelled rows the scorer rates lowest, and the reverse. Never an
+    // unscorable row: its score says nothing about its label (a refusal labelled 1 is often right).
+    const scored = rows.filter((r) => !r.unscorable);
+    const audit = [...scored.filter((r) => r.label === 1).sort((a, b) => a.score - b.score).slice(0, auditSize), ...scored.filter((r) => r.label === 0).sort((a, b) => b.score - a.score).slice(0, auditSize)]
       .sort((a, b) => Math.abs(b.score - b.label) - Math.abs(a.score - a.label))
       .slice(0, auditSize)
       .map((r) => ({ id: r.id, label: r.label, score: Number(r.score.toFixed(6)) }));
@@ -97,15 +119,28 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       tpr: choice.tpr,
       fpr: choice.fpr,
       precision: choice.precision,
-      dataset: { path: args.set, rows: rows.length, positives, negatives: rows.length - positives, unscorable: rows.filter((r) => r.unscorable).length },
+      // rows/positives/negatives: what the AUROC and the threshold were fitted on.
+      dataset: { path: args.set, rows: rows.length, positives, negatives: rows.length - positives, unscorable: unscorable.length },
+      unscorablePolicy,
+      excluded: { unscorable: excluded },
       auroc: { value: est.auroc, low: est.low, high: est.high, continuityCorrected: est.continuityCorrected },
       verdict,
       labelsToSettle: settle ?? null,
-      referenceScores: scores.map((s) => Number(s.toFixed(6))),
+      // The drift reference: live unscorable answers have no score and never enter drift, so neither do these.
+      referenceScores: scored.map((r) => Number(r.score.toFixed(6))),
       audit,
     };
     writeOutputFile("--out", outPath, `${JSON.stringify(calibration, null, 2)}\n`);
     const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+    if (unscorable.length > 0) {
+      const grounded = unscorable.filter((r) => r.label === 1).length;
+      const split = `${grounded} labelled grounded, ${unscorable.length - grounded} not`;
+      io.stdout.write(
+        unscorablePolicy === "exclude"
+          ? `excluded ${unscorable.length} unscorable row${unscorable.length === 1 ? "" : "s"} from the fit (${split}): the backend could not score them (no checkable claim, e.g. a refusal, or no context); --unscorable as-ungrounded fits them as score 0\n`
+          : `fitted ${unscorable.length} unscorable row${unscorable.length === 1 ? "" : "s"} as score 0 (${split}; --unscorable as-ungrounded)\n`,
+      );
+    }
     io.stdout.write(`AUROC ${est.auroc.toFixed(3)} [${est.low.toFixed(3)}, ${est.high.toFixed(3)}] on ${rows.length} rows (${positives} grounded, ${rows.length - positives} not)${est.continuityCorrected ? " — perfect separation; interval continuity-corrected" : ""}\n`);
     if (verdict === "pass") io.stdout.write("PASS: the interval excludes 0.5 — the score separates grounded from ungrounded answers on this set.\n");
     else if (verdict === "anti-correlated") io.stdout.write("FAIL: ANTI-CORRELATED — higher scores go with answers labelled NOT grounded. Check which way the labels point (1 must mean grounded) before anything else.\n");

@@ -14,64 +14,251 @@ export interface EvalRow {
   readonly label?: 0 | 1;
   readonly combined?: string;
   readonly error?: string;
+  /** "reply" when the documents came from the service's reply (--context-path), not the set. */
+  readonly contextFrom?: "reply";
+}
+
+/** Where a gate number came from; every report states it next to the number. */
+export type GateSource =
+  | { readonly kind: "flag"; readonly flag: string }
+  | { readonly kind: "env"; readonly variable: string }
+  | { readonly kind: "calibration"; readonly file: string }
+  | { readonly kind: "config"; readonly file: string; readonly key: string }
+  | { readonly kind: "backend"; readonly backend: string }
+  | { readonly kind: "default" };
+
+/** The gate's criteria, by the name report.json gives them. */
+export type CriterionName = "maxHallucinationRate" | "minGroundedShare" | "minMeanScore" | "noRegressions";
+
+/** One criterion of the gate, with what was measured and whether it held. */
+export interface GateCriterion {
+  readonly name: CriterionName;
+  /** The limit: a rate, share or raw score from 0 to 1; for noRegressions, the most regressed rows allowed (0). */
+  readonly limit: number;
+  /** null when nothing could be measured (no scorable row), which fails the criterion. */
+  readonly measured: number | null;
+  readonly source: GateSource;
+  readonly passed: boolean;
+  /** Why it failed, in groundwatch's words; only when it failed. */
+  readonly failure?: string;
+}
+
+/** The gate that applied. "report-only" (--no-gate) has no criteria and never fails. */
+export interface EvalGate {
+  readonly status: "passed" | "failed" | "report-only";
+  /** null for report-only: nothing was gated. */
+  readonly passed: boolean | null;
+  /** The gate in one line, with where each number came from (or "report only, no gate"). */
+  readonly description: string;
+  readonly criteria: readonly GateCriterion[];
+  readonly failures: readonly string[];
 }
 
 export interface EvalReport {
-  readonly version: 1;
+  readonly version: 2;
   readonly createdAt: string;
   readonly set: string;
   readonly backend: BackendInfo;
+  /** The backend is triage-tier: results are for trends and review, not decisions on their own. */
+  readonly triage: boolean;
+  /** The answer threshold: an answer is grounded when its score reaches it (and every claim is supported). */
   readonly threshold: number;
+  readonly thresholdSource: GateSource;
+  /** Things the reader must know about this run (triage backend first), in groundwatch's words. */
+  readonly notices: readonly string[];
   readonly summary: {
     readonly rows: number;
     readonly scorable: number;
     readonly unscorable: number;
+    readonly grounded: number;
+    /** grounded / rows: unscorable rows count as not grounded. Backend-independent, unlike the mean score. */
+    readonly groundedShare: number;
+    /** The mean raw score of scorable rows; its scale depends on the backend. */
     readonly meanGroundedness: number | null;
+    /** ungrounded / scorable. */
     readonly hallucinationRate: number | null;
     readonly hallucinationInterval: { readonly low: number; readonly high: number } | null;
   };
-  readonly gate: {
-    readonly passed: boolean;
-    readonly floor?: number;
-    readonly maxHallucinationRate?: number;
-    readonly failures: readonly string[];
-  };
+  readonly gate: EvalGate;
   readonly regressions: ReadonlyArray<{ readonly id: string | number; readonly before: string; readonly after: string; readonly scoreBefore: number | null; readonly scoreAfter: number | null }>;
   readonly rows: readonly EvalRow[];
 }
+
+/** The limits a gated run applies, each with its source; undefined criteria do not apply. */
+export interface GateSpec {
+  readonly maxHallucinationRate: { readonly value: number; readonly source: GateSource };
+  readonly minGroundedShare?: { readonly value: number; readonly source: GateSource };
+  readonly minMeanScore?: { readonly value: number; readonly source: GateSource };
+  /** Present when --baseline was given: no row may regress. */
+  readonly baseline?: { readonly source: GateSource };
+}
+
+/** The default limit on the hallucination rate when no flag or config file sets one. */
+export const DEFAULT_MAX_HALLUCINATION_RATE = 0.1;
+
+/** The one-line text of a report-only run, the same in every format. */
+export const REPORT_ONLY = "report only, no gate";
 
 const pct = (x: number | null): string => (x === null ? "–" : `${(100 * x).toFixed(1)}%`);
 
 /** A score as the reports print it; anything but a finite number (a hand-edited baseline) is "–". */
 const fixed3 = (x: unknown): string => (typeof x === "number" && Number.isFinite(x) ? x.toFixed(3) : "–");
 
+/** Passes user text (file paths) through unchanged; the Markdown report passes mdText instead. */
+const plain = (text: string): string => text;
+
+/** Where a number came from, in words; `user` escapes the parts the user wrote (file paths). */
+export function describeSource(s: GateSource, user: (text: string) => string = plain): string {
+  switch (s.kind) {
+    case "flag":
+      return `flag ${s.flag}`;
+    case "env":
+      return `environment ${s.variable}`;
+    case "calibration":
+      return `calibration file ${user(s.file)}`;
+    case "config":
+      return `config file ${user(s.file)} (${s.key})`;
+    case "backend":
+      return `the ${s.backend} backend's default`;
+    case "default":
+      return "groundwatch default";
+  }
+}
+
+/** What a criterion measures, in words. */
+export function criterionMeasure(name: CriterionName): string {
+  switch (name) {
+    case "maxHallucinationRate":
+      return "hallucination rate";
+    case "minGroundedShare":
+      return "grounded share";
+    case "minMeanScore":
+      return "mean score (raw)";
+    case "noRegressions":
+      return "regressions vs baseline";
+  }
+}
+
+/** The criterion's condition, e.g. "≤ 10.0%" or "≥ 0.800". */
+export function criterionLimit(c: Pick<GateCriterion, "name" | "limit">): string {
+  switch (c.name) {
+    case "maxHallucinationRate":
+      return `≤ ${pct(c.limit)}`;
+    case "minGroundedShare":
+      return `≥ ${pct(c.limit)}`;
+    case "minMeanScore":
+      return `≥ ${c.limit.toFixed(3)}`;
+    case "noRegressions":
+      return "none";
+  }
+}
+
 /**
- * The summary as GitHub-flavoured Markdown (report.md and $GITHUB_STEP_SUMMARY). Every value
- * that did not come from groundwatch itself (ids, answers, claims, the set path, the backend,
+ * Applies the gate to the measures. Every criterion that cannot be measured (no scorable row)
+ * fails: a gate never passes on nothing.
+ */
+export function evaluateGate(spec: GateSpec | "report-only", summary: EvalReport["summary"], regressions: number, threshold: { readonly value: number; readonly source: GateSource }): EvalGate {
+  if (spec === "report-only") return { status: "report-only", passed: null, description: describeGate([], threshold), criteria: [], failures: [] };
+  const criteria: GateCriterion[] = [];
+  const add = (name: CriterionName, limit: number, measured: number | null, source: GateSource, passed: boolean, failure: string): void => {
+    criteria.push({ name, limit, measured, source, passed, ...(passed ? {} : { failure }) });
+  };
+  const rate = summary.hallucinationRate;
+  const maxRate = spec.maxHallucinationRate;
+  add("maxHallucinationRate", maxRate.value, rate, maxRate.source, rate !== null && rate <= maxRate.value, `hallucination rate ${rate === null ? "not measurable (no scorable row)" : pct(rate)} is above the maximum ${pct(maxRate.value)}`);
+  if (spec.minGroundedShare) {
+    const s = spec.minGroundedShare;
+    add("minGroundedShare", s.value, summary.groundedShare, s.source, summary.groundedShare >= s.value, `grounded share ${pct(summary.groundedShare)} (${summary.grounded} of ${summary.rows}) is below the minimum ${pct(s.value)}`);
+  }
+  if (spec.minMeanScore) {
+    const m = spec.minMeanScore;
+    const mean = summary.meanGroundedness;
+    add("minMeanScore", m.value, mean, m.source, mean !== null && mean >= m.value, `mean score ${mean === null ? "not measurable (no scorable row)" : mean.toFixed(3)} is below the floor ${m.value}`);
+  }
+  if (spec.baseline) add("noRegressions", 0, regressions, spec.baseline.source, regressions === 0, `${regressions} row(s) regressed against the baseline`);
+  const failures = criteria.flatMap((c) => (c.failure ? [c.failure] : []));
+  return { status: failures.length === 0 ? "passed" : "failed", passed: failures.length === 0, description: describeGate(criteria, threshold), criteria, failures };
+}
+
+/** The gate in one line, each number with its source; no criteria means report-only. */
+export function describeGate(criteria: readonly GateCriterion[], threshold: { readonly value: number; readonly source: GateSource }, user: (text: string) => string = plain): string {
+  const at = `answers judged at threshold ${threshold.value} (${describeSource(threshold.source, user)})`;
+  if (criteria.length === 0) return `${REPORT_ONLY} (--no-gate): nothing fails the run; ${at}`;
+  return `${criteria.map((c) => `${criterionMeasure(c.name)} ${criterionLimit(c)} (${describeSource(c.source, user)})`).join("; ")}; ${at}`;
+}
+
+/**
+ * The failed criteria a row counts against: ungrounded rows against the hallucination rate,
+ * every row not grounded against the grounded share, rows scoring under the floor against the
+ * mean, regressed rows against the baseline, and unscorable rows against a criterion that
+ * could not be measured. Empty when the gate passed or did not apply.
+ */
+export function rowFailsGate(r: Pick<EvalReport, "gate" | "regressions">, row: EvalRow): GateCriterion[] {
+  return r.gate.criteria.filter((c) => {
+    if (c.passed) return false;
+    switch (c.name) {
+      case "maxHallucinationRate":
+        return row.verdict === "ungrounded" || (c.measured === null && row.verdict === "unscorable");
+      case "minGroundedShare":
+        return row.verdict !== "grounded";
+      case "minMeanScore":
+        return row.score !== null ? row.score < c.limit : c.measured === null;
+      case "noRegressions":
+        return r.regressions.some((g) => String(g.id) === String(row.id));
+    }
+  });
+}
+
+/** The run's outcome as a heading word. */
+function outcome(r: EvalReport): string {
+  return r.gate.status === "report-only" ? REPORT_ONLY : r.gate.passed ? "PASSED" : "FAILED";
+}
+
+/** A row's finding in one line: its verdict, score and first unsupported claim (or why it is unscorable). */
+function finding(x: EvalRow): string {
+  if (x.verdict === "unscorable") return `unscorable: ${x.reason ?? ""}${x.error ? ` (${x.error})` : ""}`;
+  const claim = x.claims.find((c) => c.verdict !== "supported");
+  return `${x.verdict} (score ${fixed3(x.score)})${claim ? `: ${claim.verdict} claim "${claim.text}"` : ""}`;
+}
+
+/**
+ * The summary as GitHub-flavoured Markdown (report.md, $GITHUB_STEP_SUMMARY and stdout). Every
+ * value that did not come from groundwatch itself (ids, answers, claims, file paths, the backend,
  * the baseline's rows) goes through mdText: one line, markup escaped, no HTML.
  */
 export function reportMarkdown(r: EvalReport): string {
   const s = r.summary;
-  const lines = [
-    `## groundwatch eval — ${r.gate.passed ? "PASSED" : "FAILED"}`,
-    "",
-    `Set ${mdText(r.set)}, ${s.rows} rows, backend ${mdText(r.backend.name)} (${mdText(r.backend.tier)}), threshold ${r.threshold}.`,
-    "",
-    "| measure | value | gate |",
-    "|---|---|---|",
-    `| mean groundedness | ${s.meanGroundedness === null ? "–" : s.meanGroundedness.toFixed(3)} | ${r.gate.floor !== undefined ? `≥ ${r.gate.floor}` : "–"} |`,
-    `| hallucination rate | ${pct(s.hallucinationRate)}${s.hallucinationInterval ? ` (95% CI ${pct(s.hallucinationInterval.low)}–${pct(s.hallucinationInterval.high)})` : ""} | ${r.gate.maxHallucinationRate !== undefined ? `≤ ${pct(r.gate.maxHallucinationRate)}` : "–"} |`,
-    `| unscorable | ${s.unscorable} | – |`,
-    `| regressions vs baseline | ${r.regressions.length} | ${r.regressions.length > 0 ? "fail" : "–"} |`,
-  ];
+  const lines = [`## groundwatch eval — ${outcome(r)}`, ""];
+  // Notices first: a triage-grade result must not be read as a release decision.
+  if (r.notices.length > 0) lines.push(r.notices.map((n, i) => `> ${r.triage && i === 0 ? "**TRIAGE-GRADE** " : "**Note:** "}${mdText(n)}`).join("\n>\n"), "");
+  // Only the user's parts (file paths) are escaped, so the line stays readable on a terminal too.
+  const md = (text: string): string => mdText(text);
+  lines.push(`**Gate:** ${describeGate(r.gate.criteria, { value: r.threshold, source: r.thresholdSource }, md)}.`, "");
+  lines.push(`Set ${mdText(r.set)}, ${s.rows} rows, backend ${mdText(`${r.backend.name} ${r.backend.version}`)} (tier ${mdText(r.backend.tier)}).`, "");
+  const crit = new Map(r.gate.criteria.map((c) => [c.name, c]));
+  const cells = (name: CriterionName): string => {
+    const c = crit.get(name);
+    return c ? `${criterionLimit(c)} | ${describeSource(c.source, md)} | ${c.passed ? "pass" : "**FAIL**"}` : "– | – | –";
+  };
+  lines.push(
+    "| measure | value | gate | gate from | result |",
+    "|---|---|---|---|---|",
+    `| answer threshold | ${r.threshold} | – | ${describeSource(r.thresholdSource, md)} | – |`,
+    `| hallucination rate | ${pct(s.hallucinationRate)}${s.hallucinationInterval ? ` (95% CI ${pct(s.hallucinationInterval.low)}–${pct(s.hallucinationInterval.high)})` : ""} | ${cells("maxHallucinationRate")} |`,
+    `| grounded share | ${pct(s.groundedShare)} (${s.grounded} of ${s.rows}) | ${cells("minGroundedShare")} |`,
+    `| mean score (raw, backend-specific) | ${fixed3(s.meanGroundedness)} | ${cells("minMeanScore")} |`,
+    `| unscorable | ${s.unscorable} | – | – | – |`,
+    `| regressions vs baseline | ${r.regressions.length} | ${cells("noRegressions")} |`,
+  );
   // The failures are groundwatch's own sentences (numbers and flags), not user text.
   if (r.gate.failures.length > 0) lines.push("", "**Why it failed:**", "", ...r.gate.failures.map((f) => `- ${f}`));
   const bad = r.rows.filter((x) => x.verdict !== "grounded").slice(0, 20);
   if (bad.length > 0) {
-    lines.push("", "| id | verdict | score | first unsupported claim |", "|---|---|---|---|");
+    lines.push("", "| id | verdict | score | gate | first unsupported claim |", "|---|---|---|---|---|");
     for (const x of bad) {
       const claim = x.claims.find((c) => c.verdict !== "supported")?.text ?? x.reason ?? x.error ?? "";
-      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${mdText(claim, 120)} |`);
+      const against = rowFailsGate(r, x);
+      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${mdText(claim, 120)} |`);
     }
   }
   if (r.regressions.length > 0) {
@@ -81,17 +268,74 @@ export function reportMarkdown(r: EvalReport): string {
   return lines.join("\n") + "\n";
 }
 
-/** One testcase per row; XML-escaped, with characters XML 1.0 cannot carry dropped. */
+/**
+ * JUnit XML in two suites, so that it always agrees with the exit code:
+ * - "groundwatch eval: gate": one testcase per criterion, failing exactly when that criterion
+ *   fails (report-only: one skipped testcase), with the run's facts as properties;
+ * - "groundwatch eval: rows": one testcase per row, failing only when the gate failed and the
+ *   row counts against a failed criterion (rowFailsGate). Any other finding (an ungrounded row
+ *   in a passing gate) is reported in the testcase's system-out, never as a failure.
+ * XML-escaped, with characters XML 1.0 cannot carry dropped.
+ */
 export function reportJunit(r: EvalReport): string {
-  const failures = r.rows.filter((x) => x.verdict !== "grounded").length;
-  const cases = r.rows.map((x) => {
-    const name = escapeXml(String(x.id), true);
+  const attr = (v: string): string => escapeXml(v, true);
+  const props: Array<[string, string]> = [
+    ["groundwatch.gate", r.gate.status],
+    ["groundwatch.gate.description", r.gate.description],
+    ["groundwatch.backend", `${r.backend.name} ${r.backend.version}`],
+    ["groundwatch.backend.tier", r.backend.tier],
+    ["groundwatch.triage", String(r.triage)],
+    ["groundwatch.threshold", String(r.threshold)],
+    ["groundwatch.threshold.source", describeSource(r.thresholdSource)],
+    ...r.gate.criteria.flatMap((c): Array<[string, string]> => [
+      [`groundwatch.gate.${c.name}`, String(c.limit)],
+      [`groundwatch.gate.${c.name}.source`, describeSource(c.source)],
+    ]),
+    ...r.notices.map((n, i): [string, string] => [`groundwatch.notice.${i + 1}`, n]),
+  ];
+  const properties = `    <properties>\n${props.map(([k, v]) => `      <property name="${attr(k)}" value="${attr(v)}"/>`).join("\n")}\n    </properties>`;
+  const summary = escapeXml([...r.notices, `gate: ${r.gate.description}`].join("\n"));
+  let gateCases: string[];
+  if (r.gate.status === "report-only") {
+    gateCases = [`    <testcase classname="groundwatch.eval.gate" name="gate">\n      <skipped message="${attr(`${REPORT_ONLY} (--no-gate)`)}"/>\n      <system-out>${summary}</system-out>\n    </testcase>`];
+  } else {
+    gateCases = r.gate.criteria.map((c) => {
+      const measured = c.name === "noRegressions" ? String(c.measured) : c.name === "minMeanScore" ? fixed3(c.measured) : pct(c.measured);
+      const line = `${criterionMeasure(c.name)} ${measured}, gate ${criterionLimit(c)} (${describeSource(c.source)})`;
+      const body = c.failure ? `\n      <failure message="${attr(c.failure)}" type="gate">${escapeXml(line)}</failure>` : "";
+      return `    <testcase classname="groundwatch.eval.gate" name="${attr(criterionMeasure(c.name))}">${body}\n      <system-out>${escapeXml(`${line}\n`)}${summary}</system-out>\n    </testcase>`;
+    });
+  }
+  const gateFailures = r.gate.criteria.filter((c) => !c.passed).length;
+  let rowFailures = 0;
+  const rowCases = r.rows.map((x) => {
+    const name = attr(String(x.id));
     if (x.verdict === "grounded") return `    <testcase classname="groundwatch.eval" name="${name}"/>`;
+    const against = rowFailsGate(r, x);
+    const message = finding(x);
+    if (against.length === 0) {
+      const why = r.gate.status === "report-only" ? REPORT_ONLY : "does not fail the gate";
+      return `    <testcase classname="groundwatch.eval" name="${name}">\n      <system-out>${escapeXml(`${message} — ${why}`)}</system-out>\n    </testcase>`;
+    }
+    rowFailures++;
     const claim = x.claims.find((c) => c.verdict !== "supported");
-    const message = x.verdict === "unscorable" ? `unscorable: ${x.reason ?? x.error ?? ""}` : `ungrounded (score ${x.score?.toFixed(3)}): ${claim?.verdict ?? ""} claim "${claim?.text ?? ""}"`;
-    return `    <testcase classname="groundwatch.eval" name="${name}">\n      <failure message="${escapeXml(message.slice(0, 500), true)}" type="${escapeXml(x.verdict, true)}">${escapeXml(claim?.evidence ? `nearest evidence: ${claim.evidence.text}` : message)}</failure>\n    </testcase>`;
+    const full = `counts against the failed gate (${against.map((c) => criterionMeasure(c.name)).join(", ")}): ${message}`;
+    return `    <testcase classname="groundwatch.eval" name="${name}">\n      <failure message="${attr(full.slice(0, 500))}" type="${attr(x.verdict)}">${escapeXml(claim?.evidence ? `nearest evidence: ${claim.evidence.text}` : full)}</failure>\n    </testcase>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="groundwatch eval" tests="${r.rows.length}" failures="${failures}">\n${cases.join("\n")}\n  </testsuite>\n</testsuites>\n`;
+  const skipped = r.gate.status === "report-only" ? 1 : 0;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="groundwatch eval" tests="${gateCases.length + rowCases.length}" failures="${gateFailures + rowFailures}" skipped="${skipped}">`,
+    `  <testsuite name="groundwatch eval: gate" tests="${gateCases.length}" failures="${gateFailures}" skipped="${skipped}">`,
+    properties,
+    ...gateCases,
+    "  </testsuite>",
+    `  <testsuite name="groundwatch eval: rows" tests="${rowCases.length}" failures="${rowFailures}">`,
+    ...rowCases,
+    "  </testsuite>",
+    "</testsuites>",
+    "",
+  ].join("\n");
 }
 
 /** The answer with every unsupported or contradicted claim highlighted (offsets are into the answer). */
@@ -133,34 +377,50 @@ export function reportHtml(r: EvalReport): string {
         .filter((c) => c.verdict !== "supported")
         .map((c) => `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}): “${escapeHtml(c.text)}”${c.evidence ? `<br><span class="ev">nearest evidence [doc ${c.evidence.doc}]: ${escapeHtml(c.evidence.text.slice(0, 400))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}</li>`)
         .join("");
-      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
+      const against = rowFailsGate(r, x);
+      const gate = against.length > 0 ? `<span class="fail">fails the gate (${escapeHtml(against.map((c) => criterionMeasure(c.name)).join(", "))})</span>` : "–";
+      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td><td>${gate}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
     })
     .join("\n");
   const scores = r.rows.filter((x) => x.score !== null).map((x) => x.score as number);
+  const crit = new Map(r.gate.criteria.map((c) => [c.name, c]));
+  const gateCells = (name: CriterionName): string => {
+    const c = crit.get(name);
+    return c ? `<td>${escapeHtml(criterionLimit(c))}</td><td>${escapeHtml(describeSource(c.source))}</td><td class="${c.passed ? "pass" : "fail"}">${c.passed ? "pass" : "FAIL"}</td>` : "<td>–</td><td>–</td><td>–</td>";
+  };
+  const word = outcome(r);
+  const cls = r.gate.status === "report-only" ? "report-only" : r.gate.passed ? "pass" : "fail";
+  const notices = r.notices.map((n, i) => `<div class="${r.triage && i === 0 ? "notice triage" : "notice"}">${r.triage && i === 0 ? "<b>TRIAGE-GRADE</b> " : "<b>Note:</b> "}${escapeHtml(n)}</div>`).join("\n");
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>groundwatch eval — ${r.gate.passed ? "passed" : "failed"}</title>
+<html lang="en"><head><meta charset="utf-8"><title>groundwatch eval — ${escapeHtml(word)}${r.triage ? " (triage-grade)" : ""}</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <style>
-body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222}h1{font-size:1.4em}.pass{color:#1e7e34}.fail{color:#c0392b}
+body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222}h1{font-size:1.4em}.pass{color:#1e7e34}.fail{color:#c0392b}.report-only{color:#555}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:6px;vertical-align:top;text-align:left}
 mark.unsupported{background:#ffe08a}mark.contradicted{background:#f5a3a3}.ev{color:#555}.why{color:#777;font-size:12px}
-.summary td{border:none;padding:2px 12px 2px 0}
+.summary td,.summary th{border:none;padding:2px 12px 2px 0}.notice{border:2px solid #b9770e;background:#fef5e7;padding:8px 12px;margin:0 0 10px}.notice.triage{border-color:#c0392b;background:#fdedec;font-size:1.1em}
+.gate{margin:0 0 12px}
 </style></head><body>
-<h1>groundwatch eval — <span class="${r.gate.passed ? "pass" : "fail"}">${r.gate.passed ? "PASSED" : "FAILED"}</span></h1>
+<h1>groundwatch eval — <span class="${cls}">${escapeHtml(word)}</span></h1>
+${notices}
+<p class="gate"><b>Gate:</b> ${escapeHtml(r.gate.description)}.</p>
 <table class="summary">
-<tr><td>set</td><td>${escapeHtml(r.set)} (${s.rows} rows)</td></tr>
-<tr><td>backend</td><td>${escapeHtml(`${r.backend.name} ${r.backend.version}`)} (${escapeHtml(r.backend.tier)})</td></tr>
-<tr><td>mean groundedness</td><td>${s.meanGroundedness === null ? "–" : s.meanGroundedness.toFixed(3)}${r.gate.floor !== undefined ? ` (floor ${r.gate.floor})` : ""}</td></tr>
-<tr><td>hallucination rate</td><td>${pct(s.hallucinationRate)}${s.hallucinationInterval ? ` (95% CI ${pct(s.hallucinationInterval.low)}–${pct(s.hallucinationInterval.high)})` : ""}${r.gate.maxHallucinationRate !== undefined ? ` (max ${pct(r.gate.maxHallucinationRate)})` : ""}</td></tr>
-<tr><td>unscorable</td><td>${s.unscorable}</td></tr>
-<tr><td>regressions</td><td>${r.regressions.length}</td></tr>
+<tr><th>measure</th><th>value</th><th>gate</th><th>gate from</th><th>result</th></tr>
+<tr><td>set</td><td>${escapeHtml(r.set)} (${s.rows} rows)</td><td></td><td></td><td></td></tr>
+<tr><td>backend</td><td>${escapeHtml(`${r.backend.name} ${r.backend.version}`)} (tier ${escapeHtml(r.backend.tier)})</td><td></td><td></td><td></td></tr>
+<tr><td>answer threshold</td><td>${r.threshold}</td><td>–</td><td>${escapeHtml(describeSource(r.thresholdSource))}</td><td>–</td></tr>
+<tr><td>hallucination rate</td><td>${pct(s.hallucinationRate)}${s.hallucinationInterval ? ` (95% CI ${pct(s.hallucinationInterval.low)}–${pct(s.hallucinationInterval.high)})` : ""}</td>${gateCells("maxHallucinationRate")}</tr>
+<tr><td>grounded share</td><td>${pct(s.groundedShare)} (${s.grounded} of ${s.rows})</td>${gateCells("minGroundedShare")}</tr>
+<tr><td>mean score (raw, backend-specific)</td><td>${fixed3(s.meanGroundedness)}</td>${gateCells("minMeanScore")}</tr>
+<tr><td>unscorable</td><td>${s.unscorable}</td><td>–</td><td>–</td><td>–</td></tr>
+<tr><td>regressions</td><td>${r.regressions.length}</td>${gateCells("noRegressions")}</tr>
 </table>
 ${r.gate.failures.length ? `<ul class="fail">${r.gate.failures.map((f) => `<li>${escapeHtml(f)}</li>`).join("")}</ul>` : ""}
 <h2>Score distribution</h2>
 ${histogramSvg(scores, r.threshold)}
 <h2>Rows</h2>
 <p>Unsupported claims are <mark class="unsupported">highlighted</mark>, contradicted ones <mark class="contradicted">in red</mark>.</p>
-<table><tr><th>id</th><th>verdict</th><th>score</th><th>answer and evidence</th></tr>
+<table><tr><th>id</th><th>verdict</th><th>score</th><th>gate</th><th>answer and evidence</th></tr>
 ${rows}
 </table>
 <p class="why">Generated ${escapeHtml(r.createdAt)} by groundwatch.</p>

@@ -1,85 +1,195 @@
 import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { ConfigError } from "../config/errors.ts";
+import { loadConfigFile } from "../config/file.ts";
+import { SCORE_ENV } from "../config/score-options.ts";
 import { wilsonInterval } from "../core/calibration.ts";
 import type { ContextInput } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { createScorer } from "../nli/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
-import { createIdChecker } from "./unique-ids.ts";
-import type { EvalReport, EvalRow } from "./eval-report.ts";
-import { reportHtml, reportJunit, reportMarkdown } from "./eval-report.ts";
+import type { EvalReport, EvalRow, GateSource, GateSpec } from "./eval-report.ts";
+import { DEFAULT_MAX_HALLUCINATION_RATE, describeSource, evaluateGate, reportHtml, reportJunit, reportMarkdown } from "./eval-report.ts";
 import { EXIT } from "./exit-codes.ts";
 import { inputLines, makeOutputDir, outputDir, readTextFile, writeOutputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
-import { parseSamples } from "./score-rows.ts";
+import type { EvalSetRow } from "./score-rows.ts";
+import { ROW_FIELDS, parseEvalSetRow } from "./score-rows.ts";
 import type { TargetOptions } from "./target.ts";
-import { DEFAULT_MAX_REPLY_BYTES, askTarget, renderRequest } from "./target.ts";
+import { DEFAULT_MAX_REPLY_BYTES, askTarget, parseReplyPath, pathHasWildcard, renderRequest } from "./target.ts";
 
 export const EVAL_HELP: string = `groundwatch eval — a CI release gate on a fixed evaluation set
 
 Usage:
-  groundwatch eval --set eval.jsonl [--floor 0.9] [--max-hallucination-rate 0.05]
-                   [--baseline previous/report.json] [--target URL] [--out DIR]
+  groundwatch eval --set eval.jsonl [--max-hallucination-rate 0.05] [--min-grounded-share 0.9]
+                   [--calibration calibration.json] [--baseline previous/report.json]
+                   [--target URL [--context-path PATH]] [--out DIR] [--no-gate]
 
-Rows: {"id" (unique), "question", "context", "answer"?, "label"?, "samples"?}. Without --target every row
-needs its answer; with --target the answers (and resamples) come from your RAG endpoint:
+Rows (JSONL, or one JSON array), in any of three conventions; "id" defaults to the line number:
+  groundwatch  {"id", "question", "context", "answer", "label"?, "samples"?}
+  RAGAS        {"user_input", "retrieved_contexts", "response", "reference"?}
+  DeepEval     {"input", "retrieval_context" (or "context"), "actual_output", "expected_output"?}
+Without --target every row needs its answer and context; with --target the answers (and, with
+--context-path, the retrieved documents) come from your RAG endpoint:
   --target URL              POST endpoint of the RAG service
   --request JSON            request body, {{question}} where the question goes (default {"question":"{{question}}"})
-  --answer-path PATH        dot path of the answer in the reply (default "answer")
-  --samples-path PATH       dot path of an array of resamples in the reply (optional)
+  --answer-path PATH        where the answer is in the reply (default "answer")
+  --context-path PATH       where the retrieved documents are: a string, an array of strings, or
+                            a field of each object with [*], e.g. "sources[*].text" (rows may then
+                            omit the context; the reply's documents replace the row's)
+  --samples-path PATH       an array of resamples in the reply (optional)
   --concurrency N           requests in flight (default 4); --timeout-ms N (default 30000); --retries N (default 2)
   --max-reply-bytes N       largest reply read (default ${DEFAULT_MAX_REPLY_BYTES}); a larger one fails its row
+Paths: keys joined by dots, [N] (or .N) for an array element, [*] for every element.
 
-Gate: fails when mean groundedness < --floor, the hallucination rate (ungrounded / scorable) >
---max-hallucination-rate, or, with --baseline, any row regressed (was grounded, now not; or its
-score fell by more than 0.1). Writes report.json, report.md (also appended to
-$GITHUB_STEP_SUMMARY when set), junit.xml (one testcase per row) and a self-contained report.html
-to --out (default groundwatch-report/).
+Gate (always applied unless --no-gate; each limit from its flag, else the config file's "eval"
+section, else the default; every report says which applied and where each number came from):
+  --max-hallucination-rate R  most ungrounded answers among the scorable ones (default ${DEFAULT_MAX_HALLUCINATION_RATE})
+  --min-grounded-share S      least share of all rows grounded at the threshold (unscorable rows
+                              count as not grounded); backend-independent (default: not applied)
+  --min-mean-score M          floor on the mean raw score; its scale depends on the backend, so
+                              it does not transfer between backends (default: not applied)
+  --floor M                   deprecated name of --min-mean-score (warns)
+  --baseline FILE             a previous report.json: any row that regressed (was grounded, now
+                              not; or its score fell by more than 0.1) fails the gate
+  --no-gate                   report only: exit 0 whatever the numbers; not with the limits above
+                              (with --baseline, regressions are listed but fail nothing)
+Answer threshold (an answer is grounded when its score reaches it): --threshold T, else the
+XX
+the backend's default.
 
-Exit codes: 0 passed, 1 gate failed, 2 bad flags, configuration or input.
+Writes report.json, report.md (also appended to $GITHUB_STEP_SUMMARY when set), junit.xml and a
+self-contained report.html to --out (default groundwatch-report/). junit.xml agrees with the exit
+code: a testcase per gate criterion fails when it fails; a row's testcase fails only when the gate
+failed and the row counts against it; other findings are in <system-out>. A triage-tier backend
+(offline) is called out at the top of every report.
+
+Exit codes: 0 passed (or --no-gate), 1 gate failed, 2 bad flags, configuration or input.
 
 ${BACKEND_FLAGS_HELP}`;
 
 interface SetRow {
   readonly id: string | number;
   readonly question: string | undefined;
-  readonly context: ContextInput;
+  readonly context: ContextInput | undefined;
   readonly answer: string | undefined;
   readonly label?: 0 | 1;
   readonly samples?: Sample[];
 }
 
-function parseSetRow(line: string, n: number): SetRow {
-  let v: unknown;
+/** A number from 0 to 1 in the config file's eval section, or undefined. */
+function configRate(section: Record<string, unknown>, key: string): number | undefined {
+  const v = section[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) throw new ConfigError(`config file eval.${key}`, v, "expected a number from 0 to 1");
+  return v;
+}
+
+/** The config file's "eval" section (gate limits), when the file has one. */
+function configGate(path: string | undefined, io: CommandIo): Record<string, unknown> {
+  if (path === undefined) return {};
+  // Read through the shared loader, which rejects unknown sections and keys by name.
+  const section = (loadConfigFile(resolve(io.cwd, path)) as { eval?: unknown }).eval;
+  if (section === undefined) return {};
+  if (!section || typeof section !== "object" || Array.isArray(section)) throw new ConfigError("config file eval", section, "expected an object");
+  return section as Record<string, unknown>;
+}
+
+/** The parts of calibration.json the gate uses. */
+interface CalibrationRecord {
+  readonly threshold: number;
+  readonly backend: string | undefined;
+  /** What the labelled set established, as calibrate decides it: from the AUROC interval, else the recorded verdict. */
+  readonly verdict: string | undefined;
+  readonly auroc: { readonly value: number; readonly low: number; readonly high: number } | undefined;
+}
+
+/** Reads calibration.json; a bad file is a UsageError naming it. */
+function readCalibration(path: string, io: CommandIo): CalibrationRecord {
+  let raw: unknown;
   try {
-    v = JSON.parse(line);
+    raw = JSON.parse(readTextFile(resolve(io.cwd, path)));
   } catch (error) {
-    throw new UsageError(`line ${n}: not valid JSON (${(error as Error).message})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read --calibration ${path}: ${error instanceof SyntaxError ? "not valid JSON" : code === "ENOENT" ? "no such file" : (code ?? (error as Error).message)}`);
   }
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw new UsageError(`line ${n}: expected a JSON object`);
-  const o = v as Record<string, unknown>;
-  if (typeof o.id !== "string" && typeof o.id !== "number") throw new UsageError(`line ${n}: "id" must be a string or a number`);
-  if (o.question !== undefined && typeof o.question !== "string") throw new UsageError(`line ${n}: "question" must be a string`);
-  const ctx = o.context;
-  if (typeof ctx !== "string" && !(Array.isArray(ctx) && ctx.every((d) => typeof d === "string"))) throw new UsageError(`line ${n}: "context" must be a string or an array of strings`);
-  if (o.answer !== undefined && typeof o.answer !== "string") throw new UsageError(`line ${n}: "answer" must be a string`);
-  if (o.label !== undefined && o.label !== 0 && o.label !== 1) throw new UsageError(`line ${n}: "label" must be 1 (grounded) or 0 (not grounded)`);
-  let samples: Sample[] | undefined;
-  if (o.samples !== undefined) {
-    const s = parseSamples(o.samples, o.logprobs);
-    if (typeof s === "string") throw new UsageError(`line ${n}: ${s}`);
-    samples = s;
+  const c = raw as { threshold?: unknown; backend?: { name?: unknown }; verdict?: unknown; auroc?: Record<string, unknown> | null } | null;
+  if (!c || typeof c !== "object" || typeof c.threshold !== "number" || !Number.isFinite(c.threshold) || c.threshold < 0 || c.threshold > 1) {
+    throw new UsageError(`cannot read --calibration ${path}: no "threshold" from 0 to 1 (write it with groundwatch calibrate)`);
   }
-  return {
-    id: o.id,
-    question: o.question as string | undefined,
-    context: ctx as ContextInput,
-    answer: o.answer as string | undefined,
-    ...(o.label === 0 || o.label === 1 ? { label: o.label } : {}),
-    ...(samples ? { samples } : {}),
-  };
+  const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+  const a = c.auroc && typeof c.auroc === "object" ? c.auroc : undefined;
+  const auroc = a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined;
+  // The interval is the evidence, as in groundwatch calibrate: it must exclude 0.5 from above.
+  const verdict = auroc ? (auroc.low > 0.5 ? "pass" : auroc.high < 0.5 ? "anti-correlated" : "weak") : typeof c.verdict === "string" ? c.verdict : undefined;
+  return { threshold: c.threshold, backend: typeof c.backend?.name === "string" ? c.backend.name : undefined, verdict, auroc };
+}
+
+/**
+ * Reads the set: JSONL (one row a line; blank lines skipped) or, when it starts with "[", one
+ * JSON array (as RAGAS datasets are often exported). Every row is checked before anything is
+ * scored, and an error names its line (or its position in the array) and field.
+ */
+async function readSet(source: string, io: CommandIo, asking: { target: boolean; contextPath: boolean }): Promise<SetRow[]> {
+  const lines: string[] = [];
+  for await (const line of inputLines(source, io)) lines.push(line);
+  const entries: Array<{ value: unknown; where: string; position: number }> = [];
+  if ((lines.find((l) => l.trim() !== "") ?? "").trimStart().startsWith("[")) {
+    let array: unknown;
+    try {
+      array = JSON.parse(lines.join("\n"));
+    } catch (error) {
+      throw new UsageError(`the set starts with "[" but is not a valid JSON array (${(error as Error).message})`);
+    }
+    if (!Array.isArray(array)) throw new UsageError("the set starts with \"[\" but is not a JSON array");
+    array.forEach((value: unknown, i) => entries.push({ value, where: `row ${i + 1}`, position: i + 1 }));
+  } else {
+    for (const [i, line] of lines.entries()) {
+      if (line.trim() === "") continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (error) {
+        throw new UsageError(`line ${i + 1}: not valid JSON (${(error as Error).message})`);
+      }
+      entries.push({ value, where: `line ${i + 1}`, position: i + 1 });
+    }
+  }
+  if (entries.length === 0) throw new UsageError("the set is empty");
+  // The report, junit.xml and --baseline match rows by id, so a repeated id would silently
+  // compare one row against another's earlier result.
+  const seen = new Map<string, string>();
+  const set: SetRow[] = [];
+  for (const { value, where, position } of entries) {
+    const row: EvalSetRow | string = parseEvalSetRow(value, where, position);
+    if (typeof row === "string") throw new UsageError(row);
+    const names = ROW_FIELDS[row.format];
+    const first = seen.get(String(row.id));
+    if (first !== undefined) {
+      const explicit = (value as { id?: unknown }).id !== undefined && (value as { id?: unknown }).id !== null;
+      throw new UsageError(`${where}: ${explicit ? `id ${JSON.stringify(row.id)}` : `has no "id", and its default id ${row.id}`} is already used on ${first}; ids must be unique because the report, junit.xml and --baseline match rows by id`);
+    }
+    seen.set(String(row.id), where);
+    const asked = row.answer === undefined;
+    if (asked && !asking.target) throw new UsageError(`${where}: no "${names.answer}", and no --target to ask for one`);
+    if (asked && row.question === undefined) throw new UsageError(`${where}: --target needs a "${names.question}"`);
+    if (row.context === undefined) {
+      if (!asked) throw new UsageError(`${where}: no "${names.context[0] ?? "context"}" to check the answer against`);
+      if (!asking.contextPath) throw new UsageError(`${where}: no "${names.context[0] ?? "context"}", and no --context-path to take the retrieved documents from the reply`);
+    }
+    set.push({ id: row.id, question: row.question, context: row.context, answer: row.answer, ...(row.label !== undefined ? { label: row.label } : {}), ...(row.samples ? { samples: row.samples } : {}) });
+  }
+  return set;
+}
+
+/** A reply path flag, checked before anything is asked. */
+function replyPath(flag: string, value: string, wildcard: boolean): string {
+  const steps = parseReplyPath(value);
+  if (typeof steps === "string") throw new UsageError(`--${flag} ${JSON.stringify(value)} is not a path: ${steps}`);
+  if (!wildcard && pathHasWildcard(value)) throw new UsageError(`--${flag} must name one string; [*] is for --context-path and --samples-path`);
+  return value;
 }
 
 /** Runs `groundwatch eval`; resolves to the exit code. */
@@ -87,13 +197,19 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
   return runCommand("eval", EVAL_HELP, io, async () => {
     const { values: args } = parseFlags(argv, {
       set: { type: "string" },
-      floor: { type: "string" },
+      threshold: { type: "string" },
+      calibration: { type: "string" },
       "max-hallucination-rate": { type: "string" },
+      "min-grounded-share": { type: "string" },
+      "min-mean-score": { type: "string" },
+      floor: { type: "string" },
+      "no-gate": { type: "boolean" },
       baseline: { type: "string" },
       target: { type: "string" },
       request: { type: "string" },
       "answer-path": { type: "string" },
       "samples-path": { type: "string" },
+      "context-path": { type: "string" },
       concurrency: { type: "string" },
       "timeout-ms": { type: "string" },
       retries: { type: "string" },
@@ -101,9 +217,41 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       out: { type: "string" },
       ...BACKEND_FLAGS,
     });
+    if (args.set === undefined) throw new UsageError("--set is required", true);
     const source = inputPath(args.set, io);
-    const floor = numberFlag("floor", args.floor, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
-    const maxRate = numberFlag("max-hallucination-rate", args["max-hallucination-rate"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1");
+    const notices: string[] = [];
+    const warn = (message: string): void => {
+      io.stderr.write(`groundwatch eval: WARNING: ${sanitizeForTerminal(message)}\n`);
+      notices.push(message);
+    };
+
+    // The gate, resolved before anything is scored: a bad limit should not cost a whole run.
+    const noGate = args["no-gate"] === true;
+    const gateFlags = (["max-hallucination-rate", "min-grounded-share", "min-mean-score", "floor"] as const).filter((f) => args[f] !== undefined);
+    if (noGate && gateFlags.length > 0) throw new UsageError(`--no-gate runs without a gate, so --${gateFlags[0] ?? ""} would not apply: drop one of them`);
+    if (args.floor !== undefined && args["min-mean-score"] !== undefined) throw new UsageError("--floor is the deprecated name of --min-mean-score: give only --min-mean-score");
+    const rate = (flag: string, value: string | undefined): number | undefined => numberFlag(flag, value, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
+    const maxRateFlag = rate("max-hallucination-rate", args["max-hallucination-rate"]);
+    const minShareFlag = rate("min-grounded-share", args["min-grounded-share"]);
+    const minMeanFlag = rate("min-mean-score", args["min-mean-score"]) ?? rate("floor", args.floor);
+    if (args.floor !== undefined) {
+      warn("--floor is deprecated: it is a floor on the raw mean score, whose scale depends on the backend (a fully grounded set can average under 0.8). It now means --min-mean-score; for a backend-independent floor use --min-grounded-share.");
+    }
+    let spec: GateSpec | "report-only" = "report-only";
+    if (!noGate) {
+      const fromConfig = configGate(args.config, io);
+      const config = (key: string): GateSource => ({ kind: "config", file: args.config ?? "", key: `eval.${key}` });
+      const pick = (flag: string, flagValue: number | undefined, key: string): { value: number; source: GateSource } | undefined => {
+        if (flagValue !== undefined) return { value: flagValue, source: { kind: "flag", flag: flag === "--min-mean-score" && args.floor !== undefined ? "--floor (deprecated)" : flag } };
+        const v = configRate(fromConfig, key);
+        return v !== undefined ? { value: v, source: config(key) } : undefined;
+      };
+      const maxRate = pick("--max-hallucination-rate", maxRateFlag, "maxHallucinationRate") ?? { value: DEFAULT_MAX_HALLUCINATION_RATE, source: { kind: "default" } as const };
+      const minShare = pick("--min-grounded-share", minShareFlag, "minGroundedShare");
+      const minMean = pick("--min-mean-score", minMeanFlag, "minMeanScore");
+      spec = { maxHallucinationRate: maxRate, ...(minShare ? { minGroundedShare: minShare } : {}), ...(minMean ? { minMeanScore: minMean } : {}), ...(args.baseline ? { baseline: { source: { kind: "flag", flag: "--baseline" } } } : {}) };
+    }
+
     const concurrency = numberFlag("concurrency", args.concurrency, (n) => Number.isInteger(n) && n >= 1 && n <= 256, "an integer from 1 to 256") ?? 4;
     // Checked before any row is scored: a bad --out should not cost a whole run.
     const out = outputDir("--out", args.out ?? "groundwatch-report", io);
@@ -117,6 +265,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       }
     }
     let target: TargetOptions | undefined;
+    if (args["context-path"] !== undefined && !args.target) throw new UsageError("--context-path takes the documents from the service's reply: it needs --target");
     if (args.target) {
       if (!/^https?:\/\//.test(args.target)) throw new UsageError(`--target must be an http(s) URL (got ${JSON.stringify(args.target)})`);
       const requestTemplate = args.request ?? '{"question":"{{question}}"}';
@@ -128,31 +277,51 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       target = {
         url: args.target,
         requestTemplate,
-        answerPath: args["answer-path"] ?? "answer",
-        ...(args["samples-path"] ? { samplesPath: args["samples-path"] } : {}),
+        answerPath: replyPath("answer-path", args["answer-path"] ?? "answer", false),
+        ...(args["samples-path"] ? { samplesPath: replyPath("samples-path", args["samples-path"], true) } : {}),
+        ...(args["context-path"] !== undefined ? { contextPath: replyPath("context-path", args["context-path"], true) } : {}),
         timeoutMs: numberFlag("timeout-ms", args["timeout-ms"], (n) => n > 0, "a positive number") ?? 30_000,
         attempts: (numberFlag("retries", args.retries, (n) => Number.isInteger(n) && n >= 0, "a whole number") ?? 2) + 1,
         maxReplyBytes: numberFlag("max-reply-bytes", args["max-reply-bytes"], (n) => Number.isSafeInteger(n) && n >= 1, "a positive whole number of bytes") ?? DEFAULT_MAX_REPLY_BYTES,
       };
     }
 
-    const set: SetRow[] = [];
-    const checkId = createIdChecker("the report, junit.xml and --baseline match rows by id");
-    let n = 0;
-    for await (const line of inputLines(source, io)) {
-      n++;
-      if (line.trim() === "") continue;
-      const row = parseSetRow(line, n);
-      checkId(row.id, n);
-      if (row.answer === undefined && !target) throw new UsageError(`line ${n}: no "answer", and no --target to ask for one`);
-      if (target && row.question === undefined) throw new UsageError(`line ${n}: --target needs a "question"`);
-      set.push(row);
+    // The answer threshold, as everywhere in groundwatch: an explicit one (--threshold > environment >
+    // config file) beats the calibration's, which beats the backend's fitted default.
+    const thresholdFlag = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
+    const calibration = args.calibration !== undefined ? readCalibration(args.calibration, io) : undefined;
+    const envThreshold = io.env[SCORE_ENV.threshold];
+    const fileScoring = scoreOptionsFromFlags(args, io).file;
+    let thresholdSource: GateSource | undefined;
+    if (thresholdFlag !== undefined) thresholdSource = { kind: "flag", flag: "--threshold" };
+    else if (envThreshold !== undefined && envThreshold !== "") thresholdSource = { kind: "env", variable: SCORE_ENV.threshold };
+    else if (fileScoring?.threshold !== undefined) thresholdSource = { kind: "config", file: args.config ?? "", key: "scoring.threshold" };
+    else if (calibration) thresholdSource = { kind: "calibration", file: args.calibration ?? "" };
+    if (calibration) {
+      if (thresholdSource?.kind !== "calibration") warn(`the threshold of --calibration ${args.calibration ?? ""} (${calibration.threshold}) is not used: ${describeSource(thresholdSource as GateSource)} sets the threshold`);
+      else if (calibration.verdict !== "pass") {
+        const ci = calibration.auroc ? ` (AUROC ${calibration.auroc.value.toFixed(3)}, 95% interval ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "";
+        warn(`--calibration ${args.calibration ?? ""} did not establish a signal: its verdict is ${calibration.verdict ?? "not recorded"}${ci}, so its threshold ${calibration.threshold} is not evidence; label more answers and run groundwatch calibrate again`);
+      }
     }
-    if (set.length === 0) throw new UsageError("the set is empty");
 
-    const { options, file } = scoreOptionsFromFlags(args, io);
+    const set = await readSet(source, io, { target: target !== undefined, contextPath: target?.contextPath !== undefined });
+
+    const explicit = thresholdFlag ?? (thresholdSource?.kind === "calibration" ? calibration?.threshold : undefined);
+    const { options, file } = scoreOptionsFromFlags(args, io, explicit !== undefined ? { threshold: explicit } : {});
     const scorer = await createScorer(options, { env: io.env, ...(file ? { file } : {}) });
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
+    thresholdSource ??= scorer.entailment.recommendedThreshold !== undefined ? { kind: "backend", backend: scorer.backend.name } : { kind: "default" };
+    if (calibration?.backend !== undefined && calibration.backend !== scorer.backend.name) {
+      warn(`--calibration ${args.calibration ?? ""} was made with the ${calibration.backend} backend, but this run scores with ${scorer.backend.name}: its threshold may not transfer`);
+    }
+    const triage = scorer.backend.tier === "triage";
+    if (triage) {
+      notices.unshift(
+        `scored with the ${scorer.backend.name} backend, tier triage: a heuristic for trends and for finding answers to review, not for release decisions on its own. For a decision, use a production backend with --require-production: --backend onnx after groundwatch model pull, or --backend judge.`,
+      );
+    }
+
     const results = new Array<EvalRow>(set.length);
     let done = 0;
     const tty = io.stderr.isTTY === true;
@@ -169,29 +338,34 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
         const row = set[i] as SetRow;
         let answer = row.answer ?? "";
         let samples = row.samples;
+        let context = row.context;
+        let fromReply = false;
         let error: string | undefined;
         if (target && row.answer === undefined) {
           try {
             const got = await askTarget(target, row.question ?? "");
             answer = got.answer;
             if (got.samples) samples = got.samples;
+            if (got.context) {
+              context = got.context;
+              fromReply = true;
+            }
           } catch (e) {
             error = (e as Error).message;
           }
         }
+        const base = { id: row.id, question: row.question, ...(row.label !== undefined ? { label: row.label } : {}), ...(fromReply ? { contextFrom: "reply" as const } : {}) };
         if (error !== undefined) {
-          results[i] = { id: row.id, question: row.question, answer: "", verdict: "unscorable", score: null, reason: "target_error", claims: [], error, ...(row.label !== undefined ? { label: row.label } : {}) };
+          results[i] = { ...base, answer: "", verdict: "unscorable", score: null, reason: "target_error", claims: [], error };
         } else {
-          const r = await scorer.score({ answer, context: row.context, ...(row.question !== undefined ? { question: row.question } : {}), ...(samples ? { samples } : {}) });
+          const r = await scorer.score({ answer, context: context ?? [], ...(row.question !== undefined ? { question: row.question } : {}), ...(samples ? { samples } : {}) });
           results[i] = {
-            id: row.id,
-            question: row.question,
+            ...base,
             answer,
             verdict: r.verdict,
             score: r.score,
             ...(r.verdict === "unscorable" ? { reason: r.reason } : {}),
             claims: r.claims,
-            ...(row.label !== undefined ? { label: row.label } : {}),
             ...(r.combined ? { combined: r.combined.verdict } : {}),
           };
         }
@@ -208,11 +382,17 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
 
     const scorable = results.filter((r) => r.verdict !== "unscorable");
     const ungrounded = scorable.filter((r) => r.verdict === "ungrounded").length;
-    const mean = scorable.length ? scorable.reduce((a, r) => a + (r.score ?? 0), 0) / scorable.length : null;
-    const rate = scorable.length ? ungrounded / scorable.length : null;
-    const failures: string[] = [];
-    if (floor !== undefined && (mean === null || mean < floor)) failures.push(`mean groundedness ${mean === null ? "not measurable" : mean.toFixed(3)} is below the floor ${floor}`);
-    if (maxRate !== undefined && (rate === null || rate > maxRate)) failures.push(`hallucination rate ${rate === null ? "not measurable" : `${(100 * rate).toFixed(1)}%`} is above the maximum ${(100 * maxRate).toFixed(1)}%`);
+    const grounded = scorable.length - ungrounded;
+    const summary: EvalReport["summary"] = {
+      rows: results.length,
+      scorable: scorable.length,
+      unscorable: results.length - scorable.length,
+      grounded,
+      groundedShare: grounded / results.length,
+      meanGroundedness: scorable.length ? scorable.reduce((a, r) => a + (r.score ?? 0), 0) / scorable.length : null,
+      hallucinationRate: scorable.length ? ungrounded / scorable.length : null,
+      hallucinationInterval: scorable.length ? wilsonInterval(ungrounded, scorable.length) : null,
+    };
     const regressions: Array<EvalReport["regressions"][number]> = [];
     if (baseline) {
       const before = new Map(baseline.rows.map((r) => [String(r.id), r]));
@@ -222,23 +402,18 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
         const worse = (b.verdict === "grounded" && r.verdict !== "grounded") || (b.score !== null && r.score !== null && r.score < b.score - 0.1) || (b.score !== null && r.score === null);
         if (worse) regressions.push({ id: r.id, before: b.verdict, after: r.verdict, scoreBefore: b.score, scoreAfter: r.score });
       }
-      if (regressions.length > 0) failures.push(`${regressions.length} row(s) regressed against the baseline`);
     }
     const report: EvalReport = {
-      version: 1,
+      version: 2,
       createdAt: new Date().toISOString(),
-      set: args.set ?? "",
+      set: args.set,
       backend: scorer.backend,
+      triage,
       threshold: scorer.threshold,
-      summary: {
-        rows: results.length,
-        scorable: scorable.length,
-        unscorable: results.length - scorable.length,
-        meanGroundedness: mean,
-        hallucinationRate: rate,
-        hallucinationInterval: scorable.length ? wilsonInterval(ungrounded, scorable.length) : null,
-      },
-      gate: { passed: failures.length === 0, ...(floor !== undefined ? { floor } : {}), ...(maxRate !== undefined ? { maxHallucinationRate: maxRate } : {}), failures },
+      thresholdSource,
+      notices,
+      summary,
+      gate: evaluateGate(spec, summary, regressions.length, { value: scorer.threshold, source: thresholdSource }),
       regressions,
       rows: results,
     };
@@ -258,6 +433,6 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     }
     io.stdout.write(md);
     io.stdout.write(`\nreports in ${out}: report.json, report.md, junit.xml, report.html\n`);
-    return report.gate.passed ? EXIT.ok : EXIT.failure;
+    return report.gate.passed === false ? EXIT.failure : EXIT.ok;
   });
 }

@@ -7,6 +7,8 @@ import { EXIT } from "./exit-codes.ts";
 import { outputFile, readTextFile, writeOutputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { escapeHtml } from "./escape.ts";
+import type { CalibrationVerdict } from "../core/calibration.ts";
+import { CALIBRATION_VERDICTS, calibrationVerdict, explainCalibrationFailure } from "../core/calibration.ts";
 
 export const EVIDENCE_HELP = `groundwatch evidence — a report a risk owner can hand a supervisor
 
@@ -17,8 +19,10 @@ Usage:
 Queries the Prometheus that scrapes groundwatch and writes a self-contained HTML report: the
 hallucination rate and mean groundedness per route over the period with the threshold, alert
 firings, answers scored and the share of traffic sampled, the backend and tier in use, and the
-calibration record (AUROC with its interval, date, set size). --pdf also prints it to PDF with
-headless Chromium (Debian's chromium) when it is installed.
+calibration record (AUROC with its interval and verdict, date, set size, unscorable rows left out).
+A calibration whose verdict is not "pass" (the interval includes 0.5 or lies below it) is flagged
+in red at the top: what the verdict means, that its threshold is not trustworthy, and what to do.
+--pdf also prints it to PDF with headless Chromium (Debian's chromium) when it is installed.
 DATE: ISO 8601 (2026-11-01, 2026-11-01T00:00:00Z) or a Unix time in seconds.
 
 Exit codes: 0 written, 1 Prometheus or Chromium failed, 2 bad flags.
@@ -34,6 +38,11 @@ interface CalibrationRecord {
   readonly rows: number | undefined;
   readonly createdAt: string | undefined;
   readonly backend: string | undefined;
+  /** From the AUROC interval when there is one (it is the evidence), else as recorded. */
+  readonly verdict: CalibrationVerdict | undefined;
+  readonly labelsToSettle: number | null | undefined;
+  /** Rows the backend could not score, and how many of them were left out of the fit. */
+  readonly unscorable: { readonly rows: number; readonly excluded: number | undefined } | undefined;
 }
 
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
@@ -53,10 +62,17 @@ function readCalibrationRecord(flag: string, value: string, io: CommandIo): Cali
   const a = c.auroc as Record<string, unknown> | null | undefined;
   const d = c.dataset as Record<string, unknown> | null | undefined;
   const b = c.backend as Record<string, unknown> | null | undefined;
+  const e = c.excluded as Record<string, unknown> | null | undefined;
+  const auroc = a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined;
+  const recorded = CALIBRATION_VERDICTS.find((v) => v === c.verdict);
+  const excluded = e && typeof e === "object" && finite(e.unscorable) ? e.unscorable : undefined;
   return {
     threshold: c.threshold,
     criterion: text(c.criterion),
-    auroc: a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined,
+    auroc,
+    verdict: auroc ? calibrationVerdict(auroc) : recorded,
+    labelsToSettle: finite(c.labelsToSettle) ? c.labelsToSettle : c.labelsToSettle === null ? null : undefined,
+    unscorable: d && finite(d.unscorable) ? { rows: d.unscorable, excluded } : excluded !== undefined ? { rows: excluded, excluded } : undefined,
     rows: d && finite(d.rows) ? d.rows : undefined,
     createdAt: text(c.createdAt),
     backend: b && typeof b === "object" ? `${String(b.name ?? "?")} ${String(b.version ?? "")} (${String(b.tier ?? "?")})` : undefined,
@@ -148,14 +164,28 @@ export function runEvidence(argv: readonly string[], io: CommandIo): Promise<num
     const rateBy = byRoute(periodRate);
     const routes = [...new Set([...scoredBy.keys(), ...rateBy.keys()])].sort();
     const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? "–" : `${(100 * v).toFixed(1)}%`);
+    const failed = calibration ? explainCalibrationFailure(calibration) : undefined;
+    const verdictName = calibration?.verdict ?? "none recorded";
+    // A failed calibration is the first thing a reader sees, not a number in a table at the end.
+    const alarm =
+      calibration && failed
+        ? `<div class="alarm" role="alert"><p class="alarm-title">Calibration FAILED (verdict: ${escapeHtml(verdictName)}): the answer threshold is not trustworthy</p>
+<p>What the verdict means: ${escapeHtml(failed.meaning)}.</p>
+<p>The threshold ${calibration.threshold.toFixed(4)} decides which answers count as ungrounded, so the hallucination rates, trends and alerts in this report rest on a threshold no labelled set supports. Read them as indicative only.</p>
+<p>What to do: ${escapeHtml(failed.advice)}.</p></div>`
+        : "";
+    const u = calibration?.unscorable;
+    const unscorableRow = u
+      ? `<tr><td>unscorable rows</td><td>${Math.round(u.rows)}${u.rows === 0 ? "" : u.excluded === undefined ? ", fitted as score 0 (written by a calibrate that did not exclude them)" : u.excluded > 0 ? `, ${Math.round(u.excluded)} left out of the AUROC and threshold` : ", fitted as score 0 (--unscorable as-ungrounded)"}</td></tr>`
+      : "";
     const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>groundwatch evidence ${escapeHtml(iso(from).slice(0, 10))} – ${escapeHtml(iso(to).slice(0, 10))}</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:900px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:4px 10px;text-align:left}figure{margin:1em 0}figcaption{font-weight:600}.legend{font-size:12px}.over{color:#c0392b;font-weight:600}</style>
+<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:900px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:4px 10px;text-align:left}figure{margin:1em 0}figcaption{font-weight:600}.legend{font-size:12px}.over{color:#c0392b;font-weight:600}.alarm{border:4px solid #b00020;background:#fde0e0;color:#5c0010;padding:4px 16px;margin:1em 0}.alarm-title{color:#b00020;font-size:1.25em;font-weight:700}@media print{.alarm{-webkit-print-color-adjust:exact;print-color-adjust:exact}}</style>
 </head><body>
 <h1>Groundedness monitoring evidence</h1>
 <p>Period ${escapeHtml(iso(from))} to ${escapeHtml(iso(to))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. Source: ${escapeHtml(args.prometheus)}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
-<h2>Per route over the period</h2>
+${alarm}<h2>Per route over the period</h2>
 <table><tr><th>route</th><th>answers scored</th><th>traffic sampled</th><th>hallucination rate</th></tr>
 ${routes.map((r) => `<tr><td>${escapeHtml(r)}</td><td>${Math.round(scoredBy.get(r) ?? 0)}</td><td>${pct(sampledBy.get(r))}</td><td class="${(rateBy.get(r) ?? 0) > threshold ? "over" : ""}">${pct(rateBy.get(r))}</td></tr>`).join("\n") || '<tr><td colspan="4">no evaluations in this period</td></tr>'}
 </table>
@@ -167,7 +197,7 @@ ${firings.length ? `<table><tr><th>alert</th><th>route</th><th>severity</th><th>
 <h2>Scoring backend</h2>
 ${backends.length ? `<table><tr><th>backend</th><th>tier</th><th>answers</th></tr>${backends.map((b) => `<tr><td>${escapeHtml(b.metric.groundwatch_backend_name ?? "")}</td><td>${escapeHtml(b.metric.groundwatch_backend_tier ?? "")}</td><td>${Math.round(Number(b.value[1]))}</td></tr>`).join("")}</table>${backends.some((b) => b.metric.groundwatch_backend_tier === "triage") ? "<p class=\"over\">Part of this period was scored by a triage-tier backend: those figures are indicative, not decision-grade.</p>" : ""}` : "<p>No evaluations in this period.</p>"}
 <h2>Calibration record</h2>
-${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixed(4)} (${escapeHtml(calibration.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibration.auroc ? `${calibration.auroc.value.toFixed(3)} (95% CI ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "–"}</td></tr><tr><td>labelled set</td><td>${calibration.rows !== undefined ? Math.round(calibration.rows) : "–"} answers</td></tr><tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ?? "–")}</td></tr></table>` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
+${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixed(4)} (${escapeHtml(calibration.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibration.auroc ? `${calibration.auroc.value.toFixed(3)} (95% CI ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "–"}</td></tr><tr><td>verdict</td><td class="${failed ? "over" : ""}">${escapeHtml(verdictName)}${failed ? " — not trustworthy (see the warning at the top)" : " — the interval excludes 0.5"}</td></tr><tr><td>labelled set</td><td>${calibration.rows !== undefined ? Math.round(calibration.rows) : "–"} answers</td></tr>${unscorableRow}<tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ?? "–")}</td></tr></table>` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
 <p style="font-size:12px;color:#777">Generated ${escapeHtml(new Date().toISOString())} by groundwatch evidence.</p>
 </body></html>
 `;

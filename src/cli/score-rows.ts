@@ -83,3 +83,94 @@ export function parseSamples(samples: unknown, logprobs: unknown): Sample[] | st
   }
   return out;
 }
+
+/** The row conventions `groundwatch eval` reads: its own, RAGAS and DeepEval. */
+export type RowFormat = "groundwatch" | "ragas" | "deepeval";
+
+/** An eval row in groundwatch's terms, whichever convention it was written in. */
+export interface EvalSetRow {
+  readonly format: RowFormat;
+  /** The row's id; its line (or position in a JSON array) when the row has none. */
+  readonly id: string | number;
+  readonly question: string | undefined;
+  /** Undefined when the row has none: the context must then come from the service's reply. */
+  readonly context: ContextInput | undefined;
+  readonly answer: string | undefined;
+  readonly label?: 0 | 1;
+  readonly samples?: Sample[];
+}
+
+/**
+ * Where each convention keeps groundwatch's fields. RAGAS (SingleTurnSample / EvaluationDataset)
+ * and DeepEval (LLMTestCase, as exported to JSON) rows are read as they are; their reference
+ * answers (`reference`, `expected_output`) are not needed to check groundedness and are ignored.
+ */
+export const ROW_FIELDS: Readonly<Record<RowFormat, { readonly question: string; readonly context: readonly string[]; readonly answer: string }>> = {
+  groundwatch: { question: "question", context: ["context"], answer: "answer" },
+  ragas: { question: "user_input", context: ["retrieved_contexts"], answer: "response" },
+  // DeepEval's `retrieval_context` is what the answer was generated from (its faithfulness
+  // metric); its `context` is the ideal context (its hallucination metric), used only without one.
+  deepeval: { question: "input", context: ["retrieval_context", "context"], answer: "actual_output" },
+};
+
+// Keys that only one convention uses; `context` is groundwatch's and DeepEval's both.
+const RAGAS_ONLY = ["user_input", "retrieved_contexts", "response", "reference", "reference_contexts"];
+const DEEPEVAL_ONLY = ["input", "actual_output", "retrieval_context", "expected_output"];
+const GROUNDWATCH_ONLY = ["question", "answer"];
+
+/** A field's value, with JSON null (as pandas and DeepEval exports write absent fields) read as absent. */
+function field(o: Record<string, unknown>, key: string): unknown {
+  return o[key] === null ? undefined : o[key];
+}
+
+/**
+ * Reads one eval row (already parsed from JSON) in groundwatch's, RAGAS's or DeepEval's
+ * convention; `where` names it in errors ("line 3", "row 3") and `position` is its default id.
+ * Returns the row or an error naming the field as the row spells it.
+ */
+export function parseEvalSetRow(value: unknown, where: string, position: number): EvalSetRow | string {
+  const fail = (msg: string): string => `${where}: ${msg}`;
+  if (!value || typeof value !== "object" || Array.isArray(value)) return fail(`expected a JSON object, got ${typeName(value)}`);
+  const o = value as Record<string, unknown>;
+  const has = (keys: readonly string[]): string[] => keys.filter((k) => field(o, k) !== undefined);
+  const ragas = has(RAGAS_ONLY);
+  const deepeval = has(DEEPEVAL_ONLY);
+  const own = has(GROUNDWATCH_ONLY);
+  const mixed = [ragas.length > 0 ? `RAGAS (${ragas.join(", ")})` : "", deepeval.length > 0 ? `DeepEval (${deepeval.join(", ")})` : "", own.length > 0 && (ragas.length > 0 || deepeval.length > 0) ? `groundwatch (${own.join(", ")})` : ""].filter((s) => s !== "");
+  if (mixed.length > 1) return fail(`mixes the fields of ${mixed.join(" and ")}: use one convention per row`);
+  if (ragas.length > 0 && field(o, "context") !== undefined) return fail('mixes RAGAS fields with groundwatch\'s "context": RAGAS rows keep the documents in "retrieved_contexts"');
+  const format: RowFormat = ragas.length > 0 ? "ragas" : deepeval.length > 0 ? "deepeval" : "groundwatch";
+  const names = ROW_FIELDS[format];
+
+  const id = field(o, "id");
+  if (id !== undefined && typeof id !== "string" && typeof id !== "number") return fail(`"id" must be a string or a number (got ${typeName(id)})`);
+  const question = field(o, names.question);
+  if (format === "ragas" && Array.isArray(question)) return fail('"user_input" is a conversation (a multi-turn sample): give the question as a string');
+  if (question !== undefined && typeof question !== "string") return fail(`"${names.question}" must be a string (got ${typeName(question)})`);
+  const answer = field(o, names.answer);
+  if (answer !== undefined && typeof answer !== "string") return fail(`"${names.answer}" must be a string (got ${typeName(answer)})`);
+  const contextKey = names.context.find((k) => field(o, k) !== undefined);
+  const context = contextKey === undefined ? undefined : field(o, contextKey);
+  if (contextKey !== undefined && typeof context !== "string") {
+    if (!Array.isArray(context)) return fail(`"${contextKey}" must be a string or an array of strings (got ${typeName(context)})`);
+    const bad = context.findIndex((d) => typeof d !== "string");
+    if (bad >= 0) return fail(`"${contextKey}[${bad}]" must be a string (got ${typeName(context[bad])})`);
+  }
+  const label = field(o, "label");
+  if (label !== undefined && label !== 0 && label !== 1) return fail('"label" must be 1 (grounded) or 0 (not grounded)');
+  let samples: Sample[] | undefined;
+  if (field(o, "samples") !== undefined) {
+    const s = parseSamples(o.samples, field(o, "logprobs"));
+    if (typeof s === "string") return fail(s);
+    samples = s;
+  }
+  return {
+    format,
+    id: id ?? position,
+    question,
+    context: context as ContextInput | undefined,
+    answer,
+    ...(label === 0 || label === 1 ? { label } : {}),
+    ...(samples ? { samples } : {}),
+  };
+}

@@ -1,17 +1,29 @@
 import { resolve } from "node:path";
+import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
+import { DEFAULT_SETTINGS } from "../config/defaults.ts";
+import type { ResolvedCollectorOptions } from "../collector/options.ts";
 import { resolveCollectorOptions } from "../collector/options.ts";
 import { startCollector } from "../collector/server.ts";
+import { explainCalibrationFailure } from "../core/calibration.ts";
+import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
+import { loadOfflineModel } from "../nli/offline/backend.ts";
+import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
+import { onnxRuntimeNeed } from "../nli/registry.ts";
+import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
 import { resolveMonitorOptions } from "../sdk/options.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
+import { sanitizeForTerminal } from "./io.ts";
 
 export const SERVE_HELP: string = `groundwatch serve — the collector: score RAG traces and observations from any service
 
 Usage:
-  groundwatch serve [--config FILE] [--host H] [--port P] [--sample-rate R] [--prompt-context off|system|REGEX] [--print-config]
+  groundwatch serve [--config FILE] [--host H] [--port P] [--sample-rate R] [--threshold T]
+                    [--calibration FILE [--require-valid-calibration]] [--prompt-context off|system|REGEX]
+                    [--log-evaluations] [--print-config]
 
 Endpoints:
   POST /v1/traces         OTLP/HTTP traces (protobuf or JSON; gzip, deflate or br): retriever and LLM
@@ -33,7 +45,18 @@ Options:
   --prompt-context M    where the context is when a trace has no retrieved documents: off (default),
                         system (the LLM's system messages), or a regular expression with a named
                         group "context" applied to each input message; env GROUNDWATCH_PROMPT_CONTEXT
-  --calibration FILE    calibration.json from \`groundwatch calibrate\`: its threshold and drift reference
+  --threshold T         answer threshold in [0, 1]; without it: the config file's scoring.threshold, else
+                        GROUNDWATCH_THRESHOLD, else the calibration's, else the backend's fitted one
+  --calibration FILE    calibration.json from \`groundwatch calibrate\`: its threshold and drift reference;
+                        env GROUNDWATCH_CALIBRATION. A calibration whose verdict is not "pass" (the AUROC
+                        interval includes 0.5, or lies below it) is applied with a warning naming the verdict
+                        and interval; its reference scores are not the drift reference when there are fewer
+                        than drift.minScores (20) of them
+  --require-valid-calibration
+                        refuse to start (exit 2) on a calibration whose verdict is not "pass";
+                        env GROUNDWATCH_REQUIRE_VALID_CALIBRATION=1
+  --log-evaluations     print each evaluation as it completes (route, verdict, score, claim counts, limits;
+                        never user text) to stderr, for wiring a service up; also on with OTEL_LOG_LEVEL=debug
   --print-config        print the resolved configuration (secrets masked) and exit
   --help, -h            show this help
 
@@ -47,8 +70,10 @@ settled early as buffer_full); traceTimeoutMs (5000); drainMs (10000). Requests 
 in the scoring queue (monitor.queueSize, monitor.queueBytes) or the trace buffer get 429 with
 Retry-After before anything is kept.
 
-It starts once the scoring backend is loaded; when the port is in use or the backend cannot load, it
-says why and exits 1. Exports over OTLP when the standard OTEL_EXPORTER_OTLP_* variables are set; a
+It starts once the scoring backend is loaded, then prints a banner to stderr: backend and tier,
+answer threshold and where it comes from, calibration verdict, drift reference, sampling rates,
+queue limits, auth, bind address and OTLP export targets. When the port is in use or the backend
+cannot load, it says why and exits 1. Exports over OTLP when the standard OTEL_EXPORTER_OTLP_* variables are set; a
 failed export is logged (at most once per 30 s per signal), and each export is given at most a third
 of drainMs (and no more than OTEL_EXPORTER_OTLP_TIMEOUT). OTEL_LOG_LEVEL sets what diagnostics reach
 stderr (default warn). SIGTERM or Ctrl-C stops accepting, drains the queue and flushes the exports
@@ -59,21 +84,49 @@ Exit codes: 0 stopped cleanly, 1 failure (port in use, scoring backend not loade
 /** Runs `groundwatch serve` until SIGTERM/SIGINT; resolves to the exit code. */
 export function runServe(argv: readonly string[], io: CommandIo): Promise<number> {
   return runCommand("serve", SERVE_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, { host: { type: "string" }, port: { type: "string" }, "sample-rate": { type: "string" }, "prompt-context": { type: "string" }, calibration: { type: "string" }, "print-config": { type: "boolean" }, ...BACKEND_FLAGS });
+    const { values: args } = parseFlags(argv, {
+      host: { type: "string" },
+      port: { type: "string" },
+      "sample-rate": { type: "string" },
+      threshold: { type: "string" },
+      "prompt-context": { type: "string" },
+      calibration: { type: "string" },
+      "require-valid-calibration": { type: "boolean" },
+      "log-evaluations": { type: "boolean" },
+      "print-config": { type: "boolean" },
+      ...BACKEND_FLAGS,
+    });
     const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
     const rate = numberFlag("sample-rate", args["sample-rate"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1");
+    const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a threshold from 0 to 1");
     const configFile = args.config ? resolve(io.cwd, args.config) : undefined;
-    const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io);
+    const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io, threshold !== undefined ? { threshold } : {});
     const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}) };
-    const monitorOptions = { ...(rate !== undefined ? { sampling: { default: rate } } : {}), ...(args.calibration ? { calibrationFile: resolve(io.cwd, args.calibration) } : {}), scoring };
+    // OTEL_LOG_LEVEL=debug (or verbose, all) asks for everything: the evaluations too.
+    const logEvaluations = args["log-evaluations"] === true || ["DEBUG", "VERBOSE", "ALL"].includes(String(io.env.OTEL_LOG_LEVEL ?? "").trim().toUpperCase());
+    const monitorOptions = {
+      ...(rate !== undefined ? { sampling: { default: rate } } : {}),
+      ...(args.calibration ? { calibrationFile: resolve(io.cwd, args.calibration) } : {}),
+      ...(args["require-valid-calibration"] ? { requireValidCalibration: true } : {}),
+      ...(logEvaluations ? { onEvaluation: (e: CompletedEvaluation) => io.stderr.write(`${formatEvaluation(e)}\n`) } : {}),
+      scoring,
+    };
     const collector = resolveCollectorOptions(collectorOptions);
     const monitor = resolveMonitorOptions({ env: io.env, ...(configFile ? { configFile } : {}), ...monitorOptions });
     if (args["print-config"]) {
       const printable = {
         collector: { ...collector, token: collector.token ? "***" : undefined, file: undefined, promptContext: collector.promptContext.mode === "regex" ? collector.promptContext.pattern.source : collector.promptContext.mode },
         sampling: monitor.sampling,
-        monitor: { ...monitor, sampling: undefined, scoring: undefined, calibration: monitor.calibration ? { threshold: monitor.calibration.threshold, backend: monitor.calibration.backend, createdAt: monitor.calibration.createdAt, referenceScores: monitor.calibration.referenceScores.length } : undefined },
-        scoring: resolveScoreOptions(monitor.scoring, { env: io.env }),
+        monitor: {
+          ...monitor,
+          sampling: undefined,
+          scoring: undefined,
+          drift: { ...monitor.drift, reference: monitor.drift.reference?.length },
+          calibration: monitor.calibration
+            ? { path: monitor.calibration.path, threshold: monitor.calibration.threshold, verdict: monitor.calibration.verdict ?? null, auroc: monitor.calibration.auroc ?? null, rows: monitor.calibration.rows ?? null, backend: monitor.calibration.backend, createdAt: monitor.calibration.createdAt, referenceScores: monitor.calibration.referenceScores.length }
+            : undefined,
+        },
+        scoring: resolveScoreOptions(monitor.scoring, { env: io.env, ...(monitor.scoringFile ? { file: monitor.scoringFile } : {}) }),
         secrets: { GROUNDWATCH_TOKEN: io.env.GROUNDWATCH_TOKEN ? "***" : "(not set)", GROUNDWATCH_JUDGE_API_KEY: io.env.GROUNDWATCH_JUDGE_API_KEY ? "***" : "(not set)" },
       };
       io.stdout.write(`${JSON.stringify(printable, null, 2)}\n`);
@@ -82,6 +135,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     // Resolves once listening with the scorer loaded; a busy port or a scorer that cannot load rejects (exit 1).
     const running = await startCollector({ ...collectorOptions, monitor: monitorOptions });
     io.stderr.write(`groundwatch serve: listening on ${running.url} (metrics at ${running.url}/metrics)\n`);
+    io.stderr.write(startupBanner({ url: running.url, collector: running.options, monitor, env: io.env, logEvaluations }));
     await new Promise<void>((done) => {
       const stop = (): void => {
         process.off("SIGTERM", stop);
@@ -96,4 +150,87 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     io.stderr.write(`groundwatch serve: stopped; ${s.seen} seen, ${s.scored} scored, dropped ${JSON.stringify(s.dropped)}, failed ${JSON.stringify(s.failed)}, incomplete traces ${JSON.stringify(running.joinStats())}\n`);
     return EXIT.ok;
   });
+}
+
+/** The backend the scoring workers will load, as createBackend decides it (without loading it). */
+function expectedBackend(score: ResolvedScoreOptions, env: NodeJS.ProcessEnv): { name: string; tier: "production" | "triage"; why?: string } {
+  if (score.backend === "offline") return { name: "offline", tier: "triage" };
+  if (score.backend === "onnx") return { name: `onnx (${score.model ?? "no model"})`, tier: "production" };
+  if (score.backend === "judge") return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
+  const need = onnxRuntimeNeed(score, env);
+  if (need?.need === "required") return { name: `onnx (${score.model ?? DEFAULT_MODEL_REPO}; auto)`, tier: "production" };
+  if (need?.need === "preferred" && onnxRuntimeResolvable()) return { name: `onnx (${DEFAULT_MODEL_REPO}, cached; auto)`, tier: "production" };
+  return {
+    name: "offline (auto)",
+    tier: "triage",
+    why: need?.need === "preferred" ? `${DEFAULT_MODEL_REPO} is cached but onnxruntime-node is not installed` : "no NLI model configured or cached; run `groundwatch model pull`, or pass --model",
+  };
+}
+
+const THRESHOLD_SOURCES: Readonly<Record<ResolvedMonitorOptions["thresholdSource"], string>> = {
+  option: "--threshold",
+  config: "config file scoring.threshold",
+  env: "GROUNDWATCH_THRESHOLD",
+  calibration: "calibration",
+  default: "backend default",
+};
+
+const mib = (bytes: number): string => `${Number((bytes / 2 ** 20).toFixed(1))} MiB`;
+
+/**
+ * serve's start-up banner: a few aligned lines on stderr saying what this collector will do, so a
+ * misconfiguration (a triage backend, a failed calibration, no export) is seen before the first request.
+ */
+export function startupBanner(s: { url: string; collector: ResolvedCollectorOptions; monitor: ResolvedMonitorOptions; env: NodeJS.ProcessEnv; logEvaluations: boolean }): string {
+  const { monitor, collector, env } = s;
+  const score = resolveScoreOptions(monitor.scoring, { env, ...(monitor.scoringFile ? { file: monitor.scoringFile } : {}) });
+  const backend = expectedBackend(score, env);
+  const triage = backend.tier === "triage" ? ` — TRIAGE-GRADE: not for paging or release decisions${backend.why ? ` (${backend.why})` : "; run `groundwatch model pull` for a production NLI model"}` : "";
+  const defaultThreshold = backend.tier === "triage" ? loadOfflineModel().threshold : DEFAULT_SETTINGS.threshold;
+  const cal = monitor.calibration;
+  const failed = cal ? explainCalibrationFailure(cal) : undefined;
+  const ci = cal?.auroc ? `AUROC ${cal.auroc.value.toFixed(3)} (95% CI ${cal.auroc.low.toFixed(3)}–${cal.auroc.high.toFixed(3)})` : "no AUROC recorded";
+  const calibration = !cal
+    ? "none (the threshold is not backed by a labelled set; see groundwatch calibrate)"
+    : `${failed ? `${(cal.verdict ?? "no verdict").toUpperCase()} — the threshold is not trustworthy` : "pass"}: ${ci}${cal.rows !== undefined ? ` on ${cal.rows} rows` : ""}${cal.createdAt ? `, ${cal.createdAt}` : ""} (${cal.path})${failed ? `; ${failed.advice}` : ""}`;
+  const ref = monitor.drift.referenceStatus;
+  const firstWindow = `each route's first ${monitor.drift.windowSize} scores become its reference`;
+  const drift =
+    ref.source !== "none"
+      ? `reference from ${ref.source === "calibration" ? "the calibration" : "drift.reference"} (${ref.scores} scores)`
+      : ref.refused
+        ? `no reference (calibration has ${ref.refused.scores} scores, needs ${ref.refused.minScores}): ${firstWindow}`
+        : `no reference: ${firstWindow}`;
+  const routes = Object.entries(monitor.sampling.routes ?? {});
+  const otlp = (["traces", "metrics", "logs"] as const).flatMap((signal) => {
+    // As the collector's providers decide it (src/collector/providers.ts).
+    const specific = env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`];
+    if (!specific && !env.OTEL_EXPORTER_OTLP_ENDPOINT) return [];
+    return [`${signal} → ${specific || `${String(env.OTEL_EXPORTER_OTLP_ENDPOINT).replace(/\/+$/, "")}/v1/${signal}`}`];
+  });
+  const rows: Array<[string, string]> = [
+    ["backend", `${backend.name}, tier ${backend.tier}${triage}`],
+    ["threshold", `${(monitor.thresholdSource === "default" ? defaultThreshold : (score.threshold ?? defaultThreshold)).toFixed(4)} (${THRESHOLD_SOURCES[monitor.thresholdSource]})`],
+    ["calibration", calibration],
+    ["drift", drift],
+    ["sampling", `${monitor.sampling.default} by default${routes.length ? `; ${routes.map(([r, v]) => `${r}=${v}`).join(", ")}` : "; no per-route rates"}`],
+    ["queue", `${monitor.queueSize} observations or ${mib(monitor.queueBytes)} of text, ${monitor.workers} worker${monitor.workers === 1 ? "" : "s"}, ${monitor.timeoutMs} ms each; traces: ${collector.maxTraces} or ${mib(collector.maxBufferBytes)} joining`],
+    ["auth", collector.token ? "on (bearer token)" : "off (loopback only)"],
+    ["bind", new URL(s.url).host],
+    ["otlp export", otlp.length ? otlp.join(", ") : "none (OTEL_EXPORTER_OTLP_ENDPOINT is not set; metrics at /metrics only)"],
+    ["evaluations", s.logEvaluations ? "logged here as they complete" : "not logged (--log-evaluations)"],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+  return rows.map(([k, v]) => `  ${k.padEnd(width)}${sanitizeForTerminal(v)}\n`).join("");
+}
+
+/** One line per completed evaluation, for --log-evaluations: counts, scores and limits, never user text. */
+export function formatEvaluation(e: CompletedEvaluation): string {
+  const r = e.result;
+  const c = r.claims;
+  const verdict = r.verdict === "unscorable" ? `unscorable (${r.reason ?? "unknown"})` : `${r.verdict} score ${r.score?.toFixed(3) ?? "–"} (threshold ${r.threshold ?? "–"})`;
+  const entropy = r.entropy ? `; entropy ${r.entropy.normalized?.toFixed(3) ?? "not measured"}${r.combined ? `, combined ${r.combined.verdict}` : ""}` : "";
+  return sanitizeForTerminal(
+    `groundwatch serve: evaluation route=${e.route} ${verdict}; claims ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported${r.skipped ? `, ${r.skipped} skipped` : ""}; limits ${r.limits.length ? r.limits.join(",") : "none"}${entropy}; ${r.backend.name} ${Math.round(e.durationMs)} ms`,
+  );
 }

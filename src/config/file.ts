@@ -15,13 +15,16 @@ export interface ConfigFile {
   readonly sampling?: { readonly default?: number; readonly routes?: Readonly<Record<string, number>> };
   readonly monitor?: Readonly<Record<string, unknown>>;
   readonly collector?: Readonly<Record<string, unknown>>;
+  /** The release gate of `groundwatch eval` (flags override it). */
+  readonly eval?: { readonly maxHallucinationRate?: number; readonly minGroundedShare?: number; readonly minMeanScore?: number; readonly maxUnscorableShare?: number };
 }
 
 const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
   scoring: SCORE_OPTION_KEYS,
   sampling: new Set(["default", "routes"]),
   collector: new Set(["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"]),
-  monitor: new Set(["calibrationFile", "queueSize", "queueBytes", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift"]),
+  eval: new Set(["maxHallucinationRate", "minGroundedShare", "minMeanScore", "maxUnscorableShare"]),
+  monitor: new Set(["calibrationFile", "queueSize", "queueBytes", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift", "requireValidCalibration"]),
 };
 
 /** The YAML parser, loaded only for YAML files: it costs ~40 ms of start-up that JSON users never need. */

@@ -118,3 +118,55 @@ export function wilsonInterval(successes: number, n: number): { low: number; hig
   const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denom;
   return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
+
+/**
+ * What a labelled set established about a score: "pass" when the AUROC's 95% interval lies
+ * above 0.5, "anti-correlated" when it lies below, "weak" when it includes 0.5 (no signal shown).
+ */
+export type CalibrationVerdict = "pass" | "weak" | "anti-correlated";
+
+export const CALIBRATION_VERDICTS: readonly CalibrationVerdict[] = ["pass", "weak", "anti-correlated"];
+
+/** The verdict an AUROC interval supports. */
+export function calibrationVerdict(interval: { readonly low: number; readonly high: number }): CalibrationVerdict {
+  return interval.low > 0.5 ? "pass" : interval.high < 0.5 ? "anti-correlated" : "weak";
+}
+
+/** What a calibration record holds about its own validity (fields of calibration.json). */
+export interface CalibrationEvidence {
+  readonly verdict: CalibrationVerdict | undefined;
+  readonly auroc: { readonly value: number; readonly low: number; readonly high: number } | undefined;
+  /** calibrate's estimate of the extra labelled rows that would settle a weak verdict; null when no realistic set would. */
+  readonly labelsToSettle: number | null | undefined;
+}
+
+/**
+ * Plain sentences for a calibration that did not pass, shared by the SDK's warning, serve's
+ * banner and the evidence report so that each says the same: what the verdict means, and
+ * what to do. Undefined for a passing one.
+ */
+export function explainCalibrationFailure(c: CalibrationEvidence): { readonly meaning: string; readonly advice: string } | undefined {
+  if (c.verdict === "pass") return undefined;
+  const ci = c.auroc ? `the AUROC's 95% interval (${c.auroc.low.toFixed(3)}–${c.auroc.high.toFixed(3)})` : undefined;
+  if (c.verdict === "anti-correlated") {
+    return {
+      meaning: `${ci ?? "the AUROC's 95% interval"} lies below 0.5, so on the labelled set higher scores went with answers labelled NOT grounded, and the threshold fitted on it is not evidence`,
+      advice: 'check which way the labels point (1 must mean grounded), then run "groundwatch calibrate" again',
+    };
+  }
+  if (c.verdict === "weak") {
+    return {
+      meaning: `${ci ?? "the AUROC's 95% interval"} includes 0.5, so the labelled set has not shown that the score separates grounded from ungrounded answers, and the threshold fitted on it is not evidence`,
+      advice:
+        typeof c.labelsToSettle === "number" && c.labelsToSettle > 0
+          ? `label more answers (calibrate estimated that about ${c.labelsToSettle} more labelled rows would settle it at this effect size), then run "groundwatch calibrate" again`
+          : c.labelsToSettle === null
+            ? 'calibrate estimated that no realistic labelled set would settle it at this effect size: the signal is not there with this backend (try a production backend, then run "groundwatch calibrate" again)'
+            : 'label more answers and run "groundwatch calibrate" again',
+    };
+  }
+  return {
+    meaning: "the calibration records no AUROC interval or verdict, so nothing shows that its threshold separates grounded from ungrounded answers",
+    advice: 'run "groundwatch calibrate" on a labelled set to get one',
+  };
+}

@@ -20,6 +20,26 @@ interface PackedCore {
 }
 
 const CORE_JSON = "wink-eng-lite-web-model/dist/languages/cur/models/eng-core-web-model.json";
+const CER_META_JSON = "wink-eng-lite-web-model/dist/languages/cur/models/eng-cer-meta-model.json";
+const CER_TRANSFORMERS = "wink-eng-lite-web-model/dist/cer-transformers.js";
+
+/**
+ * The package's metaCER() as it should be. Its own loader assigns `machines = JSON.stringify(machines)`
+ * to its module-level variable, so each call encodes the previous result again: from about the 15th
+ * analyser in one process each load takes twice as long, and around the 20th it throws
+ * "RangeError: Invalid string length". Here the JSON (never mutated: require's cached object) is
+ * encoded once per englishModel() call.
+ */
+function metaCerOf(require: NodeJS.Require): (() => { machines: string; transformers: unknown }) | undefined {
+  try {
+    const machines = JSON.stringify(require(CER_META_JSON));
+    const transformers: unknown = require(CER_TRANSFORMERS);
+    if (!Array.isArray(transformers)) return undefined;
+    return () => ({ machines, transformers });
+  } catch {
+    return undefined;
+  }
+}
 
 function uint32(base64: string): Uint32Array {
   const bytes = Buffer.from(base64, "base64");
@@ -70,16 +90,20 @@ function coreFrom(packed: PackedCore): unknown {
 }
 
 /**
- * wink-eng-lite-web-model with a faster core loader. If the package's layout is not the one
- * this was written against, the package's own loader is used (correct, only slower).
+ * wink-eng-lite-web-model with a faster core loader and a metaCER() that does not grow with each
+ * call. If the package's layout is not the one this was written against, the package's own
+ * loaders are used (correct, only slower).
  */
 export function englishModel(): Model {
+  const require = createRequire(import.meta.url);
+  const metaCER = metaCerOf(require);
+  const fixed = (metaCER ? { ...model, metaCER } : model) as Model;
   let packed: PackedCore;
   try {
-    packed = createRequire(import.meta.url)(CORE_JSON) as PackedCore;
-    if (typeof packed.lexicon !== "string" || typeof packed.xpansions !== "string" || !packed.packing?.layout || !Array.isArray(packed.features?.lexeme?.list) || !Array.isArray(packed.features?.posClusters?.list)) return model;
+    packed = require(CORE_JSON) as PackedCore;
+    if (typeof packed.lexicon !== "string" || typeof packed.xpansions !== "string" || !packed.packing?.layout || !Array.isArray(packed.features?.lexeme?.list) || !Array.isArray(packed.features?.posClusters?.list)) return fixed;
   } catch {
-    return model;
+    return fixed;
   }
-  return { ...model, core: () => coreFrom(packed) } as Model;
+  return { ...fixed, core: () => coreFrom(packed) } as Model;
 }

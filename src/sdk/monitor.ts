@@ -3,6 +3,7 @@ import { ProxyTracerProvider, ROOT_CONTEXT, context as otelContext, diag, metric
 import type { LoggerProvider } from "@opentelemetry/api-logs";
 import { createNoopLogger, logs } from "@opentelemetry/api-logs";
 import type { ContextInput } from "../core/context.ts";
+import { explainCalibrationFailure } from "../core/calibration.ts";
 import type { DriftTracker } from "../core/drift.ts";
 import { createDriftTracker } from "../core/drift.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
@@ -287,7 +288,7 @@ const START_SDK = "Start the OpenTelemetry SDK (e.g. NodeSDK) before the first r
 export function createMonitor(options: MonitorOptions = {}): Monitor {
   let resolved: ResolvedMonitorOptions = resolveMonitorOptions(options);
   const env = options.env ?? process.env;
-  const scoreOptions = resolveScoreOptions(resolved.scoring, { env });
+  const scoreOptions = resolveScoreOptions(resolved.scoring, { env, ...(resolved.scoringFile ? { file: resolved.scoringFile } : {}) });
   // A model that cannot be found is a configuration error: raise it now, not in a worker.
   if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, env);
   // So is asking for the onnx backend without its optional runtime installed.
@@ -297,6 +298,19 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   if (cal?.backend && scoreOptions.backend !== "auto" && cal.backend.name !== scoreOptions.backend) {
     diag.warn(`groundwatch: the calibration was made with the ${cal.backend.name} backend, but scoring uses ${scoreOptions.backend}: its threshold may not transfer`);
   }
+  // A calibration that established nothing is applied (requireValidCalibration refuses it), but never silently.
+  const failed = cal ? explainCalibrationFailure(cal) : undefined;
+  if (cal && failed) {
+    const applied = resolved.thresholdSource === "calibration" ? `Its threshold ${cal.threshold} is applied but is not trustworthy` : "Its threshold is not applied (one is set explicitly)";
+    const what = cal.verdict ? `failed (verdict ${cal.verdict}${cal.auroc ? `, AUROC ${cal.auroc.value.toFixed(3)}` : ""})` : "cannot be checked";
+    diag.warn(`groundwatch: the calibration ${cal.path} ${what}: ${failed.meaning}. ${applied}. To fix: ${failed.advice}.`);
+  }
+  const driftRef = resolved.drift.referenceStatus;
+  if (driftRef.source === "none" && driftRef.refused) {
+    diag.warn(`groundwatch: drift runs without a reference: the calibration has ${driftRef.refused.scores} reference scores, fewer than drift.minScores (${driftRef.refused.minScores}); each route's first ${resolved.drift.windowSize} scores become its reference instead.`);
+  }
+  const onEvaluation = options.onEvaluation;
+  let onEvaluationFailed = false;
   const random = options.random ?? Math.random;
   const now = options.now ?? (() => performance.now());
   let sampler: Sampler = createSampler(resolved.sampling, random);
@@ -394,7 +408,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     if (queue.length === 0 && inFlight === 0) for (const w of idleWaiters.splice(0)) w();
   };
 
-  const workerData: ScoringWorkerData = { scoring: resolved.scoring, env: { ...env }, captureContent: resolved.captureContent };
+  const workerData: ScoringWorkerData = { scoring: resolved.scoring, ...(resolved.scoringFile ? { scoringFile: resolved.scoringFile } : {}), env: { ...env }, captureContent: resolved.captureContent };
   let pool: WorkerPool<Observation, EvaluationSummary> | undefined;
   let poolError: Error | undefined;
   /** Set by shutdown(): jobs the closing pool gives back are counted "shutdown". */
@@ -454,6 +468,26 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       let t = drift.get(job.route);
       if (!t) drift.set(job.route, (t = createDriftTracker(resolved.drift.reference ? { ...resolved.drift, reference: resolved.drift.reference } : { windowSize: resolved.drift.windowSize, minScores: resolved.drift.minScores })));
       t.add(result.score);
+    }
+    if (onEvaluation) notifyEvaluation(onEvaluation, job.route, result, durationS);
+  };
+  /** Calls the host's onEvaluation; what it throws (or its promise rejects with) is reported once and never reaches scoring. */
+  const notifyEvaluation = (callback: NonNullable<MonitorOptions["onEvaluation"]>, route: string, result: EvaluationSummary, durationS: number): void => {
+    const report = (error: unknown): void => {
+      if (onEvaluationFailed) return;
+      onEvaluationFailed = true;
+      try {
+        diag.error(`groundwatch: the onEvaluation callback threw (${error instanceof Error ? error.message : String(error)}); later errors from it are not reported`);
+      } catch {
+        // An error whose message cannot be read: nothing more to say.
+      }
+    };
+    try {
+      const { content: _content, ...rest } = result;
+      const returned: unknown = callback({ route, durationMs: durationS * 1000, result: rest });
+      if (returned instanceof Promise) returned.catch(report);
+    } catch (error) {
+      report(error);
     }
   };
 

@@ -6,7 +6,22 @@ import type { ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import type { ConfigFile } from "../config/file.ts";
 import { loadConfigFile } from "../config/file.ts";
+import type { CalibrationVerdict } from "../core/calibration.ts";
+import { CALIBRATION_VERDICTS, calibrationVerdict } from "../core/calibration.ts";
+import type { EvaluationSummary } from "../telemetry/summary.ts";
 import type { SamplingRules } from "./sampling.ts";
+
+/**
+ * One completed evaluation, as `onEvaluation` receives it: what telemetry records, without any
+ * user text (no claims, no evidence, whatever captureContent says).
+ */
+export interface CompletedEvaluation {
+  /** The route label the evaluation was recorded under. */
+  readonly route: string;
+  /** From dequeue to result, ms. */
+  readonly durationMs: number;
+  readonly result: Omit<EvaluationSummary, "content">;
+}
 
 /** Options of `createMonitor`. Every field is optional; resolution order: option > env > config file > default. */
 export interface MonitorOptions {
@@ -48,13 +63,32 @@ export interface MonitorOptions {
   readonly openInference?: boolean;
   /** "child" (default): the evaluation span is a child of the request's span; "link": a new trace linked to it. */
   readonly spanRelation?: "child" | "link";
-  /** Drift: recent scores per route compared with the reference (default window 200, no verdict under 20 scores). */
+  /**
+   * Drift: recent scores per route compared with the reference (default window 200, no verdict under
+   * 20 scores). A `reference` with fewer than `minScores` scores could never give a verdict: it is a
+   * ConfigError.
+   */
   readonly drift?: { readonly windowSize?: number; readonly minScores?: number; readonly reference?: readonly number[] };
   /**
    * calibration.json from `groundwatch calibrate`: its threshold applies when none is set,
    * and its reference scores are the drift reference. Env GROUNDWATCH_CALIBRATION.
+   * A calibration whose verdict is not "pass" (weak, anti-correlated, or none recorded) is still
+   * applied, with a diag warning naming the verdict and the AUROC interval, unless
+   * `requireValidCalibration` is set. Its reference scores are not used for drift when there are
+   * fewer than `drift.minScores` of them (diag warning; drift then has no reference).
    */
   readonly calibrationFile?: string;
+  /**
+   * Refuse a calibration whose verdict is not "pass": createMonitor throws a ConfigError instead of
+   * applying a threshold no labelled set supports. Env GROUNDWATCH_REQUIRE_VALID_CALIBRATION=1. Default false.
+   */
+  readonly requireValidCalibration?: boolean;
+  /**
+   * Called with each completed evaluation (route, verdict, score, threshold, claim counts, limits;
+   * never user text), e.g. to log evaluations while wiring a service up. It runs after the
+   * evaluation is recorded; an exception it throws is caught (diag error, once) and changes nothing.
+   */
+  readonly onEvaluation?: (evaluation: CompletedEvaluation) => void;
   /** JSON config file with "sampling", "scoring" and "monitor" sections. Env GROUNDWATCH_CONFIG. */
   readonly configFile?: string;
   /** Environment to read (default process.env). */
@@ -71,7 +105,10 @@ export interface MonitorOptions {
 
 export interface ResolvedMonitorOptions {
   readonly sampling: SamplingRules;
+  /** Scoring options from code (and a calibrated threshold); the config file's scoring section is `scoringFile`. */
   readonly scoring: ScoreOptions;
+  /** The config file's scoring section, resolved below options and the environment. */
+  readonly scoringFile: ScoreOptions | undefined;
   readonly queueSize: number;
   readonly queueBytes: number;
   readonly workers: number;
@@ -83,19 +120,51 @@ export interface ResolvedMonitorOptions {
   readonly spanEvent: boolean;
   readonly openInference: boolean;
   readonly spanRelation: "child" | "link";
-  readonly drift: { readonly windowSize: number; readonly minScores: number; readonly reference: readonly number[] | undefined };
+  readonly drift: { readonly windowSize: number; readonly minScores: number; readonly reference: readonly number[] | undefined; readonly referenceStatus: DriftReferenceStatus };
   readonly configFile: string | undefined;
   /** The calibration in force, if a file was given. */
   readonly calibration: Calibration | undefined;
+  /** Where the answer threshold comes from (the value itself is scoring.threshold, or the backend's when "default"). */
+  readonly thresholdSource: ThresholdSource;
+  readonly requireValidCalibration: boolean;
 }
+
+/**
+ * Where the answer threshold comes from: a code option (or CLI flag), the config file's scoring
+ * section, GROUNDWATCH_THRESHOLD, the calibration file, or the backend's own ("default").
+ */
+export type ThresholdSource = "option" | "config" | "env" | "calibration" | "default";
+
+/**
+ * The drift reference in force: from the `drift.reference` option, from the calibration's reference
+ * scores, or none (each route's first full window becomes its reference); `refused` when the
+ * calibration had too few scores to be one.
+ */
+export type DriftReferenceStatus =
+  | { readonly source: "option" | "calibration"; readonly scores: number }
+  | { readonly source: "none"; readonly refused?: { readonly scores: number; readonly minScores: number } };
 
 /** The parts of calibration.json the monitor uses. */
 export interface Calibration {
+  /** The file it was read from. */
+  readonly path: string;
   readonly threshold: number;
   readonly referenceScores: readonly number[];
   readonly backend: { readonly name: string; readonly version: string; readonly tier: string } | undefined;
   readonly createdAt: string | undefined;
+  /**
+   * What the labelled set established: from the AUROC interval when the file has one (the
+   * interval is the evidence), else the recorded verdict; undefined when it has neither.
+   */
+  readonly verdict: CalibrationVerdict | undefined;
+  readonly auroc: { readonly value: number; readonly low: number; readonly high: number } | undefined;
+  /** Rows the AUROC and threshold were fitted on. */
+  readonly rows: number | undefined;
+  /** calibrate's estimate of the extra labelled rows that would settle a weak verdict; null when no realistic set would. */
+  readonly labelsToSettle: number | null | undefined;
 }
+
+const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
 /** Reads calibration.json (from `groundwatch calibrate`); a bad file is a ConfigError naming it. */
 export function readCalibration(path: string): Calibration {
@@ -107,11 +176,20 @@ export function readCalibration(path: string): Calibration {
   }
   if (typeof c.threshold !== "number" || c.threshold < 0 || c.threshold > 1) throw new ConfigError("calibrationFile", path, 'no "threshold" from 0 to 1');
   if (!Array.isArray(c.referenceScores) || !c.referenceScores.every((x) => typeof x === "number")) throw new ConfigError("calibrationFile", path, 'no "referenceScores" array of numbers');
+  if (c.verdict !== undefined && !(CALIBRATION_VERDICTS as readonly unknown[]).includes(c.verdict)) throw new ConfigError("calibrationFile", path, `"verdict" is not one of ${CALIBRATION_VERDICTS.join(", ")}`);
+  const a = c.auroc && typeof c.auroc === "object" ? (c.auroc as Record<string, unknown>) : undefined;
+  const auroc = a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined;
+  const d = c.dataset && typeof c.dataset === "object" ? (c.dataset as Record<string, unknown>) : undefined;
   return {
+    path,
     threshold: c.threshold,
     referenceScores: c.referenceScores as number[],
     backend: c.backend as Calibration["backend"],
     createdAt: typeof c.createdAt === "string" ? c.createdAt : undefined,
+    verdict: auroc ? calibrationVerdict(auroc) : (c.verdict as CalibrationVerdict | undefined),
+    auroc,
+    rows: d && finite(d.rows) ? d.rows : undefined,
+    labelsToSettle: finite(c.labelsToSettle) ? c.labelsToSettle : c.labelsToSettle === null ? null : undefined,
   };
 }
 
@@ -169,10 +247,18 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
   };
   const calibrationFile = options.calibrationFile ?? (env.GROUNDWATCH_CALIBRATION || undefined) ?? (typeof fm.calibrationFile === "string" ? fm.calibrationFile : undefined);
   const calibration = calibrationFile ? readCalibration(calibrationFile) : undefined;
-  const explicitScoring: ScoreOptions = { ...(file.scoring ?? {}), ...(options.scoring ?? {}) };
+  const requireValidCalibration = pick(options.requireValidCalibration, "GROUNDWATCH_REQUIRE_VALID_CALIBRATION", fm.requireValidCalibration, bool, false, "requireValidCalibration");
+  if (calibration && requireValidCalibration && calibration.verdict !== "pass") {
+    const ci = calibration.auroc ? ` (AUROC ${calibration.auroc.value.toFixed(3)}, 95% interval ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "";
+    throw new ConfigError("calibrationFile", calibrationFile, `its verdict is ${calibration.verdict ?? "not recorded"}${ci}, and requireValidCalibration is set: its threshold is not evidence; label more answers and run groundwatch calibrate again`);
+  }
+  // The workers resolve option > env > config file > default, as everywhere: the file's scoring section
+  // travels beside the options (scoringFile), never merged into them (which would outrank the env).
+  const explicitThreshold = options.scoring?.threshold !== undefined || Boolean(env.GROUNDWATCH_THRESHOLD) || file.scoring?.threshold !== undefined;
   // A calibrated threshold applies unless a threshold is set explicitly (option, env or file).
-  const scoring: ScoreOptions =
-    calibration && explicitScoring.threshold === undefined && !env.GROUNDWATCH_THRESHOLD ? { ...explicitScoring, threshold: calibration.threshold } : explicitScoring;
+  const scoring: ScoreOptions = calibration && !explicitThreshold ? { ...(options.scoring ?? {}), threshold: calibration.threshold } : { ...(options.scoring ?? {}) };
+  const thresholdSource: ThresholdSource =
+    options.scoring?.threshold !== undefined ? "option" : env.GROUNDWATCH_THRESHOLD ? "env" : file.scoring?.threshold !== undefined ? "config" : calibration ? "calibration" : "default";
   // Validate scoring now, so a bad backend option fails at construction, not in a worker.
   resolveScoreOptions(options.scoring ?? {}, { env, ...(file.scoring ? { file: file.scoring } : {}) });
   const spanRelation = pick<"child" | "link">(options.spanRelation, undefined, fm.spanRelation, (f, v) => {
@@ -180,10 +266,26 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     return v;
   }, "child", "spanRelation");
   const drift = options.drift ?? (fm.drift as MonitorOptions["drift"]) ?? {};
-  const reference = drift.reference ?? calibration?.referenceScores;
+  const windowSize = int("drift.windowSize", drift.windowSize, 20, 100_000) ?? 200;
+  const minScores = int("drift.minScores", drift.minScores, 20, 100_000) ?? 20;
+  // A reference shorter than minScores never gives a verdict: an explicit one is an error; the
+  // calibration's is refused (createMonitor warns), and drift runs without a reference.
+  if (drift.reference !== undefined && drift.reference.length < minScores) {
+    throw new ConfigError("drift.reference length", drift.reference.length, `expected at least drift.minScores (${minScores}) scores`);
+  }
+  const calibrationReference = drift.reference === undefined && calibration ? calibration.referenceScores : undefined;
+  const refused = calibrationReference !== undefined && calibrationReference.length < minScores;
+  const reference = drift.reference ?? (refused ? undefined : calibrationReference);
+  const referenceStatus: DriftReferenceStatus =
+    drift.reference !== undefined
+      ? { source: "option", scores: drift.reference.length }
+      : calibrationReference !== undefined && !refused
+        ? { source: "calibration", scores: calibrationReference.length }
+        : { source: "none", ...(refused ? { refused: { scores: calibrationReference.length, minScores } } : {}) };
   return {
     sampling,
     scoring,
+    scoringFile: file.scoring,
     queueSize: pick(options.queueSize, "GROUNDWATCH_QUEUE_SIZE", fm.queueSize, (f, v) => int(f, v, 1, 1_000_000), 1000, "queueSize"),
     queueBytes: pick(options.queueBytes, "GROUNDWATCH_QUEUE_BYTES", fm.queueBytes, (f, v) => int(f, v, 1024, 2 ** 40), 64 * 1024 * 1024, "queueBytes"),
     workers: pick(options.workers, "GROUNDWATCH_WORKERS", fm.workers, (f, v) => int(f, v, 1, 64), 1, "workers"),
@@ -199,12 +301,10 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     spanEvent: pick(options.spanEvent, undefined, fm.spanEvent, bool, false, "spanEvent"),
     openInference: pick(options.openInference, undefined, fm.openInference, bool, true, "openInference"),
     spanRelation,
-    drift: {
-      windowSize: int("drift.windowSize", drift.windowSize, 20, 100_000) ?? 200,
-      minScores: int("drift.minScores", drift.minScores, 20, 100_000) ?? 20,
-      reference,
-    },
+    drift: { windowSize, minScores, reference, referenceStatus },
     configFile,
     calibration,
+    thresholdSource,
+    requireValidCalibration,
   };
 }

@@ -9,6 +9,8 @@ import { summarize } from "../telemetry/summary.ts";
 /** What a scoring worker is started with. */
 export interface ScoringWorkerData {
   readonly scoring: ScoreOptions;
+  /** The config file's scoring section (below options and the environment). */
+  readonly scoringFile?: ScoreOptions;
   readonly env: Record<string, string | undefined>;
   /** Send unsupported claim text and evidence back (content capture is on). */
   readonly captureContent: boolean;
@@ -18,6 +20,6 @@ if (!parentPort) throw new Error("groundwatch scoring worker: must run in a work
 // No top-level await: the same module also compiles to CommonJS.
 void serveWorker<Observation, EvaluationSummary>(parentPort, async () => {
   const data = workerData as ScoringWorkerData;
-  const scorer = await createScorer(data.scoring, { env: data.env });
+  const scorer = await createScorer(data.scoring, { env: data.env, ...(data.scoringFile ? { file: data.scoringFile } : {}) });
   return async (observation) => summarize(await scorer.score(observation), data.captureContent);
 });

@@ -41,6 +41,50 @@ describe("groundwatch calibrate", () => {
     expect(resolved.drift.reference).toHaveLength(24);
   });
 
+  // Issue 14: unscorable rows were fitted as score 0, so a correct refusal labelled 1 became a review candidate.
+  it("leaves unscorable rows out of the fit, counts them, and never lists them as review candidates", async () => {
+    const set = labelledSet();
+    const refusals = [
+      { id: "refusal-1", context: [DOCS[0]], answer: "I don't know.", label: 1 },
+      { id: "refusal-2", context: [DOCS[1]], answer: "I don't know.", label: 1 },
+      { id: "no-context", context: [""], answer: GOOD[2], label: 0 },
+    ];
+    writeFileSync(set, readFileSync(set, "utf8") + refusals.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const out = join(tempDir(), "calibration.json");
+    const run = await runCli(["calibrate", "--set", set, "--out", out, "--backend", "offline", "--audit-size", "40"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("excluded 3 unscorable rows from the fit (2 labelled grounded, 1 not)");
+    expect(run.stdout).toMatch(/AUROC 1\.000 \[0\.\d{3}, 1\.000\] on 24 rows \(12 grounded, 12 not\)/);
+    expect(run.stdout).not.toMatch(/refusal-|no-context/);
+    const cal = JSON.parse(readFileSync(out, "utf8")) as { dataset: unknown; excluded: unknown; unscorablePolicy: string; referenceScores: number[]; audit: Array<{ id: string }> };
+    expect(cal).toMatchObject({ dataset: { rows: 24, positives: 12, negatives: 12, unscorable: 3 }, excluded: { unscorable: 3 }, unscorablePolicy: "exclude" });
+    expect(cal.referenceScores).toHaveLength(24);
+    expect(cal.audit.length).toBeGreaterThan(0);
+    expect(cal.audit.map((a) => a.id)).not.toEqual(expect.arrayContaining([expect.stringMatching(/refusal|no-context/)]));
+
+    // --unscorable as-ungrounded fits them as score 0 (the old behaviour); they are still never review candidates,
+    // and never drift reference scores (live unscorable answers have no score).
+    const asUngrounded = await runCli(["calibrate", "--set", set, "--out", out, "--backend", "offline", "--audit-size", "40", "--unscorable", "as-ungrounded"]);
+    expect(asUngrounded.stdout).toContain("fitted 3 unscorable rows as score 0 (2 labelled grounded, 1 not; --unscorable as-ungrounded)");
+    expect(asUngrounded.stdout).toMatch(/on 27 rows \(14 grounded, 13 not\)/);
+    expect(asUngrounded.stdout).not.toMatch(/refusal-|no-context/);
+    const cal2 = JSON.parse(readFileSync(out, "utf8")) as typeof cal;
+    expect(cal2).toMatchObject({ dataset: { rows: 27, unscorable: 3 }, excluded: { unscorable: 0 }, unscorablePolicy: "as-ungrounded" });
+    expect(cal2.referenceScores).toHaveLength(24);
+    expect(cal2.audit.map((a) => a.id)).not.toEqual(expect.arrayContaining([expect.stringMatching(/refusal|no-context/)]));
+  });
+
+  it("refuses an unknown --unscorable policy, and says when excluding leaves one label", async () => {
+    const bad = await runCli(["calibrate", "--set", labelledSet(), "--unscorable", "zero", "--backend", "offline"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--unscorable must be one of exclude, as-ungrounded (got "zero")');
+    const path = join(tempDir(), "refusals.jsonl");
+    writeFileSync(path, [{ id: 1, context: [DOCS[0]], answer: GOOD[0], label: 1 }, { id: 2, context: [DOCS[0]], answer: "I don't know.", label: 0 }].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const one = await runCli(["calibrate", "--set", path, "--out", join(tempDir(), "c.json"), "--backend", "offline"]);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toContain("the set needs both labels after excluding 1 unscorable row (--unscorable exclude): it has 1 grounded and 0 not grounded rows");
+  });
+
   it("names anti-correlated labels instead of fitting a nonsense threshold, and exits 1", async () => {
     const run = await runCli(["calibrate", "--set", labelledSet(true), "--out", join(tempDir(), "c.json"), "--backend", "offline"]);
     expect(run.code).toBe(1);

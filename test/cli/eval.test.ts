@@ -23,12 +23,15 @@ describe("groundwatch eval", () => {
     const out = tempDir();
     const summary = join(out, "summary.md");
     writeFileSync(summary, "");
-    const run = await runCli(["eval", "--set", set(rows(0)), "--floor", "0.3", "--max-hallucination-rate", "0.05", "--out", out, "--backend", "offline"], { env: { GITHUB_STEP_SUMMARY: summary } });
+    const run = await runCli(["eval", "--set", set(rows(0)), "--min-mean-score", "0.3", "--max-hallucination-rate", "0.05", "--out", out, "--backend", "offline"], { env: { GITHUB_STEP_SUMMARY: summary } });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("## groundwatch eval — PASSED");
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { summary: { rows: number; hallucinationRate: number }; gate: { passed: boolean } };
     expect(report).toMatchObject({ summary: { rows: 10, hallucinationRate: 0 }, gate: { passed: true } });
-    expect(readFileSync(join(out, "junit.xml"), "utf8").match(/<testcase /g)).toHaveLength(10);
+    const junit = readFileSync(join(out, "junit.xml"), "utf8");
+    expect(junit.match(/<testcase classname="groundwatch\.eval" /g)).toHaveLength(10);
+    // One testcase per gate criterion: the hallucination rate and the mean score.
+    expect(junit.match(/<testcase classname="groundwatch\.eval\.gate" /g)).toHaveLength(2);
     expect(readFileSync(summary, "utf8")).toContain("PASSED");
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("<svg");
   });
@@ -41,8 +44,10 @@ describe("groundwatch eval", () => {
     expect(run.stdout).toMatch(/hallucination rate 30\.0% is above the maximum 10\.0%/);
     expect(run.stdout).toMatch(/\| hallucination rate \| 30\.0% \(95% CI \d+\.\d%–\d+\.\d%\)/);
     const junit = readFileSync(join(out, "junit.xml"), "utf8");
-    expect(junit).toContain('failures="3"');
-    expect(junit).toContain('<failure message="ungrounded');
+    // The gate's criterion fails, and the three ungrounded rows that failed it.
+    expect(junit).toContain('<testsuite name="groundwatch eval: gate" tests="1" failures="1"');
+    expect(junit).toContain('<testsuite name="groundwatch eval: rows" tests="10" failures="3">');
+    expect(junit).toContain('<failure message="counts against the failed gate (hallucination rate): ungrounded');
     const html = readFileSync(join(out, "report.html"), "utf8");
     expect(html).toContain('<mark class="contradicted"');
   });
@@ -90,7 +95,9 @@ describe("groundwatch eval", () => {
     expect(report.rows.map((r) => r.verdict)).toEqual(["grounded", "ungrounded", "unscorable"]);
     expect(report.rows[2]).toMatchObject({ reason: "target_error" });
     expect(report.rows[2]?.error).toContain('no string at "data.text"');
-    expect(run.code).toBe(0);
+    // The default gate applies: one ungrounded answer of two scorable is a 50% hallucination rate.
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("hallucination rate 50.0% is above the maximum 10.0%");
   });
 
   it("names a row without an answer when there is no --target", async () => {
@@ -165,16 +172,17 @@ describe("groundwatch eval: untrusted text in the reports", () => {
     const summary = join(out, "summary.md");
     writeFileSync(summary, "");
     const answer = `${BAD} ![x](https://evil.example/a.png) <!-- <script>alert(1)</script>`;
-    const run = await runCli(["eval", "--set", set(hostile.map((id) => ({ id, context: [DOC], answer }))), "--out", out, "--backend", "offline"], { env: { GITHUB_STEP_SUMMARY: summary } });
+    const run = await runCli(["eval", "--set", set(hostile.map((id) => ({ id, context: [DOC], answer }))), "--out", out, "--backend", "offline", "--no-gate"], { env: { GITHUB_STEP_SUMMARY: summary } });
     expect(run.code).toBe(0);
     const md = readFileSync(join(out, "report.md"), "utf8");
     expect(readFileSync(summary, "utf8")).toBe(md);
     const lines = md.split("\n");
-    expect(lines.filter((l) => l.startsWith("#"))).toEqual(["## groundwatch eval — PASSED"]);
+    expect(lines.filter((l) => l.startsWith("#"))).toEqual(["## groundwatch eval — report only, no gate"]);
     for (const bad of ["![", "<!--", "<img", "<script", "](", "\u001b", "\u0000", "\u202e", "\u2066", "\u009b", "\ud800"]) expect(md, JSON.stringify(bad)).not.toContain(bad);
-    const table = lines.filter((l) => l.startsWith("| ") && !l.startsWith("| measure") && !l.startsWith("| mean") && !l.startsWith("| hallucination") && !l.startsWith("| unscorable") && !l.startsWith("| regressions"));
+    const summaryRows = ["| measure", "| answer threshold", "| hallucination", "| grounded share", "| mean", "| unscorable", "| regressions"];
+    const table = lines.filter((l) => l.startsWith("| ") && !summaryRows.some((p) => l.startsWith(p)));
     expect(table).toHaveLength(1 + hostile.length);
-    for (const l of table) expect(pipes(l), l).toBe(5);
+    for (const l of table) expect(pipes(l), l).toBe(6);
     expect(md).toContain("| a \\#\\# Injected heading \\!\\[pixel\\]\\(https://evil.example/p.png\\) | ungrounded |");
     expect(md).toContain("| &lt;\\!-- the rest is hidden |");
     expect(md).toContain("| \\*bold\\* \\_em\\_ \\`code\\` \\$x\\$ \\~\\~s\\~\\~ &amp;amp; \\\\ |");
@@ -191,7 +199,7 @@ describe("groundwatch eval: untrusted text in the reports", () => {
 
   it("escapes report.html and keeps junit.xml to characters XML 1.0 allows", async () => {
     const out = tempDir();
-    const run = await runCli(["eval", "--set", set(hostile.map((id) => ({ id, context: [DOC], answer: `${BAD} <img src=y> \u202e\u0000` }))), "--out", out, "--backend", "offline"]);
+    const run = await runCli(["eval", "--set", set(hostile.map((id) => ({ id, context: [DOC], answer: `${BAD} <img src=y> \u202e\u0000` }))), "--out", out, "--backend", "offline", "--no-gate"]);
     expect(run.code).toBe(0);
     const html = readFileSync(join(out, "report.html"), "utf8");
     for (const bad of ["<img", "<!-- the", "\u001b", "\u0000", "\u202e", "\u2066", "\u009b"]) expect(html, JSON.stringify(bad)).not.toContain(bad);
@@ -201,7 +209,7 @@ describe("groundwatch eval: untrusted text in the reports", () => {
     expect(junit).toMatch(/^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u);
     expect(junit).toContain('name="a&#10;## Injected heading&#10;![pixel](https://evil.example/p.png)"');
     expect(junit).toContain('name="&lt;img src=x onerror=alert(1)&gt;"');
-    expect(junit.match(/<testcase /g)).toHaveLength(hostile.length);
+    expect(junit.match(/<testcase classname="groundwatch\.eval" /g)).toHaveLength(hostile.length);
   });
 });
 
@@ -246,11 +254,13 @@ describe("groundwatch eval: inputs and outputs", () => {
 
 // Regression (issue 13): a 400 MB reply from --target was read whole (2.7 GB RSS), then the
 // process died of a stack overflow. The reply is now streamed and capped; the row fails.
+// These runs are report-only (--no-gate): a lone unscorable row fails the default gate, and they
+// test how the reply is read, not the gate.
 describe("groundwatch eval --target: reply size", () => {
   it("aborts a streamed reply over --max-reply-bytes and fails only that row", async () => {
     const server = await target((res) => endless(res));
     const out = tempDir();
-    const run = await runCli(["eval", "--set", set([{ id: 1, question: "q", context: [DOC] }]), "--target", server.url, "--max-reply-bytes", "1000000", "--retries", "0", "--out", out, "--backend", "offline"]);
+    const run = await runCli(["eval", "--set", set([{ id: 1, question: "q", context: [DOC] }]), "--target", server.url, "--max-reply-bytes", "1000000", "--retries", "0", "--out", out, "--backend", "offline", "--no-gate"]);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { rows: Array<{ verdict: string; reason?: string; error?: string }> };
     expect(report.rows[0]).toMatchObject({ verdict: "unscorable", reason: "target_error", error: `target ${server.url}: the reply is larger than 1000000 bytes (--max-reply-bytes); the request was aborted` });
@@ -266,10 +276,10 @@ describe("groundwatch eval --target: reply size", () => {
       res.write('{"answer":"');
     });
     const out = tempDir();
-    const run = await runCli(["eval", "--set", set([{ id: 1, question: "q", context: [DOC] }]), "--target", streamed.url, "--retries", "0", "--out", out, "--backend", "offline"]);
+    const run = await runCli(["eval", "--set", set([{ id: 1, question: "q", context: [DOC] }]), "--target", streamed.url, "--retries", "0", "--out", out, "--backend", "offline", "--no-gate"]);
     expect(JSON.parse(readFileSync(join(out, "report.json"), "utf8"))).toMatchObject({ rows: [{ reason: "target_error", error: expect.stringContaining("larger than 10000000 bytes") as unknown }] });
     expect(run.code).toBe(0);
-    const run2 = await runCli(["eval", "--set", set([{ id: 1, question: "q", context: [DOC] }]), "--target", declared.url, "--max-reply-bytes", "1000", "--retries", "0", "--out", out, "--backend", "offline"]);
+    const run2 = await runCli(["eval", "--set", set([{ id: 1, question: "q", context: [DOC] }]), "--target", declared.url, "--max-reply-bytes", "1000", "--retries", "0", "--out", out, "--backend", "offline", "--no-gate"]);
     expect(run2.code).toBe(0);
     expect(JSON.parse(readFileSync(join(out, "report.json"), "utf8"))).toMatchObject({ rows: [{ error: expect.stringContaining("larger than 1000 bytes") as unknown }] });
   });

@@ -60,3 +60,51 @@ describe("groundwatch evidence: untrusted values", () => {
     expect(prom.queries).toEqual([]);
   });
 });
+
+/** calibration.json as calibrate writes it; "weak" is issue 14's: AUROC interval 0.295–1.0 on 6 rows. */
+function calibrationJson(verdict: "weak" | "pass" | "anti-correlated", extra: Record<string, unknown> = {}): string {
+  const auroc = { weak: { value: 0.667, low: 0.295, high: 1 }, pass: { value: 0.95, low: 0.88, high: 1 }, "anti-correlated": { value: 0.1, low: 0, high: 0.3 } }[verdict];
+  const path = join(tempDir(), "calibration.json");
+  writeFileSync(path, JSON.stringify({ threshold: 0.42, criterion: "youden", createdAt: "2026-11-01T00:00:00.000Z", backend: { name: "offline", version: "1", tier: "triage" }, dataset: { rows: 6, positives: 3, negatives: 3, unscorable: 2 }, excluded: { unscorable: 2 }, auroc, verdict, labelsToSettle: verdict === "weak" ? 40 : 0, referenceScores: [0.1], ...extra }));
+  return path;
+}
+
+// Issue 14: a failed calibration appeared as a plain threshold and AUROC.
+describe("groundwatch evidence: a calibration that did not pass", () => {
+  it("is flagged at the top, in red: what the verdict means, that the threshold is not trustworthy, what to do", async () => {
+    const prom = await fakePrometheus("/r");
+    const out = join(tempDir(), "evidence.html");
+    const run = await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--calibration", calibrationJson("weak"), "--out", out]);
+    expect(run.code, run.stderr).toBe(0);
+    const html = readFileSync(out, "utf8");
+    const alarm = /<div class="alarm" role="alert">([\s\S]*?)<\/div>/.exec(html)?.[1] ?? "";
+    expect(alarm).toContain("Calibration FAILED (verdict: weak): the answer threshold is not trustworthy");
+    expect(alarm).toContain("the AUROC&#39;s 95% interval (0.295–1.000) includes 0.5");
+    expect(alarm).toContain("The threshold 0.4200 decides which answers count as ungrounded");
+    expect(alarm).toContain("calibrate estimated that about 40 more labelled rows would settle it");
+    // Before the figures it qualifies, and red.
+    expect(html.indexOf('class="alarm"')).toBeLessThan(html.indexOf("<h2>Per route over the period</h2>"));
+    expect(html).toMatch(/\.alarm\{border:4px solid #b00020;background:#fde0e0/);
+    expect(html).toContain('<tr><td>verdict</td><td class="over">weak — not trustworthy (see the warning at the top)</td></tr>');
+    expect(html).toContain("<tr><td>unscorable rows</td><td>2, 2 left out of the AUROC and threshold</td></tr>");
+  });
+
+  it("says to check the labels' direction for an anti-correlated one, and flags a file with no verdict", async () => {
+    const prom = await fakePrometheus("/r");
+    const out = join(tempDir(), "evidence.html");
+    expect((await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--calibration", calibrationJson("anti-correlated"), "--out", out])).code).toBe(0);
+    expect(readFileSync(out, "utf8")).toMatch(/Calibration FAILED \(verdict: anti-correlated\)[\s\S]*higher scores went with answers labelled NOT grounded[\s\S]*check which way the labels point/);
+    expect((await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--calibration", calibrationJson("weak", { auroc: null, verdict: undefined }), "--out", out])).code).toBe(0);
+    expect(readFileSync(out, "utf8")).toContain("Calibration FAILED (verdict: none recorded)");
+  });
+
+  it("is not flagged when the calibration passed; an older file's unscorable rows are said to be fitted as 0", async () => {
+    const prom = await fakePrometheus("/r");
+    const out = join(tempDir(), "evidence.html");
+    expect((await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--calibration", calibrationJson("pass", { excluded: undefined }), "--out", out])).code).toBe(0);
+    const html = readFileSync(out, "utf8");
+    expect(html).not.toContain('class="alarm"');
+    expect(html).toContain('<tr><td>verdict</td><td class="">pass — the interval excludes 0.5</td></tr>');
+    expect(html).toContain("<tr><td>unscorable rows</td><td>2, fitted as score 0 (written by a calibrate that did not exclude them)</td></tr>");
+  });
+});

@@ -50,6 +50,24 @@ function listening(run: Running): Promise<string> {
   });
 }
 
+/** Resolves with the output once it matches `pattern`; rejects if serve exits first or after `ms`. */
+function waitFor(run: Running, pattern: RegExp, ms = 15_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${pattern.source} within ${ms} ms:\n${run.output()}`)), ms);
+    const check = (): void => {
+      if (!pattern.test(run.output())) return;
+      clearTimeout(timer);
+      resolve(run.output());
+    };
+    run.child.stderr?.on("data", check);
+    check();
+    void run.exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited ${code} before ${pattern.source}:\n${run.output()}`));
+    });
+  });
+}
+
 /** A TCP server closed when the test ends; `onConnection` gets each socket. */
 async function tcpServer(onConnection: (socket: Socket) => void = () => undefined): Promise<{ server: Server; port: number }> {
   const sockets = new Set<Socket>();
@@ -119,6 +137,86 @@ describe("groundwatch serve: SIGTERM with the OTLP endpoint down", () => {
     expect(performance.now() - signalled).toBeLessThan(DRAIN_MS + MARGIN_MS);
     expect(run.output()).toMatch(new RegExp(`warning: groundwatch collector: OTLP (traces|metrics|logs) export to ${otlp.replace(/\./g, "\\.")}/v1/(traces|metrics|logs) ${failure.source}`));
     expect(run.output()).toMatch(/groundwatch serve: stopped; 1 seen/);
+  });
+});
+
+/** calibration.json as calibrate writes it for issue 14's failed set: verdict weak, AUROC 0.667 (0.295–1.0), 6 rows. */
+function weakCalibration(): string {
+  const path = join(tempDir(), "calibration.json");
+  writeFileSync(path, JSON.stringify({ version: 1, createdAt: "2026-11-01T00:00:00.000Z", backend: { name: "offline", version: "x", tier: "triage" }, criterion: "youden", threshold: 0.42, dataset: { rows: 6, positives: 3, negatives: 3, unscorable: 0 }, excluded: { unscorable: 0 }, auroc: { value: 0.667, low: 0.295, high: 1, continuityCorrected: false }, verdict: "weak", labelsToSettle: 40, referenceScores: [0.1, 0.2, 0.3, 0.6, 0.7, 0.8] }));
+  return path;
+}
+
+const BANNER_END = /\n {2}evaluations {2}.*\n/;
+
+// Issue 14: serve printed only "listening"; a failed calibration was accepted silently.
+describe("groundwatch serve: start-up banner", () => {
+  it("says what it will do: backend and tier, threshold and source, calibration, drift, sampling, queue, auth, bind, OTLP export", { timeout: 30_000 }, async () => {
+    const { port: otlpPort } = await tcpServer();
+    const run = groundwatch(["serve", "--port", "0", "--backend", "offline", "--sample-rate", "0.5"], { GROUNDWATCH_SAMPLE_ROUTES: "/api/*=1,/health=0", OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpPort}/`, OTEL_METRIC_EXPORT_INTERVAL: "600000" });
+    const url = await listening(run);
+    const out = await waitFor(run, BANNER_END);
+    const banner = out.slice(out.indexOf("listening on"));
+    expect(banner).toContain("\n  backend      offline, tier triage — TRIAGE-GRADE: not for paging or release decisions");
+    expect(banner).toMatch(/\n {2}threshold {4}0\.\d{4} \(backend default\)\n/);
+    expect(banner).toContain("\n  calibration  none (the threshold is not backed by a labelled set; see groundwatch calibrate)\n");
+    expect(banner).toContain("\n  drift        no reference: each route's first 200 scores become its reference\n");
+    expect(banner).toContain("\n  sampling     0.5 by default; /api/*=1, /health=0\n");
+    expect(banner).toContain("\n  queue        1000 observations or 64 MiB of text, 1 worker, 30000 ms each; traces: 10000 or 64 MiB joining\n");
+    expect(banner).toContain("\n  auth         off (loopback only)\n");
+    expect(banner).toContain(`\n  bind         ${url.replace("http://", "")}\n`);
+    expect(banner).toContain(`\n  otlp export  traces → http://127.0.0.1:${otlpPort}/v1/traces, metrics → http://127.0.0.1:${otlpPort}/v1/metrics, logs → http://127.0.0.1:${otlpPort}/v1/logs\n`);
+    expect(banner).toContain("\n  evaluations  not logged (--log-evaluations)\n");
+  });
+
+  it("warns about a weak calibration, naming verdict and interval, and runs drift without its too-short reference", { timeout: 30_000 }, async () => {
+    const calibration = weakCalibration();
+    const run = groundwatch(["serve", "--port", "0", "--backend", "offline", "--calibration", calibration]);
+    await listening(run);
+    const out = await waitFor(run, BANNER_END);
+    // Through the monitor's diag warning (what an SDK user gets too) ...
+    expect(out).toContain(`warning: groundwatch: the calibration ${calibration} failed (verdict weak, AUROC 0.667): the AUROC's 95% interval (0.295–1.000) includes 0.5`);
+    expect(out).toContain("warning: groundwatch: drift runs without a reference: the calibration has 6 reference scores, fewer than drift.minScores (20)");
+    // ... and in the banner.
+    expect(out).toContain("\n  threshold    0.4200 (calibration)\n");
+    expect(out).toContain(`\n  calibration  WEAK — the threshold is not trustworthy: AUROC 0.667 (95% CI 0.295–1.000) on 6 rows, 2026-11-01T00:00:00.000Z (${calibration}); label more answers (calibrate estimated that about 40 more labelled rows would settle it`);
+    expect(out).toContain("\n  drift        no reference (calibration has 6 scores, needs 20): each route's first 200 scores become its reference\n");
+  });
+
+  it("refuses a weak calibration with --require-valid-calibration, exit 2", async () => {
+    const calibration = weakCalibration();
+    const run = groundwatch(["serve", "--port", "0", "--backend", "offline", "--calibration", calibration, "--require-valid-calibration"]);
+    expect(await run.exited).toBe(2);
+    expect(run.output()).toContain(`groundwatch serve: invalid calibrationFile: "${calibration}" (its verdict is weak (AUROC 0.667, 95% interval 0.295–1.000), and requireValidCalibration is set`);
+    expect(run.output()).not.toContain("listening");
+  });
+});
+
+describe("groundwatch serve --log-evaluations", () => {
+  it("prints each evaluation as it completes: route, verdict, score, claim counts, limits, and no user text", { timeout: 30_000 }, async () => {
+    const run = groundwatch(["serve", "--port", "0", "--backend", "offline", "--sample-rate", "1", "--threshold", "0.3", "--log-evaluations"]);
+    const url = await listening(run);
+    const banner = await waitFor(run, BANNER_END);
+    expect(banner).toContain("\n  threshold    0.3000 (--threshold)\n");
+    expect(banner).toContain("\n  evaluations  logged here as they complete\n");
+    const context = "Returns are accepted within 30 days of delivery.";
+    const body = [
+      { route: "/ask", context, answer: "Returns are accepted within 30 days of delivery." },
+      { route: "/ask", context, answer: "Returns are accepted within 90 days of delivery." },
+      { route: "/ask", context, answer: "I don't know." },
+    ];
+    expect((await fetch(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).status).toBe(202);
+    const out = await waitFor(run, /(evaluation route=.*\n[^]*){3}/);
+    expect(out).toMatch(/groundwatch serve: evaluation route=\/ask grounded score 0\.\d{3} \(threshold 0\.3\); claims 1 supported, 0 contradicted, 0 unsupported; limits none; offline \d+ ms\n/);
+    expect(out).toMatch(/groundwatch serve: evaluation route=\/ask ungrounded score 0\.\d{3} \(threshold 0\.3\); claims 0 supported, 1 contradicted, 0 unsupported; limits none; offline \d+ ms\n/);
+    expect(out).toMatch(/groundwatch serve: evaluation route=\/ask unscorable \(no_checkable_claims\); claims 0 supported, 0 contradicted, 0 unsupported, 1 skipped; limits none; offline \d+ ms\n/);
+    expect(out).not.toMatch(/within (30|90) days|I don't know/);
+  });
+
+  it("is on with OTEL_LOG_LEVEL=debug", { timeout: 30_000 }, async () => {
+    const run = groundwatch(["serve", "--port", "0", "--backend", "offline"], { OTEL_LOG_LEVEL: "debug" });
+    await listening(run);
+    expect(await waitFor(run, BANNER_END)).toContain("\n  evaluations  logged here as they complete\n");
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aurocWithInterval, chooseThreshold, hanleyMcNeilSe, labelsToSettle, wilsonInterval } from "../../src/core/calibration.ts";
+import { aurocWithInterval, calibrationVerdict, chooseThreshold, explainCalibrationFailure, hanleyMcNeilSe, labelsToSettle, wilsonInterval } from "../../src/core/calibration.ts";
 
 describe("AUROC interval", () => {
   it("matches a hand computation of the Hanley–McNeil standard error", () => {
@@ -54,5 +54,25 @@ describe("Wilson interval", () => {
     expect(w.low).toBeCloseTo(0.0215, 3);
     expect(w.high).toBeCloseTo(0.1118, 3);
     expect(wilsonInterval(0, 10).low).toBe(0);
+  });
+});
+
+describe("calibration verdict", () => {
+  it("passes an interval above 0.5, calls one below anti-correlated, and one that includes 0.5 weak", () => {
+    expect(calibrationVerdict({ low: 0.51, high: 1 })).toBe("pass");
+    expect(calibrationVerdict({ low: 0, high: 0.49 })).toBe("anti-correlated");
+    expect(calibrationVerdict({ low: 0.295, high: 1 })).toBe("weak");
+    expect(calibrationVerdict({ low: 0.5, high: 0.9 })).toBe("weak");
+  });
+
+  it("explains a failed verdict and what to do, and nothing for a pass", () => {
+    const auroc = { value: 0.667, low: 0.295, high: 1 };
+    expect(explainCalibrationFailure({ verdict: "pass", auroc, labelsToSettle: 0 })).toBeUndefined();
+    const weak = explainCalibrationFailure({ verdict: "weak", auroc, labelsToSettle: 40 });
+    expect(weak?.meaning).toBe("the AUROC's 95% interval (0.295–1.000) includes 0.5, so the labelled set has not shown that the score separates grounded from ungrounded answers, and the threshold fitted on it is not evidence");
+    expect(weak?.advice).toContain("about 40 more labelled rows would settle it");
+    expect(explainCalibrationFailure({ verdict: "weak", auroc, labelsToSettle: null })?.advice).toContain("no realistic labelled set would settle it");
+    expect(explainCalibrationFailure({ verdict: "anti-correlated", auroc: { value: 0.1, low: 0, high: 0.3 }, labelsToSettle: 0 })?.advice).toContain("1 must mean grounded");
+    expect(explainCalibrationFailure({ verdict: undefined, auroc: undefined, labelsToSettle: undefined })?.meaning).toContain("records no AUROC interval or verdict");
   });
 });

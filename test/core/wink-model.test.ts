@@ -41,3 +41,16 @@ describe("the English model's fast core loader", () => {
     expect(m.pos).toBe(model.pos);
   });
 });
+
+describe("the English model's metaCER (regression: the package re-encodes it on every call)", () => {
+  it("gives the same custom-entity machines to the 30th analyser as to the first, without growing", () => {
+    const metaCER = (): { machines: string } => (englishModel() as unknown as { metaCER(): { machines: string } }).metaCER();
+    const first = metaCER();
+    expect(typeof first.machines).toBe("string");
+    expect(JSON.parse(first.machines) as unknown).toBeTypeOf("object");
+    for (let i = 0; i < 30; i++) createTextAnalyzer({ model: englishModel() });
+    const later = metaCER();
+    expect(later.machines).toBe(first.machines);
+    expect(later.machines.length).toBeLessThan(10_000);
+  });
+});

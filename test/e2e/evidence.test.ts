@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startCollector } from "../../src/collector/server.ts";
@@ -76,5 +78,49 @@ describe.skipIf(!prometheusAvailable() || !chromiumAvailable())("groundwatch evi
     }
     expect(blue).toBeGreaterThan(200);
     expect(red).toBeGreaterThan(200);
+  });
+});
+
+/** Renders an HTML file in headless Chromium at 1000×900 (the first screen) and decodes the screenshot. */
+function firstScreen(html: string, dir: string): { width: number; pixels: Uint8Array } {
+  const png = join(dir, `${Math.random().toString(36).slice(2)}.png`);
+  execFileSync(CHROMIUM, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${join(dir, "profile")}`, "--hide-scrollbars", "--window-size=1000,900", `--screenshot=${png}`, `file://${html}`], { stdio: "ignore", timeout: 60_000 });
+  return decodePng(readFileSync(png));
+}
+
+/** Pixels within 12 of an RGB colour. */
+function count(pixels: Uint8Array, [r, g, b]: readonly [number, number, number]): number {
+  let n = 0;
+  for (let i = 0; i < pixels.length; i += 4) if (Math.abs((pixels[i] ?? 0) - r) < 12 && Math.abs((pixels[i + 1] ?? 0) - g) < 12 && Math.abs((pixels[i + 2] ?? 0) - b) < 12) n++;
+  return n;
+}
+
+// Issue 14: a failed calibration must be seen, not found in a table at the end.
+describe.skipIf(!chromiumAvailable())("groundwatch evidence with a calibration that did not pass, rendered in Chromium", () => {
+  it("draws the red warning on the first screen, and none for a passing calibration", { timeout: 60_000 }, async () => {
+    // A Prometheus with no data: the report is all text, so any red on screen is the warning.
+    const server = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "success", data: { result: [] } })));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+    const prometheus = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const dir = tempDir();
+    const report = async (verdict: "weak" | "pass"): Promise<string> => {
+      const calibration = join(dir, `${verdict}.json`);
+      const auroc = verdict === "weak" ? { value: 0.667, low: 0.295, high: 1 } : { value: 0.95, low: 0.88, high: 1 };
+      writeFileSync(calibration, JSON.stringify({ threshold: 0.42, criterion: "youden", dataset: { rows: 6 }, auroc, verdict, labelsToSettle: verdict === "weak" ? 40 : 0, referenceScores: [0.5] }));
+      const out = join(dir, `${verdict}.html`);
+      const run = await runCli(["evidence", "--prometheus", prometheus, "--from", "1699990000", "--to", "1700000000", "--calibration", calibration, "--out", out]);
+      expect(run.code, run.stderr).toBe(0);
+      return out;
+    };
+    const BACKGROUND = [0xfd, 0xe0, 0xe0] as const;
+    const BORDER = [0xb0, 0x00, 0x20] as const;
+    const weak = firstScreen(await report("weak"), dir);
+    // A box at least ~800 px wide and a few lines high, framed in red.
+    expect(count(weak.pixels, BACKGROUND)).toBeGreaterThan(800 * 60);
+    expect(count(weak.pixels, BORDER)).toBeGreaterThan(2 * 800 * 4);
+    const pass = firstScreen(await report("pass"), dir);
+    expect(count(pass.pixels, BACKGROUND)).toBe(0);
+    expect(count(pass.pixels, BORDER)).toBe(0);
   });
 });
