@@ -28,7 +28,7 @@ export type GateSource =
   | { readonly kind: "default" };
 
 /** The gate's criteria, by the name report.json gives them. */
-export type CriterionName = "maxHallucinationRate" | "minGroundedShare" | "minMeanScore" | "noRegressions";
+export type CriterionName = "maxHallucinationRate" | "maxUnscorableShare" | "minGroundedShare" | "minMeanScore" | "noRegressions";
 
 /** One criterion of the gate, with what was measured and whether it held. */
 export interface GateCriterion {
@@ -87,6 +87,8 @@ export interface EvalReport {
 /** The limits a gated run applies, each with its source; undefined criteria do not apply. */
 export interface GateSpec {
   readonly maxHallucinationRate: { readonly value: number; readonly source: GateSource };
+  /** Most rows allowed unscorable (no context, a failed --target call…): a gate must not pass on the few rows that could be scored. */
+  readonly maxUnscorableShare: { readonly value: number; readonly source: GateSource };
   readonly minGroundedShare?: { readonly value: number; readonly source: GateSource };
   readonly minMeanScore?: { readonly value: number; readonly source: GateSource };
   /** Present when --baseline was given: no row may regress. */
@@ -95,6 +97,9 @@ export interface GateSpec {
 
 /** The default limit on the hallucination rate when no flag or config file sets one. */
 export const DEFAULT_MAX_HALLUCINATION_RATE = 0.1;
+
+/** The default limit on the share of unscorable rows when no flag or config file sets one. */
+export const DEFAULT_MAX_UNSCORABLE_SHARE = 0.1;
 
 /** The one-line text of a report-only run, the same in every format. */
 export const REPORT_ONLY = "report only, no gate";
@@ -130,6 +135,8 @@ export function criterionMeasure(name: CriterionName): string {
   switch (name) {
     case "maxHallucinationRate":
       return "hallucination rate";
+    case "maxUnscorableShare":
+      return "unscorable share";
     case "minGroundedShare":
       return "grounded share";
     case "minMeanScore":
@@ -143,6 +150,7 @@ export function criterionMeasure(name: CriterionName): string {
 export function criterionLimit(c: Pick<GateCriterion, "name" | "limit">): string {
   switch (c.name) {
     case "maxHallucinationRate":
+    case "maxUnscorableShare":
       return `≤ ${pct(c.limit)}`;
     case "minGroundedShare":
       return `≥ ${pct(c.limit)}`;
@@ -166,6 +174,9 @@ export function evaluateGate(spec: GateSpec | "report-only", summary: EvalReport
   const rate = summary.hallucinationRate;
   const maxRate = spec.maxHallucinationRate;
   add("maxHallucinationRate", maxRate.value, rate, maxRate.source, rate !== null && rate <= maxRate.value, `hallucination rate ${rate === null ? "not measurable (no scorable row)" : pct(rate)} is above the maximum ${pct(maxRate.value)}`);
+  const unscorable = summary.rows > 0 ? summary.unscorable / summary.rows : null;
+  const maxUnscorable = spec.maxUnscorableShare;
+  add("maxUnscorableShare", maxUnscorable.value, unscorable, maxUnscorable.source, unscorable !== null && unscorable <= maxUnscorable.value, `${unscorable === null ? "no rows were read" : `${pct(unscorable)} of the rows (${summary.unscorable} of ${summary.rows}) could not be scored`}, above the maximum ${pct(maxUnscorable.value)}: the rates would rest on the rest`);
   if (spec.minGroundedShare) {
     const s = spec.minGroundedShare;
     add("minGroundedShare", s.value, summary.groundedShare, s.source, summary.groundedShare >= s.value, `grounded share ${pct(summary.groundedShare)} (${summary.grounded} of ${summary.rows}) is below the minimum ${pct(s.value)}`);
@@ -199,6 +210,8 @@ export function rowFailsGate(r: Pick<EvalReport, "gate" | "regressions">, row: E
     switch (c.name) {
       case "maxHallucinationRate":
         return row.verdict === "ungrounded" || (c.measured === null && row.verdict === "unscorable");
+      case "maxUnscorableShare":
+        return row.verdict === "unscorable";
       case "minGroundedShare":
         return row.verdict !== "grounded";
       case "minMeanScore":
@@ -246,6 +259,7 @@ export function reportMarkdown(r: EvalReport): string {
     `| answer threshold | ${r.threshold} | – | ${describeSource(r.thresholdSource, md)} | – |`,
     `| hallucination rate | ${pct(s.hallucinationRate)}${s.hallucinationInterval ? ` (95% CI ${pct(s.hallucinationInterval.low)}–${pct(s.hallucinationInterval.high)})` : ""} | ${cells("maxHallucinationRate")} |`,
     `| grounded share | ${pct(s.groundedShare)} (${s.grounded} of ${s.rows}) | ${cells("minGroundedShare")} |`,
+    `| unscorable share | ${pct(s.rows > 0 ? s.unscorable / s.rows : null)} (${s.unscorable} of ${s.rows}) | ${cells("maxUnscorableShare")} |`,
     `| mean score (raw, backend-specific) | ${fixed3(s.meanGroundedness)} | ${cells("minMeanScore")} |`,
     `| unscorable | ${s.unscorable} | – | – | – |`,
     `| regressions vs baseline | ${r.regressions.length} | ${cells("noRegressions")} |`,
@@ -411,6 +425,7 @@ ${notices}
 <tr><td>answer threshold</td><td>${r.threshold}</td><td>–</td><td>${escapeHtml(describeSource(r.thresholdSource))}</td><td>–</td></tr>
 <tr><td>hallucination rate</td><td>${pct(s.hallucinationRate)}${s.hallucinationInterval ? ` (95% CI ${pct(s.hallucinationInterval.low)}–${pct(s.hallucinationInterval.high)})` : ""}</td>${gateCells("maxHallucinationRate")}</tr>
 <tr><td>grounded share</td><td>${pct(s.groundedShare)} (${s.grounded} of ${s.rows})</td>${gateCells("minGroundedShare")}</tr>
+<tr><td>unscorable share</td><td>${pct(s.rows > 0 ? s.unscorable / s.rows : null)} (${s.unscorable} of ${s.rows})</td>${gateCells("maxUnscorableShare")}</tr>
 <tr><td>mean score (raw, backend-specific)</td><td>${fixed3(s.meanGroundedness)}</td>${gateCells("minMeanScore")}</tr>
 <tr><td>unscorable</td><td>${s.unscorable}</td><td>–</td><td>–</td><td>–</td></tr>
 <tr><td>regressions</td><td>${r.regressions.length}</td>${gateCells("noRegressions")}</tr>

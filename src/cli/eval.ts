@@ -10,7 +10,7 @@ import { createScorer } from "../nli/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import type { EvalReport, EvalRow, GateSource, GateSpec } from "./eval-report.ts";
-import { DEFAULT_MAX_HALLUCINATION_RATE, describeSource, evaluateGate, reportHtml, reportJunit, reportMarkdown } from "./eval-report.ts";
+import { DEFAULT_MAX_HALLUCINATION_RATE, DEFAULT_MAX_UNSCORABLE_SHARE, describeSource, evaluateGate, reportHtml, reportJunit, reportMarkdown } from "./eval-report.ts";
 import { EXIT } from "./exit-codes.ts";
 import { inputLines, makeOutputDir, outputDir, readTextFile, writeOutputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
@@ -47,6 +47,8 @@ Paths: keys joined by dots, [N] (or .N) for an array element, [*] for every elem
 Gate (always applied unless --no-gate; each limit from its flag, else the config file's "eval"
 section, else the default; every report says which applied and where each number came from):
   --max-hallucination-rate R  most ungrounded answers among the scorable ones (default ${DEFAULT_MAX_HALLUCINATION_RATE})
+  --max-unscorable-share U    most rows that could not be scored (no context, a failed --target call;
+                              default ${DEFAULT_MAX_UNSCORABLE_SHARE}): the rates must not rest on a remnant
   --min-grounded-share S      least share of all rows grounded at the threshold (unscorable rows
                               count as not grounded); backend-independent (default: not applied)
   --min-mean-score M          floor on the mean raw score; its scale depends on the backend, so
@@ -200,6 +202,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       threshold: { type: "string" },
       calibration: { type: "string" },
       "max-hallucination-rate": { type: "string" },
+      "max-unscorable-share": { type: "string" },
       "min-grounded-share": { type: "string" },
       "min-mean-score": { type: "string" },
       floor: { type: "string" },
@@ -227,11 +230,12 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
 
     // The gate, resolved before anything is scored: a bad limit should not cost a whole run.
     const noGate = args["no-gate"] === true;
-    const gateFlags = (["max-hallucination-rate", "min-grounded-share", "min-mean-score", "floor"] as const).filter((f) => args[f] !== undefined);
+    const gateFlags = (["max-hallucination-rate", "max-unscorable-share", "min-grounded-share", "min-mean-score", "floor"] as const).filter((f) => args[f] !== undefined);
     if (noGate && gateFlags.length > 0) throw new UsageError(`--no-gate runs without a gate, so --${gateFlags[0] ?? ""} would not apply: drop one of them`);
     if (args.floor !== undefined && args["min-mean-score"] !== undefined) throw new UsageError("--floor is the deprecated name of --min-mean-score: give only --min-mean-score");
     const rate = (flag: string, value: string | undefined): number | undefined => numberFlag(flag, value, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
     const maxRateFlag = rate("max-hallucination-rate", args["max-hallucination-rate"]);
+    const maxUnscorableFlag = rate("max-unscorable-share", args["max-unscorable-share"]);
     const minShareFlag = rate("min-grounded-share", args["min-grounded-share"]);
     const minMeanFlag = rate("min-mean-score", args["min-mean-score"]) ?? rate("floor", args.floor);
     if (args.floor !== undefined) {
@@ -247,9 +251,10 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
         return v !== undefined ? { value: v, source: config(key) } : undefined;
       };
       const maxRate = pick("--max-hallucination-rate", maxRateFlag, "maxHallucinationRate") ?? { value: DEFAULT_MAX_HALLUCINATION_RATE, source: { kind: "default" } as const };
+      const maxUnscorable = pick("--max-unscorable-share", maxUnscorableFlag, "maxUnscorableShare") ?? { value: DEFAULT_MAX_UNSCORABLE_SHARE, source: { kind: "default" } as const };
       const minShare = pick("--min-grounded-share", minShareFlag, "minGroundedShare");
       const minMean = pick("--min-mean-score", minMeanFlag, "minMeanScore");
-      spec = { maxHallucinationRate: maxRate, ...(minShare ? { minGroundedShare: minShare } : {}), ...(minMean ? { minMeanScore: minMean } : {}), ...(args.baseline ? { baseline: { source: { kind: "flag", flag: "--baseline" } } } : {}) };
+      spec = { maxHallucinationRate: maxRate, maxUnscorableShare: maxUnscorable, ...(minShare ? { minGroundedShare: minShare } : {}), ...(minMean ? { minMeanScore: minMean } : {}), ...(args.baseline ? { baseline: { source: { kind: "flag", flag: "--baseline" } } } : {}) };
     }
 
     const concurrency = numberFlag("concurrency", args.concurrency, (n) => Number.isInteger(n) && n >= 1 && n <= 256, "an integer from 1 to 256") ?? 4;

@@ -102,7 +102,7 @@ export function runInit(argv: readonly string[], io: CommandIo): Promise<number>
         `wrote ${at("groundwatch.yaml")} and ${at("groundwatch-eval.jsonl")}`,
         "",
         "Next:",
-        `  groundwatch eval --set ${at("groundwatch-eval.jsonl")} --config ${at("groundwatch.yaml")}   # the release gate on the example set`,
+        `  groundwatch eval --set ${at("groundwatch-eval.jsonl")} --config ${at("groundwatch.yaml")}   # the release gate: it fails (exit 1) on this set, where 3 of the 6 answers are made up`,
         `  groundwatch score ${at("groundwatch-eval.jsonl")} --format table                            # each answer's claims and evidence`,
         `  groundwatch serve --config ${at("groundwatch.yaml")}                                          # the collector on 127.0.0.1:4319`,
         "",

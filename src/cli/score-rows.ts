@@ -27,6 +27,15 @@ export function parseScoreRow(line: string, lineNumber: number): ParsedRow {
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) return fail(`expected a JSON object, got ${typeName(value)}`);
   const v = value as Record<string, unknown>;
+  // RAGAS and DeepEval rows are read as they are (their id defaults to the line number).
+  if ([...RAGAS_ONLY, ...DEEPEVAL_ONLY].some((k) => v[k] !== undefined && v[k] !== null)) {
+    const r = parseEvalSetRow(value, `line ${lineNumber}`, lineNumber);
+    if (typeof r === "string") return { ok: false, error: r };
+    const names = ROW_FIELDS[r.format];
+    if (r.answer === undefined) return fail(`"${names.answer}" is missing: score needs the answer`);
+    if (r.context === undefined) return fail(`"${names.context[0] ?? "context"}" is missing: score needs the retrieved documents`);
+    return { ok: true, row: { id: r.id, context: r.context, answer: r.answer, ...(r.question !== undefined ? { question: r.question } : {}), ...(r.samples ? { samples: r.samples } : {}) } };
+  }
   if (typeof v.id !== "string" && typeof v.id !== "number") return fail(`"id" must be a string or a number (got ${typeName(v.id)})`);
   if (typeof v.answer !== "string") return fail(`"answer" must be a string (got ${typeName(v.answer)})`);
   const ctx = v.context;

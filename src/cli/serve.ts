@@ -4,6 +4,7 @@ import { resolveScoreOptions } from "../config/score-options.ts";
 import { DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
 import { resolveCollectorOptions } from "../collector/options.ts";
+import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
 import { explainCalibrationFailure } from "../core/calibration.ts";
 import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
@@ -202,12 +203,8 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
         ? `no reference (calibration has ${ref.refused.scores} scores, needs ${ref.refused.minScores}): ${firstWindow}`
         : `no reference: ${firstWindow}`;
   const routes = Object.entries(monitor.sampling.routes ?? {});
-  const otlp = (["traces", "metrics", "logs"] as const).flatMap((signal) => {
-    // As the collector's providers decide it (src/collector/providers.ts).
-    const specific = env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`];
-    if (!specific && !env.OTEL_EXPORTER_OTLP_ENDPOINT) return [];
-    return [`${signal} → ${specific || `${String(env.OTEL_EXPORTER_OTLP_ENDPOINT).replace(/\/+$/, "")}/v1/${signal}`}`];
-  });
+  // As the collector's providers decide it.
+  const otlp = (["traces", "metrics", "logs"] as const).flatMap((signal) => (otlpWanted(env, signal) ? [`${signal} → ${endpointOf(env, signal)}`] : []));
   const rows: Array<[string, string]> = [
     ["backend", `${backend.name}, tier ${backend.tier}${triage}`],
     ["threshold", `${(monitor.thresholdSource === "default" ? defaultThreshold : (score.threshold ?? defaultThreshold)).toFixed(4)} (${THRESHOLD_SOURCES[monitor.thresholdSource]})`],

@@ -27,11 +27,12 @@ export interface CollectorProviders {
 }
 
 /** Whether the standard OTEL_EXPORTER_OTLP_* variables ask for an OTLP export of a signal. */
-function otlpWanted(env: NodeJS.ProcessEnv, signal: Signal): boolean {
+export function otlpWanted(env: NodeJS.ProcessEnv, signal: Signal): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`]);
 }
 
-function endpointOf(env: NodeJS.ProcessEnv, signal: Signal): string {
+/** Where a signal is exported: its own OTEL_EXPORTER_OTLP_{SIGNAL}_ENDPOINT, else the base endpoint + /v1/{signal}. */
+export function endpointOf(env: NodeJS.ProcessEnv, signal: Signal): string {
   const specific = env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`];
   return specific || `${String(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? "").replace(/\/+$/, "")}/v1/${signal}`;
 }

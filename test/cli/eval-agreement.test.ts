@@ -105,8 +105,10 @@ describe("groundwatch eval: junit.xml, report.md, report.html and the exit code 
 
   it("fails a gate that has nothing to measure (every row unscorable), and fails those rows", async () => {
     const r = await evalRun(set([{ id: "a", context: [DOC], answer: "" }, { id: "b", context: [DOC], answer: "" }]), []);
-    expect(outcomes(r)).toEqual({ exit: 1, json: "failed", md: "FAILED", html: "FAILED", junitFailures: 3 });
+    // Two criteria fail (nothing measurable; every row unscorable) and both rows fail them.
+    expect(outcomes(r)).toEqual({ exit: 1, json: "failed", md: "FAILED", html: "FAILED", junitFailures: 4 });
     expect(r.stdout).toContain("hallucination rate not measurable (no scorable row) is above the maximum 10.0%");
+    expect(r.stdout).toContain("100.0% of the rows (2 of 2) could not be scored");
   });
 });
 

@@ -53,10 +53,17 @@ describe("groundwatch eval: a gate always applies", () => {
     const r = await evalRun(set(rows(7)), []);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("## groundwatch eval — FAILED");
-    expect(r.stdout).toContain("**Gate:** hallucination rate ≤ 10.0% (groundwatch default); answers judged at threshold");
+    expect(r.stdout).toContain("**Gate:** hallucination rate ≤ 10.0% (groundwatch default); unscorable share ≤ 10.0% (groundwatch default); answers judged at threshold");
     expect(r.stdout).toContain("| hallucination rate | 70.0% (95% CI");
     expect(r.stdout).toContain("| ≤ 10.0% | groundwatch default | **FAIL** |");
-    expect(r.json.gate).toMatchObject({ status: "failed", passed: false, criteria: [{ name: "maxHallucinationRate", limit: 0.1, measured: 0.7, source: { kind: "default" }, passed: false }] });
+    expect(r.json.gate).toMatchObject({
+      status: "failed",
+      passed: false,
+      criteria: [
+        { name: "maxHallucinationRate", limit: 0.1, measured: 0.7, source: { kind: "default" }, passed: false },
+        { name: "maxUnscorableShare", limit: 0.1, measured: 0, source: { kind: "default" }, passed: true },
+      ],
+    });
   });
 
   it("passes a clean set under the default gate", async () => {
@@ -190,7 +197,20 @@ describe("groundwatch eval: where each gate number came from", () => {
     expect(r.code).toBe(0);
     expect(r.json.gate.criteria).toEqual([
       expect.objectContaining({ name: "maxHallucinationRate", limit: 0.2, source: { kind: "config", file: config, key: "eval.maxHallucinationRate" } }),
+      expect.objectContaining({ name: "maxUnscorableShare", limit: 0.1, source: { kind: "default" } }),
       expect.objectContaining({ name: "minGroundedShare", limit: 0.6, source: { kind: "flag", flag: "--min-grounded-share" } }),
     ]);
+  });
+
+  it("fails a run where too many rows could not be scored, even when the scored ones are grounded (a --target mostly down)", async () => {
+    const unscorable = { context: [], answer: "The museum opens at nine." };
+    const path = set([...rows(0).slice(0, 8), { id: "u1", ...unscorable }, { id: "u2", ...unscorable }]);
+    const r = await evalRun(path, []);
+    expect(r.code).toBe(1);
+    expect(r.json.gate.criteria.find((c) => c.name === "maxUnscorableShare")).toMatchObject({ measured: 0.2, passed: false, source: { kind: "default" } });
+    expect(r.stdout).toContain("20.0% of the rows (2 of 10) could not be scored, above the maximum 10.0%");
+    expect(r.junit).toContain('<failure message="counts against the failed gate (unscorable share)');
+    const allowed = await evalRun(path, ["--max-unscorable-share", "0.25"]);
+    expect(allowed.code).toBe(0);
   });
 });

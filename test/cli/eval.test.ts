@@ -30,8 +30,8 @@ describe("groundwatch eval", () => {
     expect(report).toMatchObject({ summary: { rows: 10, hallucinationRate: 0 }, gate: { passed: true } });
     const junit = readFileSync(join(out, "junit.xml"), "utf8");
     expect(junit.match(/<testcase classname="groundwatch\.eval" /g)).toHaveLength(10);
-    // One testcase per gate criterion: the hallucination rate and the mean score.
-    expect(junit.match(/<testcase classname="groundwatch\.eval\.gate" /g)).toHaveLength(2);
+    // One testcase per gate criterion: the hallucination rate, the unscorable share and the mean score.
+    expect(junit.match(/<testcase classname="groundwatch\.eval\.gate" /g)).toHaveLength(3);
     expect(readFileSync(summary, "utf8")).toContain("PASSED");
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("<svg");
   });
@@ -45,7 +45,7 @@ describe("groundwatch eval", () => {
     expect(run.stdout).toMatch(/\| hallucination rate \| 30\.0% \(95% CI \d+\.\d%–\d+\.\d%\)/);
     const junit = readFileSync(join(out, "junit.xml"), "utf8");
     // The gate's criterion fails, and the three ungrounded rows that failed it.
-    expect(junit).toContain('<testsuite name="groundwatch eval: gate" tests="1" failures="1"');
+    expect(junit).toContain('<testsuite name="groundwatch eval: gate" tests="2" failures="1"');
     expect(junit).toContain('<testsuite name="groundwatch eval: rows" tests="10" failures="3">');
     expect(junit).toContain('<failure message="counts against the failed gate (hallucination rate): ungrounded');
     const html = readFileSync(join(out, "report.html"), "utf8");

@@ -34,6 +34,21 @@ describe("groundwatch score", () => {
     expect(run.stderr).toContain("WARNING: no NLI model configured or cached: scoring with the offline backend, whose results are TRIAGE-GRADE");
   });
 
+  it("reads RAGAS and DeepEval rows as they are, their id defaulting to the line number", async () => {
+    const ragas = { user_input: "When does the museum open?", retrieved_contexts: ROW_GOOD.context, response: ROW_GOOD.answer, reference: "At nine." };
+    const deepeval = { input: "How long is the return window?", retrieval_context: [ROW_BAD_DAYS.context], actual_output: ROW_BAD_DAYS.answer, expected_output: "30 days." };
+    const run = await runCli(["score", "--input", "-"], { stdin: jsonl([ragas, deepeval]) });
+    expect(run.code).toBe(0);
+    const rows = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: unknown; verdict: string });
+    expect(rows.map((r) => [r.id, r.verdict])).toEqual([
+      [1, "grounded"],
+      [2, "ungrounded"],
+    ]);
+    const missing = await runCli(["score", "--input", "-"], { stdin: jsonl([{ user_input: "q", response: "a" }]) });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('line 1: "retrieved_contexts" is missing: score needs the retrieved documents');
+  });
+
   it("reads an input file saved with a UTF-8 byte order mark", async () => {
     const dir = tempDir();
     const path = join(dir, "bom.jsonl");
