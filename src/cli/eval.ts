@@ -4,8 +4,6 @@ import { ConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
 import { SCORE_ENV } from "../config/score-options.ts";
 import { wilsonInterval } from "../core/calibration.ts";
-import type { ContextInput } from "../core/context.ts";
-import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { createScorer } from "../nli/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
@@ -72,14 +70,8 @@ Exit codes: 0 passed (or --no-gate), 1 gate failed, 2 bad flags, configuration o
 
 ${BACKEND_FLAGS_HELP}`;
 
-interface SetRow {
-  readonly id: string | number;
-  readonly question: string | undefined;
-  readonly context: ContextInput | undefined;
-  readonly answer: string | undefined;
-  readonly label?: 0 | 1;
-  readonly samples?: Sample[];
-}
+/** An eval row, whichever convention it was written in. */
+type SetRow = Omit<EvalSetRow, "format">;
 
 /** A number from 0 to 1 in the config file's eval section, or undefined. */
 function configRate(section: Record<string, unknown>, key: string): number | undefined {

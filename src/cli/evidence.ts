@@ -9,12 +9,14 @@ import type { CommandIo } from "./io.ts";
 import { escapeHtml } from "./escape.ts";
 import type { CalibrationVerdict } from "../core/calibration.ts";
 import { CALIBRATION_VERDICTS, calibrationVerdict, explainCalibrationFailure } from "../core/calibration.ts";
+import { chartResolution, describePeriod, formatDuration, formatTime, promDuration, resolvePeriod } from "./period.ts";
 
 export const EVIDENCE_HELP = `groundwatch evidence — a report a risk owner can hand a supervisor
 
 Usage:
-  groundwatch evidence --prometheus URL --from DATE --to DATE [--route R] [--threshold 0.1]
-                       [--calibration calibration.json] [--out report.html] [--pdf]
+  groundwatch evidence --prometheus URL (--from DATE [--to DATE] | --since LENGTH [--to DATE])
+                       [--route R] [--threshold 0.1] [--calibration calibration.json]
+                       [--out report.html] [--pdf]
 
 Queries the Prometheus that scrapes groundwatch and writes a self-contained HTML report: the
 hallucination rate and mean groundedness per route over the period with the threshold, alert
@@ -23,7 +25,18 @@ calibration record (AUROC with its interval and verdict, date, set size, unscora
 A calibration whose verdict is not "pass" (the interval includes 0.5 or lies below it) is flagged
 in red at the top: what the verdict means, that its threshold is not trustworthy, and what to do.
 --pdf also prints it to PDF with headless Chromium (Debian's chromium) when it is installed.
-DATE: ISO 8601 (2026-11-01, 2026-11-01T00:00:00Z) or a Unix time in seconds.
+
+The period (all dates and times are UTC, and the report says so):
+  --from DATE      its start; a date alone (2026-09-01) is the start of that day, 00:00 UTC
+  --to DATE        its end, default now; a date alone (2026-11-30) includes that day: the period
+                   runs up to 2026-12-01 00:00 UTC
+  --since LENGTH   the LENGTH before --to (before now by default): 30d, 90d, 12h, 2w
+                   (m minutes, h hours, d days, w weeks); not with --from
+DATE: a date (2026-11-01), an ISO 8601 time (2026-11-01T08:00:00Z, 2026-11-01T09:00+01:00;
+UTC when it has no offset) or a Unix time in seconds.
+Trend charts use round windows sized to the period: 5 min up to a day, 15 min up to 3 days,
+1 h up to 12 days, 6 h up to 75 days, 1 day beyond. A window or route with nothing scored shows
+"no data" (no answers scored in this period), never 0%.
 
 Exit codes: 0 written, 1 Prometheus or Chromium failed, 2 bad flags.
 `;
@@ -79,13 +92,6 @@ function readCalibrationRecord(flag: string, value: string, io: CommandIo): Cali
   };
 }
 
-function parseDate(flag: string, value: string | undefined): number {
-  if (!value) throw new UsageError(`--${flag} is required`, true);
-  const t = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Date.parse(value) / 1000;
-  if (!Number.isFinite(t)) throw new UsageError(`--${flag} is not a date: ${JSON.stringify(value)}`);
-  return t;
-}
-
 async function prom(base: string, path: string, params: Record<string, string>): Promise<unknown> {
   const url = `${base.replace(/\/+$/, "")}${path}?${new URLSearchParams(params).toString()}`;
   let res: Response;
@@ -99,8 +105,11 @@ async function prom(base: string, path: string, params: Record<string, string>):
   return body.data?.result;
 }
 
-/** A line chart as inline SVG: one polyline per series, the threshold dashed. */
-function lineChart(title: string, series: Series, from: number, to: number, opts: { max?: number; threshold?: number; percent?: boolean }): string {
+/**
+ * A line chart as inline SVG, the threshold dashed. A window with nothing scored has no point (the
+ * ratio is no data, not 0%), so each series is drawn as its unbroken runs; a lone point is a dot.
+ */
+function lineChart(title: string, series: Series, from: number, to: number, opts: { step: number; max?: number; threshold?: number; percent?: boolean; empty: string }): string {
   const w = 640;
   const h = 220;
   const pad = 36;
@@ -111,52 +120,77 @@ function lineChart(title: string, series: Series, from: number, to: number, opts
   const colors = ["#2e86c1", "#c0392b", "#27ae60", "#8e44ad", "#d35400", "#16a085"];
   const lines = series
     .map((s, i) => {
-      const pts = s.values.filter(([, v]) => Number.isFinite(Number(v))).map(([t, v]) => `${x(t).toFixed(1)},${y(Number(v)).toFixed(1)}`);
-      return pts.length ? `<polyline class="series" fill="none" stroke="${colors[i % colors.length]}" stroke-width="2" points="${pts.join(" ")}"/>` : "";
+      const color = colors[i % colors.length] ?? "#000";
+      const runs: Array<Array<[number, number]>> = [];
+      let last = -Infinity;
+      for (const [t, raw] of s.values) {
+        const v = Number(raw);
+        if (!Number.isFinite(v)) continue;
+        if (t - last > opts.step * 1.5 || runs.length === 0) runs.push([]);
+        runs[runs.length - 1]?.push([t, v]);
+        last = t;
+      }
+      return runs
+        .map((run) => {
+          const pts = run.map(([t, v]) => [x(t).toFixed(1), y(v).toFixed(1)] as const);
+          const [first] = pts;
+          if (pts.length === 1 && first) return `<circle class="series" cx="${first[0]}" cy="${first[1]}" r="2.5" fill="${color}"/>`;
+          return `<polyline class="series" fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => p.join(",")).join(" ")}"/>`;
+        })
+        .join("");
     })
     .join("");
   const legend = series.map((s, i) => `<span style="color:${colors[i % colors.length]}">■</span> ${escapeHtml(s.metric.groundwatch_route ?? "all")}`).join(" &nbsp; ");
   const fmt = (v: number): string => (opts.percent ? `${(100 * v).toFixed(0)}%` : v.toFixed(2));
   const threshold = opts.threshold !== undefined ? `<line x1="${pad}" x2="${w - 10}" y1="${y(opts.threshold)}" y2="${y(opts.threshold)}" stroke="#000" stroke-dasharray="5 4"/><text x="${w - 120}" y="${y(opts.threshold) - 4}" font-size="11">threshold ${fmt(opts.threshold)}</text>` : "";
-  const day = (t: number): string => new Date(t * 1000).toISOString().slice(0, 16).replace("T", " ");
-  return `<figure><figcaption>${escapeHtml(title)}</figcaption><svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" role="img" aria-label="${escapeHtml(title)}"><rect x="${pad}" y="10" width="${w - pad - 10}" height="${h - pad}" fill="#fafafa" stroke="#ccc"/><text x="2" y="16" font-size="10">${fmt(max)}</text><text x="2" y="${h - pad + 10}" font-size="10">${fmt(0)}</text><text x="${pad}" y="${h - 8}" font-size="10">${day(from)}</text><text x="${w - 110}" y="${h - 8}" font-size="10">${day(to)}</text>${threshold}${lines}</svg><div class="legend">${legend || "no data in this period"}</div></figure>`;
+  return `<figure><figcaption>${escapeHtml(title)}</figcaption><svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" role="img" aria-label="${escapeHtml(title)}"><rect x="${pad}" y="10" width="${w - pad - 10}" height="${h - pad}" fill="#fafafa" stroke="#ccc"/><text x="2" y="16" font-size="10">${fmt(max)}</text><text x="2" y="${h - pad + 10}" font-size="10">${fmt(0)}</text><text x="${pad}" y="${h - 8}" font-size="10">${formatTime(from)} UTC</text><text x="${w - 10}" y="${h - 8}" font-size="10" text-anchor="end">${formatTime(to)} UTC</text>${threshold}${lines}</svg><div class="legend">${legend || escapeHtml(opts.empty)}</div></figure>`;
 }
 
-/** Runs `groundwatch evidence`; resolves to the exit code. */
-export function runEvidence(argv: readonly string[], io: CommandIo): Promise<number> {
+/**
+ * `numerator / denominator`, as the dashboards and alert rules write it: no result when the
+ * denominator is 0 (nothing scored is no data, not 0%), and 0 when only the numerator's series is
+ * missing (a route with no ungrounded answer yet). Both sides must carry the same labels.
+ */
+function ratio(numerator: string, denominator: string): string {
+  return `(${numerator} or ${denominator} * 0) / (${denominator} > 0)`;
+}
+
+/** Runs `groundwatch evidence`; resolves to the exit code. `now` is the clock (--since, the default --to, "generated"). */
+export function runEvidence(argv: readonly string[], io: CommandIo, now: () => Date = () => new Date()): Promise<number> {
   return runCommand("evidence", EVIDENCE_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, { prometheus: { type: "string" }, from: { type: "string" }, to: { type: "string" }, route: { type: "string" }, threshold: { type: "string" }, calibration: { type: "string" }, out: { type: "string" }, pdf: { type: "boolean" } });
+    const { values: args } = parseFlags(argv, { prometheus: { type: "string" }, from: { type: "string" }, to: { type: "string" }, since: { type: "string" }, route: { type: "string" }, threshold: { type: "string" }, calibration: { type: "string" }, out: { type: "string" }, pdf: { type: "boolean" } });
     if (!args.prometheus || !/^https?:\/\//.test(args.prometheus)) throw new UsageError("--prometheus must be the http(s) URL of Prometheus", true);
-    const from = parseDate("from", args.from);
-    const to = parseDate("to", args.to);
-    if (to <= from) throw new UsageError("--to must be after --from");
+    const period = resolvePeriod({ from: args.from, to: args.to, since: args.since }, now);
+    const { from, to } = period;
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.1;
     const calibration = args.calibration ? readCalibrationRecord("--calibration", args.calibration, io) : undefined;
     // Checked before Prometheus is queried.
     const out = outputFile("--out", args.out ?? "evidence.html", io);
     const route = args.route ? `groundwatch_route="${args.route.replace(/["\\]/g, "\\$&")}"` : 'groundwatch_route=~".+"';
-    const span = to - from;
-    const step = Math.max(1, Math.round(span / 200));
-    const window = `${Math.max(300, step)}s`;
-    const range = `${Math.round(span)}s`;
+    const resolution = chartResolution(to - from);
+    const { step } = resolution;
+    const window = promDuration(resolution.window);
+    const range = promDuration(to - from);
     const q = (query: string): Promise<Series> => prom(args.prometheus as string, "/api/v1/query_range", { query, start: String(from), end: String(to), step: String(step) }) as Promise<Series>;
     const instant = (query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> =>
       prom(args.prometheus as string, "/api/v1/query", { query, time: String(to) }) as Promise<Array<{ metric: Record<string, string>; value: [number, string] }>>;
     const scorableIn = `sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${route}}[${window}]))`;
-    const rate = await q(`(sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${route}}[${window}])) or ${scorableIn} * 0) / clamp_min(${scorableIn}, 1e-9)`);
-    const mean = await q(`sum by (groundwatch_route) (increase(groundwatch_groundedness_score_sum{${route}}[${window}])) / clamp_min(sum by (groundwatch_route) (increase(groundwatch_groundedness_score_count{${route}}[${window}])), 1e-9)`);
-    const alerts = await q('max by (alertname, groundwatch_route, severity) (ALERTS{alertstate="firing", alertname=~"Groundwatch.*"})');
+    const rate = await q(ratio(`sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${route}}[${window}]))`, scorableIn));
+    const mean = await q(`sum by (groundwatch_route) (increase(groundwatch_groundedness_score_sum{${route}}[${window}])) / (sum by (groundwatch_route) (increase(groundwatch_groundedness_score_count{${route}}[${window}])) > 0)`);
+    // Each point covers its whole window (max_over_time), so an alert that fired between two chart
+    // steps is still reported; a plain ALERTS query samples only the instants and can miss it.
+    const alerts = await q(`max by (alertname, groundwatch_route, severity) (max_over_time(ALERTS{alertstate="firing", alertname=~"Groundwatch.*"}[${promDuration(step)}]))`);
     const scored = await instant(`sum by (groundwatch_route) (increase(groundwatch_observations_scored_total{${route}}[${range}]))`);
-    const sampled = await instant(`sum by (groundwatch_route) (increase(groundwatch_observations_sampled_total{${route}}[${range}])) / clamp_min(sum by (groundwatch_route) (increase(groundwatch_observations_seen_total{${route}}[${range}])), 1e-9)`);
-    // A route with no ungrounded series has a rate of 0, not no rate: fill it from the scorable total.
+    const sampled = await instant(ratio(`sum by (groundwatch_route) (increase(groundwatch_observations_sampled_total{${route}}[${range}]))`, `sum by (groundwatch_route) (increase(groundwatch_observations_seen_total{${route}}[${range}]))`));
+    // A route with no ungrounded series has a rate of 0, not no rate; one with nothing scorable has none.
     const scorable = `sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${route}}[${range}]))`;
-    const periodRate = await instant(`(sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${route}}[${range}])) or ${scorable} * 0) / clamp_min(${scorable}, 1e-9)`);
+    const periodRate = await instant(ratio(`sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${route}}[${range}]))`, scorable));
     const backends = await instant(`sum by (groundwatch_backend_name, groundwatch_backend_tier) (increase(groundwatch_evaluations_total{${route}}[${range}]))`);
 
-    const iso = (t: number): string => new Date(t * 1000).toISOString();
+    const utc = (t: number): string => `${formatTime(t)} UTC`;
     const firings = alerts.map((s) => {
       const times = s.values.map(([t]) => t);
-      return { name: s.metric.alertname ?? "", route: s.metric.groundwatch_route ?? "", severity: s.metric.severity ?? "", first: Math.min(...times), last: Math.max(...times), samples: times.length };
+      return { name: s.metric.alertname ?? "", route: s.metric.groundwatch_route ?? "", severity: s.metric.severity ?? "", first: Math.min(...times), last: Math.max(...times), firing: times.length * step };
     });
     const byRoute = (rows: Array<{ metric: Record<string, string>; value: [number, string] }>): Map<string, number> => new Map(rows.map((r) => [r.metric.groundwatch_route ?? "", Number(r.value[1])]));
     const scoredBy = byRoute(scored);
@@ -164,6 +198,15 @@ export function runEvidence(argv: readonly string[], io: CommandIo): Promise<num
     const rateBy = byRoute(periodRate);
     const routes = [...new Set([...scoredBy.keys(), ...rateBy.keys()])].sort();
     const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? "–" : `${(100 * v).toFixed(1)}%`);
+    const NOTHING_SCORED = "no answers scored in this period";
+    // No rate is not a rate of 0: say why there is none.
+    const rateCell = (r: string): string => {
+      const v = rateBy.get(r);
+      if (v !== undefined && Number.isFinite(v)) return `<td class="${v > threshold ? "over" : ""}">${pct(v)}</td>`;
+      return `<td class="no-data">no data: ${(scoredBy.get(r) ?? 0) > 0 ? "no scorable answers in this period" : NOTHING_SCORED}</td>`;
+    };
+    // The last day the period includes, for the title: a period ending at midnight does not include that day.
+    const lastDay = formatTime(to % 86_400 === 0 ? to - 86_400 : to).slice(0, 10);
     const failed = calibration ? explainCalibrationFailure(calibration) : undefined;
     const verdictName = calibration?.verdict ?? "none recorded";
     // A failed calibration is the first thing a reader sees, not a number in a table at the end.
@@ -179,26 +222,26 @@ export function runEvidence(argv: readonly string[], io: CommandIo): Promise<num
       ? `<tr><td>unscorable rows</td><td>${Math.round(u.rows)}${u.rows === 0 ? "" : u.excluded === undefined ? ", fitted as score 0 (written by a calibrate that did not exclude them)" : u.excluded > 0 ? `, ${Math.round(u.excluded)} left out of the AUROC and threshold` : ", fitted as score 0 (--unscorable as-ungrounded)"}</td></tr>`
       : "";
     const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>groundwatch evidence ${escapeHtml(iso(from).slice(0, 10))} – ${escapeHtml(iso(to).slice(0, 10))}</title>
+<html lang="en"><head><meta charset="utf-8"><title>groundwatch evidence ${escapeHtml(formatTime(from).slice(0, 10))} – ${escapeHtml(lastDay)}</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:900px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:4px 10px;text-align:left}figure{margin:1em 0}figcaption{font-weight:600}.legend{font-size:12px}.over{color:#c0392b;font-weight:600}.alarm{border:4px solid #b00020;background:#fde0e0;color:#5c0010;padding:4px 16px;margin:1em 0}.alarm-title{color:#b00020;font-size:1.25em;font-weight:700}@media print{.alarm{-webkit-print-color-adjust:exact;print-color-adjust:exact}}</style>
+<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:900px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:4px 10px;text-align:left}figure{margin:1em 0}figcaption{font-weight:600}.legend{font-size:12px}.over{color:#c0392b;font-weight:600}.no-data{color:#777}.alarm{border:4px solid #b00020;background:#fde0e0;color:#5c0010;padding:4px 16px;margin:1em 0}.alarm-title{color:#b00020;font-size:1.25em;font-weight:700}@media print{.alarm{-webkit-print-color-adjust:exact;print-color-adjust:exact}}</style>
 </head><body>
 <h1>Groundedness monitoring evidence</h1>
-<p>Period ${escapeHtml(iso(from))} to ${escapeHtml(iso(to))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. Source: ${escapeHtml(args.prometheus)}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
+<p>Period: ${escapeHtml(describePeriod(period))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. All times are UTC. Source: ${escapeHtml(args.prometheus)}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
 ${alarm}<h2>Per route over the period</h2>
 <table><tr><th>route</th><th>answers scored</th><th>traffic sampled</th><th>hallucination rate</th></tr>
-${routes.map((r) => `<tr><td>${escapeHtml(r)}</td><td>${Math.round(scoredBy.get(r) ?? 0)}</td><td>${pct(sampledBy.get(r))}</td><td class="${(rateBy.get(r) ?? 0) > threshold ? "over" : ""}">${pct(rateBy.get(r))}</td></tr>`).join("\n") || '<tr><td colspan="4">no evaluations in this period</td></tr>'}
+${routes.map((r) => `<tr><td>${escapeHtml(r)}</td><td>${Math.round(scoredBy.get(r) ?? 0)}</td><td>${pct(sampledBy.get(r))}</td>${rateCell(r)}</tr>`).join("\n") || `<tr><td colspan="4" class="no-data">${NOTHING_SCORED}</td></tr>`}
 </table>
 <h2>Trends</h2>
-${lineChart(`Hallucination rate (${window} windows)`, rate, from, to, { max: 1, threshold, percent: true })}
-${lineChart(`Mean groundedness (${window} windows)`, mean, from, to, { max: 1, percent: false })}
+${lineChart(`Hallucination rate (${resolution.label})`, rate, from, to, { step, max: 1, threshold, percent: true, empty: `no data: ${NOTHING_SCORED}` })}
+${lineChart(`Mean groundedness (${resolution.label})`, mean, from, to, { step, max: 1, percent: false, empty: `no data: ${NOTHING_SCORED}` })}
 <h2>Alert firings</h2>
-${firings.length ? `<table><tr><th>alert</th><th>route</th><th>severity</th><th>first seen firing</th><th>last seen firing</th></tr>${firings.map((f) => `<tr><td>${escapeHtml(f.name)}</td><td>${escapeHtml(f.route)}</td><td>${escapeHtml(f.severity)}</td><td>${escapeHtml(iso(f.first))}</td><td>${escapeHtml(iso(f.last))}</td></tr>`).join("")}</table>` : "<p>No groundwatch alert fired in this period.</p>"}
+${firings.length ? `<p class="note">Alerts are read per ${escapeHtml(formatDuration(step))} window: an alert counts in a window when it fired at any moment of it, so the times are the ends of those windows.</p><table><tr><th>alert</th><th>route</th><th>severity</th><th>first window firing (ends)</th><th>last window firing (ends)</th><th>windows firing, in all</th></tr>${firings.map((f) => `<tr><td>${escapeHtml(f.name)}</td><td>${escapeHtml(f.route)}</td><td>${escapeHtml(f.severity)}</td><td>${escapeHtml(utc(f.first))}</td><td>${escapeHtml(utc(f.last))}</td><td>${escapeHtml(formatDuration(f.firing))}</td></tr>`).join("")}</table>` : "<p>No groundwatch alert fired in this period.</p>"}
 <h2>Scoring backend</h2>
-${backends.length ? `<table><tr><th>backend</th><th>tier</th><th>answers</th></tr>${backends.map((b) => `<tr><td>${escapeHtml(b.metric.groundwatch_backend_name ?? "")}</td><td>${escapeHtml(b.metric.groundwatch_backend_tier ?? "")}</td><td>${Math.round(Number(b.value[1]))}</td></tr>`).join("")}</table>${backends.some((b) => b.metric.groundwatch_backend_tier === "triage") ? "<p class=\"over\">Part of this period was scored by a triage-tier backend: those figures are indicative, not decision-grade.</p>" : ""}` : "<p>No evaluations in this period.</p>"}
+${backends.length ? `<table><tr><th>backend</th><th>tier</th><th>answers</th></tr>${backends.map((b) => `<tr><td>${escapeHtml(b.metric.groundwatch_backend_name ?? "")}</td><td>${escapeHtml(b.metric.groundwatch_backend_tier ?? "")}</td><td>${Math.round(Number(b.value[1]))}</td></tr>`).join("")}</table>${backends.some((b) => b.metric.groundwatch_backend_tier === "triage") ? "<p class=\"over\">Part of this period was scored by a triage-tier backend: those figures are indicative, not decision-grade.</p>" : ""}` : "<p>No answers scored in this period.</p>"}
 <h2>Calibration record</h2>
 ${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixed(4)} (${escapeHtml(calibration.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibration.auroc ? `${calibration.auroc.value.toFixed(3)} (95% CI ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "–"}</td></tr><tr><td>verdict</td><td class="${failed ? "over" : ""}">${escapeHtml(verdictName)}${failed ? " — not trustworthy (see the warning at the top)" : " — the interval excludes 0.5"}</td></tr><tr><td>labelled set</td><td>${calibration.rows !== undefined ? Math.round(calibration.rows) : "–"} answers</td></tr>${unscorableRow}<tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ?? "–")}</td></tr></table>` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
-<p style="font-size:12px;color:#777">Generated ${escapeHtml(new Date().toISOString())} by groundwatch evidence.</p>
+<p style="font-size:12px;color:#777">Generated ${escapeHtml(utc(now().getTime() / 1000))} by groundwatch evidence.</p>
 </body></html>
 `;
     writeOutputFile("--out", out, html);

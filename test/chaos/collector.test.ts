@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { tempDir } from "../helpers/cli.ts";
+import { closedPort } from "../helpers/net.ts";
 import { tracesJson } from "../collector/otlp-json.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -16,13 +16,6 @@ const DRAIN_MS = 10_000; // collector.drainMs default
 const DOCS = ["Returns are accepted within 30 days of delivery for a full refund.", "Refunds reach the original payment method within 5 business days."];
 const GOOD = { route: "/api/answer", context: DOCS, answer: "Returns are accepted within 30 days of delivery." };
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 interface Serve {
   readonly url: string;

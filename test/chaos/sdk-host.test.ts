@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { tempDir } from "../helpers/cli.ts";
+import { closedPort } from "../helpers/net.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The stated bound on the host's resident memory through the whole run (baseline ≈ 150–250 MB). */
@@ -16,14 +16,6 @@ interface HostState {
   readonly rss: number;
 }
 
-/** A port nothing listens on: bound once, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 interface Host {
   readonly url: string;

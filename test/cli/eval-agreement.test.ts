@@ -1,54 +1,13 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EvalReport } from "../../src/cli/eval-report.ts";
 import { chat, startJudgeServer } from "../helpers/judge-server.ts";
 import type { CliRun } from "../helpers/cli.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
+import type { Reports } from "../helpers/eval.ts";
+import { DOC, evalRun, junitFailures, reports, rows, set } from "../helpers/eval.ts";
 
 // Issue 14 (release gate): junit.xml listed a failure per ungrounded row while the gate passed,
-// and a triage-grade run looked like any other. Split from eval-gate.test.ts to keep each test
-// process under about twenty scorer starts: wink-eng-lite-web-model's NER loader stringifies its
-// already-stringified model again on every load, so each load costs twice the one before.
-
-const DOC = "Returns: unopened items may be returned within 30 days of delivery for a full refund.";
-const GOOD = "Unopened items may be returned within 30 days of delivery.";
-const BAD = "Items may be returned within 90 days in any condition.";
-
-function set(rows: unknown[]): string {
-  const path = join(tempDir(), "eval.jsonl");
-  writeFileSync(path, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
-  return path;
-}
-
-/** `total` rows on one document, the first `bad` of them answered wrongly. */
-const rows = (bad: number, total = 10): unknown[] => Array.from({ length: total }, (_, i) => ({ id: `q${i}`, question: "How long can I return items?", context: [DOC], answer: i < bad ? BAD : GOOD }));
-
-interface Reports {
-  json: EvalReport;
-  md: string;
-  html: string;
-  junit: string;
-}
-
-function reports(out: string): Reports {
-  const read = (name: string): string => readFileSync(join(out, name), "utf8");
-  return { json: JSON.parse(read("report.json")) as EvalReport, md: read("report.md"), html: read("report.html"), junit: read("junit.xml") };
-}
-
-/** Runs eval on the offline backend into a fresh --out; returns the run and its reports. */
-async function evalRun(setPath: string, flags: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<CliRun & Reports> {
-  const out = tempDir();
-  const run = await runCli(["eval", "--set", setPath, "--out", out, "--backend", "offline", ...flags], options);
-  expect(existsSync(join(out, "report.json")), run.stderr).toBe(true);
-  return { ...run, ...reports(out) };
-}
-
-/** The failures attribute of a JUnit element (testsuites, or the suite with that name). */
-function junitFailures(junit: string, suite?: string): number {
-  const re = suite ? new RegExp(`<testsuite name="${suite}" [^>]*failures="(\\d+)"`) : /<testsuites [^>]*failures="(\d+)"/;
-  return Number(re.exec(junit)?.[1] ?? NaN);
-}
+// and a triage-grade run looked like any other.
 
 describe("groundwatch eval: junit.xml, report.md, report.html and the exit code agree", () => {
   /** The outcome each format states. */

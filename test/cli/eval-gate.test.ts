@@ -1,52 +1,12 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EvalReport } from "../../src/cli/eval-report.ts";
-import type { CliRun } from "../helpers/cli.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
+import { DOC, evalRun, junitFailures, rows, set } from "../helpers/eval.ts";
 
 // Issue 14 (release gate): with no gate flags eval printed PASSED at a 71% hallucination rate,
 // and the README's --floor 0.8 failed a fully grounded set on the default backend. Agreement
 // between the formats and the triage notice are in eval-agreement.test.ts.
-
-const DOC = "Returns: unopened items may be returned within 30 days of delivery for a full refund.";
-const GOOD = "Unopened items may be returned within 30 days of delivery.";
-const BAD = "Items may be returned within 90 days in any condition.";
-
-function set(rows: unknown[]): string {
-  const path = join(tempDir(), "eval.jsonl");
-  writeFileSync(path, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
-  return path;
-}
-
-/** `total` rows on one document, the first `bad` of them answered wrongly. */
-const rows = (bad: number, total = 10): unknown[] => Array.from({ length: total }, (_, i) => ({ id: `q${i}`, question: "How long can I return items?", context: [DOC], answer: i < bad ? BAD : GOOD }));
-
-interface Reports {
-  json: EvalReport;
-  md: string;
-  html: string;
-  junit: string;
-}
-
-function reports(out: string): Reports {
-  const read = (name: string): string => readFileSync(join(out, name), "utf8");
-  return { json: JSON.parse(read("report.json")) as EvalReport, md: read("report.md"), html: read("report.html"), junit: read("junit.xml") };
-}
-
-/** Runs eval on the offline backend into a fresh --out; returns the run and its reports. */
-async function evalRun(setPath: string, flags: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<CliRun & Reports> {
-  const out = tempDir();
-  const run = await runCli(["eval", "--set", setPath, "--out", out, "--backend", "offline", ...flags], options);
-  expect(existsSync(join(out, "report.json")), run.stderr).toBe(true);
-  return { ...run, ...reports(out) };
-}
-
-/** The failures attribute of a JUnit element (testsuites, or the suite with that name). */
-function junitFailures(junit: string, suite?: string): number {
-  const re = suite ? new RegExp(`<testsuite name="${suite}" [^>]*failures="(\\d+)"`) : /<testsuites [^>]*failures="(\d+)"/;
-  return Number(re.exec(junit)?.[1] ?? NaN);
-}
 
 describe("groundwatch eval: a gate always applies", () => {
   it("fails a high-hallucination set with no gate flags, naming the default gate", async () => {

@@ -5,18 +5,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { runCli, tempDir } from "../helpers/cli.ts";
-
-const DOC = "Returns: unopened items may be returned within 30 days of delivery for a full refund.";
-const GOOD = "Unopened items may be returned within 30 days of delivery.";
-const BAD = "Items may be returned within 90 days in any condition.";
-
-function set(rows: unknown[]): string {
-  const path = join(tempDir(), "eval.jsonl");
-  writeFileSync(path, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
-  return path;
-}
-
-const rows = (bad: number, total = 10): unknown[] => Array.from({ length: total }, (_, i) => ({ id: `q${i}`, question: "How long can I return items?", context: [DOC], answer: i < bad ? BAD : GOOD }));
+import { BAD, DOC, GOOD, rows, set } from "../helpers/eval.ts";
 
 describe("groundwatch eval", () => {
   it("passes a clean set and writes report.json, report.md, junit.xml, report.html and the step summary", async () => {

@@ -3,21 +3,34 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { chartResolution, describePeriod, formatDuration, MAX_CHART_POINTS, parseTime, promDuration, resolvePeriod } from "../../src/cli/period.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 
-/** A Prometheus that answers every query with one series for a hostile route; closed when the test ends. */
-async function fakePrometheus(route: string): Promise<{ url: string; queries: string[] }> {
+/** One request the fake Prometheus received: its path and query parameters. */
+interface PromRequest {
+  readonly path: string;
+  readonly params: Record<string, string>;
+}
+
+/**
+ * A Prometheus that answers every query with one series for a hostile route, or with what `respond`
+ * returns for a request; closed when the test ends.
+ */
+async function fakePrometheus(route: string, respond?: (request: PromRequest) => unknown[]): Promise<{ url: string; queries: string[]; requests: PromRequest[] }> {
   const queries: string[] = [];
+  const requests: PromRequest[] = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
+    const request = { path: url.pathname, params: Object.fromEntries(url.searchParams) };
     queries.push(url.searchParams.get("query") ?? "");
+    requests.push(request);
     const range = url.pathname.endsWith("query_range");
-    const result = [{ metric: { groundwatch_route: route, alertname: route, severity: route, groundwatch_backend_name: route, groundwatch_backend_tier: route }, ...(range ? { values: [[1_700_000_000, "0.5"]] } : { value: [1_700_000_000, "3"] }) }];
+    const result = respond ? respond(request) : [{ metric: { groundwatch_route: route, alertname: route, severity: route, groundwatch_backend_name: route, groundwatch_backend_tier: route }, ...(range ? { values: [[1_700_000_000, "0.5"]] } : { value: [1_700_000_000, "3"] }) }];
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "success", data: { result } }));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, queries };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, queries, requests };
 }
 
 const HOSTILE = '<img src=x onerror=alert(1)>"\u202e\u0000';
@@ -106,5 +119,186 @@ describe("groundwatch evidence: a calibration that did not pass", () => {
     expect(html).not.toContain('class="alarm"');
     expect(html).toContain('<tr><td>verdict</td><td class="">pass — the interval excludes 0.5</td></tr>');
     expect(html).toContain("<tr><td>unscorable rows</td><td>2, fitted as score 0 (written by a calibrate that did not exclude them)</td></tr>");
+  });
+});
+
+const DAY = 86_400;
+const utc = (iso: string): number => Date.parse(iso) / 1000;
+const CLOCK = (): Date => new Date("2026-11-30T14:05:09.400Z");
+
+// Issue 14 (CLI conventions): --to 2026-11-30 left out the 30th, there was no relative period,
+// charts were labelled "12528s windows", and a period with nothing scored showed 0%.
+describe("evidence periods: --from, --to and --since", () => {
+  it("reads a date alone as a whole UTC day: the start of it for --from, the end of it (next midnight) for --to", () => {
+    expect(parseTime("from", "2026-11-30", "start")).toEqual({ time: utc("2026-11-30T00:00:00Z"), day: "2026-11-30" });
+    expect(parseTime("to", "2026-11-30", "end")).toEqual({ time: utc("2026-12-01T00:00:00Z"), day: "2026-11-30" });
+    // Month and year ends roll over.
+    expect(parseTime("to", "2026-12-31", "end").time).toBe(utc("2027-01-01T00:00:00Z"));
+    expect(parseTime("to", "2028-02-28", "end").time).toBe(utc("2028-02-29T00:00:00Z"));
+  });
+
+  it("keeps a full timestamp exact, whatever the edge: its offset, UTC without one, fractions and Unix seconds", () => {
+    for (const edge of ["start", "end"] as const) {
+      expect(parseTime("to", "2026-11-30T08:15:00Z", edge)).toEqual({ time: utc("2026-11-30T08:15:00Z") });
+      expect(parseTime("to", "2026-11-30T09:15+01:00", edge).time).toBe(utc("2026-11-30T08:15:00Z"));
+      expect(parseTime("to", "2026-11-30T03:15:00-0500", edge).time).toBe(utc("2026-11-30T08:15:00Z"));
+      expect(parseTime("to", "2026-11-30T08:15:00", edge).time).toBe(utc("2026-11-30T08:15:00Z"));
+      expect(parseTime("to", "2026-11-30 08:15:30.5", edge).time).toBe(utc("2026-11-30T08:15:30Z") + 0.5);
+      expect(parseTime("to", "1700000000", edge)).toEqual({ time: 1_700_000_000 });
+    }
+  });
+
+  it("refuses what is not a date, naming the flag: a day that does not exist, a date without dashes, words", () => {
+    expect(() => parseTime("from", "2026-02-30", "start")).toThrow('--from is not a date (no such day): "2026-02-30"');
+    expect(() => parseTime("to", "2026-11-30T24:00:00Z", "end")).toThrow("--to is not a date (no such time)");
+    expect(() => parseTime("to", "20261130", "end")).toThrow("write it as 2026-11-30; a number is read as Unix seconds");
+    expect(() => parseTime("to", "yesterday", "end")).toThrow('--to is not a date: "yesterday" (use 2026-11-30, 2026-11-30T08:00:00Z or Unix seconds)');
+  });
+
+  it("includes the --to day, and defaults --to to the clock's time", () => {
+    expect(resolvePeriod({ from: "2026-09-01", to: "2026-11-30" }, CLOCK)).toEqual({ from: utc("2026-09-01T00:00:00Z"), to: utc("2026-12-01T00:00:00Z"), fromDay: "2026-09-01", toDay: "2026-11-30", toNow: false });
+    // The same day for both is that one day.
+    expect(resolvePeriod({ from: "2026-11-30", to: "2026-11-30" }, CLOCK)).toMatchObject({ from: utc("2026-11-30T00:00:00Z"), to: utc("2026-12-01T00:00:00Z") });
+    expect(resolvePeriod({ from: "2026-11-01" }, CLOCK)).toEqual({ from: utc("2026-11-01T00:00:00Z"), to: utc("2026-11-30T14:05:09Z"), fromDay: "2026-11-01", toNow: true });
+  });
+
+  it("reads --since in minutes, hours, days and weeks, up to --to or the clock's time", () => {
+    const now = utc("2026-11-30T14:05:09Z");
+    expect(resolvePeriod({ since: "30d" }, CLOCK)).toEqual({ from: now - 30 * DAY, to: now, since: 30 * DAY, toNow: true });
+    expect(resolvePeriod({ since: "90d" }, CLOCK)).toMatchObject({ from: now - 90 * DAY, to: now });
+    expect(resolvePeriod({ since: "12h" }, CLOCK)).toMatchObject({ from: now - 12 * 3600 });
+    expect(resolvePeriod({ since: "2w" }, CLOCK)).toMatchObject({ from: now - 14 * DAY });
+    expect(resolvePeriod({ since: "45m" }, CLOCK)).toMatchObject({ from: now - 45 * 60 });
+    expect(resolvePeriod({ since: "7d", to: "2026-11-30" }, CLOCK)).toEqual({ from: utc("2026-11-24T00:00:00Z"), to: utc("2026-12-01T00:00:00Z"), since: 7 * DAY, toDay: "2026-11-30", toNow: false });
+  });
+
+  it("refuses --since with --from, a missing start, a bad length and an empty period, with usage errors", () => {
+    expect(() => resolvePeriod({ since: "30d", from: "2026-11-01" }, CLOCK)).toThrow("give --from or --since, not both");
+    expect(() => resolvePeriod({ to: "2026-11-30" }, CLOCK)).toThrow("give the period: --from DATE [--to DATE], or --since 30d");
+    for (const bad of ["30", "0d", "30y", "1.5d", "-3d", "d"]) expect(() => resolvePeriod({ since: bad }, CLOCK), bad).toThrow(`--since must be a length such as 30d, 12h or 2w (m minutes, h hours, d days, w weeks), got ${JSON.stringify(bad)}`);
+    expect(() => resolvePeriod({ from: "2026-11-30", to: "2026-11-29" }, CLOCK)).toThrow("--to must be after --from");
+    expect(() => resolvePeriod({ from: "2026-12-01" }, CLOCK)).toThrow("--from must be in the past (--to defaults to now)");
+  });
+
+  it("describes the period in UTC, with its length", () => {
+    expect(describePeriod(resolvePeriod({ from: "2026-09-01", to: "2026-11-30" }, CLOCK))).toBe("2026-09-01 to 2026-11-30, both days included (2026-09-01 00:00 to 2026-12-01 00:00 UTC, 91 days)");
+    expect(describePeriod(resolvePeriod({ since: "30d" }, CLOCK))).toBe("the last 30 days (2026-10-31 14:05:09 to 2026-11-30 14:05:09 UTC)");
+    expect(describePeriod(resolvePeriod({ since: "36h", to: "2026-11-30" }, CLOCK))).toBe("the 1 day 12 h up to the end of 2026-11-30 (2026-11-29 12:00 to 2026-12-01 00:00 UTC)");
+    expect(describePeriod(resolvePeriod({ from: "2026-11-30T08:00:00Z", to: "2026-11-30" }, CLOCK))).toBe("2026-11-30 08:00 UTC to the end of 2026-11-30 (2026-11-30 08:00 to 2026-12-01 00:00 UTC, 16 h)");
+    expect(describePeriod(resolvePeriod({ from: "2026-11-01" }, CLOCK))).toBe("the start of 2026-11-01 to now (2026-11-01 00:00 to 2026-11-30 14:05:09 UTC, 29 days 14 h)");
+    expect(describePeriod(resolvePeriod({ from: "2026-11-30T08:00Z", to: "2026-11-30T08:45Z" }, CLOCK))).toBe("2026-11-30 08:00 to 2026-11-30 08:45 UTC (45 min)");
+  });
+});
+
+describe("evidence charts: round steps and readable windows", () => {
+  it("picks round steps, at most MAX_CHART_POINTS points, and labels windows in minutes, hours or days", () => {
+    const cases: Array<[span: number, step: number, label: string]> = [
+      [15, 1, "5 min windows"],
+      [3600, 15, "5 min windows"],
+      [6 * 3600, 300, "5 min windows"],
+      [DAY, 300, "5 min windows"],
+      [3 * DAY, 900, "15 min windows"],
+      [7 * DAY, 3600, "1 h windows"],
+      [30 * DAY, 6 * 3600, "6 h windows"],
+      [90 * DAY, DAY, "1 day windows"],
+      [365 * DAY, DAY, "1 day windows"],
+    ];
+    for (const [span, step, label] of cases) {
+      expect(chartResolution(span), String(span)).toMatchObject({ step, label });
+      if (span <= 300 * DAY) expect(span / step).toBeLessThanOrEqual(MAX_CHART_POINTS);
+    }
+    // Issue 14's example: an 87-day period was drawn in "12528s windows".
+    expect(chartResolution(87 * DAY)).toEqual({ step: DAY, window: DAY, label: "1 day windows" });
+  });
+
+  it("formats durations for people, and for PromQL in its largest whole unit", () => {
+    expect([300, 900, 3600, 6 * 3600, DAY, 91 * DAY, 1.5 * DAY, 90, 12_528, 0.2].map(formatDuration)).toEqual(["5 min", "15 min", "1 h", "6 h", "1 day", "91 days", "1 day 12 h", "1 min 30 s", "3 h 28 min", "under 1 s"]);
+    expect([300, 3600, DAY, 90 * DAY, 90, 12_528].map(promDuration)).toEqual(["5m", "1h", "1d", "90d", "90s", "12528s"]);
+  });
+});
+
+describe("groundwatch evidence: the period and no-data queries", () => {
+  it("queries up to the end of a date-only --to, in round windows, and says so in UTC", async () => {
+    const prom = await fakePrometheus("/r");
+    const out = join(tempDir(), "evidence.html");
+    const run = await runCli(["evidence", "--prometheus", prom.url, "--from", "2026-11-01", "--to", "2026-11-30", "--out", out]);
+    expect(run.code, run.stderr).toBe(0);
+    const [start, end] = [utc("2026-11-01T00:00:00Z"), utc("2026-12-01T00:00:00Z")];
+    const ranges = prom.requests.filter((r) => r.path === "/api/v1/query_range");
+    const instants = prom.requests.filter((r) => r.path === "/api/v1/query");
+    expect(ranges.length).toBeGreaterThan(0);
+    expect(instants.length).toBeGreaterThan(0);
+    for (const r of ranges) expect(r.params).toMatchObject({ start: String(start), end: String(end), step: String(6 * 3600) });
+    for (const r of instants) expect(r.params.time).toBe(String(end));
+    // 30 days: 6 h windows in the charts and the alerts, the whole period in the table.
+    expect(prom.queries.filter((q) => q.includes("[6h]")).length).toBe(3);
+    // An alert that fired between two chart points still counts: each point covers its window.
+    expect(prom.queries).toContainEqual(expect.stringContaining('max_over_time(ALERTS{alertstate="firing", alertname=~"Groundwatch.*"}[6h])'));
+    expect(prom.queries.filter((q) => q.includes("[30d]")).length).toBe(4);
+    const html = readFileSync(out, "utf8");
+    expect(html).toContain("<title>groundwatch evidence 2026-11-01 – 2026-11-30</title>");
+    expect(html).toContain("Period: 2026-11-01 to 2026-11-30, both days included (2026-11-01 00:00 to 2026-12-01 00:00 UTC, 30 days), all routes. All times are UTC.");
+    expect(html).toContain("<figcaption>Hallucination rate (6 h windows)</figcaption>");
+    expect(html).toContain("<figcaption>Mean groundedness (6 h windows)</figcaption>");
+    expect(html).not.toMatch(/\d+s windows/);
+  });
+
+  it("takes --since up to now, and refuses it with --from before querying", async () => {
+    const prom = await fakePrometheus("/r");
+    const out = join(tempDir(), "evidence.html");
+    const before = Math.floor(Date.now() / 1000);
+    const run = await runCli(["evidence", "--prometheus", prom.url, "--since", "90d", "--out", out]);
+    const after = Math.ceil(Date.now() / 1000);
+    expect(run.code, run.stderr).toBe(0);
+    const [range] = prom.requests.filter((r) => r.path === "/api/v1/query_range");
+    const end = Number(range?.params.end);
+    expect(end).toBeGreaterThanOrEqual(before);
+    expect(end).toBeLessThanOrEqual(after);
+    expect(Number(range?.params.start)).toBe(end - 90 * DAY);
+    expect(range?.params.step).toBe(String(DAY));
+    const html = readFileSync(out, "utf8");
+    expect(html).toContain("Period: the last 90 days (");
+    expect(html).toContain("<figcaption>Hallucination rate (1 day windows)</figcaption>");
+
+    const asked = prom.requests.length;
+    const both = await runCli(["evidence", "--prometheus", prom.url, "--since", "30d", "--from", "2026-11-01", "--out", out]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe('groundwatch evidence: give --from or --since, not both: --since sets the start of the period from its end\nRun "groundwatch evidence --help" for usage.\n');
+    expect((await runCli(["evidence", "--prometheus", prom.url, "--since", "30", "--out", out])).stderr).toContain("--since must be a length such as 30d");
+    expect(prom.requests.length).toBe(asked);
+  });
+
+  it("divides by (denominator > 0), never clamp_min: a period with nothing scored says so, not 0%", async () => {
+    // Prometheus has the route's counters but nothing was scored: every ratio is no result.
+    const prom = await fakePrometheus("/r", ({ params }) => (params.query?.includes("groundwatch_observations_scored_total") ? [{ metric: { groundwatch_route: "/r" }, value: [1_700_000_000, "0"] }] : []));
+    const out = join(tempDir(), "evidence.html");
+    const run = await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--out", out]);
+    expect(run.code, run.stderr).toBe(0);
+    for (const q of prom.queries) expect(q).not.toContain("clamp_min");
+    const ratios = prom.queries.filter((q) => q.includes(" / "));
+    expect(ratios.length).toBe(4);
+    for (const q of ratios) expect(q).toMatch(/ \/ \(sum by \(groundwatch_route\) \(increase\([^)]*\[\w+\]\)\) > 0\)$/);
+    const html = readFileSync(out, "utf8");
+    expect(html).toContain('<tr><td>/r</td><td>0</td><td>–</td><td class="no-data">no data: no answers scored in this period</td></tr>');
+    expect(html.match(/<div class="legend">no data: no answers scored in this period<\/div>/g)?.length).toBe(2);
+    expect(html).not.toContain(">0.0%<");
+    expect(html).toContain("<p>No answers scored in this period.</p>");
+
+    // Nothing at all: the table says so too.
+    const empty = await fakePrometheus("/r", () => []);
+    expect((await runCli(["evidence", "--prometheus", empty.url, ...PERIOD, "--out", out])).code).toBe(0);
+    expect(readFileSync(out, "utf8")).toContain('<tr><td colspan="4" class="no-data">no answers scored in this period</td></tr>');
+  });
+
+  it("breaks a trend line where a window had nothing scored, rather than joining across it", async () => {
+    const t0 = 1_699_990_000;
+    const values = [[t0, "0.1"], [t0 + 50, "0.2"], [t0 + 200, "0.3"], [t0 + 250, "0.4"], [t0 + 500, "0.5"]];
+    const prom = await fakePrometheus("/r", ({ path, params }) => (path.endsWith("query_range") && params.query?.includes("ungrounded") ? [{ metric: { groundwatch_route: "/r" }, values }] : []));
+    const out = join(tempDir(), "evidence.html");
+    expect((await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--out", out])).code).toBe(0);
+    const chart = /<figcaption>Hallucination rate \(5 min windows\)<\/figcaption>([\s\S]*?)<\/figure>/.exec(readFileSync(out, "utf8"))?.[1] ?? "";
+    // A 10 000 s period is drawn at 1 min steps: a gap over a step and a half starts a new run; a lone point is a dot.
+    expect(chart.match(/<polyline class="series"/g)?.length).toBe(2);
+    expect(chart.match(/<circle class="series"/g)?.length).toBe(1);
   });
 });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { tempDir } from "../helpers/cli.ts";
+import { closedPort } from "../helpers/net.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BAD_MODEL = fileURLToPath(new URL("../fixtures/models/bad-labels/", import.meta.url));
@@ -86,14 +87,6 @@ async function tcpServer(onConnection: (socket: Socket) => void = () => undefine
   return { server, port: (server.address() as { port: number }).port };
 }
 
-/** A port nothing listens on: taken from the system, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("groundwatch serve: refusing to start", () => {
   it("says the port is in use and exits 1", async () => {

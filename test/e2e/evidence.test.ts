@@ -64,6 +64,20 @@ describe.skipIf(!prometheusAvailable() || !chromiumAvailable())("groundwatch evi
     expect(html).toMatch(/AUROC<\/td><td>1\.000 \(95% CI 0\.\d{3}–1\.000\)/);
     expect(html.match(/<polyline class="series"/g)?.length).toBeGreaterThanOrEqual(4);
     expect(readFileSync(join(dir, "evidence.pdf")).subarray(0, 5).toString()).toBe("%PDF-");
+    // Issue 14: windows in readable units, times said to be UTC.
+    expect(html).toContain("<figcaption>Hallucination rate (5 min windows)</figcaption>");
+    expect(html).toContain("All times are UTC.");
+
+    // Issue 14: a date-only --to includes that day (today's answers are in), and --since reaches now.
+    const day = (t: number): string => new Date(t * 1000).toISOString().slice(0, 10);
+    const now = Math.floor(Date.now() / 1000);
+    for (const period of [["--from", day(start - 86_400), "--to", day(now)], ["--since", "1h"]]) {
+      const rerun = await runCli(["evidence", "--prometheus", prom.url, ...period, "--out", join(dir, "rerun.html")]);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const again = readFileSync(join(dir, "rerun.html"), "utf8");
+      expect(Number(/<td>\/api\/returns<\/td><td>(\d+)<\/td><td>100\.0%<\/td><td class="over">\d+\.\d%<\/td>/.exec(again)?.[1]), period.join(" ")).toBeGreaterThan(0);
+      expect(again, period.join(" ")).toMatch(/<td>\/api\/faq<\/td><td>[1-9]\d*<\/td><td>100\.0%<\/td><td class="">0\.0%<\/td>/);
+    }
 
     // Render in headless Chromium and check the charts are drawn: series-coloured pixels exist.
     const png = join(dir, "shot.png");
