@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { semanticEntropy } from "../src/core/entropy/semantic-entropy.ts";
 import { auroc } from "../src/core/stats.ts";
 import { createTextAnalyzer } from "../src/core/text.ts";
-import type { EntailmentBackend, NliResult } from "../src/nli/backend.ts";
+import type { EntailmentBackend, NliResult } from "../src/core/backend.ts";
 import { createOfflineBackend } from "../src/nli/offline/backend.ts";
 import { createOnnxBackend } from "../src/nli/onnx/backend.ts";
 

@@ -1,6 +1,6 @@
 import type { Criterion } from "../core/calibration.ts";
 import { aurocWithInterval, calibrationVerdict, chooseThreshold, labelsToSettle } from "../core/calibration.ts";
-import { createScorer } from "../nli/scorer.ts";
+import { createScorer } from "../scoring/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import { createIdChecker } from "./unique-ids.ts";

@@ -7,7 +7,7 @@ import { loadConfigFile } from "../config/file.ts";
 import type { ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import { createTextAnalyzer } from "../core/text.ts";
-import type { EntailmentBackend } from "../nli/backend.ts";
+import type { EntailmentBackend } from "../core/backend.ts";
 import { createBackend } from "../nli/registry.ts";
 import { backendOptionsFromFlags } from "./backend-flags.ts";
 import { EXIT } from "./exit-codes.ts";

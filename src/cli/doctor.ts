@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { resolveScoreOptions } from "../config/score-options.ts";
-import type { EntailmentBackend } from "../nli/backend.ts";
+import type { EntailmentBackend } from "../core/backend.ts";
 import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime, onnxRuntimeVersion } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";

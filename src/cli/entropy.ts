@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
-import type { EntailmentBackend, NliResult } from "../nli/backend.ts";
+import type { EntailmentBackend, NliResult } from "../core/backend.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { inputSource, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";

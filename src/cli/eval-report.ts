@@ -1,5 +1,5 @@
 import type { ClaimResult } from "../core/groundedness.ts";
-import type { BackendInfo } from "../nli/backend.ts";
+import type { BackendInfo } from "../core/backend.ts";
 import { escapeHtml, escapeXml, mdText } from "./escape.ts";
 
 /** One evaluated row of the set, as stored in report.json. */

@@ -4,7 +4,7 @@ import { ConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
 import { SCORE_ENV } from "../config/score-options.ts";
 import { wilsonInterval } from "../core/calibration.ts";
-import { createScorer } from "../nli/scorer.ts";
+import { createScorer } from "../scoring/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import type { EvalReport, EvalRow, GateSource, GateSpec } from "./eval-report.ts";

@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import type { EntailmentBackend, NliPair } from "../nli/backend.ts";
+import type { EntailmentBackend, NliPair } from "../core/backend.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { inputSource, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";

@@ -1,8 +1,8 @@
 import { createReadStream, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Writable } from "node:stream";
-import type { Scorer, ScoredAnswer } from "../nli/scorer.ts";
-import { createScorer } from "../nli/scorer.ts";
+import type { Scorer, ScoredAnswer } from "../scoring/scorer.ts";
+import { createScorer } from "../scoring/scorer.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { isBrokenPipe, writeLine } from "./io.ts";

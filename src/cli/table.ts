@@ -1,4 +1,4 @@
-import type { ScoredAnswer } from "../nli/scorer.ts";
+import type { ScoredAnswer } from "../scoring/scorer.ts";
 import { sanitizeForTerminal } from "./io.ts";
 
 const ID_WIDTH = 20;

@@ -1,4 +1,4 @@
-import type { EntailmentBackend } from "../nli/backend.ts";
+import type { EntailmentBackend } from "../core/backend.ts";
 
 /** A line on backend resource use (judge calls and tokens), or undefined when there is none. */
 export function describeUsage(backend: EntailmentBackend): string | undefined {

@@ -1,5 +1,5 @@
-import type { BackendInfo, EntailmentBackend, NliPair, NliResult } from "../nli/backend.ts";
-import { backendInfo } from "../nli/backend.ts";
+import type { BackendInfo, EntailmentBackend, NliPair, NliResult } from "./backend.ts";
+import { backendInfo } from "./backend.ts";
 import type { Claim, SkippedSentence } from "./claims.ts";
 import { splitClaims } from "./claims.ts";
 import type { ContextInput, ContextWindow } from "./context.ts";

@@ -1,3 +1,5 @@
+export { backendInfo } from "./backend.ts";
+export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult } from "./backend.ts";
 export { splitClaims } from "./claims.ts";
 export type { AnswerSegment, Claim, SkipReason, SkippedSentence } from "./claims.ts";
 export { buildWindows, estimateTokens } from "./context.ts";

@@ -3,7 +3,7 @@ import { ConfigError } from "../config/errors.ts";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { JUDGE_API_KEY_ENV, SCORE_ENV } from "../config/score-options.ts";
 import type { TextAnalyzer } from "../core/text.ts";
-import type { EntailmentBackend } from "./backend.ts";
+import type { EntailmentBackend } from "../core/backend.ts";
 import { DEFAULT_MODEL_REPO, cachedSnapshot, hubCacheDir, isRepoId } from "./hub/cache.ts";
 import { createJudgeBackend } from "./judge/backend.ts";
 import { createOfflineBackend } from "./offline/backend.ts";

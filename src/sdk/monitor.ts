@@ -8,7 +8,7 @@ import type { DriftTracker } from "../core/drift.ts";
 import { createDriftTracker } from "../core/drift.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
-import type { Observation } from "../nli/scorer.ts";
+import type { Observation } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { onnxRuntimeNeed, resolveModelDir } from "../nli/registry.ts";
 import { OnnxRuntimeMissingError, onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";

@@ -1,8 +1,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { ScoreOptions } from "../config/score-options.ts";
 import { serveWorker } from "../nli/worker-pool.ts";
-import type { Observation } from "../nli/scorer.ts";
-import { createScorer } from "../nli/scorer.ts";
+import type { Observation } from "../scoring/scorer.ts";
+import { createScorer } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { summarize } from "../telemetry/summary.ts";
 

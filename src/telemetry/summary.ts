@@ -1,6 +1,6 @@
 import type { CombinedVerdict } from "../core/combined.ts";
-import type { BackendInfo } from "../nli/backend.ts";
-import type { ScoredAnswer } from "../nli/scorer.ts";
+import type { BackendInfo } from "../core/backend.ts";
+import type { ScoredAnswer } from "../scoring/scorer.ts";
 
 /**
  * What telemetry needs from a scored answer: counts, scores and reasons, and claim

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { semanticEntropy } from "../../src/core/entropy/semantic-entropy.ts";
-import type { NliResult } from "../../src/nli/backend.ts";
+import type { NliResult } from "../../src/core/backend.ts";
 import { isRefusal } from "../../src/core/entropy/refusals.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 import { cityKey, meaningBackend, yearKey } from "../helpers/meaning-backend.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AnswerResult, GroundednessSettings } from "../../src/core/groundedness.ts";
 import { createGroundednessScorer } from "../../src/core/groundedness.ts";
-import type { NliPair, NliResult } from "../../src/nli/backend.ts";
+import type { NliPair, NliResult } from "../../src/core/backend.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import type { FakeBackend } from "../helpers/fake-backend.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";

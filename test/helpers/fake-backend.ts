@@ -1,4 +1,4 @@
-import type { EntailmentBackend, NliPair, NliResult } from "../../src/nli/backend.ts";
+import type { EntailmentBackend, NliPair, NliResult } from "../../src/core/backend.ts";
 
 /** A scripted backend that records every pair it is asked about. */
 export interface FakeBackend extends EntailmentBackend {

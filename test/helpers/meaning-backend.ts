@@ -1,4 +1,4 @@
-import type { NliPair, NliResult } from "../../src/nli/backend.ts";
+import type { NliPair, NliResult } from "../../src/core/backend.ts";
 import type { FakeBackend } from "./fake-backend.ts";
 import { createFakeBackend } from "./fake-backend.ts";
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { NliResult } from "../../src/nli/backend.ts";
+import type { NliResult } from "../../src/core/backend.ts";
 import { createOfflineBackend, loadOfflineModel } from "../../src/nli/offline/backend.ts";
 import { loadLexicon } from "../../src/nli/offline/lexicon.ts";
 import { parseOfflineModel } from "../../src/nli/offline/model.ts";

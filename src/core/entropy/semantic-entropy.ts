@@ -1,5 +1,5 @@
-import type { BackendInfo, EntailmentBackend, NliResult } from "../../nli/backend.ts";
-import { backendInfo } from "../../nli/backend.ts";
+import type { BackendInfo, EntailmentBackend, NliResult } from "../backend.ts";
+import { backendInfo } from "../backend.ts";
 import { chao1, entropyOf, millerMadow, raoBlackwellMasses } from "./estimators.ts";
 import { isRefusal } from "./refusals.ts";
 

@@ -1,4 +1,4 @@
-import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
+import type { EntailmentBackend, NliPair, NliResult } from "../../core/backend.ts";
 
 export interface JudgeOptions {
   /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1. */

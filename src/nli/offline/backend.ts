@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
+import type { EntailmentBackend, NliPair, NliResult } from "../../core/backend.ts";
 import type { AnalyzedText, TextAnalyzer } from "../../core/text.ts";
 import type { TextProfile } from "./features.ts";
 import { extractFeatures, profileText } from "./features.ts";

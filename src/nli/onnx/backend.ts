@@ -1,4 +1,4 @@
-import type { EntailmentBackend } from "../backend.ts";
+import type { EntailmentBackend } from "../../core/backend.ts";
 import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { createInferencePool } from "./pool.ts";
 import type { OnnxImporter } from "./runtime.ts";

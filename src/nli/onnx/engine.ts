@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
-import type { NliPair, NliResult } from "../backend.ts";
+import type { NliPair, NliResult } from "../../core/backend.ts";
 import type { EncodedPair, PairEncoder } from "./encoder.ts";
 import { createPairEncoder } from "./encoder.ts";
 import type { LabelMap, ModelFiles, OnnxVariant } from "./model-dir.ts";

@@ -1,4 +1,4 @@
-import type { NliPair, NliResult } from "../backend.ts";
+import type { NliPair, NliResult } from "../../core/backend.ts";
 import { createWorkerPool, workerUrl } from "../worker-pool.ts";
 import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import type { OnnxWorkerRequest } from "./worker.ts";

@@ -10,10 +10,10 @@ import type { LimitName } from "../core/limits.ts";
 import { limitText, orderLimits } from "../core/limits.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import { createTextAnalyzer } from "../core/text.ts";
-import type { BackendInfo, EntailmentBackend, NliResult } from "./backend.ts";
-import { backendInfo } from "./backend.ts";
-import type { OnnxImporter } from "./onnx/runtime.ts";
-import { createBackend } from "./registry.ts";
+import type { BackendInfo, EntailmentBackend, NliResult } from "../core/backend.ts";
+import { backendInfo } from "../core/backend.ts";
+import type { OnnxImporter } from "../nli/onnx/runtime.ts";
+import { createBackend } from "../nli/registry.ts";
 import { DEFAULT_SETTINGS } from "../config/defaults.ts";
 
 /** An answer to score, optionally with resamples of the same question for semantic entropy. */
