@@ -1,3 +1,4 @@
+import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { readFileSync } from "node:fs";
 import type { LoggerProvider } from "@opentelemetry/api-logs";
 import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
@@ -24,7 +25,46 @@ export interface CompletedEvaluation {
 }
 
 /** Options of `createMonitor`. Every field is optional; resolution order: option > env > config file > default. */
+/** What the host's resampler is asked for: redraw `n` answers to the same question from the same context. */
+export interface ResampleRequest {
+  /** The route template of the observation. */
+  readonly route: string;
+  readonly question: string | undefined;
+  /** The retrieved documents the answer was generated from. */
+  readonly context: readonly string[];
+  /** The answer the service gave (for reference; resamples are drawn independently of it). */
+  readonly answer: string;
+  /** How many answers to draw. */
+  readonly n: number;
+  /** Aborted at the call's timeout or at shutdown: pass it to fetch / the model client. */
+  readonly signal: AbortSignal;
+}
+
+/** The resampled answers (strings or `{ text, logprobs? }`), or those with the tokens they cost. */
+export type ResampleResult = readonly Sample[] | { readonly samples: readonly Sample[]; readonly usage?: { readonly promptTokens?: number; readonly completionTokens?: number } };
+
+/**
+ * Live semantic entropy: groundwatch asks the host's `sample` function for resamples of answers it
+ * scores, off the request path, and measures entropy and claim-level consistency on them.
+ */
+export interface ResampleOptions {
+  /** The host's sampler: draws `n` more answers (temperature > 0) for the same question and context. */
+  readonly sample: (request: ResampleRequest) => Promise<ResampleResult>;
+  /** Answers to draw per resampled observation, 2–20. Default 5. */
+  readonly n?: number;
+  /** Share of the observations sampled for scoring that are also resampled: one rate, or a default and per-route rates like `sampling`. Default 1. */
+  readonly rate?: number | { readonly default?: number; readonly routes?: Readonly<Record<string, number>> };
+  /** Resampler calls in flight at once, 1–64. Default 2. */
+  readonly maxConcurrent?: number;
+  /** Most resampler calls per minute, 1–100 000; over it an observation is scored without entropy (counted `budget`). Default 60. */
+  readonly maxCallsPerMinute?: number;
+  /** Time allowed per resampler call in ms; its AbortSignal fires then. Default 30 000. */
+  readonly timeoutMs?: number;
+}
+
 export interface MonitorOptions {
+  /** Live semantic entropy: resample scored answers with the host's sampler (off the request path). Off by default. */
+  readonly resample?: ResampleOptions;
   /** Sampling: default rate (env GROUNDWATCH_SAMPLE_RATE, default 0.05) and per-route rates (env GROUNDWATCH_SAMPLE_ROUTES="/a/*=1,/b=0.2"). */
   readonly sampling?: Partial<SamplingRules>;
   /** How answers are scored (backend, model, thresholds…): see ScoreOptions. */

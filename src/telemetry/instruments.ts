@@ -18,6 +18,11 @@ export interface Instruments {
   readonly duration: Histogram;
   readonly degenerate: Counter;
   readonly limited: Counter;
+  readonly resampleCalls: Counter;
+  readonly resampleTokens: Counter;
+  readonly resampleDuration: Histogram;
+  readonly claimsResampled: Counter;
+  readonly claimsUnstable: Counter;
   readonly workerRestarts: Counter;
   readonly workersAlive: ObservableGauge;
   readonly queueDepth: ObservableGauge;
@@ -45,6 +50,11 @@ export function createInstruments(meter: Meter): Instruments {
     duration: histogram(METRICS.duration, DURATION_BUCKETS),
     degenerate: counter(METRICS.degenerate),
     limited: counter(METRICS.limited),
+    resampleCalls: counter(METRICS.resampleCalls),
+    resampleTokens: counter(METRICS.resampleTokens),
+    resampleDuration: histogram(METRICS.resampleDuration, DURATION_BUCKETS),
+    claimsResampled: counter(METRICS.claimsResampled),
+    claimsUnstable: counter(METRICS.claimsUnstable),
     workerRestarts: counter(METRICS.workerRestarts),
     workersAlive: gauge(METRICS.workersAlive),
     queueDepth: gauge(METRICS.queueDepth),

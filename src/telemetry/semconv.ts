@@ -52,6 +52,12 @@ export const ATTR_ENTROPY_NORMALIZED = "groundwatch.entropy.normalized";
 export const ATTR_ENTROPY_CLUSTERS = "groundwatch.entropy.clusters";
 export const ATTR_ENTROPY_RELIABLE = "groundwatch.entropy.reliable";
 export const ATTR_COMBINED_VERDICT = "groundwatch.combined.verdict";
+/** Claims of the answer that few resamples support (span attribute, a count). */
+export const ATTR_CLAIMS_UNSTABLE = "groundwatch.claims.unstable";
+/** How a resampler call ended (on groundwatch.resample.calls): ok, error, timeout, short, budget. */
+export const ATTR_RESAMPLE_OUTCOME = "groundwatch.resample.outcome";
+/** prompt or completion (on groundwatch.resample.tokens). */
+export const ATTR_TOKEN_KIND = "groundwatch.token.kind";
 /** Opt-in content (off by default; capped and passed through the redaction hook). */
 export const ATTR_CONTENT_UNSUPPORTED_CLAIMS = "groundwatch.content.unsupported_claims";
 export const ATTR_CONTENT_EVIDENCE = "groundwatch.content.evidence";
@@ -89,6 +95,11 @@ export const METRICS = {
   collectorIncomplete: spec("groundwatch.collector.incomplete", "{trace}", "counter", "Traces (or their records) the collector did not hand to scoring, by route and reason (no_answer, no_documents, late, …)"),
   collectorInteractions: spec("groundwatch.collector.interactions", "{interaction}", "counter", "Interactions the collector joined from traces and handed to scoring, by route and convention"),
   limited: spec("groundwatch.observations.limited", "{observation}", "counter", "Scored observations a size limit cut short (answer_chars, context_chars, documents, samples, token_chars, entailment_calls), by route and limit"),
+  resampleCalls: spec("groundwatch.resample.calls", "{call}", "counter", "Resampler calls (redrawing an answer for semantic entropy), by route and outcome: ok, error, timeout, short (fewer answers than asked), budget (over maxCallsPerMinute: scored without entropy)"),
+  resampleTokens: spec("groundwatch.resample.tokens", "{token}", "counter", "Tokens the resampler reported using, by route and kind (prompt, completion)"),
+  resampleDuration: spec("groundwatch.resample.duration", "s", "histogram", "Time of one resampler call, by route"),
+  claimsResampled: spec("groundwatch.claims.resampled", "{claim}", "counter", "Claims checked against resampled answers (claim-level consistency), by route"),
+  claimsUnstable: spec("groundwatch.claims.unstable", "{claim}", "counter", "Claims the resamples support less often than unstableShare: the model would not say them again, by route"),
   workerRestarts: spec("groundwatch.workers.restarts", "{restart}", "counter", "Scoring workers replaced, by reason (crashed: it exited or crashed; timeout: a job on it ran over timeoutMs)"),
   workersAlive: spec("groundwatch.workers.alive", "{worker}", "gauge", "Scoring workers running and able to take observations"),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
