@@ -170,7 +170,8 @@ export function runDoctor(argv: readonly string[], io: CommandIo): Promise<numbe
     const runtime = args["skip-backend"] ? undefined : await checkOnnxRuntime(args, io);
     if (runtime) checks.push(runtime);
     if (!args["skip-backend"]) checks.push(...(await checkBackend(args, io, args["require-production"] === true || io.env.GROUNDWATCH_REQUIRE_PRODUCTION === "1")));
-    if (!args["skip-backend"]) checks.push(checkCalibration(args.calibration, io));
+    // The calibration file is checked whenever one is given, with or without the backend check.
+    if (!args["skip-backend"] || args.calibration !== undefined) checks.push(checkCalibration(args.calibration, io));
     for (const c of checks) report(io, c);
     let failures = checks.filter((c) => c.status === "FAIL").length;
     if (args["sampler-cmd"]) failures += await checkSampler(args["sampler-cmd"], wanted, timeoutS, args.prompt, io);

@@ -56,9 +56,9 @@ section, else the default; every report says which applied and where each number
                               not; or its score fell by more than 0.1) fails the gate
   --no-gate                   report only: exit 0 whatever the numbers; not with the limits above
                               (with --baseline, regressions are listed but fail nothing)
-Answer threshold (an answer is grounded when its score reaches it): --threshold T, else the
-XX
-the backend's default.
+Answer threshold (an answer is grounded when its score reaches it): --threshold T, else
+${SCORE_ENV.threshold}, else the config file's scoring.threshold, else the --calibration file's,
+else the backend's default.
 
 Writes report.json, report.md (also appended to $GITHUB_STEP_SUMMARY when set), junit.xml and a
 self-contained report.html to --out (default groundwatch-report/). junit.xml agrees with the exit
@@ -168,9 +168,10 @@ async function readSet(source: string, io: CommandIo, asking: { target: boolean;
     seen.set(String(row.id), where);
     const asked = row.answer === undefined;
     if (asked && !asking.target) throw new UsageError(`${where}: no "${names.answer}", and no --target to ask for one`);
-    if (asked && row.question === undefined) throw new UsageError(`${where}: --target needs a "${names.question}"`);
+    if (asking.target && row.question === undefined) throw new UsageError(`${where}: --target needs a "${names.question}" to ask the service`);
     if (row.context === undefined) {
-      if (!asked) throw new UsageError(`${where}: no "${names.context[0] ?? "context"}" to check the answer against`);
+      // With --target every row is asked, so only a run without one needs the row's own context.
+      if (!asking.target) throw new UsageError(`${where}: no "${names.context[0] ?? "context"}" to check the answer against`);
       if (!asking.contextPath) throw new UsageError(`${where}: no "${names.context[0] ?? "context"}", and no --context-path to take the retrieved documents from the reply`);
     }
     set.push({ id: row.id, question: row.question, context: row.context, answer: row.answer, ...(row.label !== undefined ? { label: row.label } : {}), ...(row.samples ? { samples: row.samples } : {}) });
@@ -303,6 +304,11 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     }
 
     const set = await readSet(source, io, { target: target !== undefined, contextPath: target?.contextPath !== undefined });
+    if (target) {
+      // The service's answers are what the gate is about: a row's own answer is not scored.
+      const answered = set.filter((r) => r.answer !== undefined).length;
+      if (answered > 0) warn(`--target: ${answered} of ${set.length} rows carry their own answer; every row is sent to ${target.url} and its reply is scored instead`);
+    }
 
     const explicit = thresholdFlag ?? (thresholdSource?.kind === "calibration" ? calibration?.threshold : undefined);
     const { options, file } = scoreOptionsFromFlags(args, io, explicit !== undefined ? { threshold: explicit } : {});
@@ -338,7 +344,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
         let context = row.context;
         let fromReply = false;
         let error: string | undefined;
-        if (target && row.answer === undefined) {
+        if (target) {
           try {
             const got = await askTarget(target, row.question ?? "");
             answer = got.answer;

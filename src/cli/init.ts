@@ -95,19 +95,17 @@ export function runInit(argv: readonly string[], io: CommandIo): Promise<number>
       io.stderr.write(`groundwatch init: cannot write in ${dir}: ${(error as Error).message}\n`);
       return EXIT.failure;
     }
-    const where = relative(io.cwd, dir);
+    // Shown relative to where the user is, unless that would climb out of it.
+    const rel = relative(io.cwd, dir);
+    const where = rel.startsWith("..") ? dir : rel;
     const at = (name: string): string => (where ? join(where, name) : name);
-    io.stdout.write(
-      [
-        `wrote ${at("groundwatch.yaml")} and ${at("groundwatch-eval.jsonl")}`,
-        "",
-        "Next:",
-        `  groundwatch eval --set ${at("groundwatch-eval.jsonl")} --config ${at("groundwatch.yaml")}   # the release gate: it fails (exit 1) on this set, where 3 of the 6 answers are made up`,
-        `  groundwatch score ${at("groundwatch-eval.jsonl")} --format table                            # each answer's claims and evidence`,
-        `  groundwatch serve --config ${at("groundwatch.yaml")}                                          # the collector on 127.0.0.1:4319`,
-        "",
-      ].join("\n"),
-    );
+    const next: Array<[string, string]> = [
+      [`groundwatch eval --set ${at("groundwatch-eval.jsonl")} --config ${at("groundwatch.yaml")}`, "the release gate: it fails (exit 1) on this set, where 3 of the 6 answers are made up"],
+      [`groundwatch score ${at("groundwatch-eval.jsonl")} --format table`, "each answer's claims and their evidence"],
+      [`groundwatch serve --config ${at("groundwatch.yaml")}`, "the collector on 127.0.0.1:4319"],
+    ];
+    const width = Math.max(...next.map(([command]) => command.length));
+    io.stdout.write([`wrote ${at("groundwatch.yaml")} and ${at("groundwatch-eval.jsonl")}`, "", "Next:", ...next.map(([command, what]) => `  ${command.padEnd(width)}   # ${what}`), ""].join("\n"));
     return EXIT.ok;
   });
 }

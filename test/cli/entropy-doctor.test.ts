@@ -155,6 +155,13 @@ describe("groundwatch doctor: deployment preflight", () => {
     expect(run.stdout).toContain("NOT READY: 2 failure(s)");
   });
 
+  it("checks a given calibration file with --skip-backend too (regression: it printed READY for a missing file)", async () => {
+    const run = await runCli(["doctor", "--skip-backend", "--calibration", "/nonexistent/calibration.json"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/\[FAIL\] threshold +cannot read \/nonexistent\/calibration\.json/);
+    expect(run.stdout).toContain("NOT READY: 1 failure(s)");
+  });
+
   it("fails a calibration whose set did not establish a signal", async () => {
     const path = join(tempDir(), "cal.json");
     writeFileSync(path, JSON.stringify({ threshold: 0.4, verdict: "weak", auroc: { value: 0.55, low: 0.4, high: 0.7 }, dataset: { rows: 12 }, referenceScores: [0.1] }));

@@ -174,3 +174,12 @@ describe("groundwatch eval: where each gate number came from", () => {
     expect(allowed.code).toBe(0);
   });
 });
+
+describe("groundwatch eval --help", () => {
+  it("states the threshold order in full (regression: a line of the help was lost)", async () => {
+    const { runCli } = await import("../helpers/cli.ts");
+    const help = (await runCli(["eval", "--help"])).stdout;
+    expect(help).toContain("--threshold T, else\nGROUNDWATCH_THRESHOLD, else the config file's scoring.threshold, else the --calibration file's,\nelse the backend's default.");
+    expect(help).not.toMatch(/^XX$/m);
+  });
+});

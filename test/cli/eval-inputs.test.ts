@@ -132,6 +132,21 @@ describe("groundwatch eval --target --context-path: score against what the servi
     expect(report.rows[2]).toMatchObject({ reason: "target_error", error: `target ${url}: the reply has no string or array of strings at "sources[*].text" (found nothing)` });
   });
 
+  it("sends every row, answered or not, and says how many rows' own answers were not scored (regression: answered rows were silently not sent)", async () => {
+    let asked = 0;
+    const url = await ragService(() => {
+      asked++;
+      return { answer: GOOD, sources: [RETURNS] };
+    });
+    const set = file("set.jsonl", jsonl([
+      { id: "a", question: "returns?", answer: "Made up by the set itself." },
+      { id: "b", question: "returns?" },
+    ]));
+    const run = await runCli(["eval", "--set", set, "--target", url, "--context-path", "sources", "--out", tempDir(), "--backend", "offline"]);
+    expect(run.stderr).toContain(`--target: 1 of 2 rows carry their own answer; every row is sent to ${url} and its reply is scored instead`);
+    expect(asked).toBe(2);
+  });
+
   it("takes an array of strings or one string, and RAGAS rows without retrieved_contexts", async () => {
     const url = await ragService((q) => ({ result: { text: q.includes("bad") ? BAD : GOOD, docs: [RETURNS], top: RETURNS } }));
     const set = file("set.jsonl", jsonl([{ user_input: "good?" }, { user_input: "bad?" }]));
