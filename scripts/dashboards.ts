@@ -15,6 +15,13 @@ import { PanelBuilder as TimeseriesPanel } from "@grafana/grafana-foundation-sdk
 /** The hallucination-rate threshold the alerts page on (alerts/rules.yml uses the same value). */
 export const HALLUCINATION_THRESHOLD = 0.1;
 
+/**
+ * The resampler success share GroundwatchResampleFailing tickets below (alerts/rules.yml uses the
+ * same value): calls that returned the answers asked for, over ok, error, timeout and short calls
+ * (`budget` was never called, `shutdown` was aborted by our own drain).
+ */
+export const RESAMPLE_SUCCESS_THRESHOLD = 0.8;
+
 /** Days of Prometheus retention the trends dashboard needs: its longest window (90 days). */
 export const TRENDS_RETENTION_DAYS = 90;
 
@@ -34,10 +41,11 @@ function q(expr: string, legend: string, refId = "A"): DataqueryBuilder {
   return new DataqueryBuilder().refId(refId).expr(expr).legendFormat(legend);
 }
 
-function thresholdLine(value: number): ThresholdsConfigBuilder {
+/** A threshold line: red above `value` (a rate that must stay low), or below it with `lowIsBad` (a success share). */
+function thresholdLine(value: number, lowIsBad = false): ThresholdsConfigBuilder {
   return new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps([
-    { value: null, color: "green" },
-    { value, color: "red" },
+    { value: null, color: lowIsBad ? "red" : "green" },
+    { value, color: lowIsBad ? "green" : "red" },
   ]);
 }
 
@@ -64,13 +72,13 @@ interface Placed {
   h: number;
 }
 
-function ts(p: Placed, title: string, unit: string, targets: DataqueryBuilder[], opts: { min?: number; max?: number; decimals?: number; threshold?: number; description?: string } = {}): TimeseriesPanel {
+function ts(p: Placed, title: string, unit: string, targets: DataqueryBuilder[], opts: { min?: number; max?: number; decimals?: number; threshold?: number; lowIsBad?: boolean; description?: string } = {}): TimeseriesPanel {
   let panel = new TimeseriesPanel().id(p.id).title(title).datasource(DS).gridPos({ x: p.x, y: p.y, w: p.w, h: p.h }).unit(unit);
   if (opts.description) panel = panel.description(opts.description);
   if (opts.min !== undefined) panel = panel.min(opts.min);
   if (opts.max !== undefined) panel = panel.max(opts.max);
   if (opts.decimals !== undefined) panel = panel.decimals(opts.decimals);
-  if (opts.threshold !== undefined) panel = panel.thresholds(thresholdLine(opts.threshold)).thresholdsStyle(new GraphThresholdsStyleConfigBuilder().mode(GraphThresholdsStyleMode.Line));
+  if (opts.threshold !== undefined) panel = panel.thresholds(thresholdLine(opts.threshold, opts.lowIsBad)).thresholdsStyle(new GraphThresholdsStyleConfigBuilder().mode(GraphThresholdsStyleMode.Line));
   for (const t of targets) panel = panel.withTarget(t);
   return panel;
 }
@@ -161,6 +169,60 @@ export function overviewDashboard(): object {
       .withTarget(new DataqueryBuilder().refId("A").expr(`sum by (groundwatch_backend_name, groundwatch_backend_tier) (increase(groundwatch_evaluations_total{${R}}[$__range]))`).format(PromQueryFormat.Table).instant()),
   );
   y += 6;
+  d = d.withRow(row("Live semantic entropy (resampling)"));
+  // Resampler calls judged: ok and the failures. Not `budget` (over maxCallsPerMinute: never called)
+  // nor `shutdown` (aborted by our own drain): neither is the resampler failing.
+  const made = (by: string): string => `sum by (${by}) (rate(groundwatch_resample_calls_total{groundwatch_resample_outcome=~"ok|error|timeout|short", ${R}}[$__rate_interval]))`;
+  d = d.withPanel(
+    ts({ id: 16, x: 0, y, w: 8, h: 8 }, "Resampler calls by outcome", "short", [q(`sum by (groundwatch_resample_outcome) (rate(groundwatch_resample_calls_total{${R}}[$__rate_interval]))`, "{{groundwatch_resample_outcome}}")], {
+      min: 0,
+      description:
+        "Resampler calls per second by outcome: ok; error (the sampler threw or its endpoint failed); timeout (over resample.timeoutMs); short (fewer answers than n came back); budget (over resample.maxCallsPerMinute: not called, the answer was scored without entropy); shutdown (aborted while groundwatch shut down). No data means resampling is off (no resample option) or nothing was resampled in the range.",
+    }),
+  );
+  d = d.withPanel(
+    ts({ id: 17, x: 8, y, w: 8, h: 8 }, "Resampler success rate by route", "percentunit", [q(ratio(`sum by (groundwatch_route) (rate(groundwatch_resample_calls_total{groundwatch_resample_outcome="ok", ${R}}[$__rate_interval]))`, made("groundwatch_route")), "{{groundwatch_route}}")], {
+      min: 0,
+      max: 1,
+      threshold: RESAMPLE_SUCCESS_THRESHOLD,
+      lowIsBad: true,
+      description: `Share of the resampler calls that returned all the answers asked for: ok over ok, error, timeout and short. Calls skipped by the budget (maxCallsPerMinute) or aborted by a shutdown are not the resampler failing and count for neither side. The line is GroundwatchResampleFailing's threshold (${RESAMPLE_SUCCESS_THRESHOLD * 100}% over 30 minutes, on at least 20 calls by default). No data (a gap) means no call was made, not 0%.`,
+    }),
+  );
+  d = d.withPanel(
+    ts({ id: 18, x: 16, y, w: 8, h: 8 }, "Resampler tokens per minute, by kind", "short", [q(`sum by (groundwatch_token_kind) (rate(groundwatch_resample_tokens_total{${R}}[$__rate_interval])) * 60`, "{{groundwatch_token_kind}}")], {
+      min: 0,
+      description: "Tokens the resampler reported using (usage in the sampler's result), per minute: prompt and completion. Multiply by your model's prices for the cost of live semantic entropy. No data when resampling is off, or when the sampler does not report usage.",
+    }),
+  );
+  y += 8;
+  d = d.withPanel(
+    ts({ id: 19, x: 0, y, w: 8, h: 8 }, "Resampler latency", "s", [
+      q(`histogram_quantile(0.5, sum by (le) (rate(groundwatch_resample_duration_bucket{${R}}[$__rate_interval])))`, "p50", "A"),
+      q(`histogram_quantile(0.99, sum by (le) (rate(groundwatch_resample_duration_bucket{${R}}[$__rate_interval])))`, "p99", "B"),
+    ], {
+      min: 0,
+      description: "Time of one resampler call (all n answers), off the request path. A p99 near resample.timeoutMs means calls are being cut off (outcome timeout); a quantile in the histogram's top bucket reads as that bucket's upper bound. No data when resampling is off.",
+    }),
+  );
+  d = d.withPanel(
+    ts({ id: 20, x: 8, y, w: 8, h: 8 }, "Semantic entropy by route", "percentunit", [
+      q(`histogram_quantile(0.5, sum by (groundwatch_route, le) (rate(groundwatch_entropy_bucket{${R}}[$__rate_interval])))`, "p50 {{groundwatch_route}}", "A"),
+      q(`histogram_quantile(0.9, sum by (groundwatch_route, le) (rate(groundwatch_entropy_bucket{${R}}[$__rate_interval])))`, "p90 {{groundwatch_route}}", "B"),
+    ], {
+      min: 0,
+      max: 1,
+      description: "Normalised semantic entropy (0: every resample means the same; 1: every one means something different) of reliable measurements, per route: from live resampling and from samples sent with observations. High entropy on a route: the model answers its questions inconsistently, a sign of confabulation even where the context is sound.",
+    }),
+  );
+  d = d.withPanel(
+    ts({ id: 21, x: 16, y, w: 8, h: 8 }, "Unstable-claim share by route", "percentunit", [q(ratio(`sum by (groundwatch_route) (rate(groundwatch_claims_unstable_total{${R}}[$__rate_interval]))`, `sum by (groundwatch_route) (rate(groundwatch_claims_resampled_total{${R}}[$__rate_interval]))`), "{{groundwatch_route}}")], {
+      min: 0,
+      max: 1,
+      description: "Share of the claims checked against resamples (from live resampling, or samples sent with observations) that few of them support (below unstableShare): the model would not say them again. Degenerate resample sets (identical samples) are not counted. 0 when claims were checked and none was unstable; no data (a gap) when no claim was checked.",
+    }),
+  );
+  y += 8;
   d = d.withRow(row("Collector ingest"));
   d = d.withPanel(
     ts({ id: 12, x: 0, y, w: 12, h: 8 }, "Traces not scored, by reason", "short", [q(`sum by (groundwatch_reason) (rate(groundwatch_collector_incomplete_total{${R}}[$__rate_interval])) or vector(0)`, "{{groundwatch_reason}}")], {

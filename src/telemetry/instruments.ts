@@ -1,7 +1,7 @@
 import type { Attributes, Counter, Histogram, Meter, ObservableCallback, ObservableCounter, ObservableGauge } from "@opentelemetry/api";
 import { ValueType, createNoopMeter } from "@opentelemetry/api";
 import type { MetricSpec } from "./semconv.ts";
-import { ATTR_ROUTE, DURATION_BUCKETS, METRICS, SCORE_BUCKETS } from "./semconv.ts";
+import { ATTR_ROUTE, DURATION_BUCKETS, METRICS, RESAMPLE_DURATION_BUCKETS, SCORE_BUCKETS } from "./semconv.ts";
 
 export interface Instruments {
   readonly score: Histogram;
@@ -52,7 +52,7 @@ export function createInstruments(meter: Meter): Instruments {
     limited: counter(METRICS.limited),
     resampleCalls: counter(METRICS.resampleCalls),
     resampleTokens: counter(METRICS.resampleTokens),
-    resampleDuration: histogram(METRICS.resampleDuration, DURATION_BUCKETS),
+    resampleDuration: histogram(METRICS.resampleDuration, RESAMPLE_DURATION_BUCKETS),
     claimsResampled: counter(METRICS.claimsResampled),
     claimsUnstable: counter(METRICS.claimsUnstable),
     workerRestarts: counter(METRICS.workerRestarts),

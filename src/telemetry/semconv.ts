@@ -54,7 +54,7 @@ export const ATTR_ENTROPY_RELIABLE = "groundwatch.entropy.reliable";
 export const ATTR_COMBINED_VERDICT = "groundwatch.combined.verdict";
 /** Claims of the answer that few resamples support (span attribute, a count). */
 export const ATTR_CLAIMS_UNSTABLE = "groundwatch.claims.unstable";
-/** How a resampler call ended (on groundwatch.resample.calls): ok, error, timeout, short, budget. */
+/** How a resampler call ended (on groundwatch.resample.calls): ok, error, timeout, short, budget, shutdown. */
 export const ATTR_RESAMPLE_OUTCOME = "groundwatch.resample.outcome";
 /** prompt or completion (on groundwatch.resample.tokens). */
 export const ATTR_TOKEN_KIND = "groundwatch.token.kind";
@@ -95,10 +95,10 @@ export const METRICS = {
   collectorIncomplete: spec("groundwatch.collector.incomplete", "{trace}", "counter", "Traces (or their records) the collector did not hand to scoring, by route and reason (no_answer, no_documents, late, …)"),
   collectorInteractions: spec("groundwatch.collector.interactions", "{interaction}", "counter", "Interactions the collector joined from traces and handed to scoring, by route and convention"),
   limited: spec("groundwatch.observations.limited", "{observation}", "counter", "Scored observations a size limit cut short (answer_chars, context_chars, documents, samples, token_chars, entailment_calls), by route and limit"),
-  resampleCalls: spec("groundwatch.resample.calls", "{call}", "counter", "Resampler calls (redrawing an answer for semantic entropy), by route and outcome: ok, error, timeout, short (fewer answers than asked), budget (over maxCallsPerMinute: scored without entropy)"),
+  resampleCalls: spec("groundwatch.resample.calls", "{call}", "counter", "Resampler calls (redrawing an answer for semantic entropy), by route and outcome: ok, error, timeout, short (fewer answers than asked), budget (over maxCallsPerMinute: never called, scored without entropy), shutdown (aborted at shutdown)"),
   resampleTokens: spec("groundwatch.resample.tokens", "{token}", "counter", "Tokens the resampler reported using, by route and kind (prompt, completion)"),
   resampleDuration: spec("groundwatch.resample.duration", "s", "histogram", "Time of one resampler call, by route"),
-  claimsResampled: spec("groundwatch.claims.resampled", "{claim}", "counter", "Claims checked against resampled answers (claim-level consistency), by route"),
+  claimsResampled: spec("groundwatch.claims.resampled", "{claim}", "counter", "Claims checked against resamples (drawn by the resampler or sent with the observation): claim-level consistency, by route"),
   claimsUnstable: spec("groundwatch.claims.unstable", "{claim}", "counter", "Claims the resamples support less often than unstableShare: the model would not say them again, by route"),
   workerRestarts: spec("groundwatch.workers.restarts", "{restart}", "counter", "Scoring workers replaced, by reason (crashed: it exited or crashed; timeout: a job on it ran over timeoutMs)"),
   workersAlive: spec("groundwatch.workers.alive", "{worker}", "gauge", "Scoring workers running and able to take observations"),
@@ -108,3 +108,5 @@ export const METRICS = {
 /** Histogram bucket boundaries. */
 export const SCORE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1];
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Resampler calls wait on a model: up to its timeout (30 s by default). */
+export const RESAMPLE_DURATION_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];

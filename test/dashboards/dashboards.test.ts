@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { HALLUCINATION_THRESHOLD, TRENDS_RETENTION_DAYS, dashboardFiles, ratio } from "../../scripts/dashboards.ts";
+import { HALLUCINATION_THRESHOLD, RESAMPLE_SUCCESS_THRESHOLD, TRENDS_RETENTION_DAYS, dashboardFiles, ratio } from "../../scripts/dashboards.ts";
+import { RESAMPLER_PANELS } from "../helpers/dashboards.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -27,6 +28,37 @@ describe("dashboards as code", () => {
     const rules = parse(readFileSync(`${ROOT}/alerts/rules.yml`, "utf8")) as { groups: Array<{ rules: Array<{ alert?: string; expr: string }> }> };
     const high = rules.groups.flatMap((g) => g.rules).find((r) => r.alert === "GroundwatchHallucinationRateHigh");
     expect(high?.expr).toContain(`> ${HALLUCINATION_THRESHOLD.toFixed(2)}`);
+  });
+
+  it("groups the resampler's panels, and entropy by route, in the overview's live semantic entropy row", () => {
+    const d = JSON.parse(dashboardFiles()["overview.json"]!) as { panels: Array<{ type: string; title: string }> };
+    const start = d.panels.findIndex((p) => p.type === "row" && p.title === "Live semantic entropy (resampling)");
+    expect(start).toBeGreaterThan(0);
+    const end = d.panels.findIndex((p, i) => i > start && p.type === "row");
+    expect(d.panels.slice(start + 1, end === -1 ? undefined : end).map((p) => p.title)).toEqual([
+      "Resampler calls by outcome",
+      "Resampler success rate by route",
+      "Resampler tokens per minute, by kind",
+      "Resampler latency",
+      "Semantic entropy by route",
+      "Unstable-claim share by route",
+    ]);
+    // The panels the end-to-end test expects no data from while resampling is off are all in this row.
+    for (const title of RESAMPLER_PANELS) expect(d.panels.findIndex((p) => p.title === title), title).toBeGreaterThan(start);
+  });
+
+  it("draws the resampler success threshold the resample alert tickets on, red below it, and leaves budget skips and shutdown aborts out of the share", () => {
+    const rules = parse(readFileSync(`${ROOT}/alerts/rules.yml`, "utf8")) as { groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }> };
+    const all = rules.groups.flatMap((g) => g.rules);
+    expect(all.find((r) => r.alert === "GroundwatchResampleFailing")?.expr).toContain(`< ${RESAMPLE_SUCCESS_THRESHOLD.toFixed(2)}`);
+    expect(all.find((r) => r.record === "groundwatch:resample_success:ratio_rate30m")?.expr).toContain('groundwatch_resample_outcome=~"ok|error|timeout|short"');
+    const d = JSON.parse(dashboardFiles()["overview.json"]!) as { panels: Array<{ title: string; targets?: Array<{ expr: string }>; fieldConfig?: { defaults: { thresholds?: { steps: Array<{ value: number | null; color: string }> } } } }> };
+    const panel = d.panels.find((p) => p.title === "Resampler success rate by route");
+    expect(panel?.fieldConfig?.defaults.thresholds?.steps).toEqual([
+      { value: null, color: "red" },
+      { value: RESAMPLE_SUCCESS_THRESHOLD, color: "green" },
+    ]);
+    expect(panel?.targets?.[0]?.expr).toContain('groundwatch_resample_outcome=~"ok|error|timeout|short"');
   });
 
   it("divides ratios by (denominator > 0), never by clamp_min(…, 1e-9): nothing scored is no data, not 0%", () => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { RunningCollector } from "../../src/collector/server.ts";
 import { startCollector } from "../../src/collector/server.ts";
-import { panelQueries } from "../helpers/dashboards.ts";
+import { RESAMPLER_PANELS, panelQueries } from "../helpers/dashboards.ts";
 import { prometheusAvailable, startPrometheus } from "../helpers/prometheus.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -15,7 +15,7 @@ const BAD = "The warranty covers alien abductions and lasts for ninety-nine year
 
 const RUNBOOK_BASE = "https://runbooks.test/groundwatch";
 /** Ratio panels: no data, not 0%, on a route where nothing was scored. */
-const RATIO_PANELS = ["Hallucination rate by route", "Mean groundedness by route", "Degenerate resample sets", "Hallucination rate, 30-day window", "Hallucination rate, 90-day window"];
+const RATIO_PANELS = ["Hallucination rate by route", "Mean groundedness by route", "Degenerate resample sets", "Unstable-claim share by route", "Hallucination rate, 30-day window", "Hallucination rate, 90-day window"];
 
 /** The shipped rules, with the page alert's `for` and the rule intervals shortened so a test can watch it fire. */
 function testRules(): string {
@@ -47,7 +47,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_
 }
 
 describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Prometheus", () => {
-  it("panel queries return data (no data for ratios where nothing was scored), recording rules match the driven rate, and the page alert goes pending then firing", { timeout: 120_000 }, async () => {
+  it("panel queries return data (no data for ratios where nothing was scored, and for the resampler's panels with resampling off), recording rules match the driven rate, and the page alert goes pending then firing", { timeout: 120_000 }, async () => {
     // /api/quiet is seen but never sampled: nothing is scored there.
     const c = await startCollector({ env: { HF_HOME: "/nonexistent" }, port: 0, monitor: { sampling: { default: 1, routes: { "/api/quiet": 0 } }, scoring: { backend: "offline" }, drift: { windowSize: 20, minScores: 20 } } });
     onTestFinished(() => c.close(2000));
@@ -80,13 +80,23 @@ describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Pr
     await new Promise((r) => setTimeout(r, 3000));
     expect(await alertsNow()).toEqual([]);
 
-    // Every dashboard panel query returns data.
+    // Every dashboard panel query runs (query() throws on an error) and returns data, except the
+    // resampler's own panels: resampling is off in this collector, so their metrics do not exist and
+    // they must be no data, neither an error nor a made-up 0. (Entropy and the unstable-claim share
+    // have data: every fifth observation sent carries its own samples.)
+    expect(await prom.query('{__name__=~"groundwatch_resample_.+"}')).toEqual([]);
+    const queries = panelQueries();
+    for (const title of RESAMPLER_PANELS) expect(queries.some((q) => q.panel === title), title).toBe(true);
     const empty: string[] = [];
-    for (const q of panelQueries()) {
+    const resamplerWithData: string[] = [];
+    for (const q of queries) {
       const result = await prom.query(q.expr);
-      if (result.length === 0) empty.push(`${q.dashboard} / ${q.panel}: ${q.expr}`);
+      if (RESAMPLER_PANELS.includes(q.panel)) {
+        if (result.length > 0) resamplerWithData.push(`${q.dashboard} / ${q.panel}: ${q.expr}`);
+      } else if (result.length === 0) empty.push(`${q.dashboard} / ${q.panel}: ${q.expr}`);
     }
     expect(empty).toEqual([]);
+    expect(resamplerWithData).toEqual([]);
     // Where traffic is seen but nothing scored, ratio panels are no data (not 0%), the recording
     // rule has no sample, and the share of traffic sampled is a true 0.
     expect(Number((await prom.query('sum(groundwatch_observations_seen_total{groundwatch_route="/api/quiet"})'))[0]?.value[1])).toBeGreaterThan(0);

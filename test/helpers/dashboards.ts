@@ -1,6 +1,14 @@
 import { dashboardFiles } from "../../scripts/dashboards.ts";
 
 /**
+ * The overview's "Live semantic entropy (resampling)" panels that read only the resampler's own
+ * metrics (groundwatch_resample_*): no data — not an error, not 0 — while resampling is off. The row's
+ * other two, "Semantic entropy by route" and "Unstable-claim share by route", also read what is
+ * measured on samples sent with observations, so they have data without the resampler.
+ */
+export const RESAMPLER_PANELS = ["Resampler calls by outcome", "Resampler success rate by route", "Resampler tokens per minute, by kind", "Resampler latency"];
+
+/**
  * Every PromQL query of the generated dashboards, with Grafana's variables filled in for a test:
  * `route` is the route variable's regular expression (all routes by default).
  */
