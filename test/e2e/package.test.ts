@@ -59,7 +59,8 @@ describe("the packed tarball in a fresh project", () => {
       },
     });
   }, 240_000);
-  afterAll(() => consumer?.remove());
+  // Removing a consumer project (its node_modules) can take longer than the default hook timeout on a busy machine.
+  afterAll(() => consumer?.remove(), 120_000);
 
   it("holds the build, the runtime data and the deployable configs, and no tests, benches, fixtures or scripts", () => {
     const files = execFileSync("tar", ["tzf", consumer.tarball], { encoding: "utf8" }).split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));

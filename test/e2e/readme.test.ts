@@ -824,7 +824,7 @@ describe("the README, run from a fresh clone in its order", () => {
   afterAll(() => {
     for (const child of started) killGroup(child, "SIGKILL");
     if (fx.dir) rmSync(fx.dir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   for (const c of COMMANDS) {
     const entry = EXECUTED.find((e) => matches(e, c.text));
