@@ -2,14 +2,38 @@
  * The host for bench/sdk.ts: an express server that does a little synchronous work per
  * request (as a RAG handler assembling a prompt would), with or without a monitor that
  * samples every request. It reports its event-loop delay percentiles on SIGTERM.
+ * RESAMPLE=1 adds live resampling with a stand-in model client: each call waits 200 ms (an
+ * LLM's latency, as I/O: no CPU) and returns 5 answers with their token usage.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import express from "express";
-import { createMonitor } from "../src/sdk/monitor.ts";
+import type { ResampleOptions } from "../src/sdk/options.ts";
+import { builtMonitor } from "./sdk-built.ts";
+
+const { createMonitor } = await builtMonitor();
 
 const withMonitor = process.env.WITH_MONITOR === "1";
 const share = Number(process.env.SCORING_SHARE ?? 1);
-const monitor = withMonitor ? createMonitor({ env: { HF_HOME: "/nonexistent" }, sampling: { default: 1 }, scoring: { backend: "offline" }, queueSize: 10_000, workers: 1, scoringShare: share }) : undefined;
+const DAYS = [30, 30, 30, 60, 90];
+const resample: ResampleOptions | undefined =
+  process.env.RESAMPLE === "1"
+    ? {
+        n: 5,
+        maxConcurrent: 2,
+        maxCallsPerMinute: 600,
+        sample: ({ n, signal }) =>
+          new Promise((resolve, reject) => {
+            const timer = setTimeout(() => resolve({ samples: Array.from({ length: n }, (_, i) => `You can return items within ${DAYS[(i + Date.now()) % DAYS.length]} days.`), usage: { promptTokens: 300, completionTokens: 12 * n } }), 200);
+            signal.addEventListener("abort", () => {
+              clearTimeout(timer);
+              reject(signal.reason as Error);
+            });
+          }),
+      }
+    : undefined;
+const monitor = withMonitor
+  ? createMonitor({ env: { HF_HOME: "/nonexistent" }, sampling: { default: 1 }, scoring: { backend: "offline" }, queueSize: 10_000, workers: 1, scoringShare: share, ...(resample ? { resample } : {}) })
+  : undefined;
 await monitor?.ready();
 const context = [
   "Returns: You may return most new, unopened items within 30 days of delivery for a full refund. Refunds are issued to the original payment method within 5 business days of receiving the return.",

@@ -1,11 +1,17 @@
 /**
  * SDK overhead, measured side by side in one run:
- *  1. observe() for an unsampled and a sampled call, as a ratio to starting and ending
- *     one span on the real OTel SDK (targets: ≤ 0.5× and ≤ 5×);
+ *  1. observe() for an unsampled, a sampled and a sampled-and-resampled call, as a ratio to
+ *     starting and ending one span on the real OTel SDK (targets: ≤ 0.5× unsampled, ≤ 5× sampled);
  *  2. p99 event-loop delay of an express host under load while the scoring workers run
- *     at saturation, against the same host with no monitor (target: < 2 ms added).
+ *     at saturation, with and without live resampling, against the same host with no monitor
+ *     (target: < 2 ms added).
  *
- *   npm run bench:sdk
+ * Both measure the built package (dist/, as hosts run it), so build first:
+ *
+ *   npx tsx scripts/build.ts && npm run bench:sdk
+ *
+ * (Run from src/ through tsx, every closure observe() creates also pays esbuild's keepNames
+ * helper, a defineProperty call: observe() measured several times slower than it is.)
  */
 import { fork } from "node:child_process";
 import { cpus } from "node:os";
@@ -16,7 +22,9 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { LoggerProvider } from "@opentelemetry/sdk-logs";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
-import { createMonitor } from "../src/sdk/monitor.ts";
+import { builtMonitor } from "./sdk-built.ts";
+
+const { createMonitor } = await builtMonitor();
 
 const CONTEXT = ["Returns: You may return most new, unopened items within 30 days of delivery for a full refund."];
 
@@ -38,7 +46,15 @@ async function hotPath(): Promise<string[]> {
   const unsampled = createMonitor({ ...common, sampling: { default: 0 } });
   // A queue large enough for the whole run: every sampled call is an enqueue (scoring happens in the worker).
   const sampled = createMonitor({ ...common, sampling: { default: 1 }, queueSize: 1_000_000 });
-  await Promise.all([unsampled.ready(), sampled.ready()]);
+  // Resampling on: every sampled call is also picked for resampling. The stand-in sampler answers
+  // after 50 ms; observe() only queues, and the draw starts later, off the request path.
+  const resampled = createMonitor({
+    ...common,
+    sampling: { default: 1 },
+    queueSize: 1_000_000,
+    resample: { maxCallsPerMinute: 100_000, sample: ({ n }) => new Promise((r) => setTimeout(() => r(Array.from({ length: n }, (_, i) => `Returns within ${30 * (i + 1)} days.`)), 50)) },
+  });
+  await Promise.all([unsampled.ready(), sampled.ready(), resampled.ready()]);
   const rows: string[] = [];
   const N = 200_000;
   // Everything runs inside an active request span, as in a host.
@@ -47,11 +63,12 @@ async function hotPath(): Promise<string[]> {
       const span = nsPerCall(() => tracer.startSpan("child").end(), N);
       const off = nsPerCall(() => unsampled.observe({ route: "/ask", context: CONTEXT, answer: "Returns within 30 days." }), N);
       const on = nsPerCall(() => sampled.observe({ route: "/ask", context: CONTEXT, answer: "Returns within 30 days." }), 20_000);
-      rows.push(`| ${round + 1} | ${span.toFixed(0)} | ${off.toFixed(0)} | ${(off / span).toFixed(2)}× | ${on.toFixed(0)} | ${(on / span).toFixed(2)}× |`);
+      const re = nsPerCall(() => resampled.observe({ route: "/ask", context: CONTEXT, answer: "Returns within 30 days." }), 20_000);
+      rows.push(`| ${round + 1} | ${span.toFixed(0)} | ${off.toFixed(0)} | ${(off / span).toFixed(2)}× | ${on.toFixed(0)} | ${(on / span).toFixed(2)}× | ${re.toFixed(0)} | ${(re / span).toFixed(2)}× |`);
     }
     req.end();
   });
-  await Promise.all([unsampled.shutdown(100), sampled.shutdown(100)]);
+  await Promise.all([unsampled.shutdown(100), sampled.shutdown(100), resampled.shutdown(100)]);
   await tracerProvider.shutdown();
   trace.disable();
   context.disable();
@@ -62,11 +79,11 @@ interface HostReport {
   p50: number;
   p99: number;
   max: number;
-  stats?: { seen: number; scored: number; dropped: Record<string, number>; pending: number };
+  stats?: { seen: number; scored: number; dropped: Record<string, number>; pending: number; resample: { calls: Record<string, number> } };
 }
 
-async function loadHost(withMonitor: boolean, share: number, seconds: number, concurrency: number): Promise<HostReport & { requests: number }> {
-  const child = fork(join(import.meta.dirname, "sdk-host.ts"), [], { execArgv: ["--import", "tsx"], env: { ...process.env, WITH_MONITOR: withMonitor ? "1" : "0", SCORING_SHARE: String(share) } });
+async function loadHost(withMonitor: boolean, share: number, resample: boolean, seconds: number, concurrency: number): Promise<HostReport & { requests: number }> {
+  const child = fork(join(import.meta.dirname, "sdk-host.ts"), [], { execArgv: ["--import", "tsx"], env: { ...process.env, WITH_MONITOR: withMonitor ? "1" : "0", SCORING_SHARE: String(share), RESAMPLE: resample ? "1" : "0" } });
   const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)));
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   let requests = 0;
@@ -100,17 +117,28 @@ async function main(): Promise<void> {
   console.log("");
   console.log("observe() cost against one span start+end on the OTel SDK (ns per call; 3 rounds):");
   console.log("");
-  console.log("| round | span start+end | observe, unsampled | ratio | observe, sampled | ratio |");
-  console.log("|---|---|---|---|---|---|");
+  console.log("| round | span start+end | observe, unsampled | ratio | observe, sampled | ratio | observe, sampled + resampled | ratio |");
+  console.log("|---|---|---|---|---|---|---|---|");
   console.log((await hotPath()).join("\n"));
   console.log("");
   const seconds = Number(process.env.BENCH_SECONDS ?? 15);
   const rows: string[] = [];
-  const runs: Array<[boolean, number]> = [[false, 1], [true, 1], [true, 0.5], [false, 1], [true, 1], [true, 0.5]];
-  for (const [withMonitor, share] of runs) {
-    const r = await loadHost(withMonitor, share, seconds, 16);
+  const runs: Array<[boolean, number, boolean]> = [
+    [false, 1, false],
+    [true, 1, false],
+    [true, 0.5, false],
+    [true, 1, true],
+    [false, 1, false],
+    [true, 1, false],
+    [true, 0.5, false],
+    [true, 1, true],
+  ];
+  for (const [withMonitor, share, resample] of runs) {
+    const r = await loadHost(withMonitor, share, resample, seconds, 16);
     const s = r.stats;
-    rows.push(`| ${withMonitor ? `monitor, rate 1.0, scoring share ${share}` : "no monitor"} | ${(r.requests / seconds).toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(1)} | ${s ? `${s.seen} seen, ${s.scored} scored, ${Object.values(s.dropped).reduce((a, b) => a + b, 0)} dropped (queue full), ${s.pending} pending` : "–"} |`);
+    const calls = s && resample ? `; resampler calls ${Object.entries(s.resample.calls).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(", ")}` : "";
+    const label = withMonitor ? `monitor, rate 1.0, scoring share ${share}${resample ? ", resampling (n 5, 200 ms, ≤ 600/min)" : ""}` : "no monitor";
+    rows.push(`| ${label} | ${(r.requests / seconds).toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(1)} | ${s ? `${s.seen} seen, ${s.scored} scored, ${Object.values(s.dropped).reduce((a, b) => a + b, 0)} dropped (queue full), ${s.pending} pending${calls}` : "–"} |`);
   }
   console.log(`express host under load (${seconds} s per run, 16 concurrent keep-alive clients in another process; event-loop delay in ms):`);
   console.log("");

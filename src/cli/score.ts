@@ -23,7 +23,9 @@ Input: one JSON object a line: {"id", "context": string | string[], "answer", "q
        "samples"?: [string | {"text", "logprobs"?}], "logprobs"?: [...]}. "-", or no file when
        rows are piped in, reads standard input.
        With samples (resamples of the same question at temperature > 0) each row also gets
-       semantic entropy ("entropy") and a combined verdict ("combined": pass | fail | unscorable).
+       semantic entropy ("entropy") and a combined verdict ("combined": pass | fail | unscorable),
+       each claim gets "resampleSupport" (in how many resamples it is entailed or contradicted),
+       and the row gets "unstableClaims" (claims few resamples support) and "claimConsistency".
 Output: one JSON object a line: the row's id, score (0–1, higher = better grounded,
        the least supported claim's score), verdict (grounded | ungrounded | unscorable),
        reason when unscorable, threshold, claims (text, offsets, verdict, score,
@@ -70,6 +72,9 @@ function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unkno
     // Only when an input limit cut the row, so ordinary rows read as before.
     ...(r.limits.length > 0 ? { limits: r.limits } : {}),
     ...(r.entropy ? { entropy: r.entropy } : {}),
+    // With resamples: which claims the model would not say again (each claim carries resampleSupport).
+    ...(r.unstableClaims ? { unstableClaims: r.unstableClaims } : {}),
+    ...(r.claimConsistency ? { claimConsistency: r.claimConsistency } : {}),
   };
 }
 

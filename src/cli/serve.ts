@@ -3,7 +3,7 @@ import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import { DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
-import { resolveCollectorOptions } from "../collector/options.ts";
+import { RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, resolveCollectorOptions } from "../collector/options.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
 import { explainCalibrationFailure } from "../core/calibration.ts";
@@ -24,7 +24,8 @@ export const SERVE_HELP: string = `groundwatch serve — the collector: score RA
 Usage:
   groundwatch serve [--config FILE] [--host H] [--port P] [--sample-rate R] [--threshold T]
                     [--calibration FILE [--require-valid-calibration]] [--prompt-context off|system|REGEX]
-                    [--log-evaluations] [--print-config]
+                    [--resample-url URL --resample-model M [--resample-n N] [--resample-rate R]
+                     [--resample-temperature T]] [--log-evaluations] [--print-config]
 
 Endpoints:
   POST /v1/traces         OTLP/HTTP traces (protobuf or JSON; gzip, deflate or br): retriever and LLM
@@ -56,6 +57,20 @@ Options:
   --require-valid-calibration
                         refuse to start (exit 2) on a calibration whose verdict is not "pass";
                         env GROUNDWATCH_REQUIRE_VALID_CALIBRATION=1
+  --resample-url URL    live semantic entropy: an OpenAI-compatible API (http or https, e.g.
+                        https://api.openai.com/v1) asked to redraw each resampled answer from its trace's
+                        question and retrieved documents; env GROUNDWATCH_RESAMPLE_URL. The API key is read
+                        from GROUNDWATCH_RESAMPLE_API_KEY only (sent as a bearer token)
+  --resample-model M    the chat model that redraws answers (the one the service answers with);
+                        env GROUNDWATCH_RESAMPLE_MODEL
+  --resample-n N        answers drawn per resampled observation, 2–20 (default 5): one request with the
+                        \`n\` parameter, or N requests where the server does not honour it;
+                        env GROUNDWATCH_RESAMPLE_N
+  --resample-rate R     share of the scored observations also resampled, 0–1 (default 1);
+                        env GROUNDWATCH_RESAMPLE_RATE
+  --resample-temperature T
+                        sampling temperature, 0–2 (default 1; below 0.5 warns: the resamples would be
+                        near-identical); env GROUNDWATCH_RESAMPLE_TEMPERATURE
   --log-evaluations     print each evaluation as it completes (route, verdict, score, claim counts, limits;
                         never user text) to stderr, for wiring a service up; also on with OTEL_LOG_LEVEL=debug
   --print-config        print the resolved configuration (secrets masked) and exit
@@ -67,13 +82,17 @@ says so); maxBatch (500 observations a request); maxDocuments (200) and maxAnswe
 observations (400) and for interactions joined from traces (not scored, counted as
 too_many_documents / answer_too_large); maxTraces (10000) and maxTraceBytes (4 MiB of text, over it
 trace_too_large) and maxBufferBytes (64 MiB of text for all traces being joined: the oldest are
-settled early as buffer_full); traceTimeoutMs (5000); drainMs (10000). Requests that would not fit
+settled early as buffer_full); traceTimeoutMs (5000); drainMs (10000). The resampler: resampleUrl,
+resampleModel, resampleN, resampleRate, resampleTemperature, resampleMaxTokens (1024),
+resampleMaxConcurrent (2 calls in flight), resampleMaxCallsPerMinute (60; over it an observation is
+scored without entropy), resampleTimeoutMs (30000 a call, retries included), resampleBudget (most
+requests in the collector's life; no limit by default). Requests that would not fit
 in the scoring queue (monitor.queueSize, monitor.queueBytes) or the trace buffer get 429 with
 Retry-After before anything is kept.
 
 It starts once the scoring backend is loaded, then prints a banner to stderr: backend and tier,
 answer threshold and where it comes from, calibration verdict, drift reference, sampling rates,
-queue limits, auth, bind address and OTLP export targets. When the port is in use or the backend
+queue limits, resampler, auth, bind address and OTLP export targets. When the port is in use or the backend
 cannot load, it says why and exits 1. Exports over OTLP when the standard OTEL_EXPORTER_OTLP_* variables are set; a
 failed export is logged (at most once per 30 s per signal), and each export is given at most a third
 of drainMs (and no more than OTEL_EXPORTER_OTLP_TIMEOUT). OTEL_LOG_LEVEL sets what diagnostics reach
@@ -95,14 +114,30 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       "require-valid-calibration": { type: "boolean" },
       "log-evaluations": { type: "boolean" },
       "print-config": { type: "boolean" },
+      "resample-url": { type: "string" },
+      "resample-model": { type: "string" },
+      "resample-n": { type: "string" },
+      "resample-rate": { type: "string" },
+      "resample-temperature": { type: "string" },
       ...BACKEND_FLAGS,
     });
     const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
     const rate = numberFlag("sample-rate", args["sample-rate"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1");
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a threshold from 0 to 1");
+    const { n: nRange, rate: rateRange, temperature: tRange } = RESAMPLE_LIMITS;
+    const resampleN = numberFlag("resample-n", args["resample-n"], (n) => Number.isInteger(n) && n >= nRange.min && n <= nRange.max, `an integer from ${nRange.min} to ${nRange.max}`);
+    const resampleRate = numberFlag("resample-rate", args["resample-rate"], (n) => n >= rateRange.min && n <= rateRange.max, `a rate from ${rateRange.min} to ${rateRange.max}`);
+    const resampleTemperature = numberFlag("resample-temperature", args["resample-temperature"], (n) => n >= tRange.min && n <= tRange.max, `a temperature from ${tRange.min} to ${tRange.max}`);
+    const resample = {
+      ...(args["resample-url"] !== undefined ? { resampleUrl: args["resample-url"] } : {}),
+      ...(args["resample-model"] !== undefined ? { resampleModel: args["resample-model"] } : {}),
+      ...(resampleN !== undefined ? { resampleN } : {}),
+      ...(resampleRate !== undefined ? { resampleRate } : {}),
+      ...(resampleTemperature !== undefined ? { resampleTemperature } : {}),
+    };
     const configFile = args.config ? resolve(io.cwd, args.config) : undefined;
     const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io, threshold !== undefined ? { threshold } : {});
-    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}) };
+    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}), ...resample };
     // OTEL_LOG_LEVEL=debug (or verbose, all) asks for everything: the evaluations too.
     const logEvaluations = args["log-evaluations"] === true || ["DEBUG", "VERBOSE", "ALL"].includes(String(io.env.OTEL_LOG_LEVEL ?? "").trim().toUpperCase());
     const monitorOptions = {
@@ -116,7 +151,13 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     const monitor = resolveMonitorOptions({ env: io.env, ...(configFile ? { configFile } : {}), ...monitorOptions });
     if (args["print-config"]) {
       const printable = {
-        collector: { ...collector, token: collector.token ? "***" : undefined, file: undefined, promptContext: collector.promptContext.mode === "regex" ? collector.promptContext.pattern.source : collector.promptContext.mode },
+        collector: {
+          ...collector,
+          token: collector.token ? "***" : undefined,
+          file: undefined,
+          promptContext: collector.promptContext.mode === "regex" ? collector.promptContext.pattern.source : collector.promptContext.mode,
+          resample: collector.resample ? { ...collector.resample, apiKey: collector.resample.apiKey ? "***" : "(not set)", budget: collector.resample.budget ?? null } : null,
+        },
         sampling: monitor.sampling,
         monitor: {
           ...monitor,
@@ -128,7 +169,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
             : undefined,
         },
         scoring: resolveScoreOptions(monitor.scoring, { env: io.env, ...(monitor.scoringFile ? { file: monitor.scoringFile } : {}) }),
-        secrets: { GROUNDWATCH_TOKEN: io.env.GROUNDWATCH_TOKEN ? "***" : "(not set)", GROUNDWATCH_JUDGE_API_KEY: io.env.GROUNDWATCH_JUDGE_API_KEY ? "***" : "(not set)" },
+        secrets: { GROUNDWATCH_TOKEN: io.env.GROUNDWATCH_TOKEN ? "***" : "(not set)", GROUNDWATCH_JUDGE_API_KEY: io.env.GROUNDWATCH_JUDGE_API_KEY ? "***" : "(not set)", [RESAMPLE_API_KEY_ENV]: io.env[RESAMPLE_API_KEY_ENV]?.trim() ? "***" : "(not set)" },
       };
       io.stdout.write(`${JSON.stringify(printable, null, 2)}\n`);
       return EXIT.ok;
@@ -212,6 +253,7 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
     ["drift", drift],
     ["sampling", `${monitor.sampling.default} by default${routes.length ? `; ${routes.map(([r, v]) => `${r}=${v}`).join(", ")}` : "; no per-route rates"}`],
     ["queue", `${monitor.queueSize} observations or ${mib(monitor.queueBytes)} of text, ${monitor.workers} worker${monitor.workers === 1 ? "" : "s"}, ${monitor.timeoutMs} ms each; traces: ${collector.maxTraces} or ${mib(collector.maxBufferBytes)} joining`],
+    ["resampler", resamplerLine(collector.resample)],
     ["auth", collector.token ? "on (bearer token)" : "off (loopback only)"],
     ["bind", new URL(s.url).host],
     ["otlp export", otlp.length ? otlp.join(", ") : "none (OTEL_EXPORTER_OTLP_ENDPOINT is not set; metrics at /metrics only)"],
@@ -219,6 +261,14 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
   ];
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return rows.map(([k, v]) => `  ${k.padEnd(width)}${sanitizeForTerminal(v)}\n`).join("");
+}
+
+/** The banner's resampler line: endpoint, model, n, rate, temperature, limits, whether a key is set (never the key), warnings. */
+function resamplerLine(r: ResolvedCollectorOptions["resample"]): string {
+  if (!r) return "off (no live semantic entropy; --resample-url and --resample-model to turn it on)";
+  const limits = `at most ${r.maxCallsPerMinute} calls/min, ${r.maxConcurrent} in flight, ${r.timeoutMs} ms each${r.budget !== undefined ? `, ${r.budget} requests in all` : ""}`;
+  const warnings = r.warnings.map((w) => ` — WARNING: ${w}`).join("");
+  return `${r.model} at ${r.url}: n ${r.n}, rate ${r.rate} of scored observations, temperature ${r.temperature}, ${limits}; API key ${r.apiKey ? "set (***)" : "not set"}${warnings}`;
 }
 
 /** One line per completed evaluation, for --log-evaluations: counts, scores and limits, never user text. */

@@ -11,8 +11,9 @@ function clip(text: string, width: number): string {
 }
 
 /**
- * A readable block for one scored answer: the verdict line, then each claim that
- * is not supported with its nearest evidence, and the sentences that were skipped.
+ * A readable block for one scored answer: the verdict line, then each claim that is not
+ * supported (with its nearest evidence) or is unstable across the resamples (with how many
+ * of them entail and contradict it), and the sentences that were skipped.
  */
 export function formatResultBlock(id: string | number, answer: string, result: ScoredAnswer): string[] {
   const lines: string[] = [];
@@ -23,17 +24,30 @@ export function formatResultBlock(id: string | number, answer: string, result: S
     const h = e.normalizedEntropy === null ? "not measured" : `${e.normalizedEntropy.toFixed(3)} normalised (${e.clusters.length} meanings in ${e.diagnostics.samples} samples)`;
     lines.push(`${INDENT}semantic entropy: ${h}${e.reliable ? "" : ` — UNRELIABLE: ${clip(e.reasons.join("; "), 80)}`}`);
   }
+  const cc = result.claimConsistency;
+  if (cc) {
+    const share = `${Math.round(cc.unstableShare * 100)}%`;
+    const measured = cc.measured < cc.claims ? ` (${cc.measured} of ${cc.claims} claims measured)` : "";
+    lines.push(`${INDENT}claim stability: ${cc.unstable} of ${cc.claims} claims entailed by fewer than ${share} of ${cc.samples} resamples${measured}${cc.reliable ? "" : ` — UNRELIABLE: ${clip(cc.reasons.join("; "), 80)}`}`);
+  }
   if (result.combined) lines.push(`${INDENT}combined: ${result.combined.verdict}${result.combined.reasons.length ? ` — ${clip(result.combined.reasons.join("; "), 90)}` : ""}`);
   if (result.verdict === "unscorable") {
     lines.push(`${INDENT}reason: ${result.reason} — ${clip(result.detail, 80)}`);
     return lines;
   }
+  const unstable = new Set((result.unstableClaims ?? []).map((c) => c.index));
   for (const c of result.claims) {
-    if (c.verdict === "supported") continue;
-    lines.push(`${INDENT}✗ ${c.verdict} (${c.score.toFixed(3)}): "${clip(c.text, 80)}"`);
-    const ev = c.verdict === "contradicted" && c.contradictingEvidence ? c.contradictingEvidence : c.evidence;
-    if (ev) lines.push(`${INDENT2}${c.verdict === "contradicted" ? "contradicting" : "nearest"} evidence [doc ${ev.doc}, ${ev.start}–${ev.end}]: "${clip(ev.text, 90)}"`);
-    if (c.notes.length > 0) lines.push(`${INDENT2}why: ${clip(c.notes.join("; "), 100)}`);
+    const isUnstable = unstable.has(c.index);
+    if (c.verdict === "supported" && !isUnstable) continue;
+    if (c.verdict === "supported") lines.push(`${INDENT}~ supported (${c.score.toFixed(3)}) but unstable: "${clip(c.text, 80)}"`);
+    else {
+      lines.push(`${INDENT}✗ ${c.verdict} (${c.score.toFixed(3)}): "${clip(c.text, 80)}"`);
+      const ev = c.verdict === "contradicted" && c.contradictingEvidence ? c.contradictingEvidence : c.evidence;
+      if (ev) lines.push(`${INDENT2}${c.verdict === "contradicted" ? "contradicting" : "nearest"} evidence [doc ${ev.doc}, ${ev.start}–${ev.end}]: "${clip(ev.text, 90)}"`);
+      if (c.notes.length > 0) lines.push(`${INDENT2}why: ${clip(c.notes.join("; "), 100)}`);
+    }
+    const rs = c.resampleSupport;
+    if (isUnstable && rs) lines.push(`${INDENT2}unstable: entailed by ${rs.supported} of ${rs.of} resamples, contradicted by ${rs.contradicted} — the model would not say it again`);
   }
   const skipped = result.skipped.length;
   if (skipped > 0) lines.push(`${INDENT}(${skipped} sentence${skipped === 1 ? "" : "s"} not checked: ${[...new Set(result.skipped.map((s) => s.reason))].join(", ")})`);

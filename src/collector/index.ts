@@ -10,3 +10,5 @@ export { decodeJson, decodeLogsJson, decodeLogsPausing, decodeLogsProtobuf, deco
 export type { DecodedLogs, DecodedSpans, OtlpLog, OtlpSpan, OtlpSpanEvent } from "./otlp.ts";
 export { createObservationParser, OBSERVATION_SCHEMA_PATH } from "./observations.ts";
 export type { ObservationLimits, ParsedObservations } from "./observations.ts";
+export { RESAMPLE_SYSTEM_PROMPT, createOpenAiResampler, resampleUserPrompt } from "./resampler.ts";
+export type { OpenAiResamplerOptions } from "./resampler.ts";

@@ -46,6 +46,31 @@ export interface CollectorOptions {
    * e.g. "Documents:\n(?<context>[\s\S]*?)\n\nQuestion:". Env GROUNDWATCH_PROMPT_CONTEXT.
    */
   readonly promptContext?: string;
+  /**
+   * Live semantic entropy: the base URL of an OpenAI-compatible chat API (http or https, e.g.
+   * https://api.openai.com/v1) that the collector asks to redraw answers from their trace's question
+   * and retrieved documents (src/collector/resampler.ts). Off unless set. Env GROUNDWATCH_RESAMPLE_URL.
+   * The API key is read from GROUNDWATCH_RESAMPLE_API_KEY only, never from an option or a file.
+   */
+  readonly resampleUrl?: string;
+  /** The resampler's chat model; required with resampleUrl. Env GROUNDWATCH_RESAMPLE_MODEL. */
+  readonly resampleModel?: string;
+  /** Answers drawn per resampled observation, 2–20. Default 5. Env GROUNDWATCH_RESAMPLE_N. */
+  readonly resampleN?: number;
+  /** Share of the observations sampled for scoring that are also resampled, 0–1. Default 1. Env GROUNDWATCH_RESAMPLE_RATE. */
+  readonly resampleRate?: number;
+  /** Sampling temperature, 0–2 (below 0.5 warns: resamples would be near-identical). Default 1. Env GROUNDWATCH_RESAMPLE_TEMPERATURE. */
+  readonly resampleTemperature?: number;
+  /** max_tokens of each resampled answer, 1–100 000. Default 1024. */
+  readonly resampleMaxTokens?: number;
+  /** Resampler calls (one per resampled observation) in flight at once, 1–64. Default 2. */
+  readonly resampleMaxConcurrent?: number;
+  /** Most resampler calls per minute, 1–100 000; over it an observation is scored without entropy. Default 60. */
+  readonly resampleMaxCallsPerMinute?: number;
+  /** Time allowed per resampler call (retries included), ms. Default 30 000. */
+  readonly resampleTimeoutMs?: number;
+  /** Most HTTP requests to the resampler endpoint in the collector's lifetime (retries and separate calls included). Default: no limit. */
+  readonly resampleBudget?: number;
   readonly configFile?: string;
   readonly env?: NodeJS.ProcessEnv;
 }
@@ -66,9 +91,49 @@ export interface ResolvedCollectorOptions {
   readonly logContent: boolean;
   readonly attributeMapping: AttributeMapping;
   readonly promptContext: PromptContext;
+  /** The resampler for live semantic entropy; undefined when off (no resampleUrl). */
+  readonly resample: ResolvedResampler | undefined;
   readonly file: ConfigFile;
   readonly configFile: string | undefined;
 }
+
+/** The collector's resampler, resolved: see CollectorOptions.resample*. */
+export interface ResolvedResampler {
+  readonly url: string;
+  readonly model: string;
+  readonly n: number;
+  readonly rate: number;
+  readonly temperature: number;
+  readonly maxTokens: number;
+  readonly maxConcurrent: number;
+  readonly maxCallsPerMinute: number;
+  readonly timeoutMs: number;
+  readonly budget: number | undefined;
+  /** From GROUNDWATCH_RESAMPLE_API_KEY only; undefined when unset or blank. */
+  readonly apiKey: string | undefined;
+  /** Settings that work, but likely not as meant: a low temperature, a remote endpoint without a key, a key over plain http. */
+  readonly warnings: readonly string[];
+}
+
+/** The environment variable the resampler's API key is read from (never a flag or a file). */
+export const RESAMPLE_API_KEY_ENV = "GROUNDWATCH_RESAMPLE_API_KEY";
+
+/** The ranges of the resampler settings that have flags, for `serve`'s flag checks and resolveCollectorOptions. */
+export const RESAMPLE_LIMITS = { n: { min: 2, max: 20 }, rate: { min: 0, max: 1 }, temperature: { min: 0, max: 2 } } as const;
+
+/** Below it, resamples are near-identical: a warning. */
+export const LOW_RESAMPLE_TEMPERATURE = 0.5;
+
+const RESAMPLE_ENV = {
+  resampleUrl: "GROUNDWATCH_RESAMPLE_URL",
+  resampleModel: "GROUNDWATCH_RESAMPLE_MODEL",
+  resampleN: "GROUNDWATCH_RESAMPLE_N",
+  resampleRate: "GROUNDWATCH_RESAMPLE_RATE",
+  resampleTemperature: "GROUNDWATCH_RESAMPLE_TEMPERATURE",
+} as const;
+
+const RESAMPLE_KEYS = ["resampleUrl", "resampleModel", "resampleN", "resampleRate", "resampleTemperature", "resampleMaxTokens", "resampleMaxConcurrent", "resampleMaxCallsPerMinute", "resampleTimeoutMs", "resampleBudget"] as const;
+type ResampleKey = (typeof RESAMPLE_KEYS)[number];
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 /** The shortest bearer token accepted on an address other than loopback. */
@@ -79,6 +144,93 @@ function int(field: string, v: unknown, min: number, max: number): number | unde
   const n = typeof v === "string" ? Number(v) : v;
   if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) throw new ConfigError(field, v, `expected an integer from ${min} to ${max}`);
   return n;
+}
+
+function num(field: string, v: unknown, min: number, max: number, what: string): number | undefined {
+  if (v === undefined || v === "") return undefined;
+  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
+  if (typeof n !== "number" || !Number.isFinite(n) || n < min || n > max) throw new ConfigError(field, v, `expected ${what} from ${min} to ${max}`);
+  return n;
+}
+
+/** A URL with any password masked, for messages. */
+function maskUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    if (u.password) u.password = "***";
+    return u.href;
+  } catch {
+    return raw;
+  }
+}
+
+/** The hostname of an http(s) URL without brackets, lower case. */
+const hostOf = (u: URL): string => u.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+
+/**
+ * The resampler's settings, option > env > config file (collector section) > default; undefined when
+ * no URL is set. A resampler setting without a URL, or a bad value, is a ConfigError naming it.
+ */
+function resolveResampler(options: CollectorOptions, env: NodeJS.ProcessEnv, c: Readonly<Record<string, unknown>>): ResolvedResampler | undefined {
+  /** The value in force and the field it came from, as a ConfigError names it. */
+  const from = (key: ResampleKey): { field: string; value: unknown } | undefined => {
+    if (options[key] !== undefined) return { field: key, value: options[key] };
+    const envName = (RESAMPLE_ENV as Partial<Record<ResampleKey, string>>)[key];
+    if (envName && env[envName] !== undefined && env[envName] !== "") return { field: envName, value: env[envName] };
+    if (c[key] !== undefined) return { field: `config file collector.${key}`, value: c[key] };
+    return undefined;
+  };
+  const url = from("resampleUrl");
+  if (!url) {
+    const stray = RESAMPLE_KEYS.map(from).find((f) => f !== undefined);
+    if (stray) throw new ConfigError(stray.field, stray.value, "a resampler setting without a resampler URL does nothing: set --resample-url (GROUNDWATCH_RESAMPLE_URL, config file collector.resampleUrl), or remove it");
+    return undefined;
+  }
+  let parsed: URL | undefined;
+  try {
+    parsed = typeof url.value === "string" ? new URL(url.value) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const shown = typeof url.value === "string" ? maskUrl(url.value) : url.value;
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) throw new ConfigError(url.field, shown, "expected an http:// or https:// URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1");
+  if (parsed.username || parsed.password) throw new ConfigError(url.field, shown, `credentials in the URL are not sent: set ${RESAMPLE_API_KEY_ENV}`);
+  const model = from("resampleModel");
+  if (!model) throw new ConfigError("resampleModel", undefined, "the resampler needs a chat model name: --resample-model, GROUNDWATCH_RESAMPLE_MODEL or config file collector.resampleModel");
+  if (typeof model.value !== "string" || model.value.trim() === "") throw new ConfigError(model.field, model.value, "expected a chat model name");
+  const integer = (key: ResampleKey, min: number, max: number): number | undefined => {
+    const f = from(key);
+    return f ? int(f.field, f.value, min, max) : undefined;
+  };
+  const number = (key: ResampleKey, min: number, max: number, what: string): number | undefined => {
+    const f = from(key);
+    return f ? num(f.field, f.value, min, max, what) : undefined;
+  };
+  const { n: nLimits, rate: rateLimits, temperature: tLimits } = RESAMPLE_LIMITS;
+  const temperature = number("resampleTemperature", tLimits.min, tLimits.max, "a temperature") ?? 1;
+  // Surrounding whitespace (a newline from a secrets file) is not part of the key; a blank one is none.
+  const apiKey = env[RESAMPLE_API_KEY_ENV]?.trim() || undefined;
+  const host = hostOf(parsed);
+  const warnings: string[] = [];
+  if (temperature < LOW_RESAMPLE_TEMPERATURE) {
+    warnings.push(`the resampler's temperature is ${temperature}, below ${LOW_RESAMPLE_TEMPERATURE}: resamples at a low temperature are near-identical, so their entropy reads as confidence; use about 1`);
+  }
+  if (!apiKey && !LOOPBACK.has(host)) warnings.push(`${RESAMPLE_API_KEY_ENV} is not set: calling ${parsed.origin} without an API key`);
+  if (apiKey && parsed.protocol === "http:" && !LOOPBACK.has(host)) warnings.push(`the resampler's API key is sent unencrypted over http to ${parsed.host}: use https`);
+  return {
+    url: parsed.href.replace(/\/+$/, ""),
+    model: model.value.trim(),
+    n: integer("resampleN", nLimits.min, nLimits.max) ?? 5,
+    rate: number("resampleRate", rateLimits.min, rateLimits.max, "a rate") ?? 1,
+    temperature,
+    maxTokens: integer("resampleMaxTokens", 1, 100_000) ?? 1024,
+    maxConcurrent: integer("resampleMaxConcurrent", 1, 64) ?? 2,
+    maxCallsPerMinute: integer("resampleMaxCallsPerMinute", 1, 100_000) ?? 60,
+    timeoutMs: integer("resampleTimeoutMs", 1, 3_600_000) ?? 30_000,
+    budget: integer("resampleBudget", 1, 10_000_000),
+    apiKey,
+    warnings,
+  };
 }
 
 /** Validates a promptContext setting: "off", "system", or a regular expression with a named group `context`. */
@@ -143,6 +295,7 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
     logContent: options.logContent ?? (c.logContent === true),
     attributeMapping: mapping,
     promptContext,
+    resample: resolveResampler(options, env, c),
     file,
     configFile,
   };

@@ -20,6 +20,7 @@ import { createOtlpCodecs } from "./otlp-proto.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 import { OtlpDecodeError, decodeLogsPausing, decodeSpansPausing, encodeLogsResponse, encodeResponse } from "./otlp.ts";
 import { createProviders } from "./providers.ts";
+import { collectorResampleOptions } from "./resampler.ts";
 import { runbooksHandler } from "./runbooks.ts";
 
 export interface RunningCollector {
@@ -106,6 +107,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     monitor = createMonitor({
       env,
       ...(resolved.configFile ? { configFile: resolved.configFile } : {}),
+      // Live semantic entropy through the configured resampler; a `resample` given in code outranks it.
+      ...(resolved.resample ? { resample: collectorResampleOptions(resolved.resample) } : {}),
       ...options.monitor,
       tracerProvider,
       meterProvider,

@@ -5,10 +5,12 @@ import { DEFAULT_MAX_TOKEN_CHARS } from "../core/limits.ts";
  * Scoring defaults. `threshold` here is only the fallback for backends that do not
  * recommend one; the offline backend ships the threshold fitted with its weights.
  */
-export const DEFAULT_SETTINGS: GroundednessSettings = {
+export const DEFAULT_SETTINGS: GroundednessSettings & { readonly unstableShare: number } = {
   threshold: 0.5,
   topK: 3,
   tokenBudget: 400,
+  /** A claim entailed by fewer than half of the resamples is unstable. */
+  unstableShare: 0.5,
 };
 
 /**

@@ -22,7 +22,11 @@ export interface ConfigFile {
 const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
   scoring: SCORE_OPTION_KEYS,
   sampling: new Set(["default", "routes"]),
-  collector: new Set(["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"]),
+  collector: new Set([
+    ...["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"],
+    // The resampler (live semantic entropy); its API key is read from GROUNDWATCH_RESAMPLE_API_KEY only.
+    ...["resampleUrl", "resampleModel", "resampleN", "resampleRate", "resampleTemperature", "resampleMaxTokens", "resampleMaxConcurrent", "resampleMaxCallsPerMinute", "resampleTimeoutMs", "resampleBudget"],
+  ]),
   eval: new Set(["maxHallucinationRate", "minGroundedShare", "minMeanScore", "maxUnscorableShare"]),
   monitor: new Set(["calibrationFile", "queueSize", "queueBytes", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift", "requireValidCalibration"]),
 };
@@ -50,6 +54,10 @@ export function loadConfigFile(path: string): ConfigFile {
     if (!keys) throw new ConfigError(`config file key "${section}"`, value, `unknown section; expected ${Object.keys(SECTIONS).join(", ")}`);
     if (!value || typeof value !== "object" || Array.isArray(value)) throw new ConfigError(`config file ${section}`, value, "expected an object");
     for (const key of Object.keys(value)) {
+      // A secret is never read from a file, nor echoed from one in an error.
+      if (!keys.has(key) && section === "collector" && /api.?key|token|secret|password/i.test(key)) {
+        throw new ConfigError(`config file collector.${key}`, "***", "secrets are read from the environment only: GROUNDWATCH_RESAMPLE_API_KEY for the resampler, GROUNDWATCH_TOKEN for the collector's bearer token");
+      }
       if (!keys.has(key)) throw new ConfigError(`config file ${section}.${key}`, (value as Record<string, unknown>)[key], `unknown key; expected one of ${[...keys].join(", ")}`);
     }
   }

@@ -41,6 +41,17 @@ export interface ScoreOptions {
   readonly entropyThreshold?: number;
   /** "either" (default: fail when ungrounded or uncertain) or "groundedness-only". Env GROUNDWATCH_COMBINED_POLICY. */
   readonly combinedPolicy?: string;
+  /**
+   * With resamples, a claim of the answer entailed by fewer than this share of them is unstable (listed in
+   * `unstableClaims`), in [0, 1]; 0 flags none. Default 0.5. Env GROUNDWATCH_UNSTABLE_SHARE.
+   */
+  readonly unstableShare?: number;
+  /**
+   * Make the combined verdict fail when a claim is unstable, and be unscorable when claim stability could not be
+   * measured (identical or too few resamples, claims past the entailment budget). Default false: unstable claims
+   * are reported, not gated on. Env GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS.
+   */
+  readonly failOnUnstableClaims?: boolean;
   /** Most entailment pairs one entropy measurement may send, 1–1 000 000; over it, entropy is unreliable and nothing is sent. Default 500. Env GROUNDWATCH_ENTROPY_MAX_CALLS. */
   readonly entropyMaxCalls?: number;
   /** Most claims checked per answer, 1–10 000; the rest are skipped with reason "over_limit" (limit "claims"). Default 100. Env GROUNDWATCH_MAX_CLAIMS. */
@@ -76,6 +87,8 @@ export interface ResolvedScoreOptions {
   readonly judgeConcurrency: number;
   readonly entropyThreshold: number;
   readonly combinedPolicy: "either" | "groundedness-only";
+  readonly unstableShare: number;
+  readonly failOnUnstableClaims: boolean;
   readonly entropyMaxCalls: number;
   readonly maxClaims: number;
   readonly maxAnswerChars: number;
@@ -103,6 +116,8 @@ export const SCORE_ENV = {
   judgeConcurrency: "GROUNDWATCH_JUDGE_CONCURRENCY",
   entropyThreshold: "GROUNDWATCH_ENTROPY_THRESHOLD",
   combinedPolicy: "GROUNDWATCH_COMBINED_POLICY",
+  unstableShare: "GROUNDWATCH_UNSTABLE_SHARE",
+  failOnUnstableClaims: "GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS",
   entropyMaxCalls: "GROUNDWATCH_ENTROPY_MAX_CALLS",
   maxClaims: "GROUNDWATCH_MAX_CLAIMS",
   maxAnswerChars: "GROUNDWATCH_MAX_ANSWER_CHARS",
@@ -179,6 +194,7 @@ export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?:
   const variant = str("variant");
   const requireProduction = pick("requireProduction");
   const policy = str("combinedPolicy");
+  const failOnUnstable = pick("failOnUnstableClaims");
   return {
     backend: oneOf(backend.field, backend.value, BACKEND_CHOICES) ?? "auto",
     model: str("model").value,
@@ -195,6 +211,8 @@ export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?:
     judgeConcurrency: num("judgeConcurrency", 1, 64, true) ?? 4,
     entropyThreshold: num("entropyThreshold", 0, 1, false) ?? 0.5,
     combinedPolicy: oneOf(policy.field, policy.value, ["either", "groundedness-only"] as const) ?? "either",
+    unstableShare: num("unstableShare", 0, 1, false) ?? DEFAULT_SETTINGS.unstableShare,
+    failOnUnstableClaims: booleanFrom(failOnUnstable.field, failOnUnstable.value) ?? false,
     entropyMaxCalls: num("entropyMaxCalls", 1, 1_000_000, true) ?? DEFAULT_LIMITS.entropyMaxCalls,
     maxClaims: num("maxClaims", 1, 10_000, true) ?? DEFAULT_LIMITS.maxClaims,
     maxAnswerChars: num("maxAnswerChars", 100, 10_000_000, true) ?? DEFAULT_LIMITS.maxAnswerChars,

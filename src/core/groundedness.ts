@@ -4,6 +4,7 @@ import type { Claim, SkippedSentence } from "./claims.ts";
 import { splitClaims } from "./claims.ts";
 import type { ContextInput, ContextWindow } from "./context.ts";
 import { buildWindows, contentTerms } from "./context.ts";
+import type { ResampleSupport } from "./entropy/claim-consistency.ts";
 import type { CappedText, LimitName } from "./limits.ts";
 import { capTokens, cutPoint, orderLimits, restSpan } from "./limits.ts";
 import { indexWindows } from "./preselect.ts";
@@ -38,6 +39,11 @@ export interface ClaimResult {
   readonly contradictingEvidence?: Evidence;
   /** The backend's reasons for the best window's score. */
   readonly notes: readonly string[];
+  /**
+   * With resamples: in how many of them the claim is entailed or contradicted (claim-level
+   * consistency). Absent without resamples, and for claims past the entailment budget.
+   */
+  readonly resampleSupport?: ResampleSupport;
 }
 
 export type UnscorableReason = "empty_answer" | "empty_context" | "no_checkable_claims" | "backend_error";

@@ -31,4 +31,6 @@ export type { AnalyzedText, SentenceSpan, TextAnalyzer, TextAnalyzerOptions, Tok
 export { normaliseAnswer, semanticEntropy } from "./entropy/semantic-entropy.ts";
 export type { Cluster, EntropyInput, EntropyResult, Judgement, Sample, SemanticEntropyOptions } from "./entropy/semantic-entropy.ts";
 export { isRefusal } from "./entropy/refusals.ts";
+export { claimConsistency, isUnstable } from "./entropy/claim-consistency.ts";
+export type { ClaimConsistency, ClaimConsistencyInput, ClaimConsistencyOptions, ClaimConsistencyResult, ClaimRef, ResampleSupport, UnstableClaim } from "./entropy/claim-consistency.ts";
 export { chao1, entropyOf, millerMadow, raoBlackwellMasses } from "./entropy/estimators.ts";

@@ -2,6 +2,8 @@ import type { ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import type { CombinedPolicy, CombinedVerdict } from "../core/combined.ts";
 import { combineVerdicts } from "../core/combined.ts";
+import type { ClaimConsistency, UnstableClaim } from "../core/entropy/claim-consistency.ts";
+import { claimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult, Sample } from "../core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
 import type { AnswerInput, AnswerResult } from "../core/groundedness.ts";
@@ -19,16 +21,29 @@ import { DEFAULT_SETTINGS } from "../config/defaults.ts";
 /** An answer to score, optionally with resamples of the same question for semantic entropy. */
 export interface Observation extends AnswerInput {
   readonly question?: string;
-  /** Other generations for the same question (temperature > 0); enables semantic entropy. */
+  /** Other generations for the same question (temperature > 0); enables semantic entropy and claim-level consistency. */
   readonly samples?: readonly Sample[];
+  /** How many resamples were asked for: fewer arriving makes entropy and claim consistency unreliable. Default: as many as given. */
+  readonly requested?: number;
 }
 
 /**
- * Groundedness, plus semantic entropy and the combined verdict when resamples were given.
- * `limits` names every input limit the observation was cut by (answer, context, documents,
- * tokens, claims, samples, entailment calls); empty when it was scored whole.
+ * Groundedness, plus semantic entropy, claim-level consistency and the combined verdict when
+ * resamples were given. `limits` names every input limit the observation was cut by (answer,
+ * context, documents, tokens, claims, samples, entailment calls); empty when it was scored whole.
  */
-export type ScoredAnswer = AnswerResult & { readonly entropy?: EntropyResult; readonly combined?: CombinedVerdict };
+export type ScoredAnswer = AnswerResult & {
+  readonly entropy?: EntropyResult;
+  /**
+   * With resamples and at least one checked claim: the claims entailed by fewer than
+   * `unstableShare` of the resamples (the model would not say them again), in answer order.
+   * Each claim then carries `resampleSupport` (absent for claims past the entailment budget).
+   */
+  readonly unstableClaims?: readonly UnstableClaim[];
+  /** Counts, reliability and cost of the claim-level consistency check; present with `unstableClaims`. */
+  readonly claimConsistency?: ClaimConsistency;
+  readonly combined?: CombinedVerdict;
+};
 
 /** A ready-to-use scorer: resolved options, a loaded backend, and the pipeline. */
 export interface Scorer {
@@ -76,8 +91,9 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
     maxTokenChars: resolved.maxTokenChars,
     maxEntailmentCalls: resolved.maxEntailmentCalls,
   });
-  const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy };
-  const entropyCache = new Map<string, NliResult>();
+  const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
+  // Judgements of (premise, hypothesis) pairs, shared by entropy and claim consistency: same pair, same backend, same answer.
+  const nliCache = new Map<string, NliResult>();
   return {
     policy,
     async score(input: Observation): Promise<ScoredAnswer> {
@@ -93,11 +109,35 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
       const samples = input.samples.slice(0, resolved.maxSamples).map((s): Sample => (typeof s === "string" ? cut(s) : { ...s, text: cut(s.text) }));
       // Entropy gets what groundedness left of the observation's budget, and at most its own.
       const budget = Math.min(resolved.entropyMaxCalls, Math.max(0, resolved.maxEntailmentCalls - groundedness.entailmentCalls));
-      const entropy = await semanticEntropy({ question: cut(input.question ?? ""), samples, backend, options: { cache: entropyCache, maxEntailmentCalls: budget } });
+      const question = cut(input.question ?? "");
+      // A set cut at maxSamples is not short: the cut is reported as the "samples" limit.
+      const requested = input.requested !== undefined ? Math.min(input.requested, resolved.maxSamples) : undefined;
+      const asked = requested !== undefined ? { requested } : {};
+      const entropy = await semanticEntropy({ question, samples, backend, options: { cache: nliCache, maxEntailmentCalls: budget, ...asked } });
       if (entropy.overBudget) limits.add("entailment_calls");
+      let scored: ScoredAnswer = { ...groundedness, entropy };
+      if (groundedness.claims.length > 0) {
+        // Claim consistency gets what groundedness and entropy left: claims × distinct samples pairs, in one batch.
+        const left = Math.max(0, resolved.maxEntailmentCalls - groundedness.entailmentCalls - entropy.entailmentCalls);
+        const consistency = await claimConsistency({
+          question,
+          claims: groundedness.claims,
+          samples,
+          backend,
+          analyzer,
+          options: { threshold, unstableShare: resolved.unstableShare, tokenBudget: resolved.tokenBudget, topK: resolved.topK, maxEntailmentCalls: left, cache: nliCache, ...asked },
+        });
+        if (consistency.summary.overBudget) limits.add("entailment_calls");
+        const claims = groundedness.claims.map((c, i) => {
+          const support = consistency.support[i];
+          return support ? { ...c, resampleSupport: support } : c;
+        });
+        scored = { ...scored, claims, unstableClaims: consistency.unstableClaims, claimConsistency: consistency.summary };
+      }
       // Judgements are reused within a run, but the cache must not grow without bound.
-      if (entropyCache.size > 10_000) entropyCache.clear();
-      return { ...groundedness, limits: orderLimits(limits), entropy, combined: combineVerdicts(groundedness, entropy, policy) };
+      if (nliCache.size > 10_000) nliCache.clear();
+      const consistency = scored.claimConsistency && scored.unstableClaims ? { summary: scored.claimConsistency, unstableClaims: scored.unstableClaims } : undefined;
+      return { ...scored, limits: orderLimits(limits), combined: combineVerdicts(groundedness, entropy, policy, consistency) };
     },
     backend: backendInfo(backend),
     entailment: backend,

@@ -19,12 +19,15 @@ import type { Instruments } from "../telemetry/instruments.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createInstruments, isNoopMeter, observeSources } from "../telemetry/instruments.ts";
 import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
-import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_ROUTE, EVENT_GEN_AI_EVALUATION_RESULT, METRICS, SPAN_EVALUATE } from "../telemetry/semconv.ts";
+import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, ATTR_TOKEN_KIND, EVENT_GEN_AI_EVALUATION_RESULT, METRICS, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 import { resolveMonitorOptions } from "./options.ts";
 import type { Sampler } from "./sampling.ts";
 import { createSampler } from "./sampling.ts";
-import type { ScoringWorkerData } from "./worker.ts";
+import type { ScoringRequest, ScoringWorkerData } from "./worker.ts";
+import type { ResampleDraw, ResampleOutcome, Resampler } from "./resample.ts";
+import { RESAMPLE_OUTCOMES, createResampler } from "./resample.ts";
+import { copySamples, copyStrings, sampleChars } from "./copy.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
 export interface ObserveInput {
@@ -41,7 +44,11 @@ export interface ObserveInput {
   readonly sample?: "always" | "never";
 }
 
-/** Where every observation went. seen = sampled + notSampled; sampled = scored + dropped + failed + pending. */
+/**
+ * Where every observation went. seen = sampled + notSampled; sampled = scored + dropped + failed + pending.
+ * `resample` counts calls to the host's sampler, apart from that identity: an observation whose
+ * resample failed is still scored (without a reliable entropy).
+ */
 export interface MonitorStats {
   readonly seen: number;
   readonly notSampled: number;
@@ -49,8 +56,15 @@ export interface MonitorStats {
   readonly scored: number;
   readonly dropped: Readonly<Record<string, number>>;
   readonly failed: Readonly<Record<string, number>>;
-  /** Queued or being scored. */
+  /** Queued, being resampled, or being scored. */
   readonly pending: number;
+  /**
+   * Resampler calls by outcome (every outcome present, 0 when none), and how many run now; all
+   * zero without the `resample` option. `budget` and `busy` count observations picked for
+   * resampling but scored without entropy, no call made: the calls-per-minute budget was spent,
+   * or maxConcurrent calls were running with as many waiting.
+   */
+  readonly resample: { readonly calls: Readonly<Record<ResampleOutcome, number>>; readonly inFlight: number };
 }
 
 export interface Monitor {
@@ -90,12 +104,16 @@ export interface MonitorHealth {
 
 interface Job {
   readonly route: string;
-  readonly observation: Observation;
+  readonly observation: ScoringRequest;
   readonly parent: Context;
   readonly parentSpan: SpanContext | undefined;
   readonly attributes: Attributes | undefined;
-  /** Text the job holds (≈ bytes), counted against queueBytes until it settles. */
+  /** Text the job holds (≈ bytes), counted against queueBytes until it settles; resamples add theirs once drawn. */
   readonly bytes: number;
+  /** Whether it is resampled before scoring: decided once, when it reaches the head of the queue. */
+  picked?: boolean;
+  /** How its resample call ended, for the evaluation span. */
+  readonly resampleOutcome?: ResampleOutcome;
 }
 
 /** The host's input, copied field by field into plain data, or which field could not be read. */
@@ -124,33 +142,6 @@ function copyAttributes(raw: unknown): Attributes | undefined {
     else if (Array.isArray(v)) out[key] = Array.from(v).filter(isPrimitive).slice(0, MAX_ATTRIBUTES) as string[] | number[] | boolean[];
     else continue;
     n++;
-  }
-  return out;
-}
-
-/** Copies a list of strings out of a host value (an array, read once, element by element). */
-function copyStrings(raw: unknown): string[] | undefined {
-  if (!Array.isArray(raw)) return undefined;
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const v: unknown = raw[i];
-    if (typeof v !== "string") return undefined;
-    out.push(v);
-  }
-  return out;
-}
-
-function copySamples(raw: unknown): Sample[] | undefined {
-  if (!Array.isArray(raw)) return undefined;
-  const out: Sample[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const v: unknown = raw[i];
-    if (typeof v === "string") out.push(v);
-    else if (v && typeof v === "object" && typeof (v as { text?: unknown }).text === "string") {
-      const lp: unknown = (v as { logprobs?: unknown }).logprobs;
-      const logprobs = typeof lp === "number" ? lp : Array.isArray(lp) ? Array.from(lp as unknown[]).filter((x): x is number => typeof x === "number") : undefined;
-      out.push({ text: (v as { text: string }).text, ...(logprobs !== undefined ? { logprobs } : {}) });
-    } else return undefined;
   }
   return out;
 }
@@ -210,7 +201,7 @@ function copyInput(input: unknown): Copied {
     answer.length +
     (typeof context === "string" ? context.length : context.reduce((n, d) => n + d.length, 0)) +
     (question?.length ?? 0) +
-    (samples ?? []).reduce((n, x) => n + (typeof x === "string" ? x.length : x.text.length), 0);
+    sampleChars(samples ?? []);
   return {
     ok: true,
     route,
@@ -328,6 +319,18 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const counts = { seen: 0, notSampled: 0, sampled: 0, scored: 0, dropped: {} as Record<string, number>, failed: {} as Record<string, number> };
   const queue: Job[] = [];
   let inFlight = 0;
+  // Resampling stage, between the queue and the workers: jobs whose draw is waiting or running,
+  // and jobs back from it, scored before the queue.
+  const resampler: Resampler | undefined = resolved.resample ? createResampler(resolved.resample, { now, random }) : undefined;
+  const resampleCounts = Object.fromEntries(RESAMPLE_OUTCOMES.map((o) => [o, 0])) as Record<ResampleOutcome, number>;
+  /** Picked for resampling, handed to the resampler from a setImmediate callback (never inside observe()). */
+  const toDraw: Job[] = [];
+  let drawScheduled = false;
+  /** Handed to the resampler and not back yet. */
+  let drawing = 0;
+  const resampled: Job[] = [];
+  /** Observations waiting to be scored: queued, in the resampling stage, or back from it. */
+  const waiting = (): number => queue.length + toDraw.length + drawing + resampled.length;
   /** With a scoring share below 1, no job starts before this time (ms, on `now`). */
   let resumeAt = 0;
   let resumeTimer: NodeJS.Timeout | undefined;
@@ -336,7 +339,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   /** Per-route tallies of the hot path, exported by observable counters at collection time. */
   const routes = new Map<string, { seen: number; notSampled: number; sampled: number }>();
   const drift = new Map<string, DriftTracker>();
-  const sources: ObservableSources & { workersAlive?: () => number | undefined } = { queueDepth: () => queue.length, routes, drift };
+  const sources: ObservableSources & { workersAlive?: () => number | undefined } = { queueDepth: waiting, routes, drift };
 
   // The instruments live on one meter. Without a meterProvider option it is the global
   // provider's, and the API returns its no-op provider until the host registers one (there is
@@ -405,11 +408,11 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     m.failed.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
   };
   const settleIdle = (): void => {
-    if (queue.length === 0 && inFlight === 0) for (const w of idleWaiters.splice(0)) w();
+    if (waiting() === 0 && inFlight === 0) for (const w of idleWaiters.splice(0)) w();
   };
 
   const workerData: ScoringWorkerData = { scoring: resolved.scoring, ...(resolved.scoringFile ? { scoringFile: resolved.scoringFile } : {}), env: { ...env }, captureContent: resolved.captureContent };
-  let pool: WorkerPool<Observation, EvaluationSummary> | undefined;
+  let pool: WorkerPool<ScoringRequest, EvaluationSummary> | undefined;
   let poolError: Error | undefined;
   /** Set by shutdown(): jobs the closing pool gives back are counted "shutdown". */
   let closing = false;
@@ -417,7 +420,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   let queuedBytes = 0;
   /** Settlement of every job in flight, so shutdown() returns only once each is counted. */
   const running = new Set<Promise<void>>();
-  const poolReady = createWorkerPool<Observation, EvaluationSummary>(workerUrl(import.meta.url), workerData, {
+  const poolReady = createWorkerPool<ScoringRequest, EvaluationSummary>(workerUrl(import.meta.url), workerData, {
     size: resolved.workers,
     timeoutMs: resolved.timeoutMs,
     // A worker came back (or went): resume dispatching.
@@ -498,7 +501,11 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     const settled = (async (): Promise<void> => {
       try {
         const links = resolved.spanRelation === "link" && job.parentSpan ? [{ context: job.parentSpan }] : [];
-        span = tracer().startSpan(SPAN_EVALUATE, { links, attributes: { [ATTR_ROUTE]: job.route, ...job.attributes } }, resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT);
+        span = tracer().startSpan(
+          SPAN_EVALUATE,
+          { links, attributes: { [ATTR_ROUTE]: job.route, ...job.attributes, ...(job.resampleOutcome ? { [ATTR_RESAMPLE_OUTCOME]: job.resampleOutcome } : {}) } },
+          resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT,
+        );
         if (!pool) throw poolError ?? new PoolError("unavailable", "scoring workers unavailable");
         // The pool times the job out (and replaces its worker), so a runaway job cannot hold the queue.
         const result = await pool.run(job.observation);
@@ -525,22 +532,112 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     });
   };
 
+  /** Counts a resampler call by outcome, with its duration and the tokens it reported. */
+  const recordDraw = (route: string, draw: Exclude<ResampleDraw, { outcome: "skipped" }>): void => {
+    resampleCounts[draw.outcome]++;
+    bindMeter();
+    m.resampleCalls.add(1, { [ATTR_ROUTE]: route, [ATTR_RESAMPLE_OUTCOME]: draw.outcome });
+    if (!("durationS" in draw)) return;
+    m.resampleDuration.record(draw.durationS, { [ATTR_ROUTE]: route });
+    if ("samples" in draw) {
+      if (draw.usage?.promptTokens) m.resampleTokens.add(draw.usage.promptTokens, { [ATTR_ROUTE]: route, [ATTR_TOKEN_KIND]: "prompt" });
+      if (draw.usage?.completionTokens) m.resampleTokens.add(draw.usage.completionTokens, { [ATTR_ROUTE]: route, [ATTR_TOKEN_KIND]: "completion" });
+    } else {
+      const said = `groundwatch: resampling on route ${route} failed (${draw.outcome}): ${draw.why}${draw.message !== undefined ? `: ${draw.message}` : ""}; the answer is scored without a reliable entropy`;
+      // Aborting at shutdown is expected, not a fault to warn about.
+      if (draw.outcome === "shutdown") diag.debug(said);
+      else diag.warn(said);
+    }
+  };
+
+  /** The job as it goes to scoring after its draw: with the samples (counted in queueBytes), or with why there are none. */
+  const afterDraw = (job: Job, draw: ResampleDraw, n: number): Job => {
+    // No call was made (over budget, busy, or skipped at shutdown): scored without entropy, as if not picked.
+    if (draw.outcome === "skipped") return job;
+    if (!("durationS" in draw)) return { ...job, resampleOutcome: draw.outcome };
+    if (!("samples" in draw)) return { ...job, resampleOutcome: draw.outcome, observation: { ...job.observation, resample: { requested: n, failure: draw.why } } };
+    const extra = sampleChars(draw.samples);
+    if (queuedBytes + extra > resolved.queueBytes) {
+      const failure = `the resamples (${extra} characters) did not fit the queue's byte budget (queueBytes)`;
+      return { ...job, resampleOutcome: draw.outcome, observation: { ...job.observation, resample: { requested: n, failure } } };
+    }
+    queuedBytes += extra;
+    return { ...job, bytes: job.bytes + extra, resampleOutcome: draw.outcome, observation: { ...job.observation, samples: draw.samples, resample: { requested: n } } };
+  };
+
+  /** Sends a job to the resampler; it comes back to `resampled` (exactly once) and is scored from there. */
+  const startDraw = (r: Resampler, job: Job): void => {
+    const o = job.observation;
+    drawing++;
+    r.submit({ route: job.route, question: o.question, context: o.context, answer: o.answer, parent: resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT }, (draw) => {
+      drawing--;
+      try {
+        if (draw.outcome !== "skipped") recordDraw(job.route, draw);
+      } catch (error) {
+        diag.error(`groundwatch: recording a resample failed: ${(error as Error).message}`);
+      }
+      resampled.push(afterDraw(job, draw, r.n));
+      pump();
+    });
+  };
+  const startDraws = (): void => {
+    drawScheduled = false;
+    for (const job of toDraw.splice(0)) {
+      if (resampler) startDraw(resampler, job);
+      else resampled.push(job);
+    }
+    pump();
+  };
+
+  /** Jobs scored at once: the pump's dispatch limit. */
+  const scoringSlots = resolved.scoringShare < 1 ? resolved.workers : resolved.workers * 2;
+  /**
+   * Moves the jobs at the head of the queue that are picked for resampling toward the resampler,
+   * once they are about to be scored: no more than the workers' slots stand ready or wait to be
+   * handed over (the draws themselves are bounded by the resampler), so a deep queue waits
+   * as it is and each draw, and its budget decision, happens just before the job is scored. On the
+   * request path (pump runs in observe()) this is the pick and a push; the resampler is reached
+   * from a setImmediate callback. Observations that came with their own samples are never resampled.
+   */
+  const stageHead = (): void => {
+    // After shutdown begins nothing more is resampled: what is left is scored as it is.
+    if (!resampler || !accepting) return;
+    for (let job = queue[0]; job; job = queue[0]) {
+      if (job.picked === undefined) {
+        const wanted = !job.observation.samples?.length && resampler.picks(job.route, job.parentSpan?.traceId);
+        // Without a question there is nothing to redraw an answer to: counted, scored without entropy.
+        if (wanted && (job.observation.question ?? "").trim() === "") recordDraw(job.route, { outcome: "no_question" });
+        job.picked = wanted && (job.observation.question ?? "").trim() !== "";
+      }
+      if (!job.picked || toDraw.length + resampled.length >= scoringSlots) return;
+      queue.shift();
+      toDraw.push(job);
+      if (!drawScheduled) {
+        drawScheduled = true;
+        setImmediate(startDraws);
+      }
+    }
+  };
+
   function pump(): void {
     if (!pool && !poolError) return;
     // No live worker (one is being replaced): keep the jobs queued; the pool calls back when one is up.
     if (pool && pool.alive === 0 && !closing) return settleIdle();
+    stageHead();
     const wait = resumeAt - now();
-    if (wait > 0 && queue.length > 0) {
+    if (wait > 0 && (queue.length > 0 || resampled.length > 0)) {
       resumeTimer ??= setTimeout(() => {
         resumeTimer = undefined;
         pump();
       }, wait).unref();
       return;
     }
-    const limit = resolved.scoringShare < 1 ? resolved.workers : resolved.workers * 2;
-    while (inFlight < limit && queue.length > 0) {
-      const job = queue.shift();
-      if (job) runJob(job);
+    while (inFlight < scoringSlots) {
+      // A head picked for resampling waits for its draw (stageHead moves it once there is room).
+      const job = resampled.shift() ?? (queue[0]?.picked && accepting ? undefined : queue.shift());
+      if (!job) break;
+      runJob(job);
+      stageHead();
     }
     settleIdle();
   }
@@ -588,7 +685,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
           stage = "settled";
           return drop(route, "shutdown");
         }
-        if (queue.length >= resolved.queueSize) {
+        if (waiting() >= resolved.queueSize) {
           stage = "settled";
           return drop(route, "queue_full");
         }
@@ -611,16 +708,20 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       }
     },
     flush(): Promise<void> {
-      if (queue.length === 0 && inFlight === 0) return Promise.resolve();
+      if (waiting() === 0 && inFlight === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
     async shutdown(deadlineMs = 10_000): Promise<void> {
       accepting = false;
+      // Resampler calls in flight are aborted (their observations are scored without entropy);
+      // the draining below is for scoring, not for the host's model.
+      resampler?.close();
+      startDraws();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.flush(), new Promise<void>((r) => (timer = setTimeout(r, deadlineMs)))]);
       clearTimeout(timer);
       clearTimeout(resumeTimer);
-      for (const job of queue.splice(0)) {
+      for (const job of [...resampled.splice(0), ...toDraw.splice(0), ...queue.splice(0)]) {
         queuedBytes -= job.bytes;
         drop(job.route, "shutdown");
       }
@@ -641,11 +742,11 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       }
     },
     stats(): MonitorStats {
-      return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: queue.length + inFlight };
+      return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: waiting() + inFlight, resample: { calls: { ...resampleCounts }, inFlight: resampler?.inFlight ?? 0 } };
     },
     hasRoomFor(routes: readonly string[], bytes = 0): boolean {
       const expected = Math.ceil(routes.reduce((n, r) => n + sampler.rateFor(r), 0));
-      return queue.length + expected <= resolved.queueSize && queuedBytes + bytes <= resolved.queueBytes;
+      return waiting() + expected <= resolved.queueSize && queuedBytes + bytes <= resolved.queueBytes;
     },
     async ready(): Promise<void> {
       await poolReady;
@@ -653,7 +754,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     },
     health(): MonitorHealth {
       const workers = { alive: pool?.alive ?? 0, size: resolved.workers, restarts: pool?.restarts ?? 0 };
-      const queueState = { depth: queue.length + inFlight, bytes: queuedBytes };
+      const queueState = { depth: waiting() + inFlight, bytes: queuedBytes };
       const not = (reason: string): MonitorHealth => ({ ready: false, reason, workers, queue: queueState });
       if (closing || !accepting) return not("shut down");
       if (poolError) return not(`scoring workers failed to start: ${poolError.message}`);

@@ -24,7 +24,6 @@ export interface CompletedEvaluation {
   readonly result: Omit<EvaluationSummary, "content">;
 }
 
-/** Options of `createMonitor`. Every field is optional; resolution order: option > env > config file > default. */
 /** What the host's resampler is asked for: redraw `n` answers to the same question from the same context. */
 export interface ResampleRequest {
   /** The route template of the observation. */
@@ -54,14 +53,22 @@ export interface ResampleOptions {
   readonly n?: number;
   /** Share of the observations sampled for scoring that are also resampled: one rate, or a default and per-route rates like `sampling`. Default 1. */
   readonly rate?: number | { readonly default?: number; readonly routes?: Readonly<Record<string, number>> };
-  /** Resampler calls in flight at once, 1–64. Default 2. */
+  /**
+   * Resampler calls in flight at once, 1–64; as many more may wait for a slot. Beyond that an
+   * observation is scored without entropy (counted `busy`), so a slow model never holds up scoring. Default 2.
+   */
   readonly maxConcurrent?: number;
-  /** Most resampler calls per minute, 1–100 000; over it an observation is scored without entropy (counted `budget`). Default 60. */
+  /** Most resampler calls started in any 60 s, 1–100 000; over it an observation is scored without entropy (counted `budget`). Default 60. */
   readonly maxCallsPerMinute?: number;
-  /** Time allowed per resampler call in ms; its AbortSignal fires then. Default 30 000. */
+  /**
+   * Time allowed per resampler call in ms, 1–3 600 000; its AbortSignal fires then (and at shutdown), and the
+   * observation is scored with entropy unreliable (counted `timeout`). Separate from the monitor's `timeoutMs`,
+   * which times scoring only. Default 30 000.
+   */
   readonly timeoutMs?: number;
 }
 
+/** Options of `createMonitor`. Every field is optional; resolution order: option > env > config file > default. */
 export interface MonitorOptions {
   /** Live semantic entropy: resample scored answers with the host's sampler (off the request path). Off by default. */
   readonly resample?: ResampleOptions;
@@ -87,7 +94,8 @@ export interface MonitorOptions {
   readonly scoringShare?: number;
   /**
    * Time budget per observation in ms, from when a worker takes it; over it the observation fails with
-   * reason "timeout" and its worker is terminated and replaced, so the queue moves on. Env GROUNDWATCH_TIMEOUT_MS, default 30 000. */
+   * reason "timeout" and its worker is terminated and replaced, so the queue moves on. A resample
+   * comes before and is not counted here (it has `resample.timeoutMs`). Env GROUNDWATCH_TIMEOUT_MS, default 30 000. */
   readonly timeoutMs?: number;
   /** Distinct route labels kept; further routes are reported as "__other__". Default 200. */
   readonly maxRoutes?: number;
@@ -143,8 +151,21 @@ export interface MonitorOptions {
   readonly now?: () => number;
 }
 
+/** The resampler in force (`resample` option), validated, with every default applied. */
+export interface ResolvedResampleOptions {
+  readonly sample: ResampleOptions["sample"];
+  readonly n: number;
+  /** Per-route rates, as `sampling`'s: a number option becomes the default with no routes. */
+  readonly rate: SamplingRules;
+  readonly maxConcurrent: number;
+  readonly maxCallsPerMinute: number;
+  readonly timeoutMs: number;
+}
+
 export interface ResolvedMonitorOptions {
   readonly sampling: SamplingRules;
+  /** Live resampling for semantic entropy; undefined when the `resample` option is not given. */
+  readonly resample: ResolvedResampleOptions | undefined;
   /** Scoring options from code (and a calibrated threshold); the config file's scoring section is `scoringFile`. */
   readonly scoring: ScoreOptions;
   /** The config file's scoring section, resolved below options and the environment. */
@@ -266,6 +287,39 @@ function rate(field: string, value: unknown): number | undefined {
   return n;
 }
 
+/**
+ * Validates the `resample` option (code only: a function cannot come from the environment or a
+ * config file); a bad field throws a ConfigError naming it, e.g. `resample.n`.
+ */
+export function resolveResampleOptions(raw: unknown): ResolvedResampleOptions | undefined {
+  if (raw === undefined) return undefined;
+  if (!raw || typeof raw !== "object") throw new ConfigError("resample", raw, "expected an object with a sample function");
+  const o = raw as Record<string, unknown>;
+  if (typeof o.sample !== "function") throw new ConfigError("resample.sample", typeof o.sample, "expected a function (request) => Promise<samples>");
+  // Code options only, so a rate must be a number (no strings as from the environment).
+  const rateOf = (field: string, v: unknown): number | undefined => {
+    if (v !== undefined && typeof v !== "number") throw new ConfigError(field, v, "expected a sampling rate from 0 to 1");
+    return rate(field, v);
+  };
+  let rules: SamplingRules;
+  if (o.rate === undefined || typeof o.rate === "number") rules = { default: rateOf("resample.rate", o.rate) ?? 1, routes: {} };
+  else if (o.rate && typeof o.rate === "object" && !Array.isArray(o.rate)) {
+    const r = o.rate as { default?: unknown; routes?: unknown };
+    if (r.routes !== undefined && (!r.routes || typeof r.routes !== "object" || Array.isArray(r.routes))) throw new ConfigError("resample.rate.routes", r.routes, "expected an object of route → rate");
+    const routes: Record<string, number> = {};
+    for (const [route, v] of Object.entries((r.routes ?? {}) as Record<string, unknown>)) routes[route] = rateOf(`resample.rate.routes["${route}"]`, v ?? null) as number;
+    rules = { default: rateOf("resample.rate.default", r.default) ?? 1, routes };
+  } else throw new ConfigError("resample.rate", o.rate, "expected a rate from 0 to 1, or { default, routes }");
+  return {
+    sample: o.sample as ResampleOptions["sample"],
+    n: int("resample.n", o.n, 2, 20) ?? 5,
+    rate: rules,
+    maxConcurrent: int("resample.maxConcurrent", o.maxConcurrent, 1, 64) ?? 2,
+    maxCallsPerMinute: int("resample.maxCallsPerMinute", o.maxCallsPerMinute, 1, 100_000) ?? 60,
+    timeoutMs: int("resample.timeoutMs", o.timeoutMs, 1, 3_600_000) ?? 30_000,
+  };
+}
+
 /** Validates every option and resolves option > env > config file > default; a bad value throws a ConfigError naming it. */
 export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMonitorOptions {
   const env = options.env ?? process.env;
@@ -322,8 +376,10 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
       : calibrationReference !== undefined && !refused
         ? { source: "calibration", scores: calibrationReference.length }
         : { source: "none", ...(refused ? { refused: { scores: calibrationReference.length, minScores } } : {}) };
+  const resample = resolveResampleOptions(options.resample);
   return {
     sampling,
+    resample,
     scoring,
     scoringFile: file.scoring,
     queueSize: pick(options.queueSize, "GROUNDWATCH_QUEUE_SIZE", fm.queueSize, (f, v) => int(f, v, 1, 1_000_000), 1000, "queueSize"),

@@ -5,6 +5,8 @@ import type { Observation } from "../scoring/scorer.ts";
 import { createScorer } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { summarize } from "../telemetry/summary.ts";
+import type { ResampleNote } from "./fail-closed.ts";
+import { failClosed } from "./fail-closed.ts";
 
 /** What a scoring worker is started with. */
 export interface ScoringWorkerData {
@@ -16,10 +18,21 @@ export interface ScoringWorkerData {
   readonly captureContent: boolean;
 }
 
+/** What the monitor sends a worker: the observation, and the resample note when it asked the host's sampler. */
+export interface ScoringRequest extends Observation {
+  readonly resample?: ResampleNote;
+}
+
 if (!parentPort) throw new Error("groundwatch scoring worker: must run in a worker thread");
 // No top-level await: the same module also compiles to CommonJS.
-void serveWorker<Observation, EvaluationSummary>(parentPort, async () => {
+void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
   const data = workerData as ScoringWorkerData;
   const scorer = await createScorer(data.scoring, { env: data.env, ...(data.scoringFile ? { file: data.scoringFile } : {}) });
-  return async (observation) => summarize(await scorer.score(observation), data.captureContent);
+  return async ({ resample, ...observation }) => {
+    if (!resample) return summarize(await scorer.score(observation), data.captureContent);
+    // `requested` lets a scorer that reads it judge a short set itself; failClosed covers one that does not.
+    const withRequested: Observation & { readonly requested: number } = { ...observation, requested: resample.requested };
+    const scored = await scorer.score(withRequested);
+    return summarize(await failClosed(scored, observation, resample, scorer), data.captureContent);
+  };
 });

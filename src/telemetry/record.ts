@@ -9,10 +9,12 @@ import {
   ATTR_CLAIMS_CONTRADICTED,
   ATTR_CLAIMS_SKIPPED,
   ATTR_CLAIMS_SUPPORTED,
+  ATTR_CLAIMS_UNSTABLE,
   ATTR_CLAIMS_UNSUPPORTED,
   ATTR_CLAIM_VERDICT,
   ATTR_COMBINED_VERDICT,
   ATTR_CONTENT_EVIDENCE,
+  ATTR_CONTENT_UNSTABLE_CLAIMS,
   ATTR_CONTENT_UNSUPPORTED_CLAIMS,
   ATTR_ENTROPY,
   ATTR_ENTROPY_CLUSTERS,
@@ -41,11 +43,27 @@ export interface RecordingOptions {
   readonly redact?: (text: string) => string;
 }
 
+/**
+ * The number of unstable claims to report, or undefined when stability was not measured well
+ * enough to report 0: a count of 0 reads as "every claim is stable", so it is given only for a
+ * reliable measurement; instability that was found is reported either way.
+ */
+export function unstableClaimCount(r: EvaluationSummary): number | undefined {
+  const cc = r.claimConsistency;
+  if (!cc) return undefined;
+  return cc.reliable || cc.unstable > 0 ? cc.unstable : undefined;
+}
+
 /** A short explanation without user text: counts and reasons only, safe for any backend. */
 export function explanationOf(r: EvaluationSummary): string {
   if (r.verdict === "unscorable" || r.score === null) return `unscorable: ${r.reason ?? "unknown"}`;
   const c = r.claims;
-  return `${c.supported + c.contradicted + c.unsupported} claims: ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported; score ${r.score.toFixed(3)} vs threshold ${r.threshold ?? ""}`;
+  const base = `${c.supported + c.contradicted + c.unsupported} claims: ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported; score ${r.score.toFixed(3)} vs threshold ${r.threshold ?? ""}`;
+  const cc = r.claimConsistency;
+  if (!cc) return base;
+  const unstable = unstableClaimCount(r);
+  if (unstable === undefined) return `${base}; claim stability not measured (${cc.reasons[0] ?? "unreliable"})`;
+  return `${base}; ${unstable} of ${cc.claims} claims unstable across ${cc.samples} resamples${cc.reliable ? "" : ` (${cc.measured} of ${cc.claims} measured)`}`;
 }
 
 function capture(text: string, opts: RecordingOptions): string {
@@ -87,6 +105,8 @@ export function recordEvaluation(params: {
     if (r.entropy.normalized !== null) spanAttrs[ATTR_ENTROPY_NORMALIZED] = r.entropy.normalized;
   }
   if (r.combined) spanAttrs[ATTR_COMBINED_VERDICT] = r.combined.verdict;
+  const unstable = unstableClaimCount(r);
+  if (unstable !== undefined) spanAttrs[ATTR_CLAIMS_UNSTABLE] = unstable;
   const explanation = explanationOf(r);
   if (options.openInference) {
     spanAttrs[openInferenceEvaluation(0, "name")] = EVALUATION_GROUNDEDNESS;
@@ -98,6 +118,7 @@ export function recordEvaluation(params: {
   if (options.captureContent && r.content) {
     spanAttrs[ATTR_CONTENT_UNSUPPORTED_CLAIMS] = r.content.claims.map((t) => capture(t, options));
     spanAttrs[ATTR_CONTENT_EVIDENCE] = r.content.evidence.map((t) => capture(t, options));
+    if (r.content.unstableClaims && r.content.unstableClaims.length > 0) spanAttrs[ATTR_CONTENT_UNSTABLE_CLAIMS] = r.content.unstableClaims.map((t) => capture(t, options));
   }
   span.setAttributes(spanAttrs);
   if (r.verdict === "unscorable") span.setStatus({ code: SpanStatusCode.UNSET, message: r.reason ?? "unscorable" });
@@ -107,6 +128,7 @@ export function recordEvaluation(params: {
     [ATTR_GEN_AI_EVALUATION_SCORE_LABEL]: r.verdict,
     [ATTR_GEN_AI_EVALUATION_EXPLANATION]: explanation,
     ...(r.score !== null ? { [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: r.score } : { [ATTR_ERROR_TYPE]: r.reason ?? "unknown" }),
+    ...(unstable !== undefined ? { [ATTR_CLAIMS_UNSTABLE]: unstable } : {}),
     ...base,
   };
   params.logger.emit({ eventName: EVENT_GEN_AI_EVALUATION_RESULT, attributes: eventAttrs, context: params.eventContext });
@@ -129,6 +151,13 @@ export function recordEvaluation(params: {
   if (r.entropy) {
     if (r.entropy.reliable && r.entropy.normalized !== null) m.entropy.record(r.entropy.normalized, base);
     else m.degenerate.add(1, { ...base, [ATTR_REASON]: r.entropy.reasons[0]?.startsWith("all ") && r.entropy.reasons[0].includes("identical") ? "identical_samples" : "unreliable" });
+  }
+  // Claim consistency, per route: a degenerate resample set (identical samples…) measured nothing,
+  // and counting its claims would dilute the unstable share with stability nobody observed.
+  const cc = r.claimConsistency;
+  if (cc && !cc.degenerate) {
+    m.claimsResampled.add(cc.measured, { [ATTR_ROUTE]: route });
+    m.claimsUnstable.add(cc.unstable, { [ATTR_ROUTE]: route });
   }
   m.duration.record(params.durationS, base);
 }

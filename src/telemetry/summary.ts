@@ -17,8 +17,11 @@ export interface EvaluationSummary {
   readonly backend: BackendInfo;
   /** Input limits the observation was cut by (answer_chars, context_chars, documents, token_chars, claims, samples, entailment_calls); [] when none. */
   readonly limits: readonly string[];
-  /** Unsupported claims and their nearest evidence; present only when content capture is on. */
-  readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[] };
+  /**
+   * Unsupported claims and their nearest evidence, and (with resamples) the unstable claims' text;
+   * present only when content capture is on.
+   */
+  readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[]; readonly unstableClaims?: readonly string[] };
   readonly entropy?: {
     readonly entropy: number | null;
     readonly normalized: number | null;
@@ -26,6 +29,21 @@ export interface EvaluationSummary {
     readonly samples: number;
     readonly reliable: boolean;
     readonly abstained: boolean;
+    readonly reasons: readonly string[];
+  };
+  /**
+   * Claim-level consistency with the resamples (counts only): claims to check, claims measured,
+   * measured claims that are unstable, and whether the measurement can be trusted (`degenerate`:
+   * the resample set cannot show disagreement). Present when resamples were scored with claims.
+   */
+  readonly claimConsistency?: {
+    readonly claims: number;
+    readonly measured: number;
+    readonly unstable: number;
+    readonly samples: number;
+    readonly unstableShare: number;
+    readonly reliable: boolean;
+    readonly degenerate: boolean;
     readonly reasons: readonly string[];
   };
   readonly combined?: CombinedVerdict;
@@ -44,7 +62,15 @@ export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationS
     skipped: r.skipped.length,
     backend: r.backend,
     limits: r.limits,
-    ...(captureContent ? { content: { claims: unsupported.map((c) => c.text), evidence: unsupported.map((c) => c.evidence?.text ?? "") } } : {}),
+    ...(captureContent
+      ? {
+          content: {
+            claims: unsupported.map((c) => c.text),
+            evidence: unsupported.map((c) => c.evidence?.text ?? ""),
+            ...(r.unstableClaims ? { unstableClaims: r.unstableClaims.map((c) => c.text) } : {}),
+          },
+        }
+      : {}),
     ...(r.entropy
       ? {
           entropy: {
@@ -55,6 +81,20 @@ export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationS
             reliable: r.entropy.reliable,
             abstained: r.entropy.abstained,
             reasons: r.entropy.reasons,
+          },
+        }
+      : {}),
+    ...(r.claimConsistency
+      ? {
+          claimConsistency: {
+            claims: r.claimConsistency.claims,
+            measured: r.claimConsistency.measured,
+            unstable: r.claimConsistency.unstable,
+            samples: r.claimConsistency.samples,
+            unstableShare: r.claimConsistency.unstableShare,
+            reliable: r.claimConsistency.reliable,
+            degenerate: r.claimConsistency.degenerate,
+            reasons: r.claimConsistency.reasons,
           },
         }
       : {}),

@@ -61,6 +61,53 @@ describe("groundwatch entropy", () => {
     expect(run.stdout).not.toContain("\u202e");
   });
 
+  it("checks each claim of a row's answer against the samples and explains which are unstable", async () => {
+    const question = "Where was the Zorbex Protocol signed, and when was it ratified?";
+    const samples = ["The Zorbex Protocol was signed in Geneva and ratified in 2004.", "It was signed in Geneva; it was ratified in 1976.", "Signed in Geneva, ratified in 2011.", "The protocol was signed in Geneva and ratified in 1987.", "It was signed in Geneva and ratified in 1998."];
+    const rows = [
+      { id: "answered", question, samples, answer: "The Zorbex Protocol was signed in Geneva. It was ratified in 1998." },
+      { id: "bare", question, samples },
+    ];
+    const explain = await runCli(["entropy", "--input", "-", "--backend", "offline", "--explain"], { stdin: jsonl(rows) });
+    expect(explain.code).toBe(0);
+    expect(explain.stdout).toContain("claims of the answer, checked against 5 samples (unstable: entailed by fewer than 50% of them):");
+    expect(explain.stdout).toMatch(/✓ {2}5\/5 entail, 0 contradict +"The Zorbex Protocol was signed in Geneva\."\n/);
+    expect(explain.stdout).toMatch(/✗ {2}1\/5 entail, 4 contradict +"It was ratified in 1998\." {2}← UNSTABLE\n/);
+    expect(explain.stdout).toContain("claim stability: UNSTABLE — 1 of 2 claims entailed by fewer than 50% of the samples: the model would not say it again");
+    expect(explain.stdout).toContain("entailment calls 10 (every claim against every sample, both ways: 20)");
+    // The row without an answer reads as before.
+    expect(explain.stdout.match(/claims of the answer/g)).toHaveLength(1);
+    expect(explain.stderr).toContain("2 measured (0 unreliable, 0 abstained), 0 invalid; 1 of 1 answers with unstable claims");
+
+    const json = await runCli(["entropy", "--input", "-", "--backend", "offline", "--unstable-share", "0.1"], { stdin: jsonl(rows) });
+    const [answered, bare] = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect((answered?.claims as Array<{ resampleSupport: unknown }>).map((c) => c.resampleSupport)).toEqual([
+      { supported: 5, contradicted: 0, of: 5 },
+      { supported: 1, contradicted: 4, of: 5 },
+    ]);
+    // 1 of 5 is not below 10%.
+    expect(answered?.unstableClaims).toEqual([]);
+    expect(answered?.claimConsistency).toMatchObject({ unstableShare: 0.1, claims: 2, measured: 2, reliable: true });
+    expect(bare).not.toHaveProperty("claims");
+    expect(bare).not.toHaveProperty("unstableClaims");
+  });
+
+  it("explains that identical samples are no evidence of claim stability", async () => {
+    const rows = [{ id: "same", question: Q, samples: ["It was ratified in 1998.", "It was ratified in 1998.", "It was ratified in 1998."], answer: "It was ratified in 1998." }];
+    const run = await runCli(["entropy", "--input", "-", "--backend", "offline", "--explain"], { stdin: jsonl(rows) });
+    expect(run.stdout).toMatch(/\? {2}3\/3 entail, 0 contradict +"It was ratified in 1998\."/);
+    expect(run.stdout).toContain("claim stability: UNRELIABLE — not evidence of stability: all 3 samples are identical");
+  });
+
+  it("rejects a bad --unstable-share and a non-string answer", async () => {
+    const flag = await runCli(["entropy", "--input", "-", "--backend", "offline", "--unstable-share", "2"], { stdin: "" });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('--unstable-share must be a number from 0 to 1 (got "2")');
+    const row = await runCli(["entropy", "--input", "-", "--backend", "offline"], { stdin: jsonl([{ id: 1, question: Q, samples: ["1998.", "2004."], answer: 5 }]) });
+    expect(row.code).toBe(3);
+    expect(row.stderr).toContain('line 1: "answer" must be a string when present');
+  });
+
   it("names the field of a malformed row", async () => {
     const run = await runCli(["entropy", "--input", "-", "--backend", "offline"], { stdin: jsonl([{ id: 1, question: Q, samples: ["a", 5] }]) });
     expect(run.code).toBe(3);

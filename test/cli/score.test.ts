@@ -119,6 +119,53 @@ describe("groundwatch score", () => {
     expect(run.stdout).not.toContain("\u202e");
   });
 
+  describe("with resamples: claim-level consistency", () => {
+    const ROW_RESAMPLED = {
+      id: "zorbex",
+      question: "Where was the Zorbex Protocol signed, and when was it ratified?",
+      context: "The Zorbex Protocol was signed in Geneva in March. The parliament ratified it in 1998.",
+      answer: "The Zorbex Protocol was signed in Geneva. It was ratified in 1998.",
+      // Every resample says Geneva; the year changes from one to the next.
+      samples: ["The Zorbex Protocol was signed in Geneva and ratified in 2004.", "It was signed in Geneva; it was ratified in 1976.", "Signed in Geneva, ratified in 2011.", "The protocol was signed in Geneva and ratified in 1987.", "It was signed in Geneva and ratified in 1998."],
+    };
+
+    it("gives each claim resampleSupport and the row its unstable claims", async () => {
+      const run = await runCli(["score", "--input", writeInput([ROW_RESAMPLED, ROW_GOOD])]);
+      expect(run.code).toBe(0);
+      const [row, plain] = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const claims = row?.claims as Array<{ text: string; resampleSupport?: { supported: number; contradicted: number; of: number } }>;
+      expect(claims.map((c) => [c.text, c.resampleSupport])).toEqual([
+        ["The Zorbex Protocol was signed in Geneva.", { supported: 5, contradicted: 0, of: 5 }],
+        ["It was ratified in 1998.", { supported: 1, contradicted: 4, of: 5 }],
+      ]);
+      expect(row?.unstableClaims).toEqual([{ index: 1, text: "It was ratified in 1998.", start: 42, end: 66, resampleSupport: { supported: 1, contradicted: 4, of: 5 } }]);
+      expect(row?.claimConsistency).toMatchObject({ claims: 2, measured: 2, unstable: 1, samples: 5, reliable: true, unstableShare: 0.5 });
+      expect(plain).not.toHaveProperty("unstableClaims");
+      expect(plain).not.toHaveProperty("claimConsistency");
+    });
+
+    it("fails the combined verdict on the unstable claim when GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS is set", async () => {
+      const env = { GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS: "1", GROUNDWATCH_COMBINED_POLICY: "groundedness-only" };
+      const run = await runCli(["score", "--input", writeInput([ROW_RESAMPLED])], { env });
+      const row = JSON.parse(run.stdout) as { combined: { verdict: string; reasons: string[] } };
+      expect(row.combined).toEqual({ verdict: "fail", reasons: ["unstable: 1 of 2 claims entailed by fewer than 50% of 5 resamples: claim 1 (1 of 5)"] });
+    });
+
+    it("shows in the table which sentence the model would not say again", async () => {
+      const run = await runCli(["score", "--input", writeInput([ROW_RESAMPLED]), "--format", "table"]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("claim stability: 1 of 2 claims entailed by fewer than 50% of 5 resamples\n");
+      expect(run.stdout).toContain('~ supported (0.814) but unstable: "It was ratified in 1998."');
+      expect(run.stdout).toContain("unstable: entailed by 1 of 5 resamples, contradicted by 4 — the model would not say it again");
+      expect(run.stdout).not.toContain("Geneva.\"\n");
+    });
+
+    it("says in the table when identical resamples leave stability unmeasured", async () => {
+      const run = await runCli(["score", "--input", writeInput([{ ...ROW_RESAMPLED, samples: ["It was signed in Geneva and ratified in 1998.", "It was signed in Geneva and ratified in 1998."] }]), "--format", "table"]);
+      expect(run.stdout).toMatch(/claim stability: 0 of 2 claims entailed by fewer than 50% of 2 resamples — UNRELIABLE: all 2 samples are identical/);
+    });
+  });
+
   describe("usage errors exit 2 and name the problem", () => {
     it.each([
       [["score", "--input", "/nonexistent/rows.jsonl"], "cannot read /nonexistent/rows.jsonl: no such file"],

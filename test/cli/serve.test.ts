@@ -6,7 +6,10 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { tempDir } from "../helpers/cli.ts";
+import { resolveCollectorOptions } from "../../src/collector/options.ts";
+import { startupBanner } from "../../src/cli/serve.ts";
+import { resolveMonitorOptions } from "../../src/sdk/options.ts";
+import { runCli, tempDir } from "../helpers/cli.ts";
 import { closedPort } from "../helpers/net.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -159,6 +162,7 @@ describe("groundwatch serve: start-up banner", () => {
     expect(banner).toContain("\n  auth         off (loopback only)\n");
     expect(banner).toContain(`\n  bind         ${url.replace("http://", "")}\n`);
     expect(banner).toContain(`\n  otlp export  traces → http://127.0.0.1:${otlpPort}/v1/traces, metrics → http://127.0.0.1:${otlpPort}/v1/metrics, logs → http://127.0.0.1:${otlpPort}/v1/logs\n`);
+    expect(banner).toContain("\n  resampler    off (no live semantic entropy; --resample-url and --resample-model to turn it on)\n");
     expect(banner).toContain("\n  evaluations  not logged (--log-evaluations)\n");
   });
 
@@ -220,5 +224,70 @@ describe("groundwatch demo (npm start)", () => {
     expect(await run.exited).toBe(0);
     expect(run.output()).toContain(`groundwatch demo: port ${port} is busy, using a free one\n`);
     expect(run.output()).toMatch(/replayed 120\/120 observations — metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
+  });
+});
+
+// Issue 15: the collector's resampler (live semantic entropy), in --print-config and the banner.
+describe("groundwatch serve: the resampler", () => {
+  const FLAGS = ["serve", "--backend", "offline", "--resample-url", "https://api.example.com/v1", "--resample-model", "gpt-test", "--resample-n", "4", "--resample-rate", "0.25", "--resample-temperature", "0.9"];
+
+  it("--print-config shows the resampler, the API key masked", async () => {
+    const run = await runCli([...FLAGS, "--print-config"], { env: { GROUNDWATCH_RESAMPLE_API_KEY: "sk-secret-123" } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain("sk-secret-123");
+    const printed = JSON.parse(run.stdout) as { collector: { resample: unknown }; secrets: Record<string, string> };
+    expect(printed.collector.resample).toEqual({
+      url: "https://api.example.com/v1",
+      model: "gpt-test",
+      n: 4,
+      rate: 0.25,
+      temperature: 0.9,
+      maxTokens: 1024,
+      maxConcurrent: 2,
+      maxCallsPerMinute: 60,
+      timeoutMs: 30_000,
+      budget: null,
+      apiKey: "***",
+      warnings: [],
+    });
+    expect(printed.secrets.GROUNDWATCH_RESAMPLE_API_KEY).toBe("***");
+  });
+
+  it("--print-config says when it is off, or has no key", async () => {
+    const off = JSON.parse((await runCli(["serve", "--backend", "offline", "--print-config"])).stdout) as { collector: { resample: unknown }; secrets: Record<string, string> };
+    expect(off.collector.resample).toBeNull();
+    expect(off.secrets.GROUNDWATCH_RESAMPLE_API_KEY).toBe("(not set)");
+    const noKey = JSON.parse((await runCli([...FLAGS, "--print-config"])).stdout) as { collector: { resample: { apiKey: string; warnings: string[] } } };
+    expect(noKey.collector.resample.apiKey).toBe("(not set)");
+    expect(noKey.collector.resample.warnings).toEqual(["GROUNDWATCH_RESAMPLE_API_KEY is not set: calling https://api.example.com without an API key"]);
+  });
+
+  it.each([
+    [["--resample-n", "1"], /--resample-n must be an integer from 2 to 20 \(got "1"\)/],
+    [["--resample-rate", "2"], /--resample-rate must be a rate from 0 to 1/],
+    [["--resample-temperature", "hot"], /--resample-temperature must be a temperature from 0 to 2/],
+    [["--resample-url", "file:///etc/passwd"], /invalid resampleUrl: "file:\/\/\/etc\/passwd" \(expected an http:\/\/ or https:\/\/ URL/],
+  ])("refuses %j, exit 2", async (bad, message) => {
+    const run = await runCli([...FLAGS, ...bad, "--print-config"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it("refuses a resampler setting without --resample-url, exit 2", async () => {
+    const run = await runCli(["serve", "--backend", "offline", "--resample-n", "5", "--print-config"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("invalid resampleN: 5 (a resampler setting without a resampler URL does nothing");
+  });
+
+  it("the banner shows the resampler: model, URL, n, rate, temperature, limits, whether a key is set, warnings", () => {
+    const env = { HF_HOME: "/nonexistent/groundwatch-test-hf-home", GROUNDWATCH_RESAMPLE_API_KEY: "sk-secret-123" };
+    const banner = (extra: Parameters<typeof resolveCollectorOptions>[0]): string =>
+      startupBanner({ url: "http://127.0.0.1:4319", collector: resolveCollectorOptions({ env, ...extra }), monitor: resolveMonitorOptions({ env, scoring: { backend: "offline" } }), env, logEvaluations: false });
+    const on = banner({ resampleUrl: "https://api.example.com/v1", resampleModel: "gpt-test", resampleN: 4, resampleRate: 0.25 });
+    expect(on).toContain("\n  resampler    gpt-test at https://api.example.com/v1: n 4, rate 0.25 of scored observations, temperature 1, at most 60 calls/min, 2 in flight, 30000 ms each; API key set (***)\n");
+    expect(on).not.toContain("sk-secret-123");
+    const cold = banner({ resampleUrl: "https://api.example.com/v1", resampleModel: "gpt-test", resampleTemperature: 0.2, resampleBudget: 5000 });
+    expect(cold).toContain(", 5000 requests in all; API key set (***) — WARNING: the resampler's temperature is 0.2, below 0.5: resamples at a low temperature are near-identical");
+    expect(banner({})).toContain("\n  resampler    off (no live semantic entropy; --resample-url and --resample-model to turn it on)\n");
   });
 });

@@ -30,6 +30,34 @@ describe("resolveScoreOptions", () => {
   });
 });
 
+describe("claim-level consistency options", () => {
+  it("default to a share of 0.5, reported and not gated on", () => {
+    expect(resolveScoreOptions()).toMatchObject({ unstableShare: 0.5, failOnUnstableClaims: false });
+  });
+
+  it("are read from GROUNDWATCH_UNSTABLE_SHARE and GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS and config files, options first", () => {
+    expect(SCORE_ENV).toMatchObject({ unstableShare: "GROUNDWATCH_UNSTABLE_SHARE", failOnUnstableClaims: "GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS" });
+    const env = { GROUNDWATCH_UNSTABLE_SHARE: "0.3", GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS: "true" };
+    expect(resolveScoreOptions({}, { env })).toMatchObject({ unstableShare: 0.3, failOnUnstableClaims: true });
+    expect(resolveScoreOptions({ unstableShare: 0.8, failOnUnstableClaims: false }, { env })).toMatchObject({ unstableShare: 0.8, failOnUnstableClaims: false });
+    expect(resolveScoreOptions({}, { file: { unstableShare: 1, failOnUnstableClaims: true } })).toMatchObject({ unstableShare: 1, failOnUnstableClaims: true });
+    expect(resolveScoreOptions({ unstableShare: 0 })).toMatchObject({ unstableShare: 0 });
+  });
+
+  it("throw a ConfigError naming the field and the value", () => {
+    expect(() => resolveScoreOptions({ unstableShare: 1.5 })).toThrow("invalid unstableShare: 1.5 (expected a number from 0 to 1)");
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_UNSTABLE_SHARE: "half" } })).toThrow('invalid GROUNDWATCH_UNSTABLE_SHARE: "half" (expected a number)');
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS: "sometimes" } })).toThrow('invalid GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS: "sometimes" (expected true or false)');
+    expect(() => resolveScoreOptions({}, { file: { unstableShare: -0.1 } })).toThrow("invalid config file unstableShare: -0.1");
+  });
+
+  it("are accepted in a config file's scoring section", () => {
+    const path = join(tempDir(), "gw.yaml");
+    writeFileSync(path, "scoring:\n  unstableShare: 0.4\n  failOnUnstableClaims: true\n");
+    expect(loadConfigFile(path)).toEqual({ scoring: { unstableShare: 0.4, failOnUnstableClaims: true } });
+  });
+});
+
 describe("input limits", () => {
   const LIMIT_KEYS = ["maxAnswerChars", "maxContextChars", "maxDocuments", "maxTokenChars", "maxClaims", "maxSamples", "maxEntailmentCalls", "entropyMaxCalls"] as const;
 

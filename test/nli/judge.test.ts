@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createJudgeBackend, parseJudgeReply } from "../../src/nli/judge/backend.ts";
+import { createJudgeBackend, judgeUserPrompt, parseJudgeReply } from "../../src/nli/judge/backend.ts";
+import { createChatClient } from "../../src/nli/judge/chat.ts";
 import { chat, startJudgeServer } from "../helpers/judge-server.ts";
 
 const PAIR = { premise: "The museum opens at nine.", hypothesis: "The museum opens at nine." };
@@ -14,6 +15,10 @@ describe("judge backend", () => {
     expect(req?.messages[1]?.content).toContain("<<<>>>\nThe museum opens at nine.\n<<<>>>");
     expect(judge.tier).toBe("production");
     expect(judge.usage()).toEqual({ calls: 1, promptTokens: 100, completionTokens: 2 });
+  });
+
+  it("keeps its prompt byte for byte (the HTTP code it shares with the resampler moved to chat.ts)", () => {
+    expect(judgeUserPrompt(PAIR)).toBe("PREMISE\n<<<>>>\nThe museum opens at nine.\n<<<>>>\n\nHYPOTHESIS\n<<<>>>\nThe museum opens at nine.\n<<<>>>\n\nLabel:");
   });
 
   it("accepts a label in any case with a final full stop", () => {
@@ -78,5 +83,25 @@ describe("judge backend", () => {
     await judge.classify([PAIR, PAIR]);
     await expect(judge.classify([PAIR, PAIR])).rejects.toThrow(/budget exhausted: 2 calls made, 2 more needed, budget 3/);
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("the shared chat client", () => {
+  it("honours a Retry-After given as an HTTP date", async () => {
+    const server = await startJudgeServer((_r, n) => (n === 1 ? { status: 429, headers: { "retry-after": new Date(Date.now() + 1500).toUTCString() } } : { body: chat("NEUTRAL") }));
+    const client = createChatClient({ label: "test", baseUrl: server.url, backoffMs: 1 });
+    const started = performance.now();
+    const reply = await client.complete({ model: "m", messages: [] });
+    // An HTTP date has whole seconds: the wait is at least what is left of the next one.
+    expect(performance.now() - started).toBeGreaterThan(400);
+    expect(reply).toEqual({ choices: [{ message: { role: "assistant", content: "NEUTRAL" }, finish_reason: "stop" }], promptTokens: 100, completionTokens: 2 });
+    expect(client.usage()).toEqual({ calls: 2, promptTokens: 100, completionTokens: 2 });
+  });
+
+  it("does not retry a client error", async () => {
+    const server = await startJudgeServer(() => ({ status: 401, body: { error: "bad key" } }));
+    const client = createChatClient({ label: "test", baseUrl: server.url, backoffMs: 1 });
+    await expect(client.complete({ model: "m", messages: [] })).rejects.toMatchObject({ name: "ChatHttpError", status: 401, message: expect.stringMatching(/test endpoint answered HTTP 401: .*bad key/) as unknown });
+    expect(server.requests).toHaveLength(1);
   });
 });

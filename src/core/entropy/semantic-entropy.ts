@@ -86,7 +86,26 @@ export interface EntropyResult {
   readonly backend: BackendInfo;
 }
 
-function textOf(s: Sample): string {
+/**
+ * Why a set of resamples cannot show disagreement, whatever is measured on it: a short
+ * batch, empty samples, fewer than two non-empty ones, or identical ones (sampling is not on).
+ * Shared by semantic entropy and claim-level consistency, so both fail closed on the same sets.
+ */
+export function resampleSetProblems(texts: readonly string[], requested: number = texts.length): string[] {
+  const n = texts.length;
+  const usable = texts.filter((t) => t.trim() !== "");
+  const reasons: string[] = [];
+  if (n < requested) reasons.push(`received ${n} of ${requested} requested samples: a short batch hides disagreement`);
+  if (usable.length < n) reasons.push(`${n - usable.length} of ${n} samples are empty`);
+  if (usable.length > 0 && usable.length < 2) reasons.push("fewer than two non-empty samples: nothing to disagree with");
+  if (usable.length >= 2 && new Set(usable).size === 1) {
+    reasons.push(`all ${usable.length} samples are identical: sampling is not on (temperature 0, a cache, or a fixed seed upstream), so agreement means nothing`);
+  }
+  return reasons;
+}
+
+/** The text of a sample, with or without log-probabilities. */
+export function textOf(s: Sample): string {
   return typeof s === "string" ? s : s.text;
 }
 
@@ -126,12 +145,7 @@ export async function semanticEntropy({ question, samples, backend, options = {}
 
   const empty = texts.map((t) => t.trim() === "");
   const usable = texts.map((_, i) => i).filter((i) => !empty[i]);
-  if (n < requested) reasons.push(`received ${n} of ${requested} requested samples: a short batch hides disagreement`);
-  if (usable.length < n) reasons.push(`${n - usable.length} of ${n} samples are empty`);
-  if (usable.length > 0 && usable.length < 2) reasons.push("fewer than two non-empty samples: nothing to disagree with");
-  if (usable.length >= 2 && new Set(usable.map((i) => texts[i])).size === 1) {
-    reasons.push(`all ${usable.length} samples are identical: sampling is not on (temperature 0, a cache, or a fixed seed upstream), so agreement means nothing`);
-  }
+  reasons.push(...resampleSetProblems(texts, requested));
 
   const refusal = texts.map((t, i) => !empty[i] && isRefusal(t));
   const answers = usable.filter((i) => !refusal[i]);

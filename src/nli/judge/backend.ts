@@ -1,4 +1,6 @@
 import type { EntailmentBackend, NliPair, NliResult } from "../../core/backend.ts";
+import type { ChatUsage } from "./chat.ts";
+import { createChatClient, fenced } from "./chat.ts";
 
 export interface JudgeOptions {
   /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1. */
@@ -20,11 +22,7 @@ export interface JudgeOptions {
   readonly fetch?: typeof fetch;
 }
 
-export interface JudgeUsage {
-  readonly calls: number;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-}
+export type JudgeUsage = ChatUsage;
 
 export interface JudgeBackend extends EntailmentBackend {
   usage(): JudgeUsage;
@@ -38,15 +36,8 @@ export const JUDGE_SYSTEM_PROMPT = [
   "Reply with exactly one word: ENTAILMENT, NEUTRAL or CONTRADICTION. No other text.",
 ].join("\n");
 
-const FENCE = "<<<>>>";
-
-/** Fences a text so it cannot close its own fence. */
-function fence(text: string): string {
-  return text.replaceAll(FENCE, "< < < > > >");
-}
-
 export function judgeUserPrompt(pair: NliPair): string {
-  return `PREMISE\n${FENCE}\n${fence(pair.premise)}\n${FENCE}\n\nHYPOTHESIS\n${FENCE}\n${fence(pair.hypothesis)}\n${FENCE}\n\nLabel:`;
+  return `${fenced("PREMISE", pair.premise)}\n\n${fenced("HYPOTHESIS", pair.hypothesis)}\n\nLabel:`;
 }
 
 const LABELS: Record<string, NliResult> = {
@@ -63,70 +54,35 @@ export function parseJudgeReply(content: string): NliResult {
   return result;
 }
 
-class RetryableError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
 /**
  * An LLM judge over any OpenAI-compatible chat endpoint (tier production). Temperature
  * 0, one fixed prompt, strict parsing: an unparseable, refused or truncated reply
  * fails the batch — never read as entailment.
  */
 export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
-  const doFetch = options.fetch ?? fetch;
   const concurrency = options.concurrency ?? 4;
-  const attempts = options.attempts ?? 3;
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const budget = options.budget ?? 1000;
-  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
-  let calls = 0;
-  let promptTokens = 0;
-  let completionTokens = 0;
+  const client = createChatClient({
+    label: "judge",
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    timeoutMs: options.timeoutMs,
+    attempts: options.attempts,
+    backoffMs: options.backoffMs,
+    budget: options.budget ?? 1000,
+    fetch: options.fetch,
+  });
 
-  const callOnce = async (pair: NliPair): Promise<NliResult> => {
-    calls++;
-    let res: Response;
-    try {
-      res = await doFetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
-        body: JSON.stringify({
-          model: options.model,
-          temperature: 0,
-          max_tokens: 5,
-          messages: [
-            { role: "system", content: JUDGE_SYSTEM_PROMPT },
-            { role: "user", content: judgeUserPrompt(pair) },
-          ],
-        }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (error) {
-      throw new RetryableError(`judge call failed: ${(error as Error).message}`);
-    }
-    if (res.status === 429 || res.status >= 500) {
-      const after = Number(res.headers.get("retry-after"));
-      throw new RetryableError(`judge endpoint answered HTTP ${res.status}`, Number.isFinite(after) && after > 0 ? after * 1000 : undefined);
-    }
-    if (!res.ok) throw new Error(`judge endpoint answered HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
-    let body: { choices?: Array<{ message?: { content?: unknown; refusal?: unknown }; finish_reason?: string }>; usage?: { prompt_tokens?: number; completion_tokens?: number } };
-    try {
-      body = (await res.json()) as typeof body;
-    } catch {
-      throw new Error("judge endpoint returned a body that is not JSON");
-    }
-    promptTokens += body.usage?.prompt_tokens ?? 0;
-    completionTokens += body.usage?.completion_tokens ?? 0;
-    const choice = body.choices?.[0];
+  const classifyOne = async (pair: NliPair): Promise<NliResult> => {
+    const reply = await client.complete({
+      model: options.model,
+      temperature: 0,
+      max_tokens: 5,
+      messages: [
+        { role: "system", content: JUDGE_SYSTEM_PROMPT },
+        { role: "user", content: judgeUserPrompt(pair) },
+      ],
+    });
+    const choice = reply.choices[0];
     if (!choice) throw new Error("judge reply has no choices");
     if (choice.message?.refusal) throw new Error(`judge refused: ${String(choice.message.refusal).slice(0, 80)}`);
     if (choice.finish_reason === "content_filter") throw new Error("judge reply was filtered");
@@ -135,28 +91,15 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
     return parseJudgeReply(choice.message.content);
   };
 
-  const callWithRetry = async (pair: NliPair): Promise<NliResult> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await callOnce(pair);
-      } catch (error) {
-        if (!(error instanceof RetryableError) || attempt >= attempts) throw error;
-        await sleep(error.retryAfterMs ?? (options.backoffMs ?? 500) * 2 ** (attempt - 1));
-      }
-    }
-  };
-
   return {
     name: "judge",
     version: options.model,
     tier: "production",
     recommendedThreshold: 0.5,
-    usage: () => ({ calls, promptTokens, completionTokens }),
+    usage: () => client.usage(),
     async classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
       // Retries may add calls, but the budget is checked against the first attempts before any is made.
-      if (calls + pairs.length > budget) {
-        throw new Error(`judge call budget exhausted: ${calls} calls made, ${pairs.length} more needed, budget ${budget}`);
-      }
+      client.checkBudget(pairs.length);
       const results = new Array<NliResult>(pairs.length);
       let next = 0;
       let failed = false;
@@ -167,7 +110,7 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
           const pair = pairs[i];
           if (!pair) continue;
           try {
-            results[i] = await callWithRetry(pair);
+            results[i] = await classifyOne(pair);
           } catch (error) {
             failed = true;
             throw error;

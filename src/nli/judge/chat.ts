@@ -1,0 +1,198 @@
+/**
+ * One OpenAI-compatible `/chat/completions` client, shared by the judge backend and the collector's
+ * resampler, so both follow the same rules: a per-attempt timeout, retries with exponential backoff
+ * on network errors, timeouts, 429 and 5xx (honouring Retry-After), a call budget checked before
+ * calls are made, token usage counted, and untrusted text fenced.
+ */
+
+/** The fence around untrusted text (documents, premises, questions) in a prompt. */
+export const FENCE = "<<<>>>";
+
+/** Fences a text so it cannot close its own fence: a fence inside it is defused. */
+export function fence(text: string): string {
+  return text.replaceAll(FENCE, "< < < > > >");
+}
+
+/** `text` between two fences, under a heading. */
+export function fenced(heading: string, text: string): string {
+  return `${heading}\n${FENCE}\n${fence(text)}\n${FENCE}`;
+}
+
+export interface ChatClientOptions {
+  /** Names the caller in error messages: "judge", "resampler". */
+  readonly label: string;
+  /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1. */
+  readonly baseUrl: string;
+  /** API key (sent as a bearer token); may be empty for local servers. */
+  readonly apiKey?: string | undefined;
+  /** Per-attempt timeout in ms (default 30 000). */
+  readonly timeoutMs?: number | undefined;
+  /** Attempts per call on network errors, timeouts, 429 and 5xx (default 3). */
+  readonly attempts?: number | undefined;
+  /** Base backoff in ms (default 500; doubles per attempt, or Retry-After). */
+  readonly backoffMs?: number | undefined;
+  /** Most HTTP requests (attempts included) in the client's lifetime; see checkBudget (default: no limit). */
+  readonly budget?: number | undefined;
+  readonly fetch?: typeof fetch | undefined;
+}
+
+/** One choice of a chat completion, as the server sent it (fields unchecked). */
+export interface ChatChoice {
+  readonly index?: unknown;
+  readonly message?: { readonly content?: unknown; readonly refusal?: unknown };
+  readonly finish_reason?: unknown;
+}
+
+/** A completion's choices (empty when the body had none) and the tokens it reported. */
+export interface ChatCompletion {
+  readonly choices: readonly ChatChoice[];
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+export interface ChatUsage {
+  /** HTTP requests made, retries included. */
+  readonly calls: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/** The endpoint answered a client error (4xx other than 429): not retried. */
+export class ChatHttpError extends Error {
+  override readonly name = "ChatHttpError";
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface ChatClient {
+  /** The `/chat/completions` URL called. */
+  readonly url: string;
+  /**
+   * One completion of `body` (model, messages, …): retried on network errors, per-attempt timeouts,
+   * 429 and 5xx, after Retry-After or exponential backoff; a 4xx is a ChatHttpError at once. When
+   * `signal` fires, the call in flight (or the wait before a retry) stops at once and is not retried:
+   * it rejects with the signal's reason.
+   */
+  complete(body: Readonly<Record<string, unknown>>, signal?: AbortSignal): Promise<ChatCompletion>;
+  /** Throws unless `needed` more calls fit in the budget: check it before making the calls. */
+  checkBudget(needed: number): void;
+  usage(): ChatUsage;
+}
+
+class RetryableError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it fires. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortReason(signal as AbortSignal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new Error("aborted");
+}
+
+/** Retry-After in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
+  const at = Date.parse(header);
+  return Number.isFinite(at) && at > Date.now() ? at - Date.now() : undefined;
+}
+
+const tokens = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
+
+export function createChatClient(options: ChatClientOptions): ChatClient {
+  const doFetch = options.fetch ?? fetch;
+  const label = options.label;
+  const attempts = options.attempts ?? 3;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const backoffMs = options.backoffMs ?? 500;
+  const budget = options.budget ?? Infinity;
+  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  let calls = 0;
+  let promptTokens = 0;
+  let completionTokens = 0;
+
+  const callOnce = async (body: Readonly<Record<string, unknown>>, signal: AbortSignal | undefined): Promise<ChatCompletion> => {
+    calls++;
+    let res: Response;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    try {
+      res = await doFetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+        body: JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (error) {
+      // Aborted by the caller: not a failure to retry.
+      if (signal?.aborted) throw abortReason(signal);
+      throw new RetryableError(`${label} call failed: ${(error as Error).message}`);
+    }
+    if (res.status === 429 || res.status >= 500) {
+      // The body is not needed: release the connection.
+      void res.body?.cancel().catch(() => undefined);
+      throw new RetryableError(`${label} endpoint answered HTTP ${res.status}`, retryAfterMs(res.headers.get("retry-after")));
+    }
+    if (!res.ok) {
+      const text = await res.text().catch(() => "");
+      throw new ChatHttpError(`${label} endpoint answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
+    }
+    let parsed: { choices?: unknown; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null;
+    try {
+      parsed = (await res.json()) as typeof parsed;
+    } catch {
+      if (signal?.aborted) throw abortReason(signal);
+      throw new Error(`${label} endpoint returned a body that is not JSON`);
+    }
+    const reply = {
+      choices: Array.isArray(parsed?.choices) ? (parsed.choices.filter((c) => c !== null && typeof c === "object") as ChatChoice[]) : [],
+      promptTokens: tokens(parsed?.usage?.prompt_tokens),
+      completionTokens: tokens(parsed?.usage?.completion_tokens),
+    };
+    promptTokens += reply.promptTokens;
+    completionTokens += reply.completionTokens;
+    return reply;
+  };
+
+  return {
+    url,
+    async complete(body, signal) {
+      for (let attempt = 1; ; attempt++) {
+        if (signal?.aborted) throw abortReason(signal);
+        try {
+          return await callOnce(body, signal);
+        } catch (error) {
+          if (!(error instanceof RetryableError) || attempt >= attempts) throw error;
+          await sleep(error.retryAfterMs ?? backoffMs * 2 ** (attempt - 1), signal);
+        }
+      }
+    },
+    checkBudget(needed) {
+      if (calls + needed > budget) throw new Error(`${label} call budget exhausted: ${calls} calls made, ${needed} more needed, budget ${budget}`);
+    },
+    usage: () => ({ calls, promptTokens, completionTokens }),
+  };
+}

@@ -1,0 +1,42 @@
+import type { Sample } from "../core/entropy/semantic-entropy.ts";
+
+/**
+ * Copies of host data: arrays read once, element by element, into plain values, so nothing of the
+ * host's objects is kept and later changes to them cannot affect scoring. A getter or Proxy trap
+ * that throws propagates; callers read host data inside their own guard.
+ */
+
+/** Copies a list of strings out of a host value; undefined when it is not an array of strings. */
+export function copyStrings(raw: unknown): string[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const v: unknown = raw[i];
+    if (typeof v !== "string") return undefined;
+    out.push(v);
+  }
+  return out;
+}
+
+/** Copies samples (strings or `{ text, logprobs? }`); undefined when any element is neither. */
+export function copySamples(raw: unknown): Sample[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out: Sample[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const v: unknown = raw[i];
+    if (typeof v === "string") out.push(v);
+    else if (v && typeof v === "object" && typeof (v as { text?: unknown }).text === "string") {
+      const lp: unknown = (v as { logprobs?: unknown }).logprobs;
+      const logprobs = typeof lp === "number" ? lp : Array.isArray(lp) ? Array.from(lp as unknown[]).filter((x): x is number => typeof x === "number") : undefined;
+      out.push({ text: (v as { text: string }).text, ...(logprobs !== undefined ? { logprobs } : {}) });
+    } else return undefined;
+  }
+  return out;
+}
+
+/** Characters of text in samples (≈ bytes, as queueBytes counts). */
+export function sampleChars(samples: readonly Sample[]): number {
+  let n = 0;
+  for (const s of samples) n += typeof s === "string" ? s.length : s.text.length;
+  return n;
+}
