@@ -4,6 +4,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { resolveCollectorOptions } from "../../src/collector/options.ts";
 import { RESAMPLE_SYSTEM_PROMPT, collectorResampleOptions, createOpenAiResampler, resampleUserPrompt } from "../../src/collector/resampler.ts";
 import { startCollector } from "../../src/collector/server.ts";
+import { createScorer } from "../../src/scoring/scorer.ts";
 import { isConfigError } from "../../src/config/errors.ts";
 import type { Sample } from "../../src/core/entropy/semantic-entropy.ts";
 import type { CompletedEvaluation, ResampleRequest, ResampleResult } from "../../src/sdk/options.ts";
@@ -405,5 +406,70 @@ describe("collector resampler: end to end", () => {
     const metrics = await (await fetch(`${c.url}/metrics`)).text();
     expect(metrics).toMatch(/groundwatch_resample_calls_total\{[^}]*groundwatch_route="\/ask"[^}]*groundwatch_resample_outcome="ok"[^}]*\} 1\b/);
     expect(metrics).toMatch(/groundwatch_resample_tokens_total\{[^}]*groundwatch_token_kind="prompt"[^}]*\} 360\b/);
+  });
+});
+
+describe("collector resampler: what the resamples say", () => {
+  // A model that knows the opening year and the ticket price, and guesses the architect: asked the
+  // same question five times, it repeats what it knows (in other words) and varies what it makes up.
+  const KNOWN = ["The Harbour Museum opened in 1998.", "The Harbour Museum opened in 1998!", "the harbour museum opened in 1998", "The Harbour Museum opened in 1998.", "THE HARBOUR MUSEUM OPENED IN 1998."];
+  const GUESSED = [
+    "The Harbour Museum opened in 1998. It was designed by Alvar Lind.",
+    "The Harbour Museum opened in 1998. It was designed by Maria Costa.",
+    "The Harbour Museum opened in 1998. It was designed by Kenji Sato.",
+    "The Harbour Museum opened in 1998. It was designed by Ruth Ellis.",
+    "The Harbour Museum opened in 1998. It was designed by Omar Haddad.",
+  ];
+  const reply = (req: { messages: Array<{ content: string }> }): ChatReplyLike => {
+    const user = req.messages[1]?.content ?? "";
+    if (user.includes("designed")) return { body: completion(GUESSED) };
+    if (user.includes("cached")) return { body: completion(Array.from({ length: 5 }, () => "The Harbour Museum opened in 1998.")) };
+    return { body: completion(KNOWN) };
+  };
+  type ChatReplyLike = { body: unknown };
+
+  async function evaluate(question: string, answer: string): Promise<CompletedEvaluation> {
+    const chat = await startChatServer((req) => reply(req));
+    const evaluations: CompletedEvaluation[] = [];
+    const c = await startCollector({
+      env: { HF_HOME: "/nonexistent/groundwatch-test-hf-home" },
+      port: 0,
+      resampleUrl: chat.url,
+      resampleModel: "gpt-test",
+      resampleN: 5,
+      monitor: { sampling: { default: 1 }, scoring: { backend: "offline" }, onEvaluation: (e) => evaluations.push(e) },
+    });
+    onTestFinished(() => c.close(2000));
+    const res = await fetch(`${c.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ route: "/ask", question, context: DOCS, answer }) });
+    expect(res.status).toBe(202);
+    await expect.poll(() => evaluations.length, { timeout: 15_000 }).toBe(1);
+    return evaluations[0] as CompletedEvaluation;
+  }
+
+  it("consistent resamples: low entropy, every claim stable", { timeout: 30_000 }, async () => {
+    const e = await evaluate(QUESTION, "The Harbour Museum opened in 1998.");
+    expect(e.result.entropy).toMatchObject({ reliable: true, clusters: 1, normalized: 0 });
+    expect(e.result.claimConsistency).toMatchObject({ reliable: true, unstable: 0 });
+    expect(e.result.combined?.verdict).toBe("pass");
+  });
+
+  it("confabulated resamples: high entropy, the invented claim unstable while the shared one stays stable", { timeout: 30_000 }, async () => {
+    const e = await evaluate("When did the Harbour Museum open, and who designed it?", "The Harbour Museum opened in 1998. It was designed by Alvar Lind.");
+    expect(e.result.entropy?.reliable).toBe(true);
+    expect(e.result.entropy?.normalized ?? 0).toBeGreaterThanOrEqual(0.5);
+    expect(e.result.claimConsistency).toMatchObject({ reliable: true, claims: 2, unstable: 1 });
+    expect(e.result.combined?.verdict).toBe("fail");
+    // Which claim: the same answer and resamples through the scorer the workers use.
+    const scorer = await createScorer({ backend: "offline" }, { env: { HF_HOME: "/nonexistent/groundwatch-test-hf-home" } });
+    onTestFinished(() => scorer.close());
+    const scored = await scorer.score({ question: "When did the Harbour Museum open, and who designed it?", context: DOCS, answer: "The Harbour Museum opened in 1998. It was designed by Alvar Lind.", samples: GUESSED });
+    expect(scored.unstableClaims?.map((c) => c.text)).toEqual(["It was designed by Alvar Lind."]);
+  });
+
+  it("identical resamples (a cache upstream): unreliable, with that reason", { timeout: 30_000 }, async () => {
+    const e = await evaluate("When did the Harbour Museum open? (cached)", "The Harbour Museum opened in 1998.");
+    expect(e.result.entropy).toMatchObject({ reliable: false });
+    expect(e.result.entropy?.reasons.join(" ")).toMatch(/identical/);
+    expect(e.result.combined?.verdict).toBe("unscorable");
   });
 });
