@@ -345,19 +345,26 @@ describe("collector resampler: options", () => {
   });
 });
 
+/** A collector (offline backend, every observation sampled) resampling through `chatUrl`; closed when the test ends. */
+async function collectorWith(chatUrl: string, extra: { resampleN: number; traceTimeoutMs?: number }): Promise<{ url: string; evaluations: CompletedEvaluation[] }> {
+  const evaluations: CompletedEvaluation[] = [];
+  const c = await startCollector({
+    env: { HF_HOME: "/nonexistent/groundwatch-test-hf-home" },
+    port: 0,
+    resampleUrl: chatUrl,
+    resampleModel: "gpt-test",
+    ...extra,
+    monitor: { sampling: { default: 1 }, scoring: { backend: "offline" }, onEvaluation: (e) => evaluations.push(e) },
+  });
+  onTestFinished(() => c.close(2000));
+  return { url: c.url, evaluations };
+}
+
 describe("collector resampler: end to end", () => {
   it("serve with the resampler: an observation is resampled, and its evaluation has entropy", { timeout: 30_000 }, async () => {
     const chat = await startChatServer(sampling());
-    const evaluations: CompletedEvaluation[] = [];
-    const c = await startCollector({
-      env: { HF_HOME: "/nonexistent/groundwatch-test-hf-home" },
-      port: 0,
-      resampleUrl: chat.url,
-      resampleModel: "gpt-test",
-      resampleN: 4,
-      monitor: { sampling: { default: 1 }, scoring: { backend: "offline" }, onEvaluation: (e) => evaluations.push(e) },
-    });
-    onTestFinished(() => c.close(2000));
+    const { url, evaluations } = await collectorWith(chat.url, { resampleN: 4 });
+    const c = { url };
     const res = await fetch(`${c.url}/v1/observations`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -380,17 +387,8 @@ describe("collector resampler: end to end", () => {
 
   it("an OTLP trace is resampled from its question and documents, through a server that ignores n", { timeout: 30_000 }, async () => {
     const chat = await startChatServer(sampling({ ignoreN: true }));
-    const evaluations: CompletedEvaluation[] = [];
-    const c = await startCollector({
-      env: { HF_HOME: "/nonexistent/groundwatch-test-hf-home" },
-      port: 0,
-      resampleUrl: chat.url,
-      resampleModel: "gpt-test",
-      resampleN: 3,
-      traceTimeoutMs: 200,
-      monitor: { sampling: { default: 1 }, scoring: { backend: "offline" }, onEvaluation: (e) => evaluations.push(e) },
-    });
-    onTestFinished(() => c.close(2000));
+    const { url, evaluations } = await collectorWith(chat.url, { resampleN: 3, traceTimeoutMs: 200 });
+    const c = { url };
     const trace = tracesJson("5b8efff798038103d269b633813fc60c", [
       { spanId: "aaaaaaaaaaaaaaaa", name: "POST /ask", attributes: { "http.route": "/ask" } },
       { spanId: "bbbbbbbbbbbbbbbb", parentSpanId: "aaaaaaaaaaaaaaaa", name: "retrieve", attributes: { "openinference.span.kind": "RETRIEVER", "input.value": QUESTION, "retrieval.documents.0.document.content": DOCS[0] } },
@@ -430,16 +428,8 @@ describe("collector resampler: what the resamples say", () => {
 
   async function evaluate(question: string, answer: string): Promise<CompletedEvaluation> {
     const chat = await startChatServer((req) => reply(req));
-    const evaluations: CompletedEvaluation[] = [];
-    const c = await startCollector({
-      env: { HF_HOME: "/nonexistent/groundwatch-test-hf-home" },
-      port: 0,
-      resampleUrl: chat.url,
-      resampleModel: "gpt-test",
-      resampleN: 5,
-      monitor: { sampling: { default: 1 }, scoring: { backend: "offline" }, onEvaluation: (e) => evaluations.push(e) },
-    });
-    onTestFinished(() => c.close(2000));
+    const { url, evaluations } = await collectorWith(chat.url, { resampleN: 5 });
+    const c = { url };
     const res = await fetch(`${c.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ route: "/ask", question, context: DOCS, answer }) });
     expect(res.status).toBe(202);
     await expect.poll(() => evaluations.length, { timeout: 15_000 }).toBe(1);
