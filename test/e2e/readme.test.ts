@@ -733,6 +733,8 @@ const NOT_EXECUTED: ReadonlyArray<{ readonly command: string; readonly reason: s
   { command: "npm install groundwatch @opentelemetry/sdk-node express", reason: "needs the npm registry; test/e2e/package.test.ts installs these into a fresh project with the packed tarball, compiles the quick start and runs it" },
   { command: "npm install onnxruntime-node", reason: "needs the npm registry and downloads CUDA files; the runtime is already installed here (a devDependency), and test/nli/onnx-runtime.test.ts checks the errors that name this command" },
   { command: "ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node", reason: "as npm install onnxruntime-node" },
+  { command: "npm ci && npm start", reason: "installs the dependencies from the registry into this clone; CI (.ci/run) runs `npm ci` on a fresh clone, and `npm start` is `groundwatch demo`, which the quick start's `npx groundwatch demo` line runs below" },
+  { command: "npm test", reason: "the test suite this file is part of; CI runs it" },
   { command: "GROUNDWATCH_TOKEN=$(openssl rand -hex 16) docker-compose up", reason: "there is no Docker engine where the tests run; test/deploy/deploy.test.ts validates the stack's files and test/e2e/alerting.test.ts runs its pieces without Docker" },
 ];
 
