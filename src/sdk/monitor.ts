@@ -151,21 +151,33 @@ function copyAttributes(raw: unknown): Attributes | undefined {
  * or a value of the wrong type names the field instead of escaping into the host. Nothing of the
  * host's objects is kept, so later changes to them cannot affect scoring.
  */
-function copyInput(input: unknown): Copied {
+/** Reads one field of the host's object; a getter or Proxy trap that throws gives the error instead. */
+function readField(input: object, field: string): { value: unknown } | { error: string } {
+  try {
+    return { value: (input as Record<string, unknown>)[field] };
+  } catch (error) {
+    return { error: `reading it threw: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/** What observe() needs before the sampling decision: the route and the per-call override, nothing else. */
+type Head = { readonly ok: true; readonly route: string | undefined; readonly sample: ObserveInput["sample"] } | { readonly ok: false; readonly route: string | undefined; readonly field: string; readonly why: string };
+
+/** Reads the route and the `sample` override only, so an unsampled observation costs no copy of its text. */
+function readHead(input: unknown): Head {
   if (!input || typeof input !== "object") return { ok: false, route: undefined, field: "input", why: "observe() was called without an observation object" };
-  const get = (field: string): { value: unknown } | { error: string } => {
-    try {
-      return { value: (input as Record<string, unknown>)[field] };
-    } catch (error) {
-      return { error: `reading it threw: ${error instanceof Error ? error.message : String(error)}` };
-    }
-  };
-  const r = get("route");
+  const r = readField(input, "route");
   const route = "value" in r && typeof r.value === "string" ? r.value : undefined;
+  if ("error" in r) return { ok: false, route, field: "route", why: r.error };
+  const sample = readField(input, "sample");
+  if ("error" in sample) return { ok: false, route, field: "sample", why: sample.error };
+  return { ok: true, route, sample: sample.value === "always" || sample.value === "never" ? sample.value : undefined };
+}
+
+function copyInput(input: object, head: Extract<Head, { ok: true }>): Copied {
+  const get = (field: string): { value: unknown } | { error: string } => readField(input, field);
+  const route = head.route;
   const fail = (field: string, why: string): Copied => ({ ok: false, route, field, why });
-  if ("error" in r) return fail("route", r.error);
-  const sample = get("sample");
-  if ("error" in sample) return fail("sample", sample.error);
   const fields: Record<string, unknown> = {};
   for (const field of ["answer", "context", "question", "samples", "attributes"]) {
     const v = get(field);
@@ -205,7 +217,7 @@ function copyInput(input: unknown): Copied {
   return {
     ok: true,
     route,
-    sample: sample.value === "always" || sample.value === "never" ? sample.value : undefined,
+    sample: head.sample,
     observation: { answer, context, ...(question !== undefined ? { question } : {}), ...(samples ? { samples } : {}) },
     attributes,
     bytes,
@@ -654,24 +666,24 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
           bindMeter();
         }
         if (!providersChecked) warnUnexported();
-        // Everything of the host's is read here, once, inside the guard.
-        const copied = copyInput(input);
-        ({ label: route, tally } = tallyFor(copied.route !== undefined ? sanitizeLabel(copied.route) : "unknown"));
+        // The route and the override first: the rest is read only for an observation that is sampled.
+        const head = readHead(input);
+        ({ label: route, tally } = tallyFor(head.route !== undefined ? sanitizeLabel(head.route) : "unknown"));
         counts.seen++;
         tally.seen++;
         stage = "seen";
-        if (!copied.ok) {
+        if (!head.ok) {
           // Not sampled by the usual decision: input that cannot be read is always counted as failed.
           counts.sampled++;
           tally.sampled++;
           stage = "settled";
           fail(route, "invalid_input");
-          diag.warn(`groundwatch: observe() on route ${route} got an invalid "${copied.field}": ${copied.why}`);
+          diag.warn(`groundwatch: observe() on route ${route} got an invalid "${head.field}": ${head.why}`);
           return;
         }
         const active = otelContext.active();
         const spanContext = trace.getSpanContext(active);
-        const decision = copied.sample === "always" ? true : copied.sample === "never" ? false : sampler.decide(route, spanContext?.traceId);
+        const decision = head.sample === "always" ? true : head.sample === "never" ? false : sampler.decide(route, spanContext?.traceId);
         if (!decision) {
           counts.notSampled++;
           tally.notSampled++;
@@ -681,6 +693,14 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
         counts.sampled++;
         tally.sampled++;
         stage = "sampled";
+        // Everything else of the host's is read here, once, inside the guard, and copied.
+        const copied = copyInput(input as object, head);
+        if (!copied.ok) {
+          stage = "settled";
+          fail(route, "invalid_input");
+          diag.warn(`groundwatch: observe() on route ${route} got an invalid "${copied.field}": ${copied.why}`);
+          return;
+        }
         if (!accepting) {
           stage = "settled";
           return drop(route, "shutdown");

@@ -307,6 +307,16 @@ describe("hostile input and faults (issue 13)", () => {
     expect(unhandled).toEqual([]);
   });
 
+  it("reads nothing but the route and the override of an observation that is not sampled (no copy on the hot path)", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 0 } });
+    const read: string[] = [];
+    const input = new Proxy({ route: "/r", ...GOOD }, { get: (t, key) => (read.push(String(key)), Reflect.get(t, key)) });
+    monitor.observe(input);
+    expect(read.sort()).toEqual(["route", "sample"]);
+    expect(monitor.stats()).toMatchObject({ seen: 1, notSampled: 1, sampled: 0 });
+  });
+
   it("copies the host's input: changing it after observe() changes nothing", async () => {
     const otel = testOtel();
     const monitor = monitorWith(otel, { sampling: { default: 1 } });
