@@ -176,8 +176,8 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     }
     // Resolves once listening with the scorer loaded; a busy port or a scorer that cannot load rejects (exit 1).
     const running = await startCollector({ ...collectorOptions, monitor: monitorOptions });
-    io.stderr.write(`groundwatch serve: listening on ${running.url} (metrics at ${running.url}/metrics)\n`);
-    io.stderr.write(startupBanner({ url: running.url, collector: running.options, monitor, env: io.env, logEvaluations }));
+    // One write: whoever reads "listening" (a person, a supervisor, a test) gets the whole banner with it.
+    io.stderr.write(`groundwatch serve: listening on ${running.url} (metrics at ${running.url}/metrics)\n${startupBanner({ url: running.url, collector: running.options, monitor, env: io.env, logEvaluations })}`);
     await new Promise<void>((done) => {
       const stop = (): void => {
         process.off("SIGTERM", stop);
