@@ -23,6 +23,9 @@ import { createProviders } from "./providers.ts";
 import { collectorResampleOptions } from "./resampler.ts";
 import { runbooksHandler } from "./runbooks.ts";
 
+/** Longest wait for the rest of a refused body (within the limit) before answering anyway, ms. */
+const DRAIN_MS = 10_000;
+
 export interface RunningCollector {
   readonly url: string;
   readonly monitor: Monitor;
@@ -183,11 +186,32 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   const codecs = createOtlpCodecs();
   const app = express();
   app.disable("x-powered-by");
-  /** Answers now; the body, when not read, is never read: the connection closes after the answer. */
+  /**
+   * Refuses a request. A body not read yet whose declared length is within the limit is read to its end
+   * (and dropped) first, so a client still sending gets the answer — a 429 with its Retry-After —
+   * instead of a connection reset ("write EPIPE") that it cannot retry on; bounded by DRAIN_MS. Any
+   * other unread body is never read: the answer goes at once and the connection closes after it.
+   */
   const refuse = (req: Request, res: Response, status: number, body: object, retry = false): void => {
-    if (!req.complete) res.setHeader("Connection", "close");
-    if (retry) res.setHeader("Retry-After", "1");
-    res.status(status).json(body);
+    const answer = (close: boolean): void => {
+      if (res.headersSent) return;
+      if (close) res.setHeader("Connection", "close");
+      if (retry) res.setHeader("Retry-After", "1");
+      res.status(status).json(body);
+    };
+    if (req.complete) return answer(false);
+    const declared = Number(req.headers["content-length"]);
+    if (!Number.isFinite(declared) || declared > bodyLimit) return answer(true);
+    const timer = setTimeout(() => answer(true), DRAIN_MS);
+    req.once("end", () => {
+      clearTimeout(timer);
+      answer(false);
+    });
+    req.once("error", () => {
+      clearTimeout(timer);
+      answer(true);
+    });
+    req.resume();
   };
   const expectedToken = resolved.token !== undefined ? createHash("sha256").update(resolved.token).digest() : undefined;
   const auth = (req: Request, res: Response, next: NextFunction): void => {

@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { connect } from "node:net";
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from "node:zlib";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
@@ -234,6 +235,35 @@ describe("collector: media types and encodings", () => {
       const res = await post(`${c.url}${path}`, body(), { "content-type": "application/json", "content-encoding": encoding });
       expect(res.status).toBe(status);
       expect(((await res.json()) as { error: string }).error).toMatch(message);
+    }
+    expect((await fetch(`${c.url}/healthz`)).status).toBe(200);
+  });
+
+  it("reads a refused body within the limit to its end, so a client still sending gets the 429 and its Retry-After, not a connection reset", async () => {
+    // The trace buffer cannot hold these 1.8 MB requests, which is known from Content-Length before
+    // the body is read; the client is still sending when the answer is ready.
+    const c = await collector({ maxBufferBytes: 64 * 1024, maxTraceBytes: 64 * 1024 });
+    // A trace that waits for its answer holds part of the buffer.
+    expect((await post(`${c.url}/v1/traces`, tracesJson(traceId(8), [retriever(["a document ".repeat(3000)])]))).status).toBe(200);
+    const body = JSON.stringify(tracesJson(traceId(9), [retriever(["lorem ipsum dolor sit amet ".repeat(68_000)])]));
+    expect(body.length).toBeGreaterThan(1_500_000);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {
+          const req = request(`${c.url}/v1/traces`, { method: "POST", headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } }, (res) => {
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+          });
+          req.on("error", reject); // a reset while sending ("write EPIPE") fails the test here
+          req.end(body);
+        }),
+      ),
+    );
+    for (const a of answers) {
+      expect(a.status).toBe(429);
+      expect(a.headers["retry-after"]).toBe("1");
+      // The body was read to its end, so the connection stays usable.
+      expect(a.headers.connection).not.toBe("close");
     }
     expect((await fetch(`${c.url}/healthz`)).status).toBe(200);
   });
