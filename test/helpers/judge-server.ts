@@ -1,22 +1,11 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { onTestFinished } from "vitest";
+import type { ChatReply, ChatRequest, ChatServer } from "./chat-server.ts";
+import { startChatServer } from "./chat-server.ts";
 
-export interface JudgeRequest {
-  readonly model: string;
-  readonly temperature: number;
-  readonly messages: Array<{ role: string; content: string }>;
-  readonly authorization: string | undefined;
-}
+/** One judge request as the server received it (a chat-completions request). */
+export type JudgeRequest = ChatRequest;
 
 /** What the server does with one request: a status, a JSON body (or raw text), a delay. */
-export interface JudgeReply {
-  readonly status?: number;
-  readonly body?: unknown;
-  readonly raw?: string;
-  readonly delayMs?: number;
-  readonly headers?: Record<string, string>;
-}
+export type JudgeReply = ChatReply;
 
 /** A chat-completions body with one choice. */
 export function chat(content: string, extra: { finish_reason?: string; refusal?: string } = {}): unknown {
@@ -26,33 +15,7 @@ export function chat(content: string, extra: { finish_reason?: string; refusal?:
   };
 }
 
-/** A local OpenAI-compatible endpoint that replays scripted replies; closed when the test ends. */
-export async function startJudgeServer(reply: (req: JudgeRequest, n: number) => JudgeReply): Promise<{ url: string; requests: JudgeRequest[]; maxInFlight: () => number }> {
-  const requests: JudgeRequest[] = [];
-  let inFlight = 0;
-  let maxInFlight = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Omit<JudgeRequest, "authorization">;
-      const r: JudgeRequest = { ...body, authorization: req.headers.authorization };
-      requests.push(r);
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      const out = reply(r, requests.length);
-      setTimeout(() => {
-        inFlight--;
-        if (res.destroyed) return;
-        res.writeHead(out.status ?? 200, { "content-type": "application/json", ...out.headers });
-        res.end(out.raw ?? JSON.stringify(out.body ?? {}));
-      }, out.delayMs ?? 0);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  onTestFinished(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, maxInFlight: () => maxInFlight };
+/** A local OpenAI-compatible endpoint that replays scripted replies (the chat server); closed when the test ends. */
+export function startJudgeServer(reply: (req: JudgeRequest, n: number) => JudgeReply): Promise<ChatServer> {
+  return startChatServer(reply);
 }
