@@ -403,6 +403,16 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   };
 
   /** The metric label for a route (capped at maxRoutes distinct labels) and its tally. */
+  /** Route as given → its sanitised label, so the hot path sanitises each distinct route once (bounded). */
+  const labels = new Map<string, string>();
+  const labelOf = (raw: string): string => {
+    let label = labels.get(raw);
+    if (label === undefined) {
+      label = sanitizeLabel(raw);
+      if (labels.size < resolved.maxRoutes * 4) labels.set(raw, label);
+    }
+    return label;
+  };
   const tallyFor = (route: string): { label: string; tally: { seen: number; notSampled: number; sampled: number } } => {
     const label = routes.has(route) || routes.size < resolved.maxRoutes ? route : OTHER_ROUTE;
     let tally = routes.get(label);
@@ -668,7 +678,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
         if (!providersChecked) warnUnexported();
         // The route and the override first: the rest is read only for an observation that is sampled.
         const head = readHead(input);
-        ({ label: route, tally } = tallyFor(head.route !== undefined ? sanitizeLabel(head.route) : "unknown"));
+        ({ label: route, tally } = tallyFor(head.route !== undefined ? labelOf(head.route) : "unknown"));
         counts.seen++;
         tally.seen++;
         stage = "seen";
