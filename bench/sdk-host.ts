@@ -42,7 +42,7 @@ const context = [
 const app = express();
 app.get("/ask", (_req, res) => {
   const answer = `You can return items within ${30 + (Date.now() % 3) * 30} days of delivery. Refunds take 5 business days.`;
-  monitor?.observe({ route: "/ask", context, answer });
+  monitor?.observe({ route: "/ask", context, answer, question: "How long do I have to return an item?" });
   res.json({ answer });
 });
 const delay = monitorEventLoopDelay({ resolution: 1 });

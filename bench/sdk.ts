@@ -61,9 +61,9 @@ async function hotPath(): Promise<string[]> {
   await tracer.startActiveSpan("request", async (req) => {
     for (let round = 0; round < 3; round++) {
       const span = nsPerCall(() => tracer.startSpan("child").end(), N);
-      const off = nsPerCall(() => unsampled.observe({ route: "/ask", context: CONTEXT, answer: "Returns within 30 days." }), N);
-      const on = nsPerCall(() => sampled.observe({ route: "/ask", context: CONTEXT, answer: "Returns within 30 days." }), 20_000);
-      const re = nsPerCall(() => resampled.observe({ route: "/ask", context: CONTEXT, answer: "Returns within 30 days." }), 20_000);
+      const off = nsPerCall(() => unsampled.observe({ route: "/ask", context: CONTEXT, answer: "Returns within 30 days.", question: "How long do I have to return an item?" }), N);
+      const on = nsPerCall(() => sampled.observe({ route: "/ask", context: CONTEXT, answer: "Returns within 30 days.", question: "How long do I have to return an item?" }), 20_000);
+      const re = nsPerCall(() => resampled.observe({ route: "/ask", context: CONTEXT, answer: "Returns within 30 days.", question: "How long do I have to return an item?" }), 20_000);
       rows.push(`| ${round + 1} | ${span.toFixed(0)} | ${off.toFixed(0)} | ${(off / span).toFixed(2)}× | ${on.toFixed(0)} | ${(on / span).toFixed(2)}× | ${re.toFixed(0)} | ${(re / span).toFixed(2)}× |`);
     }
     req.end();
