@@ -36,7 +36,7 @@ export interface AnalyzedText {
   readonly sentences: readonly SentenceSpan[];
 }
 
-/** Turns text into tokens and sentences. Stateless once created. */
+/** Turns text into tokens and sentences. Deterministic: the same text always gets the same analysis (cached or not). */
 export interface TextAnalyzer {
   analyze(text: string): AnalyzedText;
 }
@@ -50,6 +50,42 @@ export interface TextAnalyzerOptions {
    * the backstop for every other caller.
    */
   readonly maxTokenChars?: number;
+  /**
+   * Bytes (estimated) of analyses kept for reuse, least recently used out first. Contexts
+   * recur across requests and a claim is read by the splitter, the preselector and the backend,
+   * so each distinct text is analysed once while it stays in the cache. Default 16 MiB; 0 turns
+   * it off. Texts whose analysis alone exceeds the bound are never kept.
+   */
+  readonly cacheBytes?: number;
+}
+
+/** Default byte bound of an analyser's cache of analyses. */
+export const DEFAULT_ANALYSIS_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** Estimated bytes an analysis keeps alive: the text (UTF-16) and each token object with its strings. */
+function analysisBytes(text: string, tokens: number): number {
+  return 2 * text.length + 200 * tokens + 64;
+}
+
+/** Title case: one capital, then lower-case letters ("Refunds", not "NASA" or "McDonald"). */
+const TITLE_CASE = /^\p{Lu}\p{Ll}+$/u;
+
+/** Cardinal number words, for lemmas: "thirty" is read as "30" wherever it is a number. */
+const NUMBER_WORDS: Readonly<Record<string, number>> = {
+  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
+  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+};
+
+/** The digits a cardinal number word stands for ("thirty-five" → "35"), or undefined. */
+export function numberWordLemma(lower: string): string | undefined {
+  const v = NUMBER_WORDS[lower];
+  if (v !== undefined) return String(v);
+  const m = /^([a-z]+)-([a-z]+)$/.exec(lower);
+  const tens = m?.[1] !== undefined ? NUMBER_WORDS[m[1]] : undefined;
+  const units = m?.[2] !== undefined ? NUMBER_WORDS[m[2]] : undefined;
+  if (tens !== undefined && units !== undefined && tens >= 20 && tens % 10 === 0 && units >= 1 && units <= 9) return String(tens + units);
+  return undefined;
 }
 
 /** Creates the wink-nlp based analyser (loading the model takes ~150 ms; share one instance). */
@@ -59,47 +95,105 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
   // read by our own code, and skipping wink's NER and negation pipes halves the cost.
   const nlp: WinkMethods = winkNLP(options.model ?? englishModel(), ["sbd", "pos"]);
   const its = nlp.its;
+  const cacheBytes = options.cacheBytes ?? DEFAULT_ANALYSIS_CACHE_BYTES;
+  const cache = new Map<string, { doc: AnalyzedText; bytes: number }>();
+  let cachedBytes = 0;
+  // Lemmas of lower-cased sentence-initial words (a small, closed set in practice; bounded anyway).
+  const initialLemmas = new Map<string, string>();
+  /**
+   * wink-nlp tags a capitalised sentence-initial word as a proper noun and keeps its surface
+   * form as the lemma ("Refunds" → "refunds"), so it never matches the same word inside a
+   * sentence ("refund"). Its lemma is taken from the lower-cased word read on its own; a name
+   * keeps its own form ("Jones" → "jones", "Paris" → "paris").
+   */
+  const lemmaOfInitial = (lower: string): string => {
+    const known = initialLemmas.get(lower);
+    if (known !== undefined) return known;
+    const lemma = ((nlp.readDoc(lower).tokens().out(its.lemma as unknown as typeof its.value) as string[])[0] ?? lower).toLowerCase();
+    if (initialLemmas.size >= 4096) initialLemmas.delete(initialLemmas.keys().next().value as string);
+    initialLemmas.set(lower, lemma);
+    return lemma;
+  };
+  const analyzeUncached = (original: string): AnalyzedText => {
+    const capped = capTokens(original, maxTokenChars);
+    const text = capped.text;
+    const doc = nlp.readDoc(text);
+    const tokensColl = doc.tokens();
+    const values = tokensColl.out(its.value) as string[];
+    const types = tokensColl.out(its.type) as string[];
+    const pos = tokensColl.out(its.pos) as string[];
+    // wink-nlp's typings declare `its.lemma` with an addons parameter that `out` does not accept.
+    const lemmas = tokensColl.out(its.lemma as unknown as typeof its.value) as string[];
+    const stops = tokensColl.out(its.stopWordFlag) as unknown as boolean[];
+    const tokens: Token[] = [];
+    const sentenceSpans = doc.sentences().out(its.span) as unknown as Array<[number, number]>;
+    // The first word of each sentence, past any opening quotes, brackets or list marks.
+    const initial = new Set<number>();
+    for (const [a, b] of sentenceSpans) {
+      for (let k = a; k <= b; k++) {
+        const type = types[k];
+        if (type === "word") initial.add(k);
+        if (type !== "punctuation" && type !== "symbol") break;
+      }
+    }
+    let cursor = 0;
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i] ?? "";
+      // wink-nlp keeps token values verbatim, so a forward search recovers offsets.
+      const found = text.indexOf(value, cursor);
+      const start = found >= 0 ? found : cursor;
+      const end = found >= 0 ? start + value.length : cursor;
+      cursor = end;
+      const lower = value.toLowerCase();
+      const tag = pos[i] ?? "X";
+      let lemma = (lemmas[i] ?? value).toLowerCase();
+      if (tag === "NUM") lemma = numberWordLemma(lower) ?? lemma;
+      else if (tag === "PROPN" && initial.has(i) && TITLE_CASE.test(value)) lemma = lemmaOfInitial(lower);
+      tokens.push({
+        text: value,
+        lower,
+        lemma,
+        type: types[i] ?? "word",
+        pos: tag,
+        stop: stops[i] ?? false,
+        start: capped.cut > 0 ? capped.toOriginal(start) : start,
+        end: capped.cut > 0 ? capped.toOriginal(end) : end,
+      });
+    }
+    const sentences: SentenceSpan[] = [];
+    for (const [a, b] of sentenceSpans) {
+      const first = tokens[a];
+      const last = tokens[b];
+      if (!first || !last) continue;
+      sentences.push({ tokenStart: a, tokenEnd: b + 1, start: first.start, end: last.end });
+    }
+    return { text: original, tokens, sentences };
+  };
+  const lookup = (text: string): AnalyzedText | undefined => {
+    const hit = cache.get(text);
+    if (!hit) return undefined;
+    cache.delete(text);
+    cache.set(text, hit);
+    return hit.doc;
+  };
+  const remember = (text: string, doc: AnalyzedText): void => {
+    const bytes = analysisBytes(text, doc.tokens.length);
+    if (bytes > cacheBytes) return;
+    cache.set(text, { doc, bytes });
+    cachedBytes += bytes;
+    for (const [key, entry] of cache) {
+      if (cachedBytes <= cacheBytes) break;
+      cache.delete(key);
+      cachedBytes -= entry.bytes;
+    }
+  };
   return {
     analyze(original: string): AnalyzedText {
-      const capped = capTokens(original, maxTokenChars);
-      const text = capped.text;
-      const doc = nlp.readDoc(text);
-      const tokensColl = doc.tokens();
-      const values = tokensColl.out(its.value) as string[];
-      const types = tokensColl.out(its.type) as string[];
-      const pos = tokensColl.out(its.pos) as string[];
-      // wink-nlp's typings declare `its.lemma` with an addons parameter that `out` does not accept.
-      const lemmas = tokensColl.out(its.lemma as unknown as typeof its.value) as string[];
-      const stops = tokensColl.out(its.stopWordFlag) as unknown as boolean[];
-      const tokens: Token[] = [];
-      let cursor = 0;
-      for (let i = 0; i < values.length; i++) {
-        const value = values[i] ?? "";
-        // wink-nlp keeps token values verbatim, so a forward search recovers offsets.
-        const found = text.indexOf(value, cursor);
-        const start = found >= 0 ? found : cursor;
-        const end = found >= 0 ? start + value.length : cursor;
-        cursor = end;
-        tokens.push({
-          text: value,
-          lower: value.toLowerCase(),
-          lemma: (lemmas[i] ?? value).toLowerCase(),
-          type: types[i] ?? "word",
-          pos: pos[i] ?? "X",
-          stop: stops[i] ?? false,
-          start: capped.cut > 0 ? capped.toOriginal(start) : start,
-          end: capped.cut > 0 ? capped.toOriginal(end) : end,
-        });
-      }
-      const sentenceSpans = doc.sentences().out(its.span) as unknown as Array<[number, number]>;
-      const sentences: SentenceSpan[] = [];
-      for (const [a, b] of sentenceSpans) {
-        const first = tokens[a];
-        const last = tokens[b];
-        if (!first || !last) continue;
-        sentences.push({ tokenStart: a, tokenEnd: b + 1, start: first.start, end: last.end });
-      }
-      return { text: original, tokens, sentences };
+      const hit = lookup(original);
+      if (hit) return hit;
+      const doc = analyzeUncached(original);
+      remember(original, doc);
+      return doc;
     },
   };
 }
@@ -109,11 +203,12 @@ export const NEGATION_WORDS: ReadonlySet<string> = new Set([
   "not", "n't", "no", "never", "none", "nobody", "nothing", "neither", "nor", "nowhere", "without", "cannot",
 ]);
 
-/** True for tokens that carry content: words that are not stop words, and numbers. */
+/** True for tokens that carry content: words (in any script) that are not stop words, and numbers. */
 export function isContentToken(t: Token): boolean {
   if (t.type === "number" || t.pos === "NUM") return true;
-  if (t.type !== "word") return false;
+  // wink-nlp types words of other scripts (Cyrillic, Greek, CJK…) "unk": they carry content too.
+  if (t.type !== "word" && t.type !== "unk") return false;
   if (t.stop || NEGATION_WORDS.has(t.lower)) return false;
   if (t.pos === "PUNCT" || t.pos === "SYM" || t.pos === "SPACE") return false;
-  return /[a-z0-9]/i.test(t.text);
+  return /[\p{L}\p{N}]/u.test(t.text);
 }
