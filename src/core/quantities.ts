@@ -1,13 +1,17 @@
 import type { AnalyzedText, Token } from "./text.ts";
 
 /** What a number measures; values are only compared within one kind. */
-export type QuantityKind = "money" | "percent" | "duration" | "year" | "monthday" | "ordinal" | "count";
+export type QuantityKind = "money" | "percent" | "duration" | "year" | "monthday" | "ordinal" | "time" | "count";
 
 /** A number found in text, normalised: "thirty days" → {30, duration, day}. */
 export interface Quantity {
   readonly value: number;
   readonly kind: QuantityKind;
-  /** Unit within the kind: a currency, a time unit, or the counted noun's lemma. */
+  /**
+   * Unit within the kind: a currency, a time unit, or the counted noun's lemma. A time of day
+   * (value: minutes after midnight) is "24h" when it is unambiguous ("5:30 pm", "14:00") and
+   * "12h" when it could be either half of the day ("5:30").
+   */
   readonly unit: string;
   readonly text: string;
   readonly start: number;
@@ -43,6 +47,48 @@ const TIME_UNITS: Record<string, [string, number]> = {
   decade: ["month", 120], century: ["month", 1200],
 };
 
+/** "am", "a.m.", "PM", "p.m": which half of the day a time is in. */
+function meridiem(t: Token | undefined): "am" | "pm" | undefined {
+  const m = t ? /^([ap])\.?m\.?$/.exec(t.lower) : null;
+  return m ? (m[1] === "a" ? "am" : "pm") : undefined;
+}
+
+/** Minutes after midnight for hours and minutes on a 12- or 24-hour clock, or undefined. */
+function clockMinutes(hours: number, minutes: number, half: "am" | "pm" | undefined): { value: number; unit: string } | undefined {
+  if (!Number.isInteger(hours) || !Number.isInteger(minutes) || minutes < 0 || minutes > 59) return undefined;
+  if (half) {
+    if (hours < 1 || hours > 12) return undefined;
+    return { value: ((hours % 12) + (half === "pm" ? 12 : 0)) * 60 + minutes, unit: "24h" };
+  }
+  if (hours < 0 || hours > 24) return undefined;
+  return { value: (hours % 24) * 60 + minutes, unit: hours >= 13 || hours === 0 ? "24h" : "12h" };
+}
+
+/**
+ * A time of day at token i: "9 am", "9am", "9:30", "5:30 p.m.", "14:00". Returns the
+ * quantity and the index after it, or undefined.
+ */
+function timeAt(doc: AnalyzedText, toks: readonly Token[], i: number): { q: Quantity; next: number } | undefined {
+  const t = toks[i];
+  // Every form starts with a digit: most tokens are ruled out by their first character.
+  const c0 = t?.text.charCodeAt(0) ?? 0;
+  if (!t || c0 < 48 || c0 > 57) return undefined;
+  // wink reads "9am" and "9:00AM" as one token of type "time".
+  const joined = /^(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?$/.exec(t.lower);
+  if (joined) {
+    const c = clockMinutes(Number(joined[1]), Number(joined[2] ?? 0), joined[3] === "a" ? "am" : "pm");
+    return c ? { q: { ...c, kind: "time", text: t.text, start: t.start, end: t.end }, next: i + 1 } : undefined;
+  }
+  const clock = /^(\d{1,2}):(\d{2})$/.exec(t.text);
+  const hourOnly = /^\d{1,2}$/.test(t.text) ? Number(t.text) : undefined;
+  const half = meridiem(toks[i + 1]);
+  if (!clock && (hourOnly === undefined || !half)) return undefined;
+  const c = clock ? clockMinutes(Number(clock[1]), Number(clock[2]), half) : clockMinutes(hourOnly ?? -1, 0, half);
+  if (!c) return undefined;
+  const last = half ? (toks[i + 1] ?? t) : t;
+  return { q: { ...c, kind: "time", text: doc.text.slice(t.start, last.end), start: t.start, end: last.end }, next: half ? i + 2 : i + 1 };
+}
+
 function numericValue(t: Token): number | undefined {
   if (t.type === "number" || /^\d[\d,]*(\.\d+)?$/.test(t.text)) {
     const cleaned = t.text.replace(/,/g, "");
@@ -66,7 +112,7 @@ function singular(lemma: string): string {
 /**
  * Finds the quantities in analysed text: digits and number words, scale words
  * ("1.6 billion"), currencies, percentages, durations, years, month-day dates and
- * ordinals. A number in a date contributes a `monthday` and a `year`, not a count.
+ * ordinals, and times of day. A number in a date contributes a `monthday` and a `year`, not a count.
  */
 export function extractQuantities(doc: AnalyzedText): Quantity[] {
   const toks = doc.tokens;
@@ -85,6 +131,12 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
         i += 2;
         continue;
       }
+    }
+    const time = timeAt(doc, toks, i);
+    if (time) {
+      out.push(time.q);
+      i = time.next;
+      continue;
     }
     const ord = ORDINALS[t.lower] ?? (/^\d+(st|nd|rd|th)$/.test(t.lower) ? parseInt(t.lower, 10) : undefined);
     if (ord !== undefined) {
@@ -173,6 +225,13 @@ function sameValue(a: number, b: number): boolean {
   return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 }
 
+/** Two quantities state the same value; a 12-hour time matches either half of the day. */
+function sameQuantity(q: Quantity, e: Quantity): boolean {
+  if (q.kind === "time" && e.kind === "time") return q.unit === "12h" || e.unit === "12h" ? q.value % 720 === e.value % 720 : q.value === e.value;
+  if (q.kind === "time" || e.kind === "time") return false;
+  return sameValue(e.value, q.value) && (e.kind === q.kind || e.kind === "count" || q.kind === "count");
+}
+
 /**
  * Matched when the evidence states the same value; contradicted when the evidence
  * states a different value of the same kind and unit and never the claimed one;
@@ -180,7 +239,7 @@ function sameValue(a: number, b: number): boolean {
  */
 export function matchQuantity(q: Quantity, evidence: readonly Quantity[]): { match: QuantityMatch; other?: Quantity } {
   for (const e of evidence) {
-    if (sameValue(e.value, q.value) && (e.kind === q.kind || e.kind === "count" || q.kind === "count")) return { match: "matched" };
+    if (sameQuantity(q, e)) return { match: "matched" };
   }
   for (const e of evidence) {
     if (e.kind !== q.kind) continue;

@@ -74,3 +74,29 @@ describe("matchQuantity", () => {
     expect(relation("12 employees", "15 cars")).toBe("missing");
   });
 });
+
+describe("times of day", () => {
+  it("reads clock times with and without am/pm as minutes after midnight", () => {
+    expect(brief("The store opens at 9 am.")).toEqual([[540, "time", "24h"]]);
+    expect(brief("It opens at 9am and closes at 5:30 p.m.")).toEqual([
+      [540, "time", "24h"],
+      [1050, "time", "24h"],
+    ]);
+    expect(brief("Doors at 14:00.")).toEqual([[840, "time", "24h"]]);
+    expect(brief("Doors at 5:30.")).toEqual([[330, "time", "12h"]]);
+    expect(brief("Closed from 12 am to 12 pm.")).toEqual([
+      [0, "time", "24h"],
+      [720, "time", "24h"],
+    ]);
+  });
+
+  it("finds a different time of day a contradiction, and a 12-hour time matching either half of the day", () => {
+    expect(relation("The store opens at 11 am.", "The store opens at 9 am.")).toBe("contradicted");
+    expect(relation("The store opens at 9 am.", "The store opens at 9 a.m. on weekdays.")).toBe("matched");
+    expect(relation("It closes at 5:30.", "It closes at 5:30 pm.")).toBe("matched");
+    expect(relation("It closes at 17:30.", "It closes at 5:30 pm.")).toBe("matched");
+    expect(relation("It closes at 6:30 pm.", "It closes at 5:30 pm.")).toBe("contradicted");
+    // A time is never the same quantity as a count: "9 am" is not "9 stores".
+    expect(relation("The store opens at 9 am.", "There are 9 stores.")).toBe("missing");
+  });
+});
