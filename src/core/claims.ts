@@ -1,5 +1,5 @@
 import type { AnalyzedText, TextAnalyzer, Token } from "./text.ts";
-import { isContentToken } from "./text.ts";
+import { NEGATION_WORDS, isContentToken } from "./text.ts";
 
 /** Why a sentence of the answer was not checked against the context. */
 export type SkipReason = "question" | "greeting" | "meta" | "refusal" | "no_content" | "over_limit";
@@ -130,12 +130,126 @@ const BARE_YES_NO = /^(?:(?:oh|well),?\s+)?(?:yes|no|yeah|yep|nope|right|true|fa
 /** A whole sentence of conversational filler: agrees or reacts, states nothing. */
 const FILLER = /^(?:(?:oh|well|so|and|but),?\s+)?(?:i (?:agree|disagree|see|think so|guess so|love (?:it|that)|like (?:it|that))|me too|me neither|ok(?:ay)?|wow|cool|interesting|nice|great|indeed|exactly|that'?s (?:true|right|cool|great|interesting|nice|awesome))(?:\s+(?:indeed|too|really|then))?[\s,.!]*$/i;
 const META = /^(?:here(?:'s| is| are)|below (?:is|are)|the following|in summary|to summari[sz]e|in short|to sum up|overall|based on the (?:provided |given )?(?:context|documents?|information|sources?|text)|according to the (?:provided |given )?(?:context|documents?|sources?))\b/i;
-const REFUSAL = /^(?:i (?:do not|don't|cannot|can't|am unable to|am not able to|couldn't|could not) (?:know|answer|find|help|say|determine|provide|tell)|i'?m (?:sorry|afraid|unable|not able)|sorry,|unfortunately,? (?:i|the (?:context|documents?))|as an ai\b|(?:the|this) (?:provided )?(?:context|documents?|information|text|sources?) (?:does not|doesn't|do not|don't) (?:contain|mention|say|provide|include|specify|state|cover)|there is (?:no|not enough) information|(?:i have|there is) insufficient information|no information (?:is )?(?:available|provided))/i;
+/** The text with the apostrophes an answer may type ("I’m", "don´t") as ', which the patterns below are written with. */
+function plainApostrophes(text: string): string {
+  return text.replace(/[\u2018\u2019\u02bc\u2032\u0060\u00b4]/g, "'");
+}
+
+/** What an answer may call the retrieved context ("the provided documents", "the search results"). */
+const SOURCE = String.raw`(?:(?:provided|given|available|retrieved|supplied|attached|above|following|shared|current|reference|source|relevant) )?(?:context|documents?|docs|sources?|texts?|passages?|excerpts?|materials?|information|knowledge base|search results|snippets?|articles?|content|documentation)\b`;
+/** An optional determiner before SOURCE. */
+const THE = String.raw`(?:the |this |that |these |those |your |my |any (?:of the )?|all (?:of )?the )?`;
+/** "information", but not "information technology", "information desk", … */
+const INFO = String.raw`info(?:rmation)?\b(?! (?:technology|technologies|security|desks?|systems?|officers?|services?|theory|architecture|retrieval|booths?|cent(?:er|re)s?|sessions?|packs?|packets?|sheets?)\b)`;
+const I_AM = String.raw`(?:i'?m|i am|i was|i've been|i have been)`;
+const NOT = String.raw`(?:do not|don'?t|does not|doesn'?t|did not|didn'?t|cannot|can'?t|can not|could not|couldn'?t|will not|won'?t|would not|wouldn'?t)`;
+const BE_NOT = String.raw`(?:is not|isn'?t|are not|aren'?t|was not|wasn'?t|were not|weren'?t|has not been|hasn'?t been|have not been|haven'?t been|cannot be|can'?t be|could not be|couldn'?t be)`;
+/** What a refusal says it cannot do: "I cannot [answer]", "I couldn't [find]". */
+const CANNOT_DO = String.raw`(?:know|answer|find|help|say|determine|provide|tell|see|locate|identify|confirm|verify|access|give|offer|share|comment|speak|assist|respond|address|discuss|retrieve|infer|ascertain|specify|have|spot|pinpoint|recall|guarantee|predict|advise|support|be (?:sure|certain))\b`;
+/** What the context fails to do: "the documents do not [mention]". */
+const SOURCE_DOES = String.raw`(?:contain|mention|say|provide|include|specify|state|cover|give|indicate|address|discuss|offer|list|describe|explain|answer|detail|have|reference|tell|show|clarify|define|identify|support|make|touch|refer|talk|note|confirm|disclose|reveal|speak|go into)`;
+/** Where a piece of information is missing from: "in the context", "part of the documents". */
+const MISSING_FROM = String.raw`(?:in|part of|among|within|anywhere in|contained in|included in|mentioned in|provided in|given in|found in|stated in|specified in|covered in|addressed in|available in|present in) ${THE}${SOURCE}`;
+/** What follows a bare "not mentioned" / "not available" when it is about the context: the end, or "in …", "here". */
+const ABOUT_CONTEXT_END = String.raw`(?=[\s.!…]*$| (?:in|by|within|from|among|anywhere|here|there|to me|at all|at (?:this|the moment|present))\b)`;
+
+/**
+ * A whole sentence of apology or uncertainty, or a bare non-answer: "I'm sorry.", "I'm sorry
+ * to hear that.", "I'm not sure whether it applies.", "No idea.", "Unknown."
+ */
+const BARE_REFUSAL = new RegExp(String.raw`^(?:(?:i'?m|i am) (?:so |very |really |truly |terribly )?sorry|(?:so |very |really )?sorry|i (?:do )?apologi[sz]e|(?:my )?apologies|(?:(?:i'?m|i am) )?(?:not (?:sure|certain)|unsure|uncertain)|no idea|unknown|n/a|(?:i )?(?:don'?t|do not|cannot|can'?t) (?:know|say|tell)|hard to say|no comment|not (?:known|specified|mentioned|stated))(?:\s+(?:for|about|to hear|if|of|what|whether|how|when|where|which|who|why)\b[\s\S]*)?[\s.!…]*$`, "i");
+
+/**
+ * Openers that may lead into a refusal — or into a claim ("Unfortunately, shares fell 5%.",
+ * "I'm sorry, but the store is closed on Sundays."): they are set aside and what follows is judged.
+ */
+const LEAD = new RegExp(String.raw`^(?:unfortunately|regrettably|sadly|alas|however|but|well|hmm+|ok(?:ay)?|(?:i'?m|i am) (?:so |very |really |truly |terribly )?sorry|(?:so |very |really )?sorry|i (?:do )?apologi[sz]e|(?:my )?apologies|(?:i'?m|i am) afraid(?: that)?|(?:i'?m|i am) not (?:sure|certain)|(?:i'?m|i am) (?:unsure|uncertain))(?:\s*[,;:\u2013\u2014-]\s*|\s+)(?:(?:but|though|however|that),?\s+)?`, "i");
+
+/** "Based on the provided context, " and the like, ahead of a refusal ("…, I cannot tell"). */
+const SOURCE_LEAD = new RegExp(String.raw`^(?:based on|according to|from|given|in|within|looking at|after reviewing|upon reviewing|having reviewed|reviewing|with) ${THE}${SOURCE}(?: (?:provided|given|available|above|you (?:provided|shared|gave)|i (?:have|was given|received)|at hand))?\s*,?\s*`, "i");
+
+/** Refusals and non-answers, once openers are set aside: each says the answer is not there, not what it is. */
+const REFUSAL = new RegExp(
+  "^(?:" +
+    [
+      // "I cannot answer that", "I don't know", "I couldn't find any information", "I don't have access"
+      String.raw`i ${NOT} (?:\w+ )?${CANNOT_DO}`,
+      // "I'm not able to answer", "I was unable to find", "I'm not aware of any fee"
+      String.raw`${I_AM} (?:\w+ )?(?:unable|not able|not in a position|not aware|unaware|not familiar|unfamiliar|not allowed|not permitted|not authori[sz]ed)\b`,
+      String.raw`i ${NOT} (?:think|believe|see) (?:that )?(?:${THE}${SOURCE}|there(?:'s| is| are| was))`,
+      // "I have no information about…"
+      String.raw`i have no (?:\w+ )?(?:information|data|details|knowledge|access|way|records?|context|idea|means|visibility|insight)\b`,
+      String.raw`i(?: would| will|'d|'ll) need (?:more|additional|further|some|extra|the|to know|access)\b`,
+      String.raw`i(?: can| am able to|'m able to) only\b|i only (?:have|know|see|found)\b`,
+      String.raw`(?:i'?m|i am) (?:just |only )?(?:an ai|an? (?:language model|assistant|bot|chatbot|virtual assistant))\b`,
+      String.raw`as an? (?:ai|artificial intelligence|(?:large )?language model|llm|virtual assistant)\b`,
+      String.raw`i (?:searched|looked|checked|reviewed|went through|scanned)\b[\s\S]*\b(?:but|and) (?:found no|found nothing|could not|couldn'?t|did not|didn'?t|was unable|there (?:is|was|are|were) no)\b`,
+      // "The provided context does not mention…", "The documents don't say"
+      String.raw`${THE}${SOURCE}(?: (?:you (?:provided|shared|gave)|provided|given|available|above|i (?:have|was given|received)))?,? (?:${NOT}|fails? to|(?:${NOT} )?(?:seem|appear)s? (?:not )?to) (?:\w+ ){0,2}${SOURCE_DOES}`,
+      String.raw`(?:none|neither) of ${THE}${SOURCE} (?:\w+ ){0,2}(?:mentions?|says?|contains?|provides?|includes?|specif(?:y|ies)|states?|covers?|address(?:es)?|discuss(?:es)?|answers?|has|have|gives?|indicates?|refers?|talks?|describes?|explains?|lists?)\b`,
+      String.raw`${THE}${SOURCE} (?:is|are|was|were|seems?|appears?)(?: to be)? (?:insufficient|inconclusive|unclear|ambiguous|incomplete|silent|not (?:sufficient|enough|clear|specific))\b`,
+      String.raw`${THE}${SOURCE} (?:only )?(?:makes?|made|contains?|has|have|had|gives?|provides?|includes?|offers?) no (?:\w+ )?(?:mention|reference|information|details?|data|indication|answer|specifics)\b`,
+      String.raw`${THE}${SOURCE} (?:only|just|merely) (?:\w+ )?(?:mentions?|discuss(?:es)?|covers?|contains?|talks? about|describes?|refers? to|includes?|address(?:es)?|provides?|has|have|deals? with|focus(?:es)? on)\b`,
+      // "That information is not available (in the context)", "The answer is not in the context"
+      String.raw`${THE}(?:(?:specific|requested|relevant|exact|precise|detailed|further|additional|such) )?(?:${INFO}|answer|details?|specifics)(?: (?:about|on|regarding|for|concerning|to (?:your|this|that|the) question|you(?:'re| are) (?:looking|asking) for|requested|needed)(?: [^.;!?]{0,80}?)?)? ${BE_NOT} (?:\w+ )?(?:${MISSING_FROM}|(?:available|provided|mentioned|included|specified|stated|given|present|found|contained|listed|known|determined|covered|addressed|discussed|disclosed|answered|clear|there)${ABOUT_CONTEXT_END})`,
+      // "It is not mentioned in the documents", "That's not in the context", "This isn't specified."
+      String.raw`(?:it|this|that)(?:'s not| is not|'s never| is never| isn'?t| was not| wasn'?t| has not been| hasn'?t been) (?:\w+ )?(?:${MISSING_FROM}|(?:mentioned|stated|specified|indicated|explained|discussed|addressed|described|clarified|detailed|said|noted|documented|known|clear)${ABOUT_CONTEXT_END})`,
+      String.raw`it(?:'s| is| was) (?:not (?:clear|known)|unclear|unknown|(?:not possible|impossible|difficult|hard) to (?:say|determine|tell|know|answer|confirm|verify|infer|specify|find|ascertain|provide|identify|establish))\b`,
+      String.raw`(?:that|this|it)(?:'s| is) (?:not something (?:i|that i)\b|outside (?:the scope|of (?:the|my|what)|my)|beyond (?:the scope|my|what)|(?:a question|something) (?:i|that i) ${NOT})`,
+      // "There's no information about…", "There is not enough information", "There is nothing in the context"
+      String.raw`there(?:'s| is| are| was| were| seems to be| appears to be) (?:(?:no|not (?:enough|any|sufficient|much)|insufficient|little) (?:\w+ )?(?:${INFO}|mention\b|details? (?:about|on|regarding|of|in|available|provided|given)\b|reference to\b|indication\b|specifics\b|answer (?:to|in|available)\b|context (?:about|on|for|to|regarding|provided)\b|data (?:on|about|regarding|available|provided|in)\b)|nothing (?:in|within) ${THE}${SOURCE})`,
+      // "Not enough information.", "Insufficient context.", "No relevant information was found."
+      String.raw`(?:not enough |insufficient |no (?:\w+ )?)(?:${INFO}|context(?=[\s.!…]*$| (?:is|was|provided|given|available|about|on|for|to|regarding)\b)|details (?:are|were|is|provided|given|available|about|on|regarding)\b|mention\b|relevant (?:information|details|data|documents?|context|sources?)\b|data (?:is|are|was|were) (?:available|provided|given|found|mentioned)\b|answer (?:is|was|could|can)\b)`,
+    ].join("|") +
+    ")",
+  "i",
+);
+
+/** True when a sentence refuses or declines to answer instead of stating anything. */
+function isRefusal(sentence: string): boolean {
+  if (BARE_REFUSAL.test(sentence)) return true;
+  let rest = sentence;
+  // At most a few openers ("Unfortunately, based on the context, I …"); each one shortens the rest.
+  for (let k = 0; k < 4; k++) {
+    const lead = LEAD.exec(rest) ?? SOURCE_LEAD.exec(rest);
+    if (!lead || lead[0].length === 0) break;
+    rest = rest.slice(lead[0].length);
+  }
+  return rest === "" || REFUSAL.test(rest);
+}
+
+const LETTER = /\p{L}/u;
+const MARK = /\p{M}/u;
+
+/**
+ * True for a token that is a word: it has a letter in any script (so Cyrillic or Chinese prose
+ * counts) and its letters are not buried under stacked combining marks ("a\u0301\u0302\u0303", Zalgo
+ * text). Writing systems that use marks put at most two on a letter (Vietnamese, Thai, Hebrew
+ * points); digits, symbols, emoji, joiners and lone marks are not words.
+ */
+function isWord(t: Token): boolean {
+  let letters = 0;
+  let marks = 0;
+  for (const c of t.text) {
+    if (LETTER.test(c)) letters++;
+    else if (MARK.test(c)) marks++;
+  }
+  return letters > 0 && marks <= 2 * letters;
+}
+
+/** A number written in digits ("1990", "294,000", "5.5"); other scripts' digits and numeric symbols are not read as numbers. */
+function isNumber(t: Token): boolean {
+  return t.type === "number" && /^[0-9][0-9.,:]*$/.test(t.text);
+}
 
 function classify(text: string, tokens: readonly Token[]): SkipReason | undefined {
-  const trimmed = text.trim();
-  if (/\?["'”’)]*$/.test(trimmed)) return "question";
-  if (REFUSAL.test(trimmed)) return "refusal";
+  const trimmed = plainApostrophes(text.trim());
+  if (/\?["'”)]*$/.test(trimmed)) return "question";
+  if (isRefusal(trimmed)) return "refusal";
+  // Symbols, emoji or marks with no word and no number ("😀😀😀", "\u0301\u0301") state nothing
+  // checkable. A sentence of numbers is checked: a bare "1990" answers "when?", and numbers the
+  // evidence lacks ("14085 73274") make it unsupported.
+  if (!tokens.some((t) => isWord(t) || isNumber(t))) return "no_content";
   const content = tokens.filter(isContentToken);
   if (/:$/.test(trimmed) && (META.test(trimmed) || content.length <= 6)) return "meta";
   if (META.test(trimmed) && content.length <= 4) return "meta";
@@ -149,27 +263,64 @@ const COORDINATORS = new Set(["and", "but", "so", "yet", "or"]);
 const VERBAL = new Set(["VERB", "AUX"]);
 const SUBJECTS = new Set(["NOUN", "PROPN", "PRON", "NUM"]);
 
-const RELATIVES = new Set(["who", "whom", "whose", "which", "that"]);
+const RELATIVES = new Set(["who", "whom", "whose", "which", "that", "where"]);
+/** Tags that go on inside a noun phrase: a noun after a preposition ("in [the old] town") is its object, not a subject. */
+const NOUN_PHRASE = new Set(["DET", "ADJ", "NUM", "NOUN", "PROPN", "PRON", "ADV"]);
+/** Pronouns that can only start a new noun phrase, so they end a prepositional phrase ("in 2019 it was …"). */
+const SUBJECT_PRONOUNS = new Set(["i", "i'm", "i’m", "you", "he", "she", "it", "we", "they", "there"]);
+/** Verbs ending in "-ing" that are not participles. */
+const ING_VERBS = new Set(["bring", "sing", "ring", "cling", "fling", "sling", "spring", "sting", "string", "swing", "wring"]);
+/** Past participles that are never a past tense: after a noun they begin a reduced relative ("a city known for …"). */
+const PARTICIPLES = new Set([
+  "been", "known", "born", "borne", "written", "taken", "given", "seen", "done", "shown", "grown", "driven", "eaten", "broken",
+  "chosen", "spoken", "stolen", "frozen", "forgotten", "gotten", "hidden", "ridden", "risen", "fallen", "beaten", "bitten",
+  "blown", "drawn", "flown", "thrown", "worn", "torn", "sworn", "begun", "sung", "swum", "sunk", "drunk", "gone", "proven",
+  "woken", "shaken", "mistaken", "forbidden", "forgiven", "undertaken", "overtaken", "withdrawn", "arisen", "awoken", "sewn",
+  "sown", "mown", "rung", "sprung",
+]);
+
+/** Tags a noun phrase with no determiner starts with ("bags", "old bags"). */
+const BARE_NOUN_START = new Set(["NOUN", "PROPN", "ADJ"]);
+/** Irregular verbs whose past tense is also their participle ("bags made in Italy" or "they made in Italy"). */
+const IRREGULAR_PAST = new Set([
+  "made", "built", "sold", "held", "kept", "left", "paid", "sent", "set", "put", "cut", "found", "bought", "brought", "taught",
+  "caught", "told", "led", "fed", "spent", "lost", "shot", "struck", "hung", "laid", "lit", "meant", "read", "said", "shut",
+  "spread", "heard", "felt", "dealt", "won", "bound", "wound", "ground",
+]);
 
 /** For each index k, the first index ≥ k whose token passes `test` (tokens.length when none). */
-function nextWhere(tokens: readonly Token[], test: (t: Token) => boolean): Int32Array {
+function nextWhere(tokens: readonly Token[], test: (t: Token, k: number) => boolean): Int32Array {
   const next = new Int32Array(tokens.length + 1);
   next[tokens.length] = tokens.length;
   for (let k = tokens.length - 1; k >= 0; k--) {
     const t = tokens[k];
-    next[k] = t && test(t) ? k : (next[k + 1] ?? tokens.length);
+    next[k] = t && test(t, k) ? k : (next[k + 1] ?? tokens.length);
   }
   return next;
+}
+
+const isSubject = (t: Token | undefined): boolean => t !== undefined && (SUBJECTS.has(t.pos) || t.lower === "there");
+
+/** A verb that can head a clause on its own: not a gerund or participle ("sculptures dating …", "a city known …"). */
+function canHeadClause(t: Token): boolean {
+  if (PARTICIPLES.has(t.lower)) return false;
+  return !(t.lower.endsWith("ing") && !ING_VERBS.has(t.lower));
 }
 
 /**
  * Cut points (token indices of the conjunction or semicolon) where a sentence joins
  * two independent clauses: "X rose, and Y fell" or "X rose; Y fell".
  *
- * A clause is independent when a subject precedes its first verb. A relative
- * pronoun before that verb ("cars and trucks that run on hydrogen") means the verb
- * belongs to a noun phrase's relative clause, so cutting there would strand a
- * fragment; keeping the sentence whole is the safer error.
+ * The left side is a clause when a subject precedes its first verb. The right side must
+ * start a clause with its own explicit subject: a noun or pronoun that is not the object of
+ * a preposition, then — with no coordinator, comma or relative word in between — a finite
+ * verb right after that noun phrase. So a coordinated predicate or object stays with its
+ * sentence: "The hotel is close to the beach and has a pool" (no subject), "The restaurant
+ * serves lunch and dinner and is closed on Mondays" (the verb follows "and"), "She was born
+ * in 1970 and in 1990 moved to Paris" (the noun is a preposition's object), "paintings and
+ * sculptures dating from …" (a participle), "law and economics in Paris, where she met him"
+ * (a relative word). Keeping a sentence whole is the safer error: a fragment is not a
+ * checkable claim, while a whole sentence is still checked, only less finely.
  *
  * Each candidate is judged in constant time from prefix counts and next-index tables,
  * so a 500 KB "a and b and c …" costs one pass, not one pass per conjunction.
@@ -177,18 +328,68 @@ function nextWhere(tokens: readonly Token[], test: (t: Token) => boolean): Int32
 function clauseCuts(tokens: readonly Token[]): number[] {
   const n = tokens.length;
   const content = new Int32Array(n + 1);
+  // free[k]: token k could be a subject, i.e. it is a noun or pronoun that is not inside a prepositional phrase.
+  const free = new Uint8Array(n);
+  // before[k]: the last index < k that is not an adverb or "not" ("profits [also] fell"), −1 when none.
+  const before = new Int32Array(n + 1);
+  before[0] = -1;
+  let inPrepositional = false;
   tokens.forEach((t, k) => {
     content[k + 1] = (content[k] ?? 0) + (isContentToken(t) ? 1 : 0);
+    if (t.pos === "ADP") inPrepositional = true;
+    else if (SUBJECT_PRONOUNS.has(t.lower) || !(NOUN_PHRASE.has(t.pos) || t.lower === "'s" || t.lower === "’s")) inPrepositional = false;
+    free[k] = isSubject(t) && !inPrepositional ? 1 : 0;
+    const skipped = t.pos === "ADV" || (t.pos === "PART" && NEGATION_WORDS.has(t.lower));
+    before[k + 1] = skipped ? (before[k] ?? -1) : k;
   });
-  const nextVerb = nextWhere(tokens, (t) => VERBAL.has(t.pos));
+  // "9 am" is a time, though wink-nlp tags "am" a verb.
+  const isVerb = (t: Token, k: number): boolean => VERBAL.has(t.pos) && !((t.lower === "am" || t.lower === "pm") && tokens[k - 1]?.pos === "NUM");
+  const nextVerb = nextWhere(tokens, isVerb);
   const nextSubject = nextWhere(tokens, (t) => SUBJECTS.has(t.pos));
+  const nextFree = nextWhere(tokens, (_, k) => free[k] === 1);
   const nextRelative = nextWhere(tokens, (t) => RELATIVES.has(t.lower));
+  const nextComma = nextWhere(tokens, (t) => t.text === "," || t.text === ";");
+  const isCoordinator = (t: Token | undefined): boolean => t !== undefined && COORDINATORS.has(t.lower) && t.pos === "CCONJ";
+  const nextCoordinator = nextWhere(tokens, isCoordinator);
+  // lastCoordinator[k]: the last coordinator index < k (−1 when none); verbs[k]: verbs among tokens [0, k).
+  const lastCoordinator = new Int32Array(n + 1);
+  const verbs = new Int32Array(n + 1);
+  lastCoordinator[0] = -1;
+  tokens.forEach((t, k) => {
+    lastCoordinator[k + 1] = isCoordinator(t) ? k : (lastCoordinator[k] ?? -1);
+    verbs[k + 1] = (verbs[k] ?? 0) + (isVerb(t, k) ? 1 : 0);
+  });
   const contentIn = (a: number, b: number): number => (content[b] ?? 0) - (content[a] ?? 0);
   // Scanning [a, b): a subject comes first, then the first verb, with no relative pronoun after the subject up to that verb.
   const hasSubjectAndVerb = (a: number, b: number): boolean => {
     const verb = nextVerb[a] ?? n;
     const subject = nextSubject[a] ?? n;
     return verb < b && subject < verb && (nextRelative[subject + 1] ?? n) > verb;
+  };
+  /**
+   * From a to the end: a free subject, then — with no relative word, comma, semicolon or
+   * coordinator between — a finite verb right after a noun phrase. `leftLast` is the last token of the
+   * left side: a bare noun after a noun ("shoes and bags made in …") with a past participle
+   * and a preposition is that noun's reduced relative clause, not a new clause.
+   */
+  const startsClause = (a: number, leftLast: Token | undefined): boolean => {
+    const verb = nextVerb[a] ?? n;
+    const subject = nextFree[a] ?? n;
+    if (verb >= n || subject >= verb) return false;
+    if ((nextRelative[subject + 1] ?? n) < verb || (nextComma[subject + 1] ?? n) < verb || (nextCoordinator[a] ?? n) < verb) return false;
+    const previous = before[verb] ?? -1;
+    const head = tokens[verb];
+    if (previous < subject || !isSubject(tokens[previous]) || head === undefined || !canHeadClause(head)) return false;
+    const bare = BARE_NOUN_START.has(tokens[a]?.pos ?? "") && (leftLast?.pos === "NOUN" || leftLast?.pos === "PROPN");
+    const participle = head.pos === "VERB" && (head.lower.endsWith("ed") || IRREGULAR_PAST.has(head.lower)) && previous === verb - 1;
+    return !(bare && participle && tokens[verb + 1]?.pos === "ADP");
+  };
+  // The left side ends in a noun coordinated after its verb ("sells bread and milk and …"): whether
+  // that noun is an object or starts the next subject ("costs fell and sales and profits rose") is not
+  // decidable from tags, unless a comma or semicolon marks the boundary ("…bread and milk, and the cafe …").
+  const endsInCoordinatedNoun = (from: number, leftEnd: number, marked: boolean): boolean => {
+    const coordinator = lastCoordinator[leftEnd] ?? -1;
+    return !marked && coordinator >= from && (verbs[leftEnd] ?? 0) - (verbs[coordinator + 1] ?? 0) === 0;
   };
   const cuts: number[] = [];
   let from = 0;
@@ -198,9 +399,10 @@ function clauseCuts(tokens: readonly Token[]): number[] {
     const isSemicolon = t.text === ";";
     const isConj = COORDINATORS.has(t.lower) && (t.pos === "CCONJ" || tokens[i - 1]?.text === ",");
     if (!isSemicolon && !isConj) continue;
-    const leftEnd = isConj && tokens[i - 1]?.text === "," ? i - 1 : i;
+    const comma = tokens[i - 1]?.text === ",";
+    const leftEnd = isConj && comma ? i - 1 : i;
     if (contentIn(from, leftEnd) < 2 || contentIn(i + 1, n) < 2) continue;
-    if (!hasSubjectAndVerb(from, leftEnd) || !hasSubjectAndVerb(i + 1, n)) continue;
+    if (!hasSubjectAndVerb(from, leftEnd) || endsInCoordinatedNoun(from, leftEnd, comma || isSemicolon) || !startsClause(i + 1, tokens[leftEnd - 1])) continue;
     cuts.push(i);
     from = i + 1;
   }
@@ -232,11 +434,26 @@ export function splitClaims(answer: string, analyzer: TextAnalyzer): AnswerSegme
       if (colon > 0 && colon < tokens.length - 1) {
         const lead = trimSpan(answer, block.start + sentence.start, block.start + (tokens[colon]?.end ?? sentence.end));
         const leadText = answer.slice(lead.start, lead.end);
-        if (META.test(leadText) && lead.end > lead.start) {
+        if (META.test(plainApostrophes(leadText)) && lead.end > lead.start) {
           segments.push({ kind: "skipped", text: leadText, start: lead.start, end: lead.end, reason: "meta" });
           const rest = sentence.tokenStart + colon + 1;
           sentence = { ...sentence, tokenStart: rest, start: doc.tokens[rest]?.start ?? sentence.end };
           tokens = tokens.slice(colon + 1);
+        }
+      }
+      // "I don't know much about him, but he won two Grammys." — the refusal is skipped, and what
+      // follows "but" is a claim: a statement behind a refusal must not go unchecked.
+      const but = tokens.findIndex((t, k) => k > 0 && t.lower === "but");
+      if (but > 0 && tokens.slice(but + 1).filter(isContentToken).length >= 2) {
+        const lead = trimSpan(answer, block.start + sentence.start, block.start + (tokens[but - 1]?.end ?? sentence.end));
+        const leadText = answer.slice(lead.start, lead.end);
+        const whole = plainApostrophes(answer.slice(block.start + sentence.start, block.start + sentence.end).trim());
+        const restText = plainApostrophes(answer.slice(block.start + (tokens[but + 1]?.start ?? sentence.end), block.start + sentence.end).trim());
+        if (lead.end > lead.start && isRefusal(whole) && isRefusal(plainApostrophes(leadText)) && !isRefusal(restText)) {
+          segments.push({ kind: "skipped", text: leadText, start: lead.start, end: lead.end, reason: "refusal" });
+          const rest = sentence.tokenStart + but + 1;
+          sentence = { ...sentence, tokenStart: rest, start: doc.tokens[rest]?.start ?? sentence.end };
+          tokens = tokens.slice(but + 1);
         }
       }
       const span = trimSpan(answer, block.start + sentence.start, block.start + sentence.end);

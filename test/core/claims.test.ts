@@ -59,6 +59,58 @@ describe("splitClaims", () => {
     expect(claimTexts("He was born in Paris and moved to Rome in 1990.")).toEqual(["He was born in Paris and moved to Rome in 1990."]);
   });
 
+  it.each([
+    "The hotel is close to the beach and has a pool.",
+    "Paris is the capital of France and is known for its museums.",
+    "The device is waterproof and weighs 200 grams.",
+    "The company is based in Oslo and employs 300 people.",
+    "She was born in 1970 and studied law in Paris.",
+  ])("keeps a coordinated predicate with its subject: %j", (text) => {
+    expect(claimTexts(text)).toEqual([text]);
+  });
+
+  // Regression: the right side of "and" counted as a clause whenever any noun came before a verb,
+  // so a coordinated object, a prepositional object, a participle or a relative adverb was cut
+  // off as a fragment ("dinner and is closed on Mondays.", "Bergen and employs 300 people.").
+  it.each([
+    "The restaurant serves lunch and dinner and is closed on Mondays.",
+    "The company is based in Oslo and Bergen and employs 300 people.",
+    "She was born in 1970 and in 1990 moved to Paris.",
+    "The museum has paintings and sculptures dating from the 15th century.",
+    "The company sells shoes and bags made in Italy.",
+    "She studied law and economics in Paris, where she met her husband.",
+    "Customer support answers by chat and email from 8 am to 8 pm.",
+    "He speaks English and French and she speaks German.",
+  ])("does not cut a right side that is not a clause of its own: %j", (text) => {
+    expect(claimTexts(text)).toEqual([text]);
+  });
+
+  it.each([
+    ["The fee is $5, and the refund window is 30 days.", ["The fee is $5", "the refund window is 30 days."]],
+    ["Sales rose 5% and profits fell 2%.", ["Sales rose 5%", "profits fell 2%."]],
+    ["X rose; Y fell.", ["X rose", "Y fell."]],
+    ["The hotel is new and there are two pools.", ["The hotel is new", "there are two pools."]],
+    ["In 1990 she moved to Paris and he stayed in Rome.", ["In 1990 she moved to Paris", "he stayed in Rome."]],
+    ["Sales and profits rose and costs fell.", ["Sales and profits rose", "costs fell."]],
+    ["The store sells bread and milk, and the cafe sells coffee.", ["The store sells bread and milk", "the cafe sells coffee."]],
+    ["The store sells bread and milk; the cafe sells coffee.", ["The store sells bread and milk", "the cafe sells coffee."]],
+    // Regression: the cut fell between the coordinated "Nepal and China" instead of at ", and".
+    ["Mount Everest lies on the border between Nepal and China, and it is the tallest mountain in Africa.", ["Mount Everest lies on the border between Nepal and China", "it is the tallest mountain in Africa."]],
+  ])("still splits two independent clauses: %j", (text, parts) => {
+    expect(claimTexts(text)).toEqual(parts);
+  });
+
+  it("judges a long chain of conjunctions in linear time", () => {
+    const chain = Array.from({ length: 84_000 }, (_, i) => `${"abcdefghijklmnopqrstuvwxyz"[i % 26] ?? "a"} and`).join(" ") + " z.";
+    const clauses = Array.from({ length: 25_000 }, () => "the fee rose and").join(" ") + " the fee fell.";
+    expect(chain.length).toBeGreaterThan(500_000);
+    expect(clauses.length).toBeGreaterThan(400_000);
+    const started = performance.now();
+    expect(claimTexts(chain)).toHaveLength(1);
+    expect(claimTexts(clauses)).toHaveLength(25_001);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   it("returns non-claims as skipped with a reason instead of dropping them", () => {
     const segments = split("Hello! Here is a summary: The fee is $5. Does that help? I'm sorry, but I cannot answer the rest. I agree.");
     expect(segments.map((s) => (s.kind === "claim" ? "claim" : s.reason))).toEqual(["greeting", "meta", "claim", "question", "refusal", "greeting"]);
