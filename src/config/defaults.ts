@@ -32,4 +32,6 @@ export const DEFAULT_LIMITS = {
   maxEntailmentCalls: 1000,
   /** Above the 380 calls 20 distinct samples can need. */
   entropyMaxCalls: 500,
+  /** Analyses and windows kept per scorer, half each: a few hundred long documents. */
+  cacheBytes: 32 * 1024 * 1024,
 } as const;

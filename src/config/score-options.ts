@@ -68,6 +68,8 @@ export interface ScoreOptions {
   readonly maxSamples?: number;
   /** Most entailment pairs per observation, groundedness and entropy together, 1–1 000 000; claims past it are skipped "over_limit", and entropy without enough left is unreliable (limit "entailment_calls"). Default 1000. Env GROUNDWATCH_MAX_ENTAILMENT_CALLS. */
   readonly maxEntailmentCalls?: number;
+  /** Estimated bytes of text analyses and document windows a scorer keeps for reuse (recurring documents and claims are read once), 0–4 294 967 296, half each; 0 turns caching off. Default 33 554 432 (32 MiB) per scorer: per SDK worker, per collector, per CLI run. Env GROUNDWATCH_CACHE_BYTES. */
+  readonly cacheBytes?: number;
 }
 
 export interface ResolvedScoreOptions {
@@ -97,6 +99,7 @@ export interface ResolvedScoreOptions {
   readonly maxTokenChars: number;
   readonly maxSamples: number;
   readonly maxEntailmentCalls: number;
+  readonly cacheBytes: number;
 }
 
 /** Environment variable for each option. The judge's API key is read from env only (GROUNDWATCH_JUDGE_API_KEY). */
@@ -126,6 +129,7 @@ export const SCORE_ENV = {
   maxTokenChars: "GROUNDWATCH_MAX_TOKEN_CHARS",
   maxSamples: "GROUNDWATCH_MAX_SAMPLES",
   maxEntailmentCalls: "GROUNDWATCH_MAX_ENTAILMENT_CALLS",
+  cacheBytes: "GROUNDWATCH_CACHE_BYTES",
 } as const satisfies Record<keyof ScoreOptions, string>;
 
 export const JUDGE_API_KEY_ENV = "GROUNDWATCH_JUDGE_API_KEY";
@@ -221,5 +225,6 @@ export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?:
     maxTokenChars: num("maxTokenChars", 16, 10_000, true) ?? DEFAULT_LIMITS.maxTokenChars,
     maxSamples: num("maxSamples", 2, 1000, true) ?? DEFAULT_LIMITS.maxSamples,
     maxEntailmentCalls: num("maxEntailmentCalls", 1, 1_000_000, true) ?? DEFAULT_LIMITS.maxEntailmentCalls,
+    cacheBytes: num("cacheBytes", 0, 4 * 1024 ** 3, true) ?? DEFAULT_LIMITS.cacheBytes,
   };
 }

@@ -23,6 +23,53 @@ export interface WindowOptions {
   readonly tokenBudget: number;
   /** Estimates model tokens for a piece of text; defaults to a subword estimate. */
   readonly countTokens?: (text: string) => number;
+  /**
+   * Windows of documents seen before, so a document that recurs (the same retrieved passage
+   * across requests and rows) is cut into windows once. It must only ever be used with one
+   * token budget and counter.
+   */
+  readonly cache?: WindowCache;
+}
+
+/** Windows by document text, least recently used out first, bounded in estimated bytes. */
+export interface WindowCache {
+  get(doc: string): readonly DocumentWindow[] | undefined;
+  set(doc: string, windows: readonly DocumentWindow[]): void;
+}
+
+/** A window of one document, before it is numbered and placed in a context. */
+export type DocumentWindow = Omit<ContextWindow, "id" | "doc">;
+
+/** Default byte bound of a scorer's window cache. */
+export const DEFAULT_WINDOW_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** A window cache holding at most `maxBytes` (estimated: texts, terms and the windows' fields). */
+export function createWindowCache(maxBytes: number = DEFAULT_WINDOW_CACHE_BYTES): WindowCache {
+  const entries = new Map<string, { windows: readonly DocumentWindow[]; bytes: number }>();
+  let total = 0;
+  return {
+    get(doc: string): readonly DocumentWindow[] | undefined {
+      const hit = entries.get(doc);
+      if (!hit) return undefined;
+      entries.delete(doc);
+      entries.set(doc, hit);
+      return hit.windows;
+    },
+    set(doc: string, windows: readonly DocumentWindow[]): void {
+      if (entries.has(doc)) return;
+      let bytes = 2 * doc.length + 64;
+      // Window texts are slices of the document; their terms are short strings.
+      for (const w of windows) bytes += 96 + 40 * w.terms.length;
+      if (bytes > maxBytes) return;
+      entries.set(doc, { windows, bytes });
+      total += bytes;
+      for (const [key, entry] of entries) {
+        if (total <= maxBytes) break;
+        entries.delete(key);
+        total -= entry.bytes;
+      }
+    },
+  };
 }
 
 /**
@@ -98,37 +145,46 @@ function sentencePieces(doc: AnalyzedText, budget: number, count: (t: string) =>
  */
 export function buildWindows(context: ContextInput, analyzer: TextAnalyzer, options: WindowOptions): ContextWindow[] {
   const docs = typeof context === "string" ? [context] : context;
-  const count = options.countTokens ?? estimateTokens;
   const windows: ContextWindow[] = [];
   docs.forEach((docText, docIndex) => {
     if (docText.trim() === "") return;
-    const pieces = sentencePieces(analyzer.analyze(docText), options.tokenBudget, count);
-    let i = 0;
-    while (i < pieces.length) {
-      let j = i;
-      let tokens = 0;
-      while (j < pieces.length) {
-        const p = pieces[j];
-        if (!p || (tokens + p.tokens > options.tokenBudget && j > i)) break;
-        tokens += p.tokens;
-        j++;
-      }
-      const first = pieces[i];
-      const last = pieces[j - 1];
-      if (first && last) {
-        windows.push({
-          id: windows.length,
-          doc: docIndex,
-          start: first.start,
-          end: last.end,
-          text: docText.slice(first.start, last.end),
-          tokens,
-          terms: pieces.slice(i, j).flatMap((p) => p.terms),
-        });
-      }
-      if (j >= pieces.length) break;
-      i = j - i > 1 ? j - 1 : j;
+    let own = options.cache?.get(docText);
+    if (!own) {
+      own = documentWindows(docText, analyzer, options);
+      options.cache?.set(docText, own);
     }
+    for (const w of own) windows.push({ ...w, id: windows.length, doc: docIndex });
   });
+  return windows;
+}
+
+function documentWindows(docText: string, analyzer: TextAnalyzer, options: WindowOptions): DocumentWindow[] {
+  const count = options.countTokens ?? estimateTokens;
+  const windows: DocumentWindow[] = [];
+  const pieces = sentencePieces(analyzer.analyze(docText), options.tokenBudget, count);
+  let i = 0;
+  while (i < pieces.length) {
+    let j = i;
+    let tokens = 0;
+    while (j < pieces.length) {
+      const p = pieces[j];
+      if (!p || (tokens + p.tokens > options.tokenBudget && j > i)) break;
+      tokens += p.tokens;
+      j++;
+    }
+    const first = pieces[i];
+    const last = pieces[j - 1];
+    if (first && last) {
+      windows.push({
+        start: first.start,
+        end: last.end,
+        text: docText.slice(first.start, last.end),
+        tokens,
+        terms: pieces.slice(i, j).flatMap((p) => p.terms),
+      });
+    }
+    if (j >= pieces.length) break;
+    i = j - i > 1 ? j - 1 : j;
+  }
   return windows;
 }

@@ -2,8 +2,8 @@ import type { BackendInfo, EntailmentBackend, NliPair, NliResult } from "./backe
 import { backendInfo } from "./backend.ts";
 import type { Claim, SkippedSentence } from "./claims.ts";
 import { splitClaims } from "./claims.ts";
-import type { ContextInput, ContextWindow } from "./context.ts";
-import { buildWindows, contentTerms } from "./context.ts";
+import type { ContextInput, ContextWindow, WindowCache, WindowOptions } from "./context.ts";
+import { buildWindows, contentTerms, createWindowCache } from "./context.ts";
 import type { ResampleSupport } from "./entropy/claim-consistency.ts";
 import type { CappedText, LimitName } from "./limits.ts";
 import { capTokens, cutPoint, orderLimits, restSpan } from "./limits.ts";
@@ -98,6 +98,8 @@ export interface GroundednessSettings {
   readonly maxTokenChars?: number;
   /** Most entailment pairs sent per answer; claims that would go past it are skipped with reason "over_limit". */
   readonly maxEntailmentCalls?: number;
+  /** Estimated bytes of documents' windows kept for reuse across answers (default 16 MiB; 0: none). */
+  readonly windowCacheBytes?: number;
 }
 
 export interface AnswerInput {
@@ -140,7 +142,7 @@ export interface ClaimCheckPlan {
  * Splits the answer into claims and the context into windows, and preselects up to
  * `topK` windows per claim through an inverted index, so cost grows with claims × k.
  */
-export function planClaimChecks(answer: string, context: ContextInput, analyzer: TextAnalyzer, settings: GroundednessSettings): ClaimCheckPlan {
+export function planClaimChecks(answer: string, context: ContextInput, analyzer: TextAnalyzer, settings: GroundednessSettings, cache?: WindowCache): ClaimCheckPlan {
   const segments = splitClaims(answer, analyzer);
   const all = segments.filter((s): s is Claim => s.kind === "claim");
   const limit = settings.maxClaims ?? Infinity;
@@ -150,7 +152,11 @@ export function planClaimChecks(answer: string, context: ContextInput, analyzer:
     ...all.slice(limit).map((c): SkippedSentence => ({ kind: "skipped", text: c.text, start: c.start, end: c.end, reason: "over_limit" })),
   ];
   if (claims.length === 0) return { claims, skipped, windows: [], checks: [] };
-  const windowOptions = settings.countTokens ? { tokenBudget: settings.tokenBudget, countTokens: settings.countTokens } : { tokenBudget: settings.tokenBudget };
+  const windowOptions: WindowOptions = {
+    tokenBudget: settings.tokenBudget,
+    ...(settings.countTokens ? { countTokens: settings.countTokens } : {}),
+    ...(cache ? { cache } : {}),
+  };
   const windows = buildWindows(context, analyzer, windowOptions);
   const index = indexWindows(windows);
   const checks = claims.map((claim) => {
@@ -228,6 +234,8 @@ function limitInput(answer: string, context: ContextInput, settings: Groundednes
  */
 export function createGroundednessScorer(backend: EntailmentBackend, analyzer: TextAnalyzer, settings: GroundednessSettings): GroundednessScorer {
   const info = backendInfo(backend);
+  // Retrieved documents recur across requests: each is cut into windows once while it stays cached.
+  const windowCache = settings.windowCacheBytes === 0 ? undefined : createWindowCache(settings.windowCacheBytes);
   const unscorable = (reason: UnscorableReason, detail: string, skipped: readonly SkippedSentence[] = [], limits: ReadonlySet<LimitName> = new Set(), entailmentCalls = 0): AnswerResult => ({
     verdict: "unscorable",
     score: null,
@@ -245,7 +253,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       if (contextIsEmpty(context)) return unscorable("empty_context", "no retrieved context to check the answer against");
       const input = limitInput(answer, context, settings);
       const { limits } = input;
-      const plan = planClaimChecks(input.answer.text, input.docs.map((d) => d.text), analyzer, settings);
+      const plan = planClaimChecks(input.answer.text, input.docs.map((d) => d.text), analyzer, settings, windowCache);
       // Offsets back into the caller's answer and documents; texts stay as they were checked.
       const inAnswer = <T extends { start: number; end: number }>(x: T): T =>
         input.answer.cut > 0 ? { ...x, start: input.answer.toOriginal(x.start), end: input.answer.toOriginal(x.end) } : x;

@@ -76,7 +76,7 @@ export interface CreateScorerDeps {
 export async function createScorer(options: ScoreOptions = {}, deps: CreateScorerDeps = {}): Promise<Scorer> {
   const env = deps.env ?? {};
   const resolved = resolveScoreOptions(options, { env, ...(deps.file ? { file: deps.file } : {}) });
-  const analyzer = deps.analyzer ?? createTextAnalyzer({ maxTokenChars: resolved.maxTokenChars });
+  const analyzer = deps.analyzer ?? createTextAnalyzer({ maxTokenChars: resolved.maxTokenChars, cacheBytes: Math.floor(resolved.cacheBytes / 2) });
   const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, env, ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
   const backend = created.backend;
   const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
@@ -90,6 +90,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
     maxDocuments: resolved.maxDocuments,
     maxTokenChars: resolved.maxTokenChars,
     maxEntailmentCalls: resolved.maxEntailmentCalls,
+    windowCacheBytes: Math.floor(resolved.cacheBytes / 2),
   });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
   // Judgements of (premise, hypothesis) pairs, shared by entropy and claim consistency: same pair, same backend, same answer.

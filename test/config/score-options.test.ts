@@ -87,6 +87,8 @@ describe("input limits", () => {
     });
     const env = { GROUNDWATCH_MAX_ANSWER_CHARS: "5000", GROUNDWATCH_MAX_SAMPLES: "8", GROUNDWATCH_MAX_TOKEN_CHARS: "64" };
     expect(resolveScoreOptions({ maxSamples: 4 }, { env, file: { maxDocuments: 7, maxAnswerChars: 9000 } })).toMatchObject({ maxAnswerChars: 5000, maxSamples: 4, maxTokenChars: 64, maxDocuments: 7 });
+    expect(resolveScoreOptions().cacheBytes).toBe(32 * 1024 * 1024);
+    expect(resolveScoreOptions({}, { env: { GROUNDWATCH_CACHE_BYTES: "0" } }).cacheBytes).toBe(0);
   });
 
   it.each([
@@ -96,6 +98,7 @@ describe("input limits", () => {
     [{ maxTokenChars: 8 }, "invalid maxTokenChars: 8 (expected an integer from 16 to 10000)"],
     [{ maxSamples: 1 }, "invalid maxSamples: 1"],
     [{ maxEntailmentCalls: 0 }, "invalid maxEntailmentCalls: 0"],
+    [{ cacheBytes: -1 }, "invalid cacheBytes: -1"],
     [{ entropyMaxCalls: 2_000_000 }, "invalid entropyMaxCalls: 2000000"],
   ])("throw a ConfigError naming the field for %j", (options, message) => {
     expect(() => resolveScoreOptions(options)).toThrow(ConfigError);

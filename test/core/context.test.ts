@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildWindows, estimateTokens } from "../../src/core/context.ts";
+import { buildWindows, createWindowCache, estimateTokens } from "../../src/core/context.ts";
 import { indexWindows } from "../../src/core/preselect.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
@@ -64,5 +64,40 @@ describe("indexWindows", () => {
   it("returns at most k windows", () => {
     const windows = buildWindows(sentences(30), testAnalyzer(), { tokenBudget: 15 });
     expect(indexWindows(windows).top(["fact", "detail"], 2)).toHaveLength(2);
+  });
+});
+
+describe("the window cache", () => {
+  it("cuts a recurring document into windows once, and gives the same windows as without a cache", () => {
+    const base = testAnalyzer();
+    let reads = 0;
+    const counting = { analyze: (text: string) => (reads++, base.analyze(text)) };
+    const cache = createWindowCache();
+    const docs = [sentences(12, "A"), sentences(9, "B")];
+    const first = buildWindows(docs, counting, { tokenBudget: 25, cache });
+    expect(reads).toBe(2);
+    // The same documents in another order, as another request would send them.
+    const second = buildWindows([docs[1] ?? "", docs[0] ?? ""], counting, { tokenBudget: 25, cache });
+    expect(reads).toBe(2);
+    expect(second).toEqual(buildWindows([docs[1] ?? "", docs[0] ?? ""], base, { tokenBudget: 25 }));
+    expect(first).toEqual(buildWindows(docs, base, { tokenBudget: 25 }));
+  });
+
+  it("stays within its byte bound", () => {
+    const base = testAnalyzer();
+    let reads = 0;
+    const counting = { analyze: (text: string) => (reads++, base.analyze(text)) };
+    // Room for one of these documents (about 6.4 KB each, estimated), not two.
+    const cache = createWindowCache(10_000);
+    const a = sentences(12, "A");
+    buildWindows(a, counting, { tokenBudget: 25, cache });
+    buildWindows(sentences(12, "B"), counting, { tokenBudget: 25, cache });
+    const c = sentences(12, "C");
+    buildWindows(c, counting, { tokenBudget: 25, cache });
+    buildWindows(c, counting, { tokenBudget: 25, cache });
+    // The latest document is kept; the first one was dropped to make room.
+    expect(reads).toBe(3);
+    buildWindows(a, counting, { tokenBudget: 25, cache });
+    expect(reads).toBe(4);
   });
 });
