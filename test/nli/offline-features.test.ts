@@ -39,15 +39,62 @@ describe("negation scope", () => {
 
 describe("antonyms", () => {
   it("flags an antonym in an evidence sentence that states the rest of the claim", () => {
-    expect(features("The library is closed on Sundays.", "The library is open on Sundays.").values.antonym).toBe(1);
+    expect(features("The library is closed on Sundays.", "The library is open on Sundays.").contradiction.antonym).toBe(1);
   });
 
   // Regression: a claim holding both words of an antonym pair ("a civilian military contractor") was flagged.
   it("ignores an antonym pair the claim itself contains", () => {
-    expect(features("He worked for a military contractor.", "He worked for a civilian military contractor.").values.antonym).toBe(0);
+    expect(features("He worked for a military contractor.", "He worked for a civilian military contractor.").contradiction.antonym).toBe(0);
   });
 
   it("ignores an antonym in a sentence about something else", () => {
-    expect(features("The library is open on Sundays. The pool is closed for repairs in winter.", "The library is open on Sundays.").values.antonym).toBe(0);
+    expect(features("The library is open on Sundays. The pool is closed for repairs in winter.", "The library is open on Sundays.").contradiction.antonym).toBe(0);
+  });
+});
+
+describe("numbers in coverage", () => {
+  it("counts a spelled-out number as covered by the same number in digits, and the other way round", () => {
+    expect(features("Refunds are available within 30 days of delivery.", "Refunds are available within thirty days of delivery.").values.coverage).toBe(1);
+    expect(features("The plant employs thirty-five people.", "The plant employs thirty-five people.").values.coverage).toBe(1);
+    expect(features("The plant employs 35 people.", "The plant employs thirty-five people.").values.coverage).toBe(1);
+    expect(features("The plant employs 35 people.", "The plant employs thirty-five people.").missingNumbers).toBe(0);
+  });
+
+  it("matches a sentence-initial plural in the evidence to the singular in the claim", () => {
+    const f = features("Refunds are available within 30 days of delivery. Items must be unused.", "A refund is available for an unused item.");
+    expect(f.values.coverage).toBe(1);
+    expect(f.notes.join(" ")).not.toMatch(/not in evidence/);
+  });
+
+  it("reports the share of the claim's numbers the evidence does not state", () => {
+    expect(features("The store opens at 9 am.", "The store opens at 9 am with 40 staff.").missingNumbers).toBe(0.5);
+    expect(features("The warranty covers parts.", "The warranty covers parts for 5 years.").missingNumbers).toBe(1);
+    // An ordinal is a manner of speaking as often as a fact: it does not count.
+    expect(features("He won the race.", "He won the race for the first time.").missingNumbers).toBe(0);
+  });
+});
+
+describe("names at the start of a sentence", () => {
+  it("reads a capitalised common word that starts a sentence as a word, not a name", () => {
+    const f = features("The annual membership includes free express shipping.", "Members get free express shipping.");
+    expect(f.values.entity_missing).toBe(0);
+    expect(f.notes.join(" ")).not.toMatch(/names not in evidence/);
+  });
+
+  it("still finds a name the evidence lacks, at the start of a sentence or inside one", () => {
+    expect(features("Smith won the race in 1990.", "Jones won the race in 1990.").notes).toContain("names not in evidence: Jones");
+    expect(features("The race was won by Smith.", "The race was won by Halvorsen.").notes).toContain("names not in evidence: Halvorsen");
+    expect(features("Smith won the race in 1990.", "Halvorsen won the race in 1990.").values.entity_missing).toBe(1);
+  });
+});
+
+describe("negation against the evidence", () => {
+  it("does not flip a claim that states the same negation with another word order", () => {
+    expect(features("Accidental damage is not covered.", "The warranty does not cover accidental damage.").values.negation_mismatch).toBe(0);
+  });
+
+  it("flips a claim that drops the evidence's negation, or adds one", () => {
+    expect(features("The bridge was not damaged in the storm.", "The bridge was damaged in the storm.").values.negation_mismatch).toBe(1);
+    expect(features("The bridge was damaged in the storm.", "The bridge was not damaged in the storm.").values.negation_mismatch).toBe(1);
   });
 });

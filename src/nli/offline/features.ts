@@ -18,7 +18,15 @@ export interface TextProfile {
   readonly negated: ReadonlySet<string>;
   /** Distinct content lemmas with a vector, for soft matching. */
   readonly vocab: readonly string[];
+  /**
+   * Soft-match scores of words already compared with this text (a word against every vocab
+   * entry is the costliest feature; texts recur as windows across claims and rows). Bounded.
+   */
+  readonly softMemo: Map<string, number>;
 }
+
+/** Most words whose soft match against one text is remembered. */
+const SOFT_MEMO_SIZE = 2048;
 
 /** Words after "not"/"no" that make an idiom, not a negation: "not only", "no doubt". */
 const NOT_NEGATING_NEXT = new Set(["only", "just", "merely", "simply", "doubt", "wonder", "matter"]);
@@ -49,7 +57,7 @@ export function negatedLemmas(tokens: readonly Token[]): Set<string> {
 
 export function profileText(doc: AnalyzedText): TextProfile {
   const content = doc.tokens.filter(isContentToken);
-  const words = content.filter((t) => t.type === "word");
+  const words = content.filter((t) => t.type === "word" || t.type === "unk");
   const lemmas = new Set<string>();
   const lowers = new Set<string>();
   for (const t of content) {
@@ -78,6 +86,7 @@ export function profileText(doc: AnalyzedText): TextProfile {
     sentences,
     negated: new Set(sentences.flatMap((s) => [...s.negated])),
     vocab: [...new Set(words.map((t) => t.lower))],
+    softMemo: new Map(),
   };
 }
 
@@ -86,20 +95,15 @@ export const FEATURE_NAMES = [
   "coverage",
   "surface_coverage",
   "rare_coverage",
-  "soft_coverage",
   "soft_min",
   "unmatched_words",
   "pair_coverage",
   "entity_missing",
-  "number_missing",
   "number_contradicted",
   "negation_mismatch",
-  "antonym",
   "claim_length",
-  "claim_has_verb",
   "evidence_length",
   "coverage_x_claim_length",
-  "soft_min_x_claim_length",
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -110,6 +114,14 @@ export interface FeatureVector {
   readonly notes: readonly string[];
   /** The strongest contradiction signals, in [0, 1], for the neutral/contradiction split. */
   readonly contradiction: { number: number; negation: number; antonym: number };
+  /** Share of the claim's numbers (ordinals aside) that the evidence neither states nor contradicts. */
+  readonly missingNumbers: number;
+  /**
+   * Share of the claim's words the evidence states (lemma or surface form), in [0, 1]: whether
+   * the evidence is about what the claim is about. A contradiction signal counts in proportion:
+   * "$10" for the basic plan does not contradict "$30" for the premium plan.
+   */
+  readonly aboutness: number;
 }
 
 const SOFT_FLOOR = 0.35;
@@ -117,8 +129,14 @@ const SOFT_FLOOR = 0.35;
 /** Quantity notes per pair before the rest are summarised in one. */
 const MAX_QUANTITY_NOTES = 5;
 
-function isProper(t: Token, sentenceInitial: boolean): boolean {
-  return t.pos === "PROPN" || (!sentenceInitial && /^[A-Z]/.test(t.text) && t.type === "word");
+/**
+ * A name: capitalised inside a sentence, or tagged a proper noun. wink-nlp tags every
+ * capitalised word that starts a sentence as a proper noun, so there it counts as a name only
+ * when neither its form nor its lemma is a common word ("Jones", "Halvorsen"; not "Members").
+ */
+function isProper(t: Token, sentenceInitial: boolean, lexicon: Lexicon): boolean {
+  if (sentenceInitial) return t.pos === "PROPN" && !lexicon.isCommon(t.lower) && !lexicon.isCommon(t.lemma);
+  return t.pos === "PROPN" || (/^[A-Z]/.test(t.text) && t.type === "word");
 }
 
 /** Computes the offline backend's features for one (premise, hypothesis) pair. */
@@ -129,17 +147,63 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   let surface = 0;
   let rareTotal = 0;
   let rareCovered = 0;
-  let softSum = 0;
   let softMin = 1;
   let unmatched = 0;
-  // A word's soft match depends only on its surface form: repeated words are looked up once.
-  const softOf = new Map<string, number>();
+  let numberContradicted = 0;
+  // A few notes say enough; a claim made of thousands of numbers must not carry a note for each.
+  let quantityNotes = 0;
+  const noteQuantity = (note: string): void => {
+    if (quantityNotes++ < MAX_QUANTITY_NOTES) notes.push(note);
+  };
+  // Claim numbers the evidence states (in any form: "thirty-five" for "35") count as covered words.
+  const matchedSpans: Array<{ start: number; end: number }> = [];
+  let checkedQuantities = 0;
+  let missingQuantities = 0;
+  for (const q of hypothesis.quantities) {
+    const m = matchQuantity(q, premise.quantities);
+    // An ordinal is as often a manner of speaking ("for the first time") as a fact: it is noted
+    // when missing, but does not count towards the share of numbers the evidence lacks.
+    if (q.kind !== "ordinal") checkedQuantities++;
+    if (m.match === "matched") matchedSpans.push(q);
+    else if (m.match === "contradicted") {
+      numberContradicted = 1;
+      noteQuantity(`"${q.text}" where the evidence says "${m.other?.text ?? ""}"`);
+    } else if (m.match === "missing") {
+      if (q.kind !== "ordinal") missingQuantities++;
+      noteQuantity(`"${q.text}" not in evidence`);
+    }
+  }
+  const unlisted = quantityNotes - MAX_QUANTITY_NOTES;
+  if (unlisted > 0) notes.push(`${unlisted} more number${unlisted === 1 ? "" : "s"} not as in evidence`);
+  // Number words inside a matched quantity, and inside any quantity (both lists are in text order: one merged pass each).
+  const numberWordsIn = (spans: ReadonlyArray<{ start: number; end: number }>): Set<Token> => {
+    const inside = new Set<Token>();
+    for (let k = 0, qi = 0; k < words.length && qi < spans.length; ) {
+      const w = words[k];
+      const q = spans[qi];
+      if (!w || !q) break;
+      if (w.start >= q.end) qi++;
+      else {
+        if (w.pos === "NUM" && w.start >= q.start && w.end <= q.end) inside.add(w);
+        k++;
+      }
+    }
+    return inside;
+  };
+  const numberCovered = numberWordsIn(matchedSpans);
+  // Aboutness leaves out number words ("billion" in "$1.6 billion"): the numbers are what is compared.
+  const quantityWords = numberWordsIn(hypothesis.quantities);
+  let aboutCovered = 0;
+
+  // A word's soft match depends only on its surface form and the premise: looked up once per premise.
+  const softOf = premise.softMemo;
   for (const w of words) {
     if (premise.lowers.has(w.lower)) surface++;
-    const exact = premise.lemmas.has(w.lemma) || premise.lowers.has(w.lower);
+    const exact = premise.lemmas.has(w.lemma) || premise.lowers.has(w.lower) || numberCovered.has(w);
     const r = lexicon.rarity(w.lower);
     rareTotal += r;
     let s = 0;
+    if (exact && !quantityWords.has(w)) aboutCovered++;
     if (exact) {
       covered++;
       rareCovered += r;
@@ -153,15 +217,15 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
           if (sim !== undefined && sim > s) s = sim;
         }
         s = Math.max(0, (s - SOFT_FLOOR) / (1 - SOFT_FLOOR));
+        if (softOf.size >= SOFT_MEMO_SIZE) softOf.clear();
         softOf.set(w.lower, s);
       }
       if (s < 0.5) unmatched++;
     }
-    softSum += s;
     softMin = Math.min(softMin, s);
   }
   const n = words.length;
-  const unmatchedWords = words.filter((w) => !premise.lemmas.has(w.lemma) && !premise.lowers.has(w.lower));
+  const unmatchedWords = words.filter((w) => !premise.lemmas.has(w.lemma) && !premise.lowers.has(w.lower) && !numberCovered.has(w));
   if (unmatchedWords.length > 0) notes.push(`not in evidence: ${unmatchedWords.slice(0, 5).map((w) => w.text).join(", ")}`);
 
   let pairTotal = 0;
@@ -171,30 +235,16 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     if (premise.pairs.has(`${words[i]?.lemma}|${words[i + 1]?.lemma}`)) pairHit++;
   }
 
-  const sentenceStarts = new Set(hypothesisDoc.sentences.map((s) => s.tokenStart));
-  const proper = hypothesisDoc.tokens.filter((t, i) => isContentToken(t) && t.type === "word" && isProper(t, sentenceStarts.has(i)));
+  // The first word of each sentence, past opening quotes and list marks.
+  const sentenceStarts = new Set<number>();
+  for (const s of hypothesisDoc.sentences) {
+    let k = s.tokenStart;
+    while (k < s.tokenEnd && hypothesisDoc.tokens[k]?.type === "punctuation") k++;
+    sentenceStarts.add(k);
+  }
+  const proper = hypothesisDoc.tokens.filter((t, i) => isContentToken(t) && t.type === "word" && isProper(t, sentenceStarts.has(i), lexicon));
   const missingEntities = proper.filter((t) => !premise.lowers.has(t.lower) && !premise.lemmas.has(t.lemma));
   if (missingEntities.length > 0) notes.push(`names not in evidence: ${missingEntities.slice(0, 5).map((t) => t.text).join(", ")}`);
-
-  let numberMissing = 0;
-  let numberContradicted = 0;
-  // A few notes say enough; a claim made of thousands of numbers must not carry a note for each.
-  let quantityNotes = 0;
-  const noteQuantity = (note: string): void => {
-    if (quantityNotes++ < MAX_QUANTITY_NOTES) notes.push(note);
-  };
-  for (const q of hypothesis.quantities) {
-    const m = matchQuantity(q, premise.quantities);
-    if (m.match === "contradicted") {
-      numberContradicted = 1;
-      noteQuantity(`"${q.text}" where the evidence says "${m.other?.text ?? ""}"`);
-    } else if (m.match === "missing") {
-      numberMissing = 1;
-      noteQuantity(`"${q.text}" not in evidence`);
-    }
-  }
-  const unlisted = quantityNotes - MAX_QUANTITY_NOTES;
-  if (unlisted > 0) notes.push(`${unlisted} more number${unlisted === 1 ? "" : "s"} not as in evidence`);
 
   // Negation is compared against the evidence sentence that best matches the claim.
   let best = premise.sentences[0];
@@ -207,10 +257,14 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       best = s;
     }
   }
-  // A word both texts share, negated in one and not the other, flips the claim.
+  // A word both texts share, negated in one and not the other, flips the claim, when the other
+  // states it with no negation at all: "damage is not covered" and "does not cover damage" scope
+  // "damage" differently but say the same.
   let negationMismatch = 0;
   if (best && bestOverlap >= 2) {
-    const flipped = [...hypothesis.lemmas].find((l) => best.lemmas.has(l) && hypothesis.negated.has(l) !== best.negated.has(l));
+    const flipped = [...hypothesis.lemmas].find(
+      (l) => best.lemmas.has(l) && (hypothesis.negated.has(l) ? !best.negated.has(l) && best.negated.size === 0 : best.negated.has(l) && hypothesis.negated.size === 0),
+    );
     if (flipped !== undefined) {
       negationMismatch = 1;
       notes.push(hypothesis.negated.has(flipped) ? `claim negates "${flipped}", evidence does not` : `evidence negates "${flipped}", claim does not`);
@@ -250,30 +304,33 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     }
   }
 
+  // A claim with no words is as covered as its numbers are; one with neither has nothing the
+  // evidence could support (it used to count as fully covered, and scored ~0.9).
+  const quantityCount = hypothesis.quantities.length;
+  const empty = quantityCount === 0 ? 0 : matchedSpans.length / quantityCount;
+  if (n === 0 && quantityCount === 0) notes.push("no words or numbers to check");
+
   return {
     values: {
-      coverage: n === 0 ? 1 : covered / n,
-      surface_coverage: n === 0 ? 1 : surface / n,
-      rare_coverage: rareTotal === 0 ? 1 : rareCovered / rareTotal,
-      soft_coverage: n === 0 ? 1 : softSum / n,
-      soft_min: n === 0 ? 1 : softMin,
+      coverage: n === 0 ? empty : covered / n,
+      surface_coverage: n === 0 ? empty : surface / n,
+      rare_coverage: rareTotal === 0 ? empty : rareCovered / rareTotal,
+      soft_min: n === 0 ? empty : softMin,
       unmatched_words: Math.log1p(unmatched),
 
-      pair_coverage: pairTotal === 0 ? 1 : pairHit / pairTotal,
+      pair_coverage: n === 0 ? empty : pairTotal === 0 ? 1 : pairHit / pairTotal,
       entity_missing: proper.length === 0 ? 0 : missingEntities.length / proper.length,
-      number_missing: numberMissing,
       number_contradicted: numberContradicted,
       negation_mismatch: negationMismatch,
-      antonym,
       claim_length: Math.log1p(n),
-      claim_has_verb: hypothesisDoc.tokens.some((t) => t.pos === "VERB" || t.pos === "AUX") ? 1 : 0,
       evidence_length: Math.log1p(premise.words.length),
       // Interactions let one logistic model treat short replies (where coverage is
       // nearly decisive) and long summaries (where one novel word matters) differently.
-      coverage_x_claim_length: (n === 0 ? 1 : surface / n) * Math.log1p(n),
-      soft_min_x_claim_length: (n === 0 ? 1 : softMin) * Math.log1p(n),
+      coverage_x_claim_length: (n === 0 ? empty : surface / n) * Math.log1p(n),
     },
     notes,
     contradiction: { number: numberContradicted, negation: negationMismatch, antonym },
+    missingNumbers: checkedQuantities === 0 ? 0 : missingQuantities / checkedQuantities,
+    aboutness: n - quantityWords.size === 0 ? empty : aboutCovered / (n - quantityWords.size),
   };
 }

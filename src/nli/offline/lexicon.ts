@@ -8,6 +8,8 @@ export interface Lexicon {
   /** Rarity in (0, 1]: frequent words near 0, unknown words 1 (vocab is frequency-ordered). */
   rarity(word: string): number;
   antonyms(word: string): readonly string[];
+  /** True for a common word (one WordNet lists in lower case), false for names and unknown words. */
+  isCommon(word: string): boolean;
   readonly words: number;
 }
 
@@ -59,6 +61,7 @@ export function loadLexicon(dir: string = DEFAULT_LEXICON_DIR): Lexicon {
       else antonymMap.set(word, [other]);
     }
   }
+  const common = new Set(read("common.txt").toString("utf8").split("\n").filter((w) => w !== ""));
   const logSize = Math.log(vocab.length + 2);
   return {
     words: vocab.length,
@@ -78,6 +81,9 @@ export function loadLexicon(dir: string = DEFAULT_LEXICON_DIR): Lexicon {
     },
     antonyms(word: string): readonly string[] {
       return antonymMap.get(word) ?? NO_ANTONYMS;
+    },
+    isCommon(word: string): boolean {
+      return common.has(word);
     },
   };
 }

@@ -9,6 +9,13 @@ export interface OfflineModel {
   readonly scale: readonly number[];
   readonly weights: readonly number[];
   readonly bias: number;
+  /**
+   * Smallest and largest value of each feature in the fit data. Values outside are clipped
+   * to them, so a claim far longer than any the model was fit on (1 MB of one repeated word)
+   * is not extrapolated to a confident score.
+   */
+  readonly lower: readonly number[];
+  readonly upper: readonly number[];
   /** Answer-score threshold chosen on the fit data (max balanced accuracy). */
   readonly threshold: number;
 }
@@ -24,7 +31,7 @@ export function parseOfflineModel(json: unknown, source: string): OfflineModel {
   if (!Array.isArray(m.features) || m.features.join() !== FEATURE_NAMES.join()) {
     return fail(`features ${JSON.stringify(m.features)} differ from the extractor's ${JSON.stringify(FEATURE_NAMES)}`);
   }
-  for (const key of ["mean", "scale", "weights"] as const) {
+  for (const key of ["mean", "scale", "weights", "lower", "upper"] as const) {
     const v = m[key];
     if (!Array.isArray(v) || v.length !== FEATURE_NAMES.length || v.some((x) => typeof x !== "number" || !Number.isFinite(x))) {
       fail(`${key} must hold ${FEATURE_NAMES.length} finite numbers`);
@@ -38,7 +45,8 @@ export function parseOfflineModel(json: unknown, source: string): OfflineModel {
 export function predict(model: OfflineModel, values: Readonly<Record<FeatureName, number>>): number {
   let z = model.bias;
   model.features.forEach((name, i) => {
-    z += (model.weights[i] ?? 0) * ((values[name] - (model.mean[i] ?? 0)) / (model.scale[i] ?? 1));
+    const v = Math.min(model.upper[i] ?? Infinity, Math.max(model.lower[i] ?? -Infinity, values[name]));
+    z += (model.weights[i] ?? 0) * ((v - (model.mean[i] ?? 0)) / (model.scale[i] ?? 1));
   });
   return 1 / (1 + Math.exp(-z));
 }
@@ -52,6 +60,15 @@ export function predict(model: OfflineModel, values: Readonly<Record<FeatureName
  */
 export const CONTRADICTION_STRENGTH = { number: 0.85, negation: 0.6, antonym: 0.6 } as const;
 
+/**
+ * A claim stating a number, amount, date or time that the evidence never states cannot be
+ * entailed by it, however well its words match ("opens at 11 am" against "opens at 9 am" is
+ * caught as a contradiction; "14085 73274" against a text with no such number is not caught
+ * at all by word overlap). The match probability keeps 1 − this × the share of such numbers.
+ * Set by hand, like the contradiction strengths, and seen by the fit.
+ */
+export const MISSING_NUMBER_STRENGTH = 0.8;
+
 /** Combined strength in [0, 1) of the pair's contradiction signals. */
 export function contradictionStrength(signals: FeatureVector["contradiction"]): number {
   return (
@@ -63,11 +80,13 @@ export function contradictionStrength(signals: FeatureVector["contradiction"]): 
 }
 
 /**
- * Turns the logistic model's match probability into entailment and contradiction.
+ * Turns the logistic model's match probability into entailment and contradiction; numbers
+ * the evidence lacks lower entailment (see MISSING_NUMBER_STRENGTH).
  * Contradiction needs the claim to be about what the evidence says, so the signal is
- * weighted by how much of the claim the evidence matches (soft coverage).
+ * weighted by how much of the claim the evidence states word for word (aboutness): a window
+ * about another subject with another number is not a contradiction.
  */
-export function combine(matched: number, features: Pick<FeatureVector, "contradiction" | "values">): { entailment: number; contradiction: number } {
+export function combine(matched: number, features: Pick<FeatureVector, "contradiction" | "missingNumbers" | "aboutness">): { entailment: number; contradiction: number } {
   const strength = contradictionStrength(features.contradiction);
-  return { entailment: matched * (1 - strength), contradiction: strength * features.values.soft_coverage };
+  return { entailment: matched * (1 - strength) * (1 - MISSING_NUMBER_STRENGTH * features.missingNumbers), contradiction: strength * features.aboutness };
 }
