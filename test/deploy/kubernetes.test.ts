@@ -1,0 +1,269 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PrometheusRule, ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
+import { Deployment } from "kubernetes-models/apps/v1";
+import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
+import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
+import { ConfigMap, Service } from "kubernetes-models/v1";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { parse, parseAllDocuments } from "yaml";
+import { generated } from "../../scripts/kube-manifests.ts";
+import { resolveCollectorOptions } from "../../src/collector/options.ts";
+import { loadConfigFile } from "../../src/config/file.ts";
+
+/**
+ * deploy/kubernetes/: every object validated against the Kubernetes API schema (kubernetes-models
+ * 4.5.1, Kubernetes 1.31/1.32 API) and the Prometheus Operator CRDs (@kubernetes-models/prometheus-operator
+ * 4.4.4, operator v0.65.1 CRDs), offline; unknown fields (a misspelt key the schemas would let through,
+ * and a strict API server would refuse) caught by type-checking each object against the same models'
+ * TypeScript declarations; the generated files checked against their sources; and the objects checked
+ * against each other and against the image, the config file and the collector's drain.
+ */
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const DIR = join(ROOT, "deploy", "kubernetes");
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [k: string]: unknown };
+
+/** Each manifest file's objects (kustomization.yaml is kustomize's, not the API's). */
+function manifests(): Array<{ file: string; obj: Obj }> {
+  const out: Array<{ file: string; obj: Obj }> = [];
+  for (const file of readdirSync(DIR).filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml").sort()) {
+    for (const doc of parseAllDocuments(readFileSync(join(DIR, file), "utf8"))) {
+      if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]?.message}`);
+      const obj = doc.toJS() as Obj | null;
+      if (obj) out.push({ file, obj });
+    }
+  }
+  return out;
+}
+
+const MODELS: Record<string, { model: new (data: never) => { validate(): void }; type: string }> = {
+  "apps/v1/Deployment": { model: Deployment, type: "IDeployment" },
+  "v1/Service": { model: Service, type: "IService" },
+  "v1/ConfigMap": { model: ConfigMap, type: "IConfigMap" },
+  "policy/v1/PodDisruptionBudget": { model: PodDisruptionBudget, type: "IPodDisruptionBudget" },
+  "autoscaling/v2/HorizontalPodAutoscaler": { model: HorizontalPodAutoscaler, type: "IHorizontalPodAutoscaler" },
+  "monitoring.coreos.com/v1/ServiceMonitor": { model: ServiceMonitor, type: "IServiceMonitor" },
+  "monitoring.coreos.com/v1/PrometheusRule": { model: PrometheusRule, type: "IPrometheusRule" },
+};
+const TYPE_MODULES: Record<string, string> = {
+  IDeployment: "kubernetes-models/apps/v1",
+  IService: "kubernetes-models/v1",
+  IConfigMap: "kubernetes-models/v1",
+  IPodDisruptionBudget: "kubernetes-models/policy/v1",
+  IHorizontalPodAutoscaler: "kubernetes-models/autoscaling/v2",
+  IServiceMonitor: "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1",
+  IPrometheusRule: "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1",
+};
+const keyOf = (o: Obj): string => `${o.apiVersion}/${o.kind}`;
+
+/**
+ * TypeScript's excess-property check of each object against the models' declarations, in memory: the
+ * JSON schemas the models validate with allow unknown fields, the declarations do not.
+ */
+function unknownFields(objects: ReadonlyArray<{ file: string; obj: Obj }>): string[] {
+  const file = join(ROOT, "test", "deploy", "__manifests__.ts");
+  const used = [...new Set(objects.map(({ obj }) => MODELS[keyOf(obj)]!.type))];
+  const source = [
+    ...used.map((t) => `import type { ${t} } from ${JSON.stringify(TYPE_MODULES[t])};`),
+    ...objects.map(({ file: f, obj }, i) => `// ${f}\nexport const m${i}: ${MODELS[keyOf(obj)]!.type} = ${JSON.stringify(obj)};`),
+  ].join("\n");
+  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true, skipLibCheck: true, types: [], lib: ["lib.es2023.d.ts"] };
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  host.getSourceFile = (name, language, ...rest) => (name === file ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, ...rest));
+  host.fileExists = (name) => name === file || fileExists(name);
+  const program = ts.createProgram([file], options, host);
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : -1;
+    const where = line >= 0 ? (source.split("\n")[line - 1] ?? "") : "";
+    return `${where.startsWith("// ") ? where.slice(3) : "?"}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`;
+  });
+}
+
+const all = manifests();
+const one = <T = Obj>(kind: string, name: string): T => {
+  const found = all.find(({ obj }) => obj.kind === kind && obj.metadata.name === name);
+  if (!found) throw new Error(`no ${kind} ${name} in deploy/kubernetes`);
+  return found.obj as T;
+};
+
+interface Container {
+  name: string;
+  image: string;
+  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: { fieldPath: string } } }>;
+  ports?: Array<{ name: string; containerPort: number }>;
+  startupProbe?: { httpGet?: { path: string; port: string } };
+  livenessProbe?: { httpGet?: { path: string; port: string } };
+  readinessProbe?: { httpGet?: { path: string; port: string } };
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: { runAsUser?: number; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean };
+  volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
+}
+interface PodSpec {
+  terminationGracePeriodSeconds: number;
+  securityContext?: { runAsNonRoot?: boolean };
+  containers: Container[];
+  volumes: Array<{ name: string; configMap?: { name: string } }>;
+}
+type Workload = Obj & { spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } };
+
+const env = (c: Container, name: string) => c.env?.find((e) => e.name === name);
+const mebibytes = (q: string): number => {
+  const m = /^(\d+)(Mi|Gi)$/.exec(q);
+  if (!m) throw new Error(`unexpected quantity ${q}`);
+  return Number(m[1]) * (m[2] === "Gi" ? 1024 : 1);
+};
+const matches = (selector: Record<string, string>, labels: Record<string, string> | undefined): boolean => Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+
+describe("deploy/kubernetes: schemas", () => {
+  it("holds only objects of the kinds it is validated for, listed in kustomization.yaml", () => {
+    expect(all.length).toBeGreaterThanOrEqual(10);
+    for (const { file, obj } of all) expect(Object.keys(MODELS), `${file}: ${keyOf(obj)}`).toContain(keyOf(obj));
+    const kustomization = parse(readFileSync(join(DIR, "kustomization.yaml"), "utf8")) as { resources: string[] };
+    expect([...kustomization.resources].sort()).toEqual([...new Set(all.map(({ file }) => file))].sort());
+    for (const kind of ["Deployment", "Service", "ConfigMap", "PodDisruptionBudget", "HorizontalPodAutoscaler", "ServiceMonitor", "PrometheusRule"]) expect(all.map(({ obj }) => obj.kind)).toContain(kind);
+  });
+
+  it("validates every object against the Kubernetes and Prometheus Operator schemas", () => {
+    for (const { file, obj } of all) {
+      const Model = MODELS[keyOf(obj)]!.model;
+      expect(() => new Model(obj as never).validate(), `${file}: ${obj.kind} ${obj.metadata.name}`).not.toThrow();
+    }
+  });
+
+  it("rejects what the schemas forbid: the validator is live (a wrong type, a bad duration)", () => {
+    const deployment = structuredClone(one<Workload>("Deployment", "groundwatch"));
+    (deployment.spec.template.spec.containers[0]!.ports![0] as { containerPort: unknown }).containerPort = "4319";
+    expect(() => new Deployment(deployment as never).validate()).toThrow(/containerPort must be integer/);
+    const rule = structuredClone(one<Obj & { spec: { groups: Array<{ rules: Array<{ for?: string }> }> } }>("PrometheusRule", "groundwatch"));
+    rule.spec.groups.find((g) => g.rules.some((r) => r.for))!.rules.find((r) => r.for)!.for = "2 minutes";
+    expect(() => new PrometheusRule(rule as never).validate()).toThrow(/for must match pattern/);
+  });
+
+  it("has no unknown field in any object (checked against the models' type declarations)", { timeout: 30_000 }, () => {
+    expect(unknownFields(all)).toEqual([]);
+    // And the check is live: a misspelt field is reported, with its file.
+    const typo = structuredClone(one<Workload>("Deployment", "groundwatch"));
+    (typo.spec.template.spec as unknown as Record<string, unknown>).terminationGracePeriodSecond = 30;
+    expect(unknownFields([{ file: "deployment.yaml", obj: typo }]).join("\n")).toMatch(/deployment\.yaml: .*terminationGracePeriodSecond/);
+  });
+});
+
+describe("deploy/kubernetes: generated from one source of truth", () => {
+  it("prometheusrule.yaml and otel-collector-configs.yaml are what npm run build:kube writes", () => {
+    for (const [path, text] of Object.entries(generated())) expect(readFileSync(join(ROOT, path), "utf8"), `${path} drifted from its source: run npm run build:kube`).toBe(text);
+  });
+
+  it("the PrometheusRule carries alerts/rules.yml's groups exactly", () => {
+    const rules = parse(readFileSync(join(ROOT, "alerts", "rules.yml"), "utf8")) as { groups: unknown[] };
+    expect(one<Obj & { spec: { groups: unknown[] } }>("PrometheusRule", "groundwatch").spec).toEqual({ groups: rules.groups });
+  });
+
+  it("the collector ConfigMaps carry collector/*.yaml exactly", () => {
+    const cm = (name: string) => parse(one<Obj & { data: Record<string, string> }>("ConfigMap", name).data["config.yaml"]!) as unknown;
+    expect(cm("groundwatch-otel-gateway")).toEqual(parse(readFileSync(join(ROOT, "collector", "otel-collector-loadbalancing.yaml"), "utf8")));
+    expect(cm("groundwatch-otel-sidecar")).toEqual(parse(readFileSync(join(ROOT, "collector", "otel-collector-sidecar.yaml"), "utf8")));
+  });
+});
+
+describe("deploy/kubernetes: the objects fit each other, the image and the collector", () => {
+  const deployment = one<Workload>("Deployment", "groundwatch");
+  const pod = deployment.spec.template.spec;
+  const gw = pod.containers.find((c) => c.name === "groundwatch")!;
+  const configMap = one<Obj & { data: Record<string, string> }>("ConfigMap", "groundwatch-config");
+
+  it("probes /healthz (startup, liveness) and /readyz (readiness) on the container's port", () => {
+    expect(gw.startupProbe?.httpGet).toEqual({ path: "/healthz", port: "http" });
+    expect(gw.livenessProbe?.httpGet).toEqual({ path: "/healthz", port: "http" });
+    expect(gw.readinessProbe?.httpGet).toEqual({ path: "/readyz", port: "http" });
+    expect(gw.ports).toEqual([expect.objectContaining({ name: "http", containerPort: Number(env(gw, "GROUNDWATCH_PORT")?.value) })]);
+  });
+
+  it("reads the token from a Secret (never a literal) and binds all interfaces with it", () => {
+    expect(env(gw, "GROUNDWATCH_TOKEN")).toEqual({ name: "GROUNDWATCH_TOKEN", valueFrom: { secretKeyRef: { name: "groundwatch", key: "token" } } });
+    for (const c of pod.containers) for (const e of c.env ?? []) if (/TOKEN|KEY|SECRET|PASSWORD/.test(e.name)) expect(e.value, `${c.name} ${e.name}`).toBeUndefined();
+    expect(env(gw, "GROUNDWATCH_HOST")?.value).toBe("0.0.0.0");
+    const sm = one<Obj & { spec: { endpoints: Array<{ authorization?: { credentials?: { name: string; key: string } } }> } }>("ServiceMonitor", "groundwatch");
+    expect(sm.spec.endpoints[0]?.authorization?.credentials).toEqual({ name: "groundwatch", key: "token" });
+  });
+
+  it("takes its configuration from the ConfigMap, a valid groundwatch config file", () => {
+    const path = env(gw, "GROUNDWATCH_CONFIG")?.value ?? "";
+    const mount = gw.volumeMounts?.find((m) => path.startsWith(`${m.mountPath}/`));
+    expect(mount?.readOnly).toBe(true);
+    expect(pod.volumes.find((v) => v.name === mount?.name)?.configMap?.name).toBe("groundwatch-config");
+    const key = path.slice(mount!.mountPath.length + 1);
+    expect(Object.keys(configMap.data)).toContain(key);
+    const dir = mkdtempSync(join(tmpdir(), "gw-kube-"));
+    try {
+      writeFileSync(join(dir, key), configMap.data[key]!);
+      expect(() => loadConfigFile(join(dir, key))).not.toThrow();
+      const resolved = resolveCollectorOptions({ configFile: join(dir, key), env: { GROUNDWATCH_HOST: "0.0.0.0", GROUNDWATCH_TOKEN: "k".repeat(32), GROUNDWATCH_PORT: "4319" } });
+      expect(resolved).toMatchObject({ host: "0.0.0.0", port: 4319 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("gives SIGTERM's drain more time than it takes: grace period > preStop pause + drainMs", () => {
+    const drainMs = (parse(configMap.data["groundwatch.yaml"]!) as { collector: { drainMs: number } }).collector.drainMs;
+    const command = gw.lifecycle?.preStop?.exec?.command ?? [];
+    expect(command[0]).toBe("sleep");
+    const preStopMs = Number(command[1]) * 1000;
+    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(preStopMs + drainMs);
+  });
+
+  it("runs as the image's non-root user with a read-only root filesystem, sized from bench:collector", () => {
+    const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+    const user = /^USER (\d+):(\d+)\s*$/m.exec(dockerfile.slice(dockerfile.lastIndexOf("\nFROM ")));
+    expect(pod.securityContext?.runAsNonRoot).toBe(true);
+    expect(gw.securityContext).toMatchObject({ runAsUser: Number(user?.[1]), readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+    for (const c of pod.containers) expect(c.securityContext?.readOnlyRootFilesystem, c.name).toBe(true);
+    // Requests and limits set; the memory limit above the 900 MB bound the chaos test holds the
+    // collector to (test/chaos/collector.test.ts), the request above the peak RSS bench:collector measured.
+    expect(gw.resources?.requests?.cpu).toBeDefined();
+    expect(mebibytes(gw.resources!.limits!.memory!) * 1024 * 1024).toBeGreaterThanOrEqual(900 * 1024 * 1024);
+    expect(mebibytes(gw.resources!.requests!.memory!)).toBeGreaterThanOrEqual(360);
+    expect(gw.image).toMatch(/^groundwatch:\d+\.\d+\.\d+$/);
+    expect(gw.image.split(":")[1]).toBe((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version);
+  });
+
+  it("wires Services, the PodDisruptionBudget, the autoscaler, the ServiceMonitor and the gateway to the pods", () => {
+    const podLabels = deployment.spec.template.metadata.labels;
+    expect(matches(deployment.spec.selector.matchLabels, podLabels)).toBe(true);
+    const svc = one<Obj & { spec: { selector: Record<string, string>; ports: Array<{ name: string; targetPort: string }> } }>("Service", "groundwatch");
+    expect(matches(svc.spec.selector, podLabels)).toBe(true);
+    expect(svc.spec.ports.map((p) => p.targetPort)).toEqual(["http"]);
+    const headless = one<Obj & { spec: { clusterIP: string; selector: Record<string, string>; ports: Array<{ port: number; targetPort: string }> } }>("Service", "groundwatch-sidecars");
+    expect(headless.spec.clusterIP).toBe("None");
+    expect(matches(headless.spec.selector, podLabels)).toBe(true);
+    const sidecar = pod.containers.find((c) => c.name === "otel-sidecar")!;
+    expect(sidecar.ports?.map((p) => p.name)).toContain(headless.spec.ports[0]?.targetPort);
+    expect(pod.volumes.find((v) => v.name === sidecar.volumeMounts?.[0]?.name)?.configMap?.name).toBe("groundwatch-otel-sidecar");
+    // The gateway resolves the headless Service on the port the loadbalancing exporter dials.
+    const gateway = one<Workload>("Deployment", "groundwatch-otel-gateway");
+    const otelcol = gateway.spec.template.spec.containers[0]!;
+    expect(env(otelcol, "GROUNDWATCH_SIDECARS_DNS")?.value).toMatch(new RegExp(`^${headless.metadata.name}\\.`));
+    const lb = parse(readFileSync(join(ROOT, "collector", "otel-collector-loadbalancing.yaml"), "utf8")) as { exporters: Record<string, { routing_key: string; resolver: { dns: { port: number } } }> };
+    expect(lb.exporters["loadbalancing/groundwatch"]).toMatchObject({ routing_key: "traceID", resolver: { dns: { port: headless.spec.ports[0]!.port } } });
+    expect(gateway.spec.template.spec.volumes[0]?.configMap?.name).toBe("groundwatch-otel-gateway");
+    // The ServiceMonitor picks the `groundwatch` Service (its labels and port), not the headless one.
+    const sm = one<Obj & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string; path: string }> } }>("ServiceMonitor", "groundwatch");
+    expect(matches(sm.spec.selector.matchLabels, svc.metadata.labels)).toBe(true);
+    expect(matches(sm.spec.selector.matchLabels, headless.metadata.labels)).toBe(false);
+    expect(sm.spec.endpoints[0]).toMatchObject({ port: svc.spec.ports[0]!.name, path: "/metrics" });
+    const pdb = one<Obj & { spec: { selector: { matchLabels: Record<string, string> } } }>("PodDisruptionBudget", "groundwatch");
+    expect(matches(pdb.spec.selector.matchLabels, podLabels)).toBe(true);
+    const hpa = one<Obj & { spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number; metrics: Array<{ resource?: { name: string } }> } }>("HorizontalPodAutoscaler", "groundwatch");
+    expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: "Deployment", name: "groundwatch" });
+    expect(hpa.spec.metrics.map((m) => m.resource?.name)).toEqual(["cpu"]);
+    // A PDB of one unavailable pod needs at least two to allow a drain.
+    expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+});
