@@ -48,9 +48,15 @@ app.get("/stats", (_req, res) => {
   res.json(monitor.stats());
 });
 
-const server = app.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", () => {
+// Loopback unless HOST says otherwise (the compose stack sets 0.0.0.0 so the traffic container can reach it).
+const host = process.env.HOST ?? "127.0.0.1";
+const server = app.listen(Number(process.env.PORT ?? 3000), host, (error?: Error) => {
+  if (error) {
+    console.error(`rag-service: cannot listen on ${host}:${process.env.PORT ?? 3000}: ${error.message}`);
+    process.exit(1);
+  }
   const address = server.address();
-  console.log(`rag-service listening on http://127.0.0.1:${typeof address === "object" && address ? address.port : ""}`);
+  console.log(`rag-service listening on http://${host}:${typeof address === "object" && address ? address.port : ""}`);
 });
 
 let stopping = false;
