@@ -39,11 +39,8 @@ export function parseScoreRow(line: string, lineNumber: number): ParsedRow {
   if (typeof v.id !== "string" && typeof v.id !== "number") return fail(`"id" must be a string or a number (got ${typeName(v.id)})`);
   if (typeof v.answer !== "string") return fail(`"answer" must be a string (got ${typeName(v.answer)})`);
   const ctx = v.context;
-  if (typeof ctx !== "string") {
-    if (!Array.isArray(ctx)) return fail(`"context" must be a string or an array of strings (got ${typeName(ctx)})`);
-    const bad = ctx.findIndex((d) => typeof d !== "string");
-    if (bad >= 0) return fail(`"context[${bad}]" must be a string (got ${typeName(ctx[bad])})`);
-  }
+  const ctxError = contextError(ctx, "context");
+  if (ctxError) return fail(ctxError);
   if (v.question !== undefined && typeof v.question !== "string") return fail(`"question" must be a string when present (got ${typeName(v.question)})`);
   let samples: Sample[] | undefined;
   if (v.samples !== undefined) {
@@ -53,7 +50,7 @@ export function parseScoreRow(line: string, lineNumber: number): ParsedRow {
   }
   const row: ScoreRow = {
     id: v.id,
-    context: ctx as ContextInput,
+    context: normaliseContext(ctx as ContextInput),
     answer: v.answer,
     ...(typeof v.question === "string" ? { question: v.question } : {}),
     ...(samples ? { samples } : {}),
@@ -160,11 +157,8 @@ export function parseEvalSetRow(value: unknown, where: string, position: number)
   if (answer !== undefined && typeof answer !== "string") return fail(`"${names.answer}" must be a string (got ${typeName(answer)})`);
   const contextKey = names.context.find((k) => field(o, k) !== undefined);
   const context = contextKey === undefined ? undefined : field(o, contextKey);
-  if (contextKey !== undefined && typeof context !== "string") {
-    if (!Array.isArray(context)) return fail(`"${contextKey}" must be a string or an array of strings (got ${typeName(context)})`);
-    const bad = context.findIndex((d) => typeof d !== "string");
-    if (bad >= 0) return fail(`"${contextKey}[${bad}]" must be a string (got ${typeName(context[bad])})`);
-  }
+  const contextProblem = contextKey === undefined ? undefined : contextError(context, contextKey);
+  if (contextProblem) return fail(contextProblem);
   const label = field(o, "label");
   if (label !== undefined && label !== 0 && label !== 1) return fail('"label" must be 1 (grounded) or 0 (not grounded)');
   let samples: Sample[] | undefined;
@@ -177,9 +171,36 @@ export function parseEvalSetRow(value: unknown, where: string, position: number)
     format,
     id: id ?? position,
     question,
-    context: context as ContextInput | undefined,
+    context: context === undefined ? undefined : normaliseContext(context as ContextInput),
     answer,
     ...(label === 0 || label === 1 ? { label } : {}),
     ...(samples ? { samples } : {}),
   };
+}
+
+/**
+ * Why a row's context is not one string or an array of documents (strings or
+ * `{ text, id?, title?, url? }` objects), naming the element; undefined when it is fine.
+ */
+function contextError(ctx: unknown, name: string): string | undefined {
+  if (typeof ctx === "string") return undefined;
+  if (!Array.isArray(ctx)) return `"${name}" must be a string or an array of documents (got ${typeName(ctx)})`;
+  for (let i = 0; i < ctx.length; i++) {
+    const d: unknown = ctx[i];
+    if (typeof d === "string") continue;
+    if (!d || typeof d !== "object" || Array.isArray(d)) return `"${name}[${i}]" must be a string or a { text, id?, title?, url? } object (got ${typeName(d)})`;
+    const o = d as Record<string, unknown>;
+    if (typeof o.text !== "string") return `"${name}[${i}].text" must be a string (got ${typeName(o.text)})`;
+    if (o.id !== undefined && typeof o.id !== "string" && typeof o.id !== "number") return `"${name}[${i}].id" must be a string or a number (got ${typeName(o.id)})`;
+    for (const key of ["title", "url"]) if (o[key] !== undefined && typeof o[key] !== "string") return `"${name}[${i}].${key}" must be a string (got ${typeName(o[key])})`;
+    const unknown = Object.keys(o).find((k) => !["text", "id", "title", "url"].includes(k));
+    if (unknown !== undefined) return `"${name}[${i}]" has an unknown field "${unknown}" (documents are { text, id?, title?, url? })`;
+  }
+  return undefined;
+}
+
+/** Document ids as strings (a row may number them). */
+function normaliseContext(ctx: ContextInput): ContextInput {
+  if (typeof ctx === "string") return ctx;
+  return ctx.map((d) => (typeof d === "string" ? d : { ...d, ...(d.id !== undefined ? { id: String(d.id) } : {}) }));
 }

@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net";
 import { ROOT_CONTEXT, TraceFlags, context as otelContext, diag, trace } from "@opentelemetry/api";
 import express from "express";
 import type { NextFunction, Request, Response } from "express";
+import type { ContextInput } from "../core/context.ts";
+import { contextChars } from "../core/context.ts";
 import type { Monitor } from "../sdk/monitor.ts";
 import type { MonitorOptions } from "../sdk/options.ts";
 import { createMonitor } from "../sdk/monitor.ts";
@@ -84,10 +86,10 @@ async function within(work: Promise<unknown>, ms: number): Promise<void> {
 const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Text an observation holds (characters ≈ bytes), as the monitor's queue counts it. */
-function textOf(o: { answer: string; context: string | readonly string[]; question?: string | undefined; samples?: ReadonlyArray<string | { text: string }> | undefined }): number {
+function textOf(o: { answer: string; context: ContextInput; question?: string | undefined; samples?: ReadonlyArray<string | { text: string }> | undefined }): number {
   return (
     o.answer.length +
-    (typeof o.context === "string" ? o.context.length : o.context.reduce((n, d) => n + d.length, 0)) +
+    contextChars(o.context) +
     (o.question?.length ?? 0) +
     (o.samples ?? []).reduce((n, s) => n + (typeof s === "string" ? s.length : s.text.length), 0)
   );

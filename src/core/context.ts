@@ -1,8 +1,26 @@
 import type { AnalyzedText, TextAnalyzer, Token } from "./text.ts";
 import { isContentToken } from "./text.ts";
 
-/** Retrieved context: one string, or one string per retrieved document. */
-export type ContextInput = string | readonly string[];
+import type { ContextDocument } from "./citations.ts";
+
+/**
+ * Retrieved context: one string, or one entry per retrieved document — its text, or the
+ * document with the id, title or URL an answer's citations can name.
+ */
+export type ContextInput = string | ReadonlyArray<string | ContextDocument>;
+
+/** The texts of the context's documents, in order. */
+export function contextTexts(context: ContextInput): string[] {
+  return typeof context === "string" ? [context] : context.map((d) => (typeof d === "string" ? d : d.text));
+}
+
+/** Characters of text in the context, all documents together. */
+export function contextChars(context: ContextInput): number {
+  if (typeof context === "string") return context.length;
+  let n = 0;
+  for (const d of context) n += typeof d === "string" ? d.length : d.text.length;
+  return n;
+}
 
 /** A run of consecutive sentences of one document that fits the token budget. */
 export interface ContextWindow {
@@ -144,7 +162,7 @@ function sentencePieces(doc: AnalyzedText, budget: number, count: (t: string) =>
  * windows share one sentence, so a fact stated across a boundary stays readable.
  */
 export function buildWindows(context: ContextInput, analyzer: TextAnalyzer, options: WindowOptions): ContextWindow[] {
-  const docs = typeof context === "string" ? [context] : context;
+  const docs = contextTexts(context);
   const windows: ContextWindow[] = [];
   docs.forEach((docText, docIndex) => {
     if (docText.trim() === "") return;

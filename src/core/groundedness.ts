@@ -2,6 +2,8 @@ import type { BackendInfo, EntailmentBackend, NliPair, NliResult } from "./backe
 import { backendInfo } from "./backend.ts";
 import type { Claim, SkippedSentence } from "./claims.ts";
 import { splitClaims } from "./claims.ts";
+import type { ContextDocument, ResolvedCitation } from "./citations.ts";
+import { attachCitations, findCitations, resolveCitations, stripCitations } from "./citations.ts";
 import type { ContextInput, ContextWindow, WindowCache, WindowOptions } from "./context.ts";
 import { buildWindows, contentTerms, createWindowCache } from "./context.ts";
 import type { ResampleSupport } from "./entropy/claim-consistency.ts";
@@ -20,7 +22,53 @@ export interface Evidence {
   readonly text: string;
 }
 
-export type ClaimVerdict = "supported" | "contradicted" | "unsupported";
+/**
+ * supported: the evidence (the cited source, when the claim cites one) entails it; contradicted:
+ * the evidence states otherwise; unsupported: nothing retrieved entails it (or it cites a source
+ * that was not retrieved); misattributed: it cites a source that does not support it, while
+ * another retrieved document does.
+ */
+export type ClaimVerdict = "supported" | "contradicted" | "unsupported" | "misattributed";
+
+/**
+ * How one citation of a claim checks out: supported by a document it names; misattributed
+ * (its documents do not support the claim, another retrieved one does); unsupported (nothing
+ * retrieved does); contradicted; not_retrieved (it names a document that is not in the context,
+ * decided without any model call).
+ */
+export type CitationStatus = "supported" | "misattributed" | "unsupported" | "contradicted" | "not_retrieved";
+
+/** One citation marker of a claim, resolved and checked. */
+export interface ClaimCitation {
+  /** The marker as written ("[2]", "(source: policy.md)"). */
+  readonly marker: string;
+  /** Offsets of the marker in the answer. */
+  readonly start: number;
+  readonly end: number;
+  /** The retrieved documents it names (indexes into the context). */
+  readonly docs: readonly number[];
+  /** What it names that was not retrieved ("7", "pricing.md"). */
+  readonly missing: readonly string[];
+  readonly status: CitationStatus;
+  /** Best entailment of the claim by the documents it names (0 when none was retrieved). */
+  readonly score: number;
+  /** The window of its documents that supports the claim best. */
+  readonly evidence: Evidence | null;
+}
+
+/** Citations in one answer. Every marker counts once, attached to a claim or not. */
+export interface CitationSummary {
+  /** Markers found in the answer. */
+  readonly found: number;
+  /** Markers whose every target is a retrieved document. */
+  readonly valid: number;
+  /** Markers naming a document that was not retrieved. */
+  readonly invalid: number;
+  /** Valid markers whose documents do not support their claim while another retrieved one does. */
+  readonly misattributed: number;
+}
+
+
 
 export interface ClaimResult {
   readonly index: number;
@@ -44,6 +92,10 @@ export interface ClaimResult {
    * consistency). Absent without resamples, and for claims past the entailment budget.
    */
   readonly resampleSupport?: ResampleSupport;
+  /** The citation markers attached to this claim, each checked against the documents it names. Absent when it cites nothing. */
+  readonly citations?: readonly ClaimCitation[];
+  /** Why an unsupported claim was decided without the backend: it cites a document that was not retrieved. */
+  readonly reason?: "citation_not_retrieved";
 }
 
 export type UnscorableReason = "empty_answer" | "empty_context" | "no_checkable_claims" | "backend_error";
@@ -61,6 +113,8 @@ interface AnswerResultBase {
   readonly limits: readonly LimitName[];
   /** Entailment pairs sent to the backend for this answer. */
   readonly entailmentCalls: number;
+  /** Citation markers found in the answer and how they checked out; absent when it cites nothing. */
+  readonly citations?: CitationSummary;
 }
 
 export type AnswerResult =
@@ -104,6 +158,7 @@ export interface GroundednessSettings {
 
 export interface AnswerInput {
   readonly answer: string;
+  /** One string, or the retrieved documents: strings, or `{ id?, title?, url?, text }` so citations can name them. */
   readonly context: ContextInput;
 }
 
@@ -125,8 +180,8 @@ function evidenceOf(w: ContextWindow): Evidence {
   return { doc: w.doc, start: w.start, end: w.end, text: w.text };
 }
 
-function contextIsEmpty(context: ContextInput): boolean {
-  return typeof context === "string" ? context.trim() === "" : context.every((d) => d.trim() === "");
+function contextIsEmpty(texts: readonly string[]): boolean {
+  return texts.every((d) => d.trim() === "");
 }
 
 /** The claims of an answer and, for each, the context windows to check it against. */
@@ -186,7 +241,7 @@ interface LimitedInput {
  * character allowance of the text around it. Character cuts fall on a sentence end or
  * whitespace where one is near; document indexes are kept (an ignored document reads as empty).
  */
-function limitInput(answer: string, context: ContextInput, settings: GroundednessSettings): LimitedInput {
+function limitInput(answer: string, all: readonly string[], settings: GroundednessSettings): LimitedInput {
   const limits = new Set<LimitName>();
   const capText = (text: string): CappedText => {
     if (settings.maxTokenChars === undefined) return uncapped(text);
@@ -206,7 +261,6 @@ function limitInput(answer: string, context: ContextInput, settings: Groundednes
     }
     kept = kept.slice(0, cut);
   }
-  const all = typeof context === "string" ? [context] : context;
   const maxDocuments = settings.maxDocuments ?? Infinity;
   if (all.length > maxDocuments) limits.add("documents");
   let budget = settings.maxContextChars ?? Infinity;
@@ -236,7 +290,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
   const info = backendInfo(backend);
   // Retrieved documents recur across requests: each is cut into windows once while it stays cached.
   const windowCache = settings.windowCacheBytes === 0 ? undefined : createWindowCache(settings.windowCacheBytes);
-  const unscorable = (reason: UnscorableReason, detail: string, skipped: readonly SkippedSentence[] = [], limits: ReadonlySet<LimitName> = new Set(), entailmentCalls = 0): AnswerResult => ({
+  const unscorable = (reason: UnscorableReason, detail: string, skipped: readonly SkippedSentence[] = [], limits: ReadonlySet<LimitName> = new Set(), entailmentCalls = 0, citations?: CitationSummary): AnswerResult => ({
     verdict: "unscorable",
     score: null,
     reason,
@@ -246,28 +300,62 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
     backend: info,
     limits: orderLimits(limits),
     entailmentCalls,
+    ...citationsOf(citations),
   });
   return {
     async score({ answer, context }: AnswerInput): Promise<AnswerResult> {
       if (answer.trim() === "") return unscorable("empty_answer", "the answer is empty");
-      if (contextIsEmpty(context)) return unscorable("empty_context", "no retrieved context to check the answer against");
-      const input = limitInput(answer, context, settings);
+      const documents = contextDocuments(context);
+      const texts = documents.map((d) => d.text);
+      if (contextIsEmpty(texts)) return unscorable("empty_context", "no retrieved context to check the answer against");
+      // Citation markers come out of the answer before anything else reads it; named sources are
+      // read only when the documents carry names.
+      const named = documents.some((d) => d.id !== undefined || d.title !== undefined || d.url !== undefined);
+      const stripped = stripCitations(answer, findCitations(answer, named));
+      const resolved = resolveCitations(stripped.markers, documents);
+      const summary = (misattributed: number): CitationSummary | undefined => {
+        const invalid = resolved.filter((c) => c.missing.length > 0).length;
+        return resolved.length === 0 ? undefined : { found: resolved.length, valid: resolved.length - invalid, invalid, misattributed };
+      };
+      const input = limitInput(stripped.text, texts, settings);
       const { limits } = input;
       const plan = planClaimChecks(input.answer.text, input.docs.map((d) => d.text), analyzer, settings, windowCache);
       // Offsets back into the caller's answer and documents; texts stay as they were checked.
-      const inAnswer = <T extends { start: number; end: number }>(x: T): T =>
-        input.answer.cut > 0 ? { ...x, start: input.answer.toOriginal(x.start), end: input.answer.toOriginal(x.end) } : x;
+      const toAnswer = (offset: number): number => stripped.toOriginal(input.answer.cut > 0 ? input.answer.toOriginal(offset) : offset);
+      const inAnswer = <T extends { start: number; end: number }>(x: T): T => (input.answer.cut > 0 || stripped.markers.length > 0 ? { ...x, start: toAnswer(x.start), end: toAnswer(x.end) } : x);
       const evidenceIn = (w: ContextWindow): Evidence => {
         const doc = input.docs[w.doc];
         return doc && doc.cut > 0 ? { doc: w.doc, start: doc.toOriginal(w.start), end: doc.toOriginal(w.end), text: w.text } : evidenceOf(w);
       };
       const overClaims = plan.skipped.filter((s) => s.reason === "over_limit");
       if (overClaims.length > 0) limits.add("claims");
+      const windows = plan.windows;
+      // Each marker belongs to the claim it sits in, or the one it follows (in the caller's offsets).
+      const claimSpans = plan.claims.map((c) => ({ start: toAnswer(c.start), end: toAnswer(c.end) }));
+      const owner = attachCitations(resolved.map((c) => c.marker.start), claimSpans);
+      const citedBy = plan.claims.map((_, ci) => resolved.filter((_, k) => owner[k] === ci));
+      // A claim citing a document that was not retrieved is decided here, with no model call.
+      const notRetrieved = citedBy.map((cs) => cs.some((c) => c.missing.length > 0));
+      // Windows to check per claim: the preselected ones, and for a cited claim the best of each cited document.
+      const index = windows.length > 0 ? indexWindows(windows) : undefined;
+      const checks = plan.checks.map((chosen, ci): readonly ContextWindow[] => {
+        if (notRetrieved[ci]) return [];
+        const docs = new Set((citedBy[ci] ?? []).flatMap((c) => c.docs));
+        const claim = plan.claims[ci];
+        if (docs.size === 0 || !claim || !index) return chosen;
+        const out = [...chosen];
+        const ranked = index.top(contentTerms(analyzer.analyze(claim.text).tokens), windows.length);
+        for (const doc of docs) {
+          const own = ranked.filter((w) => w.doc === doc);
+          for (const w of (own.length > 0 ? own : windows.filter((x) => x.doc === doc)).slice(0, settings.topK)) if (!out.includes(w)) out.push(w);
+        }
+        return out;
+      });
       // The per-answer entailment budget: claims whose windows would go past it are not checked.
       const budget = settings.maxEntailmentCalls ?? Infinity;
       let checked = plan.claims.length;
       let planned = 0;
-      for (const [ci, chosen] of plan.checks.entries()) {
+      for (const [ci, chosen] of checks.entries()) {
         if (planned + chosen.length > budget) {
           checked = ci;
           break;
@@ -281,18 +369,17 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         ...plan.claims.slice(checked).map((c): SkippedSentence => ({ kind: "skipped", text: c.text, start: c.start, end: c.end, reason: "over_limit" })),
         ...overClaims,
       ].map(inAnswer);
-      if (input.rest) skipped.push(input.rest);
-      const windows = plan.windows;
+      if (input.rest) skipped.push(stripped.markers.length > 0 ? { ...input.rest, start: stripped.toOriginal(input.rest.start), end: stripped.toOriginal(input.rest.end) } : input.rest);
       if (claims.length === 0) {
         const reasons = [...new Set(skipped.map((s) => s.reason))].join(", ") || "none";
-        return unscorable("no_checkable_claims", `the answer has no checkable claim (skipped: ${reasons})`, skipped, limits);
+        return unscorable("no_checkable_claims", `the answer has no checkable claim (skipped: ${reasons})`, skipped, limits, 0, summary(0));
       }
-      if (windows.length === 0) return unscorable("empty_context", "the context has no sentences", skipped, limits);
+      if (windows.length === 0) return unscorable("empty_context", "the context has no sentences", skipped, limits, 0, summary(0));
       const pairs: NliPair[] = [];
       // Per claim, the [from, to) range of its pairs (a claim's pairs are contiguous).
       const ranges: Array<{ from: number; to: number }> = [];
       const owners: ContextWindow[] = [];
-      plan.checks.slice(0, checked).forEach((chosen, ci) => {
+      checks.slice(0, checked).forEach((chosen, ci) => {
         const claim = plan.claims[ci];
         const from = pairs.length;
         if (claim) {
@@ -305,44 +392,71 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       });
       let results: NliResult[];
       try {
-        results = await backend.classify(pairs);
+        results = pairs.length > 0 ? await backend.classify(pairs) : [];
       } catch (error) {
-        return unscorable("backend_error", `${info.name} backend failed: ${(error as Error).message}`, skipped, limits, pairs.length);
+        return unscorable("backend_error", `${info.name} backend failed: ${(error as Error).message}`, skipped, limits, pairs.length, summary(0));
       }
       if (results.length !== pairs.length) {
-        return unscorable("backend_error", `${info.name} backend returned ${results.length} results for ${pairs.length} pairs`, skipped, limits, pairs.length);
+        return unscorable("backend_error", `${info.name} backend returned ${results.length} results for ${pairs.length} pairs`, skipped, limits, pairs.length, summary(0));
       }
+      let misattributed = 0;
       const claimResults = claims.map((claim, ci): ClaimResult => {
-        let best: { r: NliResult; w: ContextWindow } | undefined;
-        let worst: { r: NliResult; w: ContextWindow } | undefined;
         const range = ranges[ci] ?? { from: 0, to: 0 };
+        const judged: Array<{ r: NliResult; w: ContextWindow }> = [];
         for (let i = range.from; i < range.to; i++) {
           const r = results[i];
           const w = owners[i];
-          if (!r || !w) continue;
-          if (!best || r.entailment > best.r.entailment) best = { r, w };
-          if (!worst || r.contradiction > worst.r.contradiction) worst = { r, w };
+          if (r && w) judged.push({ r, w });
         }
-        const score = best?.r.entailment ?? 0;
-        const contradiction = worst?.r.contradiction ?? 0;
-        const contradicted = isContradicted(score, contradiction);
-        const verdict: ClaimVerdict = contradicted ? "contradicted" : score >= settings.threshold ? "supported" : "unsupported";
-        const base = {
-          index: claim.index,
-          text: claim.text,
-          start: claim.start,
-          end: claim.end,
-          verdict,
-          score,
-          contradiction,
-          evidence: best ? evidenceIn(best.w) : null,
-          notes: (contradicted ? worst?.r.notes : best?.r.notes) ?? [],
+        const bestOf = (keep: (w: ContextWindow) => boolean): { r: NliResult; w: ContextWindow } | undefined => {
+          let best: { r: NliResult; w: ContextWindow } | undefined;
+          for (const j of judged) if (keep(j.w) && (!best || j.r.entailment > best.r.entailment)) best = j;
+          return best;
         };
-        return contradicted && worst ? { ...base, contradictingEvidence: evidenceIn(worst.w) } : base;
+        const best = bestOf(() => true);
+        let worst: { r: NliResult; w: ContextWindow } | undefined;
+        for (const j of judged) if (!worst || j.r.contradiction > worst.r.contradiction) worst = j;
+        const contradiction = worst?.r.contradiction ?? 0;
+        const cites = citedBy[ci] ?? [];
+        const base = { index: claim.index, text: claim.text, start: claim.start, end: claim.end, contradiction };
+        if (notRetrieved[ci]) {
+          const missing = cites.flatMap((c) => c.missing);
+          const citations = cites.map((c): ClaimCitation => citationOf(c, c.missing.length > 0 ? "not_retrieved" : "unsupported", 0, null, toAnswerMarker(c)));
+          return { ...base, verdict: "unsupported", score: 0, evidence: null, notes: [`cites ${missing.map((m) => `"${m}"`).join(", ")}, not among the ${documents.length} retrieved document${documents.length === 1 ? "" : "s"}`], citations, reason: "citation_not_retrieved" };
+        }
+        if (cites.length === 0) {
+          const score = best?.r.entailment ?? 0;
+          const contradicted = isContradicted(score, contradiction);
+          const verdict: ClaimVerdict = contradicted ? "contradicted" : score >= settings.threshold ? "supported" : "unsupported";
+          const result = { ...base, verdict, score, evidence: best ? evidenceIn(best.w) : null, notes: (contradicted ? worst?.r.notes : best?.r.notes) ?? [] };
+          return contradicted && worst ? { ...result, contradictingEvidence: evidenceIn(worst.w) } : result;
+        }
+        // A cited claim is judged by its sources: the best of the documents it cites sets its score.
+        const cited = new Set(cites.flatMap((c) => c.docs));
+        const bestCited = bestOf((w) => cited.has(w.doc));
+        const score = bestCited?.r.entailment ?? 0;
+        const contradicted = isContradicted(Math.max(score, best?.r.entailment ?? 0), contradiction);
+        const elsewhere = best && !cited.has(best.w.doc) && best.r.entailment >= settings.threshold ? best : undefined;
+        const citations = cites.map((c): ClaimCitation => {
+          const own = bestOf((w) => c.docs.includes(w.doc));
+          const ownScore = own?.r.entailment ?? 0;
+          const status: CitationStatus = contradicted ? "contradicted" : ownScore >= settings.threshold ? "supported" : elsewhere ? "misattributed" : "unsupported";
+          if (status === "misattributed") misattributed++;
+          return citationOf(c, status, ownScore, own ? evidenceIn(own.w) : null, toAnswerMarker(c));
+        });
+        const verdict: ClaimVerdict = contradicted ? "contradicted" : score >= settings.threshold ? "supported" : elsewhere ? "misattributed" : "unsupported";
+        const notes =
+          verdict === "misattributed" && elsewhere
+            ? [`not supported by the cited document${cited.size === 1 ? "" : "s"} (${[...cited].join(", ")}); supported by document ${elsewhere.w.doc}`, ...(bestCited?.r.notes ?? [])]
+            : ((contradicted ? worst?.r.notes : bestCited?.r.notes) ?? []);
+        // The evidence shown is where the claim is actually supported (another document when misattributed).
+        const evidence = elsewhere && verdict === "misattributed" ? evidenceIn(elsewhere.w) : bestCited ? evidenceIn(bestCited.w) : null;
+        const result = { ...base, verdict, score, evidence, notes, citations };
+        return contradicted && worst ? { ...result, contradictingEvidence: evidenceIn(worst.w) } : result;
       });
       for (const r of claimResults) {
         if (!Number.isFinite(r.score) || r.score < 0 || r.score > 1) {
-          return unscorable("backend_error", `${info.name} backend returned an invalid probability ${r.score}`, skipped, limits, pairs.length);
+          return unscorable("backend_error", `${info.name} backend returned an invalid probability ${r.score}`, skipped, limits, pairs.length, summary(0));
         }
       }
       const score = Math.min(...claimResults.map((c) => answerContribution(c.score, c.contradiction)));
@@ -355,7 +469,27 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         backend: info,
         limits: orderLimits(limits),
         entailmentCalls: pairs.length,
+        ...citationsOf(summary(misattributed)),
       };
     },
   };
+}
+
+function citationsOf(citations: CitationSummary | undefined): { citations?: CitationSummary } {
+  return citations ? { citations } : {};
+}
+
+/** A marker's offsets in the answer (markers are found in the answer itself, so they are already there). */
+function toAnswerMarker(c: ResolvedCitation): { start: number; end: number } {
+  return { start: c.marker.start, end: c.marker.end };
+}
+
+function citationOf(c: ResolvedCitation, status: CitationStatus, score: number, evidence: Evidence | null, at: { start: number; end: number }): ClaimCitation {
+  return { marker: c.marker.text, start: at.start, end: at.end, docs: c.docs, missing: c.missing, status, score, evidence };
+}
+
+/** The context as documents, in order: a string is one document; `{ text }` objects keep their names. */
+function contextDocuments(context: ContextInput): ContextDocument[] {
+  if (typeof context === "string") return [{ text: context }];
+  return context.map((d) => (typeof d === "string" ? { text: d } : d));
 }

@@ -2,13 +2,18 @@ export { backendInfo } from "./backend.ts";
 export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult } from "./backend.ts";
 export { splitClaims } from "./claims.ts";
 export type { AnswerSegment, Claim, SkipReason, SkippedSentence } from "./claims.ts";
-export { buildWindows, estimateTokens } from "./context.ts";
+export { attachCitations, findCitations, resolveCitations, stripCitations } from "./citations.ts";
+export type { CitationMarker, CitationTarget, ContextDocument, ResolvedCitation, StrippedAnswer } from "./citations.ts";
+export { buildWindows, contextChars, contextTexts, estimateTokens } from "./context.ts";
 export type { ContextInput, ContextWindow, WindowOptions } from "./context.ts";
 export { createGroundednessScorer, planClaimChecks } from "./groundedness.ts";
 export type {
   AnswerInput,
   AnswerResult,
+  CitationStatus,
+  CitationSummary,
   ClaimCheckPlan,
+  ClaimCitation,
   ClaimResult,
   ClaimVerdict,
   Evidence,

@@ -1,3 +1,4 @@
+import type { ContextDocument } from "../core/citations.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 
 /**
@@ -14,6 +15,34 @@ export function copyStrings(raw: unknown): string[] | undefined {
     const v: unknown = raw[i];
     if (typeof v !== "string") return undefined;
     out.push(v);
+  }
+  return out;
+}
+
+/**
+ * Copies retrieved documents: strings, or `{ text, id?, title?, url? }` objects (an id may be a
+ * number; it is kept as a string). Undefined when an element is neither.
+ */
+export function copyDocuments(raw: unknown): Array<string | ContextDocument> | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out: Array<string | ContextDocument> = [];
+  for (let i = 0; i < raw.length; i++) {
+    const v: unknown = raw[i];
+    if (typeof v === "string") {
+      out.push(v);
+      continue;
+    }
+    if (!v || typeof v !== "object") return undefined;
+    const text: unknown = (v as { text?: unknown }).text;
+    if (typeof text !== "string") return undefined;
+    const doc: { text: string; id?: string; title?: string; url?: string } = { text };
+    const id: unknown = (v as { id?: unknown }).id;
+    if (typeof id === "string" || (typeof id === "number" && Number.isFinite(id))) doc.id = String(id);
+    for (const key of ["title", "url"] as const) {
+      const value: unknown = (v as Record<string, unknown>)[key];
+      if (typeof value === "string") doc[key] = value;
+    }
+    out.push(doc);
   }
   return out;
 }

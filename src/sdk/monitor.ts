@@ -3,6 +3,7 @@ import { ProxyTracerProvider, ROOT_CONTEXT, context as otelContext, diag, metric
 import type { LoggerProvider } from "@opentelemetry/api-logs";
 import { createNoopLogger, logs } from "@opentelemetry/api-logs";
 import type { ContextInput } from "../core/context.ts";
+import { contextChars, contextTexts } from "../core/context.ts";
 import { explainCalibrationFailure } from "../core/calibration.ts";
 import type { DriftTracker } from "../core/drift.ts";
 import { createDriftTracker } from "../core/drift.ts";
@@ -27,7 +28,7 @@ import { createSampler } from "./sampling.ts";
 import type { ScoringRequest, ScoringWorkerData } from "./worker.ts";
 import type { ResampleDraw, ResampleOutcome, Resampler } from "./resample.ts";
 import { RESAMPLE_OUTCOMES, createResampler } from "./resample.ts";
-import { copySamples, copyStrings, sampleChars } from "./copy.ts";
+import { copyDocuments, copySamples, sampleChars } from "./copy.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
 export interface ObserveInput {
@@ -195,9 +196,9 @@ function copyInput(input: object, head: Extract<Head, { ok: true }>): Copied {
   const threw = (v: unknown): v is { error: string } => typeof v === "object" && v !== null && !Array.isArray(v) && "error" in v && Object.keys(v).length === 1;
   if (typeof fields.answer !== "string") return fail("answer", "not a string");
   const answer = fields.answer;
-  const context = copy("context", () => (typeof fields.context === "string" ? fields.context : copyStrings(fields.context)));
+  const context = copy("context", () => (typeof fields.context === "string" ? fields.context : copyDocuments(fields.context)));
   if (threw(context)) return fail("context", context.error);
-  if (context === undefined) return fail("context", "not a string or an array of strings");
+  if (context === undefined) return fail("context", "not a string or an array of strings or { text, id?, title?, url? } documents");
   if (fields.question !== undefined && typeof fields.question !== "string") return fail("question", "not a string");
   const question = fields.question as string | undefined;
   const samples = fields.samples === undefined ? undefined : copy("samples", () => copySamples(fields.samples) ?? null);
@@ -211,7 +212,7 @@ function copyInput(input: object, head: Extract<Head, { ok: true }>): Copied {
   }
   const bytes =
     answer.length +
-    (typeof context === "string" ? context.length : context.reduce((n, d) => n + d.length, 0)) +
+    contextChars(context) +
     (question?.length ?? 0) +
     sampleChars(samples ?? []);
   return {
@@ -591,7 +592,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const startDraw = (r: Resampler, job: Job): void => {
     const o = job.observation;
     drawing++;
-    r.submit({ route: job.route, question: o.question, context: o.context, answer: o.answer, parent: resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT }, (draw) => {
+    r.submit({ route: job.route, question: o.question, context: contextTexts(o.context), answer: o.answer, parent: resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT }, (draw) => {
       drawing--;
       try {
         if (draw.outcome !== "skipped") recordDraw(job.route, draw);

@@ -12,7 +12,7 @@ export interface EvaluationSummary {
   readonly score: number | null;
   readonly threshold: number | null;
   readonly reason: string | null;
-  readonly claims: { readonly supported: number; readonly contradicted: number; readonly unsupported: number };
+  readonly claims: { readonly supported: number; readonly contradicted: number; readonly unsupported: number; readonly misattributed: number };
   readonly skipped: number;
   readonly backend: BackendInfo;
   /** Input limits the observation was cut by (answer_chars, context_chars, documents, token_chars, claims, samples, entailment_calls); [] when none. */
@@ -50,7 +50,7 @@ export interface EvaluationSummary {
 }
 
 export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationSummary {
-  const claims = { supported: 0, contradicted: 0, unsupported: 0 };
+  const claims = { supported: 0, contradicted: 0, unsupported: 0, misattributed: 0 };
   for (const c of r.claims) claims[c.verdict]++;
   const unsupported = r.claims.filter((c) => c.verdict !== "supported");
   return {

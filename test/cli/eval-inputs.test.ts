@@ -65,7 +65,7 @@ describe("groundwatch eval: RAGAS and DeepEval rows as they are", () => {
       [{ user_input: "q", retrieved_contexts: "c", response: "a", actual_output: "b" }, 'line 1: mixes the fields of RAGAS (user_input, retrieved_contexts, response) and DeepEval (actual_output): use one convention per row'],
       [{ question: "q", context: "c", response: "a" }, "line 1: mixes the fields of RAGAS (response) and groundwatch (question): use one convention per row"],
       [{ user_input: [{ content: "hi", type: "human" }], retrieved_contexts: ["c"], response: "a" }, 'line 1: "user_input" is a conversation (a multi-turn sample): give the question as a string'],
-      [{ input: "q", retrieval_context: [1], actual_output: "a" }, 'line 1: "retrieval_context[0]" must be a string (got number)'],
+      [{ input: "q", retrieval_context: [1], actual_output: "a" }, 'line 1: "retrieval_context[0]" must be a string or a { text, id?, title?, url? } object (got number)'],
       [{ user_input: "q", response: "a" }, 'line 1: no "retrieved_contexts" to check the answer against'],
       [{ input: "q", retrieval_context: ["c"] }, 'line 1: no "actual_output", and no --target to ask for one'],
     ];

@@ -80,8 +80,8 @@ describe("groundwatch score", () => {
     const input = writeInput([{ id: 1, context: 5, answer: "x" }, ROW_GOOD, { id: 3, context: ["ok", 7], answer: "x" }, { context: "c", answer: "a" }, ["array"]]);
     const run = await runCli(["score", "--input", input, "--skip-invalid"]);
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain('line 1: "context" must be a string or an array of strings (got number)');
-    expect(run.stderr).toContain('line 3: "context[1]" must be a string (got number)');
+    expect(run.stderr).toContain('line 1: "context" must be a string or an array of documents (got number)');
+    expect(run.stderr).toContain('line 3: "context[1]" must be a string or a { text, id?, title?, url? } object (got number)');
     expect(run.stderr).toContain('line 4: "id" must be a string or a number (got undefined)');
     expect(run.stderr).toContain("line 5: expected a JSON object, got array");
     expect(run.stderr).toContain("1 scored (1 grounded, 0 ungrounded, 0 unscorable), 4 invalid (skipped)");
@@ -155,7 +155,7 @@ describe("groundwatch score", () => {
       const run = await runCli(["score", "--input", writeInput([ROW_RESAMPLED]), "--format", "table"]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain("claim stability: 1 of 2 claims entailed by fewer than 50% of 5 resamples\n");
-      expect(run.stdout).toContain('~ supported (0.822) but unstable: "It was ratified in 1998."');
+      expect(run.stdout).toContain('~ supported (0.881) but unstable: "It was ratified in 1998."');
       expect(run.stdout).toContain("unstable: entailed by 1 of 5 resamples, contradicted by 4 — the model would not say it again");
       expect(run.stdout).not.toContain("Geneva.\"\n");
     });
