@@ -165,8 +165,10 @@ describe("chaos: the collector under hostile input and faults", () => {
     sample();
 
     // 3. A byte flood: 40 concurrent ~1.85 MB observations. Each is taken (202) or refused (429).
-    const big = { ...GOOD, context: Array.from({ length: 4 }, (_, i) => `${DOCS[i % 2]} ${"lorem ipsum dolor sit amet ".repeat(17_000)}`) };
-    const flood = await Promise.all(Array.from({ length: 40 }, () => accept(big)));
+    // Each observation's documents are its own (a request number leads them), so the scorer's
+    // caches of recurring documents cannot make the flood cheap: it has to fill the queue.
+    const big = (n: number) => ({ ...GOOD, context: Array.from({ length: 4 }, (_, i) => `Request ${n}. ${DOCS[i % 2]} ${"lorem ipsum dolor sit amet ".repeat(17_000)}`) });
+    const flood = await Promise.all(Array.from({ length: 40 }, (_, n) => accept(big(n))));
     sample();
     expect(flood.every((s) => s === 202 || s === 429)).toBe(true);
     expect(flood.filter((s) => s === 429).length).toBeGreaterThan(0);
