@@ -191,7 +191,8 @@ describe("Dockerfile: the runtime stage's files run `groundwatch serve`", () => 
   it("starts from dist/ and production dependencies alone, answers its health check, scores, and writes nothing", { timeout: 60_000 }, async () => {
     expect(existsSync(join(ROOT, "dist", "cli", "run.js")), "dist/ is built (npx tsx scripts/build.ts)").toBe(true);
     const app = mkdtempSync(join(tmpdir(), "gw-image-"));
-    onTestFinished(() => rmSync(app, { recursive: true, force: true }));
+    // Removing a copy of every production package can take more than the default 10 s hook timeout on a busy machine.
+    onTestFinished(() => rmSync(app, { recursive: true, force: true }), 60_000);
     // The stage's COPY lines, with the build stage's dist/ (this checkout's build) and the prod-deps
     // stage's node_modules (the production packages of this checkout's tree: no dev dependency).
     for (const c of copies(runtime)) {
