@@ -104,7 +104,9 @@ export function findCitations(answer: string, named = true): CitationMarker[] {
       if (/[\d_$]/.test(before)) continue;
       BRACKETED.lastIndex = i;
       const m = BRACKETED.exec(answer);
-      if (m) {
+      // "[^1]: …" at the start of a line defines a footnote; it cites nothing.
+      const definition = m !== null && answer[i + m[0].length] === ":" && (i === 0 || answer[i - 1] === "\n");
+      if (m && !definition) {
         const numbers = expand(m[2] ?? "");
         if (numbers) {
           markers.push({ text: m[0], start: i, end: i + m[0].length, targets: numbers.map((n) => ({ kind: "index", n })) });

@@ -30,6 +30,7 @@ describe("findCitations", () => {
     ["double quotation marks", 'The sign said "see note [3]" in red.'],
     ["a range too long to be a list of sources", "Values [1-500] are valid."],
     ["words in brackets", "The report [draft] is late."],
+    ["a footnote definition", "[^1]: Refund policy, section 2."],
   ])("leaves %s alone", (_, answer) => {
     expect(markers(answer)).toEqual([]);
   });
