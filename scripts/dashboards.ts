@@ -22,6 +22,12 @@ export const HALLUCINATION_THRESHOLD = 0.1;
  */
 export const RESAMPLE_SUCCESS_THRESHOLD = 0.8;
 
+/**
+ * The invalid-citation share GroundwatchInvalidCitationsHigh tickets above (alerts/rules.yml uses the
+ * same value): citations naming a document that was not retrieved, over all citations found.
+ */
+export const INVALID_CITATION_THRESHOLD = 0.05;
+
 /** Days of Prometheus retention the trends dashboard needs: its longest window (90 days). */
 export const TRENDS_RETENTION_DAYS = 90;
 
@@ -115,6 +121,24 @@ export function overviewDashboard(): object {
       q(`sum(rate(groundwatch_observations_scored_total{${R}}[$__rate_interval])) or vector(0)`, "scored", "C"),
       q(`sum by (groundwatch_reason) (rate(groundwatch_observations_dropped_total{${R}}[$__rate_interval])) or vector(0)`, "dropped {{groundwatch_reason}}", "D"),
     ]),
+  );
+  y += 8;
+  d = d.withRow(row("Citations"));
+  const cited = (status: string): string => `sum by (groundwatch_route) (rate(groundwatch_citations_total{groundwatch_citation_status="${status}", ${R}}[$__rate_interval]))`;
+  const allCited = `sum by (groundwatch_route) (rate(groundwatch_citations_total{${R}}[$__rate_interval]))`;
+  d = d.withPanel(
+    ts({ id: 22, x: 0, y, w: 12, h: 8 }, "Invalid and misattributed citations by route", "percentunit", [q(ratio(cited("not_retrieved"), allCited), "invalid {{groundwatch_route}}", "A"), q(ratio(cited("misattributed"), allCited), "misattributed {{groundwatch_route}}", "B")], {
+      min: 0,
+      max: 1,
+      threshold: INVALID_CITATION_THRESHOLD,
+      description: `Share of the citation markers in scored answers ([1], (source: name)) that name a document that was not retrieved (invalid: an invented source, found without any model call), and that cite a document not supporting their claim while another retrieved document does (misattributed). The red line is GroundwatchInvalidCitationsHigh's threshold (${INVALID_CITATION_THRESHOLD * 100}% invalid over 5 minutes and the hour, on at least 30 citations in the hour by default). No data (a gap) means no answer cited anything, not 0%.`,
+    }),
+  );
+  d = d.withPanel(
+    ts({ id: 23, x: 12, y, w: 12, h: 8 }, "Citations by status", "short", [q(`sum by (groundwatch_citation_status) (rate(groundwatch_citations_total{${R}}[$__rate_interval])) or vector(0)`, "{{groundwatch_citation_status}}")], {
+      min: 0,
+      description: "Citation markers per second by status: supported (by the document cited), misattributed (another retrieved document supports the claim), unsupported, contradicted, not_retrieved (names a document that was not retrieved), unchecked (its claim was not checked: over a limit, or the answer was unscorable).",
+    }),
   );
   y += 8;
   d = d.withRow(row("Reliability"));

@@ -1,6 +1,7 @@
-import type { ClaimResult } from "../core/groundedness.ts";
+import type { CitationSummary, ClaimResult } from "../core/groundedness.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import { escapeHtml, escapeXml, mdText } from "./escape.ts";
+import { citationErrors, citationLines, citationSummaryText } from "./report-citations.ts";
 
 /** One evaluated row of the set, as stored in report.json. */
 export interface EvalRow {
@@ -16,6 +17,13 @@ export interface EvalRow {
   readonly error?: string;
   /** "reply" when the documents came from the service's reply (--context-path), not the set. */
   readonly contextFrom?: "reply";
+  /** The answer's citation markers and how they checked out; absent when it cites nothing. */
+  readonly citations?: CitationSummary;
+  /**
+   * With citations: one entry per retrieved document, its name as a citation may give it (id, else
+   * title, else URL; null when unnamed), so the reports can say which document supports a claim.
+   */
+  readonly sources?: ReadonlyArray<string | null>;
 }
 
 /** Where a gate number came from; every report states it next to the number. */
@@ -28,7 +36,7 @@ export type GateSource =
   | { readonly kind: "default" };
 
 /** The gate's criteria, by the name report.json gives them. */
-export type CriterionName = "maxHallucinationRate" | "maxUnscorableShare" | "minGroundedShare" | "minMeanScore" | "noRegressions";
+export type CriterionName = "maxHallucinationRate" | "maxUnscorableShare" | "minGroundedShare" | "minMeanScore" | "maxCitationErrorRate" | "noRegressions";
 
 /** One criterion of the gate, with what was measured and whether it held. */
 export interface GateCriterion {
@@ -78,6 +86,12 @@ export interface EvalReport {
     /** ungrounded / scorable. */
     readonly hallucinationRate: number | null;
     readonly hallucinationInterval: { readonly low: number; readonly high: number } | null;
+    /**
+     * Citation markers over the set's answers (found, valid, invalid: naming a document that was
+     * not retrieved, misattributed), and the citation error rate: (invalid + misattributed) / found,
+     * null when no answer cites anything. Absent in reports written before citations were checked.
+     */
+    readonly citations?: CitationSummary & { readonly errorRate: number | null };
   };
   readonly gate: EvalGate;
   readonly regressions: ReadonlyArray<{ readonly id: string | number; readonly before: string; readonly after: string; readonly scoreBefore: number | null; readonly scoreAfter: number | null }>;
@@ -91,6 +105,8 @@ export interface GateSpec {
   readonly maxUnscorableShare: { readonly value: number; readonly source: GateSource };
   readonly minGroundedShare?: { readonly value: number; readonly source: GateSource };
   readonly minMeanScore?: { readonly value: number; readonly source: GateSource };
+  /** Most citation errors (not retrieved or misattributed) among the citations found in the set. */
+  readonly maxCitationErrorRate?: { readonly value: number; readonly source: GateSource };
   /** Present when --baseline was given: no row may regress. */
   readonly baseline?: { readonly source: GateSource };
 }
@@ -141,6 +157,8 @@ export function criterionMeasure(name: CriterionName): string {
       return "grounded share";
     case "minMeanScore":
       return "mean score (raw)";
+    case "maxCitationErrorRate":
+      return "citation error rate";
     case "noRegressions":
       return "regressions vs baseline";
   }
@@ -151,6 +169,7 @@ export function criterionLimit(c: Pick<GateCriterion, "name" | "limit">): string
   switch (c.name) {
     case "maxHallucinationRate":
     case "maxUnscorableShare":
+    case "maxCitationErrorRate":
       return `≤ ${pct(c.limit)}`;
     case "minGroundedShare":
       return `≥ ${pct(c.limit)}`;
@@ -186,6 +205,13 @@ export function evaluateGate(spec: GateSpec | "report-only", summary: EvalReport
     const mean = summary.meanGroundedness;
     add("minMeanScore", m.value, mean, m.source, mean !== null && mean >= m.value, `mean score ${mean === null ? "not measurable (no scorable row)" : mean.toFixed(3)} is below the floor ${m.value}`);
   }
+  if (spec.maxCitationErrorRate) {
+    const m = spec.maxCitationErrorRate;
+    const c = summary.citations;
+    const errorRate = c?.errorRate ?? null;
+    const measured = c && errorRate !== null ? `citation error rate ${pct(errorRate)} (${citationErrors(c)} of ${c.found} citations: ${c.invalid} not retrieved, ${c.misattributed} misattributed)` : "";
+    add("maxCitationErrorRate", m.value, errorRate, m.source, errorRate !== null && errorRate <= m.value, errorRate === null ? "citation error rate not measurable: no answer in the set cites a document ([1], (source: name)), so there is nothing to check; drop --max-citation-error-rate for sets without citations" : `${measured} is above the maximum ${pct(m.value)}`);
+  }
   if (spec.baseline) add("noRegressions", 0, regressions, spec.baseline.source, regressions === 0, `${regressions} row(s) regressed against the baseline`);
   const failures = criteria.flatMap((c) => (c.failure ? [c.failure] : []));
   return { status: failures.length === 0 ? "passed" : "failed", passed: failures.length === 0, description: describeGate(criteria, threshold), criteria, failures };
@@ -216,6 +242,9 @@ export function rowFailsGate(r: Pick<EvalReport, "gate" | "regressions">, row: E
         return row.verdict !== "grounded";
       case "minMeanScore":
         return row.score !== null ? row.score < c.limit : c.measured === null;
+      case "maxCitationErrorRate":
+        // Unmeasurable (nothing cited anywhere): no row is to blame.
+        return row.citations !== undefined && citationErrors(row.citations) > 0;
       case "noRegressions":
         return r.regressions.some((g) => String(g.id) === String(row.id));
     }
@@ -227,11 +256,34 @@ function outcome(r: EvalReport): string {
   return r.gate.status === "report-only" ? REPORT_ONLY : r.gate.passed ? "PASSED" : "FAILED";
 }
 
-/** A row's finding in one line: its verdict, score and first unsupported claim (or why it is unscorable). */
+/** The citation lines of a row's claim (its status beside each marker), naming the row's documents. */
+function rowCitations(x: EvalRow, claim: ClaimResult): string[] {
+  return citationLines(claim, x.sources?.length ?? 0, x.sources);
+}
+
+/** The claim a row's finding is about: its first claim not supported, else its first claim with a citation error. */
+function findingClaim(x: EvalRow): ClaimResult | undefined {
+  return x.claims.find((c) => c.verdict !== "supported") ?? x.claims.find((c) => (c.citations ?? []).some((k) => k.status === "not_retrieved" || k.status === "misattributed"));
+}
+
+/** A row's finding in one line: its verdict, score and first unsupported claim with its citations (or why it is unscorable). */
 function finding(x: EvalRow): string {
-  if (x.verdict === "unscorable") return `unscorable: ${x.reason ?? ""}${x.error ? ` (${x.error})` : ""}`;
-  const claim = x.claims.find((c) => c.verdict !== "supported");
-  return `${x.verdict} (score ${fixed3(x.score)})${claim ? `: ${claim.verdict} claim "${claim.text}"` : ""}`;
+  const cited = x.citations ? `; ${citationSummaryText(x.citations)}` : "";
+  if (x.verdict === "unscorable") return `unscorable: ${x.reason ?? ""}${x.error ? ` (${x.error})` : ""}${cited}`;
+  const claim = findingClaim(x);
+  const citations = claim ? rowCitations(x, claim) : [];
+  return `${x.verdict} (score ${fixed3(x.score)})${claim ? `: ${claim.verdict} claim "${claim.text}"${citations.length > 0 ? ` (${citations.join("; ")})` : ""}` : ""}${cited}`;
+}
+
+/** Every cited claim of the set, rows with citation errors first (then in set order). */
+function citedClaims(r: EvalReport): Array<{ row: EvalRow; claim: ClaimResult; errors: boolean }> {
+  const out = r.rows.flatMap((row) => row.claims.filter((c) => (c.citations ?? []).length > 0).map((claim) => ({ row, claim, errors: (claim.citations ?? []).some((k) => k.status === "not_retrieved" || k.status === "misattributed") })));
+  return [...out.filter((c) => c.errors), ...out.filter((c) => !c.errors)];
+}
+
+/** The set's citations in words, for the measures tables: "12.5% (1 of 8 citations: 1 not retrieved, 0 misattributed)". */
+function citationMeasure(c: NonNullable<EvalReport["summary"]["citations"]>): string {
+  return c.errorRate === null ? "– (no citations)" : `${pct(c.errorRate)} (${citationErrors(c)} of ${c.found} citations: ${c.invalid} not retrieved, ${c.misattributed} misattributed)`;
 }
 
 /**
@@ -261,19 +313,31 @@ export function reportMarkdown(r: EvalReport): string {
     `| grounded share | ${pct(s.groundedShare)} (${s.grounded} of ${s.rows}) | ${cells("minGroundedShare")} |`,
     `| unscorable share | ${pct(s.rows > 0 ? s.unscorable / s.rows : null)} (${s.unscorable} of ${s.rows}) | ${cells("maxUnscorableShare")} |`,
     `| mean score (raw, backend-specific) | ${fixed3(s.meanGroundedness)} | ${cells("minMeanScore")} |`,
+    // Only for sets with citations, or a citation gate: other sets read as before.
+    ...(crit.has("maxCitationErrorRate") || (s.citations?.found ?? 0) > 0 ? [`| citation error rate (not retrieved + misattributed) | ${s.citations ? citationMeasure(s.citations) : "–"} | ${cells("maxCitationErrorRate")} |`] : []),
     `| unscorable | ${s.unscorable} | – | – | – |`,
     `| regressions vs baseline | ${r.regressions.length} | ${cells("noRegressions")} |`,
   );
   // The failures are groundwatch's own sentences (numbers and flags), not user text.
   if (r.gate.failures.length > 0) lines.push("", "**Why it failed:**", "", ...r.gate.failures.map((f) => `- ${f}`));
-  const bad = r.rows.filter((x) => x.verdict !== "grounded").slice(0, 20);
+  // Rows not grounded, and grounded rows that fail the gate (a misattributed citation).
+  const bad = r.rows.filter((x) => x.verdict !== "grounded" || rowFailsGate(r, x).length > 0).slice(0, 20);
   if (bad.length > 0) {
     lines.push("", "| id | verdict | score | gate | first unsupported claim |", "|---|---|---|---|---|");
     for (const x of bad) {
-      const claim = x.claims.find((c) => c.verdict !== "supported")?.text ?? x.reason ?? x.error ?? "";
+      const first = findingClaim(x);
+      const citations = first ? rowCitations(x, first) : [];
+      const claim = first ? `${first.text}${citations.length > 0 ? ` — ${citations.join("; ")}` : ""}` : (x.reason ?? x.error ?? "");
       const against = rowFailsGate(r, x);
-      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${mdText(claim, 120)} |`);
+      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${mdText(claim, 240)} |`);
     }
+  }
+  // Each cited claim with its citations' statuses beside it, errors first.
+  const cited = citedClaims(r);
+  if (cited.length > 0) {
+    lines.push("", "| id | cited claim | verdict | citations |", "|---|---|---|---|");
+    for (const { row, claim } of cited.slice(0, 50)) lines.push(`| ${mdText(row.id, 80)} | ${mdText(claim.text, 120)} | ${mdText(claim.verdict)} | ${mdText(rowCitations(row, claim).join("; "), 300)} |`);
+    if (cited.length > 50) lines.push("", `${cited.length - 50} more cited claims in report.json and report.html.`);
   }
   if (r.regressions.length > 0) {
     lines.push("", "| regressed row | before | after |", "|---|---|---|");
@@ -324,17 +388,18 @@ export function reportJunit(r: EvalReport): string {
   let rowFailures = 0;
   const rowCases = r.rows.map((x) => {
     const name = attr(String(x.id));
-    if (x.verdict === "grounded") return `    <testcase classname="groundwatch.eval" name="${name}"/>`;
     const against = rowFailsGate(r, x);
+    // A grounded row fails only through its citations (a misattributed one, under a citation gate).
+    if (x.verdict === "grounded" && against.length === 0) return `    <testcase classname="groundwatch.eval" name="${name}"/>`;
     const message = finding(x);
     if (against.length === 0) {
       const why = r.gate.status === "report-only" ? REPORT_ONLY : "does not fail the gate";
       return `    <testcase classname="groundwatch.eval" name="${name}">\n      <system-out>${escapeXml(`${message} — ${why}`)}</system-out>\n    </testcase>`;
     }
     rowFailures++;
-    const claim = x.claims.find((c) => c.verdict !== "supported");
+    const claim = findingClaim(x);
     const full = `counts against the failed gate (${against.map((c) => criterionMeasure(c.name)).join(", ")}): ${message}`;
-    return `    <testcase classname="groundwatch.eval" name="${name}">\n      <failure message="${attr(full.slice(0, 500))}" type="${attr(x.verdict)}">${escapeXml(claim?.evidence ? `nearest evidence: ${claim.evidence.text}` : full)}</failure>\n    </testcase>`;
+    return `    <testcase classname="groundwatch.eval" name="${name}">\n      <failure message="${attr(full.slice(0, 500))}" type="${attr(x.verdict)}">${escapeXml(claim?.evidence ? `${claim.verdict === "misattributed" ? "supported instead by" : "nearest evidence"}: ${claim.evidence.text}${claim.citations ? `\ncitations: ${rowCitations(x, claim).join("; ")}` : ""}` : full)}</failure>\n    </testcase>`;
   });
   const skipped = r.gate.status === "report-only" ? 1 : 0;
   return [
@@ -352,7 +417,7 @@ export function reportJunit(r: EvalReport): string {
   ].join("\n");
 }
 
-/** The answer with every unsupported or contradicted claim highlighted (offsets are into the answer). */
+/** The answer with every unsupported, misattributed or contradicted claim highlighted (offsets are into the answer). */
 function highlighted(answer: string, claims: readonly ClaimResult[]): string {
   const marks = claims.filter((c) => c.verdict !== "supported").sort((a, b) => a.start - b.start);
   let out = "";
@@ -387,13 +452,18 @@ export function reportHtml(r: EvalReport): string {
   const s = r.summary;
   const rows = r.rows
     .map((x) => {
+      // Claims not supported, and cited claims (each citation's status beside its marker).
       const evidence = x.claims
-        .filter((c) => c.verdict !== "supported")
-        .map((c) => `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}): “${escapeHtml(c.text)}”${c.evidence ? `<br><span class="ev">nearest evidence [doc ${c.evidence.doc}]: ${escapeHtml(c.evidence.text.slice(0, 400))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}</li>`)
+        .filter((c) => c.verdict !== "supported" || (c.citations ?? []).length > 0)
+        .map((c) => {
+          const citations = rowCitations(x, c);
+          const cites = citations.length > 0 ? `<ul class="cites">${citations.map((line, k) => `<li class="${escapeHtml(c.citations?.[k]?.status ?? "")}">${escapeHtml(line)}</li>`).join("")}</ul>` : "";
+          return `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}): “${escapeHtml(c.text)}”${c.evidence ? `<br><span class="ev">${c.verdict === "supported" ? "evidence" : c.verdict === "misattributed" ? "supported instead by" : "nearest evidence"} [doc ${c.evidence.doc}]: ${escapeHtml(c.evidence.text.slice(0, 400))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}${cites}</li>`;
+        })
         .join("");
       const against = rowFailsGate(r, x);
       const gate = against.length > 0 ? `<span class="fail">fails the gate (${escapeHtml(against.map((c) => criterionMeasure(c.name)).join(", "))})</span>` : "–";
-      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td><td>${gate}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
+      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td><td>${gate}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${x.citations ? `<div class="why">${escapeHtml(citationSummaryText(x.citations))}</div>` : ""}${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
     })
     .join("\n");
   const scores = r.rows.filter((x) => x.score !== null).map((x) => x.score as number);
@@ -411,7 +481,7 @@ export function reportHtml(r: EvalReport): string {
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222}h1{font-size:1.4em}.pass{color:#1e7e34}.fail{color:#c0392b}.report-only{color:#555}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:6px;vertical-align:top;text-align:left}
-mark.unsupported{background:#ffe08a}mark.contradicted{background:#f5a3a3}.ev{color:#555}.why{color:#777;font-size:12px}
+mark.unsupported{background:#ffe08a}mark.contradicted{background:#f5a3a3}mark.misattributed{background:#f9c98b}.cites li.not_retrieved,.cites li.misattributed{color:#c0392b}.ev{color:#555}.why{color:#777;font-size:12px}
 .summary td,.summary th{border:none;padding:2px 12px 2px 0}.notice{border:2px solid #b9770e;background:#fef5e7;padding:8px 12px;margin:0 0 10px}.notice.triage{border-color:#c0392b;background:#fdedec;font-size:1.1em}
 .gate{margin:0 0 12px}
 </style></head><body>
@@ -427,14 +497,14 @@ ${notices}
 <tr><td>grounded share</td><td>${pct(s.groundedShare)} (${s.grounded} of ${s.rows})</td>${gateCells("minGroundedShare")}</tr>
 <tr><td>unscorable share</td><td>${pct(s.rows > 0 ? s.unscorable / s.rows : null)} (${s.unscorable} of ${s.rows})</td>${gateCells("maxUnscorableShare")}</tr>
 <tr><td>mean score (raw, backend-specific)</td><td>${fixed3(s.meanGroundedness)}</td>${gateCells("minMeanScore")}</tr>
-<tr><td>unscorable</td><td>${s.unscorable}</td><td>–</td><td>–</td><td>–</td></tr>
+${crit.has("maxCitationErrorRate") || (s.citations?.found ?? 0) > 0 ? `<tr><td>citation error rate (not retrieved + misattributed)</td><td>${s.citations ? escapeHtml(citationMeasure(s.citations)) : "–"}</td>${gateCells("maxCitationErrorRate")}</tr>\n` : ""}<tr><td>unscorable</td><td>${s.unscorable}</td><td>–</td><td>–</td><td>–</td></tr>
 <tr><td>regressions</td><td>${r.regressions.length}</td>${gateCells("noRegressions")}</tr>
 </table>
 ${r.gate.failures.length ? `<ul class="fail">${r.gate.failures.map((f) => `<li>${escapeHtml(f)}</li>`).join("")}</ul>` : ""}
 <h2>Score distribution</h2>
 ${histogramSvg(scores, r.threshold)}
 <h2>Rows</h2>
-<p>Unsupported claims are <mark class="unsupported">highlighted</mark>, contradicted ones <mark class="contradicted">in red</mark>.</p>
+<p>Unsupported claims are <mark class="unsupported">highlighted</mark>, misattributed ones (supported by another document than the one cited) <mark class="misattributed">in orange</mark>, contradicted ones <mark class="contradicted">in red</mark>. Each cited claim lists its citations, each with its status.</p>
 <table><tr><th>id</th><th>verdict</th><th>score</th><th>gate</th><th>answer and evidence</th></tr>
 ${rows}
 </table>

@@ -4,6 +4,7 @@ import { ConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
 import { SCORE_ENV } from "../config/score-options.ts";
 import { wilsonInterval } from "../core/calibration.ts";
+import type { ContextInput } from "../core/context.ts";
 import { createScorer } from "../scoring/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
@@ -22,6 +23,7 @@ export const EVAL_HELP: string = `groundwatch eval — a CI release gate on a fi
 
 Usage:
   groundwatch eval --set eval.jsonl [--max-hallucination-rate 0.05] [--min-grounded-share 0.9]
+                   [--max-citation-error-rate 0.02]
                    [--calibration calibration.json] [--baseline previous/report.json]
                    [--target URL [--context-path PATH]] [--out DIR] [--no-gate]
 
@@ -52,6 +54,10 @@ section, else the default; every report says which applied and where each number
   --min-mean-score M          floor on the mean raw score; its scale depends on the backend, so
                               it does not transfer between backends (default: not applied)
   --floor M                   deprecated name of --min-mean-score (warns)
+  --max-citation-error-rate R most citation errors among the citations the answers make ([1],
+                              (source: name)): markers naming a document that was not retrieved,
+                              and misattributed ones (another document supports the claim); a set
+                              with no citations cannot be measured and fails it (default: not applied)
   --baseline FILE             a previous report.json: any row that regressed (was grounded, now
                               not; or its score fell by more than 0.1) fails the gate
   --no-gate                   report only: exit 0 whatever the numbers; not with the limits above
@@ -179,6 +185,12 @@ async function readSet(source: string, io: CommandIo, asking: { target: boolean;
   return set;
 }
 
+/** Each retrieved document's name as a citation may give it (id, else title, else URL), null when unnamed. */
+function sourceNames(context: ContextInput): Array<string | null> {
+  if (typeof context === "string") return [null];
+  return context.map((d) => (typeof d === "string" ? null : (d.id ?? d.title ?? d.url ?? null)));
+}
+
 /** A reply path flag, checked before anything is asked. */
 function replyPath(flag: string, value: string, wildcard: boolean): string {
   const steps = parseReplyPath(value);
@@ -198,6 +210,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       "max-unscorable-share": { type: "string" },
       "min-grounded-share": { type: "string" },
       "min-mean-score": { type: "string" },
+      "max-citation-error-rate": { type: "string" },
       floor: { type: "string" },
       "no-gate": { type: "boolean" },
       baseline: { type: "string" },
@@ -223,7 +236,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
 
     // The gate, resolved before anything is scored: a bad limit should not cost a whole run.
     const noGate = args["no-gate"] === true;
-    const gateFlags = (["max-hallucination-rate", "max-unscorable-share", "min-grounded-share", "min-mean-score", "floor"] as const).filter((f) => args[f] !== undefined);
+    const gateFlags = (["max-hallucination-rate", "max-unscorable-share", "min-grounded-share", "min-mean-score", "max-citation-error-rate", "floor"] as const).filter((f) => args[f] !== undefined);
     if (noGate && gateFlags.length > 0) throw new UsageError(`--no-gate runs without a gate, so --${gateFlags[0] ?? ""} would not apply: drop one of them`);
     if (args.floor !== undefined && args["min-mean-score"] !== undefined) throw new UsageError("--floor is the deprecated name of --min-mean-score: give only --min-mean-score");
     const rate = (flag: string, value: string | undefined): number | undefined => numberFlag(flag, value, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
@@ -231,6 +244,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     const maxUnscorableFlag = rate("max-unscorable-share", args["max-unscorable-share"]);
     const minShareFlag = rate("min-grounded-share", args["min-grounded-share"]);
     const minMeanFlag = rate("min-mean-score", args["min-mean-score"]) ?? rate("floor", args.floor);
+    const maxCitationFlag = rate("max-citation-error-rate", args["max-citation-error-rate"]);
     if (args.floor !== undefined) {
       warn("--floor is deprecated: it is a floor on the raw mean score, whose scale depends on the backend (a fully grounded set can average under 0.8). It now means --min-mean-score; for a backend-independent floor use --min-grounded-share.");
     }
@@ -247,7 +261,8 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       const maxUnscorable = pick("--max-unscorable-share", maxUnscorableFlag, "maxUnscorableShare") ?? { value: DEFAULT_MAX_UNSCORABLE_SHARE, source: { kind: "default" } as const };
       const minShare = pick("--min-grounded-share", minShareFlag, "minGroundedShare");
       const minMean = pick("--min-mean-score", minMeanFlag, "minMeanScore");
-      spec = { maxHallucinationRate: maxRate, maxUnscorableShare: maxUnscorable, ...(minShare ? { minGroundedShare: minShare } : {}), ...(minMean ? { minMeanScore: minMean } : {}), ...(args.baseline ? { baseline: { source: { kind: "flag", flag: "--baseline" } } } : {}) };
+      const maxCitation = pick("--max-citation-error-rate", maxCitationFlag, "maxCitationErrorRate");
+      spec = { maxHallucinationRate: maxRate, maxUnscorableShare: maxUnscorable, ...(minShare ? { minGroundedShare: minShare } : {}), ...(minMean ? { minMeanScore: minMean } : {}), ...(maxCitation ? { maxCitationErrorRate: maxCitation } : {}), ...(args.baseline ? { baseline: { source: { kind: "flag", flag: "--baseline" } } } : {}) };
     }
 
     const concurrency = numberFlag("concurrency", args.concurrency, (n) => Number.isInteger(n) && n >= 1 && n <= 256, "an integer from 1 to 256") ?? 4;
@@ -370,6 +385,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
             ...(r.verdict === "unscorable" ? { reason: r.reason } : {}),
             claims: r.claims,
             ...(r.combined ? { combined: r.combined.verdict } : {}),
+            ...(r.citations ? { citations: r.citations, sources: sourceNames(context ?? []) } : {}),
           };
         }
         done++;
@@ -386,6 +402,14 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     const scorable = results.filter((r) => r.verdict !== "unscorable");
     const ungrounded = scorable.filter((r) => r.verdict === "ungrounded").length;
     const grounded = scorable.length - ungrounded;
+    const cited = { found: 0, valid: 0, invalid: 0, misattributed: 0 };
+    for (const r of results) {
+      if (!r.citations) continue;
+      cited.found += r.citations.found;
+      cited.valid += r.citations.valid;
+      cited.invalid += r.citations.invalid;
+      cited.misattributed += r.citations.misattributed;
+    }
     const summary: EvalReport["summary"] = {
       rows: results.length,
       scorable: scorable.length,
@@ -395,6 +419,8 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       meanGroundedness: scorable.length ? scorable.reduce((a, r) => a + (r.score ?? 0), 0) / scorable.length : null,
       hallucinationRate: scorable.length ? ungrounded / scorable.length : null,
       hallucinationInterval: scorable.length ? wilsonInterval(ungrounded, scorable.length) : null,
+      // Citation errors over every citation the answers make: markers naming a document that was not retrieved, and misattributed ones.
+      citations: { ...cited, errorRate: cited.found > 0 ? (cited.invalid + cited.misattributed) / cited.found : null },
     };
     const regressions: Array<EvalReport["regressions"][number]> = [];
     if (baseline) {

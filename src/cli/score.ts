@@ -21,7 +21,9 @@ Usage:
 
 Input: one JSON object a line: {"id", "context": string | string[], "answer", "question"?,
        "samples"?: [string | {"text", "logprobs"?}], "logprobs"?: [...]}. "-", or no file when
-       rows are piped in, reads standard input.
+       rows are piped in, reads standard input. A context document may be {"text", "id"?,
+       "title"?, "url"?}: citations in the answer ([1], [1, 3], [^2], (source: name)) are then
+       checked against the documents they name.
        With samples (resamples of the same question at temperature > 0) each row also gets
        semantic entropy ("entropy") and a combined verdict ("combined": pass | fail | unscorable),
        each claim gets "resampleSupport" (in how many resamples it is entailed or contradicted),
@@ -32,6 +34,10 @@ Output: one JSON object a line: the row's id, score (0–1, higher = better grou
        evidence with document index and offsets), skipped sentences, the backend, and
        "limits" when an input limit cut the row (answer_chars, context_chars, documents,
        token_chars, claims, samples, entailment_calls; GROUNDWATCH_MAX_* set them).
+       An answer with citations also gets "citations" ({found, valid, invalid,
+       misattributed}), and each cited claim its citations with their status (supported,
+       misattributed, unsupported, contradicted, not_retrieved); --format table shows them
+       under each claim.
 
 Options:
   FILE, --input, -i FILE  rows to score (or standard input, when piped)
@@ -69,6 +75,8 @@ function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unkno
     claims: r.claims,
     skipped: r.skipped,
     backend: r.backend,
+    // Only when the answer cites something ([1], (source: name)): markers found, valid, invalid, misattributed.
+    ...(r.citations ? { citations: r.citations } : {}),
     // Only when an input limit cut the row, so ordinary rows read as before.
     ...(r.limits.length > 0 ? { limits: r.limits } : {}),
     ...(r.entropy ? { entropy: r.entropy } : {}),
@@ -179,7 +187,7 @@ async function scoreRows(args: { output?: string | undefined; "skip-invalid"?: b
       summary.rows++;
       summary[result.verdict]++;
       if (format === "table") {
-        for (const l of formatResultBlock(row.id, row.answer, result)) await writeLine(out, l);
+        for (const l of formatResultBlock(row.id, row.answer, result, row.context)) await writeLine(out, l);
       } else if (format === "json") {
         // One array, streamed: a separator before every element but the first.
         await writeLine(out, `${written > 0 ? "," : ""}${JSON.stringify(toOutputRow(row.id, result))}`);

@@ -13,6 +13,7 @@ import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
 import { resolveMonitorOptions } from "../sdk/options.ts";
+import { citationsText } from "../telemetry/record.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -278,6 +279,6 @@ export function formatEvaluation(e: CompletedEvaluation): string {
   const verdict = r.verdict === "unscorable" ? `unscorable (${r.reason ?? "unknown"})` : `${r.verdict} score ${r.score?.toFixed(3) ?? "–"} (threshold ${r.threshold ?? "–"})`;
   const entropy = r.entropy ? `; entropy ${r.entropy.normalized?.toFixed(3) ?? "not measured"}${r.combined ? `, combined ${r.combined.verdict}` : ""}` : "";
   return sanitizeForTerminal(
-    `groundwatch serve: evaluation route=${e.route} ${verdict}; claims ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported${r.skipped ? `, ${r.skipped} skipped` : ""}; limits ${r.limits.length ? r.limits.join(",") : "none"}${entropy}; ${r.backend.name} ${Math.round(e.durationMs)} ms`,
+    `groundwatch serve: evaluation route=${e.route} ${verdict}; claims ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported${c.misattributed ? `, ${c.misattributed} misattributed` : ""}${r.skipped ? `, ${r.skipped} skipped` : ""}${r.citations ? `; ${citationsText(r.citations)}` : ""}; limits ${r.limits.length ? r.limits.join(",") : "none"}${entropy}; ${r.backend.name} ${Math.round(e.durationMs)} ms`,
   );
 }

@@ -1,5 +1,7 @@
+import type { ContextInput } from "../core/context.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
 import { sanitizeForTerminal } from "./io.ts";
+import { citationLines, citationSummaryText } from "./report-citations.ts";
 
 const ID_WIDTH = 20;
 const INDENT = " ".repeat(ID_WIDTH + 1);
@@ -10,12 +12,20 @@ function clip(text: string, width: number): string {
   return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
 }
 
+/** The context's documents as citations may name them (id, else title, else URL; null when unnamed). */
+function documentNames(context: ContextInput | undefined): Array<string | null> {
+  if (context === undefined) return [];
+  if (typeof context === "string") return [null];
+  return context.map((d) => (typeof d === "string" ? null : (d.id ?? d.title ?? d.url ?? null)));
+}
+
 /**
  * A readable block for one scored answer: the verdict line, then each claim that is not
- * supported (with its nearest evidence) or is unstable across the resamples (with how many
- * of them entail and contradict it), and the sentences that were skipped.
+ * supported (with its nearest evidence), is unstable across the resamples (with how many
+ * of them entail and contradict it) or cites a source (each citation's status under it), and
+ * the sentences that were skipped. `context` names the documents the citations point at.
  */
-export function formatResultBlock(id: string | number, answer: string, result: ScoredAnswer): string[] {
+export function formatResultBlock(id: string | number, answer: string, result: ScoredAnswer, context?: ContextInput): string[] {
   const lines: string[] = [];
   const score = result.score === null ? "  –  " : result.score.toFixed(3);
   lines.push(`${clip(String(id), ID_WIDTH).padEnd(ID_WIDTH)} ${result.verdict.padEnd(11)} ${score}  ${clip(answer, 64)}`);
@@ -30,22 +40,27 @@ export function formatResultBlock(id: string | number, answer: string, result: S
     const measured = cc.measured < cc.claims ? ` (${cc.measured} of ${cc.claims} claims measured)` : "";
     lines.push(`${INDENT}claim stability: ${cc.unstable} of ${cc.claims} claims entailed by fewer than ${share} of ${cc.samples} resamples${measured}${cc.reliable ? "" : ` — UNRELIABLE: ${clip(cc.reasons.join("; "), 80)}`}`);
   }
+  if (result.citations) lines.push(`${INDENT}${citationSummaryText(result.citations)}`);
   if (result.combined) lines.push(`${INDENT}combined: ${result.combined.verdict}${result.combined.reasons.length ? ` — ${clip(result.combined.reasons.join("; "), 90)}` : ""}`);
   if (result.verdict === "unscorable") {
     lines.push(`${INDENT}reason: ${result.reason} — ${clip(result.detail, 80)}`);
     return lines;
   }
   const unstable = new Set((result.unstableClaims ?? []).map((c) => c.index));
+  const names = documentNames(context);
   for (const c of result.claims) {
     const isUnstable = unstable.has(c.index);
-    if (c.verdict === "supported" && !isUnstable) continue;
-    if (c.verdict === "supported") lines.push(`${INDENT}~ supported (${c.score.toFixed(3)}) but unstable: "${clip(c.text, 80)}"`);
+    const cites = citationLines(c, names.length, names);
+    if (c.verdict === "supported" && !isUnstable && cites.length === 0) continue;
+    if (c.verdict === "supported") lines.push(isUnstable ? `${INDENT}~ supported (${c.score.toFixed(3)}) but unstable: "${clip(c.text, 80)}"` : `${INDENT}✓ supported (${c.score.toFixed(3)}): "${clip(c.text, 80)}"`);
     else {
       lines.push(`${INDENT}✗ ${c.verdict} (${c.score.toFixed(3)}): "${clip(c.text, 80)}"`);
       const ev = c.verdict === "contradicted" && c.contradictingEvidence ? c.contradictingEvidence : c.evidence;
-      if (ev) lines.push(`${INDENT2}${c.verdict === "contradicted" ? "contradicting" : "nearest"} evidence [doc ${ev.doc}, ${ev.start}–${ev.end}]: "${clip(ev.text, 90)}"`);
+      const what = c.verdict === "contradicted" ? "contradicting evidence" : c.verdict === "misattributed" ? "supported instead by" : "nearest evidence";
+      if (ev) lines.push(`${INDENT2}${what} [doc ${ev.doc}, ${ev.start}–${ev.end}]: "${clip(ev.text, 90)}"`);
       if (c.notes.length > 0) lines.push(`${INDENT2}why: ${clip(c.notes.join("; "), 100)}`);
     }
+    for (const line of cites) lines.push(`${INDENT2}${clip(line, 140)}`);
     const rs = c.resampleSupport;
     if (isUnstable && rs) lines.push(`${INDENT2}unstable: entailed by ${rs.supported} of ${rs.of} resamples, contradicted by ${rs.contradicted} — the model would not say it again`);
   }

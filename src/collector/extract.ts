@@ -1,3 +1,4 @@
+import type { ContextDocument } from "../core/citations.ts";
 import { sanitizeLabel } from "../telemetry/labels.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 
@@ -33,9 +34,20 @@ export interface PromptMessage {
 
 type SourceConvention = Exclude<Convention, "prompt" | "mixed">;
 
+/**
+ * A retrieved document as the collector read it: its text, or `{ text, id?, title?, url? }` when the
+ * instrumentation named it (so that citations in the answer can be checked against it).
+ */
+export type RetrievedDocument = string | ContextDocument;
+
+/** The text of a retrieved document. */
+export function documentTextOf(d: RetrievedDocument): string {
+  return typeof d === "string" ? d : d.text;
+}
+
 /** What a trace contributes so far: retrieved documents, a question, an answer, a route. */
 export interface TraceParts {
-  documents: string[];
+  documents: RetrievedDocument[];
   question?: string;
   answer?: string;
   route?: string;
@@ -56,7 +68,7 @@ export interface TraceParts {
 
 /** A trace's parts, resolved: an interaction to score, or the reason there is none. */
 export type ResolvedParts =
-  | { readonly ok: true; readonly documents: string[]; readonly question: string | undefined; readonly answer: string; readonly convention: Convention }
+  | { readonly ok: true; readonly documents: RetrievedDocument[]; readonly question: string | undefined; readonly answer: string; readonly convention: Convention }
   | { readonly ok: false; readonly reason: "no_answer" | "no_documents" | "no_documents_prompt_available" | "no_documents_prompt_unmatched" };
 
 // Caps on the recursive search for document-shaped objects in JSON attributes.
@@ -64,6 +76,8 @@ const MAX_JSON_CHARS = 2_000_000;
 const MAX_DEPTH = 12;
 const MAX_NODES = 20_000;
 const MAX_FOUND = 1000;
+/** Longest document id, title or URL kept (longer ones are not names a citation would give). */
+const MAX_NAME_CHARS = 1000;
 
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v.trim() !== "" ? v : undefined;
@@ -169,22 +183,85 @@ function documentText(d: unknown, depth = 0): string | undefined {
   return nested ? documentText(nested, depth + 1) : undefined;
 }
 
-function documentsFrom(v: unknown): string[] {
+/** A document id: a non-empty string, or a finite number as a string; undefined otherwise. */
+function idOf(v: unknown): string | undefined {
+  return typeof v === "number" && Number.isFinite(v) ? String(v) : nameOf(v);
+}
+
+/** A document name (title, URL): a non-empty string within MAX_NAME_CHARS; undefined otherwise. */
+function nameOf(v: unknown): string | undefined {
+  if (typeof v !== "string") return undefined;
+  const t = v.trim();
+  return t === "" || t.length > MAX_NAME_CHARS ? undefined : t;
+}
+
+/**
+ * A document with the names a citation may give it: its id (the instrumentation's, else
+ * `metadata.id`), a title (`metadata.title`) and a URL (`metadata.url`, else `metadata.source`, as
+ * LangChain loaders record a file's path). Metadata may be an object or a JSON string. Plain text when
+ * it has no name, so documents without ids read as before.
+ */
+export function namedDocument(text: string, id: unknown, metadata?: unknown): RetrievedDocument {
+  const meta = record(parseJson(metadata));
+  const name = idOf(id) ?? idOf(meta?.id);
+  const title = nameOf(meta?.title);
+  const url = nameOf(meta?.url) ?? nameOf(meta?.source);
+  if (name === undefined && title === undefined && url === undefined) return text;
+  return { text, ...(name !== undefined ? { id: name } : {}), ...(title !== undefined ? { title } : {}), ...(url !== undefined ? { url } : {}) };
+}
+
+/** A document object's text and names: its text as documentText finds it, its `id` and `metadata` (or those of a nested `document`). */
+function documentOf(d: unknown): RetrievedDocument | undefined {
+  const text = documentText(d);
+  if (text === undefined) return undefined;
+  const o = record(d);
+  if (!o) return text;
+  const inner = record(o.document);
+  return namedDocument(text, o.id ?? inner?.id, o.metadata ?? inner?.metadata);
+}
+
+function documentsFrom(v: unknown): RetrievedDocument[] {
   if (typeof v === "string") {
     const parsed = parseJson(v);
     if (Array.isArray(parsed)) return documentsFrom(parsed);
     return v.trim() === "" ? [] : [v];
   }
   if (!Array.isArray(v)) return [];
-  return v.flatMap((d) => (typeof d === "string" ? [d] : d && typeof d === "object" && typeof (d as { content?: unknown }).content === "string" ? [(d as { content: string }).content] : []));
+  return v.flatMap((d): RetrievedDocument[] => {
+    if (typeof d === "string") return [d];
+    const o = record(d);
+    return o && typeof o.content === "string" ? [namedDocument(o.content, o.id, o.metadata)] : [];
+  });
 }
 
 /** OpenInference RETRIEVER `output.value`: a JSON array of documents, or an object holding one under `documents` (or `results`). */
-function retrieverOutputDocuments(v: unknown): string[] {
+function retrieverOutputDocuments(v: unknown): RetrievedDocument[] {
   const parsed = parseJson(v);
   const list = Array.isArray(parsed) ? parsed : (record(parsed)?.documents ?? record(parsed)?.results);
   if (!Array.isArray(list)) return [];
-  return list.slice(0, MAX_FOUND).flatMap((d) => documentText(d) ?? []);
+  return list.slice(0, MAX_FOUND).flatMap((d) => documentOf(d) ?? []);
+}
+
+/**
+ * OpenInference retrieval documents: `retrieval.documents.{i}.document.content`, named by
+ * `.document.id` and `.document.metadata` (a JSON string: title, url or source), in index order.
+ */
+function openInferenceDocuments(attrs: Readonly<Record<string, unknown>>): RetrievedDocument[] {
+  const re = /^retrieval\.documents\.(\d+)\.document\.(content|id|metadata)$/;
+  const byIndex = new Map<number, { content?: string; id?: unknown; metadata?: unknown }>();
+  for (const [k, v] of Object.entries(attrs)) {
+    const m = re.exec(k);
+    if (m?.[1] === undefined) continue;
+    const i = Number(m[1]);
+    const doc = byIndex.get(i) ?? {};
+    if (m[2] === "content") {
+      const text = str(v);
+      if (text !== undefined) doc.content = text;
+    } else if (m[2] === "id") doc.id = v;
+    else doc.metadata = v;
+    byIndex.set(i, doc);
+  }
+  return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).flatMap(([, d]) => (d.content !== undefined ? [namedDocument(d.content, d.id, d.metadata)] : []));
 }
 
 /**
@@ -192,8 +269,8 @@ function retrieverOutputDocuments(v: unknown): string[] {
  * with a string `pageContent` or `page_content` (the serialised form keeps it under `kwargs`), at any
  * nesting ({"outputs": …}, {"args": […], "kwargs": {…}}, JSON inside strings), within depth and size caps.
  */
-function langChainDocuments(v: unknown): string[] {
-  const found: string[] = [];
+function langChainDocuments(v: unknown): RetrievedDocument[] {
+  const found: RetrievedDocument[] = [];
   let nodes = 0;
   const visit = (x: unknown, depth: number): void => {
     if (depth > MAX_DEPTH || ++nodes > MAX_NODES || found.length >= MAX_FOUND) return;
@@ -213,7 +290,7 @@ function langChainDocuments(v: unknown): string[] {
     if (!o) return;
     const text = typeof o.pageContent === "string" ? o.pageContent : typeof o.page_content === "string" ? o.page_content : undefined;
     if (text !== undefined) {
-      if (text.trim() !== "") found.push(text);
+      if (text.trim() !== "") found.push(namedDocument(text, o.id, o.metadata));
       return;
     }
     for (const value of Object.values(o)) visit(value, depth + 1);
@@ -225,7 +302,7 @@ function langChainDocuments(v: unknown): string[] {
 /** Traceloop vector-DB result events: `db.query.result` (or `db.<system>.query.result`). */
 const DB_RESULT_EVENT = /^db\.(?:[a-z0-9_]+\.)?query\.result$/;
 
-function addDocuments(parts: TraceParts, docs: readonly string[], source: SourceConvention): void {
+function addDocuments(parts: TraceParts, docs: readonly RetrievedDocument[], source: SourceConvention): void {
   if (docs.length === 0) return;
   parts.documents.push(...docs);
   (parts.documentSources ??= new Set()).add(source);
@@ -270,7 +347,9 @@ function openInferencePrompt(a: Readonly<Record<string, unknown>>, isLlm: boolea
  * Reads one span's contribution. Documents: OpenInference `retrieval.documents.N.document.content`, else
  * a RETRIEVER span's `output.value` (JSON documents); GenAI `gen_ai.retrieval.documents`; Traceloop
  * `db.query.result` events (`db.query.result.document`) and LangChain Documents in
- * `traceloop.entity.input` / `traceloop.entity.output`; mapped attributes. The question from the
+ * `traceloop.entity.input` / `traceloop.entity.output`; mapped attributes. Each keeps the names a
+ * citation may give it (see namedDocument): OpenInference `.document.id` and `.document.metadata`,
+ * the `id` and `metadata` of JSON documents, `db.query.result.id`. The question from the
  * retrieval query or the input messages; the answer from OpenInference output messages or an LLM span's
  * `output.value`, GenAI `gen_ai.output.messages`, or OpenLLMetry `gen_ai.completion.N.content`. Input
  * messages (OpenInference, GenAI, OpenLLMetry `gen_ai.prompt.N.*`) are kept for promptContext.
@@ -283,12 +362,17 @@ export function absorbSpan(parts: TraceParts, span: OtlpSpan, mapping: Attribute
   // OpenLLMetry (Traceloop) now writes GenAI names too; its spans are recognised by their traceloop.* attributes.
   const genai: SourceConvention = Object.keys(a).some((k) => k.startsWith("traceloop.")) ? "openllmetry" : "genai";
 
-  const oiDocuments = indexed(a, "retrieval.documents", "document.content");
+  const oiDocuments = openInferenceDocuments(a);
   addDocuments(parts, oiDocuments.length > 0 || kind !== "RETRIEVER" ? oiDocuments : retrieverOutputDocuments(a["output.value"]), "openinference");
   addDocuments(parts, documentsFrom(a["gen_ai.retrieval.documents"]), genai);
   for (const e of span.events ?? []) {
     if (!DB_RESULT_EVENT.test(e.name)) continue;
-    for (const key of ["db.query.result.document", "db.query.result.documents", "db.query.result.content", "db.query.result.text"]) addDocuments(parts, documentsFrom(e.attributes[key]), "openllmetry");
+    // One result per event: its id (db.query.result.id) names the document beside it.
+    const id = e.attributes["db.query.result.id"];
+    for (const key of ["db.query.result.document", "db.query.result.documents", "db.query.result.content", "db.query.result.text"]) {
+      const docs = documentsFrom(e.attributes[key]);
+      addDocuments(parts, docs.length === 1 && typeof docs[0] === "string" ? [namedDocument(docs[0], id, e.attributes["db.query.result.metadata"])] : docs, "openllmetry");
+    }
   }
   for (const key of ["traceloop.entity.input", "traceloop.entity.output"]) if (typeof a[key] === "string") addDocuments(parts, langChainDocuments(a[key]), "openllmetry");
   for (const key of mapping.documents ?? []) for (const v of mapped(span, key)) addDocuments(parts, documentsFrom(v), "mapping");
@@ -369,6 +453,24 @@ export function absorbLog(parts: TraceParts, log: OtlpLog, mapping: AttributeMap
   if (service !== undefined) parts.service ??= service;
 }
 
+/**
+ * Documents without repeats, in order of arrival: one text is one document; when it came both plain and
+ * named (two conventions on one trace), the named copy is kept, in the place the text first came.
+ */
+function distinctDocuments(docs: readonly RetrievedDocument[]): RetrievedDocument[] {
+  const out: RetrievedDocument[] = [];
+  const at = new Map<string, number>();
+  for (const d of docs) {
+    const text = documentTextOf(d);
+    const i = at.get(text);
+    if (i === undefined) {
+      at.set(text, out.length);
+      out.push(d);
+    } else if (typeof out[i] === "string" && typeof d !== "string") out[i] = d;
+  }
+  return out;
+}
+
 /** Context and question that promptContext picks out of the input messages. */
 function fromPrompt(parts: TraceParts, promptContext: PromptContext): { documents: string[]; question: string | undefined } {
   const prompt = parts.prompt ?? [];
@@ -398,7 +500,7 @@ export function resolveParts(parts: TraceParts, promptContext: PromptContext = {
     const sources = new Set<SourceConvention>(parts.documentSources);
     if (parts.answerSource) sources.add(parts.answerSource);
     const convention: Convention = sources.size === 1 ? ([...sources][0] as SourceConvention) : "mixed";
-    return { ok: true, documents: [...new Set(parts.documents)], question, answer: parts.answer, convention };
+    return { ok: true, documents: distinctDocuments(parts.documents), question, answer: parts.answer, convention };
   }
   if ((parts.prompt ?? []).length === 0) return { ok: false, reason: "no_documents" };
   if (promptContext.mode === "off") return { ok: false, reason: "no_documents_prompt_available" };

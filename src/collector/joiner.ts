@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { AttributeMapping, Convention, PromptContext, TraceParts } from "./extract.ts";
-import { absorbLog, absorbSpan, resolveParts, routeLabel } from "./extract.ts";
+import type { AttributeMapping, Convention, PromptContext, RetrievedDocument, TraceParts } from "./extract.ts";
+import { absorbLog, absorbSpan, documentTextOf, resolveParts, routeLabel } from "./extract.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 
 /** A retrieval + generation joined from one trace, ready to score. */
@@ -8,7 +8,8 @@ export interface Interaction {
   readonly traceId: string;
   readonly parentSpanId: string | undefined;
   readonly route: string;
-  readonly documents: readonly string[];
+  /** Each document's text, or `{ text, id?, title?, url? }` when the instrumentation named it. */
+  readonly documents: readonly RetrievedDocument[];
   readonly question: string | undefined;
   readonly answer: string;
 }
@@ -181,7 +182,7 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     // The same limits as /v1/observations: an interaction over them is not scored, and counted.
     if (resolved.answer.length > maxAnswerChars) return { reason: "answer_too_large" };
     if (resolved.documents.length > maxDocuments) return { reason: "too_many_documents" };
-    const bytes = resolved.answer.length + (resolved.question?.length ?? 0) + resolved.documents.reduce((n, d) => n + d.length, 0);
+    const bytes = resolved.answer.length + (resolved.question?.length ?? 0) + resolved.documents.reduce((n, d) => n + documentTextOf(d).length, 0);
     return { interaction: { traceId, parentSpanId: p.parentSpanId, route: routeOf(p), documents: resolved.documents, question: resolved.question, answer: resolved.answer }, info: { convention: resolved.convention, bytes } };
   };
 
@@ -274,7 +275,7 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     if (isSpan) absorbSpan(p, record as OtlpSpan, options.mapping);
     else absorbLog(p, record as OtlpLog, options.mapping);
     let added = RECORD_BYTES + (p.answer?.length ?? 0) + (p.question?.length ?? 0) + (p.lastUserMessage?.length ?? 0) - fixedBefore;
-    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += (p.documents[entry.documentsCounted] as string).length;
+    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += documentTextOf(p.documents[entry.documentsCounted] as RetrievedDocument).length;
     const messages = p.prompt ?? [];
     for (; entry.promptCounted < messages.length; entry.promptCounted++) added += (messages[entry.promptCounted] as { content: string }).content.length;
     entry.bytes += added;

@@ -16,7 +16,7 @@ export interface ConfigFile {
   readonly monitor?: Readonly<Record<string, unknown>>;
   readonly collector?: Readonly<Record<string, unknown>>;
   /** The release gate of `groundwatch eval` (flags override it). */
-  readonly eval?: { readonly maxHallucinationRate?: number; readonly minGroundedShare?: number; readonly minMeanScore?: number; readonly maxUnscorableShare?: number };
+  readonly eval?: { readonly maxHallucinationRate?: number; readonly minGroundedShare?: number; readonly minMeanScore?: number; readonly maxUnscorableShare?: number; readonly maxCitationErrorRate?: number };
 }
 
 const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
@@ -27,7 +27,7 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
     // The resampler (live semantic entropy); its API key is read from GROUNDWATCH_RESAMPLE_API_KEY only.
     ...["resampleUrl", "resampleModel", "resampleN", "resampleRate", "resampleTemperature", "resampleMaxTokens", "resampleMaxConcurrent", "resampleMaxCallsPerMinute", "resampleTimeoutMs", "resampleBudget"],
   ]),
-  eval: new Set(["maxHallucinationRate", "minGroundedShare", "minMeanScore", "maxUnscorableShare"]),
+  eval: new Set(["maxHallucinationRate", "minGroundedShare", "minMeanScore", "maxUnscorableShare", "maxCitationErrorRate"]),
   monitor: new Set(["calibrationFile", "queueSize", "queueBytes", "workers", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "spanEvent", "openInference", "spanRelation", "drift", "requireValidCalibration"]),
 };
 

@@ -189,9 +189,8 @@ function baseNames(name: string): string[] {
 }
 
 /**
- * Resolves markers against the documents. "[n]" names the document whose id is "n" when the
- * documents carry ids that are numbers, else the n-th document (1-based, as answers number their
- * sources). A named source matches a document's id, title or URL (case-insensitive; a URL or
+ * Resolves markers against the documents. "[n]" names the document whose id is "n" when there
+ * is one, else the n-th document (1-based, as answers number their sources). A named source matches a document's id, title or URL (case-insensitive; a URL or
  * path also by its last segment, with or without its extension).
  */
 export function resolveCitations(markers: readonly CitationMarker[], documents: ReadonlyArray<Pick<ContextDocument, "id" | "title" | "url">>): ResolvedCitation[] {
@@ -210,7 +209,9 @@ export function resolveCitations(markers: readonly CitationMarker[], documents: 
     for (const t of marker.targets) {
       let doc: number | undefined;
       if (t.kind === "index") {
-        doc = numericIds ? byName.get(String(t.n)) : t.n >= 1 && t.n <= documents.length ? t.n - 1 : undefined;
+        // A document whose id is the number, else the n-th document: database ids ("4821") never
+        // turn a positional [1] into a citation of nothing.
+        doc = (numericIds ? byName.get(String(t.n)) : undefined) ?? (t.n >= 1 && t.n <= documents.length ? t.n - 1 : undefined);
       } else {
         const n = normalise(t.name);
         doc = byName.get(n) ?? baseNames(n).map((k) => byName.get(k)).find((x) => x !== undefined);

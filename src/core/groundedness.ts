@@ -331,8 +331,13 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       if (overClaims.length > 0) limits.add("claims");
       const windows = plan.windows;
       // Each marker belongs to the claim it sits in, or the one it follows (in the caller's offsets).
-      const claimSpans = plan.claims.map((c) => ({ start: toAnswer(c.start), end: toAnswer(c.end) }));
-      const owner = attachCitations(resolved.map((c) => c.marker.start), claimSpans);
+      // Skipped sentences take part, so a marker after a question or an over-limit sentence is not
+      // handed to the claim before it; such a marker belongs to no checked claim.
+      const spans = [
+        ...plan.claims.map((c, ci) => ({ start: toAnswer(c.start), end: toAnswer(c.end), claim: ci })),
+        ...plan.skipped.map((x) => ({ start: toAnswer(x.start), end: toAnswer(x.end), claim: -1 })),
+      ].sort((a, b) => a.start - b.start);
+      const owner = attachCitations(resolved.map((c) => c.marker.start), spans).map((k) => spans[k]?.claim ?? -1);
       const citedBy = plan.claims.map((_, ci) => resolved.filter((_, k) => owner[k] === ci));
       // A claim citing a document that was not retrieved is decided here, with no model call.
       const notRetrieved = citedBy.map((cs) => cs.some((c) => c.missing.length > 0));
@@ -447,7 +452,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         const verdict: ClaimVerdict = contradicted ? "contradicted" : score >= settings.threshold ? "supported" : elsewhere ? "misattributed" : "unsupported";
         const notes =
           verdict === "misattributed" && elsewhere
-            ? [`not supported by the cited document${cited.size === 1 ? "" : "s"} (${[...cited].join(", ")}); supported by document ${elsewhere.w.doc}`, ...(bestCited?.r.notes ?? [])]
+            ? [`not supported by the cited source${cited.size === 1 ? "" : "s"} ${[...cited].map((d) => sourceName(documents, d)).join(", ")}; supported by ${sourceName(documents, elsewhere.w.doc)}`, ...(bestCited?.r.notes ?? [])]
             : ((contradicted ? worst?.r.notes : bestCited?.r.notes) ?? []);
         // The evidence shown is where the claim is actually supported (another document when misattributed).
         const evidence = elsewhere && verdict === "misattributed" ? evidenceIn(elsewhere.w) : bestCited ? evidenceIn(bestCited.w) : null;
@@ -486,6 +491,13 @@ function toAnswerMarker(c: ResolvedCitation): { start: number; end: number } {
 
 function citationOf(c: ResolvedCitation, status: CitationStatus, score: number, evidence: Evidence | null, at: { start: number; end: number }): ClaimCitation {
   return { marker: c.marker.text, start: at.start, end: at.end, docs: c.docs, missing: c.missing, status, score, evidence };
+}
+
+/** A document as an answer would cite it: "[2]" (1-based), with its id or title when it has one. */
+function sourceName(documents: readonly ContextDocument[], doc: number): string {
+  const d = documents[doc];
+  const name = d?.id ?? d?.title ?? d?.url;
+  return name !== undefined ? `[${doc + 1}] ("${name}")` : `[${doc + 1}]`;
 }
 
 /** The context as documents, in order: a string is one document; `{ text }` objects keep their names. */

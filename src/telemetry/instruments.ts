@@ -7,6 +7,8 @@ export interface Instruments {
   readonly score: Histogram;
   readonly evaluations: Counter;
   readonly claims: Counter;
+  /** Citation markers by route and status (groundwatch.citation.status). */
+  readonly citations: Counter;
   /** Observable: read from the monitor's own tallies at collection, so observe() records nothing. */
   readonly seen: ObservableCounter;
   readonly notSampled: ObservableCounter;
@@ -40,6 +42,7 @@ export function createInstruments(meter: Meter): Instruments {
     score: histogram(METRICS.score, SCORE_BUCKETS),
     evaluations: counter(METRICS.evaluations),
     claims: counter(METRICS.claims),
+    citations: counter(METRICS.citations),
     seen: observableCounter(METRICS.seen),
     notSampled: observableCounter(METRICS.notSampled),
     sampled: observableCounter(METRICS.sampled),

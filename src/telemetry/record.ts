@@ -6,7 +6,13 @@ import type { Instruments } from "./instruments.ts";
 import {
   ATTR_BACKEND_NAME,
   ATTR_BACKEND_TIER,
+  ATTR_CITATIONS_FOUND,
+  ATTR_CITATIONS_INVALID,
+  ATTR_CITATIONS_MISATTRIBUTED,
+  ATTR_CITATIONS_VALID,
+  ATTR_CITATION_STATUS,
   ATTR_CLAIMS_CONTRADICTED,
+  ATTR_CLAIMS_MISATTRIBUTED,
   ATTR_CLAIMS_SKIPPED,
   ATTR_CLAIMS_SUPPORTED,
   ATTR_CLAIMS_UNSTABLE,
@@ -29,6 +35,7 @@ import {
   ATTR_ROUTE,
   ATTR_SCORE,
   ATTR_VERDICT,
+  CITATION_STATUSES,
   EVALUATION_GROUNDEDNESS,
   EVALUATION_SEMANTIC_ENTROPY,
   EVENT_GEN_AI_EVALUATION_RESULT,
@@ -58,12 +65,26 @@ export function unstableClaimCount(r: EvaluationSummary): number | undefined {
 export function explanationOf(r: EvaluationSummary): string {
   if (r.verdict === "unscorable" || r.score === null) return `unscorable: ${r.reason ?? "unknown"}`;
   const c = r.claims;
-  const base = `${c.supported + c.contradicted + c.unsupported} claims: ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported; score ${r.score.toFixed(3)} vs threshold ${r.threshold ?? ""}`;
+  const misattributed = c.misattributed > 0 ? `, ${c.misattributed} misattributed` : "";
+  const cited = r.citations ? `; ${citationsText(r.citations)}` : "";
+  const base = `${c.supported + c.contradicted + c.unsupported + c.misattributed} claims: ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported${misattributed}; score ${r.score.toFixed(3)} vs threshold ${r.threshold ?? ""}${cited}`;
   const cc = r.claimConsistency;
   if (!cc) return base;
   const unstable = unstableClaimCount(r);
   if (unstable === undefined) return `${base}; claim stability not measured (${cc.reasons[0] ?? "unreliable"})`;
   return `${base}; ${unstable} of ${cc.claims} claims unstable across ${cc.samples} resamples${cc.reliable ? "" : ` (${cc.measured} of ${cc.claims} measured)`}`;
+}
+
+/** The citation summary in words: "3 citations: 2 valid, 1 not retrieved, 1 misattributed". */
+export function citationsText(c: NonNullable<EvaluationSummary["citations"]>): string {
+  return `${c.found} citation${c.found === 1 ? "" : "s"}: ${c.valid} valid, ${c.invalid} not retrieved, ${c.misattributed} misattributed`;
+}
+
+/** The citation summary as attributes (span and evaluation event); empty when the answer cites nothing. */
+function citationAttributes(r: EvaluationSummary): Attributes {
+  const c = r.citations;
+  if (!c) return {};
+  return { [ATTR_CITATIONS_FOUND]: c.found, [ATTR_CITATIONS_VALID]: c.valid, [ATTR_CITATIONS_INVALID]: c.invalid, [ATTR_CITATIONS_MISATTRIBUTED]: c.misattributed };
 }
 
 function capture(text: string, opts: RecordingOptions): string {
@@ -95,7 +116,9 @@ export function recordEvaluation(params: {
     [ATTR_CLAIMS_SUPPORTED]: counts.supported,
     [ATTR_CLAIMS_CONTRADICTED]: counts.contradicted,
     [ATTR_CLAIMS_UNSUPPORTED]: counts.unsupported,
+    [ATTR_CLAIMS_MISATTRIBUTED]: counts.misattributed,
     [ATTR_CLAIMS_SKIPPED]: r.skipped,
+    ...citationAttributes(r),
     ...(r.score !== null ? { [ATTR_SCORE]: r.score } : { [ATTR_REASON]: r.reason ?? "unknown" }),
   };
   if (r.entropy) {
@@ -129,6 +152,7 @@ export function recordEvaluation(params: {
     [ATTR_GEN_AI_EVALUATION_EXPLANATION]: explanation,
     ...(r.score !== null ? { [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: r.score } : { [ATTR_ERROR_TYPE]: r.reason ?? "unknown" }),
     ...(unstable !== undefined ? { [ATTR_CLAIMS_UNSTABLE]: unstable } : {}),
+    ...citationAttributes(r),
     ...base,
   };
   params.logger.emit({ eventName: EVENT_GEN_AI_EVALUATION_RESULT, attributes: eventAttrs, context: params.eventContext });
@@ -148,6 +172,8 @@ export function recordEvaluation(params: {
   m.evaluations.add(1, { ...base, [ATTR_VERDICT]: r.verdict });
   if (r.score !== null) m.score.record(r.score, { ...base, [ATTR_VERDICT]: r.verdict });
   for (const [verdict, n] of Object.entries(counts)) if (n > 0) m.claims.add(n, { ...base, [ATTR_CLAIM_VERDICT]: verdict });
+  // Citations by route and status only: the invalid-citation alert sums them per route.
+  if (r.citations) for (const status of CITATION_STATUSES) if (r.citations.byStatus[status] > 0) m.citations.add(r.citations.byStatus[status], { [ATTR_ROUTE]: route, [ATTR_CITATION_STATUS]: status });
   if (r.entropy) {
     if (r.entropy.reliable && r.entropy.normalized !== null) m.entropy.record(r.entropy.normalized, base);
     else m.degenerate.add(1, { ...base, [ATTR_REASON]: r.entropy.reasons[0]?.startsWith("all ") && r.entropy.reasons[0].includes("identical") ? "identical_samples" : "unreliable" });

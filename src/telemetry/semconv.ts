@@ -46,6 +46,8 @@ export const ATTR_SCORE = "groundwatch.score";
 export const ATTR_CLAIMS_SUPPORTED = "groundwatch.claims.supported";
 export const ATTR_CLAIMS_CONTRADICTED = "groundwatch.claims.contradicted";
 export const ATTR_CLAIMS_UNSUPPORTED = "groundwatch.claims.unsupported";
+/** Claims supported only by a retrieved document other than the one they cite (span attribute, a count). */
+export const ATTR_CLAIMS_MISATTRIBUTED = "groundwatch.claims.misattributed";
 export const ATTR_CLAIMS_SKIPPED = "groundwatch.claims.skipped";
 export const ATTR_ENTROPY = "groundwatch.entropy";
 export const ATTR_ENTROPY_NORMALIZED = "groundwatch.entropy.normalized";
@@ -56,6 +58,18 @@ export const ATTR_COMBINED_VERDICT = "groundwatch.combined.verdict";
 export const ATTR_CLAIMS_UNSTABLE = "groundwatch.claims.unstable";
 /** How a resampler call ended (on groundwatch.resample.calls, and on the evaluation span): ok, error, timeout, short, shutdown, budget, busy, no_question. */
 export const ATTR_RESAMPLE_OUTCOME = "groundwatch.resample.outcome";
+/** How one citation marker of an answer checked out (on groundwatch.citations): one of CITATION_STATUSES. */
+export const ATTR_CITATION_STATUS = "groundwatch.citation.status";
+/**
+ * The answer's citation summary (span and evaluation-event attributes, counts; present only when the
+ * answer cites something): markers found, those naming only retrieved documents (valid), those naming
+ * a document that was not retrieved (invalid), and valid ones whose documents do not support their
+ * claim while another retrieved document does (misattributed).
+ */
+export const ATTR_CITATIONS_FOUND = "groundwatch.citations.found";
+export const ATTR_CITATIONS_VALID = "groundwatch.citations.valid";
+export const ATTR_CITATIONS_INVALID = "groundwatch.citations.invalid";
+export const ATTR_CITATIONS_MISATTRIBUTED = "groundwatch.citations.misattributed";
 /** prompt or completion (on groundwatch.resample.tokens). */
 export const ATTR_TOKEN_KIND = "groundwatch.token.kind";
 /** Opt-in content (off by default; capped and passed through the redaction hook). */
@@ -82,7 +96,13 @@ function spec(name: string, unit: string, kind: MetricSpec["kind"], description:
 export const METRICS = {
   score: spec("groundwatch.groundedness.score", "1", "histogram", "Groundedness score of evaluated answers (0–1, higher is better grounded)"),
   evaluations: spec("groundwatch.evaluations", "{evaluation}", "counter", "Evaluated answers by verdict (grounded, ungrounded, unscorable)"),
-  claims: spec("groundwatch.claims", "{claim}", "counter", "Checked claims by verdict (supported, contradicted, unsupported)"),
+  claims: spec("groundwatch.claims", "{claim}", "counter", "Checked claims by verdict (supported, contradicted, unsupported, misattributed)"),
+  citations: spec(
+    "groundwatch.citations",
+    "{citation}",
+    "counter",
+    "Citation markers in scored answers ([1], (source: name)), by route and status: supported, misattributed (another retrieved document supports the claim), unsupported, contradicted, not_retrieved (names a document that was not retrieved; decided without a model call), unchecked (its claim was not checked: over a limit, or the answer was unscorable)",
+  ),
   seen: spec("groundwatch.observations.seen", "{observation}", "counter", "Observations passed to observe()"),
   notSampled: spec("groundwatch.observations.not_sampled", "{observation}", "counter", "Observations the sampling decision skipped"),
   sampled: spec("groundwatch.observations.sampled", "{observation}", "counter", "Observations selected for scoring"),
@@ -106,6 +126,14 @@ export const METRICS = {
   workersAlive: spec("groundwatch.workers.alive", "{worker}", "gauge", "Scoring workers running and able to take observations"),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
 } as const satisfies Record<string, MetricSpec>;
+
+/**
+ * The values of groundwatch.citation.status: a citation's status as the scorer reports it
+ * (supported, misattributed, unsupported, contradicted, not_retrieved), and unchecked for a marker
+ * whose claim was not checked, so that the statuses of an answer add up to the citations found.
+ */
+export const CITATION_STATUSES = ["supported", "misattributed", "unsupported", "contradicted", "not_retrieved", "unchecked"] as const;
+export type CitationCountStatus = (typeof CITATION_STATUSES)[number];
 
 /** Histogram bucket boundaries. */
 export const SCORE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1];

@@ -1,6 +1,20 @@
 import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
+import type { CitationCountStatus } from "./semconv.ts";
+import { CITATION_STATUSES } from "./semconv.ts";
+
+/**
+ * An answer's citations in counts: the scorer's summary (found, valid, invalid, misattributed) and
+ * every marker by status, each counted once (the statuses add up to `found`).
+ */
+export interface CitationCounts {
+  readonly found: number;
+  readonly valid: number;
+  readonly invalid: number;
+  readonly misattributed: number;
+  readonly byStatus: Readonly<Record<CitationCountStatus, number>>;
+}
 
 /**
  * What telemetry needs from a scored answer: counts, scores and reasons, and claim
@@ -47,6 +61,31 @@ export interface EvaluationSummary {
     readonly reasons: readonly string[];
   };
   readonly combined?: CombinedVerdict;
+  /** Present when the answer cites something ([1], (source: name)). */
+  readonly citations?: CitationCounts;
+}
+
+/**
+ * Counts an answer's citation markers by status: each checked claim's citations carry theirs; a
+ * marker naming a document that was not retrieved is not_retrieved wherever it is; any other marker
+ * outside the checked claims (its claim was over a limit, or the answer was unscorable) is unchecked.
+ * Undefined when the answer cites nothing.
+ */
+export function citationCounts(r: Pick<ScoredAnswer, "claims" | "citations">): CitationCounts | undefined {
+  const summary = r.citations;
+  if (!summary) return undefined;
+  const byStatus = Object.fromEntries(CITATION_STATUSES.map((s) => [s, 0])) as Record<CitationCountStatus, number>;
+  for (const c of r.claims) for (const citation of c.citations ?? []) byStatus[citation.status]++;
+  const counted = CITATION_STATUSES.reduce((n, s) => n + byStatus[s], 0);
+  const invalidElsewhere = Math.max(0, summary.invalid - byStatus.not_retrieved);
+  byStatus.not_retrieved += invalidElsewhere;
+  byStatus.unchecked += Math.max(0, summary.found - counted - invalidElsewhere);
+  return { found: summary.found, valid: summary.valid, invalid: summary.invalid, misattributed: summary.misattributed, byStatus };
+}
+
+function citationsOf(r: ScoredAnswer): { citations?: CitationCounts } {
+  const counts = citationCounts(r);
+  return counts ? { citations: counts } : {};
 }
 
 export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationSummary {
@@ -99,5 +138,6 @@ export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationS
         }
       : {}),
     ...(r.combined ? { combined: r.combined } : {}),
+    ...citationsOf(r),
   };
 }

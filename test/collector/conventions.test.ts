@@ -45,7 +45,8 @@ describe("OpenInference RETRIEVER output.value", () => {
     const { out, spans } = joiner();
     const docs = [{ id: "1", content: DOC_A, score: 0.9 }, { id: "2", content: DOC_B, score: 0.7 }];
     spans([{ spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "openinference.span.kind": "RETRIEVER", "input.value": QUESTION, "output.value": JSON.stringify(docs) } }, oiLlm, root]);
-    expect(out).toEqual([expect.objectContaining({ documents: [DOC_A, DOC_B], question: QUESTION, answer: ANSWER, route: "/ask", convention: "openinference", parentSpanId: LLM })]);
+    // The ids name the documents, so citations in the answer can be checked against them.
+    expect(out).toEqual([expect.objectContaining({ documents: [{ id: "1", text: DOC_A }, { id: "2", text: DOC_B }], question: QUESTION, answer: ANSWER, route: "/ask", convention: "openinference", parentSpanId: LLM })]);
   });
 
   it("reads an object holding documents, each a string or page_content / pageContent / text", () => {
@@ -77,7 +78,7 @@ describe("OpenLLMetry (Traceloop)", () => {
       { spanId: LLM, parentSpanId: ROOT, attributes: { "gen_ai.completion.0.content": ANSWER } },
       root,
     ]);
-    expect(out).toEqual([expect.objectContaining({ documents: [DOC_A, DOC_B], answer: ANSWER, convention: "openllmetry" })]);
+    expect(out).toEqual([expect.objectContaining({ documents: [{ id: "a", text: DOC_A }, { id: "b", text: DOC_B }], answer: ANSWER, convention: "openllmetry" })]);
   });
 
   it("finds LangChain Documents in traceloop.entity.input / output, wrapped or serialised, once each", () => {
@@ -89,7 +90,8 @@ describe("OpenLLMetry (Traceloop)", () => {
       { spanId: LLM, parentSpanId: ROOT, attributes: { "traceloop.workflow.name": "answer", "gen_ai.operation.name": "chat", "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: ANSWER }] }]) } },
       root,
     ]);
-    expect(out).toEqual([expect.objectContaining({ documents: [DOC_A, DOC_B], answer: ANSWER, convention: "openllmetry" })]);
+    // A Document's metadata.source names it (as a URL or path a citation may give).
+    expect(out).toEqual([expect.objectContaining({ documents: [DOC_A, { text: DOC_B, url: "kb" }], answer: ANSWER, convention: "openllmetry" })]);
   });
 
   it("stops the document search at the depth cap", () => {
@@ -109,7 +111,7 @@ describe("OTel GenAI log events", () => {
     logs([userMessage, choice]);
     expect(out).toEqual([]);
     spans([genaiRetrieval, genaiChat, root]);
-    expect(out).toEqual([expect.objectContaining({ documents: [DOC_A], question: QUESTION, answer: ANSWER, parentSpanId: LLM, route: "/ask", convention: "genai" })]);
+    expect(out).toEqual([expect.objectContaining({ documents: [{ id: "a", text: DOC_A }], question: QUESTION, answer: ANSWER, parentSpanId: LLM, route: "/ask", convention: "genai" })]);
   });
 
   it("joins them spans before logs, across separate requests, with event.name as an attribute", () => {
@@ -119,7 +121,7 @@ describe("OTel GenAI log events", () => {
     expect(out).toEqual([]);
     logs([userMessage], T, true);
     logs([choice], T, true);
-    expect(out).toEqual([expect.objectContaining({ documents: [DOC_A], question: QUESTION, answer: ANSWER, parentSpanId: LLM })]);
+    expect(out).toEqual([expect.objectContaining({ documents: [{ id: "a", text: DOC_A }], question: QUESTION, answer: ANSWER, parentSpanId: LLM })]);
   });
 
   it("reads gen_ai.client.inference.operation.details input and output messages", () => {
@@ -263,5 +265,60 @@ describe.skipIf(fixtureFiles.length === 0)("captured instrumentation payloads", 
       // The prompt's documents are the context, not the question.
       expect(i.documents.join(" ")).not.toContain(i.question);
     }
+  });
+});
+
+describe("documents named for citations", () => {
+  it("reads OpenInference retrieval.documents.N.document.id, and title and URL from document.metadata", () => {
+    const { out, spans } = joiner();
+    spans([
+      {
+        spanId: RETRIEVER,
+        parentSpanId: ROOT,
+        attributes: {
+          "openinference.span.kind": "RETRIEVER",
+          "retrieval.documents.0.document.id": "returns-policy",
+          "retrieval.documents.0.document.content": DOC_A,
+          "retrieval.documents.0.document.metadata": JSON.stringify({ title: "Returns policy", url: "https://kb.example.com/returns" }),
+          "retrieval.documents.1.document.id": 17,
+          "retrieval.documents.1.document.content": DOC_B,
+          "retrieval.documents.1.document.metadata": JSON.stringify({ source: "docs/shipping.md" }),
+          // A document without a name stays plain text; metadata that is not JSON names nothing.
+          "retrieval.documents.2.document.content": "Plain doc.",
+          "retrieval.documents.3.document.content": "Odd metadata.",
+          "retrieval.documents.3.document.metadata": "{not json",
+          // An id without content is not a document.
+          "retrieval.documents.4.document.id": "empty",
+        },
+      },
+      oiLlm,
+      root,
+    ]);
+    expect(out[0]?.documents).toEqual([{ id: "returns-policy", title: "Returns policy", url: "https://kb.example.com/returns", text: DOC_A }, { id: "17", url: "docs/shipping.md", text: DOC_B }, "Plain doc.", "Odd metadata."]);
+  });
+
+  it("reads ids and metadata of RETRIEVER output.value documents, also nested under document", () => {
+    const { out, spans } = joiner();
+    const docs = [{ document: { id: "a", content: DOC_A, metadata: { title: "Returns" } } }, { id: "b", page_content: DOC_B, metadata: { source: "shipping.md" } }];
+    spans([{ spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "openinference.span.kind": "RETRIEVER", "output.value": JSON.stringify(docs) } }, oiLlm, root]);
+    expect(out[0]?.documents).toEqual([{ id: "a", title: "Returns", text: DOC_A }, { id: "b", url: "shipping.md", text: DOC_B }]);
+  });
+
+  it("keeps one copy of a document that two conventions report, the named one, where it first came", () => {
+    const { out, spans } = joiner();
+    spans([
+      { spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "gen_ai.operation.name": "retrieval", "gen_ai.retrieval.documents": JSON.stringify([{ content: DOC_A }, { content: DOC_B }]) } },
+      { spanId: "0000000000000004", parentSpanId: ROOT, attributes: { "openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.id": "a", "retrieval.documents.0.document.content": DOC_A } },
+      oiLlm,
+      root,
+    ]);
+    expect(out[0]?.documents).toEqual([{ id: "a", text: DOC_A }, DOC_B]);
+  });
+
+  it("ignores names that are empty, not strings or numbers, or too long to be a citation", () => {
+    const { out, spans } = joiner();
+    const docs = [{ id: "", content: DOC_A, metadata: { title: 5, url: "x".repeat(2000) } }, { id: { nested: true }, content: DOC_B }];
+    spans([{ spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "gen_ai.operation.name": "retrieval", "gen_ai.retrieval.documents": JSON.stringify(docs) } }, oiLlm, root]);
+    expect(out[0]?.documents).toEqual([DOC_A, DOC_B]);
   });
 });

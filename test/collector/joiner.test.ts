@@ -32,7 +32,7 @@ describe("trace joining", () => {
       span("0000000000000003", "0000000000000001", { "gen_ai.operation.name": "chat", "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: "GenAI answer" }] }]) }),
       span("0000000000000001", "", {}),
     ]);
-    expect(out[0]).toMatchObject({ documents: ["GenAI doc"], question: "q?", answer: "GenAI answer", route: "svc" });
+    expect(out[0]).toMatchObject({ documents: [{ id: "d1", text: "GenAI doc" }], question: "q?", answer: "GenAI answer", route: "svc" });
     const second = joiner();
     second.j.add([span("0000000000000002", "", { "retrieval.documents.0.document.content": "D", "gen_ai.completion.0.content": "OpenLLMetry answer" })]);
     expect(second.out[0]?.answer).toBe("OpenLLMetry answer");

@@ -76,6 +76,15 @@ describe("resolveCitations", () => {
     expect(resolveCitations(m, [{ id: "3" }, { id: "1" }]).map((c) => c.docs)).toEqual([[1], [0]]);
   });
 
+  // Regression: database ids ("4821") made every positional [1] a citation of nothing.
+  it("reads [n] by position when no document's id is n", () => {
+    const m = findCitations("A [1]. B [2].");
+    expect(resolveCitations(m, [{ id: "4821" }, { id: "77" }]).map((c) => [c.docs, c.missing])).toEqual([
+      [[0], []],
+      [[1], []],
+    ]);
+  });
+
   it("matches named sources by id, title or URL, case-insensitively and by file name", () => {
     const docs = [{ id: "refund-policy" }, { title: "Pricing Guide" }, { url: "https://example.com/docs/faq.md?x=1" }];
     const m = findCitations("A (source: Refund-Policy.md). B (source: pricing guide). C (source: faq). D (source: terms.md).");
@@ -125,7 +134,7 @@ describe("scoring cited answers", () => {
     expect(r.verdict).toBe("ungrounded");
     expect(r.claims[0]?.verdict).toBe("misattributed");
     expect(r.claims[0]?.evidence?.doc).toBe(1);
-    expect(r.claims[0]?.notes[0]).toMatch(/not supported by the cited document \(0\); supported by document 1/);
+    expect(r.claims[0]?.notes[0]).toBe('not supported by the cited source [1] ("pricing"); supported by [2] ("refunds")');
     expect(r.claims[0]?.citations?.[0]).toMatchObject({ status: "misattributed", docs: [0] });
     expect(r.citations).toEqual({ found: 1, valid: 1, invalid: 0, misattributed: 1 });
   });
@@ -150,6 +159,18 @@ describe("scoring cited answers", () => {
     expect(r.verdict).toBe("grounded");
     expect(r.citations).toBeUndefined();
     expect(r.claims[0]?.citations).toBeUndefined();
+  });
+
+  // Regression: a marker after a skipped sentence was handed to the last checked claim.
+  it("does not give a claim the markers of sentences skipped after it", async () => {
+    const backend = createFakeBackend();
+    const s = createGroundednessScorer(backend, testAnalyzer(), { threshold: 0.5, topK: 3, tokenBudget: 400, maxClaims: 1 });
+    const r = await s.score({ answer: "Refunds are issued within 30 days [2]. The basic plan costs $10 a month [1]. Gift cards never expire [3].", context: DOCS });
+    expect(r.claims).toHaveLength(1);
+    expect(r.claims[0]?.verdict).toBe("supported");
+    expect(r.claims[0]?.citations?.map((c) => c.marker)).toEqual(["[2]"]);
+    // Every marker still counts in the summary, the one naming a missing document as invalid.
+    expect(r.citations).toEqual({ found: 3, valid: 2, invalid: 1, misattributed: 0 });
   });
 
   it("scores uncited claims of a cited answer as today", async () => {

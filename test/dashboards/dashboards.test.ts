@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { HALLUCINATION_THRESHOLD, RESAMPLE_SUCCESS_THRESHOLD, TRENDS_RETENTION_DAYS, dashboardFiles, ratio } from "../../scripts/dashboards.ts";
+import { HALLUCINATION_THRESHOLD, INVALID_CITATION_THRESHOLD, RESAMPLE_SUCCESS_THRESHOLD, TRENDS_RETENTION_DAYS, dashboardFiles, ratio } from "../../scripts/dashboards.ts";
 import { RESAMPLER_PANELS } from "../helpers/dashboards.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -59,6 +59,28 @@ describe("dashboards as code", () => {
       { value: RESAMPLE_SUCCESS_THRESHOLD, color: "green" },
     ]);
     expect(panel?.targets?.[0]?.expr).toContain('groundwatch_resample_outcome=~"ok|error|timeout|short"');
+  });
+
+  it("draws invalid and misattributed citation shares by route in a citations row, with the threshold the invalid-citation alert tickets on", () => {
+    const rules = parse(readFileSync(`${ROOT}/alerts/rules.yml`, "utf8")) as { groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }> };
+    const all = rules.groups.flatMap((g) => g.rules);
+    expect(all.find((r) => r.alert === "GroundwatchInvalidCitationsHigh")?.expr).toContain(`> ${INVALID_CITATION_THRESHOLD.toFixed(2)}`);
+    expect(all.find((r) => r.record === "groundwatch:invalid_citation_rate:ratio_rate1h")?.expr).toContain('groundwatch_citation_status="not_retrieved"');
+    const d = JSON.parse(dashboardFiles()["overview.json"]!) as { panels: Array<{ type: string; title: string; targets?: Array<{ expr: string; legendFormat?: string }>; fieldConfig?: { defaults: { unit?: string; thresholds?: { steps: Array<{ value: number | null; color: string }> } } } }> };
+    const start = d.panels.findIndex((p) => p.type === "row" && p.title === "Citations");
+    const end = d.panels.findIndex((p, i) => i > start && p.type === "row");
+    expect(d.panels.slice(start + 1, end).map((p) => p.title)).toEqual(["Invalid and misattributed citations by route", "Citations by status"]);
+    const rates = d.panels.find((p) => p.title === "Invalid and misattributed citations by route");
+    expect(rates?.fieldConfig?.defaults.unit).toBe("percentunit");
+    expect(rates?.fieldConfig?.defaults.thresholds?.steps).toEqual([
+      { value: null, color: "green" },
+      { value: INVALID_CITATION_THRESHOLD, color: "red" },
+    ]);
+    const allCitations = 'sum by (groundwatch_route) (rate(groundwatch_citations_total{groundwatch_route=~"$route"}[$__rate_interval]))';
+    expect(rates?.targets?.map((t) => [t.legendFormat, t.expr])).toEqual([
+      ["invalid {{groundwatch_route}}", ratio('sum by (groundwatch_route) (rate(groundwatch_citations_total{groundwatch_citation_status="not_retrieved", groundwatch_route=~"$route"}[$__rate_interval]))', allCitations)],
+      ["misattributed {{groundwatch_route}}", ratio('sum by (groundwatch_route) (rate(groundwatch_citations_total{groundwatch_citation_status="misattributed", groundwatch_route=~"$route"}[$__rate_interval]))', allCitations)],
+    ]);
   });
 
   it("divides ratios by (denominator > 0), never by clamp_min(…, 1e-9): nothing scored is no data, not 0%", () => {

@@ -15,7 +15,7 @@ const BAD = "The warranty covers alien abductions and lasts for ninety-nine year
 
 const RUNBOOK_BASE = "https://runbooks.test/groundwatch";
 /** Ratio panels: no data, not 0%, on a route where nothing was scored. */
-const RATIO_PANELS = ["Hallucination rate by route", "Mean groundedness by route", "Degenerate resample sets", "Unstable-claim share by route", "Hallucination rate, 30-day window", "Hallucination rate, 90-day window"];
+const RATIO_PANELS = ["Hallucination rate by route", "Mean groundedness by route", "Invalid and misattributed citations by route", "Degenerate resample sets", "Unstable-claim share by route", "Hallucination rate, 30-day window", "Hallucination rate, 90-day window"];
 
 /** The shipped rules, with the page alert's `for` and the rule intervals shortened so a test can watch it fire. */
 function testRules(): string {
@@ -27,8 +27,12 @@ function testRules(): string {
   return path;
 }
 
+/** An answer citing its source: the document ([1]) when it is grounded, one that was not retrieved ([2]) when not; the verdict is the same either way. */
+const cite = (answer: string): string => `${answer} ${answer === GOOD ? "[1]" : "[2]"}`;
+
 async function send(c: RunningCollector, answers: string[], route: string): Promise<void> {
-  const rows = answers.map((answer, i) => ({ route, context: [DOC], answer, question: "What does the warranty cover?", ...(i % 5 === 0 ? { samples: ["One year.", "It lasts a year.", "Two years.", "A year, for defects."] } : {}) }));
+  // Every third answer cites a source, so the citation panels have data.
+  const rows = answers.map((answer, i) => ({ route, context: [DOC], answer: i % 3 === 1 ? cite(answer) : answer, question: "What does the warranty cover?", ...(i % 5 === 0 ? { samples: ["One year.", "It lasts a year.", "Two years.", "A year, for defects."] } : {}) }));
   for (let i = 0; i < rows.length; i += 50) {
     const res = await fetch(`${c.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(rows.slice(i, i + 50)) });
     expect(res.status).toBe(202);
