@@ -8,10 +8,23 @@ Run with Debian's python (python3-onnx, python3-numpy):
   /usr/bin/python3 scripts/onnx_fixtures.py shape OUT_DIR --layers 6 --hidden 384 --heads 12 \
       --intermediate 1536 --vocab 30522                          # benchmark graphs (not committed)
   /usr/bin/python3 scripts/onnx_fixtures.py matmul OUT_DIR --m 1024 --k 1024 --n 1024   # one MatMul
+  /usr/bin/python3 scripts/onnx_fixtures.py quantize IN.onnx OUT.onnx [--per-channel]  # dynamic int8
+  /usr/bin/python3 scripts/onnx_fixtures.py fp16 IN.onnx OUT.onnx                 # fp16 weights and output
 
 A fixture directory has the Hugging Face layout the onnx backend reads: config.json (with
 id2label), tokenizer.json, tokenizer_config.json, onnx/model.onnx; plus reference.json with
-the token ids and logits numpy computed for a set of pairs.
+the token ids and logits numpy computed for a set of pairs. `fixtures` also writes
+graph-variants/{deberta-unigram,bert-wordpiece}: the same networks as a dynamically quantised
+int8 graph (model_int8.onnx) and an fp16 graph (model_fp16.onnx), with numpy references for
+both. The tests compose the Hub's file layouts (cross-encoder, transformers.js, optimum) from them.
+
+`shape` with --int8 also writes onnx/model_int8.onnx beside onnx/model.onnx (for bench:nli).
+
+Dynamic quantisation is written by hand, as onnxruntime's quantize_dynamic writes it (no
+onnxruntime python package is needed): every MatMul whose B is a 2-D float initializer becomes
+DynamicQuantizeLinear(A) -> MatMulInteger(A_q, B_q int8, A_zp, B_zp) -> Cast(float) ->
+Mul(A_scale * B_scale). The weights are symmetric int8 (zero point 0), one scale per tensor or,
+with --per-channel, per output column. onnxruntime fuses the chain into DynamicQuantizeMatMul.
 """
 import argparse
 import json
@@ -134,21 +147,23 @@ def layer_norm(x, g, b, eps=1e-12):
     return (x - mu) / np.sqrt(var + eps) * g + b
 
 
-def reference_logits(cfg, p, ids, mask, types):
-    """The same network in float64 numpy, written from the math, not from the graph."""
+def reference_logits(cfg, p, ids, mask, types, dtype=np.float64, matmul=None):
+    """The same network in numpy (float64 unless told), written from the math, not from the
+    graph. `matmul(t, w)` replaces `t @ w` for the weight products (the int8 reference)."""
     h, nh = cfg["hidden"], cfg["heads"]
     hd = h // nh
     ids, mask = np.asarray(ids), np.asarray(mask)
     B, S = ids.shape
-    P = {k: v.astype(np.float64) for k, v in p.items()}
+    P = {k: v.astype(dtype) for k, v in p.items()}
+    mm = matmul or (lambda t, w: t @ w)
     x = P["word"][ids] + P["pos"][np.arange(S)][None, :, :]
     if cfg["type_vocab"] > 0:
         x = x + P["type"][np.asarray(types)]
     x = layer_norm(x, P["emb_g"], P["emb_b"])
-    bias = ((1.0 - mask) * -10000.0)[:, None, None, :]
+    bias = ((1.0 - mask) * -10000.0).astype(dtype)[:, None, None, :]
     for i in range(cfg["layers"]):
         def dense(t, n):
-            return t @ P[f"l{i}_{n}_w"] + P[f"l{i}_{n}_b"]
+            return mm(t, P[f"l{i}_{n}_w"]) + P[f"l{i}_{n}_b"]
 
         def split(t):
             return t.reshape(B, S, nh, hd).transpose(0, 2, 1, 3)
@@ -163,8 +178,107 @@ def reference_logits(cfg, p, ids, mask, types):
         f = dense(x, "f1")
         f = 0.5 * f * (1.0 + _erf(f / math.sqrt(2.0)))
         x = layer_norm(x + dense(f, "f2"), P[f"l{i}_ln2_g"], P[f"l{i}_ln2_b"])
-    pooled = np.tanh(x[:, 0, :] @ P["pool_w"] + P["pool_b"])
-    return pooled @ P["cls_w"] + P["cls_b"]
+    pooled = np.tanh(mm(x[:, 0, :], P["pool_w"]) + P["pool_b"])
+    return mm(pooled, P["cls_w"]) + P["cls_b"]
+
+
+# ---------------------------------------------------------------- int8 and fp16 variants
+
+def quantize_weight(w, per_channel):
+    """Symmetric int8: zero point 0, scale max|w| / 127 per tensor or per output column."""
+    absmax = np.abs(w).max(axis=0) if per_channel else np.array(np.abs(w).max())
+    scale = (np.maximum(absmax, 1e-12) / np.float32(127)).astype(np.float32)
+    q = np.clip(np.round(w / scale), -127, 127).astype(np.int8)
+    zp = np.zeros(scale.shape, dtype=np.int8)
+    return q, scale, zp
+
+
+def quantize_dynamic(model, per_channel=False):
+    """Rewrites every MatMul whose B is a 2-D float initializer as dynamically quantised int8."""
+    graph = model.graph
+    inits = {i.name: i for i in graph.initializer}
+    nodes, quantized = [], set()
+    for n in graph.node:
+        w_init = inits.get(n.input[1]) if n.op_type == "MatMul" and len(n.input) == 2 else None
+        if w_init is None or len(w_init.dims) != 2 or w_init.data_type != TensorProto.FLOAT:
+            nodes.append(n)
+            continue
+        w = n.input[1]
+        if w not in quantized:
+            q, scale, zp = quantize_weight(numpy_helper.to_array(w_init), per_channel)
+            graph.initializer.extend([numpy_helper.from_array(q, f"{w}_quantized"), numpy_helper.from_array(scale, f"{w}_scale"), numpy_helper.from_array(zp, f"{w}_zero_point")])
+            quantized.add(w)
+        out = n.output[0]
+        a_q, a_scale, a_zp = f"{out}_a_quantized", f"{out}_a_scale", f"{out}_a_zero_point"
+        nodes += [
+            helper.make_node("DynamicQuantizeLinear", [n.input[0]], [a_q, a_scale, a_zp]),
+            helper.make_node("MatMulInteger", [a_q, f"{w}_quantized", a_zp, f"{w}_zero_point"], [f"{out}_int32"]),
+            helper.make_node("Cast", [f"{out}_int32"], [f"{out}_float"], to=TensorProto.FLOAT),
+            helper.make_node("Mul", [a_scale, f"{w}_scale"], [f"{out}_scales"]),
+            helper.make_node("Mul", [f"{out}_float", f"{out}_scales"], [out]),
+        ]
+    used = {i for n in nodes for i in n.input}
+    keep = [i for i in graph.initializer if i.name in used]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    del graph.initializer[:]
+    graph.initializer.extend(keep)
+    model.producer_name = "groundwatch-fixtures (dynamic int8)"
+    onnx.checker.check_model(model)
+    return model
+
+
+def to_fp16(model):
+    """Stores every float weight (2 or more elements) as float16, cast back to float where used,
+    and makes the logits output float16: the shape of an fp16 export, computed in float32."""
+    graph = model.graph
+    casts, renamed = [], {}
+    for init in graph.initializer:
+        if init.data_type != TensorProto.FLOAT or int(np.prod(init.dims)) < 2:
+            continue
+        arr = numpy_helper.to_array(init).astype(np.float16)
+        name = init.name
+        init.CopyFrom(numpy_helper.from_array(arr, f"{name}_fp16"))
+        casts.append(helper.make_node("Cast", [f"{name}_fp16"], [name], to=TensorProto.FLOAT))
+        renamed[name] = f"{name}_fp16"
+    out = graph.output[0]
+    for n in graph.node:
+        for k, o in enumerate(n.output):
+            if o == out.name:
+                n.output[k] = f"{out.name}_float"
+    nodes = casts + list(graph.node) + [helper.make_node("Cast", [f"{out.name}_float"], [out.name], to=TensorProto.FLOAT16)]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    out.type.tensor_type.elem_type = TensorProto.FLOAT16
+    model.producer_name = "groundwatch-fixtures (fp16)"
+    onnx.checker.check_model(model)
+    return model
+
+
+def dynamic_quantize_linear(x):
+    """ONNX DynamicQuantizeLinear in float32: uint8, the range widened to include 0, round half to even."""
+    x = x.astype(np.float32)
+    lo, hi = np.float32(min(0.0, float(x.min()))), np.float32(max(0.0, float(x.max())))
+    scale = np.float32((hi - lo) / np.float32(255))
+    if scale == 0:
+        return np.zeros(x.shape, dtype=np.int64), np.float32(0), 0
+    zp = int(np.clip(np.round(-lo / scale), 0, 255))
+    q = np.clip(np.round(x / scale) + zp, 0, 255).astype(np.int64)
+    return q, scale, zp
+
+
+def int8_matmul(per_channel):
+    """`t @ w` as the quantised graph computes it: activations per tensor, weights symmetric int8."""
+    def mm(t, w):
+        wq, wscale, _ = quantize_weight(w.astype(np.float32), per_channel)
+        q, scale, zp = dynamic_quantize_linear(t)
+        acc = (q - zp) @ wq.astype(np.int64)
+        return acc.astype(np.float32) * (np.float32(scale) * wscale)
+    return mm
+
+
+def fp16_weights(p):
+    return {k: (v.astype(np.float16).astype(np.float32) if v.size >= 2 else v) for k, v in p.items()}
 
 
 # ---------------------------------------------------------------- tokenizers
@@ -374,12 +488,38 @@ def fixture(out, name, kind, id2label, seed, type_vocab=2):
     with open(os.path.join(d, "reference.json"), "w") as f:
         json.dump(ref, f, indent=1)
     print(f"wrote {d}")
+    return cfg, p, rows
+
+
+def graph_variants(out, name, cfg, p, rows):
+    """The int8 and fp16 graphs of fixture `name`, with their numpy references, one pair at a
+    time (dynamic quantisation scales over the whole batch, so batch-of-one is the reference)."""
+    d = os.path.join(out, "graph-variants", name)
+    os.makedirs(d, exist_ok=True)
+    fp32 = onnx.load(os.path.join(out, name, "onnx", "model.onnx"))
+    onnx.save(quantize_dynamic(onnx.load(os.path.join(out, name, "onnx", "model.onnx"))), os.path.join(d, "model_int8.onnx"))
+    onnx.save(to_fp16(fp32), os.path.join(d, "model_fp16.onnx"))
+    p16 = fp16_weights(p)
+    pairs = []
+    for r in rows:
+        ids, types = [r["input_ids"]], [r["token_type_ids"]]
+        mask = [[1] * len(r["input_ids"])]
+        int8 = reference_logits(cfg, p, ids, mask, types, dtype=np.float32, matmul=int8_matmul(False))[0]
+        fp16 = reference_logits(cfg, p16, ids, mask, types)[0].astype(np.float16)
+        pairs.append({"premise": r["premise"], "hypothesis": r["hypothesis"], "logits": {"fp32": r["logits"], "int8": [float(x) for x in int8], "fp16": [float(x) for x in fp16]}})
+    ref = {"base": name, "graphs": {"int8": "model_int8.onnx", "fp16": "model_fp16.onnx"}, "pairs": pairs}
+    with open(os.path.join(d, "reference.json"), "w") as f:
+        json.dump(ref, f, indent=1)
+    print(f"wrote {d}")
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["fixtures", "shape", "matmul"])
-    ap.add_argument("out")
+    ap.add_argument("what", choices=["fixtures", "shape", "matmul", "quantize", "fp16"])
+    ap.add_argument("out", help="output directory; for quantize and fp16, the input graph")
+    ap.add_argument("dest", nargs="?", help="quantize and fp16: the output graph")
+    ap.add_argument("--int8", action="store_true", help="shape: also write onnx/model_int8.onnx")
+    ap.add_argument("--per-channel", action="store_true", help="int8 weights with one scale per output column")
     ap.add_argument("--layers", type=int, default=6)
     ap.add_argument("--hidden", type=int, default=384)
     ap.add_argument("--heads", type=int, default=12)
@@ -392,11 +532,19 @@ def main():
     ap.add_argument("--n", type=int, default=1024)
     args = ap.parse_args()
     if args.what == "fixtures":
-        fixture(args.out, "bert-wordpiece", "wordpiece", ["contradiction", "entailment", "neutral"], seed=1)
+        bert = fixture(args.out, "bert-wordpiece", "wordpiece", ["contradiction", "entailment", "neutral"], seed=1)
         fixture(args.out, "bert-permuted", "wordpiece", ["ENTAILMENT", "NEUTRAL", "CONTRADICTION"], seed=2)
-        fixture(args.out, "deberta-unigram", "unigram", ["entailment", "neutral", "contradiction"], seed=3, type_vocab=0)
+        deberta = fixture(args.out, "deberta-unigram", "unigram", ["entailment", "neutral", "contradiction"], seed=3, type_vocab=0)
+        graph_variants(args.out, "bert-wordpiece", *bert)
+        graph_variants(args.out, "deberta-unigram", *deberta)
         fixture(args.out, "two-label", "wordpiece", ["entailment", "not_entailment"], seed=4)
         fixture(args.out, "bad-labels", "wordpiece", ["LABEL_0", "LABEL_1", "LABEL_2"], seed=5)
+    elif args.what in ("quantize", "fp16"):
+        if not args.dest:
+            ap.error(f"{args.what} needs IN.onnx OUT.onnx")
+        model = onnx.load(args.out)
+        onnx.save(quantize_dynamic(model, args.per_channel) if args.what == "quantize" else to_fp16(model), args.dest)
+        print(f"wrote {args.dest}")
     elif args.what == "matmul":
         m, k, n = args.m, args.k, args.n
         rng = np.random.default_rng(0)
@@ -414,6 +562,9 @@ def main():
         cfg = {"vocab": args.vocab, "hidden": args.hidden, "heads": args.heads, "intermediate": args.intermediate, "layers": args.layers,
                "max_position": args.max_position, "type_vocab": args.type_vocab, "labels": 3}
         write_model_dir(args.out, cfg, ["contradiction", "entailment", "neutral"], None, seed=0)
+        if args.int8:
+            graph = os.path.join(args.out, "onnx", "model.onnx")
+            onnx.save(quantize_dynamic(onnx.load(graph), args.per_channel), os.path.join(args.out, "onnx", "model_int8.onnx"))
         print(f"wrote {args.out}")
 
 

@@ -21,7 +21,8 @@ export const BACKEND_FLAGS_HELP = `Backend:
                         peer onnxruntime-node: npm install onnxruntime-node (CPU-only:
                         ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node)
   --model DIR|REPO      ONNX model directory, or a repo pulled with \`groundwatch model pull\`
-  --variant V           quantized or fp32 ONNX graph
+  --variant V           ONNX graph: auto (default: int8 for this CPU, else generic int8, else
+                        fp32), fp32, int8, quantized, or a graph's file name; env GROUNDWATCH_MODEL_VARIANT
   --require-production  refuse to run on a triage-tier backend (env GROUNDWATCH_REQUIRE_PRODUCTION=1)
   --onnx-threads N      onnxruntime threads per worker;  --onnx-workers N  inference worker threads
   --judge-url URL       OpenAI-compatible base URL (key from env GROUNDWATCH_JUDGE_API_KEY)

@@ -2,13 +2,15 @@ import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isConfigError } from "../config/errors.ts";
-import { DEFAULT_MODEL_REPO, hubCacheDir, listCachedModels } from "../nli/hub/cache.ts";
-import { pullModel } from "../nli/hub/pull.ts";
+import { DEFAULT_MODEL_REPO, cachedSnapshot, hubCacheDir, isOffline, isRepoId, listCachedModels } from "../nli/hub/cache.ts";
+import type { RepoListing } from "../nli/hub/pull.ts";
+import { fetchRepoListing, pullModel, readSavedListing } from "../nli/hub/pull.ts";
 import type { OnnxModelDescription } from "../nli/onnx/engine.ts";
 import { createOnnxEngine, describeOnnxModel } from "../nli/onnx/engine.ts";
-import type { OnnxVariant } from "../nli/onnx/model-dir.ts";
 import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
+import type { CpuFeatures, GraphVariant, VariantChoice } from "../nli/onnx/variants.ts";
+import { checkVariant, chooseGraph, readCpuFeatures } from "../nli/onnx/variants.ts";
 import { resolveModelDir } from "../nli/registry.ts";
 import { UsageError } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -19,18 +21,28 @@ import { sanitizeForTerminal } from "./io.ts";
 export const MODEL_HELP = `groundwatch model — get and inspect NLI models for the onnx backend
 
 Usage:
-  groundwatch model pull [REPO] [--variant quantized|fp32] [--dir DIR] [--revision REV]
+  groundwatch model pull [REPO] [--variant V] [--dir DIR] [--revision REV]
   groundwatch model list
-  groundwatch model info DIR|REPO [--variant quantized|fp32]
+  groundwatch model info DIR|REPO [--variant V] [--revision REV]
 
 pull   downloads REPO (default ${DEFAULT_MODEL_REPO}) from the Hugging Face Hub into the
-       cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), or into --dir.
+       cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), or into --dir:
+       config.json, the tokenizer files and one ONNX graph, never the whole onnx/ folder.
        Honours HF_ENDPOINT, HF_HUB_OFFLINE and HF_TOKEN. An interrupted pull resumes.
 list   shows the cached models and their sizes.
-info   loads a model and shows its label mapping, inputs, maximum length and files. Without
-       ${ONNX_RUNTIME_PACKAGE} installed it shows what the files say; the inputs need the runtime.
+info   shows a model's chosen graph and why, label mapping, inputs, maximum length, and every
+       graph variant the repository offers with its size. A directory or a cached repo is
+       loaded (without ${ONNX_RUNTIME_PACKAGE} installed it shows what the files say; the inputs
+       need the runtime); a repo that is not cached is described from the hub's listing.
 
-Exit codes: 0 ok, 1 download or load failure, 2 bad flags, repo id, revision or --dir.
+--variant V  which graph: auto (default): the int8 graph quantised for this CPU (AVX-512 VNNI,
+             AVX-512, AVX2 or ARM64, from /proc/cpuinfo), else a generic int8 graph
+             (model_quantized, model_int8, model_uint8), else fp32; says which and why.
+             fp32 | int8 | quantized (the generic int8 graph) | a file name such as
+             onnx/model_qint8_arm64.onnx. fp16 and q4 (4-bit) graphs are refused on the CPU
+             unless named by file.
+
+Exit codes: 0 ok, 1 download or load failure, 2 bad flags, repo id, revision, variant or --dir.
 `;
 
 /** An error's message for the terminal: the values it quotes may come from the hub or a model file. */
@@ -39,13 +51,20 @@ function message(error: unknown): string {
 }
 
 function mb(bytes: number): string {
-  return `${(bytes / 1e6).toFixed(1)} MB`;
+  return `${(bytes / 1e6).toFixed(bytes < 1e5 ? 3 : 1)} MB`;
 }
 
 export interface ModelCommandDeps {
   /** Imports onnxruntime-node for `model info` (default: the real import); injected in tests. */
   readonly importOnnxRuntime?: OnnxImporter;
+  /** The CPU graphs are chosen for (default: this machine's); injected in tests. */
+  readonly cpu?: CpuFeatures;
+  /** Fetch for the hub (default: global fetch); injected in tests. */
+  readonly fetch?: typeof fetch;
 }
+
+/** How long `model info` waits for the hub's listing before describing what it has without it. */
+const LISTING_TIMEOUT_MS = 15_000;
 
 /** The runtime, or undefined when it is not installed (any other load failure is thrown). */
 async function optionalRuntime(importer: OnnxImporter | undefined): Promise<OnnxRuntime | undefined> {
@@ -57,6 +76,30 @@ async function optionalRuntime(importer: OnnxImporter | undefined): Promise<Onnx
   }
 }
 
+/** One line per graph: path, size, kind, and which is chosen, pulled, or refused unless named. */
+function variantLines(graphs: readonly GraphVariant[], marks: (g: GraphVariant) => string[]): string[] {
+  const width = Math.max(...graphs.map((g) => g.path.length), 10);
+  return graphs.map((g) => {
+    const size = g.bytes === undefined ? "size unknown" : mb(g.bytes);
+    const notes = marks(g);
+    return `  ${sanitizeForTerminal(g.path).padEnd(width)}  ${size.padStart(12)}  ${g.description}${notes.length > 0 ? `  [${notes.join("; ")}]` : ""}`;
+  });
+}
+
+function refusedMark(g: GraphVariant): string[] {
+  if (g.precision === "fp16" || g.precision === "q4") return ["not run on the CPU unless named"];
+  if (g.precision === "unknown") return ["loads only when named"];
+  return [];
+}
+
+/** What auto (or the requested variant) would take from `graphs`, or the reason it cannot. */
+function choiceOrReason(graphs: readonly GraphVariant[], variant: string, cpu: CpuFeatures, where: string): { choice?: VariantChoice; error?: string } {
+  try {
+    return { choice: chooseGraph(graphs, variant, cpu, where) };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
 /** Runs `groundwatch model`; resolves to the exit code. pull and list never load onnxruntime-node. */
 export async function runModel(argv: readonly string[], io: CommandIo, deps: ModelCommandDeps = {}): Promise<number> {
   const [sub, ...rest] = argv;
@@ -77,41 +120,17 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
     io.stdout.write(MODEL_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
-  if (values.variant !== undefined && values.variant !== "quantized" && values.variant !== "fp32") {
-    io.stderr.write(`groundwatch model: --variant must be quantized or fp32 (got ${JSON.stringify(values.variant)})\n`);
+  let variant: string | undefined;
+  try {
+    variant = values.variant === undefined ? undefined : checkVariant(values.variant, "--variant");
+  } catch (error) {
+    io.stderr.write(`groundwatch model: ${message(error)}\n`);
     return EXIT.usage;
   }
-  const variant = values.variant as OnnxVariant | undefined;
+  const cpu = (): CpuFeatures => deps.cpu ?? readCpuFeatures();
   switch (sub) {
-    case "pull": {
-      const repo = positionals[0] ?? DEFAULT_MODEL_REPO;
-      let lastDraw = 0;
-      try {
-        // An absolute --dir stays absolute; a relative one is relative to the command's directory.
-        const dir = values.dir ? outputDir("--dir", values.dir, io) : undefined;
-        const result = await pullModel({
-          repo,
-          env: io.env,
-          ...(variant ? { variant } : {}),
-          ...(dir ? { dir } : {}),
-          ...(values.revision ? { revision: values.revision } : {}),
-          onProgress: ({ file, received, total }) => {
-            if (!io.stderr.isTTY || Date.now() - lastDraw < 100) return;
-            lastDraw = Date.now();
-            const pct = total ? Math.min(100, (100 * received) / total) : undefined;
-            const bar = pct === undefined ? "" : `[${"#".repeat(Math.round(pct / 5)).padEnd(20)}] ${pct.toFixed(0)}% `;
-            io.stderr.write(`\r  ${file} ${bar}${mb(received)}${total ? ` of ${mb(total)}` : ""}   `);
-          },
-        });
-        if (io.stderr.isTTY) io.stderr.write("\n");
-        for (const f of result.files) io.stdout.write(`${f.status.padEnd(10)} ${f.path} (${mb(f.bytes)})${f.sha256 ? ` sha256 ${f.sha256.slice(0, 12)}…` : ""}\n`);
-        io.stdout.write(`model ${repo}@${result.revision} is in ${result.dir}\nuse it with: --backend onnx --model ${values.dir ? result.dir : repo}\n`);
-        return EXIT.ok;
-      } catch (error) {
-        io.stderr.write(`${io.stderr.isTTY ? "\n" : ""}groundwatch model pull: ${message(error)}\n`);
-        return isConfigError(error) || error instanceof UsageError ? EXIT.usage : EXIT.failure;
-      }
-    }
+    case "pull":
+      return pull(positionals[0] ?? DEFAULT_MODEL_REPO, variant, values, io, deps, cpu());
     case "list": {
       const cache = hubCacheDir(io.env);
       const models = listCachedModels(cache);
@@ -132,33 +151,7 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
         return EXIT.usage;
       }
       try {
-        // A directory is found relative to the command's directory, not the process's.
-        const local = resolve(io.cwd, target);
-        const dir = resolveModelDir(existsSync(local) ? local : target, io.env);
-        const options = { dir, ...(variant ? { variant } : {}) };
-        const runtime = await optionalRuntime(deps.importOnnxRuntime);
-        let info: OnnxModelDescription & { readonly inputs?: readonly string[] };
-        if (runtime) {
-          const engine = await createOnnxEngine(options, { runtime });
-          info = engine.info;
-          await engine.close();
-        } else {
-          info = describeOnnxModel(options);
-        }
-        const mapping = info.labels.kind === "three" ? `entailment=${info.labels.entailment}, neutral=${info.labels.neutral}, contradiction=${info.labels.contradiction}` : `entailment=${info.labels.entailment}, not_entailment=${info.labels.notEntailment} (two-label: contradiction is reported as 0)`;
-        io.stdout.write(
-          [
-            `model:       ${dir}`,
-            `graph:       ${info.graph} (${mb(statSync(join(dir, info.graph)).size)}, sha256 ${info.graphSha256}…)`,
-            `labels:      ${info.labels.labels.map((l, i) => `${i}:${l}`).join(" ")}`,
-            `mapping:     ${mapping}`,
-            `inputs:      ${info.inputs ? info.inputs.join(", ") : `unknown: reading them needs ${ONNX_RUNTIME_PACKAGE}, which is not installed`}`,
-            `max length:  ${info.maxLength} tokens`,
-            "",
-          ].join("\n"),
-        );
-        if (!info.inputs) io.stderr.write(`groundwatch model info: ${ONNX_RUNTIME_PACKAGE} is not installed; the onnx backend needs it. Install it with \`${ONNX_RUNTIME_INSTALL}\` (on CPU-only machines, or where only the npm registry is reachable: \`${ONNX_RUNTIME_INSTALL_CPU}\`).\n`);
-        return EXIT.ok;
+        return await info(target, variant ?? "auto", values.revision, io, deps, cpu());
       } catch (error) {
         io.stderr.write(`groundwatch model info: ${message(error)}\n`);
         return isConfigError(error) ? EXIT.usage : EXIT.failure;
@@ -168,4 +161,122 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
       io.stderr.write(`groundwatch model: unknown subcommand ${JSON.stringify(sub)}\n\n${MODEL_HELP}`);
       return EXIT.usage;
   }
+}
+
+async function pull(repo: string, variant: string | undefined, values: { dir?: string; revision?: string }, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<number> {
+  let lastDraw = 0;
+  try {
+    // An absolute --dir stays absolute; a relative one is relative to the command's directory.
+    const dir = values.dir ? outputDir("--dir", values.dir, io) : undefined;
+    const result = await pullModel({
+      repo,
+      env: io.env,
+      cpu,
+      ...(variant ? { variant } : {}),
+      ...(dir ? { dir } : {}),
+      ...(values.revision ? { revision: values.revision } : {}),
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      onProgress: ({ file, received, total }) => {
+        if (!io.stderr.isTTY || Date.now() - lastDraw < 100) return;
+        lastDraw = Date.now();
+        const pct = total ? Math.min(100, (100 * received) / total) : undefined;
+        const bar = pct === undefined ? "" : `[${"#".repeat(Math.round(pct / 5)).padEnd(20)}] ${pct.toFixed(0)}% `;
+        io.stderr.write(`\r  ${file} ${bar}${mb(received)}${total ? ` of ${mb(total)}` : ""}   `);
+      },
+    });
+    if (io.stderr.isTTY) io.stderr.write("\n");
+    const { graph, reason } = result.choice;
+    io.stdout.write(`variant    ${sanitizeForTerminal(graph.path)} (${graph.description}${graph.bytes !== undefined ? `, ${mb(graph.bytes)}` : ""}): ${sanitizeForTerminal(reason)}\n`);
+    for (const f of result.files) io.stdout.write(`${f.status.padEnd(10)} ${f.path} (${mb(f.bytes)})${f.sha256 ? ` sha256 ${f.sha256.slice(0, 12)}…` : ""}\n`);
+    // Another variant pulled earlier may share the snapshot: name the graph unless auto chose it.
+    const pin = variant && variant !== "auto" ? ` --variant ${graph.path}` : "";
+    io.stdout.write(`model ${repo}@${result.revision} is in ${result.dir}\nuse it with: --backend onnx --model ${values.dir ? result.dir : repo}${pin}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    io.stderr.write(`${io.stderr.isTTY ? "\n" : ""}groundwatch model pull: ${message(error)}\n`);
+    return isConfigError(error) || error instanceof UsageError ? EXIT.usage : EXIT.failure;
+  }
+}
+
+/** Describes a loaded model directory (a directory, or a cached repo's snapshot). */
+async function describeDir(dir: string, variant: string, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<OnnxModelDescription & { readonly inputs?: readonly string[] }> {
+  const options = { dir, variant, cpu };
+  const runtime = await optionalRuntime(deps.importOnnxRuntime);
+  if (!runtime) return describeOnnxModel(options);
+  const engine = await createOnnxEngine(options, { runtime });
+  const described = engine.info;
+  await engine.close();
+  return described;
+}
+
+function dirLines(dir: string, d: OnnxModelDescription & { readonly inputs?: readonly string[] }): string[] {
+  const mapping = d.labels.kind === "three" ? `entailment=${d.labels.entailment}, neutral=${d.labels.neutral}, contradiction=${d.labels.contradiction}` : `entailment=${d.labels.entailment}, not_entailment=${d.labels.notEntailment} (two-label: contradiction is reported as 0)`;
+  return [
+    `model:       ${dir}`,
+    `graph:       ${sanitizeForTerminal(d.graph)} (${mb(statSync(join(dir, d.graph)).size)}, sha256 ${d.graphSha256}…)`,
+    `variant:     ${d.variant.description}: ${sanitizeForTerminal(d.variant.reason)}`,
+    `labels:      ${sanitizeForTerminal(d.labels.labels.map((l, i) => `${i}:${l}`).join(" "))}`,
+    `mapping:     ${mapping}`,
+    `inputs:      ${d.inputs ? d.inputs.join(", ") : `unknown: reading them needs ${ONNX_RUNTIME_PACKAGE}, which is not installed`}`,
+    `max length:  ${d.maxLength} tokens`,
+  ];
+}
+
+/**
+ * `model info`: a directory is loaded and its graphs listed; a repo id is described from its
+ * cached snapshot (if pulled) and from the repository's listing: the one saved by `model pull`,
+ * else the hub's (unless HF_HUB_OFFLINE).
+ */
+async function info(target: string, variant: string, revision: string | undefined, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<number> {
+  // A directory is found relative to the command's directory, not the process's.
+  const local = resolve(io.cwd, target);
+  if (existsSync(local) || !isRepoId(target)) {
+    const dir = resolveModelDir(existsSync(local) ? local : target, io.env);
+    const d = await describeDir(dir, variant, io, deps, cpu);
+    const saved = readSavedListing(dir);
+    const lines = dirLines(dir, d);
+    if (saved) lines.push(`variants:    offered by ${saved.repo}@${saved.sha} when pulled:`, ...variantLines(saved.graphs, (g) => [...(d.graphs.some((x) => x.path === g.path) ? ["pulled"] : []), ...(g.path === d.graph ? ["chosen"] : []), ...refusedMark(g)]));
+    else lines.push(`variants:    in this directory:`, ...variantLines(d.graphs, (g) => [...(g.path === d.graph ? ["chosen"] : []), ...refusedMark(g)]));
+    io.stdout.write(`${lines.join("\n")}\n`);
+    if (!d.inputs) io.stderr.write(`groundwatch model info: ${ONNX_RUNTIME_PACKAGE} is not installed; the onnx backend needs it. Install it with \`${ONNX_RUNTIME_INSTALL}\` (on CPU-only machines, or where only the npm registry is reachable: \`${ONNX_RUNTIME_INSTALL_CPU}\`).\n`);
+    return EXIT.ok;
+  }
+  const cached = cachedSnapshot(hubCacheDir(io.env), target, revision ?? "main");
+  const saved = cached ? readSavedListing(cached) : undefined;
+  let listing: Pick<RepoListing, "sha" | "graphs"> | undefined = saved;
+  let listingError: string | undefined;
+  if (!listing && !isOffline(io.env)) {
+    try {
+      listing = await fetchRepoListing({ repo: target, env: io.env, timeoutMs: LISTING_TIMEOUT_MS, ...(revision ? { revision } : {}), ...(deps.fetch ? { fetch: deps.fetch } : {}) }, variant);
+    } catch (error) {
+      if (isConfigError(error) || !cached) throw error;
+      listingError = (error as Error).message.split("\n")[0];
+    }
+  }
+  if (!cached && !listing) {
+    // HF_HUB_OFFLINE and not cached: the same refusal as --model REPO (a ConfigError).
+    resolveModelDir(target, io.env);
+    return EXIT.failure;
+  }
+  const lines: string[] = [];
+  let described: (OnnxModelDescription & { readonly inputs?: readonly string[] }) | undefined;
+  if (cached) {
+    described = await describeDir(cached, variant, io, deps, cpu);
+    lines.push(...dirLines(cached, described));
+  } else {
+    lines.push(`model:       ${target}@${revision ?? "main"}: not pulled (labels, inputs and maximum length are read once it is)`);
+  }
+  if (listing) {
+    const where = `${target}@${revision ?? "main"}`;
+    const { choice, error } = choiceOrReason(listing.graphs, variant, cpu, where);
+    const pulled = described?.graphs ?? [];
+    lines.push(`variants:    offered by ${target}@${listing.sha}${saved ? " when pulled" : ""}:`);
+    lines.push(...variantLines(listing.graphs, (g) => [...(pulled.some((x) => x.path === g.path) ? ["pulled"] : []), ...(described?.graph === g.path ? ["chosen"] : []), ...(choice?.graph.path === g.path ? [`${variant === "auto" ? "auto" : `--variant ${variant}`} on this CPU`] : []), ...refusedMark(g)]));
+    if (choice) lines.push(`pull:        \`groundwatch model pull ${target}${variant === "auto" ? "" : ` --variant ${variant}`}\` fetches ${choice.graph.path}: ${choice.reason}`);
+    else if (error) lines.push(`pull:        ${error}`);
+  }
+  io.stdout.write(`${sanitizeForTerminal(lines.join("\n"))}\n`);
+  if (listingError) io.stderr.write(`groundwatch model info: the variants ${target} offers are not known: ${sanitizeForTerminal(listingError)}\n`);
+  if (described && !described.inputs) io.stderr.write(`groundwatch model info: ${ONNX_RUNTIME_PACKAGE} is not installed; the onnx backend needs it. Install it with \`${ONNX_RUNTIME_INSTALL}\` (on CPU-only machines, or where only the npm registry is reachable: \`${ONNX_RUNTIME_INSTALL_CPU}\`).\n`);
+  return EXIT.ok;
 }

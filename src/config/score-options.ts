@@ -1,5 +1,6 @@
 import { ConfigError } from "./errors.ts";
 import { DEFAULT_LIMITS, DEFAULT_SETTINGS } from "./defaults.ts";
+import { checkVariant } from "./variant.ts";
 
 /** Entailment backends: embedded heuristic, local ONNX model, LLM judge, or the best available. */
 export const BACKEND_CHOICES = ["auto", "offline", "onnx", "judge"] as const;
@@ -15,7 +16,11 @@ export interface ScoreOptions {
   readonly backend?: string;
   /** ONNX model: a directory, or a Hugging Face repo id already pulled into the cache. Env GROUNDWATCH_MODEL. */
   readonly model?: string;
-  /** ONNX graph to load: quantized or fp32 (default: whichever the directory has). Env GROUNDWATCH_MODEL_VARIANT. */
+  /**
+   * ONNX graph to load: auto (default: the int8 graph for this CPU, else a generic int8 graph, else fp32), fp32, int8,
+   * quantized (the generic int8 graph), or a graph's file name; fp16 and q4 are refused on the CPU unless named by file.
+   * Env GROUNDWATCH_MODEL_VARIANT.
+   */
   readonly variant?: string;
   /** Refuse to start on a triage-tier backend. Env GROUNDWATCH_REQUIRE_PRODUCTION=1. */
   readonly requireProduction?: boolean;
@@ -75,7 +80,7 @@ export interface ScoreOptions {
 export interface ResolvedScoreOptions {
   readonly backend: BackendChoice;
   readonly model: string | undefined;
-  readonly variant: "quantized" | "fp32" | undefined;
+  readonly variant: string | undefined;
   readonly requireProduction: boolean;
   /** Undefined means "use the backend's recommended threshold". */
   readonly threshold: number | undefined;
@@ -202,7 +207,7 @@ export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?:
   return {
     backend: oneOf(backend.field, backend.value, BACKEND_CHOICES) ?? "auto",
     model: str("model").value,
-    variant: oneOf(variant.field, variant.value, ["quantized", "fp32"] as const),
+    variant: variant.value === undefined ? undefined : checkVariant(variant.value, variant.field),
     requireProduction: booleanFrom(requireProduction.field, requireProduction.value) ?? false,
     threshold: num("threshold", 0, 1, false),
     topK: num("topK", 1, 50, true) ?? DEFAULT_SETTINGS.topK,

@@ -26,7 +26,7 @@ describe("resolveScoreOptions", () => {
     expect(() => resolveScoreOptions({}, { file: { topK: 2.5 } })).toThrow("invalid config file topK: 2.5");
     expect(() => resolveScoreOptions({ backend: " " })).toThrow("invalid backend");
     expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_REQUIRE_PRODUCTION: "maybe" } })).toThrow('invalid GROUNDWATCH_REQUIRE_PRODUCTION: "maybe" (expected true or false)');
-    expect(() => resolveScoreOptions({ variant: "int4" })).toThrow('invalid variant: "int4" (expected one of quantized, fp32)');
+    expect(() => resolveScoreOptions({ variant: "int4" })).toThrow('invalid variant: "int4" (expected auto, fp32, int8, fp16, q4, quantized');
   });
 });
 

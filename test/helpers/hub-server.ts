@@ -6,8 +6,10 @@ import { join } from "node:path";
 import { onTestFinished } from "vitest";
 
 export interface HubServerOptions {
-  /** Serve this model directory as the repo. */
-  readonly dir: string;
+  /** Serve this model directory as the repo (its onnx/model.onnx also as onnx/model_quantized.onnx). */
+  readonly dir?: string;
+  /** Or serve exactly these files (path → content), listed in this order, as the Hub lists a repository. */
+  readonly files?: ReadonlyMap<string, Buffer | string>;
   readonly repo: string;
   /** Drop the connection after this many bytes on the first download of each .onnx file. */
   readonly dropAfterBytes?: number;
@@ -47,13 +49,18 @@ function files(dir: string, prefix = ""): string[] {
 /**
  * A local server with the Hugging Face Hub's URL layout: /api/models/{repo}/revision/{rev}
  * (with sizes and LFS sha256 per file) and /{repo}/resolve/{rev}/{path} with Range support.
- * It also serves onnx/model.onnx as onnx/model_quantized.onnx. Closed when the test ends.
+ * A `dir` is served with its onnx/model.onnx also as onnx/model_quantized.onnx; `files` are
+ * served as given. Closed when the test ends.
  */
 export async function startHubServer(options: HubServerOptions): Promise<HubServer> {
   const content = new Map<string, Buffer>();
-  for (const f of files(options.dir).filter((f) => f !== "reference.json")) content.set(f, readFileSync(join(options.dir, f)));
-  const graph = content.get("onnx/model.onnx");
-  if (graph) content.set("onnx/model_quantized.onnx", graph);
+  if (options.files) {
+    for (const [name, body] of options.files) content.set(name, Buffer.isBuffer(body) ? body : Buffer.from(body));
+  } else if (options.dir) {
+    for (const f of files(options.dir).filter((f) => f !== "reference.json")) content.set(f, readFileSync(join(options.dir, f)));
+    const graph = content.get("onnx/model.onnx");
+    if (graph) content.set("onnx/model_quantized.onnx", graph);
+  }
   const dropped = new Set<string>();
   const requests: HubServer["requests"] = [];
   const server = createServer((req, res) => {
@@ -67,7 +74,7 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
       const siblings = [...content].map(([name, buf]) => ({
         rfilename: name,
         size: buf.length,
-        ...(name.endsWith(".onnx") ? { lfs: { sha256: createHash("sha256").update(buf).digest("hex"), size: buf.length } } : {}),
+        ...(/\.(onnx|onnx_data|bin|safetensors|h5|model|xml)$/.test(name) ? { lfs: { sha256: createHash("sha256").update(buf).digest("hex"), size: buf.length } } : {}),
       }));
       const info: HubRevisionInfo = { id: options.repo, sha: HUB_SHA, siblings };
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(options.rewriteInfo ? options.rewriteInfo(info) : info));

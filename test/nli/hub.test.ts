@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFil
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cachedSnapshot, isRepoId, listCachedModels } from "../../src/nli/hub/cache.ts";
+import { LISTING_FILE, cachedSnapshot, isRepoId, listCachedModels } from "../../src/nli/hub/cache.ts";
 import { isInside, isSafeRelativePath, isValidRepoId, isValidRevision } from "../../src/nli/hub/names.ts";
 import { pullModel } from "../../src/nli/hub/pull.ts";
 import { createOnnxEngine } from "../../src/nli/onnx/engine.ts";
@@ -73,9 +73,11 @@ describe("model pull", () => {
     const home = tempDir();
     await expect(pullModel({ repo: REPO, env: { HF_HOME: home, HF_HUB_OFFLINE: "1" } })).rejects.toThrow(/HF_HUB_OFFLINE is set[\s\S]*download these files[\s\S]*config\.json, tokenizer\.json/);
     const snapshot = join(home, "hub", "models--test-org--tiny-nli", "snapshots", "main");
-    mkdirSync(snapshot, { recursive: true });
+    mkdirSync(join(snapshot, "onnx"), { recursive: true });
     writeFileSync(join(snapshot, "config.json"), "{}");
-    await expect(pullModel({ repo: REPO, env: { HF_HOME: home, HF_HUB_OFFLINE: "1" } })).resolves.toMatchObject({ dir: snapshot });
+    writeFileSync(join(snapshot, "onnx", "model.onnx"), readFileSync(join(FIXTURE, "onnx", "model.onnx")));
+    await expect(pullModel({ repo: REPO, env: { HF_HOME: home, HF_HUB_OFFLINE: "1" } })).resolves.toMatchObject({ dir: snapshot, files: [], choice: { graph: { path: "onnx/model.onnx" } } });
+    await expect(pullModel({ repo: REPO, variant: "int8", env: { HF_HOME: home, HF_HUB_OFFLINE: "1" } })).rejects.toThrow(/HF_HUB_OFFLINE is set and the cached test-org\/tiny-nli@main .* has no graph for --variant int8[\s\S]*To install test-org\/tiny-nli by hand/);
   });
 
   it("explains an unreachable hub with the manual steps", async () => {
@@ -171,7 +173,7 @@ describe("model pull keeps every write inside its target", () => {
     const result = await pullModel({ repo: REPO, env: { HF_HOME: join(root, "home"), HF_ENDPOINT: server.url } });
     expect(result.files.map((f) => f.path).sort()).toEqual(PULLED);
     const snapshot = `home/hub/models--test-org--tiny-nli/snapshots/${HUB_SHA}`;
-    expect(tree(root)).toEqual([...PULLED.map((f) => `${snapshot}/${f}`), "home/hub/models--test-org--tiny-nli/refs/main"].sort());
+    expect(tree(root)).toEqual([...[...PULLED, LISTING_FILE].map((f) => `${snapshot}/${f}`), "home/hub/models--test-org--tiny-nli/refs/main"].sort());
     expect(server.requests.some((r) => r.path.includes("evil"))).toBe(false);
   });
 

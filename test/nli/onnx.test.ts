@@ -129,7 +129,7 @@ describe("broken model directories", () => {
   });
 
   it("names a missing graph for the requested variant", async () => {
-    await expect(createOnnxEngine({ dir: join(MODELS, "bert-wordpiece"), variant: "quantized" })).rejects.toThrow(/no ONNX graph for variant quantized.*model_quantized\.onnx/);
+    await expect(createOnnxEngine({ dir: join(MODELS, "bert-wordpiece"), variant: "quantized" })).rejects.toThrow(/invalid variant: "quantized" \(model directory .*bert-wordpiece\/? has no int8 graph this CPU can use \(looked for model_quantized\.onnx, model_int8\.onnx, model_uint8\.onnx/);
   });
 
   it("names a directory that does not exist", async () => {

@@ -7,6 +7,9 @@ import { checkRepoId, isInside, isValidRepoId, isValidRevision } from "./names.t
 /** The model groundwatch pulls when none is named: a small DeBERTa-v3 NLI cross-encoder in ONNX. */
 export const DEFAULT_MODEL_REPO = "Xenova/nli-deberta-v3-xsmall";
 
+/** Written beside the files `model pull` fetched: the graphs the repository offered at that commit, with sizes. */
+export const LISTING_FILE = ".groundwatch-listing.json";
+
 /** Where Hugging Face models are cached: HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub. */
 export function hubCacheDir(env: NodeJS.ProcessEnv): string {
   if (env.HF_HUB_CACHE) return env.HF_HUB_CACHE;
@@ -127,7 +130,8 @@ export function listCachedModels(cache: string): CachedModel[] {
       const dir = cachedSnapshot(cache, repo, revision);
       if (!dir) continue;
       const skipped: Skipped[] = [];
-      const files = walk(dir, skipped).filter((f) => !f.path.endsWith(".incomplete"));
+      // The listing groundwatch saves beside a pull is its own record, not a model file.
+      const files = walk(dir, skipped).filter((f) => !f.path.endsWith(".incomplete") && f.path !== LISTING_FILE);
       out.push({ repo, revision, dir, bytes: files.reduce((n, f) => n + f.bytes, 0), files: files.map((f) => f.path), skipped });
     }
   }

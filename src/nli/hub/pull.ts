@@ -1,15 +1,25 @@
 import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { isConfigError } from "../../config/errors.ts";
 import type { OnnxVariant } from "../onnx/model-dir.ts";
-import { cachedSnapshot, hubCacheDir, hubEndpoint, hubToken, isOffline, repoCacheDir } from "./cache.ts";
+import { localGraphs } from "../onnx/model-dir.ts";
+import type { CpuFeatures, GraphVariant, VariantChoice } from "../onnx/variants.ts";
+import { checkVariant, chooseGraph, graphVariants, readCpuFeatures } from "../onnx/variants.ts";
+import { LISTING_FILE, cachedSnapshot, hubCacheDir, hubEndpoint, hubToken, isOffline, repoCacheDir } from "./cache.ts";
 import { checkRepoId, checkRevision, isCommitSha, isInside, isSafeRelativePath, isSha256, shown } from "./names.ts";
 
 export interface PullOptions {
   readonly repo: string;
   readonly revision?: string;
-  /** Which graph to fetch (default quantized: onnx/model_quantized.onnx). */
+  /**
+   * Which graph to fetch: auto (default: the int8 graph for this CPU, else a generic int8
+   * graph, else fp32), fp32, int8, quantized, or a file name (see chooseGraph). Only that
+   * graph is downloaded, with the config and tokenizer files.
+   */
   readonly variant?: OnnxVariant;
+  /** The CPU to choose for (default: this machine's); injected in tests. */
+  readonly cpu?: CpuFeatures;
   /** Write the files here instead of the hub cache. */
   readonly dir?: string;
   readonly env: NodeJS.ProcessEnv;
@@ -27,21 +37,50 @@ export interface PullResult {
   readonly dir: string;
   readonly revision: string;
   readonly files: ReadonlyArray<{ path: string; bytes: number; status: "downloaded" | "resumed" | "present"; sha256?: string }>;
+  /** The graph chosen, and why. */
+  readonly choice: VariantChoice;
+  /** Every graph the repository offers (or, offline, the cached snapshot holds), with sizes. */
+  readonly graphs: readonly GraphVariant[];
 }
 
-const GRAPH_FILES: Record<OnnxVariant, readonly string[]> = {
-  quantized: ["onnx/model_quantized.onnx"],
-  fp32: ["onnx/model.onnx", "model.onnx"],
-};
+/**
+ * The repository's graphs as recorded when the directory was pulled, or undefined when it
+ * was not pulled by groundwatch (or the record is unreadable).
+ */
+export function readSavedListing(dir: string): { repo: string; sha: string; graphs: GraphVariant[] } | undefined {
+  try {
+    const raw = JSON.parse(readFileSync(join(dir, LISTING_FILE), "utf8")) as { repo?: unknown; sha?: unknown; graphs?: unknown };
+    if (typeof raw.repo !== "string" || typeof raw.sha !== "string" || !Array.isArray(raw.graphs)) return undefined;
+    const files = (raw.graphs as Array<{ path?: unknown; bytes?: unknown }>).flatMap((g) => (isSafeRelativePath(g.path) ? [[g.path, typeof g.bytes === "number" && Number.isSafeInteger(g.bytes) && g.bytes >= 0 ? g.bytes : undefined] as const] : []));
+    return { repo: raw.repo, sha: raw.sha, graphs: graphVariants(files) };
+  } catch {
+    return undefined;
+  }
+}
+
 const REQUIRED = ["config.json", "tokenizer.json"];
-const OPTIONAL = ["tokenizer_config.json", "special_tokens_map.json"];
+/** Tokenizer and config files fetched when the repository has them. */
+const OPTIONAL = ["tokenizer_config.json", "special_tokens_map.json", "added_tokens.json"];
+
+/** The graph files to fetch by hand for a variant, when the listing is not known. */
+function graphHint(variant: OnnxVariant): string {
+  switch (variant) {
+    case "auto":
+    case "int8":
+    case "quantized":
+      return "one int8 graph: onnx/model_quantized.onnx (transformers.js exports), or the onnx/model_q*int8_*.onnx built for your CPU (sentence-transformers cross-encoders); else onnx/model.onnx (or model.onnx at the root)";
+    case "fp32":
+      return "onnx/model.onnx (or model.onnx at the root)";
+    default:
+      return variant;
+  }
+}
 
 /** What a user does by hand when the hub cannot be reached. */
 export function manualSteps(repo: string, variant: OnnxVariant, target: string): string {
-  const graph = GRAPH_FILES[variant][0] ?? "onnx/model.onnx";
   return [
     `To install ${repo} by hand, download these files from https://huggingface.co/${repo}/tree/main on a machine with access:`,
-    `  config.json, tokenizer.json, tokenizer_config.json, special_tokens_map.json (if present), ${graph}`,
+    `  config.json, tokenizer.json, tokenizer_config.json, special_tokens_map.json (if present), and ${graphHint(variant)}`,
     `and put them, keeping the onnx/ folder, in a directory such as:`,
     `  ${target}`,
     `then pass it with --model ${target} (or GROUNDWATCH_MODEL).`,
@@ -106,37 +145,49 @@ function inside(base: string, path: string): string {
   return path;
 }
 
+export interface ListingOptions {
+  readonly repo: string;
+  readonly revision?: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** Injected for tests; defaults to global fetch. */
+  readonly fetch?: typeof fetch;
+  /** Gives up on the listing after this long (default: no limit). */
+  readonly timeoutMs?: number;
+}
+
+export interface RepoListing {
+  readonly repo: string;
+  readonly revision: string;
+  /** The commit the revision points at. */
+  readonly sha: string;
+  readonly files: ReadonlyMap<string, { readonly size: number | undefined; readonly sha256: string | undefined }>;
+  /** The ONNX graphs among the files, with their sizes. */
+  readonly graphs: readonly GraphVariant[];
+}
+
+function requestHeaders(env: NodeJS.ProcessEnv): Record<string, string> {
+  const headers: Record<string, string> = { "user-agent": "groundwatch" };
+  const token = hubToken(env);
+  if (token) headers.authorization = `Bearer ${token}`;
+  return headers;
+}
+
 /**
- * Downloads a model repository's ONNX files from the Hugging Face Hub (or any server
- * with its URL layout: HF_ENDPOINT) into the hub cache. Each file is written to
- * `.incomplete`, resumed with a Range request after an interruption, checked against
- * the size and sha256 the hub lists, and renamed into place only when whole.
- * A bad repo id or revision is a ConfigError; an unsafe answer from the hub is a HubError.
+ * The hub's file listing for a revision (GET /api/models/{repo}/revision/{rev}?blobs=true:
+ * its siblings, with sizes and LFS hashes), checked. A bad repo id or revision is a
+ * ConfigError; an unreachable hub, a refusal or an unsafe answer is a HubError (an
+ * unreachable hub's message ends with the steps to install `variant` by hand).
  */
-export async function pullModel(options: PullOptions): Promise<PullResult> {
+export async function fetchRepoListing(options: ListingOptions, variant: OnnxVariant = "auto", fallbackTarget?: string): Promise<RepoListing> {
   const repo = checkRepoId(options.repo);
   const revision = checkRevision(options.revision ?? "main");
-  const variant = options.variant ?? "quantized";
-  const cache = hubCacheDir(options.env);
-  const repoDir = repoCacheDir(cache, repo);
   const doFetch = options.fetch ?? fetch;
-  const attempts = options.attempts ?? 3;
-  const headers: Record<string, string> = { "user-agent": "groundwatch" };
-  const token = hubToken(options.env);
-  if (token) headers.authorization = `Bearer ${token}`;
-  const fallbackTarget = options.dir ?? join(repoDir, "snapshots", revision);
-
-  if (isOffline(options.env)) {
-    const cached = options.dir ? (existsSync(join(options.dir, "config.json")) ? options.dir : undefined) : cachedSnapshot(cache, repo, revision);
-    if (cached) return { dir: cached, revision, files: [] };
-    throw new HubError(`HF_HUB_OFFLINE is set and ${repo}@${revision} is not cached in ${cache}.\n${manualSteps(repo, variant, fallbackTarget)}`);
-  }
-
   const endpoint = hubEndpoint(options.env);
   const infoUrl = `${endpoint}/api/models/${repo}/revision/${encodeURIComponent(revision)}?blobs=true`;
+  const target = fallbackTarget ?? join(repoCacheDir(hubCacheDir(options.env), repo), "snapshots", revision);
   let raw: unknown;
   try {
-    const res = await doFetch(infoUrl, { headers });
+    const res = await doFetch(infoUrl, { headers: requestHeaders(options.env), ...(options.timeoutMs ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}) });
     if (res.status === 401 || res.status === 403) throw new HubError(`${repo}: the hub refused access (HTTP ${res.status}); for a private or gated repo set HF_TOKEN`);
     if (res.status === 404) throw new HubError(`${repo}@${revision}: not found on ${endpoint} (HTTP 404)`);
     if (!res.ok) throw new HubError(`${infoUrl}: HTTP ${res.status}`);
@@ -144,18 +195,64 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
   } catch (error) {
     if (error instanceof HubError) throw error;
     if (error instanceof SyntaxError) throw new HubError(`${repo}@${revision}: the hub's answer from ${endpoint} is not JSON`);
-    throw new HubError(`cannot reach ${endpoint} (${(error as Error).message}).\n${manualSteps(repo, variant, fallbackTarget)}`);
+    throw new HubError(`cannot reach ${endpoint} (${(error as Error).message}).\n${manualSteps(repo, variant, target)}`);
   }
-  const { sha, files: siblings } = readListing(raw, repo, revision);
+  const { sha, files } = readListing(raw, repo, revision);
+  return { repo, revision, sha, files, graphs: graphVariants([...files].map(([path, f]) => [path, f.size] as const)) };
+}
+
+/**
+ * Downloads a model repository's ONNX files from the Hugging Face Hub (or any server
+ * with its URL layout: HF_ENDPOINT) into the hub cache: the config and tokenizer files and
+ * the one graph `variant` chooses (with its external data file, if it has one), never the
+ * whole onnx/ folder. Each file is written to `.incomplete`, resumed with a Range request
+ * after an interruption, checked against the size and sha256 the hub lists, and renamed into
+ * place only when whole. A bad repo id, revision or variant is a ConfigError; an unsafe
+ * answer from the hub is a HubError.
+ */
+export async function pullModel(options: PullOptions): Promise<PullResult> {
+  const repo = checkRepoId(options.repo);
+  const revision = checkRevision(options.revision ?? "main");
+  const variant = checkVariant(options.variant ?? "auto");
+  const cpu = options.cpu ?? readCpuFeatures();
+  const cache = hubCacheDir(options.env);
+  const repoDir = repoCacheDir(cache, repo);
+  const doFetch = options.fetch ?? fetch;
+  const attempts = options.attempts ?? 3;
+  const headers = requestHeaders(options.env);
+  const fallbackTarget = options.dir ?? join(repoDir, "snapshots", revision);
+
+  if (isOffline(options.env)) {
+    const cached = options.dir ? (existsSync(join(options.dir, "config.json")) ? options.dir : undefined) : cachedSnapshot(cache, repo, revision);
+    if (!cached) throw new HubError(`HF_HUB_OFFLINE is set and ${repo}@${revision} is not cached in ${cache}.\n${manualSteps(repo, variant, fallbackTarget)}`);
+    const graphs = localGraphs(cached);
+    let choice: VariantChoice;
+    try {
+      choice = chooseGraph(graphs, variant, cpu, `the cached ${repo}@${revision}`);
+    } catch (error) {
+      throw new HubError(`HF_HUB_OFFLINE is set and the cached ${repo}@${revision} in ${cached} has no graph for --variant ${variant}: ${(error as Error).message}\n${manualSteps(repo, variant, cached)}`);
+    }
+    return { dir: cached, revision, files: [], choice, graphs };
+  }
+
+  const listing = await fetchRepoListing({ ...options, repo, revision }, variant, fallbackTarget);
+  const { sha, files: siblings } = listing;
+  const endpoint = hubEndpoint(options.env);
   const snapshots = join(repoDir, "snapshots");
   const target = options.dir ?? inside(snapshots, join(snapshots, sha));
-  const graph = GRAPH_FILES[variant].find((f) => siblings.has(f));
-  if (!graph) {
-    throw new HubError(`${repo}@${revision} has no ${variant} ONNX graph (looked for ${GRAPH_FILES[variant].join(", ")}; files: ${[...siblings.keys()].filter((f) => f.endsWith(".onnx")).map((f) => shown(f)).join(", ") || "none"})`);
+  let choice: VariantChoice;
+  try {
+    choice = chooseGraph(listing.graphs, variant, cpu, `${repo}@${revision}`);
+  } catch (error) {
+    if (isConfigError(error)) throw error;
+    throw new HubError(`${(error as Error).message}: not a model groundwatch can load`);
   }
+  const graph = choice.graph.path;
   const missing = REQUIRED.filter((f) => !siblings.has(f));
   if (missing.length > 0) throw new HubError(`${repo}@${revision} lacks ${missing.join(", ")}: not a model groundwatch can load`);
-  const wanted = [...REQUIRED, ...OPTIONAL.filter((f) => siblings.has(f)), graph];
+  // A graph over 2 GB keeps its weights in an external data file beside it, which onnxruntime reads from there.
+  const external = [`${graph}_data`, `${graph}.data`].filter((f) => siblings.has(f));
+  const wanted = [...REQUIRED, ...OPTIONAL.filter((f) => siblings.has(f)), graph, ...external];
 
   const results: Array<PullResult["files"][number]> = [];
   for (const path of wanted) {
@@ -226,6 +323,8 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
     }
     if (lastError) throw new HubError(`${path}: download failed after ${attempts} attempts (${lastError.message}); run the pull again to resume`);
   }
+  // What the repository offers, so that `model info` can list its variants without the network.
+  writeFileSync(inside(target, join(target, LISTING_FILE)), `${JSON.stringify({ repo, revision, sha, graphs: listing.graphs.map((g) => ({ path: g.path, bytes: g.bytes ?? null })) }, null, 1)}\n`);
   if (!options.dir) {
     const refs = join(repoDir, "refs");
     // A revision such as refs/pr/1 is a nested file, as the hub's own clients store it.
@@ -233,5 +332,5 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
     mkdirSync(dirname(ref), { recursive: true });
     writeFileSync(ref, sha);
   }
-  return { dir: target, revision: sha, files: results };
+  return { dir: target, revision: sha, files: results, choice, graphs: listing.graphs };
 }

@@ -8,11 +8,15 @@ import type { LabelMap, ModelFiles, OnnxVariant } from "./model-dir.ts";
 import { locateModelFiles, mapLabels, readJsonFile } from "./model-dir.ts";
 import type { OnnxImporter, OnnxRuntime, OnnxSession, OnnxTensor } from "./runtime.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
+import type { CpuFeatures, GraphVariant } from "./variants.ts";
 
 export interface OnnxEngineOptions {
   /** Model directory (Hugging Face layout). */
   readonly dir: string;
+  /** auto (default), fp32, int8, fp16, q4, quantized, or a graph's file name. */
   readonly variant?: OnnxVariant;
+  /** The CPU the graph is chosen for (default: this machine's, read from /proc/cpuinfo). */
+  readonly cpu?: CpuFeatures;
   /** onnxruntime intra-op threads per session. */
   readonly threads?: number;
   /** Most pairs in one inference call. */
@@ -31,6 +35,10 @@ export interface OnnxModelDescription {
   readonly graphSha256: string;
   readonly labels: LabelMap;
   readonly maxLength: number;
+  /** The chosen graph's kind and why it was chosen. */
+  readonly variant: { readonly precision: GraphVariant["precision"]; readonly description: string; readonly reason: string };
+  /** Every graph the directory holds, with its size. */
+  readonly graphs: readonly GraphVariant[];
 }
 
 /** What the loaded model is, for `groundwatch model info` and result provenance. */
@@ -94,24 +102,71 @@ interface ModelDirContents {
   readonly maxLength: number;
 }
 
-function readModelDir(options: Pick<OnnxEngineOptions, "dir" | "variant" | "maxLength">): ModelDirContents {
-  const files = locateModelFiles(options.dir, options.variant);
+/**
+ * Token settings with each token as a string: tokenizer_config.json and
+ * special_tokens_map.json may write a token as {"content": "[PAD]", …} (an AddedToken).
+ */
+export function tokenSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  const content = (v: unknown): unknown => (v && typeof v === "object" && !Array.isArray(v) && typeof (v as { content?: unknown }).content === "string" ? (v as { content: string }).content : v);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(settings)) {
+    if (k.endsWith("_token")) out[k] = content(v);
+    else if (k === "additional_special_tokens" && Array.isArray(v)) out[k] = v.map(content).filter((t) => typeof t === "string");
+    else out[k] = v;
+  }
+  return out;
+}
+
+function readModelDir(options: Pick<OnnxEngineOptions, "dir" | "variant" | "cpu" | "maxLength">): ModelDirContents {
+  const files = locateModelFiles(options.dir, options.variant, options.cpu);
   const config = readJsonFile(files.config);
-  const labels = mapLabels(config.id2label, files.config);
+  const labels = mapLabels(config, files.config);
   const tokenizerConfig = files.tokenizerConfig ? readJsonFile(files.tokenizerConfig) : {};
   const special = files.specialTokensMap ? readJsonFile(files.specialTokensMap) : {};
   const tokenizerJson = readJsonFile(files.tokenizer);
   const maxLength = maxLengthOf(files, config, tokenizerConfig, options.maxLength);
-  return { files, labels, tokenizerJson, tokenizerSettings: { ...special, ...tokenizerConfig }, maxLength };
+  return { files, labels, tokenizerJson, tokenizerSettings: tokenSettings({ ...special, ...tokenizerConfig }), maxLength };
+}
+
+function describe(files: ModelFiles, labels: LabelMap, maxLength: number): OnnxModelDescription {
+  const { graph, reason } = files.choice;
+  return {
+    dir: files.dir,
+    graph: relative(files.dir, files.graph),
+    graphSha256: graphSha256(files.graph),
+    labels,
+    maxLength,
+    variant: { precision: graph.precision, description: graph.description, reason },
+    graphs: files.graphs,
+  };
+}
+
+/** A float16 value's bits as a number. */
+function halfToFloat(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exp = (bits >> 10) & 0x1f;
+  const frac = bits & 0x3ff;
+  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
+  if (exp === 0x1f) return frac ? NaN : sign * Infinity;
+  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
+}
+
+/** An output tensor's values as float32: fp16 graphs return float16, which onnxruntime-node gives as raw bits. */
+export function floatValues(tensor: OnnxTensor): Float32Array {
+  const { data } = tensor;
+  if (data instanceof Float32Array) return data;
+  if (tensor.type === "float16" && data instanceof Uint16Array) return Float32Array.from(data, halfToFloat);
+  if (ArrayBuffer.isView(data) && !(data instanceof DataView) && !(data instanceof BigInt64Array) && !(data instanceof BigUint64Array)) return Float32Array.from(data as unknown as ArrayLike<number>);
+  throw new Error(`onnx backend: the graph's output is of type ${tensor.type ?? "unknown"}, not a float tensor`);
 }
 
 /**
  * Reads a model directory's graph, labels and maximum length from its files, without
  * onnxruntime: what `groundwatch model info` can show when the runtime is not installed.
  */
-export function describeOnnxModel(options: Pick<OnnxEngineOptions, "dir" | "variant" | "maxLength">): OnnxModelDescription {
+export function describeOnnxModel(options: Pick<OnnxEngineOptions, "dir" | "variant" | "cpu" | "maxLength">): OnnxModelDescription {
   const { files, labels, maxLength } = readModelDir(options);
-  return { dir: files.dir, graph: relative(files.dir, files.graph), graphSha256: graphSha256(files.graph), labels, maxLength };
+  return describe(files, labels, maxLength);
 }
 
 /**
@@ -164,7 +219,7 @@ export async function createOnnxEngine(options: OnnxEngineOptions, deps: OnnxEng
     if (!out || out.dims.length !== 2 || out.dims[0] !== batch.length || out.dims[1] !== nLabels) {
       throw new Error(`onnx backend: ${files.graph} returned ${outputName} of shape [${out?.dims.join(", ") ?? ""}], expected [${batch.length}, ${nLabels}] for the ${nLabels} labels in config.json`);
     }
-    const data = out.data as Float32Array;
+    const data = floatValues(out);
     return batch.map((_, r) => data.slice(r * nLabels, (r + 1) * nLabels));
   };
 
@@ -182,14 +237,7 @@ export async function createOnnxEngine(options: OnnxEngineOptions, deps: OnnxEng
   };
 
   return {
-    info: {
-      dir: files.dir,
-      graph: relative(files.dir, files.graph),
-      graphSha256: graphSha256(files.graph),
-      labels,
-      inputs: session.inputNames,
-      maxLength,
-    },
+    info: { ...describe(files, labels, maxLength), inputs: session.inputNames },
     logits,
     async classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
       const { logits: rows, encoded } = await logits(pairs);

@@ -1,8 +1,14 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { isConfigError } from "../../config/errors.ts";
+import type { CpuFeatures, GraphVariant, VariantChoice } from "./variants.ts";
+import { chooseGraph, graphVariants, readCpuFeatures } from "./variants.ts";
 
-/** Which ONNX graph of a Transformers.js-layout model directory to load. */
-export type OnnxVariant = "quantized" | "fp32";
+/**
+ * Which ONNX graph of a model to load: auto (default), fp32, int8, fp16, q4, quantized, or a
+ * graph's file name (see chooseGraph in variants.ts).
+ */
+export type OnnxVariant = string;
 
 export interface ModelFiles {
   readonly dir: string;
@@ -11,16 +17,42 @@ export interface ModelFiles {
   readonly tokenizerConfig?: string;
   readonly specialTokensMap?: string;
   readonly graph: string;
+  /** The graph chosen and why. */
+  readonly choice: VariantChoice;
+  /** Every graph the directory holds (in onnx/ and at the root). */
+  readonly graphs: readonly GraphVariant[];
 }
 
-const GRAPHS: Record<OnnxVariant | "any", readonly string[]> = {
-  fp32: ["model.onnx", "onnx/model.onnx"],
-  quantized: ["onnx/model_quantized.onnx", "model_quantized.onnx"],
-  any: ["model.onnx", "onnx/model.onnx", "onnx/model_quantized.onnx", "model_quantized.onnx"],
-};
+/** The ONNX graphs in a model directory's root and onnx/ folder, with their sizes. */
+export function localGraphs(dir: string): GraphVariant[] {
+  const files: Array<[string, number]> = [];
+  for (const folder of ["", "onnx"]) {
+    const base = folder ? join(dir, folder) : dir;
+    let names: string[];
+    try {
+      names = readdirSync(base);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!name.endsWith(".onnx")) continue;
+      try {
+        const stat = statSync(join(base, name));
+        if (stat.isFile()) files.push([folder ? `${folder}/${name}` : name, stat.size]);
+      } catch {
+        // A dangling link or an unreadable entry is not a graph to offer.
+      }
+    }
+  }
+  return graphVariants(files);
+}
 
-/** Finds the files of a model directory; a missing one is an error naming what was looked for. */
-export function locateModelFiles(dir: string, variant?: OnnxVariant): ModelFiles {
+/**
+ * Finds the files of a model directory; a missing one is an error naming what was looked
+ * for. The graph is chosen as `model pull` chooses it (`variant`, default auto, for `cpu`,
+ * default this machine's); a variant the directory cannot satisfy is a ConfigError on variant.
+ */
+export function locateModelFiles(dir: string, variant: OnnxVariant = "auto", cpu?: CpuFeatures): ModelFiles {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`onnx backend: model directory ${dir} does not exist`);
   const need = (name: string): string => {
     const path = join(dir, name);
@@ -28,16 +60,23 @@ export function locateModelFiles(dir: string, variant?: OnnxVariant): ModelFiles
     return path;
   };
   const optional = (name: string): string | undefined => (existsSync(join(dir, name)) ? join(dir, name) : undefined);
-  const candidates = GRAPHS[variant ?? "any"];
-  const graph = candidates.map((c) => join(dir, c)).find((p) => existsSync(p));
-  if (!graph) throw new Error(`onnx backend: ${dir} has no ONNX graph for variant ${variant ?? "(any)"}; looked for ${candidates.join(", ")}`);
+  const graphs = localGraphs(dir);
+  let choice: VariantChoice;
+  try {
+    choice = chooseGraph(graphs, variant, cpu ?? readCpuFeatures(), `model directory ${dir}`);
+  } catch (error) {
+    if (isConfigError(error)) throw error;
+    throw new Error(`onnx backend: ${(error as Error).message}`);
+  }
   const tokenizerConfig = optional("tokenizer_config.json");
   const specialTokensMap = optional("special_tokens_map.json");
   return {
     dir,
     config: need("config.json"),
     tokenizer: need("tokenizer.json"),
-    graph,
+    graph: join(dir, choice.graph.path),
+    choice,
+    graphs,
     ...(tokenizerConfig ? { tokenizerConfig } : {}),
     ...(specialTokensMap ? { specialTokensMap } : {}),
   };
@@ -164,29 +203,52 @@ export type LabelMap =
   | { readonly kind: "three"; readonly entailment: number; readonly neutral: number; readonly contradiction: number; readonly labels: readonly string[] }
   | { readonly kind: "two"; readonly entailment: number; readonly notEntailment: number; readonly labels: readonly string[] };
 
-const normalise = (label: string): string => label.toLowerCase().replace(/[\s_-]+/g, "_");
+/** A label name reduced for comparison: lower case, spaces, "_" and "-" as one "_". */
+const normalise = (label: string): string => label.trim().toLowerCase().replace(/[\s_-]+/g, "_");
+
+const ENTAILMENT = ["entailment", "entailed", "entails", "entail"];
+const NEUTRAL = ["neutral"];
+const CONTRADICTION = ["contradiction", "contradicted", "contradicts", "contradict"];
+const NOT_ENTAILMENT = ["not_entailment", "non_entailment", "not_entailed", "no_entailment", "not_entail", "notentailment", "nonentailment"];
 
 /**
- * Maps output columns to classes by label name, never by position: checkpoints
- * permute them. Accepts entailment/neutral/contradiction and two-label
- * entailment/not_entailment models; anything else is refused, printing the labels.
+ * The id2label of config.json, or the inverse of its label2id when id2label is absent
+ * (some exports keep only one of them).
  */
-export function mapLabels(id2label: unknown, source: string): LabelMap {
-  if (!id2label || typeof id2label !== "object") throw new Error(`onnx backend: ${source} has no id2label; cannot tell which output is entailment`);
-  const entries = Object.entries(id2label as Record<string, unknown>).map(([k, v]) => [Number(k), String(v)] as const);
+function labelTable(config: Record<string, unknown>): unknown {
+  if (config.id2label !== undefined && config.id2label !== null) return config.id2label;
+  const l2i = config.label2id;
+  if (!l2i || typeof l2i !== "object" || Array.isArray(l2i)) return undefined;
+  return Object.fromEntries(Object.entries(l2i as Record<string, unknown>).map(([label, id]) => [String(id), label]));
+}
+
+/**
+ * Maps output columns to classes by label name, never by position: checkpoints permute
+ * them. Accepts entailment/neutral/contradiction and two-label entailment/not_entailment
+ * models (non-entailment, not entailed, …), in any case and order, from config.json's
+ * id2label (or label2id). Anything else is refused, printing the labels: generic names
+ * (LABEL_0, LABEL_1, …) say nothing about which column is entailment.
+ */
+export function mapLabels(config: Record<string, unknown>, source: string): LabelMap {
+  const table = labelTable(config);
+  if (!table || typeof table !== "object" || Array.isArray(table)) throw new Error(`onnx backend: ${source} has no id2label (or label2id); cannot tell which output is entailment`);
   const labels: string[] = [];
-  for (const [i, l] of entries) {
-    if (!Number.isInteger(i) || i < 0) throw new Error(`onnx backend: ${source} id2label has a non-integer key ${JSON.stringify(i)}`);
-    labels[i] = l;
+  for (const [k, v] of Object.entries(table as Record<string, unknown>)) {
+    const i = Number(k);
+    if (!Number.isInteger(i) || i < 0 || i > 1000) throw new Error(`onnx backend: ${source} id2label has a key that is not a column index: ${JSON.stringify(k)}`);
+    labels[i] = String(v);
   }
-  const find = (...names: string[]): number => labels.findIndex((l) => l !== undefined && names.includes(normalise(l)));
-  const e = find("entailment", "entailed", "entails");
-  const n = find("neutral");
-  const c = find("contradiction", "contradicted", "contradicts");
-  const ne = find("not_entailment", "non_entailment", "not_entailed", "no_entailment");
-  if (labels.length === 3 && e >= 0 && n >= 0 && c >= 0) return { kind: "three", entailment: e, neutral: n, contradiction: c, labels };
-  if (labels.length === 2 && e >= 0 && ne >= 0) return { kind: "two", entailment: e, notEntailment: ne, labels };
-  throw new Error(
-    `onnx backend: cannot map the labels of ${source} to entailment/neutral/contradiction (or entailment/not_entailment): id2label is ${JSON.stringify(Object.fromEntries(labels.map((l, i) => [i, l])))}`,
-  );
+  const shown = JSON.stringify(Object.fromEntries(Array.from(labels, (l, i) => [i, l ?? null])));
+  const refuse = (why: string): Error => new Error(`onnx backend: cannot map the labels of ${source} to entailment/neutral/contradiction (or entailment/not_entailment): id2label is ${shown}; ${why}`);
+  if (Array.from(labels).some((l) => l === undefined)) throw refuse("its column indices have gaps");
+  const names = labels.map(normalise);
+  const find = (choices: readonly string[]): number[] => names.flatMap((n, i) => (choices.includes(n) ? [i] : []));
+  const [e, n, c, ne] = [find(ENTAILMENT), find(NEUTRAL), find(CONTRADICTION), find(NOT_ENTAILMENT)];
+  if ([e, n, c, ne].some((x) => x.length > 1)) throw refuse("a class is named twice");
+  if (labels.length === 3 && e[0] !== undefined && n[0] !== undefined && c[0] !== undefined) return { kind: "three", entailment: e[0], neutral: n[0], contradiction: c[0], labels };
+  if (labels.length === 2 && e[0] !== undefined && ne[0] !== undefined) return { kind: "two", entailment: e[0], notEntailment: ne[0], labels };
+  if (names.every((l) => /^label_\d+$/.test(l))) {
+    throw refuse("generic LABEL_n names do not say which column is entailment: set id2label in config.json to the label names the model card gives, in its order");
+  }
+  throw refuse(`groundwatch reads three labels (entailment, neutral, contradiction) or two (entailment and not_entailment or non-entailment), in any case and order`);
 }

@@ -22,6 +22,8 @@ export const ONNX_RUNTIME_INSTALL_HINT = `install it with \`${ONNX_RUNTIME_INSTA
 export interface OnnxTensor {
   readonly dims: readonly number[];
   readonly data: unknown;
+  /** The element type ("float32", "float16", …) where the runtime reports one. */
+  readonly type?: string;
 }
 
 /** An inference session, as far as this package uses one. */
