@@ -1,6 +1,7 @@
 import type { AnalyzedText, TextAnalyzer, Token } from "./text.ts";
 import { isContentToken } from "./text.ts";
 
+import { createByteLru } from "./byte-lru.ts";
 import type { ContextDocument } from "./citations.ts";
 
 /**
@@ -63,29 +64,15 @@ export const DEFAULT_WINDOW_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** A window cache holding at most `maxBytes` (estimated: texts, terms and the windows' fields). */
 export function createWindowCache(maxBytes: number = DEFAULT_WINDOW_CACHE_BYTES): WindowCache {
-  const entries = new Map<string, { windows: readonly DocumentWindow[]; bytes: number }>();
-  let total = 0;
+  const entries = createByteLru<readonly DocumentWindow[]>(maxBytes);
   return {
-    get(doc: string): readonly DocumentWindow[] | undefined {
-      const hit = entries.get(doc);
-      if (!hit) return undefined;
-      entries.delete(doc);
-      entries.set(doc, hit);
-      return hit.windows;
-    },
+    get: (doc) => entries.get(doc),
     set(doc: string, windows: readonly DocumentWindow[]): void {
       if (entries.has(doc)) return;
       let bytes = 2 * doc.length + 64;
       // Window texts are slices of the document; their terms are short strings.
       for (const w of windows) bytes += 96 + 40 * w.terms.length;
-      if (bytes > maxBytes) return;
-      entries.set(doc, { windows, bytes });
-      total += bytes;
-      for (const [key, entry] of entries) {
-        if (total <= maxBytes) break;
-        entries.delete(key);
-        total -= entry.bytes;
-      }
+      entries.set(doc, windows, bytes);
     },
   };
 }

@@ -1,5 +1,6 @@
 import winkNLP from "wink-nlp";
 import type { WinkMethods } from "wink-nlp";
+import { createByteLru } from "./byte-lru.ts";
 import { DEFAULT_MAX_TOKEN_CHARS, capTokens } from "./limits.ts";
 import { englishModel } from "./wink-model.ts";
 
@@ -96,8 +97,7 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
   const nlp: WinkMethods = winkNLP(options.model ?? englishModel(), ["sbd", "pos"]);
   const its = nlp.its;
   const cacheBytes = options.cacheBytes ?? DEFAULT_ANALYSIS_CACHE_BYTES;
-  const cache = new Map<string, { doc: AnalyzedText; bytes: number }>();
-  let cachedBytes = 0;
+  const cache = createByteLru<AnalyzedText>(cacheBytes);
   // Lemmas of lower-cased sentence-initial words (a small, closed set in practice; bounded anyway).
   const initialLemmas = new Map<string, string>();
   /**
@@ -169,30 +169,12 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
     }
     return { text: original, tokens, sentences };
   };
-  const lookup = (text: string): AnalyzedText | undefined => {
-    const hit = cache.get(text);
-    if (!hit) return undefined;
-    cache.delete(text);
-    cache.set(text, hit);
-    return hit.doc;
-  };
-  const remember = (text: string, doc: AnalyzedText): void => {
-    const bytes = analysisBytes(text, doc.tokens.length);
-    if (bytes > cacheBytes) return;
-    cache.set(text, { doc, bytes });
-    cachedBytes += bytes;
-    for (const [key, entry] of cache) {
-      if (cachedBytes <= cacheBytes) break;
-      cache.delete(key);
-      cachedBytes -= entry.bytes;
-    }
-  };
   return {
     analyze(original: string): AnalyzedText {
-      const hit = lookup(original);
+      const hit = cache.get(original);
       if (hit) return hit;
       const doc = analyzeUncached(original);
-      remember(original, doc);
+      cache.set(original, doc, analysisBytes(original, doc.tokens.length));
       return doc;
     },
   };

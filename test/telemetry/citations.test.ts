@@ -1,16 +1,12 @@
-import { context } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import type { ClaimCitation, ClaimResult } from "../../src/core/groundedness.ts";
 import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
-import { createInstruments } from "../../src/telemetry/instruments.ts";
-import { explanationOf, recordEvaluation } from "../../src/telemetry/record.ts";
+import { explanationOf } from "../../src/telemetry/record.ts";
 import { ATTR_CITATIONS_FOUND, ATTR_CITATIONS_INVALID, ATTR_CITATIONS_MISATTRIBUTED, ATTR_CITATIONS_VALID, ATTR_CITATION_STATUS, ATTR_CLAIMS_MISATTRIBUTED, ATTR_ROUTE, CITATION_STATUSES, METRICS } from "../../src/telemetry/semconv.ts";
 import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
 import { citationCounts, summarize } from "../../src/telemetry/summary.ts";
-import { testAnalyzer } from "../helpers/analyzer.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
-import { testOtel } from "../helpers/otel.ts";
+import { recordSummary, scoreOnce } from "../helpers/record-summary.ts";
 
 // The fake backend entails a claim when the window holds the claim's last word.
 const DOCS = [
@@ -20,33 +16,8 @@ const DOCS = [
 /** [1] supports its claim, the second claim cites [1] but only document 2 supports it, [3] was never retrieved. */
 const CITED = "Refunds are paid within 30 days [1]. Shipping is free over 50 euros [1]. Gift cards never expire [3].";
 
-async function score(observation: Observation): Promise<ScoredAnswer> {
-  const scorer = await createScorer({}, { backend: createFakeBackend(), analyzer: testAnalyzer() });
-  try {
-    return await scorer.score(observation);
-  } finally {
-    await scorer.close();
-  }
-}
-
-/** Records one summary on a fresh span with real SDK providers; returns the span, events and metrics. */
-async function record(summary: EvaluationSummary, route = "/api/ask") {
-  const otel = testOtel();
-  const span = otel.tracerProvider.getTracer("test").startSpan("groundwatch.evaluate");
-  recordEvaluation({
-    result: summary,
-    route,
-    span,
-    eventContext: context.active(),
-    logger: otel.loggerProvider.getLogger("test"),
-    instruments: createInstruments(otel.meterProvider.getMeter("test")),
-    durationS: 0.01,
-    options: { spanEvent: true, openInference: true, captureContent: false, contentMaxLength: 200 },
-  });
-  span.end();
-  const [finished] = otel.spans.getFinishedSpans();
-  return { span: finished, logs: otel.logs.getFinishedLogRecords(), metrics: await otel.metrics() };
-}
+const score = (observation: Observation): Promise<ScoredAnswer> => scoreOnce(createFakeBackend(), observation);
+const record = (summary: EvaluationSummary, route = "/api/ask") => recordSummary(summary, { openInference: true, captureContent: false }, route);
 
 const citation = (status: ClaimCitation["status"]): ClaimCitation => ({ marker: "[1]", start: 0, end: 3, docs: status === "not_retrieved" ? [] : [0], missing: status === "not_retrieved" ? ["9"] : [], status, score: 0, evidence: null });
 const claim = (citations: ClaimCitation[]): ClaimResult => ({ index: 0, text: "x", start: 0, end: 1, verdict: "supported", score: 1, contradiction: 0, evidence: null, notes: [], citations });
@@ -75,8 +46,7 @@ describe("citation counts", () => {
   });
 
   it("counts the markers of an answer the backend could not score as unchecked, or not_retrieved when they name no retrieved document", async () => {
-    const scorer = await createScorer({}, { backend: createFakeBackend({ classify: () => Promise.reject(new Error("backend down")) }), analyzer: testAnalyzer() });
-    const r = await scorer.score({ context: DOCS, answer: CITED }).finally(() => scorer.close());
+    const r = await scoreOnce(createFakeBackend({ classify: () => Promise.reject(new Error("backend down")) }), { context: DOCS, answer: CITED });
     expect(r).toMatchObject({ verdict: "unscorable", reason: "backend_error" });
     expect(summarize(r, false).citations?.byStatus).toEqual({ supported: 0, misattributed: 0, unsupported: 0, contradicted: 0, not_retrieved: 1, unchecked: 2 });
   });

@@ -1,14 +1,10 @@
-import { context } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
-import { createInstruments } from "../../src/telemetry/instruments.ts";
-import { explanationOf, recordEvaluation } from "../../src/telemetry/record.ts";
+import { explanationOf } from "../../src/telemetry/record.ts";
 import { ATTR_CLAIMS_UNSTABLE, ATTR_GEN_AI_EVALUATION_NAME, METRICS } from "../../src/telemetry/semconv.ts";
 import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
 import { summarize } from "../../src/telemetry/summary.ts";
-import { testAnalyzer } from "../helpers/analyzer.ts";
-import { testOtel } from "../helpers/otel.ts";
+import { recordSummary, scoreOnce } from "../helpers/record-summary.ts";
 import { factsBackend } from "../core/facts-backend.ts";
 
 const BASE = {
@@ -19,33 +15,8 @@ const BASE = {
 const CONFABULATED = ["Signed in Berlin, ratified in 2004.", "It was signed in Berlin and ratified in 1976.", "Berlin; 1998.", "In Berlin, and it was ratified in 2011.", "Berlin, then ratification in 1987."];
 const IDENTICAL = Array.from({ length: 4 }, () => "Signed in Berlin, ratified in 1998.");
 
-async function score(observation: Observation): Promise<ScoredAnswer> {
-  const scorer = await createScorer({}, { backend: factsBackend(), analyzer: testAnalyzer() });
-  try {
-    return await scorer.score(observation);
-  } finally {
-    await scorer.close();
-  }
-}
-
-/** Records one summary on a fresh span with real SDK providers; returns the span, events and metrics. */
-async function record(summary: EvaluationSummary, route = "/api/ask") {
-  const otel = testOtel();
-  const span = otel.tracerProvider.getTracer("test").startSpan("groundwatch.evaluate");
-  recordEvaluation({
-    result: summary,
-    route,
-    span,
-    eventContext: context.active(),
-    logger: otel.loggerProvider.getLogger("test"),
-    instruments: createInstruments(otel.meterProvider.getMeter("test")),
-    durationS: 0.01,
-    options: { spanEvent: true, openInference: false, captureContent: true, contentMaxLength: 200 },
-  });
-  span.end();
-  const [finished] = otel.spans.getFinishedSpans();
-  return { span: finished, logs: otel.logs.getFinishedLogRecords(), metrics: await otel.metrics() };
-}
+const score = (observation: Observation): Promise<ScoredAnswer> => scoreOnce(factsBackend(), observation);
+const record = (summary: EvaluationSummary, route = "/api/ask") => recordSummary(summary, { openInference: false, captureContent: true }, route);
 
 describe("claim consistency in EvaluationSummary", () => {
   it("carries counts, and the unstable claims' text only when content capture is on", async () => {
