@@ -10,6 +10,7 @@ import type { ResampleSupport } from "./entropy/claim-consistency.ts";
 import type { CappedText, LimitName } from "./limits.ts";
 import { capTokens, cutPoint, orderLimits, restSpan } from "./limits.ts";
 import { indexWindows } from "./preselect.ts";
+import type { WindowIndex } from "./preselect.ts";
 import type { TextAnalyzer } from "./text.ts";
 
 /** Where in the retrieved context a verdict's evidence lies. */
@@ -191,6 +192,10 @@ export interface ClaimCheckPlan {
   readonly windows: readonly ContextWindow[];
   /** checks[i]: the windows preselected for claims[i], best first. */
   readonly checks: ReadonlyArray<readonly ContextWindow[]>;
+  /** terms[i]: the content lemmas claims[i] is looked up by. */
+  readonly terms: ReadonlyArray<readonly string[]>;
+  /** The windows' index, for ranking them further (absent without claims). */
+  readonly index?: WindowIndex;
 }
 
 /**
@@ -206,7 +211,7 @@ export function planClaimChecks(answer: string, context: ContextInput, analyzer:
     ...segments.filter((s): s is SkippedSentence => s.kind === "skipped"),
     ...all.slice(limit).map((c): SkippedSentence => ({ kind: "skipped", text: c.text, start: c.start, end: c.end, reason: "over_limit" })),
   ];
-  if (claims.length === 0) return { claims, skipped, windows: [], checks: [] };
+  if (claims.length === 0) return { claims, skipped, windows: [], checks: [], terms: [] };
   const windowOptions: WindowOptions = {
     tokenBudget: settings.tokenBudget,
     ...(settings.countTokens ? { countTokens: settings.countTokens } : {}),
@@ -214,14 +219,14 @@ export function planClaimChecks(answer: string, context: ContextInput, analyzer:
   };
   const windows = buildWindows(context, analyzer, windowOptions);
   const index = indexWindows(windows);
-  const checks = claims.map((claim) => {
-    const terms = contentTerms(analyzer.analyze(claim.text).tokens);
-    const chosen = index.top(terms, settings.topK);
+  const terms = claims.map((claim) => contentTerms(analyzer.analyze(claim.text).tokens));
+  const checks = terms.map((t) => {
+    const chosen = index.top(t, settings.topK);
     // No shared word at all: still let the backend judge (a paraphrase may entail),
     // against the leading windows, so the cost stays bounded by topK.
     return chosen.length > 0 ? chosen : windows.slice(0, settings.topK);
   });
-  return { claims, skipped, windows, checks };
+  return { claims, skipped, windows, checks, terms, index };
 }
 
 const uncapped = (text: string): CappedText => ({ text, cut: 0, toOriginal: (offset) => offset });
@@ -342,14 +347,13 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       // A claim citing a document that was not retrieved is decided here, with no model call.
       const notRetrieved = citedBy.map((cs) => cs.some((c) => c.missing.length > 0));
       // Windows to check per claim: the preselected ones, and for a cited claim the best of each cited document.
-      const index = windows.length > 0 ? indexWindows(windows) : undefined;
+      const index = plan.index;
       const checks = plan.checks.map((chosen, ci): readonly ContextWindow[] => {
         if (notRetrieved[ci]) return [];
         const docs = new Set((citedBy[ci] ?? []).flatMap((c) => c.docs));
-        const claim = plan.claims[ci];
-        if (docs.size === 0 || !claim || !index) return chosen;
+        if (docs.size === 0 || !index) return chosen;
         const out = [...chosen];
-        const ranked = index.top(contentTerms(analyzer.analyze(claim.text).tokens), windows.length);
+        const ranked = index.top(plan.terms[ci] ?? [], windows.length);
         for (const doc of docs) {
           const own = ranked.filter((w) => w.doc === doc);
           for (const w of (own.length > 0 ? own : windows.filter((x) => x.doc === doc)).slice(0, settings.topK)) if (!out.includes(w)) out.push(w);
@@ -426,7 +430,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         const base = { index: claim.index, text: claim.text, start: claim.start, end: claim.end, contradiction };
         if (notRetrieved[ci]) {
           const missing = cites.flatMap((c) => c.missing);
-          const citations = cites.map((c): ClaimCitation => citationOf(c, c.missing.length > 0 ? "not_retrieved" : "unsupported", 0, null, toAnswerMarker(c)));
+          const citations = cites.map((c): ClaimCitation => citationOf(c, c.missing.length > 0 ? "not_retrieved" : "unsupported", 0, null));
           return { ...base, verdict: "unsupported", score: 0, evidence: null, notes: [`cites ${missing.map((m) => `"${m}"`).join(", ")}, not among the ${documents.length} retrieved document${documents.length === 1 ? "" : "s"}`], citations, reason: "citation_not_retrieved" };
         }
         if (cites.length === 0) {
@@ -447,7 +451,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
           const ownScore = own?.r.entailment ?? 0;
           const status: CitationStatus = contradicted ? "contradicted" : ownScore >= settings.threshold ? "supported" : elsewhere ? "misattributed" : "unsupported";
           if (status === "misattributed") misattributed++;
-          return citationOf(c, status, ownScore, own ? evidenceIn(own.w) : null, toAnswerMarker(c));
+          return citationOf(c, status, ownScore, own ? evidenceIn(own.w) : null);
         });
         const verdict: ClaimVerdict = contradicted ? "contradicted" : score >= settings.threshold ? "supported" : elsewhere ? "misattributed" : "unsupported";
         const notes =
@@ -484,13 +488,9 @@ function citationsOf(citations: CitationSummary | undefined): { citations?: Cita
   return citations ? { citations } : {};
 }
 
-/** A marker's offsets in the answer (markers are found in the answer itself, so they are already there). */
-function toAnswerMarker(c: ResolvedCitation): { start: number; end: number } {
-  return { start: c.marker.start, end: c.marker.end };
-}
-
-function citationOf(c: ResolvedCitation, status: CitationStatus, score: number, evidence: Evidence | null, at: { start: number; end: number }): ClaimCitation {
-  return { marker: c.marker.text, start: at.start, end: at.end, docs: c.docs, missing: c.missing, status, score, evidence };
+/** A checked citation; markers are found in the answer itself, so their offsets are already the answer's. */
+function citationOf(c: ResolvedCitation, status: CitationStatus, score: number, evidence: Evidence | null): ClaimCitation {
+  return { marker: c.marker.text, start: c.marker.start, end: c.marker.end, docs: c.docs, missing: c.missing, status, score, evidence };
 }
 
 /** A document as an answer would cite it: "[2]" (1-based), with its id or title when it has one. */

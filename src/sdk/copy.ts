@@ -7,18 +7,6 @@ import type { Sample } from "../core/entropy/semantic-entropy.ts";
  * that throws propagates; callers read host data inside their own guard.
  */
 
-/** Copies a list of strings out of a host value; undefined when it is not an array of strings. */
-export function copyStrings(raw: unknown): string[] | undefined {
-  if (!Array.isArray(raw)) return undefined;
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const v: unknown = raw[i];
-    if (typeof v !== "string") return undefined;
-    out.push(v);
-  }
-  return out;
-}
-
 /**
  * Copies retrieved documents: strings, or `{ text, id?, title?, url? }` objects (an id may be a
  * number; it is kept as a string). Undefined when an element is neither.
