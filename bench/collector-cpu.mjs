@@ -4,7 +4,7 @@
 // per CPU-second, i.e. per core — the sizing figures of docs/deploy.md. The bench's load clients run
 // on the same machine, so wall-clock obs/s alone would understate what one core of a collector takes.
 //
-//   node deploy/collector-cpu.mjs [bench:collector arguments, e.g. --seconds 20]
+//   npm run bench:collector-cpu -- [bench:collector arguments, e.g. --seconds 20]
 //
 // Prints the bench's table, then one line per collector process: its CPU seconds (user + system,
 // all threads: HTTP ingest, joining, and the scoring worker) over its lifetime.
