@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { LINEAR_RATIO_BOUND, expectLinear, measureGrowth } from "./growth.ts";
+
+const words = (n: number): string[] => Array.from({ length: n }, (_, i) => `message ${i}`);
+
+describe("growth tests", () => {
+  it("pass a keyed dedupe (linear)", () => {
+    expectLinear("Set dedupe", measureGrowth(words, (list) => new Set(list).size, { n: 2000 }));
+  });
+
+  it("catch a linear-scan dedupe (quadratic): the helper can fail", () => {
+    const growth = measureGrowth(
+      words,
+      (list) => {
+        const out: string[] = [];
+        for (const w of list) if (!out.some((x) => x === w)) out.push(w);
+        return out.length;
+      },
+      { n: 500 },
+    );
+    expect(growth.ratio).toBeGreaterThan(LINEAR_RATIO_BOUND);
+  });
+});
