@@ -1,109 +1,18 @@
-import { spawn } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.ts";
 import { closedPort } from "../helpers/net.ts";
+import { metric, post, rss, startServe, tally } from "../helpers/serve.ts";
 import { tracesJson } from "../collector/otlp-json.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The stated bound on the collector's resident memory through the whole run. */
 const RSS_BOUND = 900 * 1024 * 1024;
 const DRAIN_MS = 10_000; // collector.drainMs default
 const DOCS = ["Returns are accepted within 30 days of delivery for a full refund.", "Refunds reach the original payment method within 5 business days."];
 const GOOD = { route: "/api/answer", context: DOCS, answer: "Returns are accepted within 30 days of delivery." };
-
-
-interface Serve {
-  readonly url: string;
-  readonly pid: number;
-  readonly output: () => string;
-  readonly exited: Promise<{ code: number | null; at: number }>;
-  readonly signal: (s: NodeJS.Signals) => void;
-}
-
-function startServe(args: readonly string[], env: Record<string, string>): { started: Promise<Serve>; exited: Promise<{ code: number | null; at: number }>; output: () => string } {
-  const child = spawn(process.execPath, ["--require", "./test/chaos/fault-injector.cjs", "bin/groundwatch.js", "serve", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, HF_HOME: "/nonexistent/groundwatch-test-hf-home", GROUNDWATCH_BACKEND: "offline", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  let out = "";
-  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; at: number }>((r) => child.on("exit", (code) => r({ code, at: Date.now() })));
-  const signal = (s: NodeJS.Signals): void => {
-    try {
-      if (child.pid) process.kill(-child.pid, s);
-    } catch {
-      // gone
-    }
-  };
-  onTestFinished(() => signal("SIGKILL"));
-  const started = new Promise<Serve>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 30_000);
-    const check = (): void => {
-      const m = /listening on (http:\/\/[^\s]+?) /.exec(out);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve({ url: m[1], pid: child.pid ?? 0, output: () => out, exited, signal: (s) => (s === "SIGUSR2" && child.pid ? process.kill(child.pid, s) : signal(s)) });
-      }
-    };
-    child.stderr.on("data", check);
-    child.stdout.on("data", check);
-    void exited.then(({ code }) => reject(new Error(`serve exited ${code}: ${out}`)));
-  });
-  return { started, exited, output: () => out };
-}
-
-function rss(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(m?.[1] ?? 0) * 1024;
-}
-
-async function post(url: string, body: string | Buffer, headers: Record<string, string> = { "content-type": "application/json" }): Promise<number> {
-  const res = await fetch(url, { method: "POST", headers, body });
-  await res.arrayBuffer();
-  return res.status;
-}
-
-/** Sum of a Prometheus counter over all label sets, optionally only those whose labels match. */
-function metric(text: string, name: string, match = ""): number {
-  let sum = 0;
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (match && !line.includes(match)) continue;
-    sum += Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return sum;
-}
-
-interface Tally {
-  seen: number;
-  sampled: number;
-  notSampled: number;
-  scored: number;
-  dropped: number;
-  failed: number;
-  text: string;
-}
-
-async function tally(url: string): Promise<Tally> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return {
-    seen: metric(text, "groundwatch_observations_seen_total"),
-    sampled: metric(text, "groundwatch_observations_sampled_total"),
-    notSampled: metric(text, "groundwatch_observations_not_sampled_total"),
-    scored: metric(text, "groundwatch_observations_scored_total"),
-    dropped: metric(text, "groundwatch_observations_dropped_total"),
-    failed: metric(text, "groundwatch_observations_failed_total"),
-    text,
-  };
-}
 
 async function until<T>(what: string, get: () => Promise<T>, check: (t: T) => boolean, ms = 120_000): Promise<T> {
   const end = Date.now() + ms;
