@@ -129,7 +129,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   const interactionsCounter = meter.createCounter(METRICS.collectorInteractions.name, { unit: METRICS.collectorInteractions.unit, description: METRICS.collectorInteractions.description });
   const countIncomplete = (reason: string, route: string, n = 1): void => {
     joinDropped[reason] = (joinDropped[reason] ?? 0) + n;
-    incompleteCounter.add(n, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
+    // Routes and service names come from the input: labelled through the monitor's one route cap.
+    incompleteCounter.add(n, { [ATTR_ROUTE]: monitor.routeLabel(route), [ATTR_REASON]: reason });
   };
 
   // Admission. The trace buffer's room that requests admitted but still decoding or joining may
@@ -145,7 +146,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   };
 
   const observeInteraction = (i: Interaction, info: InteractionInfo): void => {
-    interactionsCounter.add(1, { [ATTR_ROUTE]: i.route, [ATTR_CONVENTION]: info.convention });
+    interactionsCounter.add(1, { [ATTR_ROUTE]: monitor.routeLabel(i.route), [ATTR_CONVENTION]: info.convention });
     const parent = i.parentSpanId ? trace.setSpanContext(ROOT_CONTEXT, { traceId: i.traceId, spanId: i.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }) : ROOT_CONTEXT;
     otelContext.with(parent, () => monitor.observe({ route: i.route, context: i.documents, answer: i.answer, ...(i.question !== undefined ? { question: i.question } : {}) }));
   };

@@ -15,7 +15,7 @@ import { onnxRuntimeNeed, resolveModelDir } from "../nli/registry.ts";
 import { OnnxRuntimeMissingError, onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import type { WorkerPool } from "../nli/worker-pool.ts";
 import { PoolError, createWorkerPool, workerUrl } from "../nli/worker-pool.ts";
-import { sanitizeLabel } from "../telemetry/labels.ts";
+import { createRouteLabels } from "../telemetry/route-labels.ts";
 import type { Instruments } from "../telemetry/instruments.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createInstruments, isNoopMeter, observeSources } from "../telemetry/instruments.ts";
@@ -75,6 +75,12 @@ export interface Monitor {
   flush(): Promise<void>;
   /** Stops accepting observations, drains within `deadlineMs` (default 10 s), drops the rest (counted), stops workers. */
   shutdown(deadlineMs?: number): Promise<void>;
+  /**
+   * The label this monitor records a route under on its metrics: the route sanitised, or
+   * `__other__` once maxRoutes distinct routes are labelled. Every metric labelled by a route goes
+   * through it (a collector's own counters too), so the cap is the same everywhere.
+   */
+  routeLabel(route: string): string;
   /** Re-reads sampling rates from the config file and environment, without a restart. */
   reload(): void;
   stats(): MonitorStats;
@@ -224,8 +230,6 @@ function copyInput(input: object, head: Extract<Head, { ok: true }>): Copied {
     bytes,
   };
 }
-
-const OTHER_ROUTE = "__other__";
 
 /** Idle time after a job of `durationMs` so that scoring keeps at most `share` of a core busy. */
 export function cooldownMs(durationMs: number, share: number): number {
@@ -403,22 +407,16 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     }
   };
 
-  /** The metric label for a route (capped at maxRoutes distinct labels) and its tally. */
-  /** Route as given → its sanitised label, so the hot path sanitises each distinct route once (bounded). */
-  const labels = new Map<string, string>();
-  const labelOf = (raw: string): string => {
-    let label = labels.get(raw);
-    if (label === undefined) {
-      label = sanitizeLabel(raw);
-      if (labels.size < resolved.maxRoutes * 4) labels.set(raw, label);
-    }
-    return label;
-  };
-  const tallyFor = (route: string): { label: string; tally: { seen: number; notSampled: number; sampled: number } } => {
-    const label = routes.has(route) || routes.size < resolved.maxRoutes ? route : OTHER_ROUTE;
+  /** The one cap on route labels (telemetry/route-labels.ts): the sampling rules' own routes are admitted first. */
+  const routeLabels = createRouteLabels(
+    resolved.maxRoutes,
+    Object.keys(resolved.sampling.routes ?? {}).filter((r) => !r.includes("*")),
+  );
+  /** The tally of a route's label (created on first use; bounded by the cap). */
+  const tallyFor = (label: string): { seen: number; notSampled: number; sampled: number } => {
     let tally = routes.get(label);
     if (!tally) routes.set(label, (tally = { seen: 0, notSampled: 0, sampled: 0 }));
-    return { label, tally };
+    return tally;
   };
   const drop = (route: string, reason: string): void => {
     counts.dropped[reason] = (counts.dropped[reason] ?? 0) + 1;
@@ -679,7 +677,8 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
         if (!providersChecked) warnUnexported();
         // The route and the override first: the rest is read only for an observation that is sampled.
         const head = readHead(input);
-        ({ label: route, tally } = tallyFor(head.route !== undefined ? labelOf(head.route) : "unknown"));
+        route = routeLabels.label(head.route);
+        tally = tallyFor(route);
         counts.seen++;
         tally.seen++;
         stage = "seen";
@@ -694,7 +693,8 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
         }
         const active = otelContext.active();
         const spanContext = trace.getSpanContext(active);
-        const decision = head.sample === "always" ? true : head.sample === "never" ? false : sampler.decide(route, spanContext?.traceId);
+        // Sampling rules match the route itself: one past the label cap keeps its own rate.
+        const decision = head.sample === "always" ? true : head.sample === "never" ? false : sampler.decide(routeLabels.clean(head.route), spanContext?.traceId);
         if (!decision) {
           counts.notSampled++;
           tally.notSampled++;
@@ -774,6 +774,9 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     },
     stats(): MonitorStats {
       return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: waiting() + inFlight, resample: { calls: { ...resampleCounts }, inFlight: resampler?.inFlight ?? 0 } };
+    },
+    routeLabel(route: string): string {
+      return routeLabels.label(route);
     },
     hasRoomFor(routes: readonly string[], bytes = 0): boolean {
       const expected = Math.ceil(routes.reduce((n, r) => n + sampler.rateFor(r), 0));
