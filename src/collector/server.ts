@@ -5,11 +5,10 @@ import type { AddressInfo } from "node:net";
 import { ROOT_CONTEXT, TraceFlags, context as otelContext, diag, trace } from "@opentelemetry/api";
 import express from "express";
 import type { NextFunction, Request, Response } from "express";
-import type { ContextInput } from "../core/context.ts";
-import { contextChars } from "../core/context.ts";
 import type { Monitor } from "../sdk/monitor.ts";
 import type { MonitorOptions } from "../sdk/options.ts";
 import { createMonitor } from "../sdk/monitor.ts";
+import { observationBytes } from "../sdk/copy.ts";
 import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
 import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
 import { routeLabel } from "./extract.ts";
@@ -84,16 +83,6 @@ async function within(work: Promise<unknown>, ms: number): Promise<void> {
 
 /** Lets other callbacks (a health check, another request) run between steps of a large request. */
 const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** Text an observation holds (characters ≈ bytes), as the monitor's queue counts it. */
-function textOf(o: { answer: string; context: ContextInput; question?: string | undefined; samples?: ReadonlyArray<string | { text: string }> | undefined }): number {
-  return (
-    o.answer.length +
-    contextChars(o.context) +
-    (o.question?.length ?? 0) +
-    (o.samples ?? []).reduce((n, s) => n + (typeof s === "string" ? s.length : s.text.length), 0)
-  );
-}
 
 /**
  * Starts the collector: OTLP/HTTP trace and log ingest (protobuf or JSON, gzip), JSON observations,
@@ -328,7 +317,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
           return;
         }
         const observations = parsed.observations.map((o) => ({ ...o, route: routeLabel(o.route) ?? "unknown" }));
-        if (!queueKeepsUp() || !monitor.hasRoomFor(observations.map((o) => o.route), observations.reduce((n, o) => n + textOf(o), 0))) return queueFull(req, res);
+        if (!queueKeepsUp() || !monitor.hasRoomFor(observations.map((o) => o.route), observations.reduce((n, o) => n + observationBytes(o), 0))) return queueFull(req, res);
         for (const o of observations) monitor.observe(o);
         res.status(202).json({ accepted: observations.length });
       })(),

@@ -15,6 +15,21 @@ export function contextTexts(context: ContextInput): string[] {
   return typeof context === "string" ? [context] : context.map((d) => (typeof d === "string" ? d : d.text));
 }
 
+/**
+ * Longest document id, title or URL, in characters: names are what citations point at ("[2]",
+ * "(source: refund-policy.md)"), and a longer one is input to refuse (the SDK, /v1/observations) or
+ * to leave unnamed (OTLP ingest), never text to hold and compare.
+ */
+export const MAX_DOCUMENT_NAME_CHARS = 2048;
+
+/** Characters the context holds, all documents together: their text and their id, title and URL. */
+export function contextBytes(context: ContextInput): number {
+  if (typeof context === "string") return context.length;
+  let n = 0;
+  for (const d of context) n += typeof d === "string" ? d.length : d.text.length + (d.id?.length ?? 0) + (d.title?.length ?? 0) + (d.url?.length ?? 0);
+  return n;
+}
+
 /** Characters of text in the context, all documents together. */
 export function contextChars(context: ContextInput): number {
   if (typeof context === "string") return context.length;

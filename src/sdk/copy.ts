@@ -1,4 +1,7 @@
+import type { Attributes } from "@opentelemetry/api";
 import type { ContextDocument } from "../core/citations.ts";
+import type { ContextInput } from "../core/context.ts";
+import { MAX_DOCUMENT_NAME_CHARS, contextBytes } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 
 /**
@@ -7,11 +10,19 @@ import type { Sample } from "../core/entropy/semantic-entropy.ts";
  * that throws propagates; callers read host data inside their own guard.
  */
 
+/** Why a document array could not be copied: the element (`[3]`, `[3].title`) and what is wrong with it. */
+export interface InvalidDocument {
+  readonly at: string;
+  readonly why: string;
+}
+
 /**
  * Copies retrieved documents: strings, or `{ text, id?, title?, url? }` objects (an id may be a
- * number; it is kept as a string). Undefined when an element is neither.
+ * number; it is kept as a string). Undefined when `raw` is not an array; an InvalidDocument naming
+ * the element when one is neither, or when its id, title or url is longer than
+ * MAX_DOCUMENT_NAME_CHARS (such a name is no citation target, and its bytes would be held).
  */
-export function copyDocuments(raw: unknown): Array<string | ContextDocument> | undefined {
+export function copyDocuments(raw: unknown): Array<string | ContextDocument> | InvalidDocument | undefined {
   if (!Array.isArray(raw)) return undefined;
   const out: Array<string | ContextDocument> = [];
   for (let i = 0; i < raw.length; i++) {
@@ -20,15 +31,19 @@ export function copyDocuments(raw: unknown): Array<string | ContextDocument> | u
       out.push(v);
       continue;
     }
-    if (!v || typeof v !== "object") return undefined;
+    if (!v || typeof v !== "object") return { at: `[${i}]`, why: "not a string or a { text, id?, title?, url? } document" };
     const text: unknown = (v as { text?: unknown }).text;
-    if (typeof text !== "string") return undefined;
+    if (typeof text !== "string") return { at: `[${i}].text`, why: "not a string" };
     const doc: { text: string; id?: string; title?: string; url?: string } = { text };
     const id: unknown = (v as { id?: unknown }).id;
     if (typeof id === "string" || (typeof id === "number" && Number.isFinite(id))) doc.id = String(id);
     for (const key of ["title", "url"] as const) {
       const value: unknown = (v as Record<string, unknown>)[key];
       if (typeof value === "string") doc[key] = value;
+    }
+    for (const key of ["id", "title", "url"] as const) {
+      const length = doc[key]?.length ?? 0;
+      if (length > MAX_DOCUMENT_NAME_CHARS) return { at: `[${i}].${key}`, why: `longer than ${MAX_DOCUMENT_NAME_CHARS} characters (${length})` };
     }
     out.push(doc);
   }
@@ -55,5 +70,24 @@ export function copySamples(raw: unknown): Sample[] | undefined {
 export function sampleChars(samples: readonly Sample[]): number {
   let n = 0;
   for (const s of samples) n += typeof s === "string" ? s.length : s.text.length;
+  return n;
+}
+
+/** Bytes counted per number or boolean (a float64), and per value besides its text. */
+const VALUE_BYTES = 8;
+
+/**
+ * Everything an observation holds, in characters of text (≈ bytes) plus 8 per number: the answer,
+ * the question, each document's text and its id, title and url, the samples with their logprobs,
+ * and the span attributes (keys and values). What the queue's byte budget (queueBytes) counts, in
+ * the SDK and in the collector's admission alike, so no part of an observation is held uncounted.
+ */
+export function observationBytes(o: { readonly answer: string; readonly context: ContextInput; readonly question?: string | undefined; readonly samples?: readonly Sample[] | undefined; readonly attributes?: Attributes | undefined }): number {
+  let n = o.answer.length + contextBytes(o.context) + (o.question?.length ?? 0) + sampleChars(o.samples ?? []);
+  for (const s of o.samples ?? []) if (typeof s !== "string" && s.logprobs !== undefined) n += (typeof s.logprobs === "number" ? 1 : s.logprobs.length) * VALUE_BYTES;
+  for (const [key, value] of Object.entries(o.attributes ?? {})) {
+    n += key.length;
+    for (const v of Array.isArray(value) ? value : [value]) n += typeof v === "string" ? v.length : VALUE_BYTES;
+  }
   return n;
 }

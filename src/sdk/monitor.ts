@@ -3,13 +3,12 @@ import { ProxyTracerProvider, ROOT_CONTEXT, context as otelContext, diag, metric
 import type { LoggerProvider } from "@opentelemetry/api-logs";
 import { createNoopLogger, logs } from "@opentelemetry/api-logs";
 import type { ContextInput } from "../core/context.ts";
-import { contextChars, contextTexts } from "../core/context.ts";
+import { contextTexts } from "../core/context.ts";
 import { explainCalibrationFailure } from "../core/calibration.ts";
 import type { DriftTracker } from "../core/drift.ts";
 import { createDriftTracker } from "../core/drift.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
-import type { Observation } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { onnxRuntimeNeed, resolveModelDir } from "../nli/registry.ts";
 import { OnnxRuntimeMissingError, onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
@@ -28,7 +27,8 @@ import { createSampler } from "./sampling.ts";
 import type { ScoringRequest, ScoringWorkerData } from "./worker.ts";
 import type { ResampleDraw, ResampleOutcome, Resampler } from "./resample.ts";
 import { RESAMPLE_OUTCOMES, createResampler } from "./resample.ts";
-import { copyDocuments, copySamples, sampleChars } from "./copy.ts";
+import { sampleChars } from "./copy.ts";
+import { copyInput, readHead } from "./input.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
 export interface ObserveInput {
@@ -121,114 +121,6 @@ interface Job {
   picked?: boolean;
   /** How its resample call ended, for the evaluation span. */
   readonly resampleOutcome?: ResampleOutcome;
-}
-
-/** The host's input, copied field by field into plain data, or which field could not be read. */
-type Copied =
-  | { readonly ok: true; readonly route: string | undefined; readonly sample: ObserveInput["sample"]; readonly observation: Observation; readonly attributes: Attributes | undefined; readonly bytes: number }
-  | { readonly ok: false; readonly route: string | undefined; readonly field: string; readonly why: string };
-
-/** Most span attributes copied from one observe() call; longer string values are cut. */
-const MAX_ATTRIBUTES = 64;
-const MAX_ATTRIBUTE_CHARS = 4096;
-
-function isPrimitive(v: unknown): v is string | number | boolean {
-  return typeof v === "string" || typeof v === "number" || typeof v === "boolean";
-}
-
-/** Copies span attributes: primitive values and arrays of them only, a bounded number, read once. */
-function copyAttributes(raw: unknown): Attributes | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (typeof raw !== "object") throw new TypeError("not an object");
-  const out: Attributes = {};
-  let n = 0;
-  for (const key of Object.keys(raw)) {
-    if (n >= MAX_ATTRIBUTES) break;
-    const v = (raw as Record<string, unknown>)[key];
-    if (isPrimitive(v)) out[key] = typeof v === "string" ? v.slice(0, MAX_ATTRIBUTE_CHARS) : v;
-    else if (Array.isArray(v)) out[key] = Array.from(v).filter(isPrimitive).slice(0, MAX_ATTRIBUTES) as string[] | number[] | boolean[];
-    else continue;
-    n++;
-  }
-  return out;
-}
-
-/**
- * Reads the host's input once, field by field, into plain data: a getter that throws, a Proxy,
- * or a value of the wrong type names the field instead of escaping into the host. Nothing of the
- * host's objects is kept, so later changes to them cannot affect scoring.
- */
-/** Reads one field of the host's object; a getter or Proxy trap that throws gives the error instead. */
-function readField(input: object, field: string): { value: unknown } | { error: string } {
-  try {
-    return { value: (input as Record<string, unknown>)[field] };
-  } catch (error) {
-    return { error: `reading it threw: ${error instanceof Error ? error.message : String(error)}` };
-  }
-}
-
-/** What observe() needs before the sampling decision: the route and the per-call override, nothing else. */
-type Head = { readonly ok: true; readonly route: string | undefined; readonly sample: ObserveInput["sample"] } | { readonly ok: false; readonly route: string | undefined; readonly field: string; readonly why: string };
-
-/** Reads the route and the `sample` override only, so an unsampled observation costs no copy of its text. */
-function readHead(input: unknown): Head {
-  if (!input || typeof input !== "object") return { ok: false, route: undefined, field: "input", why: "observe() was called without an observation object" };
-  const r = readField(input, "route");
-  const route = "value" in r && typeof r.value === "string" ? r.value : undefined;
-  if ("error" in r) return { ok: false, route, field: "route", why: r.error };
-  const sample = readField(input, "sample");
-  if ("error" in sample) return { ok: false, route, field: "sample", why: sample.error };
-  return { ok: true, route, sample: sample.value === "always" || sample.value === "never" ? sample.value : undefined };
-}
-
-function copyInput(input: object, head: Extract<Head, { ok: true }>): Copied {
-  const get = (field: string): { value: unknown } | { error: string } => readField(input, field);
-  const route = head.route;
-  const fail = (field: string, why: string): Copied => ({ ok: false, route, field, why });
-  const fields: Record<string, unknown> = {};
-  for (const field of ["answer", "context", "question", "samples", "attributes"]) {
-    const v = get(field);
-    if ("error" in v) return fail(field, v.error);
-    fields[field] = v.value;
-  }
-  /** Runs a copy; an element getter or Proxy trap that throws names the field. */
-  const copy = <T>(field: string, fn: () => T): T | { error: string } => {
-    try {
-      return fn();
-    } catch (error) {
-      return { error: `reading it threw: ${error instanceof Error ? error.message : String(error)}` };
-    }
-  };
-  const threw = (v: unknown): v is { error: string } => typeof v === "object" && v !== null && !Array.isArray(v) && "error" in v && Object.keys(v).length === 1;
-  if (typeof fields.answer !== "string") return fail("answer", "not a string");
-  const answer = fields.answer;
-  const context = copy("context", () => (typeof fields.context === "string" ? fields.context : copyDocuments(fields.context)));
-  if (threw(context)) return fail("context", context.error);
-  if (context === undefined) return fail("context", "not a string or an array of strings or { text, id?, title?, url? } documents");
-  if (fields.question !== undefined && typeof fields.question !== "string") return fail("question", "not a string");
-  const question = fields.question as string | undefined;
-  const samples = fields.samples === undefined ? undefined : copy("samples", () => copySamples(fields.samples) ?? null);
-  if (threw(samples)) return fail("samples", samples.error);
-  if (samples === null) return fail("samples", "not an array of strings or { text } objects");
-  let attributes: Attributes | undefined;
-  try {
-    attributes = copyAttributes(fields.attributes);
-  } catch (error) {
-    return fail("attributes", error instanceof TypeError && error.message === "not an object" ? "not an object" : `reading it threw: ${(error as Error).message}`);
-  }
-  const bytes =
-    answer.length +
-    contextChars(context) +
-    (question?.length ?? 0) +
-    sampleChars(samples ?? []);
-  return {
-    ok: true,
-    route,
-    sample: head.sample,
-    observation: { answer, context, ...(question !== undefined ? { question } : {}), ...(samples ? { samples } : {}) },
-    attributes,
-    bytes,
-  };
 }
 
 /** Idle time after a job of `durationMs` so that scoring keeps at most `share` of a core busy. */

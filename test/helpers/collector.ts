@@ -1,0 +1,18 @@
+/** An in-process collector for tests: offline scoring, every observation sampled, closed when the test ends. */
+import { onTestFinished } from "vitest";
+import type { RunningCollector } from "../../src/collector/server.ts";
+import { startCollector } from "../../src/collector/server.ts";
+
+/** No model hub: scoring runs the offline backend. */
+export const COLLECTOR_TEST_ENV = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
+
+export async function startTestCollector(extra: Parameters<typeof startCollector>[0] = {}): Promise<RunningCollector> {
+  const c = await startCollector({ env: COLLECTOR_TEST_ENV, port: 0, ...extra, monitor: { sampling: { default: 1 }, scoring: { backend: "offline" }, ...extra.monitor } });
+  onTestFinished(() => c.close(2000));
+  return c;
+}
+
+/** POSTs JSON (or a raw body) to the collector. */
+export function postJson(url: string, body: string | Buffer | object, headers: Record<string, string> = { "content-type": "application/json" }): Promise<Response> {
+  return fetch(url, { method: "POST", headers, body: typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body) });
+}
