@@ -12,8 +12,10 @@
 # dist/, bin/, the data files and the production node_modules, runs as a non-root user, writes
 # nothing (a read-only root filesystem is fine) and starts `groundwatch serve`.
 
-# Pinned to an exact Node.js release (the one the tests run on); override with --build-arg NODE_IMAGE=…@sha256:… to pin a digest.
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+# Pinned to an exact Node.js release (the one the tests run on) and by digest; deploy/images.yaml says
+# where the digest comes from (it was not pulled where groundwatch is developed). Override with
+# --build-arg NODE_IMAGE=….
+ARG NODE_IMAGE=node:20.20.2-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src

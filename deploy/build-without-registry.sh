@@ -3,7 +3,9 @@
 # but no container registry (as where groundwatch is developed): the base image node:20.20.2-bookworm-slim
 # cannot be pulled, so a stand-in with that name is made locally first — Debian bookworm (debootstrap,
 # minbase), this machine's Node.js and npm, a `node` user with uid 1000, and this machine's CA bundle
-# (so npm inside trusts what the host trusts). Then `buildah bud --pull=never` builds the Dockerfile.
+# (so npm inside trusts what the host trusts). Then `buildah bud --pull=never` builds the Dockerfile
+# with NODE_IMAGE set to that name (the Dockerfile's default also pins the official image's digest,
+# which the stand-in cannot have).
 #
 #   sudo deploy/build-without-registry.sh [--build-arg GROUNDWATCH_ONNX=true] [-t groundwatch:0.1.0]
 #
@@ -43,4 +45,4 @@ fi
 
 # --format docker keeps HEALTHCHECK (the OCI format has no field for it).
 [ $# -gt 0 ] || set -- -t groundwatch:0.1.0
-buildah "${STORE[@]}" bud --pull=never --isolation=chroot --layers=false --format docker "$@" .
+buildah "${STORE[@]}" bud --pull=never --isolation=chroot --layers=false --format docker --build-arg NODE_IMAGE="$BASE" "$@" .

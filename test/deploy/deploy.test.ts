@@ -19,13 +19,47 @@ function have(cmd: string): boolean {
   }
 }
 
+/** The variables docker-compose.yml requires, set as the README says to. */
+const REQUIRED = { GROUNDWATCH_TOKEN: "a".repeat(32), GRAFANA_ADMIN_PASSWORD: "b".repeat(32) };
+
 describe("docker-compose.yml", () => {
   it("is valid for docker-compose", () => {
     if (!have("docker-compose")) {
       if (process.env.CI) throw new Error("docker-compose is not installed: .ci/run must install Debian's docker-compose");
       return;
     }
-    execFileSync("docker-compose", ["-f", join(ROOT, "docker-compose.yml"), "config", "-q"], { cwd: ROOT, env: { ...process.env, GROUNDWATCH_TOKEN: "t" } });
+    execFileSync("docker-compose", ["-f", join(ROOT, "docker-compose.yml"), "config", "-q"], { cwd: ROOT, env: { ...process.env, ...REQUIRED } });
+  });
+
+  it.each(Object.keys(REQUIRED))("refuses to start without %s, naming it (no default token or password)", (name) => {
+    if (!have("docker-compose")) {
+      if (process.env.CI) throw new Error("docker-compose is not installed: .ci/run must install Debian's docker-compose");
+      return;
+    }
+    const env: NodeJS.ProcessEnv = { ...process.env, ...REQUIRED };
+    delete env[name];
+    let stderr = "";
+    try {
+      execFileSync("docker-compose", ["-f", join(ROOT, "docker-compose.yml"), "config", "-q"], { cwd: ROOT, env, stdio: "pipe" });
+    } catch (e) {
+      stderr = String((e as { stderr?: Buffer }).stderr ?? "");
+    }
+    // The message of ${NAME:?message} (docker-compose v1 and v2 word the rest differently).
+    expect(stderr).toContain(`set ${name} (`);
+  });
+
+  it("takes the token and Grafana's admin password from required variables only: no fallback, no admin/admin", () => {
+    const text = readFileSync(join(ROOT, "docker-compose.yml"), "utf8");
+    const compose = parse(text) as { services: Record<string, { environment?: Record<string, string> }> };
+    for (const [service, s] of Object.entries(compose.services)) {
+      for (const [key, value] of Object.entries(s.environment ?? {})) {
+        if (!/TOKEN|PASSWORD|SECRET|KEY/.test(key)) continue;
+        // ${NAME:?message}: required, and no value written in the file.
+        expect(value, `${service} ${key}`).toMatch(/^\$\{(GROUNDWATCH_TOKEN|GRAFANA_ADMIN_PASSWORD):\?[^}]+\}$/);
+      }
+    }
+    expect(compose.services.grafana?.environment?.GF_SECURITY_ADMIN_PASSWORD).toMatch(/^\$\{GRAFANA_ADMIN_PASSWORD:\?/);
+    expect(compose.services.groundwatch?.environment?.GROUNDWATCH_TOKEN).toMatch(/^\$\{GROUNDWATCH_TOKEN:\?/);
   });
 
   it("pins every image, binds every port to 127.0.0.1, and runs the whole stack", () => {

@@ -1,18 +1,20 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { PrometheusRule, ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { ConfigMap, Service } from "kubernetes-models/v1";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { parse, parseAllDocuments } from "yaml";
+import { parse } from "yaml";
 import { generated } from "../../scripts/kube-manifests.ts";
 import { resolveCollectorOptions } from "../../src/collector/options.ts";
 import { loadConfigFile } from "../../src/config/file.ts";
+import { all, DIR, env, matches, mebibytes, one, ROOT } from "./manifests.ts";
+import type { Obj, Workload } from "./manifests.ts";
 
 /**
  * deploy/kubernetes/: every object validated against the Kubernetes API schema (kubernetes-models
@@ -22,28 +24,11 @@ import { loadConfigFile } from "../../src/config/file.ts";
  * TypeScript declarations; the generated files checked against their sources; and the objects checked
  * against each other and against the image, the config file and the collector's drain.
  */
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const DIR = join(ROOT, "deploy", "kubernetes");
-
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [k: string]: unknown };
-
-/** Each manifest file's objects (kustomization.yaml is kustomize's, not the API's). */
-function manifests(): Array<{ file: string; obj: Obj }> {
-  const out: Array<{ file: string; obj: Obj }> = [];
-  for (const file of readdirSync(DIR).filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml").sort()) {
-    for (const doc of parseAllDocuments(readFileSync(join(DIR, file), "utf8"))) {
-      if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]?.message}`);
-      const obj = doc.toJS() as Obj | null;
-      if (obj) out.push({ file, obj });
-    }
-  }
-  return out;
-}
-
 const MODELS: Record<string, { model: new (data: never) => { validate(): void }; type: string }> = {
   "apps/v1/Deployment": { model: Deployment, type: "IDeployment" },
   "v1/Service": { model: Service, type: "IService" },
   "v1/ConfigMap": { model: ConfigMap, type: "IConfigMap" },
+  "networking.k8s.io/v1/NetworkPolicy": { model: NetworkPolicy, type: "INetworkPolicy" },
   "policy/v1/PodDisruptionBudget": { model: PodDisruptionBudget, type: "IPodDisruptionBudget" },
   "autoscaling/v2/HorizontalPodAutoscaler": { model: HorizontalPodAutoscaler, type: "IHorizontalPodAutoscaler" },
   "monitoring.coreos.com/v1/ServiceMonitor": { model: ServiceMonitor, type: "IServiceMonitor" },
@@ -53,6 +38,7 @@ const TYPE_MODULES: Record<string, string> = {
   IDeployment: "kubernetes-models/apps/v1",
   IService: "kubernetes-models/v1",
   IConfigMap: "kubernetes-models/v1",
+  INetworkPolicy: "kubernetes-models/networking.k8s.io/v1",
   IPodDisruptionBudget: "kubernetes-models/policy/v1",
   IHorizontalPodAutoscaler: "kubernetes-models/autoscaling/v2",
   IServiceMonitor: "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1",
@@ -85,49 +71,13 @@ function unknownFields(objects: ReadonlyArray<{ file: string; obj: Obj }>): stri
   });
 }
 
-const all = manifests();
-const one = <T = Obj>(kind: string, name: string): T => {
-  const found = all.find(({ obj }) => obj.kind === kind && obj.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in deploy/kubernetes`);
-  return found.obj as T;
-};
-
-interface Container {
-  name: string;
-  image: string;
-  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: { fieldPath: string } } }>;
-  ports?: Array<{ name: string; containerPort: number }>;
-  startupProbe?: { httpGet?: { path: string; port: string } };
-  livenessProbe?: { httpGet?: { path: string; port: string } };
-  readinessProbe?: { httpGet?: { path: string; port: string } };
-  lifecycle?: { preStop?: { exec?: { command: string[] } } };
-  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  securityContext?: { runAsUser?: number; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean };
-  volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
-}
-interface PodSpec {
-  terminationGracePeriodSeconds: number;
-  securityContext?: { runAsNonRoot?: boolean };
-  containers: Container[];
-  volumes: Array<{ name: string; configMap?: { name: string } }>;
-}
-type Workload = Obj & { spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } };
-
-const env = (c: Container, name: string) => c.env?.find((e) => e.name === name);
-const mebibytes = (q: string): number => {
-  const m = /^(\d+)(Mi|Gi)$/.exec(q);
-  if (!m) throw new Error(`unexpected quantity ${q}`);
-  return Number(m[1]) * (m[2] === "Gi" ? 1024 : 1);
-};
-const matches = (selector: Record<string, string>, labels: Record<string, string> | undefined): boolean => Object.entries(selector).every(([k, v]) => labels?.[k] === v);
-
 describe("deploy/kubernetes: schemas", () => {
   it("holds only objects of the kinds it is validated for, listed in kustomization.yaml", () => {
     expect(all.length).toBeGreaterThanOrEqual(10);
     for (const { file, obj } of all) expect(Object.keys(MODELS), `${file}: ${keyOf(obj)}`).toContain(keyOf(obj));
     const kustomization = parse(readFileSync(join(DIR, "kustomization.yaml"), "utf8")) as { resources: string[] };
     expect([...kustomization.resources].sort()).toEqual([...new Set(all.map(({ file }) => file))].sort());
-    for (const kind of ["Deployment", "Service", "ConfigMap", "PodDisruptionBudget", "HorizontalPodAutoscaler", "ServiceMonitor", "PrometheusRule"]) expect(all.map(({ obj }) => obj.kind)).toContain(kind);
+    for (const kind of ["Deployment", "Service", "ConfigMap", "NetworkPolicy", "PodDisruptionBudget", "HorizontalPodAutoscaler", "ServiceMonitor", "PrometheusRule"]) expect(all.map(({ obj }) => obj.kind)).toContain(kind);
   });
 
   it("validates every object against the Kubernetes and Prometheus Operator schemas", () => {

@@ -1,0 +1,120 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+import { baseImages, imageName, unpinnedImages } from "../../scripts/image-pins.ts";
+import type { KustomizeImage } from "../../scripts/image-pins.ts";
+import { DIR, ROOT } from "./manifests.ts";
+
+/**
+ * Image pins (issue 24, item 16): every third-party image the deployment files run is named exactly as
+ * deploy/images.yaml records it — by digest where a digest is recorded, by tag where none is — and the
+ * production overlay refuses to leave any Kubernetes image unpinned.
+ */
+
+interface Pin {
+  name: string;
+  tag: string;
+  digest: string | null;
+  source: string;
+}
+const PINS = (parse(readFileSync(join(ROOT, "deploy", "images.yaml"), "utf8")) as { images: Pin[] }).images;
+const OVERLAY_DIR = join(ROOT, "deploy", "overlays", "production");
+const overlay = (): { resources: string[]; images: KustomizeImage[] } => parse(readFileSync(join(OVERLAY_DIR, "kustomization.yaml"), "utf8")) as { resources: string[]; images: KustomizeImage[] };
+const HEX64 = "0123456789abcdef".repeat(4);
+
+/** Every third-party image reference, with where it is: compose services without a build, the Dockerfile's base, the Kubernetes containers but groundwatch's own. */
+function references(): Array<{ where: string; ref: string }> {
+  const compose = parse(readFileSync(join(ROOT, "docker-compose.yml"), "utf8")) as { services: Record<string, { image?: string; build?: unknown }> };
+  const out = Object.entries(compose.services)
+    .filter(([, s]) => s.image && !s.build)
+    .map(([name, s]) => ({ where: `docker-compose.yml ${name}`, ref: s.image! }));
+  const arg = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync(join(ROOT, "Dockerfile"), "utf8"))?.[1];
+  out.push({ where: "Dockerfile NODE_IMAGE", ref: arg ?? "" });
+  for (const ref of baseImages(DIR)) if (imageName(ref) !== "groundwatch") out.push({ where: "deploy/kubernetes", ref });
+  return out;
+}
+
+/** The shipped overlay with every placeholder filled as a user would, in a temporary directory next to nothing. */
+function filledOverlay(dir: string): { images: KustomizeImage[] } {
+  const o = overlay();
+  const filled = {
+    ...o,
+    resources: [relative(dir, DIR)],
+    images: o.images.map((i) => ({ ...i, digest: `sha256:${HEX64}`, ...(i.newName ? { newName: "registry.internal:5000/groundwatch" } : {}) })),
+  };
+  writeFileSync(join(dir, "kustomization.yaml"), stringify(filled));
+  return filled;
+}
+
+describe("deploy/images.yaml: one record of the third-party images", () => {
+  it("records each image once, with a well-formed digest or none, and where the digest came from", () => {
+    expect(new Set(PINS.map((p) => p.name)).size).toBe(PINS.length);
+    for (const p of PINS) {
+      expect(p.tag, p.name).toMatch(/^v?\d+\.\d+\.\d+[\w.-]*$/);
+      if (p.digest !== null) expect(p.digest, p.name).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(p.source.length, p.name).toBeGreaterThan(10);
+    }
+  });
+
+  it("is how compose, the Dockerfile and Kubernetes name each image: by digest where one is recorded, else by tag", () => {
+    const refs = references();
+    expect(refs.length).toBeGreaterThanOrEqual(7);
+    for (const { where, ref } of refs) {
+      const pin = PINS.find((p) => p.name === imageName(ref));
+      expect(pin, `${where}: ${ref} is not in deploy/images.yaml`).toBeDefined();
+      expect(ref, where).toBe(pin!.digest ? `${pin!.name}:${pin!.tag}@${pin!.digest}` : `${pin!.name}:${pin!.tag}`);
+    }
+    for (const p of PINS) expect(refs.map((r) => imageName(r.ref)), `${p.name} is recorded but not used`).toContain(p.name);
+  });
+
+  it("reads image names as kustomize matches them: no tag, no digest, a registry port kept", () => {
+    expect(imageName("node:20.20.2-bookworm-slim@sha256:" + HEX64)).toBe("node");
+    expect(imageName("registry.internal:5000/groundwatch:0.1.0")).toBe("registry.internal:5000/groundwatch");
+    expect(imageName("registry.internal:5000/groundwatch")).toBe("registry.internal:5000/groundwatch");
+    expect(imageName("otel/opentelemetry-collector-contrib@sha256:" + HEX64)).toBe("otel/opentelemetry-collector-contrib");
+  });
+});
+
+describe("deploy/overlays/production: every Kubernetes image by digest", () => {
+  it("refuses the shipped template until each placeholder is replaced, naming each image", () => {
+    const problems = unpinnedImages(overlay());
+    const names = [...new Set(baseImages(DIR).map(imageName))];
+    expect(names.sort()).toEqual(["groundwatch", "otel/opentelemetry-collector-contrib"]);
+    for (const name of names) expect(problems.some((p) => p.startsWith(`${name}: digest "sha256:SET-ME"`)), name).toBe(true);
+    expect(problems).toContain("groundwatch: newName registry.example.com/groundwatch is the template's; name your registry");
+  });
+
+  it("passes an overlay with every digest set, and names an image whose entry is missing", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gw-overlay-"));
+    try {
+      const filled = filledOverlay(dir);
+      expect(unpinnedImages(filled)).toEqual([]);
+      const without = { images: filled.images.filter((i) => i.name !== "otel/opentelemetry-collector-contrib") };
+      expect(unpinnedImages(without)).toEqual(["otel/opentelemetry-collector-contrib: no digest (add to images: name: otel/opentelemetry-collector-contrib, digest: sha256:…)"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("builds with kustomize to containers that all run by digest (when kubectl is installed)", () => {
+    try {
+      execFileSync("kubectl", ["version", "--client"], { stdio: "ignore" });
+    } catch {
+      return; // kubectl is not required where the tests run; the checks above do not need it
+    }
+    const dir = mkdtempSync(join(tmpdir(), "gw-overlay-"));
+    try {
+      filledOverlay(dir);
+      const rendered = execFileSync("kubectl", ["kustomize", dir], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      const images = [...rendered.matchAll(/^\s+image: (\S+)$/gm)].map((m) => m[1]!);
+      expect(images.length).toBe(baseImages(DIR).length);
+      for (const image of images) expect(image).toMatch(new RegExp(`@sha256:${HEX64}$`));
+      expect(images).toContain(`registry.internal:5000/groundwatch@sha256:${HEX64}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
