@@ -156,6 +156,8 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
     const worker = slot.worker;
     if (!worker) return;
     slot.jobs.set(job.id, job);
+    // A worker with work keeps the process alive until it answers; an idle one does not (see idle()).
+    worker.ref();
     if (opts.timeoutMs !== undefined) {
       clearTimeout(job.timer);
       job.timer = setTimeout(() => onTimeout(slot, job), opts.timeoutMs);
@@ -223,7 +225,8 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
         },
       );
     }, delay);
-    slot.restartTimer.unref?.();
+    // Jobs waiting for this replacement keep the process alive; otherwise the wait does not.
+    if (waiting.length === 0) slot.restartTimer.unref?.();
   };
 
   const onTimeout = (slot: Slot<Q, R>, job: Job<Q, R>): void => {
@@ -243,6 +246,13 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
     sendWaiting();
   };
 
+  /**
+   * An idle worker does not keep the process alive: a host that never calls shutdown() still exits
+   * once its script is done and every job sent has been answered.
+   */
+  const idle = (slot: Slot<Q, R>): void => {
+    if (slot.jobs.size === 0) slot.worker?.unref();
+  };
   const attach = (slot: Slot<Q, R>, worker: Worker): void => {
     slot.worker = worker;
     let crash: string | undefined;
@@ -251,6 +261,7 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
       const job = slot.jobs.get(m.id);
       if (!job) return;
       slot.jobs.delete(m.id);
+      idle(slot);
       clearTimeout(job.timer);
       slot.failures = 0;
       if (m.type === "result") job.resolve(m.value);
@@ -269,6 +280,8 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
       slot.jobs.clear();
       retire(slot, "crashed", message);
     });
+    // After the listeners: adding a message listener refs the worker's port again.
+    idle(slot);
   };
 
   for (const s of started) {

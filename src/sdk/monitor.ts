@@ -15,6 +15,7 @@ import { OnnxRuntimeMissingError, onnxRuntimeResolvable } from "../nli/onnx/runt
 import type { WorkerPool } from "../nli/worker-pool.ts";
 import { PoolError, createWorkerPool, workerUrl } from "../nli/worker-pool.ts";
 import { createRouteLabels } from "../telemetry/route-labels.ts";
+import { countLiveMonitor } from "./live-monitors.ts";
 import type { Instruments } from "../telemetry/instruments.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createInstruments, isNoopMeter, observeSources } from "../telemetry/instruments.ts";
@@ -209,6 +210,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   if (driftRef.source === "none" && driftRef.refused) {
     diag.warn(`groundwatch: drift runs without a reference: the calibration has ${driftRef.refused.scores} reference scores, fewer than drift.minScores (${driftRef.refused.minScores}); each route's first ${resolved.drift.windowSize} scores become its reference instead.`);
   }
+  const releaseLive = countLiveMonitor(resolved.workers);
   const onEvaluation = options.onEvaluation;
   let onEvaluationFailed = false;
   const random = options.random ?? Math.random;
@@ -542,7 +544,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       resumeTimer ??= setTimeout(() => {
         resumeTimer = undefined;
         pump();
-      }, wait).unref();
+      }, wait);
       return;
     }
     while (inFlight < scoringSlots) {
@@ -649,6 +651,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
         drop(job.route, "shutdown");
       }
       closing = true;
+      releaseLive();
       await poolReady;
       await pool?.close();
       // The pool rejected what was in flight: wait until each of those is counted.

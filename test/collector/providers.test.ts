@@ -1,17 +1,6 @@
-import type { DiagLogger } from "@opentelemetry/api";
-import { DiagLogLevel, diag } from "@opentelemetry/api";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
+import { captureWarnings } from "../helpers/diag.ts";
 import { createExportFailureLog, exportTimeoutFor } from "../../src/collector/providers.ts";
-
-/** Warnings that reach the diag logger while the test runs; the logger is removed when it ends. */
-function captureWarnings(): string[] {
-  const warnings: string[] = [];
-  const ignore = (): void => undefined;
-  const logger: DiagLogger = { error: ignore, warn: (message) => warnings.push(message), info: ignore, debug: ignore, verbose: ignore };
-  diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
-  onTestFinished(() => diag.disable());
-  return warnings;
-}
 
 describe("collector exports", () => {
   it("logs an export failure at most once per interval and signal, with the count of those held back", () => {
