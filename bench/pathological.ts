@@ -1,10 +1,15 @@
 /**
  * How long `groundwatch score` takes on inputs that once stalled it: a 1 MB single token
  * (in the answer, in a document), 200 KB base64 and hex blobs inside a document, a 500 KB
- * "and"-chain and a 500 KB semicolon list as the answer, spelled-out number words, and
- * 1,500 distinct resamples. Each case is one input row scored by the real binary in a child
- * process (offline backend), with a per-case timeout: a case still running is killed and
- * reported as "> N s" instead of hanging the benchmark.
+ * "and"-chain and a 500 KB semicolon list as the answer, spelled-out number words, 1,500
+ * distinct resamples; a "(source:" marker followed by a run of whitespace (8 KB and 49 KB, with
+ * named documents) and document URLs of 80 KB and 1.5 MB of slashes (issue 24). Each case is one
+ * input row scored by the real binary in a child process (offline backend), with a per-case
+ * timeout: a case still running is killed and reported as "> N s" instead of hanging the benchmark.
+ *
+ * Collector cases (issue 24) run `groundwatch serve` from the same root: one OTLP log record whose
+ * gen_ai.input.messages holds 80,000 distinct messages, posted while /healthz is polled; reported
+ * are the request's time and the slowest /healthz answer meanwhile (a liveness probe times out at 3 s).
  *
  *   npx tsx bench/pathological.ts [--root DIR] [--timeout 120] [--case NAME[,NAME]] [--env K=V ...] [--scale F] [--in-process]
  *
@@ -81,6 +86,12 @@ const CASES: readonly Case[] = [
   { name: "and-chain-500kb", what: 'answer: 500 KB "a and b and c and …"', row: () => ({ context: [DOC], answer: `The ${fill(500e3, () => `${pick(WORDS)} and `)}museum opens at nine.` }) },
   { name: "semicolons-500kb", what: "answer: 500 KB semicolon list of clauses", row: () => ({ context: [DOC], answer: fill(500e3, () => `the ${pick(WORDS)} opens at ${pick(NUMBER_WORDS)}; `) }) },
   { name: "number-words-200kb", what: 'answer and document: 200 KB of "one two … thousand …"', row: () => ({ context: [`${DOC} ${fill(200e3, () => `${pick(NUMBER_WORDS)} `)}`], answer: fill(200e3, () => `${pick(NUMBER_WORDS)} `) }) },
+  // Issue 24: the citation parser backtracked on "(source:" + whitespace when documents carry names.
+  { name: "citation-ws-8kb", what: 'answer: "(source:" + 8 KB of spaces, named documents', row: () => ({ context: [{ text: DOC, id: "museum" }], answer: `${ANSWER} (source:${" ".repeat(Math.round(8e3 * SCALE))}` }) },
+  { name: "citation-ws-49kb", what: 'answer: "[sources :" + 49 KB of spaces, named documents', row: () => ({ context: [{ text: DOC, id: "museum" }], answer: `${ANSWER} [sources :${" ".repeat(Math.round(49e3 * SCALE))}` }) },
+  // Issue 24: normalising a document's URL (trailing slashes) was quadratic in a run of slashes.
+  { name: "url-slashes-80kb", what: "a document URL of 80 KB of slashes, cited by name", row: () => ({ context: [{ text: DOC, url: `https://x${"/".repeat(Math.round(80e3 * SCALE))}y` }], answer: `${ANSWER} (source: museum.md)` }) },
+  { name: "url-slashes-1.5mb", what: "a document URL of 1.5 MB of slashes, cited by name", row: () => ({ context: [{ text: DOC, url: `https://x${"/".repeat(Math.round(1.5e6 * SCALE))}y` }], answer: `${ANSWER} (source: museum.md)` }) },
   {
     name: "samples-1500",
     what: "1,500 distinct resamples",
@@ -137,6 +148,74 @@ function run(root: string, input: string, output: string, timeoutS: number, env:
   });
 }
 
+/** One OTLP/JSON log record (a GenAI operation-details event) whose gen_ai.input.messages holds `n` distinct messages. */
+function messagesRecord(n: number): string {
+  const messages = JSON.stringify(Array.from({ length: n }, (_, i) => ({ role: "user", parts: [{ type: "text", content: `question ${i}` }] })));
+  const attributes = [{ key: "gen_ai.input.messages", value: { stringValue: messages } }];
+  const record = { timeUnixNano: "1", traceId: "5b8efff798038103d269b633813fc60c", spanId: "0000000000000001", eventName: "gen_ai.client.inference.operation.details", attributes };
+  return JSON.stringify({ resourceLogs: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "chat" } }] }, scopeLogs: [{ logRecords: [record] }] }] });
+}
+
+/** Starts `groundwatch serve` from `root` (bodyLimit 16mb) and resolves with its URL and a stop function. */
+async function startServe(root: string, dir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number; stop: () => void }> {
+  const config = join(dir, "serve.json");
+  writeFileSync(config, JSON.stringify({ collector: { bodyLimit: "16mb" } }));
+  const child = spawn(process.execPath, [join(root, "bin", "groundwatch.js"), "serve", "--port", "0", "--config", config, "--backend", "offline"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const seen = (d: Buffer): void => {
+      out += d.toString();
+      const m = /listening on (http:\/\/[^\s]+?) /.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    };
+    child.stdout.on("data", seen);
+    child.stderr.on("data", seen);
+    child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+  return { url, pid: child.pid ?? 0, stop: () => (child.pid !== undefined ? process.kill(-child.pid, "SIGKILL") : undefined) };
+}
+
+interface ServeCase {
+  readonly name: string;
+  readonly what: string;
+  readonly body: () => string;
+}
+
+const SERVE_CASES: readonly ServeCase[] = [
+  { name: "genai-messages-20k", what: "one log record, 20,000 distinct GenAI input messages", body: () => messagesRecord(Math.round(20_000 * SCALE)) },
+  { name: "genai-messages-80k", what: "one log record, 80,000 distinct GenAI input messages", body: () => messagesRecord(Math.round(80_000 * SCALE)) },
+];
+
+/** Posts the case's body to /v1/logs while /healthz is polled every 50 ms; the request's time and the slowest /healthz answer. */
+async function runServeCase(url: string, c: ServeCase, timeoutS: number): Promise<{ requestS: number; status: number | string; healthMaxS: number; polls: number }> {
+  const body = c.body();
+  let done = false;
+  let healthMax = 0;
+  let polls = 0;
+  const poll = (async () => {
+    while (!done) {
+      const t0 = performance.now();
+      await fetch(`${url}/healthz`).then((r) => r.arrayBuffer());
+      healthMax = Math.max(healthMax, (performance.now() - t0) / 1000);
+      polls++;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  const t0 = performance.now();
+  let status: number | string;
+  try {
+    const res = await fetch(`${url}/v1/logs`, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(timeoutS * 1000) });
+    await res.arrayBuffer();
+    status = res.status;
+  } catch (error) {
+    status = (error as Error).name === "TimeoutError" ? `> ${timeoutS} s` : (error as Error).message;
+  }
+  const requestS = (performance.now() - t0) / 1000;
+  done = true;
+  await poll;
+  return { requestS, status, healthMaxS: healthMax, polls };
+}
+
 /** Scores each case with this checkout's sources in this process: where the time goes, without start-up. */
 async function inProcess(only: readonly string[] | undefined, env: NodeJS.ProcessEnv): Promise<void> {
   const { createScorer } = await import("../src/scoring/scorer.ts");
@@ -185,6 +264,20 @@ async function main(): Promise<void> {
       const o = await run(root, input, output, timeoutS, env);
       const time = o.timedOut ? `> ${timeoutS} s` : `${o.seconds.toFixed(1)} s`;
       console.log(`| ${c.name} | ${c.what} | ${(statSync(input).size / 1e3).toFixed(0)} KB | ${time} | ${o.peakMb.toFixed(0)} MB | ${o.timedOut ? "killed" : o.code} | ${o.verdict} | ${o.limits} |`);
+    }
+    const serveCases = SERVE_CASES.filter((c) => !only || only.includes(c.name));
+    if (serveCases.length > 0) {
+      console.log("\n| collector case | input | body | request time | status | slowest /healthz meanwhile | /healthz polls |");
+      console.log("|---|---|---|---|---|---|---|");
+      for (const c of serveCases) {
+        const serve = await startServe(root, dir, env);
+        try {
+          const o = await runServeCase(serve.url, c, timeoutS);
+          console.log(`| ${c.name} | ${c.what} | ${(c.body().length / 1e6).toFixed(2)} MB | ${o.requestS.toFixed(2)} s | ${o.status} | ${o.healthMaxS.toFixed(2)} s | ${o.polls} |`);
+        } finally {
+          serve.stop();
+        }
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
