@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -79,6 +79,18 @@ describe("model pull: links planted in the cache never carry a write outside it"
     expect(readdirSync(outside)).toEqual([]);
   });
 
+  it("does not append to a file outside hard-linked in as the *.incomplete file", async () => {
+    const server = await startHubServer({ dir: FIXTURE, repo: REPO });
+    const layout = cacheLayout();
+    const precious = join(tempDir(), "precious.txt");
+    writeFileSync(precious, "keep me");
+    mkdirSync(join(layout.snapshot, "onnx"), { recursive: true });
+    linkSync(precious, join(layout.snapshot, `${GRAPH}.incomplete`));
+    const result = await pullModel({ repo: REPO, env: { HF_HOME: layout.home, HF_ENDPOINT: server.url } });
+    expect(readFileSync(precious, "utf8")).toBe("keep me");
+    expect(result.files.find((f) => f.path === GRAPH)?.status).toBe("downloaded");
+  });
+
   it("writes into --dir through its own real path, refusing an onnx/ link that leaves it", async () => {
     const server = await startHubServer({ dir: FIXTURE, repo: REPO });
     const dir = join(tempDir(), "model");
@@ -129,5 +141,16 @@ describe("model pull: a hub that stalls, or sends more than it listed", () => {
     const layout = cacheLayout();
     await expect(pullModel({ repo: REPO, env: { HF_HOME: layout.home, HF_ENDPOINT: server.url } })).rejects.toThrow(new RegExp(`^${GRAPH}: the hub sent more than the \\d+ bytes it listed; the download was stopped there and removed$`));
     expect(readdirSync(join(layout.snapshot, "onnx"))).toEqual([]);
+  });
+});
+
+describe("model pull: its options", () => {
+  it.each([
+    ["timeoutMs", { timeoutMs: 0 }],
+    ["idleTimeoutMs", { idleTimeoutMs: -5 }],
+  ])("refuses a %s that is not a positive whole number, naming it, before asking the hub", async (field, bad) => {
+    const server = await startHubServer({ dir: FIXTURE, repo: REPO });
+    await expect(pullModel({ repo: REPO, ...bad, env: { HF_HOME: tempDir(), HF_ENDPOINT: server.url } })).rejects.toMatchObject({ name: "ConfigError", field });
+    expect(server.requests).toEqual([]);
   });
 });

@@ -124,6 +124,12 @@ describe("the shared chat client", () => {
   });
 });
 
+describe("the chat client's options", () => {
+  it.each([0, -1, 1.5, Number.NaN])("refuses maxReplyBytes %s, naming it", (maxReplyBytes) => {
+    expect(() => createChatClient({ label: "test", baseUrl: "http://127.0.0.1:9/v1", maxReplyBytes })).toThrow(/^invalid maxReplyBytes: .* \(a positive whole number\)$/);
+  });
+});
+
 describe("judge backend: hostile replies", () => {
   it("fails the batch on a reply over its byte cap, with that reason", async () => {
     const server = await startJudgeServer(() => ({ body: chat("x".repeat(100_000)) }));

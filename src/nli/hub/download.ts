@@ -21,7 +21,9 @@ export interface FileDownload {
 
 /** How to fetch: the hub's rules for every file of a pull. */
 export interface DownloadSettings {
+  /** Sent with every request (user agent, the hub token). */
   readonly headers: Readonly<Record<string, string>>;
+  /** The fetch used. */
   readonly fetch: typeof fetch;
   /** Attempts per file when the connection drops, stalls or the server fails. */
   readonly attempts: number;
@@ -31,6 +33,7 @@ export interface DownloadSettings {
   readonly timeoutMs: number;
   /** How long a body may send nothing before the attempt is given up (and later resumed), ms. */
   readonly idleTimeoutMs: number;
+  /** Called as bytes arrive. */
   readonly onProgress?: ((p: { file: string; received: number; total: number | undefined }) => void) | undefined;
 }
 

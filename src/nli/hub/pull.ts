@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isConfigError } from "../../config/errors.ts";
+import { positiveInteger } from "../../config/positive-integer.ts";
 import { fetchWithTimeout } from "../../net/fetch-timeout.ts";
 import { BodyTooLargeError, readCappedText } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
@@ -45,9 +46,9 @@ export interface PullOptions {
   readonly onProgress?: (p: { file: string; received: number; total: number | undefined }) => void;
   /** Delay between attempts, in ms (default 500 × attempt). */
   readonly backoffMs?: number;
-  /** How long each hub request waits for its response headers, in ms (default DEFAULT_HUB_TIMEOUT_MS, 30 s); a download attempt that times out is retried. */
+  /** How long each hub request waits for its response headers, in ms (default DEFAULT_HUB_TIMEOUT_MS, 30 s); a download attempt that times out is retried. Not a positive whole number: ConfigError. */
   readonly timeoutMs?: number;
-  /** How long a download may receive nothing before the attempt is given up and later resumed, in ms (default DEFAULT_HUB_IDLE_TIMEOUT_MS, 60 s). */
+  /** How long a download may receive nothing before the attempt is given up and later resumed, in ms (default DEFAULT_HUB_IDLE_TIMEOUT_MS, 60 s). Not a positive whole number: ConfigError. */
   readonly idleTimeoutMs?: number;
 }
 
@@ -191,13 +192,15 @@ export async function fetchRepoListing(options: ListingOptions, variant: OnnxVar
   const endpoint = hubEndpoint(options.env);
   const infoUrl = `${endpoint}/api/models/${repo}/revision/${encodeURIComponent(revision)}?blobs=true`;
   const target = fallbackTarget ?? join(repoCacheDir(hubCacheDir(options.env), repo), "snapshots", revision);
+  const timeoutMs = positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_HUB_TIMEOUT_MS);
+  const idleTimeoutMs = positiveInteger("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_HUB_IDLE_TIMEOUT_MS);
   let raw: unknown;
   try {
-    const { res, abort } = await fetchWithTimeout(doFetch, infoUrl, { headers: requestHeaders(options.env) }, options.timeoutMs ?? DEFAULT_HUB_TIMEOUT_MS);
+    const { res, abort } = await fetchWithTimeout(doFetch, infoUrl, { headers: requestHeaders(options.env) }, timeoutMs);
     if (res.status === 401 || res.status === 403) throw new HubError(`${repo}: the hub refused access (HTTP ${res.status}); for a private or gated repo set HF_TOKEN`);
     if (res.status === 404) throw new HubError(`${repo}@${revision}: not found on ${endpoint} (HTTP 404)`);
     if (!res.ok) throw new HubError(`${infoUrl}: HTTP ${res.status}`);
-    const text = await readCappedText(res, { maxBytes: MAX_LISTING_BYTES, abort, idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_HUB_IDLE_TIMEOUT_MS });
+    const text = await readCappedText(res, { maxBytes: MAX_LISTING_BYTES, abort, idleTimeoutMs });
     raw = JSON.parse(text);
   } catch (error) {
     if (error instanceof HubError) throw error;
@@ -280,8 +283,8 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
     fetch: doFetch,
     attempts,
     backoffMs: options.backoffMs ?? 500,
-    timeoutMs: options.timeoutMs ?? DEFAULT_HUB_TIMEOUT_MS,
-    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_HUB_IDLE_TIMEOUT_MS,
+    timeoutMs: positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_HUB_TIMEOUT_MS),
+    idleTimeoutMs: positiveInteger("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_HUB_IDLE_TIMEOUT_MS),
     onProgress: options.onProgress,
   };
 

@@ -6,6 +6,7 @@
  * (src/net/read-capped.ts), and every remote text that reaches an error message redacted.
  */
 
+import { positiveInteger } from "../../config/positive-integer.ts";
 import { BodyTooLargeError, readCappedText } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
 
@@ -47,6 +48,7 @@ export interface ChatClientOptions {
   /**
    * Largest reply read, in bytes (default DEFAULT_MAX_CHAT_REPLY_BYTES, 4 MiB). A larger one is
    * refused (BodyTooLargeError, not retried) as soon as its Content-Length or its bytes pass the cap.
+   * Not a positive whole number: ConfigError.
    */
   readonly maxReplyBytes?: number | undefined;
   /** The fetch used (default: the global one); injected in tests. */
@@ -147,7 +149,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const backoffMs = options.backoffMs ?? 500;
   const budget = options.budget ?? Infinity;
-  const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_CHAT_REPLY_BYTES;
+  const maxReplyBytes = positiveInteger("maxReplyBytes", options.maxReplyBytes, DEFAULT_MAX_CHAT_REPLY_BYTES);
   /** Remote text for an error message or log line, with the API key and anything shaped like a credential removed. */
   const redact = (text: string): string => redactSecrets(text, [options.apiKey]);
   const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
