@@ -92,7 +92,8 @@ export interface ChatClient {
   readonly url: string;
   /**
    * One completion of `body` (model, messages, …): retried on network errors, per-attempt timeouts,
-   * 429 and 5xx, after Retry-After or exponential backoff; a 4xx is a ChatHttpError at once. When
+   * 429 and 5xx, after Retry-After or exponential backoff; a 4xx is a ChatHttpError at once, a reply
+   * over maxReplyBytes a BodyTooLargeError at once (error texts redacted). When
    * `signal` fires, the call in flight (or the wait before a retry) stops at once and is not retried:
    * it rejects with the signal's reason.
    */
