@@ -196,7 +196,7 @@ export function overviewDashboard(): object {
   d = d.withRow(row("Live semantic entropy (resampling)"));
   // Resampler calls judged: ok and the failures. Not `budget` (over maxCallsPerMinute: never called)
   // nor `shutdown` (aborted by our own drain): neither is the resampler failing.
-  const made = (by: string): string => `sum by (${by}) (rate(groundwatch_resample_calls_total{groundwatch_resample_outcome=~"ok|error|timeout|short", ${R}}[$__rate_interval]))`;
+  const made = (by: string): string => `sum by (${by}) (rate(groundwatch_resample_calls_total{groundwatch_resample_outcome=~"ok|error|too_large|timeout|short", ${R}}[$__rate_interval]))`;
   d = d.withPanel(
     ts({ id: 16, x: 0, y, w: 8, h: 8 }, "Resampler calls by outcome", "short", [q(`sum by (groundwatch_resample_outcome) (rate(groundwatch_resample_calls_total{${R}}[$__rate_interval]))`, "{{groundwatch_resample_outcome}}")], {
       min: 0,

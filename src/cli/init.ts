@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import type { Stats } from "node:fs";
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
@@ -13,14 +14,15 @@ Writes, in DIR (default: the current directory):
   groundwatch.yaml        every section (scoring, sampling, monitor, collector) with its common
                           settings, each commented; used by --config FILE (or GROUNDWATCH_CONFIG)
   groundwatch-eval.jsonl  six example rows (grounded and not) for "groundwatch eval"
-Existing files are left alone unless --force is given.
+Existing files are left alone unless --force is given. A symbolic link in their place is never
+written through: init refuses it, and --force replaces the link itself (its target is untouched).
 
 Options:
   --dir DIR     where to write (created if missing)
-  --force       overwrite existing files
+  --force       overwrite existing files (a link is replaced, never its target)
   --help, -h    show this help
 
-Exit codes: 0 written, 1 cannot write, 2 bad flags or a file already exists (without --force).
+Exit codes: 0 written, 1 cannot write, 2 bad flags, or a file or link already there (without --force).
 `;
 
 /** The commented starting configuration. Every active value here is the default, so it changes nothing until edited. */
@@ -76,6 +78,32 @@ export const INIT_EVAL_SET: readonly object[] = [
   { id: "warranty-contradicted", question: "How long is the warranty?", context: ["Warranty: every appliance carries a two-year manufacturer warranty covering parts and labour."], answer: "The warranty lasts five years and covers accidental damage.", label: 0 },
 ];
 
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * Writes `text` as a new file at `path`: whatever is there (with --force) is unlinked first, a
+ * link included, so a link is replaced and never written through; the file is created with
+ * O_EXCL | O_NOFOLLOW, so a link planted in between fails the write instead of being followed.
+ */
+function writeNewFile(path: string, text: string, replace: boolean): void {
+  const there = replace ? lstatOrUndefined(path) : undefined;
+  if (there && !there.isDirectory()) unlinkSync(path);
+  const fd = openSync(path, CREATE, 0o644);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Runs `groundwatch init`; resolves to the exit code. */
 export function runInit(argv: readonly string[], io: CommandIo): Promise<number> {
   return runCommand("init", INIT_HELP, io, async () => {
@@ -86,11 +114,15 @@ export function runInit(argv: readonly string[], io: CommandIo): Promise<number>
       ["groundwatch.yaml", INIT_CONFIG],
       ["groundwatch-eval.jsonl", `${INIT_EVAL_SET.map((r) => JSON.stringify(r)).join("\n")}\n`],
     ];
-    const existing = files.map(([name]) => join(dir, name)).filter((p) => existsSync(p));
-    if (existing.length > 0 && !args.force) throw new UsageError(`${existing.map((p) => relative(io.cwd, p) || p).join(" and ")} already exist${existing.length === 1 ? "s" : ""}: nothing written (--force overwrites)`);
+    const shown = (p: string): string => relative(io.cwd, p) || p;
+    // A link counts as there even when it dangles: writing would create its target.
+    const present = files.map(([name]) => join(dir, name)).filter((p) => lstatOrUndefined(p) !== undefined);
+    const links = present.filter((p) => lstatOrUndefined(p)?.isSymbolicLink());
+    if (links.length > 0 && !args.force) throw new UsageError(`${links.map(shown).join(" and ")} ${links.length === 1 ? "is a symbolic link" : "are symbolic links"}: nothing written, and never through a link (--force replaces the link itself, not its target)`);
+    if (present.length > 0 && !args.force) throw new UsageError(`${present.map(shown).join(" and ")} already exist${present.length === 1 ? "s" : ""}: nothing written (--force overwrites)`);
     try {
       mkdirSync(dir, { recursive: true });
-      for (const [name, text] of files) writeFileSync(join(dir, name), text);
+      for (const [name, text] of files) writeNewFile(join(dir, name), text, args.force === true);
     } catch (error) {
       io.stderr.write(`groundwatch init: cannot write in ${dir}: ${(error as Error).message}\n`);
       return EXIT.failure;

@@ -29,6 +29,10 @@ pull   downloads REPO (default ${DEFAULT_MODEL_REPO}) from the Hugging Face Hub 
        cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), or into --dir:
        config.json, the tokenizer files and one ONNX graph, never the whole onnx/ folder.
        Honours HF_ENDPOINT, HF_HUB_OFFLINE and HF_TOKEN. An interrupted pull resumes.
+       Each hub request waits at most 30 s for an answer and 60 s for more data (then the
+       file is retried, resuming). A file is never written past the size the hub lists (one
+       listed without a size is refused), and never through a link leading out of the cache
+       or --dir: such a link is refused, naming it.
 list   shows the cached models and their sizes.
 info   shows a model's chosen graph and why, label mapping, inputs, maximum length, and every
        graph variant the repository offers with its size. A directory or a cached repo is

@@ -1,3 +1,6 @@
+import { BodyTooLargeError, readCappedText } from "../net/read-capped.ts";
+import { redactSecrets } from "../net/redact.ts";
+
 /** The largest reply `eval --target` reads by default: 10 MB, far above any answer. */
 export const DEFAULT_MAX_REPLY_BYTES = 10_000_000;
 
@@ -106,39 +109,6 @@ function final(message: string): Error {
   return Object.assign(new Error(message), { final: true });
 }
 
-/**
- * Reads a reply body as it streams, up to `cap` bytes. Over the cap it cancels the body and
- * aborts the request, then throws — or, with `truncate`, returns what it has (for an error
- * excerpt). The declared Content-Length is checked first, so an honest large reply is refused
- * before any of it is read.
- */
-async function readBody(res: Response, cap: number, abort: () => void, truncate = false): Promise<string> {
-  const tooLarge = (): Error => final(`the reply is larger than ${cap} bytes (--max-reply-bytes); the request was aborted`);
-  const declared = Number(res.headers.get("content-length"));
-  if (!truncate && Number.isFinite(declared) && declared > cap) {
-    abort();
-    throw tooLarge();
-  }
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.byteLength > cap) {
-      chunks.push(value.subarray(0, cap - size));
-      await reader.cancel().catch(() => undefined);
-      abort();
-      if (truncate) break;
-      throw tooLarge();
-    }
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 /** What the endpoint answered: the answer, and the resamples and retrieved documents when their paths are given. */
 export interface TargetReply {
   readonly answer: string;
@@ -153,6 +123,8 @@ export interface TargetReply {
 export async function askTarget(options: TargetOptions, question: string): Promise<TargetReply> {
   const doFetch = options.fetch ?? fetch;
   const cap = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+  // The request's own header values (an Authorization or API key header) never reach a message.
+  const secrets = Object.values(options.headers ?? {});
   let last: Error | undefined;
   for (let attempt = 1; attempt <= options.attempts; attempt++) {
     const controller = new AbortController();
@@ -170,8 +142,10 @@ export async function askTarget(options: TargetOptions, question: string): Promi
         await res.body?.cancel().catch(() => undefined);
         throw new Error(`HTTP ${res.status}`);
       }
-      if (!res.ok) throw final(`HTTP ${res.status}: ${(await readBody(res, 200, abort, true)).slice(0, 200)}`);
-      const text = await readBody(res, cap, abort);
+      if (!res.ok) throw final(`HTTP ${res.status}: ${redactSecrets(await readCappedText(res, { maxBytes: 1024, truncate: true, abort }), secrets).slice(0, 200)}`);
+      const text = await readCappedText(res, { maxBytes: cap, abort, tooLargeMessage: `the reply is larger than ${cap} bytes (--max-reply-bytes); the request was aborted` }).catch((error: unknown) => {
+        throw error instanceof BodyTooLargeError ? final(error.message) : error;
+      });
       let body: unknown;
       try {
         body = JSON.parse(text);

@@ -32,6 +32,9 @@ export interface OpenAiResamplerOptions {
   readonly budget?: number | undefined;
   /** Separate calls in flight at once for one request, when the server does not honour `n` (default 4). */
   readonly concurrency?: number | undefined;
+  /** Largest reply read, in bytes (default 4 MiB, DEFAULT_MAX_CHAT_REPLY_BYTES); a larger one ends the request, counted as outcome too_large. */
+  readonly maxReplyBytes?: number | undefined;
+  /** The fetch used (default: the global one); injected in tests. */
   readonly fetch?: typeof fetch | undefined;
 }
 
@@ -94,6 +97,7 @@ export function createOpenAiResampler(options: OpenAiResamplerOptions): Resample
     attempts: options.attempts,
     backoffMs: options.backoffMs,
     budget: options.budget,
+    maxReplyBytes: options.maxReplyBytes,
     fetch: options.fetch,
   });
   const concurrency = options.concurrency ?? 4;

@@ -1,6 +1,7 @@
 import type { Context } from "@opentelemetry/api";
 import { diag, context as otelContext } from "@opentelemetry/api";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
+import { BodyTooLargeError } from "../net/read-capped.ts";
 import { copySamples } from "./copy.ts";
 import type { ResampleRequest, ResolvedResampleOptions } from "./options.ts";
 import type { Sampler } from "./sampling.ts";
@@ -9,14 +10,15 @@ import { createSampler } from "./sampling.ts";
 /**
  * How one resample ended, as `groundwatch.resample.outcome` labels it: `ok`; `short` (fewer answers
  * than asked); `error` (the sampler threw, rejected, or returned something that is not strings or
- * `{ text }` objects); `timeout`; `shutdown` (in flight when the monitor shut down: aborted). And three
+ * `{ text }` objects); `too_large` (the endpoint's reply was over its byte cap, so the request was
+ * aborted: the collector's resampler, or any sampler that throws a BodyTooLargeError); `timeout`; `shutdown` (in flight when the monitor shut down: aborted). And three
  * where no call was made and the observation is scored without entropy: `budget` (maxCallsPerMinute
  * calls started in the last minute), `busy` (maxConcurrent calls in flight and as many waiting) and
  * `no_question` (picked, but the observation has no question: semantic entropy is defined over
  * answers to one question, and a sampler cannot redraw an answer without it).
  */
-export type ResampleOutcome = "ok" | "short" | "error" | "timeout" | "shutdown" | "budget" | "busy" | "no_question";
-export const RESAMPLE_OUTCOMES: readonly ResampleOutcome[] = ["ok", "short", "error", "timeout", "shutdown", "budget", "busy", "no_question"];
+export type ResampleOutcome = "ok" | "short" | "error" | "too_large" | "timeout" | "shutdown" | "budget" | "busy" | "no_question";
+export const RESAMPLE_OUTCOMES: readonly ResampleOutcome[] = ["ok", "short", "error", "too_large", "timeout", "shutdown", "budget", "busy", "no_question"];
 
 /** Tokens the host's sampler reported using (non-negative integers only). */
 export interface ResampleUsage {
@@ -31,7 +33,7 @@ export interface ResampleUsage {
  */
 export type ResampleDraw =
   | { readonly outcome: "ok" | "short"; readonly samples: readonly Sample[]; readonly usage: ResampleUsage | undefined; readonly durationS: number }
-  | { readonly outcome: "error" | "timeout" | "shutdown"; readonly why: string; readonly message: string | undefined; readonly durationS: number }
+  | { readonly outcome: "error" | "too_large" | "timeout" | "shutdown"; readonly why: string; readonly message: string | undefined; readonly durationS: number }
   | { readonly outcome: "budget" | "busy" | "no_question" }
   | { readonly outcome: "skipped" };
 
@@ -192,7 +194,12 @@ export function createResampler(options: ResolvedResampleOptions, deps: { readon
         if (!copied) return finish({ outcome: "error", why: "the resampler returned something other than strings or { text } objects", message: undefined, durationS: elapsed() });
         finish({ outcome: copied.samples.length < n ? "short" : "ok", samples: copied.samples.slice(0, n), usage: copied.usage, durationS: elapsed() });
       },
-      (error: unknown) => finish({ outcome: "error", why: "the resampler threw or rejected", message: messageOf(error), durationS: elapsed() }),
+      (error: unknown) =>
+        finish(
+          error instanceof BodyTooLargeError
+            ? { outcome: "too_large", why: `the resampler's endpoint sent a reply over its ${error.cap}-byte cap`, message: messageOf(error), durationS: elapsed() }
+            : { outcome: "error", why: "the resampler threw or rejected", message: messageOf(error), durationS: elapsed() },
+        ),
     );
   };
 

@@ -56,7 +56,7 @@ export const ATTR_ENTROPY_RELIABLE = "groundwatch.entropy.reliable";
 export const ATTR_COMBINED_VERDICT = "groundwatch.combined.verdict";
 /** Claims of the answer that few resamples support (span attribute, a count). */
 export const ATTR_CLAIMS_UNSTABLE = "groundwatch.claims.unstable";
-/** How a resampler call ended (on groundwatch.resample.calls, and on the evaluation span): ok, error, timeout, short, shutdown, budget, busy, no_question. */
+/** How a resampler call ended (on groundwatch.resample.calls, and on the evaluation span): ok, error, too_large, timeout, short, shutdown, budget, busy, no_question. */
 export const ATTR_RESAMPLE_OUTCOME = "groundwatch.resample.outcome";
 /** How one citation marker of an answer checked out (on groundwatch.citations): one of CITATION_STATUSES. */
 export const ATTR_CITATION_STATUS = "groundwatch.citation.status";
@@ -117,7 +117,7 @@ export const METRICS = {
   collectorIncomplete: spec("groundwatch.collector.incomplete", "{trace}", "counter", "Traces (or their records) the collector did not hand to scoring, by route and reason (no_answer, no_documents, late, …)"),
   collectorInteractions: spec("groundwatch.collector.interactions", "{interaction}", "counter", "Interactions the collector joined from traces and handed to scoring, by route and convention"),
   limited: spec("groundwatch.observations.limited", "{observation}", "counter", "Scored observations a size limit cut short (answer_chars, context_chars, documents, samples, token_chars, entailment_calls), by route and limit"),
-  resampleCalls: spec("groundwatch.resample.calls", "{call}", "counter", "Resampler calls (redrawing an answer for semantic entropy), by route and outcome: ok, error, timeout, short (fewer answers than asked), shutdown (aborted at shutdown); and, never called, scored without entropy: budget (over maxCallsPerMinute), busy (maxConcurrent calls running and as many waiting), no_question (nothing to redraw an answer to)"),
+  resampleCalls: spec("groundwatch.resample.calls", "{call}", "counter", "Resampler calls (redrawing an answer for semantic entropy), by route and outcome: ok, error, too_large (the endpoint's reply was over its byte cap: aborted), timeout, short (fewer answers than asked), shutdown (aborted at shutdown); and, never called, scored without entropy: budget (over maxCallsPerMinute), busy (maxConcurrent calls running and as many waiting), no_question (nothing to redraw an answer to)"),
   resampleTokens: spec("groundwatch.resample.tokens", "{token}", "counter", "Tokens the resampler reported using, by route and kind (prompt, completion)"),
   resampleDuration: spec("groundwatch.resample.duration", "s", "histogram", "Time of one resampler call, by route"),
   claimsResampled: spec("groundwatch.claims.resampled", "{claim}", "counter", "Claims checked against resamples (drawn by the resampler or sent with the observation): claim-level consistency, by route"),

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -32,6 +32,19 @@ describe("groundwatch model pull: paths", () => {
     expect(`${repo.stderr}${revision.stderr}`).not.toMatch(/\n\s+at /);
     expect(server.requests).toEqual([]);
     expect(tree(root)).toEqual([]);
+  });
+
+  it("refuses a link planted in the cache that leads outside it, exit 1, naming it, writing nothing there", async () => {
+    const server = await startHubServer({ dir: FIXTURE, repo: REPO });
+    const root = tempDir();
+    const outside = tempDir();
+    const repoDir = join(root, "home", "hub", "models--test-org--tiny-nli");
+    mkdirSync(join(root, "home", "hub"), { recursive: true });
+    symlinkSync(outside, repoDir);
+    const run = await runCli(["model", "pull", REPO], { env: { HF_HOME: join(root, "home"), HF_ENDPOINT: server.url }, cwd: root });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`groundwatch model pull: refusing to write in ${repoDir}: it is a link to ${realpathSync(outside)}, outside ${join(root, "home", "hub")}; remove it and pull again`);
+    expect(readdirSync(outside)).toEqual([]);
   });
 
   it("refuses a hub that answers a commit of ../../x, exit 1, naming it", async () => {

@@ -407,6 +407,34 @@ describe("collector resampler: end to end", () => {
   });
 });
 
+describe("collector resampler: hostile endpoints", () => {
+  it("a reply over the 4 MiB default cap is aborted, not retried, and counted as too_large on /metrics", { timeout: 30_000 }, async () => {
+    // 5 MiB of one answer: past the cap, so reading stops there instead of holding the whole reply.
+    const chat = await startChatServer(() => ({ body: completion(["x".repeat(5 * 1024 * 1024)]) }));
+    const { url, evaluations } = await collectorWith(chat.url, { resampleN: 2 });
+    const res = await fetch(`${url}/v1/observations`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ route: "/ask", question: QUESTION, context: DOCS, answer: "The Harbour Museum opened in 1998." }),
+    });
+    expect(res.status).toBe(202);
+    await expect.poll(() => evaluations.length, { timeout: 15_000 }).toBe(1);
+    expect(chat.requests).toHaveLength(1);
+    expect(evaluations[0]?.result.entropy).toMatchObject({ entropy: null });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/groundwatch_resample_calls_total\{[^}]*groundwatch_resample_outcome="too_large"[^}]*\} 1\b/);
+  });
+
+  it("an error body that echoes the Authorization header reaches the error without the API key", async () => {
+    const key = "resample-key-0123456789abcdef";
+    const server = await startChatServer((r) => ({ status: 403, body: { error: { message: `key ${key} has no access` }, headers: { authorization: r.authorization } } }));
+    const sample = createOpenAiResampler({ baseUrl: server.url, model: "m", apiKey: key, backoffMs: 1 });
+    const error = (await Promise.resolve(sample(request(1))).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^resampler endpoint answered HTTP 403: .*no access/);
+    expect(error.message).not.toContain(key);
+  });
+});
+
 describe("collector resampler: what the resamples say", () => {
   // A model that knows the opening year and the ticket price, and guesses the architect: asked the
   // same question five times, it repeats what it knows (in other words) and varies what it makes up.

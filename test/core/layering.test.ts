@@ -23,12 +23,13 @@ function importsOf(part: string): Array<{ file: string; reaches: string }> {
   return out;
 }
 
-describe("the parts depend one way: core ← nli ← scoring ← sdk/collector/cli", () => {
+describe("the parts depend one way: core ← nli ← scoring ← sdk/collector/cli (net: remote bodies, for nli and above)", () => {
   it.each([
     ["core", ["core"]],
     ["config", ["config", "core"]],
-    ["nli", ["nli", "core", "config"]],
-    ["scoring", ["scoring", "nli", "core", "config"]],
+    ["net", ["net"]],
+    ["nli", ["nli", "core", "config", "net"]],
+    ["scoring", ["scoring", "nli", "core", "config", "net"]],
   ])("%s imports only from %j", (part, allowed) => {
     const outside = importsOf(part).filter((i) => !allowed.includes(i.reaches));
     expect(outside).toEqual([]);

@@ -51,14 +51,14 @@ describe("dashboards as code", () => {
     const rules = parse(readFileSync(`${ROOT}/alerts/rules.yml`, "utf8")) as { groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }> };
     const all = rules.groups.flatMap((g) => g.rules);
     expect(all.find((r) => r.alert === "GroundwatchResampleFailing")?.expr).toContain(`< ${RESAMPLE_SUCCESS_THRESHOLD.toFixed(2)}`);
-    expect(all.find((r) => r.record === "groundwatch:resample_success:ratio_rate30m")?.expr).toContain('groundwatch_resample_outcome=~"ok|error|timeout|short"');
+    expect(all.find((r) => r.record === "groundwatch:resample_success:ratio_rate30m")?.expr).toContain('groundwatch_resample_outcome=~"ok|error|too_large|timeout|short"');
     const d = JSON.parse(dashboardFiles()["overview.json"]!) as { panels: Array<{ title: string; targets?: Array<{ expr: string }>; fieldConfig?: { defaults: { thresholds?: { steps: Array<{ value: number | null; color: string }> } } } }> };
     const panel = d.panels.find((p) => p.title === "Resampler success rate by route");
     expect(panel?.fieldConfig?.defaults.thresholds?.steps).toEqual([
       { value: null, color: "red" },
       { value: RESAMPLE_SUCCESS_THRESHOLD, color: "green" },
     ]);
-    expect(panel?.targets?.[0]?.expr).toContain('groundwatch_resample_outcome=~"ok|error|timeout|short"');
+    expect(panel?.targets?.[0]?.expr).toContain('groundwatch_resample_outcome=~"ok|error|too_large|timeout|short"');
   });
 
   it("draws invalid and misattributed citation shares by route in a citations row, with the threshold the invalid-citation alert tickets on", () => {

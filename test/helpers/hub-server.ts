@@ -21,6 +21,14 @@ export interface HubServerOptions {
   readonly revisions?: readonly string[];
   /** Rewrites the revision answer before it is sent: how a test plays a malicious hub. */
   readonly rewriteInfo?: (info: HubRevisionInfo) => unknown;
+  /** Never answer this kind of request (no headers, connection held open): the listing, or every file. */
+  readonly hang?: "listing" | "files";
+  /** Send the headers and this many bytes of each .onnx file, then nothing more (the connection stays open). */
+  readonly stallAfterBytes?: number;
+  /** Send this many bytes more than listed after each .onnx file, with a Content-Length that says so unless `undeclared`. */
+  readonly extraBytes?: number;
+  /** With extraBytes: send no Content-Length (chunked), so only the bytes themselves tell. */
+  readonly undeclared?: boolean;
 }
 
 /** The hub's answer for a revision: the commit and the files with their sizes and LFS hashes. */
@@ -70,6 +78,8 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
       res.writeHead(401).end();
       return;
     }
+    const isListing = path.startsWith("/api/models/");
+    if (options.hang === (isListing ? "listing" : "files")) return;
     if ((options.revisions ?? ["main"]).some((r) => path === `/api/models/${options.repo}/revision/${r}`)) {
       const siblings = [...content].map(([name, buf]) => ({
         rfilename: name,
@@ -98,7 +108,18 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
       res.writeHead(416).end();
       return;
     }
+    if (options.extraBytes !== undefined && name.endsWith(".onnx")) {
+      const longer = Buffer.concat([body.subarray(start), Buffer.alloc(options.extraBytes, 0x41)]);
+      res.writeHead(range ? 206 : 200, options.undeclared ? {} : { "content-length": String(longer.length) });
+      res.end(longer);
+      return;
+    }
     const slice = body.subarray(start);
+    if (options.stallAfterBytes !== undefined && name.endsWith(".onnx")) {
+      res.writeHead(range ? 206 : 200, { "content-length": String(slice.length) });
+      res.write(slice.subarray(0, options.stallAfterBytes));
+      return;
+    }
     res.writeHead(range ? 206 : 200, { "content-length": String(slice.length), ...(range ? { "content-range": `bytes ${start}-${body.length - 1}/${body.length}` } : {}) });
     if (options.dropAfterBytes !== undefined && name.endsWith(".onnx") && !dropped.has(name)) {
       dropped.add(name);
@@ -108,6 +129,9 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     res.end(slice);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  onTestFinished(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 }

@@ -104,4 +104,45 @@ describe("the shared chat client", () => {
     await expect(client.complete({ model: "m", messages: [] })).rejects.toMatchObject({ name: "ChatHttpError", status: 401, message: expect.stringMatching(/test endpoint answered HTTP 401: .*bad key/) as unknown });
     expect(server.requests).toHaveLength(1);
   });
+
+  it("refuses a reply over its byte cap without reading it all or retrying it", async () => {
+    const server = await startJudgeServer(() => ({ raw: JSON.stringify({ choices: [{ message: { content: "x".repeat(200_000) } }] }) }));
+    const client = createChatClient({ label: "test", baseUrl: server.url, backoffMs: 1, maxReplyBytes: 10_000 });
+    await expect(client.complete({ model: "m", messages: [] })).rejects.toMatchObject({ name: "BodyTooLargeError", cap: 10_000, message: "test endpoint's reply is larger than 10000 bytes (maxReplyBytes); the request was aborted" });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("keeps the API key out of an error body that echoes the Authorization header", async () => {
+    const key = "sk-live-secret-key-0123456789";
+    const server = await startJudgeServer((r) => ({ status: 401, body: { error: "bad key", echo: { authorization: r.authorization }, said: `you sent ${key}` } }));
+    const client = createChatClient({ label: "test", baseUrl: server.url, apiKey: key, backoffMs: 1 });
+    const error = (await client.complete({ model: "m", messages: [] }).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/test endpoint answered HTTP 401: .*bad key.*Bearer \[redacted\]/);
+    expect(error.message).not.toContain(key);
+    expect(error.message).not.toContain("secret-key");
+    expect(server.requests[0]?.authorization).toBe(`Bearer ${key}`);
+  });
+});
+
+describe("the chat client's options", () => {
+  it.each([0, -1, 1.5, Number.NaN])("refuses maxReplyBytes %s, naming it", (maxReplyBytes) => {
+    expect(() => createChatClient({ label: "test", baseUrl: "http://127.0.0.1:9/v1", maxReplyBytes })).toThrow(/^invalid maxReplyBytes: .* \(a positive whole number\)$/);
+  });
+});
+
+describe("judge backend: hostile replies", () => {
+  it("fails the batch on a reply over its byte cap, with that reason", async () => {
+    const server = await startJudgeServer(() => ({ body: chat("x".repeat(100_000)) }));
+    const judge = createJudgeBackend({ baseUrl: server.url, model: "m", maxReplyBytes: 4096, backoffMs: 1 });
+    await expect(judge.classify([{ premise: "p", hypothesis: "h" }])).rejects.toThrow("judge endpoint's reply is larger than 4096 bytes (maxReplyBytes); the request was aborted");
+  });
+
+  it("keeps the API key out of the error when the judge's reply echoes it", async () => {
+    const key = "judge-key-0123456789abcdef";
+    const server = await startJudgeServer((r) => ({ body: chat(`I received ${r.authorization ?? ""} and ${key}`) }));
+    const judge = createJudgeBackend({ baseUrl: server.url, model: "m", apiKey: key, backoffMs: 1 });
+    const error = (await judge.classify([{ premise: "p", hypothesis: "h" }]).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^judge reply is not one label: /);
+    expect(error.message).not.toContain(key);
+  });
 });

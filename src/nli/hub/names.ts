@@ -1,5 +1,6 @@
 import { isAbsolute, relative, sep } from "node:path";
 import { ConfigError } from "../../config/errors.ts";
+import { redactSecrets } from "../../net/redact.ts";
 
 // Every name that ends up in a file path — repo ids, revisions, and what the hub answers
 // (commit shas, file names, blob hashes) — is checked here first: `a/../../x` as a repo or
@@ -73,8 +74,8 @@ export function isInside(base: string, path: string): boolean {
   return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-/** A hub-supplied value, shortened and quoted, for an error message. */
+/** A hub-supplied value, shortened, quoted and with anything shaped like a credential redacted, for an error message. */
 export function shown(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const text = redactSecrets((typeof value === "string" ? value : JSON.stringify(value) ?? String(value)).slice(0, 1000));
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }

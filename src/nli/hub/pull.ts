@@ -1,13 +1,28 @@
-import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isConfigError } from "../../config/errors.ts";
+import { positiveInteger } from "../../config/positive-integer.ts";
+import { fetchWithTimeout } from "../../net/fetch-timeout.ts";
+import { BodyTooLargeError, readCappedText } from "../../net/read-capped.ts";
+import { redactSecrets } from "../../net/redact.ts";
 import type { OnnxVariant } from "../onnx/model-dir.ts";
 import { localGraphs } from "../onnx/model-dir.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../onnx/variants.ts";
 import { checkVariant, chooseGraph, graphVariants, readCpuFeatures } from "../onnx/variants.ts";
 import { LISTING_FILE, cachedSnapshot, hubCacheDir, hubEndpoint, hubToken, isOffline, repoCacheDir } from "./cache.ts";
+import { downloadFile, sha256Of } from "./download.ts";
+import { HubError } from "./errors.ts";
 import { checkRepoId, checkRevision, isCommitSha, isInside, isSafeRelativePath, isSha256, shown } from "./names.ts";
+import { ensureDirInside, existingFileSize, openWriteRoot, writeFileReplacing } from "./safe-fs.ts";
+
+export { HubError } from "./errors.ts";
+
+/** How long a hub request may wait for its response headers, by default: 30 s. */
+export const DEFAULT_HUB_TIMEOUT_MS = 30_000;
+/** How long a hub body may send nothing before the attempt is given up, by default: 60 s. */
+export const DEFAULT_HUB_IDLE_TIMEOUT_MS = 60_000;
+/** The largest listing read: 32 MiB, far above the hub's answer for a repository of thousands of files. */
+export const MAX_LISTING_BYTES = 32 * 1024 * 1024;
 
 export interface PullOptions {
   readonly repo: string;
@@ -31,6 +46,10 @@ export interface PullOptions {
   readonly onProgress?: (p: { file: string; received: number; total: number | undefined }) => void;
   /** Delay between attempts, in ms (default 500 × attempt). */
   readonly backoffMs?: number;
+  /** How long each hub request waits for its response headers, in ms (default DEFAULT_HUB_TIMEOUT_MS, 30 s); a download attempt that times out is retried. Not a positive whole number: ConfigError. */
+  readonly timeoutMs?: number;
+  /** How long a download may receive nothing before the attempt is given up and later resumed, in ms (default DEFAULT_HUB_IDLE_TIMEOUT_MS, 60 s). Not a positive whole number: ConfigError. */
+  readonly idleTimeoutMs?: number;
 }
 
 export interface PullResult {
@@ -87,20 +106,6 @@ export function manualSteps(repo: string, variant: OnnxVariant, target: string):
   ].join("\n");
 }
 
-export class HubError extends Error {
-  override readonly name = "HubError";
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-async function sha256Of(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
-}
-
 /** A file's entry in the hub's listing, checked. */
 interface Listed {
   readonly size: number | undefined;
@@ -151,8 +156,10 @@ export interface ListingOptions {
   readonly env: NodeJS.ProcessEnv;
   /** Injected for tests; defaults to global fetch. */
   readonly fetch?: typeof fetch;
-  /** Gives up on the listing after this long (default: no limit). */
+  /** How long the listing request waits for its response headers, in ms (default DEFAULT_HUB_TIMEOUT_MS, 30 s). */
   readonly timeoutMs?: number;
+  /** How long the listing's body may send nothing, in ms (default DEFAULT_HUB_IDLE_TIMEOUT_MS, 60 s). */
+  readonly idleTimeoutMs?: number;
 }
 
 export interface RepoListing {
@@ -185,17 +192,21 @@ export async function fetchRepoListing(options: ListingOptions, variant: OnnxVar
   const endpoint = hubEndpoint(options.env);
   const infoUrl = `${endpoint}/api/models/${repo}/revision/${encodeURIComponent(revision)}?blobs=true`;
   const target = fallbackTarget ?? join(repoCacheDir(hubCacheDir(options.env), repo), "snapshots", revision);
+  const timeoutMs = positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_HUB_TIMEOUT_MS);
+  const idleTimeoutMs = positiveInteger("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_HUB_IDLE_TIMEOUT_MS);
   let raw: unknown;
   try {
-    const res = await doFetch(infoUrl, { headers: requestHeaders(options.env), ...(options.timeoutMs ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}) });
+    const { res, abort } = await fetchWithTimeout(doFetch, infoUrl, { headers: requestHeaders(options.env) }, timeoutMs);
     if (res.status === 401 || res.status === 403) throw new HubError(`${repo}: the hub refused access (HTTP ${res.status}); for a private or gated repo set HF_TOKEN`);
     if (res.status === 404) throw new HubError(`${repo}@${revision}: not found on ${endpoint} (HTTP 404)`);
     if (!res.ok) throw new HubError(`${infoUrl}: HTTP ${res.status}`);
-    raw = await res.json();
+    const text = await readCappedText(res, { maxBytes: MAX_LISTING_BYTES, abort, idleTimeoutMs });
+    raw = JSON.parse(text);
   } catch (error) {
     if (error instanceof HubError) throw error;
     if (error instanceof SyntaxError) throw new HubError(`${repo}@${revision}: the hub's answer from ${endpoint} is not JSON`);
-    throw new HubError(`cannot reach ${endpoint} (${(error as Error).message}).\n${manualSteps(repo, variant, target)}`);
+    if (error instanceof BodyTooLargeError) throw new HubError(`${repo}@${revision}: the hub's listing from ${endpoint} is larger than ${MAX_LISTING_BYTES} bytes; refused`);
+    throw new HubError(`cannot reach ${endpoint} (${redactSecrets((error as Error).message, [hubToken(options.env)])}).\n${manualSteps(repo, variant, target)}`);
   }
   const { sha, files } = readListing(raw, repo, revision);
   return { repo, revision, sha, files, graphs: graphVariants([...files].map(([path, f]) => [path, f.size] as const)) };
@@ -206,9 +217,12 @@ export async function fetchRepoListing(options: ListingOptions, variant: OnnxVar
  * with its URL layout: HF_ENDPOINT) into the hub cache: the config and tokenizer files and
  * the one graph `variant` chooses (with its external data file, if it has one), never the
  * whole onnx/ folder. Each file is written to `.incomplete`, resumed with a Range request
- * after an interruption, checked against the size and sha256 the hub lists, and renamed into
- * place only when whole. A bad repo id, revision or variant is a ConfigError; an unsafe
- * answer from the hub is a HubError.
+ * after an interruption, never past the size the hub lists (a file listed without one is
+ * refused), checked against that size and the sha256, and renamed into place only when whole.
+ * Every request waits at most `timeoutMs` for its headers and `idleTimeoutMs` between chunks.
+ * Writes stay inside the cache (or `dir`): a planted link that leads out of it is refused, and
+ * files are opened without following links (see safe-fs.ts). A bad repo id, revision or variant
+ * is a ConfigError; an unsafe answer from the hub is a HubError.
  */
 export async function pullModel(options: PullOptions): Promise<PullResult> {
   const repo = checkRepoId(options.repo);
@@ -253,84 +267,44 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
   // A graph over 2 GB keeps its weights in an external data file beside it, which onnxruntime reads from there.
   const external = [`${graph}_data`, `${graph}.data`].filter((f) => siblings.has(f));
   const wanted = [...REQUIRED, ...OPTIONAL.filter((f) => siblings.has(f)), graph, ...external];
+  // Nothing is fetched past the size the hub lists, so a file must have one.
+  const unsized = wanted.filter((f) => siblings.get(f)?.size === undefined);
+  if (unsized.length > 0) throw new HubError(`${repo}@${revision}: the hub lists no size for ${unsized.map((f) => shown(f)).join(", ")}; groundwatch downloads only files of a known size`);
+
+  // Every folder written into is checked against the root's real path before anything is fetched.
+  const root = openWriteRoot(options.dir ?? cache);
+  ensureDirInside(root, target);
+  const refs = join(repoDir, "refs");
+  // A revision such as refs/pr/1 is a nested file, as the hub's own clients store it.
+  const ref = options.dir ? undefined : inside(refs, join(refs, revision));
+  if (ref) ensureDirInside(root, dirname(ref));
+  const settings = {
+    headers,
+    fetch: doFetch,
+    attempts,
+    backoffMs: options.backoffMs ?? 500,
+    timeoutMs: positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_HUB_TIMEOUT_MS),
+    idleTimeoutMs: positiveInteger("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_HUB_IDLE_TIMEOUT_MS),
+    onProgress: options.onProgress,
+  };
 
   const results: Array<PullResult["files"][number]> = [];
   for (const path of wanted) {
     const meta = siblings.get(path);
-    const expectedSize = meta?.size;
+    const size = meta?.size ?? 0;
     const expectedSha = meta?.sha256;
     const dest = inside(target, join(target, path));
-    const partial = `${dest}.incomplete`;
-    mkdirSync(dirname(dest), { recursive: true });
-    if (existsSync(dest) && (expectedSize === undefined || statSync(dest).size === expectedSize) && (!expectedSha || (await sha256Of(dest)) === expectedSha)) {
-      results.push({ path, bytes: statSync(dest).size, status: "present", ...(expectedSha ? { sha256: expectedSha } : {}) });
+    ensureDirInside(root, dirname(dest));
+    if (existingFileSize(root, dest) === size && (!expectedSha || (await sha256Of(dest)) === expectedSha)) {
+      results.push({ path, bytes: size, status: "present", ...(expectedSha ? { sha256: expectedSha } : {}) });
       continue;
     }
     const url = `${endpoint}/${repo}/resolve/${encodeURIComponent(sha)}/${path}`;
-    let resumed = false;
-    let lastError: Error | undefined;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      try {
-        const have = existsSync(partial) ? statSync(partial).size : 0;
-        const res = await doFetch(url, { headers: have > 0 ? { ...headers, range: `bytes=${have}-` } : headers });
-        if (res.status === 401 || res.status === 403) throw new HubError(`${path}: the hub refused access (HTTP ${res.status}); set HF_TOKEN`);
-        if (res.status === 404) throw new HubError(`${path}: not found at ${url}`);
-        if (res.status === 416 && have > 0) {
-          // The partial file is already complete (or longer than the file): start over.
-          unlinkSync(partial);
-          throw new Error("range not satisfiable; restarting");
-        }
-        if (res.status !== 200 && res.status !== 206) throw new Error(`HTTP ${res.status}`);
-        const append = res.status === 206 && have > 0;
-        resumed ||= append;
-        const total = expectedSize ?? (Number(res.headers.get("content-length")) || 0) + (append ? have : 0);
-        let received = append ? have : 0;
-        const out = createWriteStream(partial, { flags: append ? "a" : "w" });
-        const done = new Promise<void>((res2, rej) => {
-          out.once("finish", res2);
-          out.once("error", rej);
-        });
-        try {
-          if (!res.body) throw new Error("empty response body");
-          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-            received += chunk.length;
-            if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
-            options.onProgress?.({ file: path, received, total: total || undefined });
-          }
-        } finally {
-          out.end();
-          await done;
-        }
-        const size = statSync(partial).size;
-        if (expectedSize !== undefined && size !== expectedSize) {
-          if (size > expectedSize) unlinkSync(partial);
-          throw new Error(`got ${size} of ${expectedSize} bytes`);
-        }
-        const actual = await sha256Of(partial);
-        if (expectedSha && actual !== expectedSha) {
-          unlinkSync(partial);
-          throw new HubError(`${path}: sha256 mismatch (expected ${expectedSha}, got ${actual}); the partial file was removed, run the pull again`);
-        }
-        renameSync(partial, dest);
-        results.push({ path, bytes: size, status: resumed ? "resumed" : "downloaded", sha256: actual });
-        lastError = undefined;
-        break;
-      } catch (error) {
-        lastError = error as Error;
-        if (error instanceof HubError) throw error;
-        if (attempt < attempts) await sleep((options.backoffMs ?? 500) * attempt);
-      }
-    }
-    if (lastError) throw new HubError(`${path}: download failed after ${attempts} attempts (${lastError.message}); run the pull again to resume`);
+    const got = await downloadFile({ path, url, dest, size, sha256: expectedSha }, settings);
+    results.push({ path, ...got });
   }
   // What the repository offers, so that `model info` can list its variants without the network.
-  writeFileSync(inside(target, join(target, LISTING_FILE)), `${JSON.stringify({ repo, revision, sha, graphs: listing.graphs.map((g) => ({ path: g.path, bytes: g.bytes ?? null })) }, null, 1)}\n`);
-  if (!options.dir) {
-    const refs = join(repoDir, "refs");
-    // A revision such as refs/pr/1 is a nested file, as the hub's own clients store it.
-    const ref = inside(refs, join(refs, revision));
-    mkdirSync(dirname(ref), { recursive: true });
-    writeFileSync(ref, sha);
-  }
+  await writeFileReplacing(inside(target, join(target, LISTING_FILE)), `${JSON.stringify({ repo, revision, sha, graphs: listing.graphs.map((g) => ({ path: g.path, bytes: g.bytes ?? null })) }, null, 1)}\n`);
+  if (ref) await writeFileReplacing(ref, sha);
   return { dir: target, revision: sha, files: results, choice, graphs: listing.graphs };
 }

@@ -1,5 +1,6 @@
 import type { EntailmentBackend, NliPair, NliResult } from "../../core/backend.ts";
 import type { ChatUsage } from "./chat.ts";
+import { redactSecrets } from "../../net/redact.ts";
 import { createChatClient, fenced } from "./chat.ts";
 
 export interface JudgeOptions {
@@ -19,6 +20,9 @@ export interface JudgeOptions {
   readonly budget?: number;
   /** Base backoff in ms (default 500; doubles per attempt, or Retry-After). */
   readonly backoffMs?: number;
+  /** Largest reply read, in bytes (default 4 MiB, DEFAULT_MAX_CHAT_REPLY_BYTES); a larger one fails the batch, and the answer is unscorable with that reason. */
+  readonly maxReplyBytes?: number;
+  /** The fetch used (default: the global one); injected in tests. */
   readonly fetch?: typeof fetch;
 }
 
@@ -46,11 +50,14 @@ const LABELS: Record<string, NliResult> = {
   CONTRADICTION: { entailment: 0, neutral: 0, contradiction: 1 },
 };
 
-/** Accepts exactly one label word (any case, optional final full stop); anything else is an error. */
-export function parseJudgeReply(content: string): NliResult {
+/**
+ * Accepts exactly one label word (any case, optional final full stop); anything else is an error,
+ * whose excerpt of the reply has `secrets` and anything shaped like a credential redacted.
+ */
+export function parseJudgeReply(content: string, secrets: ReadonlyArray<string | undefined> = []): NliResult {
   const word = content.trim().replace(/\.$/, "").toUpperCase();
   const result = LABELS[word];
-  if (!result) throw new Error(`judge reply is not one label: ${JSON.stringify(content.slice(0, 80))}`);
+  if (!result) throw new Error(`judge reply is not one label: ${JSON.stringify(redactSecrets(content.slice(0, 200), secrets).slice(0, 80))}`);
   return result;
 }
 
@@ -69,6 +76,7 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
     attempts: options.attempts,
     backoffMs: options.backoffMs,
     budget: options.budget ?? 1000,
+    maxReplyBytes: options.maxReplyBytes,
     fetch: options.fetch,
   });
 
@@ -84,11 +92,11 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
     });
     const choice = reply.choices[0];
     if (!choice) throw new Error("judge reply has no choices");
-    if (choice.message?.refusal) throw new Error(`judge refused: ${String(choice.message.refusal).slice(0, 80)}`);
+    if (choice.message?.refusal) throw new Error(`judge refused: ${redactSecrets(String(choice.message.refusal).slice(0, 200), [options.apiKey]).slice(0, 80)}`);
     if (choice.finish_reason === "content_filter") throw new Error("judge reply was filtered");
     if (choice.finish_reason === "length") throw new Error("judge reply was truncated (finish_reason length)");
     if (typeof choice.message?.content !== "string") throw new Error("judge reply has no text content");
-    return parseJudgeReply(choice.message.content);
+    return parseJudgeReply(choice.message.content, [options.apiKey]);
   };
 
   return {

@@ -2,8 +2,20 @@
  * One OpenAI-compatible `/chat/completions` client, shared by the judge backend and the collector's
  * resampler, so both follow the same rules: a per-attempt timeout, retries with exponential backoff
  * on network errors, timeouts, 429 and 5xx (honouring Retry-After), a call budget checked before
- * calls are made, token usage counted, and untrusted text fenced.
+ * calls are made, token usage counted, untrusted text fenced, every reply read under a byte cap
+ * (src/net/read-capped.ts), and every remote text that reaches an error message redacted.
  */
+
+import { positiveInteger } from "../../config/positive-integer.ts";
+import { BodyTooLargeError, readCappedText } from "../../net/read-capped.ts";
+import { redactSecrets } from "../../net/redact.ts";
+
+/** The largest reply read by default: 4 MiB, far above any completion of a few choices. */
+export const DEFAULT_MAX_CHAT_REPLY_BYTES = 4 * 1024 * 1024;
+
+/** How much of an error body is read for its excerpt, and how many characters of it are shown. */
+const ERROR_READ_BYTES = 1024;
+const ERROR_EXCERPT_CHARS = 200;
 
 /** The fence around untrusted text (documents, premises, questions) in a prompt. */
 export const FENCE = "<<<>>>";
@@ -33,6 +45,13 @@ export interface ChatClientOptions {
   readonly backoffMs?: number | undefined;
   /** Most HTTP requests (attempts included) in the client's lifetime; see checkBudget (default: no limit). */
   readonly budget?: number | undefined;
+  /**
+   * Largest reply read, in bytes (default DEFAULT_MAX_CHAT_REPLY_BYTES, 4 MiB). A larger one is
+   * refused (BodyTooLargeError, not retried) as soon as its Content-Length or its bytes pass the cap.
+   * Not a positive whole number: ConfigError.
+   */
+  readonly maxReplyBytes?: number | undefined;
+  /** The fetch used (default: the global one); injected in tests. */
   readonly fetch?: typeof fetch | undefined;
 }
 
@@ -73,7 +92,8 @@ export interface ChatClient {
   readonly url: string;
   /**
    * One completion of `body` (model, messages, …): retried on network errors, per-attempt timeouts,
-   * 429 and 5xx, after Retry-After or exponential backoff; a 4xx is a ChatHttpError at once. When
+   * 429 and 5xx, after Retry-After or exponential backoff; a 4xx is a ChatHttpError at once, a reply
+   * over maxReplyBytes a BodyTooLargeError at once (error texts redacted). When
    * `signal` fires, the call in flight (or the wait before a retry) stops at once and is not retried:
    * it rejects with the signal's reason.
    */
@@ -130,6 +150,9 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const backoffMs = options.backoffMs ?? 500;
   const budget = options.budget ?? Infinity;
+  const maxReplyBytes = positiveInteger("maxReplyBytes", options.maxReplyBytes, DEFAULT_MAX_CHAT_REPLY_BYTES);
+  /** Remote text for an error message or log line, with the API key and anything shaped like a credential removed. */
+  const redact = (text: string): string => redactSecrets(text, [options.apiKey]);
   const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   let calls = 0;
   let promptTokens = 0;
@@ -139,17 +162,20 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     calls++;
     let res: Response;
     const timeout = AbortSignal.timeout(timeoutMs);
+    // Aborts the request when its body is refused (too large): the connection is not read further.
+    const local = new AbortController();
+    const abort = (): void => local.abort(new Error("reply refused"));
     try {
       res = await doFetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
         body: JSON.stringify(body),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal: AbortSignal.any([...(signal ? [signal] : []), timeout, local.signal]),
       });
     } catch (error) {
       // Aborted by the caller: not a failure to retry.
       if (signal?.aborted) throw abortReason(signal);
-      throw new RetryableError(`${label} call failed: ${(error as Error).message}`);
+      throw new RetryableError(`${label} call failed: ${redact((error as Error).message)}`);
     }
     if (res.status === 429 || res.status >= 500) {
       // The body is not needed: release the connection.
@@ -157,14 +183,21 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       throw new RetryableError(`${label} endpoint answered HTTP ${res.status}`, retryAfterMs(res.headers.get("retry-after")));
     }
     if (!res.ok) {
-      const text = await res.text().catch(() => "");
-      throw new ChatHttpError(`${label} endpoint answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
+      const text = await readCappedText(res, { maxBytes: ERROR_READ_BYTES, truncate: true, abort }).catch(() => "");
+      throw new ChatHttpError(`${label} endpoint answered HTTP ${res.status}: ${redact(text).slice(0, ERROR_EXCERPT_CHARS)}`, res.status);
+    }
+    let text: string;
+    try {
+      text = await readCappedText(res, { maxBytes: maxReplyBytes, abort, tooLargeMessage: `${label} endpoint's reply is larger than ${maxReplyBytes} bytes (maxReplyBytes); the request was aborted` });
+    } catch (error) {
+      if (signal?.aborted) throw abortReason(signal);
+      if (error instanceof BodyTooLargeError) throw error;
+      throw new RetryableError(`${label} call failed while reading the reply: ${redact((error as Error).message)}`);
     }
     let parsed: { choices?: unknown; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null;
     try {
-      parsed = (await res.json()) as typeof parsed;
+      parsed = JSON.parse(text) as typeof parsed;
     } catch {
-      if (signal?.aborted) throw abortReason(signal);
       throw new Error(`${label} endpoint returned a body that is not JSON`);
     }
     const reply = {
