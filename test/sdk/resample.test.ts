@@ -420,13 +420,16 @@ describe("createMonitor({ resample })", () => {
     let running = 0;
     let most = 0;
     let calls = 0;
+    // The calls wait for the test, not for a timer: how many are turned away must not depend on how busy the machine is.
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
     const monitor = monitorWith(otel, {
       maxConcurrent: 2,
       sample: async () => {
         calls++;
         running++;
         most = Math.max(most, running);
-        await new Promise((r) => setTimeout(r, 15));
+        await gate;
         running--;
         return CONSISTENT;
       },
@@ -434,7 +437,9 @@ describe("createMonitor({ resample })", () => {
     await monitor.ready();
     for (let i = 0; i < 6; i++) monitor.observe(OBS);
     await until(() => running === 2, "two calls in flight");
+    await until(() => monitor.stats().resample.calls.busy === 2, "two turned away (busy)");
     expect(monitor.stats().resample.inFlight).toBe(2);
+    release();
     await monitor.flush();
     expect(calls).toBe(4);
     expect(most).toBe(2);
