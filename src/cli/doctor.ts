@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readCappedText } from "../net/read-capped.ts";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { resolveScoreOptions } from "../config/score-options.ts";
@@ -142,7 +143,9 @@ async function checkUrl(what: string, url: string, path: string, fix: string): P
 
 async function checkPrometheusData(url: string): Promise<Check> {
   try {
-    const res = (await (await fetch(`${url.replace(/\/+$/, "")}/api/v1/query?query=${encodeURIComponent("count(groundwatch_observations_seen_total)")}`, { signal: AbortSignal.timeout(5000) })).json()) as { data?: { result?: unknown[] } };
+    const reply = await fetch(`${url.replace(/\/+$/, "")}/api/v1/query?query=${encodeURIComponent("count(groundwatch_observations_seen_total)")}`, { signal: AbortSignal.timeout(5000) });
+    // A count() answer is a few hundred bytes; anything far larger is not Prometheus.
+    const res = JSON.parse(await readCappedText(reply, { maxBytes: 1024 * 1024 })) as { data?: { result?: unknown[] } };
     const found = (res.data?.result?.length ?? 0) > 0;
     return found ? { status: "PASS", what: "groundwatch series", detail: "Prometheus holds groundwatch metrics" } : { status: "WARN", what: "groundwatch series", detail: "Prometheus has no groundwatch_* series yet", fix: "add groundwatch's /metrics (or the OTel Collector's Prometheus exporter) as a scrape target" };
   } catch (error) {

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { readCappedText } from "../net/read-capped.ts";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -92,15 +93,27 @@ function readCalibrationRecord(flag: string, value: string, io: CommandIo): Cali
   };
 }
 
+/** Largest answer read from Prometheus per query. */
+const MAX_PROMETHEUS_REPLY_BYTES = 64 * 2 ** 20;
+
 async function prom(base: string, path: string, params: Record<string, string>): Promise<unknown> {
   const url = `${base.replace(/\/+$/, "")}${path}?${new URLSearchParams(params).toString()}`;
   let res: Response;
+  const controller = new AbortController();
+  const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(30_000)]);
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+    res = await fetch(url, { signal });
   } catch (error) {
     throw new Error(`cannot reach Prometheus at ${base}: ${(error as Error).message}`);
   }
-  const body = (await res.json()) as { status: string; data?: { result: unknown }; error?: string };
+  // The answer is read through the one bounded reader: a query over years of series can be large, never unbounded.
+  const text = await readCappedText(res, { maxBytes: MAX_PROMETHEUS_REPLY_BYTES, abort: () => controller.abort(), tooLargeMessage: `Prometheus's answer to ${params.query ?? path} is larger than ${MAX_PROMETHEUS_REPLY_BYTES / 2 ** 20} MiB: narrow --since or the route filter` });
+  let body: { status: string; data?: { result: unknown }; error?: string };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    throw new Error(`Prometheus at ${base} answered HTTP ${res.status} with a body that is not JSON`);
+  }
   if (body.status !== "success") throw new Error(`Prometheus query failed: ${body.error ?? res.status} (${params.query ?? ""})`);
   return body.data?.result;
 }
