@@ -148,12 +148,16 @@ function run(root: string, input: string, output: string, timeoutS: number, env:
   });
 }
 
-/** One OTLP/JSON log record (a GenAI operation-details event) whose gen_ai.input.messages holds `n` distinct messages. */
+/**
+ * One OTLP/JSON log record (a GenAI operation-details event) whose gen_ai.input.messages holds `n`
+ * distinct messages, as a structured value (an array of {role, content} kvlists, as an
+ * instrumentation recording messages as AnyValue sends them; a JSON string over 2 MB is not parsed).
+ */
 function messagesRecord(n: number): string {
-  const messages = JSON.stringify(Array.from({ length: n }, (_, i) => ({ role: "user", parts: [{ type: "text", content: `question ${i}` }] })));
-  const attributes = [{ key: "gen_ai.input.messages", value: { stringValue: messages } }];
-  const record = { timeUnixNano: "1", traceId: "5b8efff798038103d269b633813fc60c", spanId: "0000000000000001", eventName: "gen_ai.client.inference.operation.details", attributes };
-  return JSON.stringify({ resourceLogs: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "chat" } }] }, scopeLogs: [{ logRecords: [record] }] }] });
+  const kv = (key: string, value: string): object => ({ key, value: { stringValue: value } });
+  const messages = { arrayValue: { values: Array.from({ length: n }, (_, i) => ({ kvlistValue: { values: [kv("role", "user"), kv("content", `q${i}`)] } })) } };
+  const record = { timeUnixNano: "1", traceId: "5b8efff798038103d269b633813fc60c", spanId: "0000000000000001", eventName: "gen_ai.client.inference.operation.details", attributes: [{ key: "gen_ai.input.messages", value: messages }] };
+  return JSON.stringify({ resourceLogs: [{ resource: { attributes: [kv("service.name", "chat")] }, scopeLogs: [{ logRecords: [record] }] }] });
 }
 
 /** Starts `groundwatch serve` from `root` (bodyLimit 16mb) and resolves with its URL and a stop function. */
@@ -195,7 +199,9 @@ async function runServeCase(url: string, c: ServeCase, timeoutS: number): Promis
   const poll = (async () => {
     while (!done) {
       const t0 = performance.now();
-      await fetch(`${url}/healthz`).then((r) => r.arrayBuffer());
+      await fetch(`${url}/healthz`)
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined);
       healthMax = Math.max(healthMax, (performance.now() - t0) / 1000);
       polls++;
       await new Promise((r) => setTimeout(r, 50));
@@ -208,7 +214,8 @@ async function runServeCase(url: string, c: ServeCase, timeoutS: number): Promis
     await res.arrayBuffer();
     status = res.status;
   } catch (error) {
-    status = (error as Error).name === "TimeoutError" ? `> ${timeoutS} s` : (error as Error).message;
+    const cause = (error as Error & { cause?: { code?: string } }).cause?.code;
+    status = (error as Error).name === "TimeoutError" ? `> ${timeoutS} s` : `${(error as Error).message}${cause ? ` (${cause})` : ""}`;
   }
   const requestS = (performance.now() - t0) / 1000;
   done = true;
