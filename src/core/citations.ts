@@ -48,10 +48,6 @@ const MAX_RANGE = 20;
 /** Most markers read from one answer; the rest are left in the text. */
 const MAX_MARKERS = 500;
 
-// "[1]", "[1, 3]", "[2-4]", "[1,2–3]", "[^2]": numbers of 1–3 digits, commas, dashes. Linear: every
-// quantifier is followed by a character it cannot match (a digit, a separator or "]"), so a failed
-// match gives back each character at most once (test/core/citations-growth.test.ts).
-const BRACKETED = /\[(\^?)(\d{1,3}(?:\s*[-–—]\s*\d{1,3})?(?:\s*[,;]\s*\d{1,3}(?:\s*[-–—]\s*\d{1,3})?)*)\](?!\()/y;
 /** Longest list of names a named source may hold, in characters ("(source: a.md, b.md)"). */
 const MAX_NAMED_CHARS = 200;
 const SPACE = /\s/;
@@ -141,6 +137,11 @@ function expand(list: string): number[] | undefined {
  * code). Named sources are read only when `named` is true (the context names its documents).
  */
 export function findCitations(answer: string, named = true): CitationMarker[] {
+  // "[1]", "[1, 3]", "[2-4]", "[1,2–3]", "[^2]": numbers of 1–3 digits, commas, dashes. Linear: no two
+  // adjacent quantifiers share a character (digits, whitespace, dashes, separators are disjoint), so a
+  // failed match backs out of each run once (test/core/citations-growth.test.ts).
+  const bracketed = /\[(\^?)(\d{1,3}(?:\s*[-–—]\s*\d{1,3})?(?:\s*[,;]\s*\d{1,3}(?:\s*[-–—]\s*\d{1,3})?)*)\](?!\()/y;
+  // (A literal here is a new object per call, compiled once: its lastIndex is this call's alone.)
   const markers: CitationMarker[] = [];
   let inCode = false;
   let fence = false;
@@ -169,8 +170,8 @@ export function findCitations(answer: string, named = true): CitationMarker[] {
       // answers put a space or punctuation before a marker, or attach it to a word's end ("Paris[1]").
       const before = answer[i - 1] ?? " ";
       if (/[\d_$]/.test(before)) continue;
-      BRACKETED.lastIndex = i;
-      const m = BRACKETED.exec(answer);
+      bracketed.lastIndex = i;
+      const m = bracketed.exec(answer);
       // "[^1]: …" at the start of a line defines a footnote; it cites nothing.
       const definition = m !== null && answer[i + m[0].length] === ":" && (i === 0 || answer[i - 1] === "\n");
       if (m && !definition) {
