@@ -12,7 +12,7 @@ import { ConfigError } from "./errors.ts";
 const NOT_LINEAR = "Cannot be executed in linear time";
 
 /** What the linear engine cannot run, as a user reads it. */
-export const LINEAR_PATTERN_LIMITS = "backreferences (\\1, \\k<name>), lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) and large counted repetitions ({2,1000})";
+const LINEAR_PATTERN_LIMITS = "backreferences (\\1, \\k<name>), lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) and counted repetitions of more than 16 ({0,100}; *, + and {2,} are fine)";
 
 /**
  * `source` compiled with the linear-time engine. A pattern that engine cannot run throws a
