@@ -337,7 +337,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       const plan = planClaimChecks(stripped.text, input.docs.map((d) => d.text), analyzer, settings, windowCache);
       const evidenceIn = (w: ContextWindow): Evidence => {
         const doc = input.docs[w.doc];
-        return doc && doc.cut > 0 ? { doc: w.doc, start: doc.toOriginal(w.start), end: doc.toOriginal(w.end), text: w.text } : evidenceOf(w);
+        // Mapped even when nothing was cut: a run of spaceless script split with spaces moves offsets too.
+        return doc ? { doc: w.doc, start: doc.toOriginal(w.start), end: doc.toOriginal(w.end), text: w.text } : evidenceOf(w);
       };
       const overClaims = plan.skipped.filter((s) => s.reason === "over_limit");
       if (overClaims.length > 0) limits.add("claims");

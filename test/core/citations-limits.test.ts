@@ -54,4 +54,13 @@ describe("citations in a limited answer", () => {
     const [cite] = opens?.citations ?? [];
     expect(cite && answer.slice(cite.start, cite.end)).toBe("[1]");
   });
+
+  it("maps evidence offsets back when a document's run of spaceless script was split with spaces", async () => {
+    const run = "東京は日本の首都です".repeat(30);
+    const context = [{ id: "hours.md", text: `${run}.\n\nThe museum opens at nine.` }];
+    const result = await scorer({ maxTokenChars: 100 }).score({ answer: "The museum opens at nine.", context });
+    // The window is the whole document (the analyser saw it with 3 spaces added): its offsets end at the document's end, not 3 past it.
+    const evidence = result.claims[0]?.evidence;
+    expect(evidence && [evidence.start, evidence.end]).toEqual([0, context[0]?.text.length]);
+  });
 });
