@@ -13,7 +13,9 @@ export function parsePromText(text: string): PromSample[] {
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m?.[1] || m[3] === undefined) continue;
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? "").matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) {
+    // A label name starts after a non-word character: tried from inside a word, as it was, a run of
+    // word characters with no "=" was re-read from each of its characters (quadratic: 40 KB took 3.5 s).
+    for (const l of (m[2] ?? "").matchAll(/(?<!\w)([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) {
       if (l[1]) labels[l[1]] = (l[2] ?? "").replace(/\\n/g, "\n").replace(/\\"/g, '"').replace(/\\\\/g, "\\");
     }
     out.push({ name: m[1], labels, value: Number(m[3]) });

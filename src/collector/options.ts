@@ -1,6 +1,7 @@
 import { ConfigError } from "../config/errors.ts";
 import type { ConfigFile } from "../config/file.ts";
 import { loadConfigFile } from "../config/file.ts";
+import { compileLinearPattern } from "../config/linear-pattern.ts";
 import type { AttributeMapping, PromptContext } from "./extract.ts";
 
 /** Options of the collector service (`groundwatch serve`). Resolution: option/flag > env > config file > default. */
@@ -238,14 +239,10 @@ export function parsePromptContext(field: string, v: unknown): PromptContext {
   if (typeof v !== "string" || v.trim() === "") throw new ConfigError(field, v, 'expected "off", "system" or a regular expression with a named group (?<context>...)');
   if (v === "off") return { mode: "off" };
   if (v === "system") return { mode: "system" };
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(v);
-  } catch (error) {
-    throw new ConfigError(field, v, `not "off", "system" or a valid regular expression (${(error as Error).message})`);
-  }
+  // The pattern runs over prompts that callers send: it is compiled for the linear-time engine.
+  const pattern = compileLinearPattern(field, v, '"off", "system" or a valid regular expression');
   // With an empty alternative the pattern always matches, and the groups object lists every named group.
-  if (!("context" in (new RegExp(`${v}|`).exec("")?.groups ?? {}))) throw new ConfigError(field, v, "the regular expression needs a named group (?<context>...) that captures the documents");
+  if (!("context" in (compileLinearPattern(field, `${v}|`).exec("")?.groups ?? {}))) throw new ConfigError(field, v, "the regular expression needs a named group (?<context>...) that captures the documents");
   return { mode: "regex", pattern };
 }
 

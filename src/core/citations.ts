@@ -48,15 +48,78 @@ const MAX_RANGE = 20;
 /** Most markers read from one answer; the rest are left in the text. */
 const MAX_MARKERS = 500;
 
-// "[1]", "[1, 3]", "[2-4]", "[1,2–3]", "[^2]": numbers of 1–3 digits, commas, dashes.
-const BRACKETED = /\[(\^?)(\d{1,3}(?:\s*[-–—]\s*\d{1,3})?(?:\s*[,;]\s*\d{1,3}(?:\s*[-–—]\s*\d{1,3})?)*)\](?!\()/gy;
-// "(source: refund-policy.md)", "[Source: Refund policy]", "(sources: a.md, b.md)".
-const NAMED = /[([]\s*sources?\s*:\s*([^()[\]\n]{1,200}?)\s*[)\]]/giy;
+/** Longest list of names a named source may hold, in characters ("(source: a.md, b.md)"). */
+const MAX_NAMED_CHARS = 200;
+const SPACE = /\s/;
+
+function isSpace(c: string | undefined): boolean {
+  return c !== undefined && SPACE.test(c);
+}
+
+/** Whether `text` holds "source" (any case) at `at`. */
+function isSourceWord(text: string, at: number): boolean {
+  const word = "source";
+  for (let k = 0; k < word.length; k++) if ((text.charCodeAt(at + k) | 0x20) !== word.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
+ * A named source at `at` ("(source: refund-policy.md)", "[Source: Refund policy]", "(sources: a.md,
+ * b.md)"): an opener, "source" or "sources" in any case, a colon, 1–200 characters of names (no
+ * brackets, no line break) and a closer, with any whitespace between. A hand scan, linear in the text
+ * it reads: the regular expression it replaces tried every split of a whitespace run between three
+ * quantifiers (8 KB took 12.5 s). It stops at the first bracket after the colon, so the text each
+ * opener reads ends at the next one.
+ */
+function namedAt(answer: string, at: number): { end: number; list: string } | undefined {
+  let j = at + 1;
+  while (isSpace(answer[j])) j++;
+  if (!isSourceWord(answer, j)) return undefined;
+  j += 6;
+  if (answer[j] === "s" || answer[j] === "S") j++;
+  while (isSpace(answer[j])) j++;
+  if (answer[j] !== ":") return undefined;
+  const colon = j;
+  j++;
+  while (isSpace(answer[j])) j++;
+  const first = j;
+  let last = -1;
+  let lineBreak = false;
+  for (; j < answer.length; j++) {
+    const c = answer[j];
+    if (c === ")" || c === "]") break;
+    if (c === "(" || c === "[") return undefined;
+    if (c === "\n") lineBreak = true;
+    else if (!isSpace(c)) {
+      // Names hold no line break (one may only precede the closer) and at most MAX_NAMED_CHARS characters.
+      if (lineBreak || j - first >= MAX_NAMED_CHARS) return undefined;
+      last = j;
+    }
+  }
+  if (j >= answer.length) return undefined;
+  if (last >= 0) return { end: j + 1, list: answer.slice(first, last + 1) };
+  // Only whitespace before the closer: the name is one whitespace character (not a line break), as
+  // the regular expression read "(source: )"; it resolves to nothing, an invalid citation.
+  for (let s = first - 1; s > colon; s--) if (answer[s] !== "\n") return { end: j + 1, list: answer.slice(s, s + 1) };
+  return undefined;
+}
+
+/** Splits a list at commas and semicolons, dropping the whitespace around each separator. */
+function splitList(list: string): string[] {
+  const parts = list.split(/[,;]/);
+  return parts.map((p, k) => {
+    const left = k > 0 ? p.trimStart() : p;
+    return k < parts.length - 1 ? left.trimEnd() : left;
+  });
+}
+
+// "2-4", "2 – 4": a range inside a bracketed list (anchored, no two quantifiers share a character).
+const RANGE = /^(\d+)\s*[-–—]\s*(\d+)$/;
 
 function expand(list: string): number[] | undefined {
   const out: number[] = [];
-  for (const part of list.split(/\s*[,;]\s*/)) {
-    const range = /^(\d+)\s*[-–—]\s*(\d+)$/.exec(part);
+  for (const part of splitList(list)) {
+    const range = RANGE.exec(part);
     if (range) {
       const a = Number(range[1]);
       const b = Number(range[2]);
@@ -74,6 +137,11 @@ function expand(list: string): number[] | undefined {
  * code). Named sources are read only when `named` is true (the context names its documents).
  */
 export function findCitations(answer: string, named = true): CitationMarker[] {
+  // "[1]", "[1, 3]", "[2-4]", "[1,2–3]", "[^2]": numbers of 1–3 digits, commas, dashes. Linear: no two
+  // adjacent quantifiers share a character (digits, whitespace, dashes, separators are disjoint), so a
+  // failed match backs out of each run once (test/core/citations-growth.test.ts).
+  const bracketed = /\[(\^?)(\d{1,3}(?:\s*[-–—]\s*\d{1,3})?(?:\s*[,;]\s*\d{1,3}(?:\s*[-–—]\s*\d{1,3})?)*)\](?!\()/y;
+  // (A literal here is a new object per call, compiled once: its lastIndex is this call's alone.)
   const markers: CitationMarker[] = [];
   let inCode = false;
   let fence = false;
@@ -102,8 +170,8 @@ export function findCitations(answer: string, named = true): CitationMarker[] {
       // answers put a space or punctuation before a marker, or attach it to a word's end ("Paris[1]").
       const before = answer[i - 1] ?? " ";
       if (/[\d_$]/.test(before)) continue;
-      BRACKETED.lastIndex = i;
-      const m = BRACKETED.exec(answer);
+      bracketed.lastIndex = i;
+      const m = bracketed.exec(answer);
       // "[^1]: …" at the start of a line defines a footnote; it cites nothing.
       const definition = m !== null && answer[i + m[0].length] === ":" && (i === 0 || answer[i - 1] === "\n");
       if (m && !definition) {
@@ -116,13 +184,12 @@ export function findCitations(answer: string, named = true): CitationMarker[] {
       }
     }
     if (named && (c === "(" || c === "[")) {
-      NAMED.lastIndex = i;
-      const m = NAMED.exec(answer);
+      const m = namedAt(answer, i);
       if (m) {
-        const names = (m[1] ?? "").split(/\s*[,;]\s*/).filter((n) => n !== "");
+        const names = splitList(m.list).filter((n) => n !== "");
         if (names.length > 0) {
-          markers.push({ text: m[0], start: i, end: i + m[0].length, targets: names.map((name) => ({ kind: "name", name })) });
-          i += m[0].length - 1;
+          markers.push({ text: answer.slice(i, m.end), start: i, end: m.end, targets: names.map((name) => ({ kind: "name", name })) });
+          i = m.end - 1;
         }
       }
     }
@@ -172,19 +239,38 @@ export function stripCitations(answer: string, markers: readonly CitationMarker[
   return { text, toOriginal, markers, positions };
 }
 
+/** The last line break (as a regular expression's "." reads it) in `text`, or -1. */
+// An extension: 1–5 lower-case letters or digits (tested on at most 5 characters).
+const EXTENSION = /^[a-z0-9]+$/;
+
+function lastLineBreak(text: string): number {
+  return Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"), text.lastIndexOf("\u2028"), text.lastIndexOf("\u2029"));
+}
+
+/**
+ * A name as it is compared: trimmed, lower case, without "http(s)://", its query or fragment (from the
+ * first "?" or "#" on its last line) and trailing slashes. Plain string code, linear in the name: the
+ * regular expressions it replaces (/\/+$/, /[?#].*$/) were quadratic on runs of "/" or "?".
+ */
 function normalise(name: string): string {
-  return name
-    .trim()
-    .toLowerCase()
-    .replace(/^https?:\/\//, "")
-    .replace(/[?#].*$/, "")
-    .replace(/\/+$/, "");
+  let n = name.trim().toLowerCase();
+  if (n.startsWith("http://")) n = n.slice(7);
+  else if (n.startsWith("https://")) n = n.slice(8);
+  const from = lastLineBreak(n) + 1;
+  const query = n.indexOf("?", from);
+  const fragment = n.indexOf("#", from);
+  const cut = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
+  if (cut >= 0) n = n.slice(0, cut);
+  let end = n.length;
+  while (end > 0 && n.charCodeAt(end - 1) === 0x2f) end--;
+  return n.slice(0, end);
 }
 
 /** The last path segment of a URL or path, with and without its extension ("docs/a.md" → "a.md", "a"). */
 function baseNames(name: string): string[] {
-  const base = name.split("/").pop() ?? name;
-  const stem = base.replace(/\.[a-z0-9]{1,5}$/, "");
+  const base = name.slice(name.lastIndexOf("/") + 1);
+  const dot = base.lastIndexOf(".");
+  const stem = dot >= 0 && base.length - dot - 1 >= 1 && base.length - dot - 1 <= 5 && EXTENSION.test(base.slice(dot + 1)) ? base.slice(0, dot) : base;
   return stem === base ? [base] : [base, stem];
 }
 

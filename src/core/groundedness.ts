@@ -313,24 +313,32 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       const documents = contextDocuments(context);
       const texts = documents.map((d) => d.text);
       if (contextIsEmpty(texts)) return unscorable("empty_context", "no retrieved context to check the answer against");
-      // Citation markers come out of the answer before anything else reads it; named sources are
-      // read only when the documents carry names.
+      // The input limits come first: nothing reads more of the answer than maxTokenChars and
+      // maxAnswerChars let through. Citation markers then come out of the limited answer before
+      // anything else reads it; named sources are read only when the documents carry names.
+      const input = limitInput(answer, texts, settings);
+      const { limits } = input;
       const named = documents.some((d) => d.id !== undefined || d.title !== undefined || d.url !== undefined);
-      const stripped = stripCitations(answer, findCitations(answer, named));
-      const resolved = resolveCitations(stripped.markers, documents);
+      const stripped = stripCitations(input.answer.text, findCitations(input.answer.text, named));
+      // Offsets back into the caller's answer: stripped → limited → original. Texts stay as they were checked.
+      // (The limited answer's map is not the identity when a token was cut or a run of spaceless
+      // script was split with spaces, which cuts nothing.)
+      const limitedToAnswer = input.answer.toOriginal;
+      const toAnswer = (offset: number): number => limitedToAnswer(stripped.toOriginal(offset));
+      const inAnswer = <T extends { start: number; end: number }>(x: T): T => ({ ...x, start: toAnswer(x.start), end: toAnswer(x.end) });
+      const resolved = resolveCitations(
+        stripped.markers.map((m) => ({ ...m, start: limitedToAnswer(m.start), end: limitedToAnswer(m.end) })),
+        documents,
+      );
       const summary = (misattributed: number): CitationSummary | undefined => {
         const invalid = resolved.filter((c) => c.missing.length > 0).length;
         return resolved.length === 0 ? undefined : { found: resolved.length, valid: resolved.length - invalid, invalid, misattributed };
       };
-      const input = limitInput(stripped.text, texts, settings);
-      const { limits } = input;
-      const plan = planClaimChecks(input.answer.text, input.docs.map((d) => d.text), analyzer, settings, windowCache);
-      // Offsets back into the caller's answer and documents; texts stay as they were checked.
-      const toAnswer = (offset: number): number => stripped.toOriginal(input.answer.cut > 0 ? input.answer.toOriginal(offset) : offset);
-      const inAnswer = <T extends { start: number; end: number }>(x: T): T => (input.answer.cut > 0 || stripped.markers.length > 0 ? { ...x, start: toAnswer(x.start), end: toAnswer(x.end) } : x);
+      const plan = planClaimChecks(stripped.text, input.docs.map((d) => d.text), analyzer, settings, windowCache);
       const evidenceIn = (w: ContextWindow): Evidence => {
         const doc = input.docs[w.doc];
-        return doc && doc.cut > 0 ? { doc: w.doc, start: doc.toOriginal(w.start), end: doc.toOriginal(w.end), text: w.text } : evidenceOf(w);
+        // Mapped even when nothing was cut: a run of spaceless script split with spaces moves offsets too.
+        return doc ? { doc: w.doc, start: doc.toOriginal(w.start), end: doc.toOriginal(w.end), text: w.text } : evidenceOf(w);
       };
       const overClaims = plan.skipped.filter((s) => s.reason === "over_limit");
       if (overClaims.length > 0) limits.add("claims");
@@ -378,7 +386,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         ...plan.claims.slice(checked).map((c): SkippedSentence => ({ kind: "skipped", text: c.text, start: c.start, end: c.end, reason: "over_limit" })),
         ...overClaims,
       ].map(inAnswer);
-      if (input.rest) skipped.push(stripped.markers.length > 0 ? { ...input.rest, start: stripped.toOriginal(input.rest.start), end: stripped.toOriginal(input.rest.end) } : input.rest);
+      // The rest past maxAnswerChars is already in the answer's offsets.
+      if (input.rest) skipped.push(input.rest);
       if (claims.length === 0) {
         const reasons = [...new Set(skipped.map((s) => s.reason))].join(", ") || "none";
         return unscorable("no_checkable_claims", `the answer has no checkable claim (skipped: ${reasons})`, skipped, limits, 0, summary(0));

@@ -156,8 +156,9 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
         type: types[i] ?? "word",
         pos: tag,
         stop: stops[i] ?? false,
-        start: capped.cut > 0 ? capped.toOriginal(start) : start,
-        end: capped.cut > 0 ? capped.toOriginal(end) : end,
+        // Mapped even when nothing was cut: a run of spaceless script split with spaces moves offsets too.
+        start: capped.toOriginal(start),
+        end: capped.toOriginal(end),
       });
     }
     const sentences: SentenceSpan[] = [];

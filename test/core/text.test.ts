@@ -57,3 +57,14 @@ describe("the analyser's cache", () => {
     expect(a.analyze("The bridge opened in 1962.")).not.toBe(a.analyze("The bridge opened in 1962."));
   });
 });
+
+describe("token offsets", () => {
+  it("point into the original text when a run of spaceless script was split with spaces for the tokenizer", () => {
+    const text = `${"東京は日本の首都です".repeat(30)}. The museum opens at nine.`;
+    const doc = createTextAnalyzer({ maxTokenChars: 100, cacheBytes: 0 }).analyze(text);
+    const opens = doc.tokens.find((t) => t.text === "opens");
+    expect(opens && text.slice(opens.start, opens.end)).toBe("opens");
+    const last = doc.sentences[doc.sentences.length - 1];
+    expect(last && text.slice(last.start, last.end)).toBe("The museum opens at nine.");
+  });
+});
