@@ -3,12 +3,13 @@ import { backendInfo } from "./backend.ts";
 import type { Claim, SkippedSentence } from "./claims.ts";
 import { splitClaims } from "./claims.ts";
 import type { ContextDocument, ResolvedCitation } from "./citations.ts";
-import { attachCitations, findCitations, resolveCitations, stripCitations } from "./citations.ts";
+import { attachCitations, resolveCitations } from "./citations.ts";
 import type { ContextInput, ContextWindow, WindowCache, WindowOptions } from "./context.ts";
 import { buildWindows, contentTerms, createWindowCache } from "./context.ts";
 import type { ResampleSupport } from "./entropy/claim-consistency.ts";
-import type { CappedText, LimitName } from "./limits.ts";
-import { capTokens, cutPoint, orderLimits, restSpan } from "./limits.ts";
+import { limitInput } from "./input-limits.ts";
+import type { LimitName } from "./limits.ts";
+import { orderLimits } from "./limits.ts";
 import { indexWindows } from "./preselect.ts";
 import type { WindowIndex } from "./preselect.ts";
 import type { TextAnalyzer } from "./text.ts";
@@ -229,63 +230,6 @@ export function planClaimChecks(answer: string, context: ContextInput, analyzer:
   return { claims, skipped, windows, checks, terms, index };
 }
 
-const uncapped = (text: string): CappedText => ({ text, cut: 0, toOriginal: (offset) => offset });
-
-/** The answer and documents as they are checked, after the input limits, with the way back to the originals. */
-interface LimitedInput {
-  readonly answer: CappedText;
-  /** The answer past maxAnswerChars, when anything but whitespace was cut. */
-  readonly rest: SkippedSentence | undefined;
-  readonly docs: readonly CappedText[];
-  readonly limits: Set<LimitName>;
-}
-
-/**
- * Applies maxTokenChars, maxAnswerChars, maxDocuments and maxContextChars before any text
- * reaches the analyser. Over-long tokens are cut first, so a base64 blob does not use up the
- * character allowance of the text around it. Character cuts fall on a sentence end or
- * whitespace where one is near; document indexes are kept (an ignored document reads as empty).
- */
-function limitInput(answer: string, all: readonly string[], settings: GroundednessSettings): LimitedInput {
-  const limits = new Set<LimitName>();
-  const capText = (text: string): CappedText => {
-    if (settings.maxTokenChars === undefined) return uncapped(text);
-    const capped = capTokens(text, settings.maxTokenChars);
-    if (capped.cut > 0) limits.add("token_chars");
-    return capped;
-  };
-  const capped = capText(answer);
-  let kept = capped.text;
-  let rest: SkippedSentence | undefined;
-  if (settings.maxAnswerChars !== undefined && kept.length > settings.maxAnswerChars) {
-    const cut = cutPoint(kept, settings.maxAnswerChars);
-    const span = restSpan(kept, cut);
-    if (span.end > span.start) {
-      limits.add("answer_chars");
-      rest = { kind: "skipped", text: kept.slice(span.start, span.end), start: capped.toOriginal(span.start), end: capped.toOriginal(span.end), reason: "over_limit" };
-    }
-    kept = kept.slice(0, cut);
-  }
-  const maxDocuments = settings.maxDocuments ?? Infinity;
-  if (all.length > maxDocuments) limits.add("documents");
-  let budget = settings.maxContextChars ?? Infinity;
-  const docs = all.slice(0, maxDocuments).map((doc): CappedText => {
-    if (budget <= 0) {
-      if (/\S/.test(doc)) limits.add("context_chars");
-      return uncapped("");
-    }
-    const c = capText(doc);
-    let text = c.text;
-    if (text.length > budget) {
-      text = text.slice(0, cutPoint(text, budget));
-      if (/\S/.test(c.text.slice(text.length))) limits.add("context_chars");
-    }
-    budget -= text.length;
-    return { ...c, text };
-  });
-  return { answer: { ...capped, text: kept }, rest, docs, limits };
-}
-
 /**
  * Scores answers against their retrieved context: claims → preselected windows →
  * backend → per-claim verdicts → answer score. Fails closed: anything that prevents
@@ -314,27 +258,20 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       const texts = documents.map((d) => d.text);
       if (contextIsEmpty(texts)) return unscorable("empty_context", "no retrieved context to check the answer against");
       // The input limits come first: nothing reads more of the answer than maxTokenChars and
-      // maxAnswerChars let through. Citation markers then come out of the limited answer before
-      // anything else reads it; named sources are read only when the documents carry names.
-      const input = limitInput(answer, texts, settings);
-      const { limits } = input;
+      // maxAnswerChars let through, and citations are read from what they keep (core/input-limits.ts).
+      // Named sources are read only when the documents carry names.
       const named = documents.some((d) => d.id !== undefined || d.title !== undefined || d.url !== undefined);
-      const stripped = stripCitations(input.answer.text, findCitations(input.answer.text, named));
-      // Offsets back into the caller's answer: stripped → limited → original. Texts stay as they were checked.
-      // (The limited answer's map is not the identity when a token was cut or a run of spaceless
-      // script was split with spaces, which cuts nothing.)
-      const limitedToAnswer = input.answer.toOriginal;
-      const toAnswer = (offset: number): number => limitedToAnswer(stripped.toOriginal(offset));
+      const input = limitInput(answer, texts, settings, named);
+      const { limits } = input;
+      // Offsets back into the caller's answer; texts stay as they were checked.
+      const toAnswer = input.answer.toOriginal;
       const inAnswer = <T extends { start: number; end: number }>(x: T): T => ({ ...x, start: toAnswer(x.start), end: toAnswer(x.end) });
-      const resolved = resolveCitations(
-        stripped.markers.map((m) => ({ ...m, start: limitedToAnswer(m.start), end: limitedToAnswer(m.end) })),
-        documents,
-      );
+      const resolved = resolveCitations(input.answer.markers, documents);
       const summary = (misattributed: number): CitationSummary | undefined => {
         const invalid = resolved.filter((c) => c.missing.length > 0).length;
         return resolved.length === 0 ? undefined : { found: resolved.length, valid: resolved.length - invalid, invalid, misattributed };
       };
-      const plan = planClaimChecks(stripped.text, input.docs.map((d) => d.text), analyzer, settings, windowCache);
+      const plan = planClaimChecks(input.answer.text, input.docs.map((d) => d.text), analyzer, settings, windowCache);
       const evidenceIn = (w: ContextWindow): Evidence => {
         const doc = input.docs[w.doc];
         // Mapped even when nothing was cut: a run of spaceless script split with spaces moves offsets too.

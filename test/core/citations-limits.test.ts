@@ -63,4 +63,16 @@ describe("citations in a limited answer", () => {
     const evidence = result.claims[0]?.evidence;
     expect(evidence && [evidence.start, evidence.end]).toEqual([0, context[0]?.text.length]);
   });
+
+  it("reads a named source whose URL is longer than maxTokenChars whole: the token cut comes after the markers are taken out", async () => {
+    const url = `https://docs.example.test/${"policies/".repeat(14)}opening-hours.html`;
+    expect(url.length).toBeGreaterThan(100);
+    const answer = `The museum opens at nine (source: ${url}).`;
+    const result = await scorer({ maxTokenChars: 100 }).score({ answer, context: [{ url, text: "The museum opens at nine." }, docs[1] as { id: string; text: string }] });
+    expect(result.citations).toEqual({ found: 1, valid: 1, invalid: 0, misattributed: 0 });
+    expect(result.limits).toEqual([]);
+    const claim = result.claims[0];
+    expect(claim && answer.slice(claim.start, claim.end)).toBe(answer);
+    expect(claim?.citations?.[0]).toMatchObject({ marker: `(source: ${url})`, docs: [0], status: "supported" });
+  });
 });
