@@ -29,7 +29,8 @@ export interface InteractionInfo {
  * over maxTraceBytes), `answer_too_large` (over maxAnswerChars), `too_many_documents` (over
  * maxDocuments). Per record: `duplicate_event` (a log record repeated: same span, event name, body and
  * attributes), `duplicate_span` (a span id seen before in the trace), `late` (a span or log record for a
- * trace already settled).
+ * trace already settled), `too_many_messages` (the record's input messages went past the
+ * MAX_PROMPT_MESSAGES a trace keeps for promptContext: those past it were not kept).
  */
 export type IncompleteReason =
   | "no_answer"
@@ -42,7 +43,8 @@ export type IncompleteReason =
   | "too_many_documents"
   | "duplicate_event"
   | "duplicate_span"
-  | "late";
+  | "late"
+  | "too_many_messages";
 
 export interface JoinerOptions {
   /** How long a trace waits for its remaining spans and log records after the last one arrived. */
@@ -130,6 +132,13 @@ interface Entry {
 
 /** Counted per span or log record absorbed, for what the trace keeps of it besides text (its id). */
 const RECORD_BYTES = 64;
+/** Counted per document and input message kept, besides its text: a million one-character documents are not free. */
+const ITEM_BYTES = 16;
+/**
+ * A JSON array in an attribute (documents, messages) can become one kept item per 4 characters ("x",),
+ * each counted ITEM_BYTES more than its text: JSON text counts this many times its length in footprint().
+ */
+const JSON_EXPANSION = 5;
 const DEFAULT_CHUNK = 500;
 
 function logKey(log: OtlpLog): string {
@@ -138,9 +147,9 @@ function logKey(log: OtlpLog): string {
 
 /** Characters of text in an attribute value, walked to a bounded depth (decoding already bounds it). */
 function textOf(v: unknown, depth = 0): number {
-  if (typeof v === "string") return v.length;
+  if (typeof v === "string") return /^\s*[[{]/.test(v) ? v.length * JSON_EXPANSION : v.length;
   if (depth > 100 || v === null || typeof v !== "object") return 8;
-  let n = 0;
+  let n = Array.isArray(v) ? v.length * ITEM_BYTES : 0;
   for (const x of Array.isArray(v) ? v : Object.entries(v as Record<string, unknown>).flat()) n += textOf(x, depth + 1);
   return n;
 }
@@ -272,12 +281,14 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     entry.seen.add(key);
     const p = entry.parts;
     const fixedBefore = (p.answer?.length ?? 0) + (p.question?.length ?? 0) + (p.lastUserMessage?.length ?? 0);
+    const droppedBefore = p.messagesDropped ?? 0;
     if (isSpan) absorbSpan(p, record as OtlpSpan, options.mapping);
     else absorbLog(p, record as OtlpLog, options.mapping);
     let added = RECORD_BYTES + (p.answer?.length ?? 0) + (p.question?.length ?? 0) + (p.lastUserMessage?.length ?? 0) - fixedBefore;
-    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += documentTextOf(p.documents[entry.documentsCounted] as RetrievedDocument).length;
+    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += ITEM_BYTES + documentTextOf(p.documents[entry.documentsCounted] as RetrievedDocument).length;
     const messages = p.prompt ?? [];
-    for (; entry.promptCounted < messages.length; entry.promptCounted++) added += (messages[entry.promptCounted] as { content: string }).content.length;
+    for (; entry.promptCounted < messages.length; entry.promptCounted++) added += ITEM_BYTES + (messages[entry.promptCounted] as { content: string }).content.length;
+    if ((p.messagesDropped ?? 0) > droppedBefore) options.onIncomplete("too_many_messages", routeOf(p));
     entry.bytes += added;
     totalBytes += added;
     if (entry.bytes > maxTraceBytes) {
