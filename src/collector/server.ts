@@ -147,10 +147,10 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     refusedStats[key] = (refusedStats[key] ?? 0) + 1;
     requestMetrics.refused(endpoint, reason);
   };
-  // Held full: at maxTraces, or within 10% of maxBufferBytes, at every check for twice the trace
-  // timeout (one burst of traces settles within the timeout of its last record; a buffer still full
-  // after two is being held, and incomplete traces are being evicted for new ones).
-  const fullWatch = createFullWatch({ holdMs: 2 * resolved.traceTimeoutMs, now: () => Date.now(), isFull: () => joiner.size >= resolved.maxTraces || joiner.bytes >= 0.9 * resolved.maxBufferBytes });
+  // Held full: at 90% or more of maxTraces or of maxBufferBytes (an eviction leaves a full buffer one
+  // short) at every check for twice the trace timeout (one burst of traces settles within the timeout
+  // of its last record; a buffer still full after two is being held, and traces are being evicted).
+  const fullWatch = createFullWatch({ holdMs: 2 * resolved.traceTimeoutMs, now: () => Date.now(), isFull: () => joiner.size >= 0.9 * resolved.maxTraces || joiner.bytes >= 0.9 * resolved.maxBufferBytes });
   /**
    * Whether the trace buffer can take `bytes` more text and `traces` more traces. Incomplete traces
    * are evicted to make room (counted as buffer_full), so only what cannot be let go counts: traces
