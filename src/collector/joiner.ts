@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import type { AttributeMapping, Convention, PromptContext, RetrievedDocument, TraceParts } from "./extract.ts";
 import { absorbLog, absorbSpan, documentTextOf, resolveParts, routeLabel } from "./extract.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
+import { ITEM_BYTES, RECORD_BYTES, logKey, recordText } from "./record-size.ts";
 
 /** A retrieval + generation joined from one trace, ready to score. */
 export interface Interaction {
@@ -141,37 +141,7 @@ interface Entry {
   waiting: boolean;
 }
 
-/** Counted per span or log record absorbed, for what the trace keeps of it besides text (its id). */
-const RECORD_BYTES = 64;
-/** Counted per document and input message kept, besides its text: a million one-character documents are not free. */
-const ITEM_BYTES = 16;
-/**
- * A JSON array in an attribute (documents, messages) can become one kept item per 4 characters ("x",),
- * each counted ITEM_BYTES more than its text: JSON text counts this many times its length in footprint().
- */
-const JSON_EXPANSION = 5;
 const DEFAULT_CHUNK = 500;
-
-function logKey(log: OtlpLog): string {
-  return createHash("sha1").update(JSON.stringify([log.spanId, log.eventName, log.body ?? null, log.attributes])).digest("base64");
-}
-
-/** Characters of text in an attribute value, walked to a bounded depth (decoding already bounds it). */
-function textOf(v: unknown, depth = 0): number {
-  if (typeof v === "string") return /^\s*[[{]/.test(v) ? v.length * JSON_EXPANSION : v.length;
-  if (depth > 100 || v === null || typeof v !== "object") return 8;
-  let n = Array.isArray(v) ? v.length * ITEM_BYTES : 0;
-  for (const x of Array.isArray(v) ? v : Object.entries(v as Record<string, unknown>).flat()) n += textOf(x, depth + 1);
-  return n;
-}
-
-/** An upper bound of the text a span or log record can add to its trace. */
-function recordText(r: OtlpSpan | OtlpLog): number {
-  let n = RECORD_BYTES + textOf(r.attributes);
-  if ("events" in r) for (const e of r.events ?? []) n += textOf(e.attributes);
-  if ("body" in r) n += textOf(r.body);
-  return n;
-}
 
 /**
  * Joins the retriever and LLM spans and the log records of a trace, also across export requests:
