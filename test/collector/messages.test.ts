@@ -113,6 +113,8 @@ describe("collector: linear growth over input text (N vs 4N)", () => {
   });
 
   it("absorbSpan: indexed OpenLLMetry prompt and OpenInference document attributes of one span", () => {
+    // From 2000 up, both sizes are past the few hundred properties where V8 turns an object into a
+    // dictionary (a step in cost, not growth).
     const span = (n: number): OtlpSpan =>
       chatSpan(
         Object.fromEntries(
@@ -122,7 +124,7 @@ describe("collector: linear growth over input text (N vs 4N)", () => {
           ]).flat(),
         ),
       );
-    expectLinear("absorbSpan indexed attributes", measureGrowth(span, (s) => absorbSpan(fresh(), s), { n: 500, minMs: 4, repeats: 9 }));
+    expectLinear("absorbSpan indexed attributes", measureGrowth(span, (s) => absorbSpan(fresh(), s), { n: 2000 }));
   });
 
   it("the joiner: many log records of one trace, each with messages", async () => {
