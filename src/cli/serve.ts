@@ -82,9 +82,11 @@ Limits (config file, section collector): bodyLimit (2mb; 413 over it, at once wh
 says so); maxBatch (500 observations a request); maxDocuments (200) and maxAnswerChars (50000), for
 observations (400) and for interactions joined from traces (not scored, counted as
 too_many_documents / answer_too_large); maxTraces (10000) and maxTraceBytes (4 MiB of text, over it
-trace_too_large) and maxBufferBytes (64 MiB of text for all traces being joined: the oldest are
-settled early as buffer_full); traceTimeoutMs (5000); drainMs (10000). The resampler: resampleUrl,
-resampleModel, resampleN, resampleRate, resampleTemperature, resampleMaxTokens (1024),
+trace_too_large) and maxBufferBytes (64 MiB of text for all traces being joined: the oldest
+incomplete ones are evicted as buffer_full); traceTimeoutMs (5000); maxTraceAgeMs (6 x
+traceTimeoutMs: a trace is settled that long after its first record); headersTimeoutMs (10000),
+requestTimeoutMs (60000), keepAliveTimeoutMs (5000), maxConnections (1024); drainMs (10000). The
+resampler: resampleUrl, resampleModel, resampleN, resampleRate, resampleTemperature, resampleMaxTokens (1024),
 resampleMaxConcurrent (2 calls in flight), resampleMaxCallsPerMinute (60; over it an observation is
 scored without entropy), resampleTimeoutMs (30000 a call, retries included), resampleBudget (most
 requests in the collector's life; no limit by default). Requests that would not fit

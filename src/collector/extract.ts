@@ -60,8 +60,12 @@ export interface TraceParts {
   documentSources?: Set<SourceConvention>;
   /** The convention that supplied the answer. */
   answerSource?: SourceConvention;
-  /** Input messages of the LLM call(s): where promptContext looks for documents. */
+  /** Input messages of the LLM call(s), without repeats, at most MAX_PROMPT_MESSAGES: where promptContext looks for documents. */
   prompt?: PromptMessage[];
+  /** The roles each message text of `prompt` came with: the keyed lookup that finds a repeated message. */
+  promptSeen?: Map<string, Set<string>>;
+  /** Input messages not kept because the trace already held MAX_PROMPT_MESSAGES (counted as too_many_messages). */
+  messagesDropped?: number;
   /** The last user message of GenAI log events or input messages (the question when nothing else names one). */
   lastUserMessage?: string;
 }
@@ -78,6 +82,11 @@ const MAX_NODES = 20_000;
 const MAX_FOUND = 1000;
 /** Longest document id, title or URL kept (longer ones are not names a citation would give). */
 const MAX_NAME_CHARS = 1000;
+/**
+ * Most distinct input messages a trace keeps for promptContext (a long chat history has a few hundred);
+ * past it a record's message array is not read further, and the messages left are counted.
+ */
+export const MAX_PROMPT_MESSAGES = 1000;
 
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v.trim() !== "" ? v : undefined;
@@ -107,11 +116,18 @@ function record(v: unknown): Record<string, unknown> | undefined {
   return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
+/**
+ * A span's attributes as entries, listed once per span: every reader of indexed keys walks this list.
+ * (Listing a large object's keys costs more than linear time in V8, so it is not done once per reader.)
+ */
+type Entries = ReadonlyArray<readonly [string, unknown]>;
+
 /** Values of indexed OpenInference keys, in index order: prefix.{i}.suffix. */
-function indexed(attrs: Readonly<Record<string, unknown>>, prefix: string, suffix: string): string[] {
+function indexed(attrs: Entries, prefix: string, suffix: string): string[] {
   const re = new RegExp(`^${prefix.replace(/\./g, "\\.")}\\.(\\d+)\\.${suffix.replace(/\./g, "\\.")}$`);
   const found: Array<[number, string]> = [];
-  for (const [k, v] of Object.entries(attrs)) {
+  for (const [k, v] of attrs) {
+    if (!k.startsWith(prefix)) continue;
     const m = re.exec(k);
     const s = str(v);
     if (m?.[1] !== undefined && s !== undefined) found.push([Number(m[1]), s]);
@@ -120,10 +136,11 @@ function indexed(attrs: Readonly<Record<string, unknown>>, prefix: string, suffi
 }
 
 /** Indexed messages with a role and a content key (prefix.{i}.roleKey / prefix.{i}.contentKey), in index order. */
-function indexedMessages(attrs: Readonly<Record<string, unknown>>, prefix: string, roleKey: string, contentKey: string): PromptMessage[] {
+function indexedMessages(attrs: Entries, prefix: string, roleKey: string, contentKey: string): PromptMessage[] {
   const re = new RegExp(`^${prefix.replace(/\./g, "\\.")}\\.(\\d+)\\.(.+)$`);
   const byIndex = new Map<number, { role: string; content: string }>();
-  for (const [k, v] of Object.entries(attrs)) {
+  for (const [k, v] of attrs) {
+    if (!k.startsWith(prefix)) continue;
     const m = re.exec(k);
     if (m?.[1] === undefined || (m[2] !== roleKey && m[2] !== contentKey) || typeof v !== "string") continue;
     const i = Number(m[1]);
@@ -151,18 +168,47 @@ function contentText(v: unknown): string | undefined {
   return str(texts.join("\n"));
 }
 
-/** GenAI or OpenAI-style messages JSON: [{role, parts: [{type: "text", content}]}] or [{role, content}]. */
-function messagesOf(v: unknown): PromptMessage[] {
+/** One GenAI or OpenAI-style message: {role, parts: [{type: "text", content}]} or {role, content}. */
+function messageOf(v: unknown): PromptMessage | undefined {
+  const m = record(v);
+  if (!m) return undefined;
+  const content = contentText(m.parts) ?? contentText(m.content);
+  return content !== undefined ? { role: typeof m.role === "string" ? m.role : "", content } : undefined;
+}
+
+/** Messages read from a messages value: the first ones (at most `max`), and how many entries were left unread past them. */
+interface MessageList {
+  readonly messages: PromptMessage[];
+  readonly unread: number;
+  /** The array, to look for its last user message without reading the rest (see lastUserOf). */
+  readonly all: readonly unknown[];
+}
+
+/** GenAI or OpenAI-style messages JSON, read up to `max` messages: [{role, parts: [{type: "text", content}]}] or [{role, content}]. */
+function readMessages(v: unknown, max = Infinity): MessageList {
   const arr = parseJson(v);
-  if (!Array.isArray(arr)) return [];
+  if (!Array.isArray(arr)) return { messages: [], unread: 0, all: [] };
   const out: PromptMessage[] = [];
-  for (const msg of arr) {
-    const m = record(msg);
-    if (!m) continue;
-    const content = contentText(m.parts) ?? contentText(m.content);
-    if (content !== undefined) out.push({ role: typeof m.role === "string" ? m.role : "", content });
+  let i = 0;
+  for (; i < arr.length && out.length < max; i++) {
+    const m = messageOf(arr[i]);
+    if (m) out.push(m);
   }
-  return out;
+  return { messages: out, unread: arr.length - i, all: arr };
+}
+
+/** Every message of a GenAI or OpenAI-style messages value. */
+function messagesOf(v: unknown): PromptMessage[] {
+  return readMessages(v).messages;
+}
+
+/** The last message of a messages array whose role is `user` (or unknown, when `orUnknown`), read from the end. */
+function lastUserOf(all: readonly unknown[], orUnknown: boolean): string | undefined {
+  for (let i = all.length - 1; i >= 0; i--) {
+    const m = messageOf(all[i]);
+    if (m && (m.role === "user" || (orUnknown && m.role === ""))) return m.content;
+  }
+  return undefined;
 }
 
 /** Text of GenAI messages JSON, optionally of one role. */
@@ -228,7 +274,7 @@ function documentsFrom(v: unknown): RetrievedDocument[] {
   }
   if (!Array.isArray(v)) return [];
   return v.flatMap((d): RetrievedDocument[] => {
-    if (typeof d === "string") return [d];
+    if (typeof d === "string") return d.trim() === "" ? [] : [d];
     const o = record(d);
     return o && typeof o.content === "string" ? [namedDocument(o.content, o.id, o.metadata)] : [];
   });
@@ -246,10 +292,11 @@ function retrieverOutputDocuments(v: unknown): RetrievedDocument[] {
  * OpenInference retrieval documents: `retrieval.documents.{i}.document.content`, named by
  * `.document.id` and `.document.metadata` (a JSON string: title, url or source), in index order.
  */
-function openInferenceDocuments(attrs: Readonly<Record<string, unknown>>): RetrievedDocument[] {
+function openInferenceDocuments(attrs: Entries): RetrievedDocument[] {
   const re = /^retrieval\.documents\.(\d+)\.document\.(content|id|metadata)$/;
   const byIndex = new Map<number, { content?: string; id?: unknown; metadata?: unknown }>();
-  for (const [k, v] of Object.entries(attrs)) {
+  for (const [k, v] of attrs) {
+    if (!k.startsWith("retrieval.documents.")) continue;
     const m = re.exec(k);
     if (m?.[1] === undefined) continue;
     const i = Number(m[1]);
@@ -304,16 +351,60 @@ const DB_RESULT_EVENT = /^db\.(?:[a-z0-9_]+\.)?query\.result$/;
 
 function addDocuments(parts: TraceParts, docs: readonly RetrievedDocument[], source: SourceConvention): void {
   if (docs.length === 0) return;
-  parts.documents.push(...docs);
+  // A loop, not push(...docs): spreading a few hundred thousand documents overflows the stack.
+  for (const d of docs) parts.documents.push(d);
   (parts.documentSources ??= new Set()).add(source);
 }
 
-function addPrompt(parts: TraceParts, messages: readonly PromptMessage[]): void {
+/**
+ * Adds input messages to the trace's prompt, each (role, text) once, found by a keyed lookup (a linear
+ * scan per message made 80,000 messages a 9 s stall); at most MAX_PROMPT_MESSAGES are kept, and the
+ * others (with `unread`, those a record's array held past the room left) are counted in messagesDropped.
+ */
+function addPrompt(parts: TraceParts, messages: readonly PromptMessage[], unread = 0): void {
   const prompt = (parts.prompt ??= []);
+  const seen = (parts.promptSeen ??= new Map());
+  let dropped = unread;
   for (const m of messages) {
-    if (!prompt.some((p) => p.role === m.role && p.content === m.content)) prompt.push(m);
     if (m.role === "user") parts.lastUserMessage = m.content;
+    const roles = seen.get(m.content);
+    if (roles?.has(m.role)) continue;
+    if (prompt.length >= MAX_PROMPT_MESSAGES) {
+      dropped++;
+      continue;
+    }
+    if (roles) roles.add(m.role);
+    else seen.set(m.content, new Set([m.role]));
+    prompt.push(m);
   }
+  if (dropped > 0) parts.messagesDropped = (parts.messagesDropped ?? 0) + dropped;
+}
+
+/** Room left in the trace's prompt: how many messages of a record's array are worth reading. */
+function promptRoom(parts: TraceParts): number {
+  return Math.max(0, MAX_PROMPT_MESSAGES - (parts.prompt?.length ?? 0));
+}
+
+/**
+ * Adds GenAI system instructions and input messages (JSON values), reading each array only as far as
+ * the trace's prompt has room; when the input array is cut short, its last user message is still the
+ * trace's last user message. Returns the input messages' last user (or role-less) message, the question
+ * when nothing else names one.
+ */
+function addGenAiPrompt(parts: TraceParts, instructions: unknown, input: unknown): string | undefined {
+  const system = readMessages(instructions, promptRoom(parts));
+  addPrompt(
+    parts,
+    system.messages.map((m) => ({ role: "system", content: m.content })),
+    system.unread,
+  );
+  const messages = readMessages(input, promptRoom(parts));
+  addPrompt(parts, messages.messages, messages.unread);
+  if (messages.unread > 0) {
+    const last = lastUserOf(messages.all, false);
+    if (last !== undefined) parts.lastUserMessage = last;
+  }
+  return lastUserOf(messages.all, true);
 }
 
 function setAnswer(parts: TraceParts, answer: string, spanId: string, source: SourceConvention): void {
@@ -332,8 +423,8 @@ function mapped(span: OtlpSpan, key: string): unknown[] {
 }
 
 /** OpenInference LLM input: `llm.input_messages.N.message.*`, else the OpenAI request in `input.value`. */
-function openInferencePrompt(a: Readonly<Record<string, unknown>>, isLlm: boolean): PromptMessage[] {
-  const messages = indexedMessages(a, "llm.input_messages", "message.role", "message.content");
+function openInferencePrompt(a: Readonly<Record<string, unknown>>, entries: Entries, isLlm: boolean): PromptMessage[] {
+  const messages = indexedMessages(entries, "llm.input_messages", "message.role", "message.content");
   if (messages.length > 0 || !isLlm) return messages;
   const input = a["input.value"];
   const parsed = parseJson(input);
@@ -360,9 +451,10 @@ export function absorbSpan(parts: TraceParts, span: OtlpSpan, mapping: Attribute
   const operation = String(a["gen_ai.operation.name"] ?? "");
   const isLlm = kind === "LLM" || ["chat", "text_completion", "generate_content"].includes(operation);
   // OpenLLMetry (Traceloop) now writes GenAI names too; its spans are recognised by their traceloop.* attributes.
-  const genai: SourceConvention = Object.keys(a).some((k) => k.startsWith("traceloop.")) ? "openllmetry" : "genai";
+  const entries: Entries = Object.entries(a);
+  const genai: SourceConvention = entries.some(([k]) => k.startsWith("traceloop.")) ? "openllmetry" : "genai";
 
-  const oiDocuments = openInferenceDocuments(a);
+  const oiDocuments = openInferenceDocuments(entries);
   addDocuments(parts, oiDocuments.length > 0 || kind !== "RETRIEVER" ? oiDocuments : retrieverOutputDocuments(a["output.value"]), "openinference");
   addDocuments(parts, documentsFrom(a["gen_ai.retrieval.documents"]), genai);
   for (const e of span.events ?? []) {
@@ -381,21 +473,21 @@ export function absorbSpan(parts: TraceParts, span: OtlpSpan, mapping: Attribute
     (mapping.question ?? []).flatMap((k) => mapped(span, k).map(str)).find((x) => x !== undefined) ??
     str(a["gen_ai.retrieval.query.text"]) ??
     (kind === "RETRIEVER" ? str(a["input.value"]) : undefined) ??
-    indexed(a, "llm.input_messages", "message.content").at(-1) ??
-    messagesText(a["gen_ai.input.messages"], "user").at(-1) ??
-    indexed(a, "gen_ai.prompt", "content").at(-1);
-  if (question !== undefined) parts.question ??= question;
+    indexed(entries, "llm.input_messages", "message.content").at(-1);
 
-  addPrompt(parts, openInferencePrompt(a, isLlm));
-  addPrompt(parts, [...messagesOf(a["gen_ai.system_instructions"]).map((m) => ({ role: "system", content: m.content })), ...messagesOf(a["gen_ai.input.messages"])]);
-  addPrompt(parts, indexedMessages(a, "gen_ai.prompt", "role", "content"));
+  addPrompt(parts, openInferencePrompt(a, entries, isLlm));
+  const genAiUser = addGenAiPrompt(parts, a["gen_ai.system_instructions"], a["gen_ai.input.messages"]);
+  const openLlmetryPrompt = indexedMessages(entries, "gen_ai.prompt", "role", "content");
+  addPrompt(parts, openLlmetryPrompt);
+  const asked = question ?? genAiUser ?? openLlmetryPrompt.at(-1)?.content;
+  if (asked !== undefined) parts.question ??= asked;
 
   const mappedAnswer = (mapping.answer ?? []).flatMap((k) => mapped(span, k).map(str)).find((x) => x !== undefined);
   const answers: Array<[string | undefined, SourceConvention]> = [
     [mappedAnswer, "mapping"],
-    [indexed(a, "llm.output_messages", "message.content").join("\n"), "openinference"],
+    [indexed(entries, "llm.output_messages", "message.content").join("\n"), "openinference"],
     [messagesText(a["gen_ai.output.messages"]).join("\n"), genai],
-    [indexed(a, "gen_ai.completion", "content").join("\n"), "openllmetry"],
+    [indexed(entries, "gen_ai.completion", "content").join("\n"), "openllmetry"],
     [isLlm ? str(a["output.value"]) : undefined, "openinference"],
   ];
   const answer = answers.find(([x]) => x !== undefined && x !== "");
@@ -440,7 +532,7 @@ export function absorbLog(parts: TraceParts, log: OtlpLog, mapping: AttributeMap
     if (content !== undefined && (index === 0 || parts.answerSource !== "genai")) setAnswer(parts, content, log.spanId, "genai");
   } else if (log.eventName === "gen_ai.client.inference.operation.details") {
     const field = (key: string): unknown => log.attributes[key] ?? body?.[key];
-    addPrompt(parts, [...messagesOf(field("gen_ai.system_instructions")).map((m) => ({ role: "system", content: m.content })), ...messagesOf(field("gen_ai.input.messages"))]);
+    addGenAiPrompt(parts, field("gen_ai.system_instructions"), field("gen_ai.input.messages"));
     const answer = str(messagesText(field("gen_ai.output.messages")).join("\n"));
     if (answer !== undefined) setAnswer(parts, answer, log.spanId, "genai");
   }

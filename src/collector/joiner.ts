@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import type { AttributeMapping, Convention, PromptContext, RetrievedDocument, TraceParts } from "./extract.ts";
 import { absorbLog, absorbSpan, documentTextOf, resolveParts, routeLabel } from "./extract.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
+import { ITEM_BYTES, RECORD_BYTES, logKey, recordText } from "./record-size.ts";
 
 /** A retrieval + generation joined from one trace, ready to score. */
 export interface Interaction {
@@ -24,12 +24,14 @@ export interface InteractionInfo {
 /**
  * Why a trace (or one record of it) was not scored. Per trace: `no_answer`, `no_documents`,
  * `no_documents_prompt_available` (promptContext is off, but the trace had input messages it could
- * read), `no_documents_prompt_unmatched` (promptContext is on and found nothing), `buffer_full` (settled
- * early: the buffer held maxTraces traces or maxBufferBytes of text), `trace_too_large` (its text went
+ * read), `no_documents_prompt_unmatched` (promptContext is on and found nothing) — also for a trace
+ * settled at maxAgeMs —, `buffer_full` (evicted early, incomplete, oldest first: a new trace found the
+ * buffer holding maxTraces traces, or maxBufferBytes of text), `trace_too_large` (its text went
  * over maxTraceBytes), `answer_too_large` (over maxAnswerChars), `too_many_documents` (over
  * maxDocuments). Per record: `duplicate_event` (a log record repeated: same span, event name, body and
  * attributes), `duplicate_span` (a span id seen before in the trace), `late` (a span or log record for a
- * trace already settled).
+ * trace already settled), `too_many_messages` (the record's input messages went past the
+ * MAX_PROMPT_MESSAGES a trace keeps for promptContext: those past it were not kept).
  */
 export type IncompleteReason =
   | "no_answer"
@@ -42,16 +44,23 @@ export type IncompleteReason =
   | "too_many_documents"
   | "duplicate_event"
   | "duplicate_span"
-  | "late";
+  | "late"
+  | "too_many_messages";
 
 export interface JoinerOptions {
   /** How long a trace waits for its remaining spans and log records after the last one arrived. */
   readonly timeoutMs: number;
-  /** Traces held at once; beyond it the oldest is settled early. */
+  /**
+   * Longest a trace is held from its first record, however recently a record arrived: then it is
+   * settled (scored if complete, else counted with its reason), so refreshing a trace cannot hold it
+   * in the buffer. Default: no limit.
+   */
+  readonly maxAgeMs?: number;
+  /** Traces held at once; a new trace beyond it evicts the oldest incomplete one (`buffer_full`). */
   readonly maxTraces: number;
   /** Text one trace may hold (characters ≈ bytes); beyond it the trace is not scored (`trace_too_large`). Default: no limit. */
   readonly maxTraceBytes?: number;
-  /** Text all traces together may hold; beyond it the oldest are settled early (`buffer_full`). Default: no limit. */
+  /** Text all traces together may hold; beyond it the oldest incomplete ones are evicted (`buffer_full`). Default: no limit. */
   readonly maxBufferBytes?: number;
   /** Most documents of an interaction; over it the trace is not scored (`too_many_documents`). Default: no limit. */
   readonly maxDocuments?: number;
@@ -101,7 +110,7 @@ export interface TraceJoiner {
   footprint(records: { readonly spans?: readonly OtlpSpan[]; readonly logs?: readonly OtlpLog[] }): Footprint;
   /** Hands on waiting traces while canHandOff allows, oldest first. */
   handOff(): void;
-  /** Hands on waiting traces, then settles traces idle for longer than the timeout (see canHandOff). */
+  /** Hands on waiting traces, then settles traces idle for longer than the timeout, or held longer than maxAgeMs (see canHandOff). */
   sweep(): void;
   /** Settles every trace now, waiting ones included (shutdown). */
   drain(): void;
@@ -111,10 +120,14 @@ export interface TraceJoiner {
   readonly waiting: number;
   /** Text the held traces hold (characters ≈ bytes). */
   readonly bytes: number;
+  /** Text the waiting traces hold: the part of `bytes` that eviction cannot free. */
+  readonly waitingBytes: number;
 }
 
 interface Entry {
   parts: TraceParts;
+  /** When its first record arrived (maxAgeMs counts from it). */
+  readonly firstSeen: number;
   lastSeen: number;
   /** Span ids and log record digests already absorbed, to count repeats once. */
   seen: Set<string>;
@@ -128,30 +141,7 @@ interface Entry {
   waiting: boolean;
 }
 
-/** Counted per span or log record absorbed, for what the trace keeps of it besides text (its id). */
-const RECORD_BYTES = 64;
 const DEFAULT_CHUNK = 500;
-
-function logKey(log: OtlpLog): string {
-  return createHash("sha1").update(JSON.stringify([log.spanId, log.eventName, log.body ?? null, log.attributes])).digest("base64");
-}
-
-/** Characters of text in an attribute value, walked to a bounded depth (decoding already bounds it). */
-function textOf(v: unknown, depth = 0): number {
-  if (typeof v === "string") return v.length;
-  if (depth > 100 || v === null || typeof v !== "object") return 8;
-  let n = 0;
-  for (const x of Array.isArray(v) ? v : Object.entries(v as Record<string, unknown>).flat()) n += textOf(x, depth + 1);
-  return n;
-}
-
-/** An upper bound of the text a span or log record can add to its trace. */
-function recordText(r: OtlpSpan | OtlpLog): number {
-  let n = RECORD_BYTES + textOf(r.attributes);
-  if ("events" in r) for (const e of r.events ?? []) n += textOf(e.attributes);
-  if ("body" in r) n += textOf(r.body);
-  return n;
-}
 
 /**
  * Joins the retriever and LLM spans and the log records of a trace, also across export requests:
@@ -167,9 +157,19 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
   const maxBufferBytes = options.maxBufferBytes ?? Infinity;
   const maxDocuments = options.maxDocuments ?? Infinity;
   const maxAnswerChars = options.maxAnswerChars ?? Infinity;
+  const maxAgeMs = options.maxAgeMs ?? Infinity;
   let totalBytes = 0;
+  let waitingBytes = 0;
   /** Traces complete and waiting for room to be scored, in the order they completed. */
   const waiting = new Set<string>();
+  /** The traces not waiting, in the order their first record arrived: the ones eviction may let go, oldest first. */
+  const open = new Map<string, Entry>();
+  /** Adds text to a trace's count and the buffer's (and the waiting traces', when it waits). */
+  const addBytes = (entry: Entry, n: number): void => {
+    entry.bytes += n;
+    totalBytes += n;
+    if (entry.waiting) waitingBytes += n;
+  };
   const canHandOff = options.canHandOff ?? (() => true);
   const routeOf = (p: TraceParts): string => p.route ?? p.service ?? "unknown";
 
@@ -189,7 +189,8 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
   const settle = (traceId: string, entry: Entry, evicted: boolean): void => {
     const result = outcome(traceId, entry, evicted);
     traces.delete(traceId);
-    waiting.delete(traceId);
+    open.delete(traceId);
+    if (waiting.delete(traceId)) waitingBytes -= entry.bytes;
     totalBytes -= entry.bytes;
     const route = routeOf(entry.parts);
     settled.set(traceId, route);
@@ -205,6 +206,8 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     if ("interaction" in result && (waiting.size > 0 || !canHandOff(result.interaction.route, result.info.bytes))) {
       entry.waiting = true;
       waiting.add(traceId);
+      open.delete(traceId);
+      waitingBytes += entry.bytes;
       return;
     }
     settle(traceId, entry, false);
@@ -223,9 +226,12 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     }
   };
 
-  /** Settles the oldest traces (other than `keep`) while the buffer holds more text than its budget. */
+  /**
+   * Evicts the oldest traces not waiting (other than `keep`) while the buffer holds more text than its
+   * budget. Waiting traces are complete and owed a score: they leave only through handOff.
+   */
   const evictForBytes = (keep: string): void => {
-    for (const [id, entry] of traces) {
+    for (const [id, entry] of open) {
       if (totalBytes <= maxBufferBytes) return;
       if (id !== keep) settle(id, entry, true);
     }
@@ -241,11 +247,15 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     let entry = traces.get(traceId);
     if (!entry) {
       if (traces.size >= options.maxTraces) {
-        const [oldestId, oldest] = traces.entries().next().value as [string, Entry];
+        // The oldest trace not waiting makes room; only a buffer of waiting traces (which admission
+        // refuses requests for, with 429) lets the oldest waiting one go, handed on without waiting.
+        const [oldestId, oldest] = (open.size > 0 ? open : traces).entries().next().value as [string, Entry];
         settle(oldestId, oldest, true);
       }
-      entry = { parts: { documents: [], rootSeen: false }, lastSeen: options.now(), seen: new Set(), bytes: 0, documentsCounted: 0, promptCounted: 0, tooLarge: false, waiting: false };
+      const now = options.now();
+      entry = { parts: { documents: [], rootSeen: false }, firstSeen: now, lastSeen: now, seen: new Set(), bytes: 0, documentsCounted: 0, promptCounted: 0, tooLarge: false, waiting: false };
       traces.set(traceId, entry);
+      open.set(traceId, entry);
     }
     return entry;
   };
@@ -272,20 +282,20 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     entry.seen.add(key);
     const p = entry.parts;
     const fixedBefore = (p.answer?.length ?? 0) + (p.question?.length ?? 0) + (p.lastUserMessage?.length ?? 0);
+    const droppedBefore = p.messagesDropped ?? 0;
     if (isSpan) absorbSpan(p, record as OtlpSpan, options.mapping);
     else absorbLog(p, record as OtlpLog, options.mapping);
     let added = RECORD_BYTES + (p.answer?.length ?? 0) + (p.question?.length ?? 0) + (p.lastUserMessage?.length ?? 0) - fixedBefore;
-    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += documentTextOf(p.documents[entry.documentsCounted] as RetrievedDocument).length;
+    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += ITEM_BYTES + documentTextOf(p.documents[entry.documentsCounted] as RetrievedDocument).length;
     const messages = p.prompt ?? [];
-    for (; entry.promptCounted < messages.length; entry.promptCounted++) added += (messages[entry.promptCounted] as { content: string }).content.length;
-    entry.bytes += added;
-    totalBytes += added;
+    for (; entry.promptCounted < messages.length; entry.promptCounted++) added += ITEM_BYTES + (messages[entry.promptCounted] as { content: string }).content.length;
+    if ((p.messagesDropped ?? 0) > droppedBefore) options.onIncomplete("too_many_messages", routeOf(p));
+    addBytes(entry, added);
     if (entry.bytes > maxTraceBytes) {
       // Let the content go now; the trace is counted once, when its root span arrives or it times out.
-      totalBytes -= entry.bytes;
+      addBytes(entry, -entry.bytes);
       entry.parts = { documents: [], rootSeen: p.rootSeen, ...(p.route !== undefined ? { route: p.route } : {}), ...(p.service !== undefined ? { service: p.service } : {}) };
       entry.seen = new Set();
-      entry.bytes = 0;
       entry.tooLarge = true;
       return;
     }
@@ -314,6 +324,9 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     },
     get waiting() {
       return waiting.size;
+    },
+    get waitingBytes() {
+      return waitingBytes;
     },
     add(spans: readonly OtlpSpan[]): void {
       const touched = new Set<string>();
@@ -367,8 +380,10 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     handOff,
     sweep(): void {
       handOff();
-      const cutoff = options.now() - options.timeoutMs;
-      for (const [id, entry] of traces) if (entry.lastSeen <= cutoff && !entry.waiting) finish(id, entry);
+      const now = options.now();
+      const idle = now - options.timeoutMs;
+      const born = now - maxAgeMs;
+      for (const [id, entry] of open) if (entry.lastSeen <= idle || entry.firstSeen <= born) finish(id, entry);
     },
     drain(): void {
       for (const [id, entry] of traces) settle(id, entry, false);

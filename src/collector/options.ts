@@ -25,15 +25,34 @@ export interface CollectorOptions {
   readonly maxBatch?: number;
   /** How long a trace waits for its remaining spans, ms. Default 5000. */
   readonly traceTimeoutMs?: number;
-  /** Traces held while joining. Default 10 000. */
+  /**
+   * Longest a trace is held from its first record, ms, however recently a record arrived: then it is
+   * scored if complete, else counted with its reason (later records count as `late`). At least
+   * traceTimeoutMs. Default 6 × traceTimeoutMs (30 000).
+   */
+  readonly maxTraceAgeMs?: number;
+  /**
+   * Traces held while joining. Default 10 000. A new trace beyond it evicts the oldest incomplete one
+   * (`buffer_full`); ingest answers 429 only when the buffer is full of complete traces waiting for
+   * the scoring queue.
+   */
   readonly maxTraces?: number;
   /** Text one trace may hold while joining (characters ≈ bytes); a trace over it is not scored (`trace_too_large`). Default 4 MiB. */
   readonly maxTraceBytes?: number;
   /**
-   * Text all traces being joined may hold together; over it the oldest are settled early
-   * (`buffer_full`) and trace and log requests that would not fit get 429. Default 64 MiB.
+   * Text all traces being joined may hold together; over it the oldest incomplete ones are evicted
+   * (`buffer_full`); trace and log requests get 429 only when the text of complete traces waiting for
+   * the scoring queue leaves no room. Default 64 MiB.
    */
   readonly maxBufferBytes?: number;
+  /** Longest wait for a request's headers, ms (a slower client gets 408 and is disconnected). Default 10 000. At most requestTimeoutMs. */
+  readonly headersTimeoutMs?: number;
+  /** Longest wait for a whole request, headers and body, ms (a body trickling in is cut off with 408). Default 60 000. */
+  readonly requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection stays open, ms. Default 5000. */
+  readonly keepAliveTimeoutMs?: number;
+  /** Most connections open at once; one over it is closed at once (counted as too_many_connections). Default 1024. */
+  readonly maxConnections?: number;
   /** On SIGTERM, how long to drain the queue before exiting, ms. Default 10 000. */
   readonly drainMs?: number;
   /** Log request bodies on errors (off by default: no raw text in logs). */
@@ -85,9 +104,14 @@ export interface ResolvedCollectorOptions {
   readonly maxAnswerChars: number;
   readonly maxBatch: number;
   readonly traceTimeoutMs: number;
+  readonly maxTraceAgeMs: number;
   readonly maxTraces: number;
   readonly maxTraceBytes: number;
   readonly maxBufferBytes: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxConnections: number;
   readonly drainMs: number;
   readonly logContent: boolean;
   readonly attributeMapping: AttributeMapping;
@@ -137,6 +161,10 @@ const RESAMPLE_KEYS = ["resampleUrl", "resampleModel", "resampleN", "resampleRat
 type ResampleKey = (typeof RESAMPLE_KEYS)[number];
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** Whether a bind address is loopback (the only addresses allowed without a token). */
+export function isLoopbackBind(host: string): boolean {
+  return LOOPBACK.has(host);
+}
 /** The shortest bearer token accepted on an address other than loopback. */
 export const MIN_TOKEN_LENGTH = 16;
 
@@ -276,6 +304,12 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
   const maxTraceBytes = pickInt("maxTraceBytes", undefined, 1024, 2 ** 40, 4 * 1024 * 1024);
   const maxBufferBytes = pickInt("maxBufferBytes", undefined, 1024, 2 ** 40, 64 * 1024 * 1024);
   if (maxTraceBytes > maxBufferBytes) throw new ConfigError("maxTraceBytes", maxTraceBytes, `expected at most maxBufferBytes (${maxBufferBytes})`);
+  const traceTimeoutMs = pickInt("traceTimeoutMs", undefined, 1, 3_600_000, 5000);
+  const maxTraceAgeMs = pickInt("maxTraceAgeMs", undefined, 1, 86_400_000, 6 * traceTimeoutMs);
+  if (maxTraceAgeMs < traceTimeoutMs) throw new ConfigError("maxTraceAgeMs", maxTraceAgeMs, `expected at least traceTimeoutMs (${traceTimeoutMs})`);
+  const headersTimeoutMs = pickInt("headersTimeoutMs", undefined, 100, 3_600_000, 10_000);
+  const requestTimeoutMs = pickInt("requestTimeoutMs", undefined, 100, 3_600_000, 60_000);
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError("headersTimeoutMs", headersTimeoutMs, `expected at most requestTimeoutMs (${requestTimeoutMs})`);
   return {
     host,
     port: pickInt("port", "GROUNDWATCH_PORT", 0, 65535, 4319),
@@ -284,10 +318,15 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
     maxDocuments: pickInt("maxDocuments", undefined, 1, 100_000, 200),
     maxAnswerChars: pickInt("maxAnswerChars", undefined, 1, 10_000_000, 50_000),
     maxBatch: pickInt("maxBatch", undefined, 1, 100_000, 500),
-    traceTimeoutMs: pickInt("traceTimeoutMs", undefined, 1, 3_600_000, 5000),
+    traceTimeoutMs,
+    maxTraceAgeMs,
     maxTraces: pickInt("maxTraces", undefined, 1, 10_000_000, 10_000),
     maxTraceBytes,
     maxBufferBytes,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: pickInt("keepAliveTimeoutMs", undefined, 1, 3_600_000, 5000),
+    maxConnections: pickInt("maxConnections", undefined, 1, 1_000_000, 1024),
     drainMs: pickInt("drainMs", undefined, 0, 3_600_000, 10_000),
     logContent: options.logContent ?? (c.logContent === true),
     attributeMapping: mapping,

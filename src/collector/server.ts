@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ROOT_CONTEXT, TraceFlags, context as otelContext, diag, trace } from "@opentelemetry/api";
 import express from "express";
@@ -11,12 +10,15 @@ import { createMonitor } from "../sdk/monitor.ts";
 import { observationBytes } from "../sdk/copy.ts";
 import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
 import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
+import type { RefusalReason } from "./buffer-metrics.ts";
+import { createFullWatch, createRequestMetrics, endpointOf, refusalOf } from "./buffer-metrics.ts";
 import { routeLabel } from "./extract.ts";
 import type { Interaction, InteractionInfo } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
 import { createObservationParser } from "./observations.ts";
 import type { CollectorOptions, ResolvedCollectorOptions } from "./options.ts";
-import { resolveCollectorOptions } from "./options.ts";
+import { isLoopbackBind, resolveCollectorOptions } from "./options.ts";
+import { listen, loopbackHostGuard } from "./http.ts";
 import { createOtlpCodecs } from "./otlp-proto.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 import { OtlpDecodeError, decodeLogsPausing, decodeSpansPausing, encodeLogsResponse, encodeResponse } from "./otlp.ts";
@@ -35,6 +37,8 @@ export interface RunningCollector {
   readonly joinStats: () => Readonly<Record<string, number>>;
   /** What the trace buffer holds now: traces being joined (those complete and waiting for room in the scoring queue among them), and their text (characters ≈ bytes). */
   readonly buffered: () => { readonly traces: number; readonly waiting: number; readonly bytes: number };
+  /** Requests (and connections) refused, by endpoint and reason, as groundwatch.collector.refused counts them ("endpoint reason" keys). */
+  readonly refusedStats: () => Readonly<Record<string, number>>;
   /**
    * Stops accepting, lets admitted requests finish, settles buffered traces, drains the queue and
    * flushes the exporters, all within the deadline (default collector.drainMs).
@@ -42,37 +46,7 @@ export interface RunningCollector {
   close(deadlineMs?: number): Promise<void>;
 }
 
-/** Binding the port failed: the message names port, address and why; `code` is the system's (EADDRINUSE, EACCES, …). */
-export class ListenError extends Error {
-  override readonly name = "ListenError";
-  constructor(
-    message: string,
-    readonly code: string | undefined,
-  ) {
-    super(message);
-  }
-}
-
-/** Listens on port and host; a failure (the port in use, no permission) rejects with a ListenError saying so. */
-function listen(app: express.Express, port: number, host: string): Promise<Server> {
-  // Not app.listen(): Express 5 hands a listen error to the callback, which would then run as if listening.
-  const server = createServer(app);
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException): void => {
-      server.off("listening", onListening);
-      const why =
-        error.code === "EADDRINUSE" ? "is already in use" : error.code === "EACCES" ? "needs privileges this process does not have" : error.code === "EADDRNOTAVAIL" ? `cannot be used: ${host} is not an address of this machine` : `cannot be used: ${error.message}`;
-      reject(new ListenError(`port ${port} on ${host} ${why}`, error.code));
-    };
-    const onListening = (): void => {
-      server.off("error", onError);
-      resolve(server);
-    };
-    server.once("error", onError);
-    server.once("listening", onListening);
-    server.listen(port, host);
-  });
-}
+export { ListenError } from "./http.ts";
 
 /** Resolves after `ms`, or when `work` settles, whichever is first. */
 async function within(work: Promise<unknown>, ms: number): Promise<void> {
@@ -141,6 +115,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   };
   const joiner = createTraceJoiner({
     timeoutMs: resolved.traceTimeoutMs,
+    maxAgeMs: resolved.maxTraceAgeMs,
     maxTraces: resolved.maxTraces,
     maxTraceBytes: resolved.maxTraceBytes,
     maxBufferBytes: resolved.maxBufferBytes,
@@ -155,11 +130,28 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     // buffer (and ingest answers 429 meanwhile), so nothing accepted is dropped for a full queue.
     canHandOff: (route, bytes) => monitor.hasRoomFor([route], bytes),
   });
-  /** Whether the trace buffer can take `bytes` more text and `traces` more traces; an empty buffer takes any request within the body limit. */
+  const refusedStats: Record<string, number> = {};
+  const requestMetrics = createRequestMetrics(meter, () => ({ traces: joiner.size, waiting: joiner.waiting, bytes: joiner.bytes, maxTraces: resolved.maxTraces, maxBytes: resolved.maxBufferBytes }));
+  const countRefused = (endpoint: string, reason: RefusalReason): void => {
+    const key = `${endpoint} ${reason}`;
+    refusedStats[key] = (refusedStats[key] ?? 0) + 1;
+    requestMetrics.refused(endpoint, reason);
+  };
+  // Held full: at 90% or more of maxTraces or of maxBufferBytes (an eviction leaves a full buffer one
+  // short) at every check for twice the trace timeout (one burst of traces settles within the timeout
+  // of its last record; a buffer still full after two is being held, and traces are being evicted).
+  const fullWatch = createFullWatch({ holdMs: 2 * resolved.traceTimeoutMs, now: () => Date.now(), isFull: () => joiner.size >= 0.9 * resolved.maxTraces || joiner.bytes >= 0.9 * resolved.maxBufferBytes });
+  /**
+   * Whether the trace buffer can take `bytes` more text and `traces` more traces. Incomplete traces
+   * are evicted to make room (counted as buffer_full), so only what cannot be let go counts: traces
+   * complete and waiting for the scoring queue, and the room reserved by requests being joined. An
+   * empty buffer takes any request within the body limit.
+   */
   const bufferHasRoom = (bytes: number, traces: number): boolean => {
-    const held = joiner.bytes + reserved.bytes;
-    if (held === 0 && joiner.size + reserved.traces === 0) return true;
-    return held + bytes <= resolved.maxBufferBytes && joiner.size + reserved.traces + traces <= resolved.maxTraces;
+    fullWatch.check();
+    const held = joiner.waitingBytes + reserved.bytes;
+    if (held === 0 && joiner.waiting + reserved.traces === 0) return true;
+    return held + bytes <= resolved.maxBufferBytes && joiner.waiting + reserved.traces + traces <= resolved.maxTraces;
   };
   /** Whether the scoring queue is keeping up: traces waiting for room (after handing on what fits now) mean it is not. */
   const queueKeepsUp = (): boolean => {
@@ -184,7 +176,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
    * instead of a connection reset ("write EPIPE") that it cannot retry on; bounded by DRAIN_MS. Any
    * other unread body is never read: the answer goes at once and the connection closes after it.
    */
-  const refuse = (req: Request, res: Response, status: number, body: object, retry = false): void => {
+  const refuse = (req: Request, res: Response, status: number, body: object, retry = false, reason: RefusalReason = refusalOf(status)): void => {
+    countRefused(endpointOf(req.path), reason);
     const answer = (close: boolean): void => {
       if (res.headersSent) return;
       if (close) res.setHeader("Connection", "close");
@@ -214,15 +207,24 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     res.setHeader("WWW-Authenticate", "Bearer");
     refuse(req, res, 401, { error: "missing or wrong bearer token" });
   };
-  const queueFull = (req: Request, res: Response): void => refuse(req, res, 429, { error: "the scoring queue is full; retry later" }, true);
-  const bufferFull = (req: Request, res: Response): void => refuse(req, res, 429, { error: "the trace buffer is full; retry later" }, true);
+  const queueFull = (req: Request, res: Response): void => refuse(req, res, 429, { error: "the scoring queue is full; retry later" }, true, "queue_full");
+  const bufferFull = (req: Request, res: Response): void => refuse(req, res, 429, { error: "the trace buffer is full of traces waiting for the scoring queue; retry later" }, true, "buffer_full");
 
+  // DNS rebinding: on loopback without a token, only requests addressed to a loopback name are answered.
+  if (isLoopbackBind(resolved.host) && resolved.token === undefined) app.use(loopbackHostGuard((req) => countRefused(endpointOf(req.path), "misdirected")));
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
   app.get("/readyz", (_req, res) => {
     const health = monitor.health();
-    res.status(health.ready ? 200 : 503).json({ ready: health.ready, ...(health.reason !== undefined ? { reason: health.reason } : {}) });
+    const heldMs = fullWatch.heldForMs();
+    const reason =
+      health.reason ??
+      (heldMs !== undefined
+        ? `the trace buffer has been full for ${Math.round(heldMs / 1000)} s (${joiner.size} of ${resolved.maxTraces} traces, ${joiner.bytes} of ${resolved.maxBufferBytes} bytes of text): incomplete traces are evicted for new ones (buffer_full)`
+        : undefined);
+    const ready = health.ready && heldMs === undefined;
+    res.status(ready ? 200 : 503).json({ ready, ...(reason !== undefined ? { reason } : {}) });
   });
   // Runbooks (issue 14): docs/runbooks.md as HTML, the target of the alerts' runbook_url; no auth (src/collector/runbooks.ts).
   app.get("/runbooks", runbooksHandler());
@@ -313,6 +315,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
         }
         const parsed = parseObservations(value);
         if (!parsed.ok) {
+          countRefused("/v1/observations", "bad_request");
           res.status(400).json({ error: "invalid observation", fields: parsed.errors });
           return;
         }
@@ -339,7 +342,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
 
   let server: Server | undefined;
   try {
-    server = await listen(app, resolved.port, resolved.host);
+    server = await listen(app, { ...resolved, onRefused: (reason) => countRefused("connection", reason) });
     try {
       await monitor.ready();
     } catch (error) {
@@ -353,7 +356,10 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     throw error;
   }
   const listening = server;
-  const sweeper = setInterval(() => joiner.sweep(), Math.min(1000, resolved.traceTimeoutMs)).unref();
+  const sweeper = setInterval(() => {
+    joiner.sweep();
+    fullWatch.check();
+  }, Math.min(1000, resolved.traceTimeoutMs)).unref();
   const address = listening.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
@@ -363,6 +369,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     options: resolved,
     joinStats: () => ({ ...joinDropped }),
     buffered: () => ({ traces: joiner.size, waiting: joiner.waiting, bytes: joiner.bytes }),
+    refusedStats: () => ({ ...refusedStats }),
     close(deadlineMs = resolved.drainMs): Promise<void> {
       closing ??= (async () => {
         const end = Date.now() + deadlineMs;

@@ -23,7 +23,9 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
   scoring: SCORE_OPTION_KEYS,
   sampling: new Set(["default", "routes"]),
   collector: new Set([
-    ...["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"],
+    ...["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraceAgeMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"],
+    // The HTTP server's timeouts and connection cap.
+    ...["headersTimeoutMs", "requestTimeoutMs", "keepAliveTimeoutMs", "maxConnections"],
     // The resampler (live semantic entropy); its API key is read from GROUNDWATCH_RESAMPLE_API_KEY only.
     ...["resampleUrl", "resampleModel", "resampleN", "resampleRate", "resampleTemperature", "resampleMaxTokens", "resampleMaxConcurrent", "resampleMaxCallsPerMinute", "resampleTimeoutMs", "resampleBudget"],
   ]),

@@ -42,6 +42,8 @@ export const ATTR_LIMIT = "groundwatch.limit";
 export const ATTR_LIMITS = "groundwatch.limits";
 /** The instrumentation convention an interaction was read from (collector): openinference, genai, openllmetry, mapping, prompt, mixed. */
 export const ATTR_CONVENTION = "groundwatch.convention";
+/** The collector endpoint a request was refused on (on groundwatch.collector.refused): /v1/traces, /v1/logs, /v1/observations, /metrics, other, or connection (refused before any request). */
+export const ATTR_ENDPOINT = "groundwatch.endpoint";
 export const ATTR_SCORE = "groundwatch.score";
 export const ATTR_CLAIMS_SUPPORTED = "groundwatch.claims.supported";
 export const ATTR_CLAIMS_CONTRADICTED = "groundwatch.claims.contradicted";
@@ -114,7 +116,23 @@ export const METRICS = {
   queueDepth: spec("groundwatch.queue.depth", "{observation}", "gauge", "Observations waiting to be scored"),
   driftStatistic: spec("groundwatch.drift.ks_statistic", "1", "gauge", "Two-sample Kolmogorov–Smirnov statistic: recent scores vs reference, per route"),
   driftPValue: spec("groundwatch.drift.p_value", "1", "gauge", "p-value of the drift test, per route (only with enough scores)"),
-  collectorIncomplete: spec("groundwatch.collector.incomplete", "{trace}", "counter", "Traces (or their records) the collector did not hand to scoring, by route and reason (no_answer, no_documents, late, …)"),
+  collectorIncomplete: spec(
+    "groundwatch.collector.incomplete",
+    "{trace}",
+    "counter",
+    "Traces (or their records) the collector did not hand to scoring, by route and reason (no_answer, no_documents, buffer_full: an incomplete trace evicted for a new one, late, too_many_messages: a record's input messages past the 1000 a trace keeps, …)",
+  ),
+  collectorRefused: spec(
+    "groundwatch.collector.refused",
+    "{request}",
+    "counter",
+    "Requests (and connections) the collector refused, by endpoint and reason: buffer_full and queue_full (429), too_large (413), unsupported_media_type (415), bad_request (400), unauthorized (401), misdirected (421: a Host that is not a loopback name on a loopback bind without a token), too_many_connections (over maxConnections), internal_error (500)",
+  ),
+  collectorBufferTraces: spec("groundwatch.collector.buffer.traces", "{trace}", "gauge", "Traces the collector's trace buffer holds (being joined, or complete and waiting for the scoring queue)"),
+  collectorBufferWaiting: spec("groundwatch.collector.buffer.waiting", "{trace}", "gauge", "Complete traces in the trace buffer waiting for room in the scoring queue (they cannot be evicted)"),
+  collectorBufferBytes: spec("groundwatch.collector.buffer.bytes", "By", "gauge", "Text the trace buffer holds (characters ≈ bytes)"),
+  collectorBufferMaxTraces: spec("groundwatch.collector.buffer.max_traces", "{trace}", "gauge", "The trace buffer's limit in traces (collector.maxTraces): fill = buffer.traces / buffer.max_traces"),
+  collectorBufferMaxBytes: spec("groundwatch.collector.buffer.max_bytes", "By", "gauge", "The trace buffer's limit in text (collector.maxBufferBytes): fill = buffer.bytes / buffer.max_bytes"),
   collectorInteractions: spec("groundwatch.collector.interactions", "{interaction}", "counter", "Interactions the collector joined from traces and handed to scoring, by route and convention"),
   limited: spec("groundwatch.observations.limited", "{observation}", "counter", "Scored observations a size limit cut short (answer_chars, context_chars, documents, samples, token_chars, entailment_calls), by route and limit"),
   resampleCalls: spec("groundwatch.resample.calls", "{call}", "counter", "Resampler calls (redrawing an answer for semantic entropy), by route and outcome: ok, error, too_large (the endpoint's reply was over its byte cap: aborted), timeout, short (fewer answers than asked), shutdown (aborted at shutdown); and, never called, scored without entropy: budget (over maxCallsPerMinute), busy (maxConcurrent calls running and as many waiting), no_question (nothing to redraw an answer to)"),

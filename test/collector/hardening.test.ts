@@ -82,18 +82,17 @@ describe("collector: /v1/traces has the limits of /v1/observations", () => {
     expect(c.monitor.stats().seen).toBe(0);
   });
 
-  it("answers 429 with Retry-After while the trace buffer is over maxBufferBytes, keeping nothing of the request", async () => {
+  it("evicts the oldest incomplete trace for a request that needs its room, instead of answering 429", async () => {
+    // Before: partial traces holding the buffer made every new trace a 429.
     const c = await collector({ maxBufferBytes: 64 * 1024, maxTraceBytes: 64 * 1024 });
     // An incomplete trace (no answer, no root) holds about 40 kB.
     expect((await post(`${c.url}/v1/traces`, tracesJson(traceId(1), [retriever(["d".repeat(40_000)])]))).status).toBe(200);
-    const held = c.buffered();
-    const res = await post(`${c.url}/v1/traces`, tracesJson(traceId(2), [retriever(["e".repeat(40_000)])]));
-    expect(res.status).toBe(429);
-    expect(res.headers.get("retry-after")).toBe("1");
-    expect(await res.json()).toEqual({ error: "the trace buffer is full; retry later" });
-    expect(c.buffered()).toEqual(held);
-    // Small requests still fit.
+    expect((await post(`${c.url}/v1/traces`, tracesJson(traceId(2), [retriever(["e".repeat(40_000)])]))).status).toBe(200);
+    expect(c.joinStats()).toEqual({ buffer_full: 1 });
+    expect(c.buffered()).toMatchObject({ traces: 1, waiting: 0 });
     expect((await post(`${c.url}/v1/traces`, complete(3))).status).toBe(200);
+    await until(() => c.monitor.stats().seen === 1, "the complete trace to be handed on");
+    expect(c.refusedStats()).toEqual({});
   });
 });
 
@@ -240,11 +239,15 @@ describe("collector: media types and encodings", () => {
   });
 
   it("reads a refused body within the limit to its end, so a client still sending gets the 429 and its Retry-After, not a connection reset", async () => {
-    // The trace buffer cannot hold these 1.8 MB requests, which is known from Content-Length before
-    // the body is read; the client is still sending when the answer is ready.
+    // A trace waiting for the queue means 429 for these 1.8 MB requests, known before the body is
+    // read; the client is still sending when the answer is ready.
     const c = await collector({ maxBufferBytes: 64 * 1024, maxTraceBytes: 64 * 1024 });
-    // A trace that waits for its answer holds part of the buffer.
-    expect((await post(`${c.url}/v1/traces`, tracesJson(traceId(8), [retriever(["a document ".repeat(3000)])]))).status).toBe(200);
+    await c.monitor.ready();
+    // A complete trace waits for room in the scoring queue, which has none for its text: ingest is refused.
+    const original = c.monitor.hasRoomFor.bind(c.monitor);
+    vi.spyOn(c.monitor, "hasRoomFor").mockImplementation((routes, bytes) => (bytes === undefined ? original(routes, bytes) : false));
+    expect((await post(`${c.url}/v1/traces`, complete(8))).status).toBe(200);
+    expect(c.buffered()).toMatchObject({ waiting: 1 });
     const body = JSON.stringify(tracesJson(traceId(9), [retriever(["lorem ipsum dolor sit amet ".repeat(68_000)])]));
     expect(body.length).toBeGreaterThan(1_500_000);
     const answers = await Promise.all(
@@ -271,7 +274,7 @@ describe("collector: media types and encodings", () => {
   it.each(["/v1/traces", "/v1/logs", "/v1/observations"])("answers a Content-Length far over the limit on %s with 413 at once, without reading the body", async (path) => {
     const c = await collector();
     // Only the first bytes are sent: a server that waited for the 10 GB would never answer.
-    const answer = await rawRequest(c.url, `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n`, '{"resourceSpans":');
+    const answer = await rawRequest(c.url, `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n`, '{"resourceSpans":');
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer).toMatch(/connection: close/i);
     expect(answer).toContain("the body is larger than the limit of 2mb");

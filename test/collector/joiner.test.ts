@@ -174,4 +174,65 @@ describe("trace joining: limits", () => {
     expect(out.map((i) => i.answer)).toEqual(["First.", "Second."]);
     expect([j.size, j.waiting]).toEqual([0, 0]);
   });
+
+  it("settles a trace at maxAgeMs however recently a record arrived, and counts its later records as late", () => {
+    // Before maxAgeMs, a log-only trace refreshed within the timeout stayed in the buffer forever.
+    const { j, incomplete, now } = limited({ maxAgeMs: 3000 });
+    const log = (t: number) => ({ traceId: T, spanId: "0000000000000003", eventName: "gen_ai.user.message", body: { content: `refresh ${t}` }, attributes: {}, resource: { "service.name": "svc" } });
+    for (now.t = 0; now.t < 3000; now.t += 500) {
+      j.addLogs([log(now.t)]);
+      j.sweep();
+    }
+    expect(j.size).toBe(1);
+    now.t = 3000;
+    j.sweep();
+    expect(j.size).toBe(0);
+    expect(incomplete).toEqual([["no_answer", "svc"]]);
+    j.addLogs([log(now.t)]);
+    expect(incomplete.at(-1)).toEqual(["late", "svc"]);
+  });
+
+  it("scores a complete trace at maxAgeMs", () => {
+    const { j, out, now } = limited({ maxAgeMs: 3000 });
+    // Complete but for its root span, which never comes; refreshed, it never times out.
+    for (now.t = 0; now.t <= 3000; now.t += 500) {
+      j.add([doc(now.t / 500, 10), llm("Thirty days.")]);
+      j.sweep();
+    }
+    expect(out.map((i) => i.answer)).toEqual(["Thirty days."]);
+  });
+
+  it("evicts the oldest incomplete trace for a new one at maxTraces, never a trace waiting to be scored", () => {
+    const { j, out, incomplete } = limited({ maxTraces: 3, canHandOff: () => false });
+    const id = (n: number): string => String(n).repeat(32);
+    // Trace 1 is complete and waits for room; traces 2 and 3 are incomplete.
+    j.add([{ ...doc(0, 10), traceId: id(1) }, { ...llm("First."), traceId: id(1) }, { ...rootSpan(), traceId: id(1) }]);
+    j.add([{ ...doc(0, 10), traceId: id(2) }]);
+    j.add([{ ...doc(0, 10), traceId: id(3) }]);
+    expect([j.size, j.waiting]).toEqual([3, 1]);
+    expect(j.waitingBytes).toBeGreaterThan(0);
+    j.add([{ ...doc(0, 10), traceId: id(4) }]);
+    expect(incomplete).toEqual([["buffer_full", "svc"]]);
+    expect([j.size, j.waiting]).toEqual([3, 1]);
+    j.add([{ ...doc(0, 10), traceId: id(5) }]);
+    expect(incomplete).toEqual([
+      ["buffer_full", "svc"],
+      ["buffer_full", "svc"],
+    ]);
+    expect(out).toEqual([]);
+    expect(j.waiting).toBe(1);
+  });
+
+  it("evicts only incomplete traces for text over maxBufferBytes, and counts the waiting ones' text apart", () => {
+    const { j, incomplete } = limited({ maxBufferBytes: 10_000, canHandOff: () => false });
+    const id = (n: number): string => String(n).repeat(32);
+    j.add([{ ...doc(0, 4000), traceId: id(1) }, { ...llm("First."), traceId: id(1) }, { ...rootSpan(), traceId: id(1) }]);
+    const pinned = j.waitingBytes;
+    expect(pinned).toBe(j.bytes);
+    for (const n of [2, 3, 4]) j.add([{ ...doc(0, 3000), traceId: id(n) }]);
+    expect(j.waiting).toBe(1);
+    expect(j.waitingBytes).toBe(pinned);
+    expect(incomplete.every(([r]) => r === "buffer_full")).toBe(true);
+    expect(j.bytes).toBeLessThanOrEqual(10_000);
+  });
 });

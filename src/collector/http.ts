@@ -1,0 +1,109 @@
+import type { Server } from "node:http";
+import { createServer } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Express, NextFunction, Request, RequestHandler, Response } from "express";
+
+/** Binding the port failed: the message names port, address and why; `code` is the system's (EADDRINUSE, EACCES, …). */
+export class ListenError extends Error {
+  override readonly name = "ListenError";
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** How the collector's HTTP server listens: address, timeouts and connection cap (see CollectorOptions). */
+export interface HttpServerOptions {
+  /** Port to bind (0 = any free port). */
+  readonly port: number;
+  /** Address to bind. */
+  readonly host: string;
+  /** Longest wait for a request's headers, ms. */
+  readonly headersTimeoutMs: number;
+  /** Longest wait for a whole request (headers and body), ms. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open, ms. */
+  readonly keepAliveTimeoutMs: number;
+  /** Most connections open at once; one over it is closed at once. */
+  readonly maxConnections: number;
+  /** Told of each connection refused before a request reached the app: `too_many_connections`, or `timeout` (headers or body too slow). */
+  readonly onRefused: (reason: "too_many_connections" | "timeout") => void;
+}
+
+/** The status line Node's own clientError handling answers with, by error code. */
+function clientErrorStatus(code: string | undefined): string {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return "408 Request Timeout";
+  if (code === "HPE_HEADER_OVERFLOW") return "431 Request Header Fields Too Large";
+  return "400 Bad Request";
+}
+
+/**
+ * Listens on port and host with explicit timeouts and a connection cap (Node's defaults let a body
+ * trickle in for 300 s and take any number of connections); a failure (the port in use, no
+ * permission) rejects with a ListenError saying so.
+ */
+export function listen(app: Express, options: HttpServerOptions): Promise<Server> {
+  const { port, host } = options;
+  // Not app.listen(): Express 5 hands a listen error to the callback, which would then run as if listening.
+  const server = createServer(
+    {
+      headersTimeout: options.headersTimeoutMs,
+      requestTimeout: options.requestTimeoutMs,
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+      // Timeouts are checked this often (Node's default, 30 s, would let a short timeout run far over).
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(options.headersTimeoutMs / 4))),
+    },
+    app,
+  );
+  server.maxConnections = options.maxConnections;
+  server.on("drop", () => options.onRefused("too_many_connections"));
+  // Node's own answer to a malformed or too slow request, counted when it is a timeout.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") options.onRefused("timeout");
+    const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (error.code === "ECONNRESET" || !socket.writable || started) {
+      socket.destroy();
+      return;
+    }
+    socket.end(`HTTP/1.1 ${clientErrorStatus(error.code)}\r\nConnection: close\r\n\r\n`);
+  });
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      server.off("listening", onListening);
+      const why =
+        error.code === "EADDRINUSE" ? "is already in use" : error.code === "EACCES" ? "needs privileges this process does not have" : error.code === "EADDRNOTAVAIL" ? `cannot be used: ${host} is not an address of this machine` : `cannot be used: ${error.message}`;
+      reject(new ListenError(`port ${port} on ${host} ${why}`, error.code));
+    };
+    const onListening = (): void => {
+      server.off("error", onError);
+      resolve(server);
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+/** Whether a Host header names this machine by a loopback name: localhost, 127.x.x.x or [::1], with any port. */
+export function isLoopbackHostHeader(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = /^(\[[^\]]*\]|[^:]*)(?::\d{1,5})?$/.exec(host.trim().toLowerCase())?.[1];
+  if (name === undefined) return false;
+  return name === "localhost" || name === "[::1]" || /^127(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(name);
+}
+
+/**
+ * On a loopback bind without a token, a web page can reach the collector through DNS rebinding (its
+ * own name resolving to 127.0.0.1): such requests carry the page's host name. This refuses any request
+ * whose Host is not a loopback name with 421, telling `onRefused`.
+ */
+export function loopbackHostGuard(onRefused: (req: Request) => void): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (isLoopbackHostHeader(req.headers.host)) return next();
+    onRefused(req);
+    res.setHeader("Connection", "close");
+    res.status(421).json({ error: "this collector listens on loopback without a token and answers only requests addressed to localhost, 127.0.0.1 or [::1]; set GROUNDWATCH_TOKEN to accept other Host names" });
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * Input messages and documents over attacker-sized arrays (issue 24, item 1): the prompt's duplicate
+ * check is a keyed lookup, a trace keeps at most MAX_PROMPT_MESSAGES messages and counts the rest, and
+ * every dedupe and per-record loop of extract and the joiner grows linearly with its input.
+ */
+import { describe, expect, it } from "vitest";
+import type { TraceParts } from "../../src/collector/extract.ts";
+import { MAX_PROMPT_MESSAGES, absorbLog, absorbSpan, resolveParts } from "../../src/collector/extract.ts";
+import type { Interaction } from "../../src/collector/joiner.ts";
+import { createTraceJoiner } from "../../src/collector/joiner.ts";
+import type { OtlpLog, OtlpSpan } from "../../src/collector/otlp.ts";
+import { expectLinear, measureGrowth, measureGrowthAsync } from "../helpers/growth.ts";
+
+const T = "0af7651916cd43dd8448eb211c80319c";
+const fresh = (): TraceParts => ({ documents: [], rootSeen: false });
+const details = (attributes: Record<string, unknown>, traceId = T): OtlpLog => ({ traceId, spanId: "0000000000000003", eventName: "gen_ai.client.inference.operation.details", body: undefined, attributes, resource: { "service.name": "svc" } });
+const chatSpan = (attributes: Record<string, unknown>, spanId = "0000000000000003"): OtlpSpan => ({ traceId: T, spanId, parentSpanId: "0000000000000001", name: "chat", attributes: { "gen_ai.operation.name": "chat", ...attributes }, resource: { "service.name": "svc" } });
+/** n distinct messages, alternating user and assistant, the last one a user message. */
+const messages = (n: number, tag = "m"): string => JSON.stringify(Array.from({ length: n }, (_, i) => ({ role: (n - 1 - i) % 2 === 0 ? "user" : "assistant", content: `${tag} message ${i}` })));
+
+function joiner() {
+  const out: Interaction[] = [];
+  const incomplete: Array<[string, string]> = [];
+  const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 100_000, promptContext: { mode: "system" }, now: () => 0, onInteraction: (i) => out.push(i), onIncomplete: (r, route) => incomplete.push([r, route]) });
+  return { j, out, incomplete };
+}
+
+describe("collector: input messages", () => {
+  it("keeps each (role, text) once, in order of arrival, whichever record repeats it", () => {
+    const parts = fresh();
+    const sys = JSON.stringify([{ role: "system", content: "Docs: returns within 30 days." }]);
+    const input = JSON.stringify([
+      { role: "user", content: "How long?" },
+      { role: "assistant", content: "How long?" },
+      { role: "user", content: "How long?" },
+    ]);
+    absorbLog(parts, details({ "gen_ai.system_instructions": sys, "gen_ai.input.messages": input }));
+    absorbSpan(parts, chatSpan({ "gen_ai.system_instructions": sys, "gen_ai.input.messages": input }));
+    expect(parts.prompt).toEqual([
+      { role: "system", content: "Docs: returns within 30 days." },
+      { role: "user", content: "How long?" },
+      { role: "assistant", content: "How long?" },
+    ]);
+    expect(parts.messagesDropped).toBeUndefined();
+  });
+
+  it(`keeps at most ${MAX_PROMPT_MESSAGES} messages a trace, counts each record cut short as too_many_messages, and still takes the last user message as the question`, () => {
+    const { j, out, incomplete } = joiner();
+    const n = MAX_PROMPT_MESSAGES + 500;
+    j.addLogs([details({ "gen_ai.input.messages": messages(n) })]);
+    j.addLogs([details({ "gen_ai.input.messages": messages(10, "later") })]);
+    expect(incomplete).toEqual([
+      ["too_many_messages", "svc"],
+      ["too_many_messages", "svc"],
+    ]);
+    // The trace goes on: a system message within the kept ones is the context, the last user message of the long array the question.
+    j.addLogs([{ ...details({}), eventName: "gen_ai.choice", body: { index: 0, message: { content: "Thirty days." } } }]);
+    j.add([{ ...chatSpan({}, "0000000000000001"), parentSpanId: "", attributes: { "http.route": "/chat" } }]);
+    j.drain();
+    // No system message among them: the prompt has no context to give (counted once, by its reason).
+    expect(out).toEqual([]);
+    expect(incomplete.at(-1)).toEqual(["no_documents_prompt_unmatched", "/chat"]);
+  });
+
+  it("reads the question from the last user message of an input array longer than the cap", () => {
+    const parts = fresh();
+    absorbLog(parts, details({ "gen_ai.input.messages": messages(MAX_PROMPT_MESSAGES * 3) }));
+    expect(parts.prompt).toHaveLength(MAX_PROMPT_MESSAGES);
+    expect(parts.messagesDropped).toBe(MAX_PROMPT_MESSAGES * 2);
+    expect(parts.lastUserMessage).toBe(`m message ${MAX_PROMPT_MESSAGES * 3 - 1}`);
+    const span = fresh();
+    absorbSpan(span, chatSpan({ "gen_ai.input.messages": messages(MAX_PROMPT_MESSAGES * 3) }));
+    expect(span.question).toBe(`m message ${MAX_PROMPT_MESSAGES * 3 - 1}`);
+  });
+
+  it("absorbs 300,000 documents in one attribute without overflowing the stack, and counts them in the trace's bytes", () => {
+    // push(...docs) threw RangeError (Maximum call stack size exceeded), a 500 for a 1.5 MB request.
+    const { j, incomplete } = joiner();
+    const docs = JSON.stringify(Array.from({ length: 300_000 }, (_, i) => String(i % 10)));
+    expect(() => j.add([chatSpan({ "gen_ai.retrieval.documents": docs })])).not.toThrow();
+    // Each kept document costs more than its one character.
+    expect(j.bytes).toBeGreaterThan(300_000 * 16);
+    expect(j.bytes).toBeLessThanOrEqual(j.footprint({ spans: [chatSpan({ "gen_ai.retrieval.documents": docs }, "0000000000000009")] }).bytes);
+    expect(incomplete).toEqual([]);
+  });
+
+  it("does not keep blank documents", () => {
+    const parts = fresh();
+    absorbSpan(parts, chatSpan({ "gen_ai.retrieval.documents": JSON.stringify(["", "  ", "Returns within 30 days."]), "gen_ai.output.messages": JSON.stringify([{ role: "assistant", content: "30 days." }]) }));
+    expect(parts.documents).toEqual(["Returns within 30 days."]);
+    expect(resolveParts(parts)).toMatchObject({ ok: true, documents: ["Returns within 30 days."] });
+  });
+});
+
+describe("collector: linear growth over input text (N vs 4N)", () => {
+  it("absorbLog: distinct input messages of one record", () => {
+    // Quadratic before: 20,000 messages took 0.7 s, 80,000 about 9 s.
+    expectLinear("absorbLog distinct messages", measureGrowth((n) => details({ "gen_ai.input.messages": messages(n) }), (log) => absorbLog(fresh(), log), { n: 8000 }));
+  });
+
+  it("absorbLog: repeated input messages of one record (the keyed duplicate check)", () => {
+    const repeated = (n: number): OtlpLog => details({ "gen_ai.input.messages": JSON.stringify(Array.from({ length: n }, (_, i) => ({ role: "user", content: `m ${i % 500}` }))) });
+    expectLinear("absorbLog repeated messages", measureGrowth(repeated, (log) => absorbLog(fresh(), log), { n: 8000 }));
+  });
+
+  it("absorbSpan: distinct input messages and documents of one span", () => {
+    const span = (n: number): OtlpSpan =>
+      chatSpan({
+        "gen_ai.input.messages": messages(n),
+        "gen_ai.retrieval.documents": JSON.stringify(Array.from({ length: n }, (_, i) => `document ${i}`)),
+      });
+    expectLinear("absorbSpan messages and documents", measureGrowth(span, (s) => absorbSpan(fresh(), s), { n: 2000 }));
+  });
+
+  it("absorbSpan: indexed OpenLLMetry prompt and OpenInference document attributes of one span", () => {
+    // From 2000 up, both sizes are past the few hundred properties where V8 turns an object into a
+    // dictionary (a step in cost, not growth).
+    const span = (n: number): OtlpSpan =>
+      chatSpan(
+        Object.fromEntries(
+          Array.from({ length: n }, (_, i) => [
+            [`gen_ai.prompt.${i}.content`, `p ${i}`],
+            [`retrieval.documents.${i}.document.content`, `d ${i}`],
+          ]).flat(),
+        ),
+      );
+    expectLinear("absorbSpan indexed attributes", measureGrowth(span, (s) => absorbSpan(fresh(), s), { n: 2000 }));
+  });
+
+  it("the joiner: many log records of one trace, each with messages", async () => {
+    const logs = (n: number): OtlpLog[] => Array.from({ length: n }, (_, i) => details({ "gen_ai.input.messages": messages(4, `r${i}`) }));
+    const growth = await measureGrowthAsync(logs, async (records) => {
+      const { j } = joiner();
+      await j.ingest({ logs: records }, () => Promise.resolve());
+      j.drain();
+    }, { n: 4000 });
+    expectLinear("joiner ingest, one trace", growth);
+  });
+
+  it("the joiner: many traces, with candidates and footprint", async () => {
+    const spans = (n: number): OtlpSpan[] => Array.from({ length: n }, (_, i) => ({ ...chatSpan({ "gen_ai.input.messages": messages(2, `t${i}`) }), traceId: i.toString(16).padStart(32, "0") }));
+    const growth = await measureGrowthAsync(spans, async (records) => {
+      const { j } = joiner();
+      j.candidates({ spans: records });
+      j.footprint({ spans: records });
+      await j.ingest({ spans: records }, () => Promise.resolve());
+      j.drain();
+    }, { n: 4000 });
+    expectLinear("joiner ingest, many traces", growth);
+  });
+});
