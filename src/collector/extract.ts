@@ -1,4 +1,5 @@
 import type { ContextDocument } from "../core/citations.ts";
+import { MAX_DOCUMENT_NAME_CHARS } from "../core/context.ts";
 import { sanitizeLabel } from "../telemetry/labels.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 
@@ -80,8 +81,6 @@ const MAX_JSON_CHARS = 2_000_000;
 const MAX_DEPTH = 12;
 const MAX_NODES = 20_000;
 const MAX_FOUND = 1000;
-/** Longest document id, title or URL kept (longer ones are not names a citation would give). */
-const MAX_NAME_CHARS = 1000;
 /**
  * Most distinct input messages a trace keeps for promptContext (a long chat history has a few hundred);
  * past it a record's message array is not read further, and the messages left are counted.
@@ -234,11 +233,11 @@ function idOf(v: unknown): string | undefined {
   return typeof v === "number" && Number.isFinite(v) ? String(v) : nameOf(v);
 }
 
-/** A document name (title, URL): a non-empty string within MAX_NAME_CHARS; undefined otherwise. */
+/** A document name (title, URL): a non-empty string within MAX_DOCUMENT_NAME_CHARS (as the SDK and /v1/observations allow); undefined otherwise. */
 function nameOf(v: unknown): string | undefined {
   if (typeof v !== "string") return undefined;
   const t = v.trim();
-  return t === "" || t.length > MAX_NAME_CHARS ? undefined : t;
+  return t === "" || t.length > MAX_DOCUMENT_NAME_CHARS ? undefined : t;
 }
 
 /**
