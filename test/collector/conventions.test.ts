@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from "node:fs";
+import { MAX_DOCUMENT_NAME_CHARS } from "../../src/core/context.ts";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { PromptContext } from "../../src/collector/extract.ts";
@@ -317,7 +318,7 @@ describe("documents named for citations", () => {
 
   it("ignores names that are empty, not strings or numbers, or too long to be a citation", () => {
     const { out, spans } = joiner();
-    const docs = [{ id: "", content: DOC_A, metadata: { title: 5, url: "x".repeat(2000) } }, { id: { nested: true }, content: DOC_B }];
+    const docs = [{ id: "", content: DOC_A, metadata: { title: 5, url: "x".repeat(MAX_DOCUMENT_NAME_CHARS + 1) } }, { id: { nested: true }, content: DOC_B }];
     spans([{ spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "gen_ai.operation.name": "retrieval", "gen_ai.retrieval.documents": JSON.stringify(docs) } }, oiLlm, root]);
     expect(out[0]?.documents).toEqual([DOC_A, DOC_B]);
   });
