@@ -8,23 +8,12 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.ts";
-import { metric, post, startServe, tally } from "../helpers/serve.ts";
+import { metric, post, startServe, tally, until } from "../helpers/serve.ts";
 import { logsJson, tracesJson } from "../collector/otlp-json.ts";
 
 /** A Kubernetes liveness probe's timeout in the issue's set-up. */
 const LIVENESS_TIMEOUT_MS = 3000;
 const DOC = "Returns are accepted within 30 days of delivery for a full refund.";
-
-async function until<T>(what: string, get: () => Promise<T>, check: (t: T) => boolean, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < end) {
-    last = await get();
-    if (check(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what}: not reached; last ${JSON.stringify(last, (k, v: unknown) => (k === "text" ? undefined : v))}`);
-}
 
 /** /healthz answered within the liveness timeout: 200, or the error that a probe would see. */
 async function probe(url: string): Promise<number | string> {

@@ -5,7 +5,7 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.ts";
 import { closedPort } from "../helpers/net.ts";
-import { metric, post, rss, startServe, tally } from "../helpers/serve.ts";
+import { metric, post, rss, startServe, tally, until } from "../helpers/serve.ts";
 import { tracesJson } from "../collector/otlp-json.ts";
 
 /** The stated bound on the collector's resident memory through the whole run. */
@@ -13,17 +13,6 @@ const RSS_BOUND = 900 * 1024 * 1024;
 const DRAIN_MS = 10_000; // collector.drainMs default
 const DOCS = ["Returns are accepted within 30 days of delivery for a full refund.", "Refunds reach the original payment method within 5 business days."];
 const GOOD = { route: "/api/answer", context: DOCS, answer: "Returns are accepted within 30 days of delivery." };
-
-async function until<T>(what: string, get: () => Promise<T>, check: (t: T) => boolean, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < end) {
-    last = await get();
-    if (check(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what}: not reached; last ${JSON.stringify(last, (k, v: unknown) => (k === "text" ? undefined : v))}`);
-}
 
 /** A POST whose Content-Length claims far more than the limit; resolves with the status, never sending a body. */
 function lyingLength(url: string): Promise<number> {

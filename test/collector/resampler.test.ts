@@ -24,6 +24,15 @@ function parts(result: ResampleResult): { samples: readonly Sample[]; usage: { p
   return "samples" in result ? { samples: result.samples, usage: result.usage } : { samples: result, usage: undefined };
 }
 
+/** POSTs one observation answering QUESTION from DOCS to the collector's /v1/observations. */
+function postMuseumAnswer(url: string): Promise<Response> {
+  return fetch(`${url}/v1/observations`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ route: "/ask", question: QUESTION, context: DOCS, answer: "The Harbour Museum opened in 1998." }),
+  });
+}
+
 describe("collector resampler: one request with n", () => {
   it("asks for n answers in one request at temperature 1, and returns them with the tokens used", async () => {
     const server = await startChatServer(sampling());
@@ -365,11 +374,7 @@ describe("collector resampler: end to end", () => {
     const chat = await startChatServer(sampling());
     const { url, evaluations } = await collectorWith(chat.url, { resampleN: 4 });
     const c = { url };
-    const res = await fetch(`${c.url}/v1/observations`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ route: "/ask", question: QUESTION, context: DOCS, answer: "The Harbour Museum opened in 1998." }),
-    });
+    const res = await postMuseumAnswer(c.url);
     expect(res.status).toBe(202);
     await expect.poll(() => evaluations.length, { timeout: 15_000 }).toBe(1);
     // The resampler was asked once, for 4 answers, from the observation's question and documents.
@@ -412,11 +417,7 @@ describe("collector resampler: hostile endpoints", () => {
     // 5 MiB of one answer: past the cap, so reading stops there instead of holding the whole reply.
     const chat = await startChatServer(() => ({ body: completion(["x".repeat(5 * 1024 * 1024)]) }));
     const { url, evaluations } = await collectorWith(chat.url, { resampleN: 2 });
-    const res = await fetch(`${url}/v1/observations`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ route: "/ask", question: QUESTION, context: DOCS, answer: "The Harbour Museum opened in 1998." }),
-    });
+    const res = await postMuseumAnswer(url);
     expect(res.status).toBe(202);
     await expect.poll(() => evaluations.length, { timeout: 15_000 }).toBe(1);
     expect(chat.requests).toHaveLength(1);

@@ -102,3 +102,18 @@ export async function tally(url: string, headers: Record<string, string> = {}): 
     text,
   };
 }
+
+/**
+ * Polls `get` until `check` holds (a bounded wait for the collector's background work, not a timing
+ * assertion); throws naming `what` and the last value seen (without the /metrics text) when `ms` pass.
+ */
+export async function until<T>(what: string, get: () => Promise<T>, check: (t: T) => boolean, ms = 120_000): Promise<T> {
+  const end = Date.now() + ms;
+  let last: T | undefined;
+  while (Date.now() < end) {
+    last = await get();
+    if (check(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what}: not reached; last ${JSON.stringify(last, (k, v: unknown) => (k === "text" ? undefined : v))}`);
+}
