@@ -258,6 +258,28 @@ export function overviewDashboard(): object {
       description: "Which instrumentation convention each scored interaction was read from (OpenInference, OTel GenAI, OpenLLMetry, attribute mapping, prompt context).",
     }),
   );
+  y += 8;
+  d = d.withPanel(
+    ts(
+      { id: 24, x: 0, y, w: 12, h: 8 },
+      "Trace buffer fill",
+      "percentunit",
+      [
+        q(`max(groundwatch_collector_buffer_traces / groundwatch_collector_buffer_max_traces)`, "traces"),
+        q(`max(groundwatch_collector_buffer_bytes / groundwatch_collector_buffer_max_bytes)`, "bytes", "B"),
+      ],
+      {
+        min: 0,
+        max: 1,
+        description: "How full the collector's trace buffer is, in traces (of collector.maxTraces) and in bytes (of collector.maxBufferBytes), on the fullest replica. Stale partial traces are evicted when it is full (counted buffer_full under \"Traces not scored\"); /readyz answers 503 while it stays above 90% for twice traceTimeoutMs.",
+      },
+    ),
+  );
+  d = d.withPanel(
+    ts({ id: 25, x: 12, y, w: 12, h: 8 }, "Requests refused, by reason", "reqps", [q(`sum by (groundwatch_reason) (rate(groundwatch_collector_refused_total[$__rate_interval])) or vector(0)`, "{{groundwatch_reason}}")], {
+      description: "Ingest requests the collector answered with an error, by reason: queue_full and buffer_full (429: senders retry; alert GroundwatchCollectorRefusingIngest), too_large (413), unsupported_media_type, bad_request, unauthorized, misdirected (a Host other than loopback on a loopback bind without a token), too_many_connections, timeout.",
+    }),
+  );
   return d.build();
 }
 
