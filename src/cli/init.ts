@@ -66,6 +66,9 @@ collector:
   port: 4319
   # traceTimeoutMs: 5000      # how long a trace waits for its remaining spans
   # promptContext: "off"      # off | system | a regular expression with a (?<context>...) group
+  # maxTraceAgeMs: 30000      # a trace is settled this long after its first record, however often it is refreshed
+  # requestTimeoutMs: 60000   # a request's headers and body must arrive within it (slower: 408)
+  # maxConnections: 1024      # connections open at once; one over it is closed
 `;
 
 /** Six rows in groundwatch's own eval format: three answers the context supports, three it does not. */
