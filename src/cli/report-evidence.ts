@@ -1,4 +1,5 @@
 import type { ClaimResult, Evidence } from "../core/groundedness.ts";
+import { evidenceToShow } from "../core/groundedness.ts";
 
 /** The evidence a report shows beside a claim, and what it is, in the words every report uses. */
 export interface ShownEvidence {
@@ -8,15 +9,14 @@ export interface ShownEvidence {
 }
 
 /**
- * The sentence shown beside a claim: for a contradicted claim, the one that states otherwise; for
- * a misattributed one, where it is supported instead; else its best (or, unsupported, nearest)
- * support. Undefined when there is none (a claim decided without the backend).
+ * The sentence shown beside a claim (core's evidenceToShow) with its label. Undefined when there
+ * is none (a claim decided without the backend).
  */
 export function shownEvidence(c: Pick<ClaimResult, "verdict" | "evidence" | "contradictingEvidence">): ShownEvidence | undefined {
-  if (c.verdict === "contradicted" && c.contradictingEvidence) return { label: "contradicting evidence", evidence: c.contradictingEvidence };
-  if (!c.evidence) return undefined;
-  const label = c.verdict === "supported" ? "evidence" : c.verdict === "misattributed" ? "supported instead by" : "nearest evidence";
-  return { label, evidence: c.evidence };
+  const evidence = evidenceToShow(c);
+  if (!evidence) return undefined;
+  const label = evidence === c.contradictingEvidence ? "contradicting evidence" : c.verdict === "supported" ? "evidence" : c.verdict === "misattributed" ? "supported instead by" : "nearest evidence";
+  return { label, evidence };
 }
 
 /** Where the sentence lies: "doc 1, 175–223" (the document's index in the context, character offsets into it). */

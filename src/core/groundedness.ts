@@ -182,6 +182,15 @@ export function isContradicted(score: number, contradiction: number): boolean {
   return contradiction >= 0.5 && contradiction > score;
 }
 
+/**
+ * The evidence to show beside a claim: for a contradicted claim, the sentence that states
+ * otherwise; else the sentence that supports it best (where it is supported instead, when
+ * misattributed; its nearest evidence, when unsupported). Null when it has none.
+ */
+export function evidenceToShow(c: Pick<ClaimResult, "verdict" | "evidence" | "contradictingEvidence">): Evidence | null {
+  return c.verdict === "contradicted" && c.contradictingEvidence ? c.contradictingEvidence : c.evidence;
+}
+
 /** What a claim contributes to the answer score (the answer takes the minimum). */
 export function answerContribution(score: number, contradiction: number): number {
   return isContradicted(score, contradiction) ? Math.min(score, 1 - contradiction) : score;
