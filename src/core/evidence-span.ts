@@ -1,5 +1,4 @@
 import type { ContextWindow, WindowSentence } from "./context.ts";
-import type { Quantity } from "./quantities.ts";
 import { extractQuantities, matchQuantity } from "./quantities.ts";
 import type { TextAnalyzer, Token } from "./text.ts";
 import { NEGATION_WORDS } from "./text.ts";
@@ -72,33 +71,39 @@ function isNegation(t: Token): boolean {
 }
 
 /**
- * The sentence of the window that contradicts a claim: among the sentences that share a content
- * lemma with the claim, the one holding a quantity in conflict with one of the claim's ("30 days"
- * against "90 days", as matchQuantity decides) or the opposite polarity (a negation where the claim
- * has none, or none where it has one), the one sharing most; else the best supporting sentence.
- * The window is analysed once; the cost is its tokens (× log of its sentences), plus the claim's
- * quantities × the quantities of one sentence (the window is bounded by the token budget).
+ * The sentence of the window that contradicts a claim. First, the one holding the window's number
+ * that conflicts with the claim's first conflicting number, as matchQuantity decides over the
+ * whole window ("30 days" against "90 days"): the number the offline backend's notes name. Else,
+ * among the sentences sharing a content lemma with the claim, the one sharing most that has the
+ * opposite polarity (a negation where the claim has none, or none where it has one). Else the best
+ * supporting sentence. The window is analysed once (the analyser caches it: the backend may have
+ * read the same text); the cost is its tokens, plus the claim's quantities × the window's, as
+ * the offline backend's own comparison (the window is bounded by the token budget).
  */
 export function contradictingSentence(w: ContextWindow, claimText: string, claimTerms: readonly string[], analyzer: TextAnalyzer): EvidenceSpan {
   if (w.sentences.length === 0) return wholeWindow(w);
   const claimDoc = analyzer.analyze(claimText);
-  const claimQuantities = extractQuantities(claimDoc);
-  const claimNegated = claimDoc.tokens.some(isNegation);
-  // Quantities and negations of the window, each in the sentence it lies in.
   const doc = analyzer.analyze(w.text);
-  const quantities: Quantity[][] = w.sentences.map(() => []);
+  const quantities = extractQuantities(doc);
+  if (quantities.length > 0) {
+    for (const q of extractQuantities(claimDoc)) {
+      const m = matchQuantity(q, quantities);
+      const other = m.match === "contradicted" ? m.other : undefined;
+      const s = other ? w.sentences[sentenceAt(w, other.start)] : undefined;
+      if (s) return spanOf(w, s);
+    }
+  }
+  // Negations of the window, each in the sentence it lies in (offsets into the window's text).
+  const claimNegated = claimDoc.tokens.some(isNegation);
   const negated: boolean[] = w.sentences.map(() => false);
   for (const t of doc.tokens) if (isNegation(t)) negated[sentenceAt(w, t.start)] = true;
-  for (const q of extractQuantities(doc)) quantities[sentenceAt(w, q.start)]?.push(q);
   const claim = new Set(claimTerms);
   let best: WindowSentence | undefined;
   let bestOverlap = 0;
   w.sentences.forEach((s, i) => {
+    if (negated[i] === claimNegated) return;
     const o = overlap(s, claim);
-    if (o <= bestOverlap) return;
-    const own = quantities[i] ?? [];
-    const conflicts = negated[i] !== claimNegated || (own.length > 0 && claimQuantities.some((q) => matchQuantity(q, own).match === "contradicted"));
-    if (conflicts) {
+    if (o > bestOverlap) {
       best = s;
       bestOverlap = o;
     }

@@ -43,6 +43,13 @@ describe("the sentence shown as a claim's evidence", () => {
     expect(doc.slice(span.start, span.end)).toBe(span.text);
   });
 
+  it("contradicting: the sentence with the window's number that conflicts with the claim's, as matchQuantity over the window names it, before a sentence sharing more words", () => {
+    const doc = "Sales were $1.5bn in 2021. In the fourth quarter of 2022 the company reported a decline in sales.";
+    const claim = "The company reported sales of $5bn in 2024.";
+    // The claim's first number, $5bn, conflicts with the window's $1.5bn (the number the offline backend's note names).
+    expect(contradictingSentence(windowOf(doc), claim, termsOf(claim), testAnalyzer()).text).toBe("Sales were $1.5bn in 2021.");
+  });
+
   it("contradicting: the sentence with the negation the claim lacks", () => {
     const doc = "The policy covers theft of the bicycle. Water damage to the bicycle is not covered by the policy.";
     const claim = "The policy covers water damage to the bicycle.";
