@@ -2,6 +2,7 @@ import type { CitationSummary, ClaimResult } from "../core/groundedness.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import { escapeHtml, escapeXml, mdText } from "./escape.ts";
 import { citationErrors, citationLines, citationSummaryText } from "./report-citations.ts";
+import { evidenceLocation, shownEvidence } from "./report-evidence.ts";
 
 /** One evaluated row of the set, as stored in report.json. */
 export interface EvalRow {
@@ -323,13 +324,15 @@ export function reportMarkdown(r: EvalReport): string {
   // Rows not grounded, and grounded rows that fail the gate (a misattributed citation).
   const bad = r.rows.filter((x) => x.verdict !== "grounded" || rowFailsGate(r, x).length > 0).slice(0, 20);
   if (bad.length > 0) {
-    lines.push("", "| id | verdict | score | gate | first unsupported claim |", "|---|---|---|---|---|");
+    lines.push("", "| id | verdict | score | gate | first unsupported claim | evidence |", "|---|---|---|---|---|---|");
     for (const x of bad) {
       const first = findingClaim(x);
       const citations = first ? rowCitations(x, first) : [];
       const claim = first ? `${first.text}${citations.length > 0 ? ` — ${citations.join("; ")}` : ""}` : (x.reason ?? x.error ?? "");
+      const shown = first ? shownEvidence(first) : undefined;
+      const evidence = shown ? mdText(`${shown.label} [${evidenceLocation(shown.evidence)}]: ${shown.evidence.text}`, 240) : "–";
       const against = rowFailsGate(r, x);
-      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${mdText(claim, 240)} |`);
+      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${mdText(claim, 240)} | ${evidence} |`);
     }
   }
   // Each cited claim with its citations' statuses beside it, errors first.
@@ -398,8 +401,10 @@ export function reportJunit(r: EvalReport): string {
     }
     rowFailures++;
     const claim = findingClaim(x);
+    const shown = claim ? shownEvidence(claim) : undefined;
     const full = `counts against the failed gate (${against.map((c) => criterionMeasure(c.name)).join(", ")}): ${message}`;
-    return `    <testcase classname="groundwatch.eval" name="${name}">\n      <failure message="${attr(full.slice(0, 500))}" type="${attr(x.verdict)}">${escapeXml(claim?.evidence ? `${claim.verdict === "misattributed" ? "supported instead by" : "nearest evidence"}: ${claim.evidence.text}${claim.citations ? `\ncitations: ${rowCitations(x, claim).join("; ")}` : ""}` : full)}</failure>\n    </testcase>`;
+    const body = claim && shown ? `${shown.label}: ${shown.evidence.text}${claim.citations ? `\ncitations: ${rowCitations(x, claim).join("; ")}` : ""}` : full;
+    return `    <testcase classname="groundwatch.eval" name="${name}">\n      <failure message="${attr(full.slice(0, 500))}" type="${attr(x.verdict)}">${escapeXml(body)}</failure>\n    </testcase>`;
   });
   const skipped = r.gate.status === "report-only" ? 1 : 0;
   return [
@@ -458,7 +463,8 @@ export function reportHtml(r: EvalReport): string {
         .map((c) => {
           const citations = rowCitations(x, c);
           const cites = citations.length > 0 ? `<ul class="cites">${citations.map((line, k) => `<li class="${escapeHtml(c.citations?.[k]?.status ?? "")}">${escapeHtml(line)}</li>`).join("")}</ul>` : "";
-          return `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}): “${escapeHtml(c.text)}”${c.evidence ? `<br><span class="ev">${c.verdict === "supported" ? "evidence" : c.verdict === "misattributed" ? "supported instead by" : "nearest evidence"} [doc ${c.evidence.doc}]: ${escapeHtml(c.evidence.text.slice(0, 400))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}${cites}</li>`;
+          const shown = shownEvidence(c);
+          return `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}): “${escapeHtml(c.text)}”${shown ? `<br><span class="ev">${shown.label} [${evidenceLocation(shown.evidence)}]: ${escapeHtml(shown.evidence.text.slice(0, 400))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}${cites}</li>`;
         })
         .join("");
       const against = rowFailsGate(r, x);

@@ -2,10 +2,13 @@ import type { ContextInput } from "../core/context.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { citationLines, citationSummaryText } from "./report-citations.ts";
+import { evidenceLocation, shownEvidence } from "./report-evidence.ts";
 
 const ID_WIDTH = 20;
 const INDENT = " ".repeat(ID_WIDTH + 1);
 const INDENT2 = " ".repeat(ID_WIDTH + 3);
+/** Characters of an evidence sentence shown before "…". */
+const EVIDENCE_WIDTH = 160;
 
 function clip(text: string, width: number): string {
   const flat = sanitizeForTerminal(text).replace(/\s+/g, " ").trim();
@@ -21,9 +24,10 @@ function documentNames(context: ContextInput | undefined): Array<string | null> 
 
 /**
  * A readable block for one scored answer: the verdict line, then each claim that is not
- * supported (with its nearest evidence), is unstable across the resamples (with how many
- * of them entail and contradict it) or cites a source (each citation's status under it), and
- * the sentences that were skipped. `context` names the documents the citations point at.
+ * supported (with the sentence of the context that comes nearest to supporting it, or that
+ * contradicts it), is unstable across the resamples (with how many of them entail and contradict
+ * it) or cites a source (each citation's status under it), and the sentences that were skipped.
+ * `context` names the documents the citations point at.
  */
 export function formatResultBlock(id: string | number, answer: string, result: ScoredAnswer, context?: ContextInput): string[] {
   const lines: string[] = [];
@@ -55,9 +59,8 @@ export function formatResultBlock(id: string | number, answer: string, result: S
     if (c.verdict === "supported") lines.push(isUnstable ? `${INDENT}~ supported (${c.score.toFixed(3)}) but unstable: "${clip(c.text, 80)}"` : `${INDENT}✓ supported (${c.score.toFixed(3)}): "${clip(c.text, 80)}"`);
     else {
       lines.push(`${INDENT}✗ ${c.verdict} (${c.score.toFixed(3)}): "${clip(c.text, 80)}"`);
-      const ev = c.verdict === "contradicted" && c.contradictingEvidence ? c.contradictingEvidence : c.evidence;
-      const what = c.verdict === "contradicted" ? "contradicting evidence" : c.verdict === "misattributed" ? "supported instead by" : "nearest evidence";
-      if (ev) lines.push(`${INDENT2}${what} [doc ${ev.doc}, ${ev.start}–${ev.end}]: "${clip(ev.text, 90)}"`);
+      const shown = shownEvidence(c);
+      if (shown) lines.push(`${INDENT2}${shown.label} [${evidenceLocation(shown.evidence)}]: "${clip(shown.evidence.text, EVIDENCE_WIDTH)}"`);
       if (c.notes.length > 0) lines.push(`${INDENT2}why: ${clip(c.notes.join("; "), 100)}`);
     }
     for (const line of cites) lines.push(`${INDENT2}${clip(line, 140)}`);

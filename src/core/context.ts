@@ -38,6 +38,17 @@ export function contextChars(context: ContextInput): number {
   return n;
 }
 
+/**
+ * One sentence of a window (a part of one, where a sentence longer than the token budget was cut
+ * at token boundaries), with the lemmas of its content words.
+ */
+export interface WindowSentence {
+  /** Character offsets into the document. */
+  readonly start: number;
+  readonly end: number;
+  readonly terms: readonly string[];
+}
+
 /** A run of consecutive sentences of one document that fits the token budget. */
 export interface ContextWindow {
   readonly id: number;
@@ -50,6 +61,8 @@ export interface ContextWindow {
   readonly tokens: number;
   /** Lemmas of the window's content words, for preselection. */
   readonly terms: readonly string[];
+  /** The window's sentences, in order: where in it the evidence for a claim lies. */
+  readonly sentences: readonly WindowSentence[];
 }
 
 export interface WindowOptions {
@@ -85,8 +98,14 @@ export function createWindowCache(maxBytes: number = DEFAULT_WINDOW_CACHE_BYTES)
     set(doc: string, windows: readonly DocumentWindow[]): void {
       if (entries.has(doc)) return;
       let bytes = 2 * doc.length + 64;
-      // Window texts are slices of the document; their terms are short strings.
-      for (const w of windows) bytes += 96 + 40 * w.terms.length;
+      // Window texts are slices of the document; their terms are short strings. A window's
+      // sentences (one shared with its neighbour) hold references to the same strings.
+      const sentences = new Set<WindowSentence>();
+      for (const w of windows) {
+        bytes += 96 + 40 * w.terms.length;
+        for (const s of w.sentences) sentences.add(s);
+      }
+      for (const s of sentences) bytes += 64 + 8 * s.terms.length;
       entries.set(doc, windows, bytes);
     },
   };
@@ -110,11 +129,8 @@ export function contentTerms(tokens: readonly Token[]): string[] {
   return tokens.filter(isContentToken).map((t) => t.lemma);
 }
 
-interface Piece {
-  start: number;
-  end: number;
-  tokens: number;
-  terms: string[];
+interface Piece extends WindowSentence {
+  readonly tokens: number;
 }
 
 function sentencePieces(doc: AnalyzedText, budget: number, count: (t: string) => number): Piece[] {
@@ -201,6 +217,7 @@ function documentWindows(docText: string, analyzer: TextAnalyzer, options: Windo
         text: docText.slice(first.start, last.end),
         tokens,
         terms: pieces.slice(i, j).flatMap((p) => p.terms),
+        sentences: pieces.slice(i, j),
       });
     }
     if (j >= pieces.length) break;

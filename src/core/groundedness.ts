@@ -6,6 +6,8 @@ import type { ContextDocument, ResolvedCitation } from "./citations.ts";
 import { attachCitations, resolveCitations } from "./citations.ts";
 import type { ContextInput, ContextWindow, WindowCache, WindowOptions } from "./context.ts";
 import { buildWindows, contentTerms, createWindowCache } from "./context.ts";
+import type { EvidenceSpan } from "./evidence-span.ts";
+import { contradictingSentence, supportingSentence } from "./evidence-span.ts";
 import type { ResampleSupport } from "./entropy/claim-consistency.ts";
 import { limitInput } from "./input-limits.ts";
 import type { LimitName } from "./limits.ts";
@@ -14,14 +16,21 @@ import { indexWindows } from "./preselect.ts";
 import type { WindowIndex } from "./preselect.ts";
 import type { TextAnalyzer } from "./text.ts";
 
-/** Where in the retrieved context a verdict's evidence lies. */
+/**
+ * Where in the retrieved context a verdict's evidence lies: the sentence that bears on the claim
+ * (the one that supports it best; for contradicting evidence, the one that states otherwise), and
+ * the window around it that the backend judged.
+ */
 export interface Evidence {
   /** Index of the document in the context array (0 for a string context). */
   readonly doc: number;
-  /** Character offsets into that document. */
+  /** Character offsets of the sentence into that document. */
   readonly start: number;
   readonly end: number;
+  /** The sentence, as it was checked (an over-long token cut to its first characters and "…"). */
   readonly text: string;
+  /** Character offsets into the same document of the window the backend judged: the sentence's context. */
+  readonly window: { readonly start: number; readonly end: number };
 }
 
 /**
@@ -54,7 +63,7 @@ export interface ClaimCitation {
   readonly status: CitationStatus;
   /** Best entailment of the claim by the documents it names (0 when none was retrieved). */
   readonly score: number;
-  /** The window of its documents that supports the claim best. */
+  /** The sentence of its documents that supports the claim best, in the window judged best. */
   readonly evidence: Evidence | null;
 }
 
@@ -83,9 +92,9 @@ export interface ClaimResult {
   readonly score: number;
   /** Strongest contradiction probability over the windows checked. */
   readonly contradiction: number;
-  /** The window that supports the claim best (its nearest evidence when unsupported). */
+  /** The sentence that supports the claim best, in the window judged best (its nearest evidence when unsupported). */
   readonly evidence: Evidence | null;
-  /** The window that contradicts it most, when the verdict is contradicted. */
+  /** The sentence that states otherwise, in the window that contradicts it most, when the verdict is contradicted. */
   readonly contradictingEvidence?: Evidence;
   /** The backend's reasons for the best window's score. */
   readonly notes: readonly string[];
@@ -173,13 +182,18 @@ export function isContradicted(score: number, contradiction: number): boolean {
   return contradiction >= 0.5 && contradiction > score;
 }
 
+/**
+ * The evidence to show beside a claim: for a contradicted claim, the sentence that states
+ * otherwise; else the sentence that supports it best (where it is supported instead, when
+ * misattributed; its nearest evidence, when unsupported). Null when it has none.
+ */
+export function evidenceToShow(c: Pick<ClaimResult, "verdict" | "evidence" | "contradictingEvidence">): Evidence | null {
+  return c.verdict === "contradicted" && c.contradictingEvidence ? c.contradictingEvidence : c.evidence;
+}
+
 /** What a claim contributes to the answer score (the answer takes the minimum). */
 export function answerContribution(score: number, contradiction: number): number {
   return isContradicted(score, contradiction) ? Math.min(score, 1 - contradiction) : score;
-}
-
-function evidenceOf(w: ContextWindow): Evidence {
-  return { doc: w.doc, start: w.start, end: w.end, text: w.text };
 }
 
 function contextIsEmpty(texts: readonly string[]): boolean {
@@ -272,11 +286,14 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         return resolved.length === 0 ? undefined : { found: resolved.length, valid: resolved.length - invalid, invalid, misattributed };
       };
       const plan = planClaimChecks(input.answer.text, input.docs.map((d) => d.text), analyzer, settings, windowCache);
-      const evidenceIn = (w: ContextWindow): Evidence => {
-        const doc = input.docs[w.doc];
+      const evidenceIn = (w: ContextWindow, span: EvidenceSpan): Evidence => {
         // Mapped even when nothing was cut: a run of spaceless script split with spaces moves offsets too.
-        return doc ? { doc: w.doc, start: doc.toOriginal(w.start), end: doc.toOriginal(w.end), text: w.text } : evidenceOf(w);
+        const at = input.docs[w.doc]?.toOriginal ?? ((offset: number) => offset);
+        return { doc: w.doc, start: at(span.start), end: at(span.end), text: span.text, window: { start: at(w.start), end: at(w.end) } };
       };
+      // The evidence shown is one sentence of the window: the one supporting claim ci best, or the one contradicting it.
+      const supportIn = (ci: number, w: ContextWindow): Evidence => evidenceIn(w, supportingSentence(w, plan.terms[ci] ?? []));
+      const conflictIn = (ci: number, w: ContextWindow): Evidence => evidenceIn(w, contradictingSentence(w, plan.claims[ci]?.text ?? "", plan.terms[ci] ?? [], analyzer));
       const overClaims = plan.skipped.filter((s) => s.reason === "over_limit");
       if (overClaims.length > 0) limits.add("claims");
       const windows = plan.windows;
@@ -383,8 +400,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
           const score = best?.r.entailment ?? 0;
           const contradicted = isContradicted(score, contradiction);
           const verdict: ClaimVerdict = contradicted ? "contradicted" : score >= settings.threshold ? "supported" : "unsupported";
-          const result = { ...base, verdict, score, evidence: best ? evidenceIn(best.w) : null, notes: (contradicted ? worst?.r.notes : best?.r.notes) ?? [] };
-          return contradicted && worst ? { ...result, contradictingEvidence: evidenceIn(worst.w) } : result;
+          const result = { ...base, verdict, score, evidence: best ? supportIn(ci, best.w) : null, notes: (contradicted ? worst?.r.notes : best?.r.notes) ?? [] };
+          return contradicted && worst ? { ...result, contradictingEvidence: conflictIn(ci, worst.w) } : result;
         }
         // A cited claim is judged by its sources: the best of the documents it cites sets its score.
         const cited = new Set(cites.flatMap((c) => c.docs));
@@ -397,7 +414,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
           const ownScore = own?.r.entailment ?? 0;
           const status: CitationStatus = contradicted ? "contradicted" : ownScore >= settings.threshold ? "supported" : elsewhere ? "misattributed" : "unsupported";
           if (status === "misattributed") misattributed++;
-          return citationOf(c, status, ownScore, own ? evidenceIn(own.w) : null);
+          return citationOf(c, status, ownScore, own ? supportIn(ci, own.w) : null);
         });
         const verdict: ClaimVerdict = contradicted ? "contradicted" : score >= settings.threshold ? "supported" : elsewhere ? "misattributed" : "unsupported";
         const notes =
@@ -405,9 +422,9 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
             ? [`not supported by the cited source${cited.size === 1 ? "" : "s"} ${[...cited].map((d) => sourceName(documents, d)).join(", ")}; supported by ${sourceName(documents, elsewhere.w.doc)}`, ...(bestCited?.r.notes ?? [])]
             : ((contradicted ? worst?.r.notes : bestCited?.r.notes) ?? []);
         // The evidence shown is where the claim is actually supported (another document when misattributed).
-        const evidence = elsewhere && verdict === "misattributed" ? evidenceIn(elsewhere.w) : bestCited ? evidenceIn(bestCited.w) : null;
+        const evidence = elsewhere && verdict === "misattributed" ? supportIn(ci, elsewhere.w) : bestCited ? supportIn(ci, bestCited.w) : null;
         const result = { ...base, verdict, score, evidence, notes, citations };
-        return contradicted && worst ? { ...result, contradictingEvidence: evidenceIn(worst.w) } : result;
+        return contradicted && worst ? { ...result, contradictingEvidence: conflictIn(ci, worst.w) } : result;
       });
       for (const r of claimResults) {
         if (!Number.isFinite(r.score) || r.score < 0 || r.score > 1) {

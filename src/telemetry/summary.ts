@@ -1,5 +1,6 @@
 import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
+import { evidenceToShow } from "../core/groundedness.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
 import type { CitationCountStatus } from "./semconv.ts";
 import { CITATION_STATUSES } from "./semconv.ts";
@@ -32,8 +33,9 @@ export interface EvaluationSummary {
   /** Input limits the observation was cut by (answer_chars, context_chars, documents, token_chars, claims, samples, entailment_calls); [] when none. */
   readonly limits: readonly string[];
   /**
-   * Unsupported claims and their nearest evidence, and (with resamples) the unstable claims' text;
-   * present only when content capture is on.
+   * The claims not supported and, for each, the sentence of the context that bears on it (the one
+   * that contradicts it, else its nearest support; "" when none), and (with resamples) the unstable
+   * claims' text; present only when content capture is on.
    */
   readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[]; readonly unstableClaims?: readonly string[] };
   readonly entropy?: {
@@ -105,7 +107,8 @@ export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationS
       ? {
           content: {
             claims: unsupported.map((c) => c.text),
-            evidence: unsupported.map((c) => c.evidence?.text ?? ""),
+            // The sentence that bears on each claim: what contradicts it, or its nearest support.
+            evidence: unsupported.map((c) => evidenceToShow(c)?.text ?? ""),
             ...(r.unstableClaims ? { unstableClaims: r.unstableClaims.map((c) => c.text) } : {}),
           },
         }

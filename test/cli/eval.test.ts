@@ -171,7 +171,8 @@ describe("groundwatch eval: untrusted text in the reports", () => {
     const summaryRows = ["| measure", "| answer threshold", "| hallucination", "| grounded share", "| mean", "| unscorable", "| regressions"];
     const table = lines.filter((l) => l.startsWith("| ") && !summaryRows.some((p) => l.startsWith(p)));
     expect(table).toHaveLength(1 + hostile.length);
-    for (const l of table) expect(pipes(l), l).toBe(6);
+    // Six columns (id, verdict, score, gate, claim, evidence): seven cell boundaries on every line.
+    for (const l of table) expect(pipes(l), l).toBe(7);
     expect(md).toContain("| a \\#\\# Injected heading \\!\\[pixel\\]\\(https://evil.example/p.png\\) | ungrounded |");
     expect(md).toContain("| &lt;\\!-- the rest is hidden |");
     expect(md).toContain("| \\*bold\\* \\_em\\_ \\`code\\` \\$x\\$ \\~\\~s\\~\\~ &amp;amp; \\\\ |");

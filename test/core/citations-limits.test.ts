@@ -59,9 +59,12 @@ describe("citations in a limited answer", () => {
     const run = "東京は日本の首都です".repeat(30);
     const context = [{ id: "hours.md", text: `${run}.\n\nThe museum opens at nine.` }];
     const result = await scorer({ maxTokenChars: 100 }).score({ answer: "The museum opens at nine.", context });
-    // The window is the whole document (the analyser saw it with 3 spaces added): its offsets end at the document's end, not 3 past it.
+    // The window is the whole document (the analyser saw it with 3 spaces added): its offsets end at the document's end, not 3 past it;
+    // the sentence shown, after the run, is mapped back the same way.
     const evidence = result.claims[0]?.evidence;
-    expect(evidence && [evidence.start, evidence.end]).toEqual([0, context[0]?.text.length]);
+    const text = context[0]?.text ?? "";
+    expect(evidence?.window).toEqual({ start: 0, end: text.length });
+    expect(evidence && text.slice(evidence.start, evidence.end)).toBe("The museum opens at nine.");
   });
 
   it("reads a named source whose URL is longer than maxTokenChars whole: the token cut comes after the markers are taken out", async () => {

@@ -138,7 +138,7 @@ export async function claimConsistency({ question, claims, samples, backend, ana
     // A sample that fits the budget is one window, without analysing it.
     const windows: ContextWindow[] =
       count(g.text) <= options.tokenBudget
-        ? [{ id: 0, doc: 0, start: 0, end: g.text.length, text: g.text, tokens: count(g.text), terms: [] }]
+        ? [{ id: 0, doc: 0, start: 0, end: g.text.length, text: g.text, tokens: count(g.text), terms: [], sentences: [] }]
         : buildWindows(g.text, analyzer, options.countTokens ? { tokenBudget: options.tokenBudget, countTokens: options.countTokens } : { tokenBudget: options.tokenBudget });
     return { ...g, windows, index: windows.length > topK ? indexWindows(windows) : undefined };
   });

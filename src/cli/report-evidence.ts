@@ -1,0 +1,25 @@
+import type { ClaimResult, Evidence } from "../core/groundedness.ts";
+import { evidenceToShow } from "../core/groundedness.ts";
+
+/** The evidence a report shows beside a claim, and what it is, in the words every report uses. */
+export interface ShownEvidence {
+  /** "evidence", "nearest evidence", "supported instead by" or "contradicting evidence". */
+  readonly label: string;
+  readonly evidence: Evidence;
+}
+
+/**
+ * The sentence shown beside a claim (core's evidenceToShow) with its label. Undefined when there
+ * is none (a claim decided without the backend).
+ */
+export function shownEvidence(c: Pick<ClaimResult, "verdict" | "evidence" | "contradictingEvidence">): ShownEvidence | undefined {
+  const evidence = evidenceToShow(c);
+  if (!evidence) return undefined;
+  const label = evidence === c.contradictingEvidence ? "contradicting evidence" : c.verdict === "supported" ? "evidence" : c.verdict === "misattributed" ? "supported instead by" : "nearest evidence";
+  return { label, evidence };
+}
+
+/** Where the sentence lies: "doc 1, 175–223" (the document's index in the context, character offsets into it). */
+export function evidenceLocation(e: Evidence): string {
+  return `doc ${e.doc}, ${e.start}–${e.end}`;
+}
