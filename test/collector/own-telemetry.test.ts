@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { isOwnEvaluation, ownRoute } from "../../src/collector/own-telemetry.ts";
+
+describe("groundwatch's own evaluation telemetry", () => {
+  it("is a groundwatch.evaluate span or a gen_ai.evaluation.result event that carries groundwatch.route", () => {
+    expect(isOwnEvaluation({ name: "groundwatch.evaluate", attributes: { "groundwatch.route": "/api/answer" } })).toBe(true);
+    expect(isOwnEvaluation({ eventName: "gen_ai.evaluation.result", attributes: { "groundwatch.route": "/api/answer", "gen_ai.evaluation.name": "groundedness" } })).toBe(true);
+    expect(ownRoute({ eventName: "gen_ai.evaluation.result", attributes: { "groundwatch.route": "/api/answer" } })).toBe("/api/answer");
+  });
+
+  it("leaves another library's evaluation events, and spans that only share the name, to the joiner", () => {
+    expect(isOwnEvaluation({ eventName: "gen_ai.evaluation.result", attributes: { "gen_ai.evaluation.name": "relevance" } })).toBe(false);
+    expect(isOwnEvaluation({ name: "groundwatch.evaluate", attributes: {} })).toBe(false);
+    expect(isOwnEvaluation({ name: "chat gpt-4o", attributes: { "groundwatch.route": "/api/answer" } })).toBe(false);
+    expect(isOwnEvaluation({ eventName: "gen_ai.choice", attributes: { "groundwatch.route": "/api/answer" } })).toBe(false);
+  });
+});
