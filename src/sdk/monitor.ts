@@ -384,7 +384,9 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const record = (job: Job, result: EvaluationSummary, span: Span, durationS: number): void => {
     const limits = result.limits;
     if (limits.length > 0) span.setAttribute(ATTR_LIMITS, [...limits]);
-    const base = { result, route: job.route, span, eventContext: job.parent, logger: logger(), instruments: m, durationS };
+    // The events are emitted in the request's context; outside any request span, in the evaluation span's, so they always carry a trace id.
+    const eventContext = trace.getSpanContext(job.parent) ? job.parent : trace.setSpan(job.parent, span);
+    const base = { result, route: job.route, span, eventContext, logger: logger(), instruments: m, durationS };
     try {
       recordEvaluation({ ...base, options: { ...resolved, ...(options.redact ? { redact: options.redact } : {}) } });
     } catch (error) {
