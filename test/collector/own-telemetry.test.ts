@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isOwnEvaluation, ownRoute } from "../../src/collector/own-telemetry.ts";
+import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 
 describe("groundwatch's own evaluation telemetry", () => {
   it("is a groundwatch.evaluate span or a gen_ai.evaluation.result event that carries groundwatch.route", () => {
@@ -13,5 +14,14 @@ describe("groundwatch's own evaluation telemetry", () => {
     expect(isOwnEvaluation({ name: "groundwatch.evaluate", attributes: {} })).toBe(false);
     expect(isOwnEvaluation({ name: "chat gpt-4o", attributes: { "groundwatch.route": "/api/answer" } })).toBe(false);
     expect(isOwnEvaluation({ eventName: "gen_ai.choice", attributes: { "groundwatch.route": "/api/answer" } })).toBe(false);
+  });
+
+  it("is linear in the sender's names and routes (they are attacker-controlled)", () => {
+    const records = (n: number) => [
+      { eventName: `gen_ai.evaluation.result${"x".repeat(n)}`, attributes: { "groundwatch.route": "/r".repeat(n) } },
+      { name: `groundwatch.evaluate${" ".repeat(n)}`, attributes: { "groundwatch.route": "/r" } },
+      { eventName: "gen_ai.evaluation.result", attributes: { "groundwatch.route": "/r".repeat(n) } },
+    ];
+    expectLinear("isOwnEvaluation", measureGrowth(records, (rs) => rs.filter(isOwnEvaluation).map(ownRoute).join("").length, { n: 10_000, maxN: 640_000 }));
   });
 });
