@@ -1,16 +1,14 @@
-import { NodeSDK } from "@opentelemetry/sdk-node";
 import express from "express";
 import { createMonitor, groundwatchMiddleware } from "groundwatch";
+// 1. OpenTelemetry is started by tracing.js, loaded first with `node --import ./tracing.js server.js`.
+import { sdk } from "./tracing.js";
 
-// 1. OpenTelemetry first: spans, metrics and log events go over OTLP to the collector named by
-//    the standard variables (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318).
-const sdk = new NodeSDK();
-sdk.start();
-
-// 2. The monitor: which routes to sample, and how to score.
+// 2. The monitor: which routes to sample, and how to score. onEvaluation shows each result here
+//    too, so you see something without a telemetry backend.
 const monitor = createMonitor({
   sampling: { default: 0.05, routes: { "/api/answer": 1.0 } },
   scoring: { backend: "auto" },
+  onEvaluation: ({ route, result }) => console.log(`groundwatch: ${route} ${result.verdict}${result.score === null ? "" : ` (score ${result.score.toFixed(2)})`}`),
 });
 
 // Stand-ins for your retriever and model.

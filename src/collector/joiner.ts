@@ -31,7 +31,9 @@ export interface InteractionInfo {
  * maxDocuments). Per record: `duplicate_event` (a log record repeated: same span, event name, body and
  * attributes), `duplicate_span` (a span id seen before in the trace), `late` (a span or log record for a
  * trace already settled), `too_many_messages` (the record's input messages went past the
- * MAX_PROMPT_MESSAGES a trace keeps for promptContext: those past it were not kept).
+ * MAX_PROMPT_MESSAGES a trace keeps for promptContext: those past it were not kept),
+ * `already_evaluated` (groundwatch's own evaluation span or event, from an SDK monitor exporting to
+ * the collector: a result, never an interaction; counted by the server, it opens no trace).
  */
 export type IncompleteReason =
   | "no_answer"
@@ -45,7 +47,8 @@ export type IncompleteReason =
   | "duplicate_event"
   | "duplicate_span"
   | "late"
-  | "too_many_messages";
+  | "too_many_messages"
+  | "already_evaluated";
 
 export interface JoinerOptions {
   /** How long a trace waits for its remaining spans and log records after the last one arrived. */

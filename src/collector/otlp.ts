@@ -1,5 +1,6 @@
 import type { OtlpCodecs } from "./otlp-proto.ts";
 import { exportRecords } from "./otlp-proto.ts";
+import { isOwnEvaluation } from "./own-telemetry.ts";
 
 /** One span event (name and attributes), normalised from OTLP protobuf or JSON. */
 export interface OtlpSpanEvent {
@@ -22,6 +23,7 @@ export interface OtlpSpan {
 
 /** One log record (an OTLP event such as `gen_ai.choice`), normalised from OTLP protobuf or JSON. */
 export interface OtlpLog {
+  /** Always a valid id, except "" on groundwatch's own evaluation events (see isOwnEvaluation), which join no trace. */
   readonly traceId: string;
   /** The span the record was emitted in; "" when the record names none. */
   readonly spanId: string;
@@ -161,6 +163,11 @@ function addLog(acc: Accumulated<OtlpLog>, r: Record<string, unknown> | null | u
   const attributes = attributesOf(r?.attributes);
   const eventName = typeof r?.eventName === "string" && r.eventName !== "" ? r.eventName : typeof attributes["event.name"] === "string" ? attributes["event.name"] : "";
   const traceId = idOf(r?.traceId, 16);
+  // groundwatch's own evaluation events are kept without ids (emitted outside any span): the server counts them already_evaluated.
+  if (r && !traceId && isOwnEvaluation({ eventName, attributes })) {
+    acc.records.push({ traceId, spanId: idOf(r.spanId, 8), eventName, body: undefined, attributes, resource });
+    return;
+  }
   if (!r || !traceId) {
     acc.rejected++;
     if (acc.errors.length < 5) acc.errors.push(`log record ${JSON.stringify(eventName || "(no event name)").slice(0, 60)} has no valid traceId`);

@@ -13,6 +13,7 @@ import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "
 import type { RefusalReason } from "./buffer-metrics.ts";
 import { createFullWatch, createRequestMetrics, endpointOf, refusalOf } from "./buffer-metrics.ts";
 import { routeLabel } from "./extract.ts";
+import { isOwnEvaluation, ownRoute } from "./own-telemetry.ts";
 import type { Interaction, InteractionInfo } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
 import { createObservationParser } from "./observations.ts";
@@ -28,6 +29,12 @@ import { runbooksHandler } from "./runbooks.ts";
 
 /** Longest wait for the rest of a refused body (within the limit) before answering anyway, ms. */
 const DRAIN_MS = 10_000;
+
+/** The answer to OTLP metrics sent to the collector (an SDK exporter pointed here): where they belong. */
+export const METRICS_ELSEWHERE =
+  "groundwatch serve does not take metrics: it takes traces (/v1/traces), logs (/v1/logs) and observations (/v1/observations). " +
+  "Send OTLP metrics (the groundwatch SDK's among them) to an OpenTelemetry Collector (collector/otel-collector.yaml in the groundwatch package: traces and logs to serve, metrics to Prometheus), " +
+  "to Prometheus' OTLP receiver (/api/v1/otlp/v1/metrics, with --web.enable-otlp-receiver), or have Prometheus scrape the SDK's own Prometheus exporter.";
 
 export interface RunningCollector {
   readonly url: string;
@@ -237,6 +244,25 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
    * records. A request is admitted only when the trace buffer can hold it and the queue has room for
    * the interactions it could complete; otherwise 429 before anything is kept, so the sender retries.
    */
+  /**
+   * Takes groundwatch's own evaluation spans and events (an SDK exporting here) out of a decoded
+   * request: they join no trace, and are counted already_evaluated (by their route) once accepted.
+   */
+  const withoutOwnEvaluations = <D extends { records: { spans?: OtlpSpan[]; logs?: OtlpLog[] } }>(decoded: D): { decoded: D; own: string[] } => {
+    const own: string[] = [];
+    const keep = <R extends OtlpSpan | OtlpLog>(records: R[] | undefined): R[] | undefined => {
+      if (!records) return undefined;
+      const kept: R[] = [];
+      for (const r of records) {
+        if (isOwnEvaluation(r)) own.push(ownRoute(r));
+        else kept.push(r);
+      }
+      return kept;
+    };
+    const spans = keep(decoded.records.spans);
+    const logs = keep(decoded.records.logs);
+    return { decoded: { ...decoded, records: { ...(spans ? { spans } : {}), ...(logs ? { logs } : {}) } }, own };
+  };
   const otlpIngest =
     (decode: (body: Buffer, json: boolean) => Promise<{ records: { spans?: OtlpSpan[]; logs?: OtlpLog[] }; rejected: number; errors: string[] }>, encode: (rejected: number, message: string, json: boolean) => Buffer | string) =>
     async (req: Request, res: Response): Promise<void> => {
@@ -253,7 +279,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
       await track(
         (async () => {
           const body = await readBody(req, bodyLimit, resolved.bodyLimit);
-          const decoded = await decode(body, json);
+          const { decoded, own } = withoutOwnEvaluations(await decode(body, json));
           // Admission, with nothing awaited between the checks and the reservation: 429 unless the
           // buffer can hold the request and, when it could complete traces, the queue has room for one.
           if (!queueKeepsUp()) return queueFull(req, res);
@@ -269,6 +295,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
           }
           // Records without ids cannot join a trace: told to the sender and counted.
           if (decoded.rejected > 0) countIncomplete("invalid_id", "unknown", decoded.rejected);
+          for (const route of own) countIncomplete("already_evaluated", route);
           res.status(200).type(json ? "application/json" : "application/x-protobuf").send(encode(decoded.rejected, decoded.errors.join("; "), json));
         })(),
       );
@@ -295,6 +322,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
       (rejected, message, json) => encodeLogsResponse(rejected, message, json, codecs),
     ),
   );
+  // An SDK whose OTLP exporter points here sends its metrics too: say where they belong instead of a bare 404.
+  app.post("/v1/metrics", (req, res) => refuse(req, res, 404, { error: METRICS_ELSEWHERE }));
   app.post("/v1/observations", auth, async (req, res) => {
     const type = mediaType(req.headers["content-type"]);
     if (type !== "application/json") {

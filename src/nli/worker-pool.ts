@@ -12,7 +12,7 @@ export function workerUrl(moduleUrl: string): URL {
 
 /** Worker → pool messages. */
 export type PoolReply<R> =
-  | { readonly type: "ready" }
+  | { readonly type: "ready"; readonly warnings?: readonly string[] }
   | { readonly type: "error"; readonly message: string }
   | { readonly type: "result"; readonly id: number; readonly value: R }
   | { readonly type: "failed"; readonly id: number; readonly message: string };
@@ -66,6 +66,8 @@ export interface WorkerPool<Q, R> {
   readonly restarts: number;
   /** Why the last replacement attempt failed, while no worker is live; undefined otherwise. */
   readonly lastError: string | undefined;
+  /** What the workers said the user must be told when they started (e.g. a fallback to a triage backend), each once. */
+  readonly warnings: readonly string[];
   close(): Promise<void>;
 }
 
@@ -88,13 +90,19 @@ interface Slot<Q, R> {
   restartTimer: NodeJS.Timeout | undefined;
 }
 
+/** A started worker and the warnings its "ready" carried. */
+interface Started {
+  readonly worker: Worker;
+  readonly warnings: readonly string[];
+}
+
 /** Starts one worker and waits for its "ready" (or its startup error). */
-function start(entry: URL, workerData: unknown): Promise<Worker> {
+function start(entry: URL, workerData: unknown): Promise<Started> {
   const worker = new Worker(entry, { workerData });
   return new Promise((resolve, reject) => {
     const onMessage = (m: PoolReply<unknown>): void => {
       cleanup();
-      if (m.type === "ready") resolve(worker);
+      if (m.type === "ready") resolve({ worker, warnings: Array.isArray(m.warnings) ? m.warnings.filter((w): w is string => typeof w === "string") : [] });
       else {
         void worker.terminate();
         reject(new Error(m.type === "error" ? m.message : `worker sent ${m.type} before ready`));
@@ -132,7 +140,7 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
   const started = await Promise.allSettled(Array.from({ length: opts.size }, () => start(entry, workerData)));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
   if (failed) {
-    await Promise.all(started.map((s) => (s.status === "fulfilled" ? s.value.terminate() : undefined)));
+    await Promise.all(started.map((s) => (s.status === "fulfilled" ? s.value.worker.terminate() : undefined)));
     throw failed.reason instanceof Error ? failed.reason : new Error(String(failed.reason));
   }
   const baseDelay = opts.restartDelayMs ?? 100;
@@ -144,6 +152,8 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
   let closed = false;
   let restarts = 0;
   let lastError: string | undefined;
+  // Every worker starts from the same workerData, so they say the same things: each is kept once.
+  const warnings = [...new Set(started.flatMap((s) => (s.status === "fulfilled" ? s.value.warnings : [])))];
   const changed = (): void => {
     try {
       opts.onChange?.();
@@ -208,7 +218,7 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
       slot.restartTimer = undefined;
       if (closed) return;
       start(entry, workerData).then(
-        (worker) => {
+        ({ worker }) => {
           if (closed) {
             void worker.terminate();
             return;
@@ -287,7 +297,7 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
   for (const s of started) {
     const slot: Slot<Q, R> = { worker: undefined, jobs: new Map(), failures: 0, restartTimer: undefined };
     slots.push(slot);
-    attach(slot, (s as PromiseFulfilledResult<Worker>).value);
+    attach(slot, (s as PromiseFulfilledResult<Started>).value.worker);
   }
 
   return {
@@ -304,6 +314,7 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
     get lastError() {
       return live().length === 0 ? lastError : undefined;
     },
+    warnings,
     run(payload: Q): Promise<R> {
       if (closed) return Promise.reject(new PoolError("closed", "worker pool is closed"));
       const slot = leastBusy();
@@ -332,12 +343,17 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
   };
 }
 
-/** Worker side: build a handler from workerData, report ready (or the error), then answer requests. */
-export async function serveWorker<Q, R>(port: MessagePort, init: () => Promise<(payload: Q) => Promise<R>>): Promise<void> {
+/** What a worker's init builds: the handler, or the handler and the warnings its "ready" carries to the pool. */
+export type WorkerInit<Q, R> = ((payload: Q) => Promise<R>) | { readonly handle: (payload: Q) => Promise<R>; readonly warnings: readonly string[] };
+
+/** Worker side: build a handler from workerData, report ready (with its warnings) or the error, then answer requests. */
+export async function serveWorker<Q, R>(port: MessagePort, init: () => Promise<WorkerInit<Q, R>>): Promise<void> {
   let handler: ((payload: Q) => Promise<R>) | undefined;
   try {
-    handler = await init();
-    port.postMessage({ type: "ready" } satisfies PoolReply<R>);
+    const built = await init();
+    handler = typeof built === "function" ? built : built.handle;
+    const warnings = typeof built === "function" ? [] : [...built.warnings];
+    port.postMessage({ type: "ready", ...(warnings.length > 0 ? { warnings } : {}) } satisfies PoolReply<R>);
   } catch (error) {
     port.postMessage({ type: "error", message: (error as Error).message } satisfies PoolReply<R>);
     return;

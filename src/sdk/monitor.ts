@@ -67,6 +67,8 @@ export interface MonitorStats {
    * or maxConcurrent calls were running with as many waiting.
    */
   readonly resample: { readonly calls: Readonly<Record<ResampleOutcome, number>>; readonly inFlight: number };
+  /** What the scorer said the user must know when the workers started (as in health()); empty until then. */
+  readonly warnings: readonly string[];
 }
 
 export interface Monitor {
@@ -108,6 +110,12 @@ export interface MonitorHealth {
   readonly workers: { readonly alive: number; readonly size: number; readonly restarts: number };
   /** Observations queued or being scored, and the text they hold (≈ bytes). */
   readonly queue: { readonly depth: number; readonly bytes: number };
+  /**
+   * What the scorer said the user must know when the workers started: a fallback to the
+   * triage-grade offline backend, a judge called without an API key. Each is also said once with
+   * diag.warn. Empty until the workers are ready, and when there is nothing to say.
+   */
+  readonly warnings: readonly string[];
 }
 
 interface Job {
@@ -329,6 +337,8 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const workerData: ScoringWorkerData = { scoring: resolved.scoring, ...(resolved.scoringFile ? { scoringFile: resolved.scoringFile } : {}), env: { ...env }, captureContent: resolved.captureContent };
   let pool: WorkerPool<ScoringRequest, EvaluationSummary> | undefined;
   let poolError: Error | undefined;
+  /** The scorer's warnings, carried back by the workers' "ready" (see MonitorHealth.warnings). */
+  let scorerWarnings: readonly string[] = [];
   /** Set by shutdown(): jobs the closing pool gives back are counted "shutdown". */
   let closing = false;
   /** Text held by queued and in-flight jobs (≈ bytes), against resolved.queueBytes. */
@@ -348,6 +358,8 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   }).then(
     (p) => {
       pool = p;
+      scorerWarnings = p.warnings;
+      for (const warning of scorerWarnings) diag.warn(`groundwatch: ${warning}`);
       pump();
     },
     (error: unknown) => {
@@ -372,7 +384,9 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const record = (job: Job, result: EvaluationSummary, span: Span, durationS: number): void => {
     const limits = result.limits;
     if (limits.length > 0) span.setAttribute(ATTR_LIMITS, [...limits]);
-    const base = { result, route: job.route, span, eventContext: job.parent, logger: logger(), instruments: m, durationS };
+    // The events are emitted in the request's context; outside any request span, in the evaluation span's, so they always carry a trace id.
+    const eventContext = trace.getSpanContext(job.parent) ? job.parent : trace.setSpan(job.parent, span);
+    const base = { result, route: job.route, span, eventContext, logger: logger(), instruments: m, durationS };
     try {
       recordEvaluation({ ...base, options: { ...resolved, ...(options.redact ? { redact: options.redact } : {}) } });
     } catch (error) {
@@ -668,7 +682,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       }
     },
     stats(): MonitorStats {
-      return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: waiting() + inFlight, resample: { calls: { ...resampleCounts }, inFlight: resampler?.inFlight ?? 0 } };
+      return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: waiting() + inFlight, resample: { calls: { ...resampleCounts }, inFlight: resampler?.inFlight ?? 0 }, warnings: [...scorerWarnings] };
     },
     routeLabel(route: string): string {
       return routeLabels.label(route);
@@ -684,12 +698,13 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     health(): MonitorHealth {
       const workers = { alive: pool?.alive ?? 0, size: resolved.workers, restarts: pool?.restarts ?? 0 };
       const queueState = { depth: waiting() + inFlight, bytes: queuedBytes };
-      const not = (reason: string): MonitorHealth => ({ ready: false, reason, workers, queue: queueState });
+      const warnings = [...scorerWarnings];
+      const not = (reason: string): MonitorHealth => ({ ready: false, reason, workers, queue: queueState, warnings });
       if (closing || !accepting) return not("shut down");
       if (poolError) return not(`scoring workers failed to start: ${poolError.message}`);
       if (!pool) return not("scoring workers are starting");
       if (pool.alive === 0) return not(`no scoring worker is running; replacing it${pool.lastError ? ` (last start failed: ${pool.lastError})` : ""}`);
-      return { ready: true, workers, queue: queueState };
+      return { ready: true, workers, queue: queueState, warnings };
     },
   };
 }

@@ -28,11 +28,13 @@ if (!parentPort) throw new Error("groundwatch scoring worker: must run in a work
 void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
   const data = workerData as ScoringWorkerData;
   const scorer = await createScorer(data.scoring, { env: data.env, ...(data.scoringFile ? { file: data.scoringFile } : {}) });
-  return async ({ resample, ...observation }) => {
+  // The scorer's warnings (a fallback to the triage backend, a judge without an API key) go back with "ready".
+  const handle = async ({ resample, ...observation }: ScoringRequest): Promise<EvaluationSummary> => {
     if (!resample) return summarize(await scorer.score(observation), data.captureContent);
     // `requested` lets a scorer that reads it judge a short set itself; failClosed covers one that does not.
     const withRequested: Observation & { readonly requested: number } = { ...observation, requested: resample.requested };
     const scored = await scorer.score(withRequested);
     return summarize(await failClosed(scored, observation, resample, scorer), data.captureContent);
   };
+  return { handle, warnings: scorer.warnings };
 });

@@ -169,7 +169,7 @@ describe("collector: readiness", () => {
   it("answers /readyz from monitor.health(): 503 with the reason while not ready", async () => {
     const c = await collector();
     expect(await (await fetch(`${c.url}/readyz`)).json()).toEqual({ ready: true });
-    vi.spyOn(c.monitor, "health").mockReturnValue({ ready: false, reason: "no scoring worker is running; replacing it", workers: { alive: 0, size: 1, restarts: 1 }, queue: { depth: 0, bytes: 0 } });
+    vi.spyOn(c.monitor, "health").mockReturnValue({ ready: false, reason: "no scoring worker is running; replacing it", workers: { alive: 0, size: 1, restarts: 1 }, queue: { depth: 0, bytes: 0 }, warnings: [] });
     const res = await fetch(`${c.url}/readyz`);
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ ready: false, reason: "no scoring worker is running; replacing it" });

@@ -9,6 +9,7 @@ import { startOtlpReceiver, total } from "../helpers/otlp-receiver.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const QUICKSTART = readFileSync(join(ROOT, "examples", "quickstart", "server.ts"), "utf8");
+const TRACING = readFileSync(join(ROOT, "examples", "quickstart", "tracing.ts"), "utf8");
 const FIXTURE_MODEL = join(ROOT, "test", "fixtures", "models", "bert-wordpiece");
 // No hub cache: `auto` resolves to the offline backend on every machine.
 const NO_HUB = { HF_HOME: "/nonexistent/groundwatch-test-hf-home", HF_HUB_OFFLINE: "1" };
@@ -35,10 +36,11 @@ export { observer };
 const tsconfig = (compilerOptions: Record<string, unknown>, include: string[]): string => JSON.stringify({ compilerOptions: { target: "ES2022", strict: true, noEmit: true, skipLibCheck: true, types: ["node"], ...compilerOptions }, include });
 
 describe("the README's SDK section", () => {
-  it("is the quick start file, verbatim, so the snippet users copy is the program the tests run", () => {
+  it("is the quick start's two files, verbatim, so the snippets users copy are the program the tests run", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
     expect(blocks).toContain(QUICKSTART);
+    expect(blocks).toContain(TRACING);
   });
 });
 
@@ -49,12 +51,13 @@ describe("the packed tarball in a fresh project", () => {
       deps: ["express", "@opentelemetry/api", "@opentelemetry/sdk-node", "typescript", "@types/express", "@types/node"],
       extra: {
         "server.ts": QUICKSTART,
+        "tracing.ts": TRACING,
         "esm.mjs": ESM,
         "cjs.cjs": CJS,
         "consumer.cts": CTS,
         // The quick start as a user's own project builds it, and the two other ways people compile.
-        "tsconfig.json": JSON.stringify({ compilerOptions: { target: "ES2022", module: "node16", strict: true, outDir: "out", types: ["node"] }, include: ["server.ts"] }),
-        "tsconfig.bundler.json": tsconfig({ module: "esnext", moduleResolution: "bundler" }, ["server.ts"]),
+        "tsconfig.json": JSON.stringify({ compilerOptions: { target: "ES2022", module: "node16", strict: true, outDir: "out", types: ["node"] }, include: ["tracing.ts", "server.ts"] }),
+        "tsconfig.bundler.json": tsconfig({ module: "esnext", moduleResolution: "bundler" }, ["tracing.ts", "server.ts"]),
         "tsconfig.cjs.json": tsconfig({ module: "node16" }, ["consumer.cts"]),
       },
     });
@@ -64,7 +67,7 @@ describe("the packed tarball in a fresh project", () => {
 
   it("holds the build, the runtime data and the deployable configs, and no tests, benches, fixtures or scripts", () => {
     const files = execFileSync("tar", ["tzf", consumer.tarball], { encoding: "utf8" }).split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
-    for (const f of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/index.d.cts", "dist/index.js.map", "dist/sdk/worker.js", "dist/nli/offline/weights.json", "bin/groundwatch.js", "data/lexicon/vectors.i8", "docs/observation.schema.json", "docs/runbooks.md", "examples/labelled.jsonl", "examples/eval-set.jsonl", "dashboards/overview.json", "alerts/rules.yml", "collector/otel-collector.yaml", "examples/quickstart/server.ts", "examples/traffic.jsonl", "LICENSE", "README.md", "package.json"]) {
+    for (const f of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/index.d.cts", "dist/index.js.map", "dist/sdk/worker.js", "dist/nli/offline/weights.json", "bin/groundwatch.js", "data/lexicon/vectors.i8", "docs/observation.schema.json", "docs/runbooks.md", "examples/labelled.jsonl", "examples/eval-set.jsonl", "dashboards/overview.json", "alerts/rules.yml", "collector/otel-collector.yaml", "examples/quickstart/server.ts", "examples/quickstart/tracing.ts", "examples/traffic.jsonl", "LICENSE", "README.md", "package.json"]) {
       expect(files, f).toContain(f);
     }
     expect(files.some((f) => f.startsWith("proto/opentelemetry/proto/collector/trace/v1/"))).toBe(true);
@@ -133,9 +136,10 @@ catch (e) { console.log(JSON.stringify({ config: e instanceof ConfigError, messa
     expect(out.message).toContain("npm install onnxruntime-node");
   });
 
-  it("runs the quick start: evaluation spans and metrics arrive over OTLP, and SIGTERM exits 0 within the drain deadline", async () => {
+  it("runs the quick start as printed (node --import ./tracing.js server.js): evaluation spans, events with their trace ids and metrics arrive over OTLP, each evaluation and the triage warning show on the console, and SIGTERM exits 0 within the drain deadline", async () => {
     const receiver = await startOtlpReceiver();
-    const child: ChildProcess = spawn(process.execPath, [join("out", "server.js")], {
+    let stdout = "";
+    const child: ChildProcess = spawn(process.execPath, ["--import", "./out/tracing.js", join("out", "server.js")], {
       cwd: consumer.dir,
       env: { ...process.env, ...NO_HUB, PORT: "0", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "quickstart", OTEL_METRIC_EXPORT_INTERVAL: "300", OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_BLRP_SCHEDULE_DELAY: "100" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -148,6 +152,7 @@ catch (e) { console.log(JSON.stringify({ config: e instanceof ConfigError, messa
         let out = "";
         child.stdout?.on("data", (d: Buffer) => {
           out += d.toString();
+          stdout += d.toString();
           const m = /listening on (http:\/\/\S+)/.exec(out);
           if (m) resolve(m[1]!);
         });
@@ -164,7 +169,17 @@ catch (e) { console.log(JSON.stringify({ config: e instanceof ConfigError, messa
       expect(evaluations.map((s) => s.attributes["groundwatch.route"])).toEqual(["/api/answer", "/api/answer", "/api/answer"]);
       expect(total(receiver.points, "groundwatch.evaluations")).toBe(3);
       expect(total(receiver.points, "groundwatch.evaluations", { "groundwatch.verdict": "ungrounded" })).toBe(2);
-      expect(receiver.logs.filter((l) => l.eventName === "gen_ai.evaluation.result")).toHaveLength(3);
+      const events = receiver.logs.filter((l) => l.eventName === "gen_ai.evaluation.result");
+      expect(events).toHaveLength(3);
+      // Each event carries the trace id of its evaluation span (in its trace, whether or not a request span is its parent).
+      const traces = new Set(evaluations.map((s) => s.traceId));
+      for (const e of events) {
+        expect(e.traceId).toMatch(/^[0-9a-f]{32}$/);
+        expect(traces.has(e.traceId)).toBe(true);
+      }
+      // Something to see without a backend: onEvaluation's line per evaluation, and the triage fallback said once on the console.
+      await expect.poll(() => stdout.match(/^groundwatch: \/api\/answer (grounded|ungrounded)/gm)?.length ?? 0).toBe(3);
+      expect(stderr.match(/TRIAGE-GRADE/g)).toHaveLength(1);
     } finally {
       const sent = Date.now();
       child.kill("SIGTERM");

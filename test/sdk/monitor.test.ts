@@ -178,6 +178,18 @@ describe("createMonitor", () => {
     expect(ev?.links[0]?.context.traceId).toBe(traceId);
   });
 
+  it("emits the evaluation event in the evaluation span's trace when observe() runs outside any span", async () => {
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 } });
+    monitor.observe({ route: "/r", ...GOOD });
+    await monitor.flush();
+    const ev = otel.spans.getFinishedSpans().find((s) => s.name === "groundwatch.evaluate");
+    const event = otel.logs.getFinishedLogRecords().find((l) => l.eventName === "gen_ai.evaluation.result");
+    // Without a request span the event used to carry no trace id at all (a collector rejects it: invalid_id).
+    expect(event?.spanContext?.traceId).toBe(ev?.spanContext().traceId);
+    expect(event?.spanContext?.spanId).toBe(ev?.spanContext().spanId);
+  });
+
   it("reports entropy and the combined verdict when resamples come with the answer", async () => {
     const otel = testOtel();
     const monitor = monitorWith(otel, { sampling: { default: 1 } });
