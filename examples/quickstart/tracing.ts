@@ -1,4 +1,5 @@
 import { DiagConsoleLogger, DiagLogLevel, diag } from "@opentelemetry/api";
+import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 
 // Loaded before the service (`node --import ./tracing.js server.js`), so that OpenTelemetry is
@@ -9,5 +10,6 @@ import { NodeSDK } from "@opentelemetry/sdk-node";
 
 // OpenTelemetry's warnings on the console: groundwatch's among them (a triage-grade backend, telemetry with nowhere to go).
 diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.WARN);
-export const sdk = new NodeSDK();
+// The HTTP instrumentation gives each request a span: groundwatch's evaluation span becomes its child.
+export const sdk = new NodeSDK({ instrumentations: [new HttpInstrumentation()] });
 sdk.start();

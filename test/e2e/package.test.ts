@@ -48,7 +48,7 @@ describe("the packed tarball in a fresh project", () => {
   let consumer: Consumer;
   beforeAll(() => {
     consumer = createConsumer({
-      deps: ["express", "@opentelemetry/api", "@opentelemetry/sdk-node", "typescript", "@types/express", "@types/node"],
+      deps: ["express", "@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/instrumentation-http", "typescript", "@types/express", "@types/node"],
       extra: {
         "server.ts": QUICKSTART,
         "tracing.ts": TRACING,
@@ -136,7 +136,7 @@ catch (e) { console.log(JSON.stringify({ config: e instanceof ConfigError, messa
     expect(out.message).toContain("npm install onnxruntime-node");
   });
 
-  it("runs the quick start as printed (node --import ./tracing.js server.js): evaluation spans, events with their trace ids and metrics arrive over OTLP, each evaluation and the triage warning show on the console, and SIGTERM exits 0 within the drain deadline", async () => {
+  it("runs the quick start as printed (node --import ./tracing.js server.js): evaluation spans as children of their request spans, events with their trace ids and metrics arrive over OTLP, each evaluation and the triage warning show on the console, and SIGTERM exits 0 within the drain deadline", async () => {
     const receiver = await startOtlpReceiver();
     let stdout = "";
     const child: ChildProcess = spawn(process.execPath, ["--import", "./out/tracing.js", join("out", "server.js")], {
@@ -171,7 +171,13 @@ catch (e) { console.log(JSON.stringify({ config: e instanceof ConfigError, messa
       expect(total(receiver.points, "groundwatch.evaluations", { "groundwatch.verdict": "ungrounded" })).toBe(2);
       const events = receiver.logs.filter((l) => l.eventName === "gen_ai.evaluation.result");
       expect(events).toHaveLength(3);
-      // Each event carries the trace id of its evaluation span (in its trace, whether or not a request span is its parent).
+      // Each evaluation span is the child of its request's span (the HTTP instrumentation in tracing.ts), in the request's trace.
+      for (const s of evaluations) {
+        const parent = receiver.spans.find((p) => p.spanId === s.parentSpanId);
+        expect(parent?.name, `the parent of evaluation span ${s.spanId}`).toMatch(/^POST/);
+        expect(parent?.traceId).toBe(s.traceId);
+      }
+      // Each event carries the trace id of its evaluation span.
       const traces = new Set(evaluations.map((s) => s.traceId));
       for (const e of events) {
         expect(e.traceId).toMatch(/^[0-9a-f]{32}$/);

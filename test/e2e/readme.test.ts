@@ -730,7 +730,7 @@ const EXECUTED: readonly Executed[] = [
 /** Lines not run here, and why. Keep this list short: a line belongs here only when it cannot run in a test at all. */
 const NOT_EXECUTED: ReadonlyArray<{ readonly command: string; readonly reason: string }> = [
   { command: "npm install groundwatch", reason: "needs the npm registry; test/e2e/package.test.ts installs the packed tarball into a fresh project and runs `npx groundwatch` (the demo included) from it" },
-  { command: "npm install groundwatch @opentelemetry/api @opentelemetry/sdk-node express", reason: "needs the npm registry; test/e2e/package.test.ts installs these into a fresh project with the packed tarball, compiles the quick start and runs it" },
+  { command: "npm install groundwatch @opentelemetry/api @opentelemetry/sdk-node @opentelemetry/instrumentation-http express", reason: "needs the npm registry; test/e2e/package.test.ts installs these into a fresh project with the packed tarball, compiles the quick start and runs it" },
   { command: "OTEL_EXPORTER_OTLP_ENDPOINT=http://your-otel-collector:4318 node --import ./tracing.js server.js", reason: "runs the quick start compiled in a user's project; test/e2e/package.test.ts compiles it in a fresh project with the packed tarball and runs this line there (node --import ./out/tracing.js out/server.js) against a local OTLP receiver" },
   { command: "npm install onnxruntime-node", reason: "needs the npm registry and downloads CUDA files; the runtime is already installed here (a devDependency), and test/nli/onnx-runtime.test.ts checks the errors that name this command" },
   { command: "ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node", reason: "as npm install onnxruntime-node" },
