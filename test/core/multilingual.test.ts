@@ -46,6 +46,20 @@ describe.each(LANGUAGE_CASES)("answers in $language on the offline backend", (c)
   });
 });
 
+describe("evidence in a long Chinese document", () => {
+  it("finds the window holding a copied sentence among many, with offsets into the document", async () => {
+    const filler = ["我们的商店每天上午九点开门，晚上八点关门。", "会员每次购物可以获得积分。", "停车场位于商店的东侧，可以免费停车两个小时。", "周末我们提供儿童游乐区。", "所有电子产品享有一年保修。", "礼品卡不能兑换现金。", "大件家具可以预约送货上门。", "我们接受信用卡和移动支付。"];
+    const copied = "未开封的商品可在交货后30天内退货，并获得全额退款。";
+    const doc = [...filler, ...filler.map((s) => s.replace("我们", "本店")), copied, ...filler.slice(0, 4)].join("");
+    const r = await scorer.score({ answer: copied, context: [doc] });
+    expect(r.verdict).toBe("grounded");
+    const evidence = r.claims[0]?.evidence;
+    expect(evidence?.text).toContain(copied);
+    expect(evidence && doc.slice(evidence.start, evidence.end)).toBe(evidence?.text);
+    expect(evidence?.text.length).toBeLessThan(doc.length);
+  });
+});
+
 describe("words of scripts written without spaces", () => {
   it("cuts Chinese, Japanese and Thai into words with offsets into the original text", () => {
     expect(words("未开封的商品可在交货后30天内退货。")).toEqual(["未", "开封", "的", "商品", "可在", "交货", "后", "30", "天内", "退", "货", "。"]);
@@ -53,6 +67,14 @@ describe("words of scripts written without spaces", () => {
     expect(words("ร้านเปิดทุกวัน")).toEqual(["ร้าน", "เปิด", "ทุก", "วัน"]);
     const text = "Paris 是法国的首都, and Tokyo は日本の首都です。";
     for (const t of testAnalyzer().analyze(text).tokens) expect(text.slice(t.start, t.end)).toBe(t.text);
+  });
+
+  it("marks the function words of Chinese, Japanese and Thai as stop words, and keeps negations as words", () => {
+    const stops = (text: string): string[] => testAnalyzer().analyze(text).tokens.filter((t) => t.stop).map((t) => t.text);
+    expect(stops("商品的价格是十元。")).toEqual(["的", "是"]);
+    expect(stops("店舗は九時に開店しません。")).toEqual(["は", "に"]);
+    expect(stops("ร้านเปิดในวันนี้")).toEqual(["ใน", "นี้"]);
+    expect(testAnalyzer().analyze("商店不开门。").tokens.find((t) => t.text === "不")?.stop).toBe(false);
   });
 
   it("reads a number inside Chinese text as a number", () => {
