@@ -24,6 +24,14 @@ export function isSpacelessCode(c: number): boolean {
   );
 }
 
+/**
+ * The text with full-width digits (０–９, common in Japanese and Chinese text) as ASCII digits, so
+ * "４５６元" is read as the number 456 as "456元" is. One code unit for one: every offset stays.
+ */
+export function asciiDigits(text: string): string {
+  return /[\uff10-\uff19]/.test(text) ? text.replace(/[\uff10-\uff19]/g, (d) => String.fromCharCode(d.charCodeAt(0) - 0xfee0)) : text;
+}
+
 /** True when some character of text[start, end) is in a spaceless script. */
 function hasSpaceless(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (isSpacelessCode(text.charCodeAt(i))) return true;

@@ -2,7 +2,7 @@ import winkNLP from "wink-nlp";
 import type { WinkMethods } from "wink-nlp";
 import { createByteLru } from "./byte-lru.ts";
 import { DEFAULT_MAX_TOKEN_CHARS, capTokens } from "./limits.ts";
-import { segmentSpaceless } from "./segment.ts";
+import { asciiDigits, segmentSpaceless } from "./segment.ts";
 import { englishModel } from "./wink-model.ts";
 
 /**
@@ -118,7 +118,9 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
     return lemma;
   };
   const analyzeUncached = (original: string): AnalyzedText => {
-    const capped = capTokens(original, maxTokenChars);
+    // Full-width digits are read as ASCII ones (token texts show them so; offsets are unchanged).
+    const read = asciiDigits(original);
+    const capped = capTokens(read, maxTokenChars);
     const text = capped.text;
     const doc = nlp.readDoc(text);
     const tokensColl = doc.tokens();
@@ -172,7 +174,7 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
       sentences.push({ tokenStart: a, tokenEnd: b + 1, start: first.start, end: last.end });
     }
     // Runs of scripts written without spaces are cut into words, and their sentences at 。！？.
-    return { text: original, ...segmentSpaceless(original, tokens, sentences, segmenter) };
+    return { text: original, ...segmentSpaceless(read, tokens, sentences, segmenter) };
   };
   return {
     analyze(original: string): AnalyzedText {

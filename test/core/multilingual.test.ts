@@ -82,6 +82,14 @@ describe("words of scripts written without spaces", () => {
     expect(thirty).toMatchObject({ type: "number", pos: "NUM" });
   });
 
+  it("reads full-width digits as the number they write: a changed one is not grounded, the same one in ASCII is", async () => {
+    const context = "商品的价格是１２３元。商店九点开门。";
+    expect((await scorer.score({ answer: "价格是４５６元。", context })).verdict).toBe("ungrounded");
+    expect((await scorer.score({ answer: "价格是123元。", context })).verdict).toBe("grounded");
+    const price = testAnalyzer().analyze(context).tokens.find((t) => t.lemma === "123");
+    expect(price && context.slice(price.start, price.end)).toBe("１２３");
+  });
+
   it("leaves text without spaceless scripts exactly as wink-nlp reads it", () => {
     const plain = createTextAnalyzer({ cacheBytes: 0 }).analyze("The museum opens at nine. Entry costs ten euros!");
     expect(plain.tokens.map((t) => t.text)).toEqual(["The", "museum", "opens", "at", "nine", ".", "Entry", "costs", "ten", "euros", "!"]);
