@@ -31,7 +31,8 @@ interface Block {
 }
 
 const LIST_MARKER = /^[ \t]*(?:[-*•‣◦▪–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)](?=\s))[ \t]+/;
-const TERMINAL = /[.!?:;"'”’)\]]\s*$/;
+/** A line that ends a sentence (then the next line starts a new block): also 。！？ and the brackets that close a CJK quotation. */
+const TERMINAL = /[.!?:;"'”’)\]。｡．！？」』）]\s*$/;
 
 /**
  * Splits text into blocks at list items, blank lines and lines that end a sentence,
@@ -244,7 +245,7 @@ function isNumber(t: Token): boolean {
 
 function classify(text: string, tokens: readonly Token[]): SkipReason | undefined {
   const trimmed = plainApostrophes(text.trim());
-  if (/\?["'”)]*$/.test(trimmed)) return "question";
+  if (/[?？]["'”)」』）]*$/.test(trimmed)) return "question";
   if (isRefusal(trimmed)) return "refusal";
   // Symbols, emoji or marks with no word and no number ("😀😀😀", "\u0301\u0301") state nothing
   // checkable. A sentence of numbers is checked: a bare "1990" answers "when?", and numbers the

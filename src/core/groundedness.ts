@@ -10,6 +10,7 @@ import type { EvidenceSpan } from "./evidence-span.ts";
 import { contradictingSentence, supportingSentence } from "./evidence-span.ts";
 import type { ResampleSupport } from "./entropy/claim-consistency.ts";
 import { limitInput } from "./input-limits.ts";
+import { scriptMismatch } from "./language.ts";
 import type { LimitName } from "./limits.ts";
 import { orderLimits } from "./limits.ts";
 import { indexWindows } from "./preselect.ts";
@@ -109,7 +110,13 @@ export interface ClaimResult {
   readonly reason?: "citation_not_retrieved";
 }
 
-export type UnscorableReason = "empty_answer" | "empty_context" | "no_checkable_claims" | "backend_error";
+/**
+ * Why an answer was not scored: `empty_answer`; `empty_context` (no document, or none with a
+ * sentence); `no_checkable_claims` (every sentence was skipped); `language_mismatch` (the answer is
+ * written in a script its documents are not, e.g. Chinese against English: words cannot be
+ * compared across them, core/language.ts); `backend_error`.
+ */
+export type UnscorableReason = "empty_answer" | "empty_context" | "no_checkable_claims" | "language_mismatch" | "backend_error";
 
 /** What every answer result carries besides its verdict. */
 interface AnswerResultBase {
@@ -277,6 +284,10 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       const named = documents.some((d) => d.id !== undefined || d.title !== undefined || d.url !== undefined);
       const input = limitInput(answer, texts, settings, named);
       const { limits } = input;
+      const mismatch = scriptMismatch(input.answer.text, input.docs.map((d) => d.text));
+      if (mismatch) {
+        return unscorable("language_mismatch", `the answer is written in ${mismatch.answer} script and the documents in ${mismatch.documents}: their words cannot be compared`, [], limits);
+      }
       // Offsets back into the caller's answer; texts stay as they were checked.
       const toAnswer = input.answer.toOriginal;
       const inAnswer = <T extends { start: number; end: number }>(x: T): T => ({ ...x, start: toAnswer(x.start), end: toAnswer(x.end) });

@@ -2,6 +2,7 @@ import winkNLP from "wink-nlp";
 import type { WinkMethods } from "wink-nlp";
 import { createByteLru } from "./byte-lru.ts";
 import { DEFAULT_MAX_TOKEN_CHARS, capTokens } from "./limits.ts";
+import { asciiDigits, segmentSpaceless } from "./segment.ts";
 import { englishModel } from "./wink-model.ts";
 
 /**
@@ -98,6 +99,8 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
   const its = nlp.its;
   const cacheBytes = options.cacheBytes ?? DEFAULT_ANALYSIS_CACHE_BYTES;
   const cache = createByteLru<AnalyzedText>(cacheBytes);
+  // Words of Chinese, Japanese, Thai…: ICU's word breaking does not depend on the locale named here.
+  const segmenter = new Intl.Segmenter("und", { granularity: "word" });
   // Lemmas of lower-cased sentence-initial words (a small, closed set in practice; bounded anyway).
   const initialLemmas = new Map<string, string>();
   /**
@@ -115,7 +118,9 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
     return lemma;
   };
   const analyzeUncached = (original: string): AnalyzedText => {
-    const capped = capTokens(original, maxTokenChars);
+    // Full-width digits are read as ASCII ones (token texts show them so; offsets are unchanged).
+    const read = asciiDigits(original);
+    const capped = capTokens(read, maxTokenChars);
     const text = capped.text;
     const doc = nlp.readDoc(text);
     const tokensColl = doc.tokens();
@@ -168,7 +173,8 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
       if (!first || !last) continue;
       sentences.push({ tokenStart: a, tokenEnd: b + 1, start: first.start, end: last.end });
     }
-    return { text: original, tokens, sentences };
+    // Runs of scripts written without spaces are cut into words, and their sentences at 。！？.
+    return { text: original, ...segmentSpaceless(read, tokens, sentences, segmenter) };
   };
   return {
     analyze(original: string): AnalyzedText {

@@ -169,7 +169,8 @@ export function recordEvaluation(params: {
   }
 
   m.scored.add(1, { [ATTR_ROUTE]: route });
-  m.evaluations.add(1, { ...base, [ATTR_VERDICT]: r.verdict });
+  // An unscorable answer is counted with its reason (empty_context, language_mismatch, …): a handful of values.
+  m.evaluations.add(1, { ...base, [ATTR_VERDICT]: r.verdict, ...(r.verdict === "unscorable" ? { [ATTR_REASON]: r.reason ?? "unknown" } : {}) });
   if (r.score !== null) m.score.record(r.score, { ...base, [ATTR_VERDICT]: r.verdict });
   for (const [verdict, n] of Object.entries(counts)) if (n > 0) m.claims.add(n, { ...base, [ATTR_CLAIM_VERDICT]: verdict });
   // Citations by route and status only: the invalid-citation alert sums them per route.

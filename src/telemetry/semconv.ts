@@ -97,7 +97,7 @@ function spec(name: string, unit: string, kind: MetricSpec["kind"], description:
 
 export const METRICS = {
   score: spec("groundwatch.groundedness.score", "1", "histogram", "Groundedness score of evaluated answers (0–1, higher is better grounded)"),
-  evaluations: spec("groundwatch.evaluations", "{evaluation}", "counter", "Evaluated answers by verdict (grounded, ungrounded, unscorable)"),
+  evaluations: spec("groundwatch.evaluations", "{evaluation}", "counter", "Evaluated answers by verdict (grounded, ungrounded, unscorable); unscorable ones also by reason (empty_answer, empty_context, no_checkable_claims, language_mismatch, backend_error)"),
   claims: spec("groundwatch.claims", "{claim}", "counter", "Checked claims by verdict (supported, contradicted, unsupported, misattributed)"),
   citations: spec(
     "groundwatch.citations",

@@ -47,7 +47,8 @@ describe("citations in a limited answer", () => {
   it("maps claim offsets back when a run of spaceless script was split with spaces (nothing cut)", async () => {
     const run = "東京は日本の首都です".repeat(30); // 300 characters with no space: split, not cut
     const answer = `${run}.\n\nThe museum opens at nine [1].`;
-    const result = await scorer({ maxTokenChars: 100 }).score({ answer, context: docs });
+    // With a document in Japanese too: an answer mostly in Japanese is not scored against English alone (language_mismatch).
+    const result = await scorer({ maxTokenChars: 100 }).score({ answer, context: [...docs, { id: "tokyo.md", text: run }] });
     expect(result.limits).toEqual([]);
     const opens = result.claims.find((c) => c.text.startsWith("The museum opens"));
     expect(opens && answer.slice(opens.start, opens.end)).toBe("The museum opens at nine [1].");
