@@ -38,7 +38,7 @@ const MONTHS: Record<string, number> = {
 };
 const CURRENCY_SYMBOLS: Record<string, string> = { $: "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr" };
 const CURRENCY_WORDS: Record<string, string> = {
-  dollar: "usd", usd: "usd", euro: "eur", eur: "eur", pound: "gbp", gbp: "gbp", yen: "jpy", rupee: "inr", cent: "usd-cent",
+  dollar: "usd", buck: "usd", usd: "usd", euro: "eur", eur: "eur", pound: "gbp", gbp: "gbp", yen: "jpy", rupee: "inr", cent: "usd-cent",
 };
 /** Time units, converted to a common base where the conversion is exact. */
 const TIME_UNITS: Record<string, [string, number]> = {
@@ -128,6 +128,17 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
       const day = next ? Number(next.text.replace(/(st|nd|rd|th)$/, "")) : NaN;
       if (next && Number.isInteger(day) && day >= 1 && day <= 31) {
         out.push({ value: month * 100 + day, kind: "monthday", unit: "", text: doc.text.slice(t.start, next.end), start: t.start, end: next.end });
+        i += 2;
+        continue;
+      }
+    }
+    // Day-month dates: "5 January", "12th November".
+    const dayMonth = toks[i + 1];
+    const monthAfter = dayMonth ? MONTHS[dayMonth.lower.replace(/\.$/, "")] : undefined;
+    if (dayMonth && monthAfter !== undefined && (dayMonth.text[0] ?? "").toUpperCase() === dayMonth.text[0] && /^\d{1,2}(st|nd|rd|th)?$/.test(t.lower)) {
+      const day = parseInt(t.lower, 10);
+      if (day >= 1 && day <= 31) {
+        out.push({ value: monthAfter * 100 + day, kind: "monthday", unit: "", text: doc.text.slice(t.start, dayMonth.end), start: t.start, end: dayMonth.end });
         i += 2;
         continue;
       }
@@ -225,11 +236,23 @@ function sameValue(a: number, b: number): boolean {
   return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 }
 
-/** Two quantities state the same value; a 12-hour time matches either half of the day. */
+/**
+ * Two quantities state the same value of the same kind; a 12-hour time matches either half of
+ * the day, an amount needs the same currency and a duration the same unit. A count of a noun is
+ * never a percentage, an amount, a duration or a date ("20 projects" does not state "20%"); a
+ * bare number ("thirty-five", no noun after it) stands for any kind but a time, and counts,
+ * ordinals and years stand for each other ("1500 staff" is read as a year, "first" as "one").
+ * Counts of different nouns still match ("870 infections", "870 people"): only a count of the
+ * same noun contradicts.
+ */
 function sameQuantity(q: Quantity, e: Quantity): boolean {
   if (q.kind === "time" && e.kind === "time") return q.unit === "12h" || e.unit === "12h" ? q.value % 720 === e.value % 720 : q.value === e.value;
   if (q.kind === "time" || e.kind === "time") return false;
-  return sameValue(e.value, q.value) && (e.kind === q.kind || e.kind === "count" || q.kind === "count");
+  if (!sameValue(e.value, q.value)) return false;
+  if (e.kind === q.kind) return q.kind === "money" || q.kind === "duration" ? q.unit === e.unit : true;
+  const bare = (x: Quantity): boolean => x.kind === "count" && x.unit === "";
+  const countLike = (x: Quantity): boolean => x.kind === "year" || x.kind === "count" || x.kind === "ordinal";
+  return bare(q) || bare(e) || (countLike(q) && countLike(e));
 }
 
 /**
@@ -248,4 +271,28 @@ export function matchQuantity(q: Quantity, evidence: readonly Quantity[]): { mat
     return { match: "contradicted", other: e };
   }
   return { match: "missing" };
+}
+
+/** A claim quantity read against the part of the evidence the claim is about. */
+export interface AlignedQuantityMatch {
+  readonly match: QuantityMatch;
+  /** The evidence's value of the same kind, when contradicted. */
+  readonly other?: Quantity;
+  /** The same value stated only outside the aligned sentences (it supports nothing there). */
+  readonly elsewhere?: Quantity;
+}
+
+/**
+ * Reads a claim quantity against the evidence sentences the claim aligns with (those sharing
+ * most of its other content words): the same value of the same kind there is a match, another
+ * value of that kind there a contradiction. A value the evidence states only in an unrelated
+ * sentence ("20 projects" for "20% off", "30 days" of log retention for "restored within 30
+ * days") supports nothing and contradicts nothing: it is missing, and `elsewhere` names it.
+ * `aligned` holds the quantities of the aligned sentences, `unrelated` those of the rest.
+ */
+export function matchAlignedQuantity(q: Quantity, aligned: readonly Quantity[], unrelated: readonly Quantity[]): AlignedQuantityMatch {
+  const m = matchQuantity(q, aligned);
+  if (m.match !== "missing") return m;
+  const elsewhere = unrelated.find((e) => sameQuantity(q, e));
+  return elsewhere ? { match: "missing", elsewhere } : { match: "missing" };
 }

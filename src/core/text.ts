@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import winkNLP from "wink-nlp";
 import type { WinkMethods } from "wink-nlp";
 import { createByteLru } from "./byte-lru.ts";
@@ -15,6 +16,11 @@ export interface Token {
   /** Lowercased surface form. */
   readonly lower: string;
   readonly lemma: string;
+  /**
+   * Derivational stem of an English word (see `wordStem`): "certified" and "certification",
+   * "store" and "storage" share one. Other tokens keep their lemma.
+   */
+  readonly stem: string;
   /** wink-nlp token type: word, number, punctuation, currency, tabCRLF, … */
   readonly type: string;
   /** Universal POS tag. */
@@ -90,6 +96,30 @@ export function numberWordLemma(lower: string): string | undefined {
   return undefined;
 }
 
+/** The Porter2 English stemmer: wink-porter2-stemmer is one CommonJS function and ships no types. */
+const porter2 = createRequire(import.meta.url)("wink-porter2-stemmer") as (word: string) => string;
+
+/** Distinct words whose stem one analyser remembers. */
+const MAX_REMEMBERED_STEMS = 8192;
+
+/** Longest word given to the stemmer (tokens are capped at 100 characters anyway). */
+const MAX_STEMMED_CHARS = 40;
+
+/**
+ * The Porter2 stem of a lowercase English word, folded further where Porter2 leaves two forms
+ * of one word apart: "certifi" (certified, certify) and "certif" (certification), "store" and
+ * "storag" (storage), "percent" and "percentag" (percentage). Anything but plain ASCII letters
+ * is returned as it is.
+ */
+export function wordStem(lower: string): string {
+  if (lower.length > MAX_STEMMED_CHARS || !/^[a-z]+$/.test(lower)) return lower;
+  const s = porter2(lower);
+  if (s.endsWith("fi")) return s.slice(0, -1);
+  if (s.endsWith("ag") && s.length >= 6) return s.slice(0, -2);
+  if (s.endsWith("e") && s.length >= 5) return s.slice(0, -1);
+  return s;
+}
+
 /** Creates the wink-nlp based analyser (loading the model takes ~150 ms; share one instance). */
 export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnalyzer {
   const maxTokenChars = options.maxTokenChars ?? DEFAULT_MAX_TOKEN_CHARS;
@@ -116,6 +146,16 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
     if (initialLemmas.size >= 4096) initialLemmas.delete(initialLemmas.keys().next().value as string);
     initialLemmas.set(lower, lemma);
     return lemma;
+  };
+  // Stems of words already seen (word frequencies are skewed: most lookups hit; bounded anyway).
+  const stems = new Map<string, string>();
+  const stemOf = (lower: string): string => {
+    const known = stems.get(lower);
+    if (known !== undefined) return known;
+    const s = wordStem(lower);
+    if (stems.size >= MAX_REMEMBERED_STEMS) stems.clear();
+    stems.set(lower, s);
+    return s;
   };
   const analyzeUncached = (original: string): AnalyzedText => {
     // Full-width digits are read as ASCII ones (token texts show them so; offsets are unchanged).
@@ -158,6 +198,7 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
         text: value,
         lower,
         lemma,
+        stem: (types[i] ?? "word") === "word" ? stemOf(lower) : lemma,
         type: types[i] ?? "word",
         pos: tag,
         stop: stops[i] ?? false,

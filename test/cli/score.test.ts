@@ -155,7 +155,7 @@ describe("groundwatch score", () => {
       const run = await runCli(["score", "--input", writeInput([ROW_RESAMPLED]), "--format", "table"]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain("claim stability: 1 of 2 claims entailed by fewer than 50% of 5 resamples\n");
-      expect(run.stdout).toContain('~ supported (0.881) but unstable: "It was ratified in 1998."');
+      expect(run.stdout).toContain('~ supported (0.869) but unstable: "It was ratified in 1998."');
       expect(run.stdout).toContain("unstable: entailed by 1 of 5 resamples, contradicted by 4 — the model would not say it again");
       expect(run.stdout).not.toContain("Geneva.\"\n");
     });

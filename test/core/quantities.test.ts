@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Quantity } from "../../src/core/quantities.ts";
-import { extractQuantities, matchQuantity } from "../../src/core/quantities.ts";
+import { extractQuantities, matchAlignedQuantity, matchQuantity } from "../../src/core/quantities.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
 const q = (text: string): Quantity[] => extractQuantities(testAnalyzer().analyze(text));
@@ -98,5 +98,58 @@ describe("times of day", () => {
     expect(relation("It closes at 6:30 pm.", "It closes at 5:30 pm.")).toBe("contradicted");
     // A time is never the same quantity as a count: "9 am" is not "9 stores".
     expect(relation("The store opens at 9 am.", "There are 9 stores.")).toBe("missing");
+  });
+});
+
+describe("quantities of another kind (issue 25)", () => {
+  it("does not read a count of a noun as a percentage, an amount or a duration", () => {
+    // Regression: "20 projects" matched "20%" (a count matched every kind), and "20% off" scored 0.837.
+    expect(relation("Annual billing gives you 20% off.", "The Team plan includes 20 projects.")).toBe("missing");
+    expect(relation("It costs $20.", "It includes 20 projects.")).toBe("missing");
+    expect(relation("within 20 days", "20 projects")).toBe("missing");
+  });
+
+  it("needs the same currency and the same time unit", () => {
+    expect(relation("It costs $29.", "It costs 29 euros.")).toBe("missing");
+    expect(relation("for 30 days", "for 30 months")).toBe("missing");
+    expect(relation("It costs 5 million dollars.", "It costs 5 mln bucks.")).toBe("matched");
+  });
+
+  it("still matches a bare number, a count of another noun, and a year or ordinal read as a count", () => {
+    expect(relation("It has thirty-five.", "It has 35 rooms.")).toBe("matched");
+    expect(relation("870 infections", "870 people were infected")).toBe("matched");
+    expect(relation("the first time", "one time")).toBe("matched");
+  });
+
+  it("reads a day before its month as a date", () => {
+    expect(brief("The event is on 12 November.")).toEqual([[1112, "monthday", ""]]);
+    expect(relation("on 12 November", "on November 12")).toBe("matched");
+    expect(relation("on 13 November", "on November 12")).toBe("contradicted");
+  });
+});
+
+describe("matchAlignedQuantity", () => {
+  const aligned = q("Deleted projects can be restored within 7 days.");
+  const unrelated = q("Logs are kept for 30 days on the Starter plan.");
+  const claim = (text: string): Quantity => {
+    const [first] = q(text);
+    if (!first) throw new Error(`no quantity in ${text}`);
+    return first;
+  };
+
+  it("contradicts with the aligned sentence's value, and names it", () => {
+    const m = matchAlignedQuantity(claim("within 30 days"), aligned, unrelated);
+    expect(m.match).toBe("contradicted");
+    expect(m.other?.text).toBe("7 days");
+  });
+
+  it("calls a value stated only in an unrelated sentence missing, and says where it is", () => {
+    const m = matchAlignedQuantity(claim("within 30 days"), q("Deleted projects can be restored."), unrelated);
+    expect(m.match).toBe("missing");
+    expect(m.elsewhere?.text).toBe("30 days");
+  });
+
+  it("matches the aligned sentence's own value", () => {
+    expect(matchAlignedQuantity(claim("within seven days"), aligned, unrelated).match).toBe("matched");
   });
 });

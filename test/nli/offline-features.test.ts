@@ -98,3 +98,39 @@ describe("negation against the evidence", () => {
     expect(features("The bridge was damaged in the storm.", "The bridge was not damaged in the storm.").values.negation_mismatch).toBe(1);
   });
 });
+
+describe("other forms of a word (issue 25)", () => {
+  it("counts a derivational form, a compound written joined or split, and a support verb as stated", () => {
+    expect(features("The company is SOC 2 Type II certified.", "The company holds SOC 2 Type II certification.").values.coverage).toBe(1);
+    expect(features("Each workspace may hold up to 50 GB of storage.", "Each workspace can store up to 50 GB.").values.coverage).toBe(1);
+    expect(features("You can cancel at any time.", "You can cancel anytime.").values.coverage).toBe(1);
+    expect(features("You can cancel anytime.", "You can cancel at any time.").values.coverage).toBe(1);
+  });
+
+  it("does not stretch a support verb to a noun the evidence does not state in any form", () => {
+    const f = features("The company is SOC 2 Type II certified.", "The company holds a patent.");
+    expect(f.notes).toContain("not in evidence: holds, patent");
+  });
+});
+
+describe("numbers are read against the sentence the claim is about (issue 25)", () => {
+  const PRICING =
+    "The Starter plan costs $29 per month and includes 3 projects. The Team plan costs $99 per month and includes 20 projects. Annual billing gives a 15% discount on either plan.";
+
+  it("contradicts with the aligned sentence's value even when another sentence states the claimed number", () => {
+    const f = features(PRICING, "Annual billing gives you 20% off.");
+    expect(f.contradiction.number).toBe(1);
+    expect(f.notes).toContain('"20%" where the evidence says "15%"');
+  });
+
+  it("says so when the claimed value stands only in a sentence about something else", () => {
+    const f = features("Logs are kept for 30 days. Deleted projects can be restored.", "Deleted projects can be restored within 30 days.");
+    expect(f.contradiction.number).toBe(0);
+    expect(f.missingNumbers).toBe(1);
+    expect(f.notes).toContain('"30 days" not in evidence (only "30 days", in a sentence about something else)');
+  });
+
+  it("reads a claim that is all numbers against the whole evidence", () => {
+    expect(features("Logs are kept for 30 days.", "30 days.").missingNumbers).toBe(0);
+  });
+});

@@ -1,19 +1,30 @@
 import type { AnalyzedText, Token } from "../../core/text.ts";
 import { NEGATION_WORDS, isContentToken } from "../../core/text.ts";
 import type { Quantity } from "../../core/quantities.ts";
-import { extractQuantities, matchQuantity } from "../../core/quantities.ts";
+import { extractQuantities, matchAlignedQuantity } from "../../core/quantities.ts";
 import type { Lexicon } from "./lexicon.ts";
+import { alignedQuantities } from "./quantity-alignment.ts";
+import { coveredByForm, hasPair } from "./word-forms.ts";
 
 /** What the feature extractor needs to know about one text, computed once per text. */
 export interface TextProfile {
   readonly words: readonly Token[];
   readonly lemmas: ReadonlySet<string>;
   readonly lowers: ReadonlySet<string>;
-  /** Ordered pairs of content lemmas at most three content words apart. */
+  /** Ordered pairs of content lemmas (and, "~"-prefixed, of their stems) at most three content words apart. */
   readonly pairs: ReadonlySet<string>;
+  /** Derivational stems of the content words ("certif" for certified and certification). */
+  readonly stems: ReadonlySet<string>;
+  /**
+   * Compounds: every word (stop words too) and every two adjacent words written as one
+   * ("any time" → "anytime"), so a joined form matches a split one and the reverse.
+   */
+  readonly compounds: ReadonlySet<string>;
   readonly quantities: readonly Quantity[];
-  /** Per sentence: content lemmas and surface forms, and the lemmas a negation covers. */
-  readonly sentences: ReadonlyArray<{ lemmas: ReadonlySet<string>; lowers: ReadonlySet<string>; negated: ReadonlySet<string> }>;
+  /** Content lemmas outside every quantity (not "day" in "30 days"): what a quantity is aligned by. */
+  readonly otherLemmas: ReadonlySet<string>;
+  /** Per sentence: content lemmas and surface forms, the lemmas a negation covers, and its quantities. */
+  readonly sentences: ReadonlyArray<{ lemmas: ReadonlySet<string>; lowers: ReadonlySet<string>; negated: ReadonlySet<string>; quantities: readonly Quantity[] }>;
   /** Content lemmas in the scope of a negation anywhere in the text. */
   readonly negated: ReadonlySet<string>;
   /** Distinct content lemmas with a vector, for soft matching. */
@@ -60,29 +71,65 @@ export function profileText(doc: AnalyzedText): TextProfile {
   const words = content.filter((t) => t.type === "word" || t.type === "unk");
   const lemmas = new Set<string>();
   const lowers = new Set<string>();
+  const stems = new Set<string>();
   for (const t of content) {
     lemmas.add(t.lemma);
     lowers.add(t.lower);
+    stems.add(t.stem);
   }
+  const compounds = new Set<string>();
+  doc.tokens.forEach((t, i) => {
+    if (t.type !== "word") return;
+    compounds.add(t.lower);
+    const next = doc.tokens[i + 1];
+    if (next?.type === "word" && next.start === t.end + 1) compounds.add(t.lower + next.lower);
+  });
+  const quantities = extractQuantities(doc);
+  // Quantities and sentences are both in text order: one merged pass each.
+  const otherLemmas = new Set<string>();
+  for (let k = 0, qi = 0; k < content.length; k++) {
+    const t = content[k];
+    if (!t) break;
+    while (qi < quantities.length && (quantities[qi]?.end ?? 0) <= t.start) qi++;
+    const q = quantities[qi];
+    if (!q || t.end <= q.start) otherLemmas.add(t.lemma);
+  }
+  let sq = 0;
   const pairs = new Set<string>();
   for (let i = 0; i < words.length; i++) {
-    for (let j = i + 1; j < Math.min(words.length, i + 4); j++) pairs.add(`${words[i]?.lemma}|${words[j]?.lemma}`);
+    const a = words[i];
+    for (let j = i + 1; a && j < Math.min(words.length, i + 4); j++) {
+      const b = words[j];
+      if (!b) break;
+      pairs.add(`${a.lemma}|${b.lemma}`);
+      // The stems' pair only where it is not the lemmas' pair already (`hasPair` reads both).
+      if (a.stem !== a.lemma || b.stem !== b.lemma) pairs.add(`~${a.stem}|${b.stem}`);
+    }
   }
   const sentences = doc.sentences.map((s) => {
     const toks = doc.tokens.slice(s.tokenStart, s.tokenEnd);
     const content = toks.filter(isContentToken);
+    const own: Quantity[] = [];
+    while (sq < quantities.length && (quantities[sq]?.start ?? 0) < s.end) {
+      const q = quantities[sq++];
+      if (q) own.push(q);
+    }
     return {
       lemmas: new Set(content.map((t) => t.lemma)),
       lowers: new Set(content.map((t) => t.lower)),
       negated: negatedLemmas(toks),
+      quantities: own,
     };
   });
   return {
     words,
     lemmas,
     lowers,
+    stems,
+    compounds,
     pairs,
-    quantities: extractQuantities(doc),
+    quantities,
+    otherLemmas,
     sentences,
     negated: new Set(sentences.flatMap((s) => [...s.negated])),
     vocab: [...new Set(words.map((t) => t.lower))],
@@ -159,8 +206,9 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   const matchedSpans: Array<{ start: number; end: number }> = [];
   let checkedQuantities = 0;
   let missingQuantities = 0;
+  const { aligned, unrelated } = alignedQuantities(premise, hypothesis);
   for (const q of hypothesis.quantities) {
-    const m = matchQuantity(q, premise.quantities);
+    const m = matchAlignedQuantity(q, aligned, unrelated);
     // An ordinal is as often a manner of speaking ("for the first time") as a fact: it is noted
     // when missing, but does not count towards the share of numbers the evidence lacks.
     if (q.kind !== "ordinal") checkedQuantities++;
@@ -170,7 +218,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       noteQuantity(`"${q.text}" where the evidence says "${m.other?.text ?? ""}"`);
     } else if (m.match === "missing") {
       if (q.kind !== "ordinal") missingQuantities++;
-      noteQuantity(`"${q.text}" not in evidence`);
+      noteQuantity(m.elsewhere ? `"${q.text}" not in evidence (only "${m.elsewhere.text}", in a sentence about something else)` : `"${q.text}" not in evidence`);
     }
   }
   const unlisted = quantityNotes - MAX_QUANTITY_NOTES;
@@ -195,11 +243,15 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   const quantityWords = numberWordsIn(hypothesis.quantities);
   let aboutCovered = 0;
 
+  // Stated by the evidence: the same lemma or form, a number it states, or another form of the word.
+  const sameWord = (w: Token): boolean => premise.lemmas.has(w.lemma) || premise.lowers.has(w.lower) || numberCovered.has(w);
+  const isCovered = coveredByForm(premise, hypothesisDoc, words, sameWord);
+
   // A word's soft match depends only on its surface form and the premise: looked up once per premise.
   const softOf = premise.softMemo;
   for (const w of words) {
-    if (premise.lowers.has(w.lower)) surface++;
-    const exact = premise.lemmas.has(w.lemma) || premise.lowers.has(w.lower) || numberCovered.has(w);
+    if (premise.lowers.has(w.lower) || numberCovered.has(w)) surface++;
+    const exact = isCovered(w);
     const r = lexicon.rarity(w.lower);
     rareTotal += r;
     let s = 0;
@@ -225,14 +277,14 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     softMin = Math.min(softMin, s);
   }
   const n = words.length;
-  const unmatchedWords = words.filter((w) => !premise.lemmas.has(w.lemma) && !premise.lowers.has(w.lower) && !numberCovered.has(w));
+  const unmatchedWords = words.filter((w) => !isCovered(w));
   if (unmatchedWords.length > 0) notes.push(`not in evidence: ${unmatchedWords.slice(0, 5).map((w) => w.text).join(", ")}`);
 
   let pairTotal = 0;
   let pairHit = 0;
   for (let i = 0; i + 1 < words.length; i++) {
     pairTotal++;
-    if (premise.pairs.has(`${words[i]?.lemma}|${words[i + 1]?.lemma}`)) pairHit++;
+    if (hasPair(premise, words[i], words[i + 1])) pairHit++;
   }
 
   // The first word of each sentence, past opening quotes and list marks.

@@ -1,0 +1,40 @@
+/**
+ * The offline backend's feature extraction meets attacker-controlled text (answers and
+ * documents): its cost must grow linearly with either side (issue 25 added stems, compounds,
+ * support verbs and quantity alignment to it).
+ */
+import { describe, it } from "vitest";
+import { extractFeatures, profileText } from "../../src/nli/offline/features.ts";
+import { loadLexicon } from "../../src/nli/offline/lexicon.ts";
+import { createTextAnalyzer } from "../../src/core/text.ts";
+import { expectLinear, measureGrowth } from "../helpers/growth.ts";
+
+const lexicon = loadLexicon();
+// No analysis cache: each size is analysed once, outside the timed part.
+const analyzer = createTextAnalyzer({ cacheBytes: 0 });
+const SENTENCE = "Deleted projects can be restored within 7 days, and the company holds a certification for any time. ";
+const CLAIM = "Deleted projects hold storage certification anytime for 30 days at 20% off and $29. ";
+const OPTIONS = { n: 8, maxN: 512 };
+
+describe("offline features grow linearly", () => {
+  it("with the evidence's length (sentences, numbers, compounds)", () => {
+    const hyp = analyzer.analyze(CLAIM);
+    const hypProfile = profileText(hyp);
+    const growth = measureGrowth(
+      (n) => analyzer.analyze(SENTENCE.repeat(n)),
+      (doc) => extractFeatures(profileText(doc), hypProfile, hyp, lexicon),
+      OPTIONS,
+    );
+    expectLinear("evidence of N sentences with numbers", growth);
+  });
+
+  it("with the claim's length (support verbs, joined words, numbers)", () => {
+    const premise = profileText(analyzer.analyze(SENTENCE));
+    const growth = measureGrowth(
+      (n) => analyzer.analyze(CLAIM.repeat(n)),
+      (doc) => extractFeatures(premise, profileText(doc), doc, lexicon),
+      OPTIONS,
+    );
+    expectLinear("claim of N sentences with numbers", growth);
+  });
+});
