@@ -91,14 +91,14 @@ const STOP: ReadonlySet<string> = new Set(["的", "了", "是", "在", "和", "�
   "の", "は", "が", "を", "に", "で", "と", "も", "から", "まで", "へ", "や", "か", "な", "ね", "よ", "です", "ます", "した", "する", "され", "れ", "さ", "ある", "いる", "こと", "もの", "ば", "て", "た", "だ",
   "ที่", "และ", "ได้", "ใน", "ของ", "จะ", "เป็น", "การ", "มี", "ให้", "ว่า", "กับ", "แล้ว", "ซึ่ง", "นี้", "นั้น", "อยู่", "โดย", "เมื่อ"]);
 
-/** The token of one piece: a word, a number or punctuation, as wink-nlp would type it. */
+/** The token of one piece: a word, a number or punctuation, as wink-nlp would type it (no stemmer for these scripts: the stem is the word). */
 function tokenOf(text: string, p: Piece): Token {
   const value = text.slice(p.start, p.end);
   const lower = value.toLowerCase();
-  if (p.wordLike && NUMBER.test(value)) return { text: value, lower, lemma: lower, type: "number", pos: "NUM", stop: false, start: p.start, end: p.end };
-  if (p.wordLike) return { text: value, lower, lemma: lower, type: "word", pos: "X", stop: STOP.has(value), start: p.start, end: p.end };
+  if (p.wordLike && NUMBER.test(value)) return { text: value, lower, lemma: lower, stem: lower, type: "number", pos: "NUM", stop: false, start: p.start, end: p.end };
+  if (p.wordLike) return { text: value, lower, lemma: lower, stem: lower, type: "word", pos: "X", stop: STOP.has(value), start: p.start, end: p.end };
   const punctuation = /^\p{P}+$/u.test(value);
-  return { text: value, lower, lemma: lower, type: punctuation ? "punctuation" : "symbol", pos: punctuation ? "PUNCT" : "SYM", stop: false, start: p.start, end: p.end };
+  return { text: value, lower, lemma: lower, stem: lower, type: punctuation ? "punctuation" : "symbol", pos: punctuation ? "PUNCT" : "SYM", stop: false, start: p.start, end: p.end };
 }
 
 /** Tokens and sentences of an analysed text. */
