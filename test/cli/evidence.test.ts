@@ -3,9 +3,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
+import type { PromRow } from "../../src/cli/evidence-scoring.ts";
+import { scoringInUse, scoringNotices } from "../../src/cli/evidence-scoring.ts";
 import { readCalibrationFile } from "../../src/config/calibration-file.ts";
 import { chartResolution, describePeriod, formatDuration, MAX_CHART_POINTS, parseTime, promDuration, resolvePeriod } from "../../src/cli/period.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
+import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 
 /** One request the fake Prometheus received: its path and query parameters. */
 interface PromRequest {
@@ -357,5 +360,17 @@ describe("groundwatch evidence: how the period was scored, as the collector expo
     expect(top).toMatch(/<div class="alarm" role="alert">[\s\S]*calibrated on groundwatch&#39;s bundled examples \(examples\/labelled\.jsonl\), not your data/);
     expect(top).toContain("Drift: the collector refused the calibration&#39;s reference scores (the calibration was fitted on groundwatch&#39;s bundled examples)");
     expect(html).toContain("examples/labelled.jsonl, sha256 ffffffffffff… — groundwatch&#39;s bundled examples, not your data");
+  });
+});
+
+// Prometheus's answers are remote replies: what evidence does with the scoring info must stay linear.
+describe("groundwatch evidence: the collector's scoring info, read in linear time", () => {
+  const row = (label: string, i: number): PromRow => ({ metric: { groundwatch_backend_name: label, groundwatch_backend_tier: "triage", groundwatch_backend_model: label, groundwatch_threshold: `0.${i}`, groundwatch_calibration_id: label }, value: [1, "1"] });
+  const notices = (rows: PromRow[]): string => scoringNotices({ used: scoringInUse(rows), calibration: undefined, driftRefused: rows.map((r) => r.metric.groundwatch_backend_name ?? ""), backends: rows });
+  it("in the length of its labels", () => {
+    expectLinear("scoring info, label length", measureGrowth((n) => [row(`<'"&\u202e`.repeat(n), 1)], notices, { n: 2000, maxN: 64_000 }));
+  });
+  it("in the number of its series", () => {
+    expectLinear("scoring info, series", measureGrowth((n) => Array.from({ length: n }, (_, i) => row(`b${i}`, i)), notices, { n: 500, maxN: 16_000 }));
   });
 });
