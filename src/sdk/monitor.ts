@@ -4,8 +4,7 @@ import type { LoggerProvider } from "@opentelemetry/api-logs";
 import { createNoopLogger, logs } from "@opentelemetry/api-logs";
 import type { ContextInput } from "../core/context.ts";
 import { contextTexts } from "../core/context.ts";
-import type { BackendIdentity } from "../core/calibration.ts";
-import { calibrationCaveats, explainCalibrationFailure } from "../core/calibration.ts";
+import { explainCalibrationFailure } from "../core/calibration.ts";
 import type { DriftTracker } from "../core/drift.ts";
 import { createDriftTracker } from "../core/drift.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
@@ -21,9 +20,10 @@ import type { Instruments } from "../telemetry/instruments.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createInstruments, isNoopMeter, observeSources } from "../telemetry/instruments.ts";
 import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
-import { ATTR_BACKEND_MODEL, ATTR_BACKEND_NAME, ATTR_BACKEND_TIER, ATTR_CALIBRATION_ID, ATTR_THRESHOLD, ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, ATTR_TOKEN_KIND, EVENT_GEN_AI_EVALUATION_RESULT, METRICS, SPAN_EVALUATE } from "../telemetry/semconv.ts";
-import type { DriftReferenceRefusal, MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
-import { driftRefusal, resolveMonitorOptions } from "./options.ts";
+import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, ATTR_TOKEN_KIND, EVENT_GEN_AI_EVALUATION_RESULT, METRICS, SPAN_EVALUATE } from "../telemetry/semconv.ts";
+import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
+import { resolveMonitorOptions } from "./options.ts";
+import { createCalibrationState } from "./calibration-state.ts";
 import type { Sampler } from "./sampling.ts";
 import { createSampler } from "./sampling.ts";
 import type { ScoringRequest, ScoringWorkerData } from "./worker.ts";
@@ -197,18 +197,6 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const runtimeNeed = onnxRuntimeNeed(scoreOptions, env);
   if (runtimeNeed?.need === "required" && !onnxRuntimeResolvable()) throw new OnnxRuntimeMissingError(runtimeNeed.field, runtimeNeed.value);
   const cal = resolved.calibration;
-  // Said loudly and at once: a calibration fitted on groundwatch's examples, or with another backend, is not the user's.
-  const knownBackend = scoreOptions.backend !== "auto" ? { name: scoreOptions.backend } : undefined;
-  const warnedCaveats = new Set<string>();
-  const warnCaveats = (scoring: BackendIdentity | undefined): void => {
-    if (!cal) return;
-    for (const c of calibrationCaveats(cal, scoring)) {
-      if (warnedCaveats.has(c.kind)) continue;
-      warnedCaveats.add(c.kind);
-      diag.warn(`groundwatch: WARNING: the calibration ${cal.path} (id ${cal.id}): ${c.message}`);
-    }
-  };
-  warnCaveats(knownBackend);
   // A calibration that established nothing is applied (requireValidCalibration refuses it), but never silently.
   const failed = cal ? explainCalibrationFailure(cal) : undefined;
   if (cal && failed) {
@@ -216,25 +204,8 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     const what = cal.verdict ? `failed (verdict ${cal.verdict}${cal.auroc ? `, AUROC ${cal.auroc.value.toFixed(3)}` : ""})` : "cannot be checked";
     diag.warn(`groundwatch: the calibration ${cal.path} ${what}: ${failed.meaning}. ${applied}. To fix: ${failed.advice}.`);
   }
-  const driftRef = resolved.drift.referenceStatus;
-  /** Why the calibration's reference is not the drift reference; settled at the first result once the backend that scores is known. */
-  let driftRefused: DriftReferenceRefusal | undefined = driftRef.source === "none" ? driftRef.refused : undefined;
-  let driftReference = resolved.drift.reference;
-  let driftChecked = driftRef.source !== "calibration";
-  const warnDriftRefused = (r: DriftReferenceRefusal): void => diag.warn(`groundwatch: drift runs without a reference: ${r.message}; each route's first ${resolved.drift.windowSize} scores become its reference instead.`);
-  if (driftRefused) warnDriftRefused(driftRefused);
-  /** At the first result: the backend is known, so a calibration fitted with another one is warned about, and its drift reference refused. */
-  const checkScoringBackend = (backend: BackendIdentity): void => {
-    if (driftChecked) return;
-    driftChecked = true;
-    warnCaveats(backend);
-    const refused = cal ? driftRefusal(cal, backend, resolved.drift.minScores) : undefined;
-    if (refused) {
-      driftRefused = refused;
-      driftReference = undefined;
-      warnDriftRefused(refused);
-    }
-  };
+  // Fitted on groundwatch's examples, or with another backend: warned about, and refused for drift.
+  const calibrationState = createCalibrationState(resolved, scoreOptions.backend);
   const releaseLive = countLiveMonitor(resolved.workers);
   const onEvaluation = options.onEvaluation;
   let onEvaluationFailed = false;
@@ -275,14 +246,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   /** Per-route tallies of the hot path, exported by observable counters at collection time. */
   const routes = new Map<string, { seen: number; notSampled: number; sampled: number }>();
   const drift = new Map<string, DriftTracker>();
-  /** What the latest evaluation was scored with: exported as groundwatch.scoring.info and .threshold. */
-  let lastScoring: { readonly backend: BackendIdentity; readonly threshold: number | undefined } | undefined;
-  const scoringInfo = (): { attributes: Attributes; threshold: number } | undefined => {
-    if (lastScoring?.threshold === undefined) return undefined;
-    const { backend, threshold } = lastScoring;
-    return { threshold, attributes: { [ATTR_BACKEND_NAME]: backend.name, [ATTR_BACKEND_TIER]: backend.tier ?? "", [ATTR_BACKEND_MODEL]: backend.version ?? "", [ATTR_THRESHOLD]: String(threshold), [ATTR_CALIBRATION_ID]: cal?.id ?? "none" } };
-  };
-  const sources: ObservableSources & { workersAlive?: () => number | undefined } = { queueDepth: waiting, routes, drift, scoring: scoringInfo, driftRefused: () => driftRefused?.reason };
+  const sources: ObservableSources & { workersAlive?: () => number | undefined } = { queueDepth: waiting, routes, drift, scoring: calibrationState.scoringInfo, driftRefused: calibrationState.driftRefused };
 
   // The instruments live on one meter. Without a meterProvider option it is the global
   // provider's, and the API returns its no-op provider until the host registers one (there is
@@ -414,11 +378,13 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     }
     counts.scored++;
     for (const limit of limits) m.limited.add(1, { [ATTR_ROUTE]: job.route, [ATTR_LIMIT]: limit });
-    lastScoring = { backend: result.backend, threshold: result.threshold ?? lastScoring?.threshold };
-    checkScoringBackend(result.backend);
+    calibrationState.scored(result.backend, result.threshold);
     if (result.score !== null) {
       let t = drift.get(job.route);
-      if (!t) drift.set(job.route, (t = createDriftTracker({ windowSize: resolved.drift.windowSize, minScores: resolved.drift.minScores, ...(driftReference ? { reference: driftReference } : {}) })));
+      if (!t) {
+        const reference = calibrationState.driftReference();
+        drift.set(job.route, (t = createDriftTracker({ windowSize: resolved.drift.windowSize, minScores: resolved.drift.minScores, ...(reference ? { reference } : {}) })));
+      }
       t.add(result.score);
     }
     if (onEvaluation) notifyEvaluation(onEvaluation, job.route, result, durationS);
