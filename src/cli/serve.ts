@@ -12,7 +12,7 @@ import { loadOfflineModel } from "../nli/offline/backend.ts";
 import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
-import { resolveMonitorOptions } from "../sdk/options.ts";
+import { driftRefusal, resolveMonitorOptions } from "../sdk/options.ts";
 import { citationsText } from "../telemetry/record.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
@@ -241,17 +241,20 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
     ? "none (the threshold is not backed by a labelled set; see groundwatch calibrate)"
     : `${failed ? `${(cal.verdict ?? "no verdict").toUpperCase()} — the threshold is not trustworthy` : "pass"}: ${ci}${cal.rows !== undefined ? ` on ${cal.rows} rows` : ""}${cal.createdAt ? `, ${cal.createdAt}` : ""} (${cal.path}, id ${cal.id})${failed ? `; ${failed.advice}` : ""}`;
   // Fitted on groundwatch's examples, or with another backend: said as loudly as a failed verdict.
-  const caveats = cal ? calibrationCaveats(cal, score.backend !== "auto" ? { name: score.backend } : undefined) : [];
+  // The backend as the workers will load it ("auto" resolved as createBackend resolves it); its model is known once it has loaded (the SDK warns then).
+  const caveats = cal ? calibrationCaveats(cal, { name: backend.name.split(" ")[0] ?? backend.name }) : [];
   const ref = monitor.drift.referenceStatus;
   const firstWindow = `each route's first ${monitor.drift.windowSize} scores become its reference`;
-  const drift =
-    ref.source !== "none"
+  // With backend auto the monitor refuses the calibration's reference at the first result; the banner says so now.
+  const refusedLater = ref.source === "calibration" && cal ? driftRefusal(cal, { name: backend.name.split(" ")[0] ?? backend.name }, monitor.drift.minScores) : undefined;
+  const refused = ref.source === "none" ? ref.refused : refusedLater;
+  const drift = refused
+    ? refused.reason === "too_few_scores"
+      ? `no reference (calibration has ${refused.scores} scores, needs ${refused.minScores}): ${firstWindow}`
+      : `no reference — REFUSED, ${refused.message}: ${firstWindow}`
+    : ref.source !== "none"
       ? `reference from ${ref.source === "calibration" ? "the calibration" : "drift.reference"} (${ref.scores} scores)`
-      : ref.refused
-        ? ref.refused.reason === "too_few_scores"
-        ? `no reference (calibration has ${ref.refused.scores} scores, needs ${ref.refused.minScores}): ${firstWindow}`
-        : `no reference — REFUSED, ${ref.refused.message}: ${firstWindow}`
-        : `no reference: ${firstWindow}`;
+      : `no reference: ${firstWindow}`;
   const routes = Object.entries(monitor.sampling.routes ?? {});
   // As the collector's providers decide it.
   const otlp = (["traces", "metrics", "logs"] as const).flatMap((signal) => (otlpWanted(env, signal) ? [`${signal} → ${endpointOf(env, signal)}`] : []));

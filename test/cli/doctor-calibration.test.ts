@@ -77,3 +77,14 @@ describe("serve's banner on where a calibration came from", () => {
     expect(own).toMatch(/drift +reference from the calibration \(30 scores\)/);
   });
 });
+
+describe("serve's banner with --backend auto", () => {
+  it("compares the calibration with the backend auto will load (offline here: no model is cached)", () => {
+    const env = { HF_HOME: "/nonexistent" };
+    const calibrationFile = passing({ backend: { name: "onnx", version: "nli-deberta:model.onnx@abc", tier: "production" } });
+    const monitor = resolveMonitorOptions({ env, calibrationFile });
+    const text = startupBanner({ url: "http://127.0.0.1:4319", collector: resolveCollectorOptions({ env }), monitor, env, logEvaluations: false });
+    expect(text).toMatch(/WARNING +calibration: fitted with backend onnx\/nli-deberta:model\.onnx@abc, scoring uses offline:/);
+    expect(text).toMatch(/drift +no reference — REFUSED, the calibration's reference is refused: it was fitted with another backend or model/);
+  });
+});
