@@ -1,3 +1,6 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { bundledExampleHashes } from "../config/calibration-file.ts";
 import type { Criterion } from "../core/calibration.ts";
 import { aurocWithInterval, calibrationVerdict, chooseThreshold, labelsToSettle } from "../core/calibration.ts";
 import { createScorer } from "../scoring/scorer.ts";
@@ -21,8 +24,12 @@ Rows: {"id" (unique), "context", "answer", "label": 1 (grounded) | 0 (not), "que
 Scores every row with the chosen backend, then reports AUROC (Mann–Whitney, mid-ranks for ties)
 with a 95% Hanley–McNeil interval, the threshold the criterion picks with its TPR and FPR, and the
 rows whose label the score contradicts most (review candidates, not verdicts). Writes
-calibration.json: threshold, TPR/FPR, backend, date, set size, AUROC with interval, and the
-reference score distribution the SDK and the collector use for drift.
+calibration.json: threshold, TPR/FPR, backend (name, version: the model, tier), date, AUROC with
+interval, the reference score distribution the SDK and the collector use for drift, and the set's
+fingerprint: its path as given, rows, the sha256 of its bytes (of its lines, each ending in "\n",
+for standard input) and whether it is one of groundwatch's bundled examples (by hash, whatever its
+name). A calibration on the bundled examples (examples/labelled.jsonl) is a demo of the command:
+serve, doctor, evidence and the SDK warn that it is not your data, and refuse it as a drift reference.
 
 Rows the backend cannot score (no checkable claim, e.g. a refusal; empty context) have no score:
 --unscorable exclude (the default) leaves them out of the AUROC, the threshold, the reference
@@ -40,6 +47,17 @@ const CRITERIA: readonly Criterion[] = ["youden", "f1", "accuracy", "target_fpr"
 /** How rows the backend cannot score enter the fit. */
 type UnscorablePolicy = "exclude" | "as-ungrounded";
 const UNSCORABLE_POLICIES: readonly UnscorablePolicy[] = ["exclude", "as-ungrounded"];
+
+/** The sha256 of a file's bytes, read as a stream. */
+function hashFile(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash("sha256");
+    createReadStream(path)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("error", reject)
+      .on("end", () => resolve(hash.digest("hex")));
+  });
+}
 
 /** Runs `groundwatch calibrate`; resolves to the exit code. */
 export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -69,11 +87,14 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
 
     const read: Array<{ id: string | number; label: 0 | 1; score: number | null }> = [];
+    // Standard input cannot be read twice: its fingerprint is the hash of its lines, each ending in "\n".
+    const stdinHash = source === "-" ? createHash("sha256") : undefined;
     const checkId = createIdChecker("the review candidates name rows by id");
     let n = 0;
     try {
       for await (const line of inputLines(source, io)) {
         n++;
+        stdinHash?.update(`${line}\n`);
         if (line.trim() === "") continue;
         const parsed = parseScoreRow(line, n);
         if (!parsed.ok) throw new UsageError(parsed.error);
@@ -109,6 +130,9 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       .sort((a, b) => Math.abs(b.score - b.label) - Math.abs(a.score - a.label))
       .slice(0, auditSize)
       .map((r) => ({ id: r.id, label: r.label, score: Number(r.score.toFixed(6)) }));
+    const sha256 = stdinHash ? stdinHash.digest("hex") : await hashFile(source);
+    // By hash, not by name: a copy of examples/labelled.jsonl under another name is still the example.
+    const bundled = bundledExampleHashes().has(sha256);
     const calibration = {
       version: 1,
       createdAt: new Date().toISOString(),
@@ -120,7 +144,8 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       fpr: choice.fpr,
       precision: choice.precision,
       // rows/positives/negatives: what the AUROC and the threshold were fitted on.
-      dataset: { path: args.set, rows: rows.length, positives, negatives: rows.length - positives, unscorable: unscorable.length },
+      // The fingerprint: path as given, sha256 of the bytes, and whether they are groundwatch's own examples.
+      dataset: { path: args.set, rows: rows.length, positives, negatives: rows.length - positives, unscorable: unscorable.length, sha256, bundled },
       unscorablePolicy,
       excluded: { unscorable: excluded },
       auroc: { value: est.auroc, low: est.low, high: est.high, continuityCorrected: est.continuityCorrected },
@@ -151,6 +176,11 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       for (const a of audit) io.stdout.write(`  ${sanitizeForTerminal(String(a.id))}: label ${a.label}, score ${a.score.toFixed(3)}\n`);
     }
     io.stdout.write(`wrote ${outPath}\n`);
+    if (bundled) {
+      io.stderr.write(
+        `groundwatch calibrate: WARNING: ${sanitizeForTerminal(String(args.set))} is one of groundwatch's bundled examples: this run demonstrates the command, it does not calibrate your service. serve, doctor, evidence and the SDK will say so, and will refuse its reference scores for drift. Label answers of your own (groundwatch init writes a starter set) and calibrate on them.\n`,
+      );
+    }
     return verdict === "pass" ? EXIT.ok : EXIT.failure;
   });
 }

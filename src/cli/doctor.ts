@@ -1,8 +1,12 @@
 import { spawn } from "node:child_process";
 import { readCappedText } from "../net/read-capped.ts";
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import type { Calibration } from "../config/calibration-file.ts";
+import { readCalibrationFile } from "../config/calibration-file.ts";
+import { isConfigError } from "../config/errors.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
+import type { BackendIdentity } from "../core/calibration.ts";
+import { calibrationCaveats } from "../core/calibration.ts";
 import type { EntailmentBackend } from "../core/backend.ts";
 import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime, onnxRuntimeVersion } from "../nli/onnx/runtime.ts";
@@ -21,7 +25,8 @@ Usage:
 
 Checks: onnxruntime-node is installed when the backend needs it, the entailment backend loads, its tier, its label mapping, and that it answers two test
 pairs sensibly; whether the threshold is calibrated (and whether that calibration established a
-signal); resample diversity when a sampler is given; the collector's /readyz and Prometheus (and
+signal; a WARN, never a PASS, when it was fitted on groundwatch's bundled examples, with another
+backend or model than the one that loaded, or records no fingerprint of its data set); resample diversity when a sampler is given; the collector's /readyz and Prometheus (and
 whether it holds groundwatch series) when their URLs are given. Every failure comes with its fix.
 
 Sampler: --sampler-cmd CMD [--samples N] [--prompt TEXT] [--timeout SECONDS] runs CMD (through the shell) once for a fixed prompt. The prompt arrives on standard input and in
@@ -91,15 +96,16 @@ async function checkOnnxRuntime(args: Parameters<typeof openBackend>[0], io: Com
   }
 }
 
-async function checkBackend(args: Parameters<typeof openBackend>[0], io: CommandIo, requireProduction: boolean): Promise<Check[]> {
+async function checkBackend(args: Parameters<typeof openBackend>[0], io: CommandIo, requireProduction: boolean): Promise<{ checks: Check[]; backend?: BackendIdentity }> {
   const checks: Check[] = [];
   let backend: EntailmentBackend;
   try {
     backend = await openBackend(args, io);
   } catch (error) {
     const fix = isOnnxRuntimeMissing(error) ? INSTALL_RUNTIME_FIX : "fix the backend configuration (groundwatch serve --print-config shows it), or pull a model: groundwatch model pull";
-    return [{ status: "FAIL", what: "entailment backend", detail: (error as Error).message, fix }];
+    return { checks: [{ status: "FAIL", what: "entailment backend", detail: (error as Error).message, fix }] };
   }
+  const identity = { name: backend.name, version: backend.version, tier: backend.tier };
   try {
     const tier = backend.tier === "triage" ? (requireProduction ? "FAIL" : "WARN") : "PASS";
     checks.push({ status: tier, what: "entailment backend", detail: `${backend.name} ${backend.version} (${backend.tier})`, ...(tier !== "PASS" ? { fix: "triage-grade: pull a production model (groundwatch model pull) or configure the judge before paging or gating on it" } : {}) });
@@ -117,19 +123,34 @@ async function checkBackend(args: Parameters<typeof openBackend>[0], io: Command
   } finally {
     await backend.close();
   }
-  return checks;
+  return { checks, backend: identity };
 }
 
-function checkCalibration(path: string | undefined, io: CommandIo): Check {
-  if (!path) return { status: "WARN", what: "threshold", detail: "not calibrated (no --calibration)", fix: "label a few hundred answers and run groundwatch calibrate; pass the calibration.json to the SDK or collector" };
+/**
+ * The calibration: FAIL when its verdict is not "pass"; WARN (never PASS) when it was fitted on
+ * groundwatch's bundled examples, with another backend or model than `scoring` (the one that loaded),
+ * or records no fingerprint; a WARN line for a reference that drift will refuse.
+ */
+function checkCalibration(path: string | undefined, io: CommandIo, scoring: BackendIdentity | undefined): Check[] {
+  if (!path) return [{ status: "WARN", what: "threshold", detail: "not calibrated (no --calibration)", fix: "label a few hundred answers and run groundwatch calibrate; pass the calibration.json to the SDK or collector" }];
+  let cal: Calibration;
   try {
-    const raw = JSON.parse(readFileSync(resolve(io.cwd, path), "utf8").replace(/^\uFEFF/, "")) as { threshold?: number; verdict?: string; auroc?: { value: number; low: number; high: number }; createdAt?: string; dataset?: { rows: number } };
-    const detail = `${raw.threshold} from ${raw.dataset?.rows ?? "?"} labels, AUROC ${raw.auroc?.value.toFixed(3)} [${raw.auroc?.low.toFixed(3)}, ${raw.auroc?.high.toFixed(3)}], ${raw.createdAt ?? ""}`;
-    if (raw.verdict !== "pass") return { status: "FAIL", what: "threshold", detail: `${detail}: the labelled set did not establish a signal (${raw.verdict})`, fix: "add labels or fix their direction, then re-run groundwatch calibrate" };
-    return { status: "PASS", what: "threshold", detail: `calibrated ${detail}` };
+    cal = readCalibrationFile(resolve(io.cwd, path), "--calibration");
   } catch (error) {
-    return { status: "FAIL", what: "threshold", detail: `cannot read ${path}: ${(error as Error).message}`, fix: "point --calibration at the calibration.json written by groundwatch calibrate" };
+    const why = isConfigError(error) ? error.expected : (error as Error).message;
+    return [{ status: "FAIL", what: "threshold", detail: `cannot read ${path}: ${why}`, fix: "point --calibration at the calibration.json written by groundwatch calibrate" }];
   }
+  const auroc = cal.auroc ? `AUROC ${cal.auroc.value.toFixed(3)} [${cal.auroc.low.toFixed(3)}, ${cal.auroc.high.toFixed(3)}]` : "no AUROC recorded";
+  const detail = `${cal.threshold} from ${cal.rows ?? "?"} labels, ${auroc}, ${cal.createdAt ?? ""} (id ${cal.id})`;
+  const caveats = calibrationCaveats(cal, scoring);
+  const checks: Check[] = [];
+  if (cal.verdict !== "pass") checks.push({ status: "FAIL", what: "threshold", detail: `${detail}: the labelled set did not establish a signal (${cal.verdict ?? "no verdict"})`, fix: "add labels or fix their direction, then re-run groundwatch calibrate" });
+  else if (caveats.length > 0) checks.push({ status: "WARN", what: "threshold", detail: `calibrated ${detail}, but not on evidence about your service (below)` });
+  else checks.push({ status: "PASS", what: "threshold", detail: `calibrated ${detail}` });
+  for (const c of caveats) checks.push({ status: "WARN", what: "calibration data", detail: c.message });
+  const refused = caveats.find((c) => c.refusesDrift);
+  if (refused) checks.push({ status: "WARN", what: "drift reference", detail: `refused: ${refused.kind === "bundled_examples" ? "fitted on groundwatch's bundled examples" : "fitted with another backend or model"}; drift compares each route with its own first window instead`, fix: "calibrate on labelled answers of your own, with the backend that scores" });
+  return checks;
 }
 
 async function checkUrl(what: string, url: string, path: string, fix: string): Promise<Check> {
@@ -172,9 +193,10 @@ export function runDoctor(argv: readonly string[], io: CommandIo): Promise<numbe
     const checks: Check[] = [];
     const runtime = args["skip-backend"] ? undefined : await checkOnnxRuntime(args, io);
     if (runtime) checks.push(runtime);
-    if (!args["skip-backend"]) checks.push(...(await checkBackend(args, io, args["require-production"] === true || io.env.GROUNDWATCH_REQUIRE_PRODUCTION === "1")));
+    const loaded = args["skip-backend"] ? undefined : await checkBackend(args, io, args["require-production"] === true || io.env.GROUNDWATCH_REQUIRE_PRODUCTION === "1");
+    if (loaded) checks.push(...loaded.checks);
     // The calibration file is checked whenever one is given, with or without the backend check.
-    if (!args["skip-backend"] || args.calibration !== undefined) checks.push(checkCalibration(args.calibration, io));
+    if (!args["skip-backend"] || args.calibration !== undefined) checks.push(...checkCalibration(args.calibration, io, loaded?.backend));
     for (const c of checks) report(io, c);
     let failures = checks.filter((c) => c.status === "FAIL").length;
     if (args["sampler-cmd"]) failures += await checkSampler(args["sampler-cmd"], wanted, timeoutS, args.prompt, io);

@@ -5,11 +5,14 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
-import { outputFile, readTextFile, writeOutputFile } from "./files.ts";
+import { outputFile, writeOutputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { escapeHtml } from "./escape.ts";
-import type { CalibrationVerdict } from "../core/calibration.ts";
-import { CALIBRATION_VERDICTS, calibrationVerdict, explainCalibrationFailure } from "../core/calibration.ts";
+import type { Calibration } from "../config/calibration-file.ts";
+import { readCalibrationFile } from "../config/calibration-file.ts";
+import { isConfigError } from "../config/errors.ts";
+import { explainCalibrationFailure } from "../core/calibration.ts";
+import { driftRefusedQuery, scoringInUse, scoringInfoQuery, scoringNotices } from "./evidence-scoring.ts";
 import { chartResolution, describePeriod, formatDuration, formatTime, promDuration, resolvePeriod } from "./period.ts";
 
 export const EVIDENCE_HELP = `groundwatch evidence — a report a risk owner can hand a supervisor
@@ -25,6 +28,11 @@ firings, answers scored and the share of traffic sampled, the backend and tier i
 calibration record (AUROC with its interval and verdict, date, set size, unscorable rows left out).
 A calibration whose verdict is not "pass" (the interval includes 0.5 or lies below it) is flagged
 in red at the top: what the verdict means, that its threshold is not trustworthy, and what to do.
+The top of the report also says how the period was scored, as the collector exported it
+(groundwatch_scoring_info): the threshold in force, the backend, tier and model, and the calibration's
+id. In red: a --calibration file that is not what the collector scored with (another id or
+threshold), a calibration fitted on groundwatch's bundled examples or with another backend or model,
+a drift reference the collector refused, and a triage-tier backend for all or part of the period.
 --pdf also prints it to PDF with headless Chromium (Debian's chromium) when it is installed.
 
 The period (all dates and times are UTC, and the report says so):
@@ -44,53 +52,14 @@ Exit codes: 0 written, 1 Prometheus or Chromium failed, 2 bad flags.
 
 type Series = Array<{ metric: Record<string, string>; values: Array<[number, string]> }>;
 
-/** What the report shows from calibration.json; every field is checked, since the file is the user's. */
-interface CalibrationRecord {
-  readonly threshold: number;
-  readonly criterion: string | undefined;
-  readonly auroc: { readonly value: number; readonly low: number; readonly high: number } | undefined;
-  readonly rows: number | undefined;
-  readonly createdAt: string | undefined;
-  readonly backend: string | undefined;
-  /** From the AUROC interval when there is one (it is the evidence), else as recorded. */
-  readonly verdict: CalibrationVerdict | undefined;
-  readonly labelsToSettle: number | null | undefined;
-  /** Rows the backend could not score, and how many of them were left out of the fit. */
-  readonly unscorable: { readonly rows: number; readonly excluded: number | undefined } | undefined;
-}
-
-const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-
-/** Reads calibration.json (a leading byte order mark is allowed); a bad file is a UsageError naming it. */
-function readCalibrationRecord(flag: string, value: string, io: CommandIo): CalibrationRecord {
-  let raw: unknown;
+/** Reads calibration.json through the one reader; a bad file is a UsageError naming the flag and the path (never its content). */
+function readCalibrationRecord(flag: string, value: string, io: CommandIo): Calibration {
   try {
-    raw = JSON.parse(readTextFile(resolve(io.cwd, value)));
+    return readCalibrationFile(resolve(io.cwd, value), flag);
   } catch (error) {
-    throw new UsageError(`cannot read ${flag} ${value}: ${error instanceof SyntaxError ? "not valid JSON" : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`);
+    if (isConfigError(error)) throw new UsageError(`cannot read ${flag} ${value}: ${error.expected}`);
+    throw error;
   }
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new UsageError(`cannot read ${flag} ${value}: not a JSON object`);
-  const c = raw as Record<string, unknown>;
-  if (!finite(c.threshold) || c.threshold < 0 || c.threshold > 1) throw new UsageError(`cannot read ${flag} ${value}: no "threshold" from 0 to 1`);
-  const a = c.auroc as Record<string, unknown> | null | undefined;
-  const d = c.dataset as Record<string, unknown> | null | undefined;
-  const b = c.backend as Record<string, unknown> | null | undefined;
-  const e = c.excluded as Record<string, unknown> | null | undefined;
-  const auroc = a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined;
-  const recorded = CALIBRATION_VERDICTS.find((v) => v === c.verdict);
-  const excluded = e && typeof e === "object" && finite(e.unscorable) ? e.unscorable : undefined;
-  return {
-    threshold: c.threshold,
-    criterion: text(c.criterion),
-    auroc,
-    verdict: auroc ? calibrationVerdict(auroc) : recorded,
-    labelsToSettle: finite(c.labelsToSettle) ? c.labelsToSettle : c.labelsToSettle === null ? null : undefined,
-    unscorable: d && finite(d.unscorable) ? { rows: d.unscorable, excluded } : excluded !== undefined ? { rows: excluded, excluded } : undefined,
-    rows: d && finite(d.rows) ? d.rows : undefined,
-    createdAt: text(c.createdAt),
-    backend: b && typeof b === "object" ? `${String(b.name ?? "?")} ${String(b.version ?? "")} (${String(b.tier ?? "?")})` : undefined,
-  };
 }
 
 /** Largest answer read from Prometheus per query. */
@@ -199,6 +168,10 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
     const scorable = `sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${route}}[${range}]))`;
     const periodRate = await instant(ratio(`sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${route}}[${range}]))`, scorable));
     const backends = await instant(`sum by (groundwatch_backend_name, groundwatch_backend_tier) (increase(groundwatch_evaluations_total{${route}}[${range}]))`);
+    // What the collector itself says it scored with: the threshold in force and the calibration's id.
+    const used = scoringInUse(await instant(scoringInfoQuery(range)));
+    const driftRefused = (await instant(driftRefusedQuery(range))).flatMap((r) => (typeof r.metric.groundwatch_reason === "string" ? [r.metric.groundwatch_reason] : []));
+    const notices = scoringNotices({ used, calibration, driftRefused, backends });
 
     const utc = (t: number): string => `${formatTime(t)} UTC`;
     const firings = alerts.map((s) => {
@@ -241,7 +214,7 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
 </head><body>
 <h1>Groundedness monitoring evidence</h1>
 <p>Period: ${escapeHtml(describePeriod(period))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. All times are UTC. Source: ${escapeHtml(args.prometheus)}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
-${alarm}<h2>Per route over the period</h2>
+${notices}${alarm}<h2>Per route over the period</h2>
 <table><tr><th>route</th><th>answers scored</th><th>traffic sampled</th><th>hallucination rate</th></tr>
 ${routes.map((r) => `<tr><td>${escapeHtml(r)}</td><td>${Math.round(scoredBy.get(r) ?? 0)}</td><td>${pct(sampledBy.get(r))}</td>${rateCell(r)}</tr>`).join("\n") || `<tr><td colspan="4" class="no-data">${NOTHING_SCORED}</td></tr>`}
 </table>
@@ -251,9 +224,9 @@ ${lineChart(`Mean groundedness (${resolution.label})`, mean, from, to, { step, m
 <h2>Alert firings</h2>
 ${firings.length ? `<p class="note">Alerts are read per ${escapeHtml(formatDuration(step))} window: an alert counts in a window when it fired at any moment of it, so the times are the ends of those windows.</p><table><tr><th>alert</th><th>route</th><th>severity</th><th>first window firing (ends)</th><th>last window firing (ends)</th><th>windows firing, in all</th></tr>${firings.map((f) => `<tr><td>${escapeHtml(f.name)}</td><td>${escapeHtml(f.route)}</td><td>${escapeHtml(f.severity)}</td><td>${escapeHtml(utc(f.first))}</td><td>${escapeHtml(utc(f.last))}</td><td>${escapeHtml(formatDuration(f.firing))}</td></tr>`).join("")}</table>` : "<p>No groundwatch alert fired in this period.</p>"}
 <h2>Scoring backend</h2>
-${backends.length ? `<table><tr><th>backend</th><th>tier</th><th>answers</th></tr>${backends.map((b) => `<tr><td>${escapeHtml(b.metric.groundwatch_backend_name ?? "")}</td><td>${escapeHtml(b.metric.groundwatch_backend_tier ?? "")}</td><td>${Math.round(Number(b.value[1]))}</td></tr>`).join("")}</table>${backends.some((b) => b.metric.groundwatch_backend_tier === "triage") ? "<p class=\"over\">Part of this period was scored by a triage-tier backend: those figures are indicative, not decision-grade.</p>" : ""}` : "<p>No answers scored in this period.</p>"}
+${backends.length ? `<table><tr><th>backend</th><th>tier</th><th>answers</th></tr>${backends.map((b) => `<tr><td>${escapeHtml(b.metric.groundwatch_backend_name ?? "")}</td><td>${escapeHtml(b.metric.groundwatch_backend_tier ?? "")}</td><td>${Math.round(Number(b.value[1]))}</td></tr>`).join("")}</table>${backends.some((b) => b.metric.groundwatch_backend_tier === "triage") ? "<p class=\"over\">Answers scored by a triage-tier backend are indicative, not decision-grade (see the top of this report).</p>" : ""}` : "<p>No answers scored in this period.</p>"}
 <h2>Calibration record</h2>
-${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixed(4)} (${escapeHtml(calibration.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibration.auroc ? `${calibration.auroc.value.toFixed(3)} (95% CI ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "–"}</td></tr><tr><td>verdict</td><td class="${failed ? "over" : ""}">${escapeHtml(verdictName)}${failed ? " — not trustworthy (see the warning at the top)" : " — the interval excludes 0.5"}</td></tr><tr><td>labelled set</td><td>${calibration.rows !== undefined ? Math.round(calibration.rows) : "–"} answers</td></tr>${unscorableRow}<tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ?? "–")}</td></tr></table>` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
+${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixed(4)} (${escapeHtml(calibration.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibration.auroc ? `${calibration.auroc.value.toFixed(3)} (95% CI ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "–"}</td></tr><tr><td>verdict</td><td class="${failed ? "over" : ""}">${escapeHtml(verdictName)}${failed ? " — not trustworthy (see the warning at the top)" : " — the interval excludes 0.5"}</td></tr><tr><td>labelled set</td><td>${calibration.rows !== undefined ? Math.round(calibration.rows) : "–"} answers</td></tr>${unscorableRow}<tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ? `${calibration.backend.name} ${calibration.backend.version ?? ""} (${calibration.backend.tier ?? "?"})` : "–")}</td></tr><tr><td>data set</td><td>${escapeHtml(calibration.dataset ? `${calibration.dataset.path}, sha256 ${calibration.dataset.sha256.slice(0, 12)}…${calibration.dataset.bundled ? " — groundwatch's bundled examples, not your data" : ""}` : "fingerprint unknown")}</td></tr><tr><td>calibration id</td><td>${escapeHtml(calibration.id)}</td></tr></table>` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
 <p style="font-size:12px;color:#777">Generated ${escapeHtml(utc(now().getTime() / 1000))} by groundwatch evidence.</p>
 </body></html>
 `;

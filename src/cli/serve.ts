@@ -6,13 +6,13 @@ import type { ResolvedCollectorOptions } from "../collector/options.ts";
 import { RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, resolveCollectorOptions } from "../collector/options.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
-import { explainCalibrationFailure } from "../core/calibration.ts";
+import { calibrationCaveats, explainCalibrationFailure } from "../core/calibration.ts";
 import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
 import { loadOfflineModel } from "../nli/offline/backend.ts";
 import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
-import { resolveMonitorOptions } from "../sdk/options.ts";
+import { driftRefusal, resolveMonitorOptions } from "../sdk/options.ts";
 import { citationsText } from "../telemetry/record.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
@@ -54,7 +54,9 @@ Options:
                         env GROUNDWATCH_CALIBRATION. A calibration whose verdict is not "pass" (the AUROC
                         interval includes 0.5, or lies below it) is applied with a warning naming the verdict
                         and interval; its reference scores are not the drift reference when there are fewer
-                        than drift.minScores (20) of them
+                        than drift.minScores (20) of them. One fitted on groundwatch's bundled examples
+                        (examples/labelled.jsonl: a demo), or with another backend or model, is warned
+                        about on the banner, and its reference scores are refused for drift
   --require-valid-calibration
                         refuse to start (exit 2) on a calibration whose verdict is not "pass";
                         env GROUNDWATCH_REQUIRE_VALID_CALIBRATION=1
@@ -168,7 +170,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
           scoring: undefined,
           drift: { ...monitor.drift, reference: monitor.drift.reference?.length },
           calibration: monitor.calibration
-            ? { path: monitor.calibration.path, threshold: monitor.calibration.threshold, verdict: monitor.calibration.verdict ?? null, auroc: monitor.calibration.auroc ?? null, rows: monitor.calibration.rows ?? null, backend: monitor.calibration.backend, createdAt: monitor.calibration.createdAt, referenceScores: monitor.calibration.referenceScores.length }
+            ? { path: monitor.calibration.path, id: monitor.calibration.id, dataset: monitor.calibration.dataset ?? "fingerprint unknown", threshold: monitor.calibration.threshold, verdict: monitor.calibration.verdict ?? null, auroc: monitor.calibration.auroc ?? null, rows: monitor.calibration.rows ?? null, backend: monitor.calibration.backend, createdAt: monitor.calibration.createdAt, referenceScores: monitor.calibration.referenceScores.length }
             : undefined,
         },
         scoring: resolveScoreOptions(monitor.scoring, { env: io.env, ...(monitor.scoringFile ? { file: monitor.scoringFile } : {}) }),
@@ -237,15 +239,22 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
   const ci = cal?.auroc ? `AUROC ${cal.auroc.value.toFixed(3)} (95% CI ${cal.auroc.low.toFixed(3)}–${cal.auroc.high.toFixed(3)})` : "no AUROC recorded";
   const calibration = !cal
     ? "none (the threshold is not backed by a labelled set; see groundwatch calibrate)"
-    : `${failed ? `${(cal.verdict ?? "no verdict").toUpperCase()} — the threshold is not trustworthy` : "pass"}: ${ci}${cal.rows !== undefined ? ` on ${cal.rows} rows` : ""}${cal.createdAt ? `, ${cal.createdAt}` : ""} (${cal.path})${failed ? `; ${failed.advice}` : ""}`;
+    : `${failed ? `${(cal.verdict ?? "no verdict").toUpperCase()} — the threshold is not trustworthy` : "pass"}: ${ci}${cal.rows !== undefined ? ` on ${cal.rows} rows` : ""}${cal.createdAt ? `, ${cal.createdAt}` : ""} (${cal.path}, id ${cal.id})${failed ? `; ${failed.advice}` : ""}`;
+  // Fitted on groundwatch's examples, or with another backend: said as loudly as a failed verdict.
+  // The backend as the workers will load it ("auto" resolved as createBackend resolves it); its model is known once it has loaded (the SDK warns then).
+  const caveats = cal ? calibrationCaveats(cal, { name: backend.name.split(" ")[0] ?? backend.name }) : [];
   const ref = monitor.drift.referenceStatus;
   const firstWindow = `each route's first ${monitor.drift.windowSize} scores become its reference`;
-  const drift =
-    ref.source !== "none"
+  // With backend auto the monitor refuses the calibration's reference at the first result; the banner says so now.
+  const refusedLater = ref.source === "calibration" && cal ? driftRefusal(cal, { name: backend.name.split(" ")[0] ?? backend.name }, monitor.drift.minScores) : undefined;
+  const refused = ref.source === "none" ? ref.refused : refusedLater;
+  const drift = refused
+    ? refused.reason === "too_few_scores"
+      ? `no reference (calibration has ${refused.scores} scores, needs ${refused.minScores}): ${firstWindow}`
+      : `no reference — REFUSED, ${refused.message}: ${firstWindow}`
+    : ref.source !== "none"
       ? `reference from ${ref.source === "calibration" ? "the calibration" : "drift.reference"} (${ref.scores} scores)`
-      : ref.refused
-        ? `no reference (calibration has ${ref.refused.scores} scores, needs ${ref.refused.minScores}): ${firstWindow}`
-        : `no reference: ${firstWindow}`;
+      : `no reference: ${firstWindow}`;
   const routes = Object.entries(monitor.sampling.routes ?? {});
   // As the collector's providers decide it.
   const otlp = (["traces", "metrics", "logs"] as const).flatMap((signal) => (otlpWanted(env, signal) ? [`${signal} → ${endpointOf(env, signal)}`] : []));
@@ -253,6 +262,7 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
     ["backend", `${backend.name}, tier ${backend.tier}${triage}`],
     ["threshold", `${(monitor.thresholdSource === "default" ? defaultThreshold : (score.threshold ?? defaultThreshold)).toFixed(4)} (${THRESHOLD_SOURCES[monitor.thresholdSource]})`],
     ["calibration", calibration],
+    ...caveats.map((c): [string, string] => ["WARNING", `calibration: ${c.message}`]),
     ["drift", drift],
     ["sampling", `${monitor.sampling.default} by default${routes.length ? `; ${routes.map(([r, v]) => `${r}=${v}`).join(", ")}` : "; no per-route rates"}`],
     ["queue", `${monitor.queueSize} observations or ${mib(monitor.queueBytes)} of text, ${monitor.workers} worker${monitor.workers === 1 ? "" : "s"}, ${monitor.timeoutMs} ms each; traces: ${collector.maxTraces} or ${mib(collector.maxBufferBytes)} joining`],

@@ -4,7 +4,8 @@ export class ConfigError extends Error {
   constructor(
     readonly field: string,
     readonly value: unknown,
-    expected: string,
+    /** What was expected, or what is wrong, in words (without the field and value). */
+    readonly expected: string,
   ) {
     super(`invalid ${field}: ${JSON.stringify(value)} (${expected})`);
   }

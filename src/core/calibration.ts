@@ -170,3 +170,81 @@ export function explainCalibrationFailure(c: CalibrationEvidence): { readonly me
     advice: 'run "groundwatch calibrate" on a labelled set to get one',
   };
 }
+
+/** A scoring backend as a calibration records it, or as it scores: name, version (the model, for onnx and judge) and tier. */
+export interface BackendIdentity {
+  readonly name: string;
+  /** The model behind the backend: onnx's model folder and graph, the judge's model, the offline model's version. */
+  readonly version?: string | undefined;
+  readonly tier?: string | undefined;
+}
+
+/** What a calibration was fitted on, as calibrate records it in calibration.json's "dataset". */
+export interface DatasetFingerprint {
+  /** The --set path as the user gave it ("-" for standard input). */
+  readonly path: string;
+  /** Rows the AUROC and threshold were fitted on. */
+  readonly rows: number | undefined;
+  /** sha256 of the set's bytes (hex). */
+  readonly sha256: string;
+  /** True when the bytes are one of groundwatch's own example files (by hash, whatever the path). */
+  readonly bundled: boolean;
+}
+
+/** Where a calibration came from: what the SDK, serve, doctor and evidence check before trusting it. */
+export interface CalibrationProvenance {
+  /** The file it was read from. */
+  readonly path: string;
+  /** Short hash of the file's bytes: the calibration_id the metrics carry. */
+  readonly id: string;
+  /** Undefined for a file written before calibrate recorded one ("fingerprint unknown"). */
+  readonly dataset: DatasetFingerprint | undefined;
+  readonly backend: BackendIdentity | undefined;
+}
+
+/** Why a calibration cannot be taken as the user's: each is warned about; those marked `refusesDrift` also refuse its drift reference. */
+export type CalibrationCaveatKind = "bundled_examples" | "other_backend" | "fingerprint_unknown";
+
+export interface CalibrationCaveat {
+  readonly kind: CalibrationCaveatKind;
+  /** One plain sentence, the same in the SDK's warning, serve's banner, doctor and evidence. */
+  readonly message: string;
+  /** Whether drift against this calibration's reference scores is refused. */
+  readonly refusesDrift: boolean;
+}
+
+const describeBackend = (b: BackendIdentity): string => `${b.name}${b.version ? `/${b.version}` : ""}`;
+
+/**
+ * Whether a calibration fitted with `fitted` applies to scores from `scoring`: a different backend
+ * name is another backend; a different version (the model) is another model. Undefined when it
+ * cannot be told (the calibration records no backend, or the scoring backend is not known yet, "auto").
+ */
+export function backendMismatch(fitted: BackendIdentity | undefined, scoring: BackendIdentity | undefined): boolean | undefined {
+  if (!fitted || !scoring || scoring.name === "auto") return undefined;
+  if (fitted.name !== scoring.name) return true;
+  if (fitted.version !== undefined && scoring.version !== undefined) return fitted.version !== scoring.version;
+  return undefined;
+}
+
+/**
+ * The caveats of a calibration against the backend that scores (when known): fitted on
+ * groundwatch's bundled examples, fitted with another backend or model, or a file that does not
+ * say what it was fitted on. Empty when it can be taken as the user's.
+ */
+export function calibrationCaveats(cal: CalibrationProvenance, scoring?: BackendIdentity): CalibrationCaveat[] {
+  const caveats: CalibrationCaveat[] = [];
+  if (!cal.dataset) {
+    caveats.push({ kind: "fingerprint_unknown", refusesDrift: false, message: `fingerprint unknown: ${cal.path} does not record which labelled set it was fitted on (written by an older groundwatch calibrate); run groundwatch calibrate again on labelled answers of your own` });
+  } else if (cal.dataset.bundled) {
+    caveats.push({
+      kind: "bundled_examples",
+      refusesDrift: true,
+      message: `calibrated on groundwatch's bundled examples (${cal.dataset.path}), not your data: its threshold, AUROC and drift reference say nothing about your service. Label answers of your own (groundwatch init writes a starter set) and run groundwatch calibrate on them`,
+    });
+  }
+  if (backendMismatch(cal.backend, scoring) === true && cal.backend && scoring) {
+    caveats.push({ kind: "other_backend", refusesDrift: true, message: `fitted with backend ${describeBackend(cal.backend)}, scoring uses ${describeBackend(scoring)}: its threshold and drift reference do not transfer; run groundwatch calibrate again with the backend that scores` });
+  }
+  return caveats;
+}

@@ -23,6 +23,7 @@ import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
 import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, ATTR_TOKEN_KIND, EVENT_GEN_AI_EVALUATION_RESULT, METRICS, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 import { resolveMonitorOptions } from "./options.ts";
+import { createCalibrationState } from "./calibration-state.ts";
 import type { Sampler } from "./sampling.ts";
 import { createSampler } from "./sampling.ts";
 import type { ScoringRequest, ScoringWorkerData } from "./worker.ts";
@@ -204,9 +205,6 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   const runtimeNeed = onnxRuntimeNeed(scoreOptions, env);
   if (runtimeNeed?.need === "required" && !onnxRuntimeResolvable()) throw new OnnxRuntimeMissingError(runtimeNeed.field, runtimeNeed.value);
   const cal = resolved.calibration;
-  if (cal?.backend && scoreOptions.backend !== "auto" && cal.backend.name !== scoreOptions.backend) {
-    diag.warn(`groundwatch: the calibration was made with the ${cal.backend.name} backend, but scoring uses ${scoreOptions.backend}: its threshold may not transfer`);
-  }
   // A calibration that established nothing is applied (requireValidCalibration refuses it), but never silently.
   const failed = cal ? explainCalibrationFailure(cal) : undefined;
   if (cal && failed) {
@@ -214,10 +212,8 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     const what = cal.verdict ? `failed (verdict ${cal.verdict}${cal.auroc ? `, AUROC ${cal.auroc.value.toFixed(3)}` : ""})` : "cannot be checked";
     diag.warn(`groundwatch: the calibration ${cal.path} ${what}: ${failed.meaning}. ${applied}. To fix: ${failed.advice}.`);
   }
-  const driftRef = resolved.drift.referenceStatus;
-  if (driftRef.source === "none" && driftRef.refused) {
-    diag.warn(`groundwatch: drift runs without a reference: the calibration has ${driftRef.refused.scores} reference scores, fewer than drift.minScores (${driftRef.refused.minScores}); each route's first ${resolved.drift.windowSize} scores become its reference instead.`);
-  }
+  // Fitted on groundwatch's examples, or with another backend: warned about, and refused for drift.
+  const calibrationState = createCalibrationState(resolved, scoreOptions.backend);
   const releaseLive = countLiveMonitor(resolved.workers);
   const onEvaluation = options.onEvaluation;
   let onEvaluationFailed = false;
@@ -258,7 +254,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   /** Per-route tallies of the hot path, exported by observable counters at collection time. */
   const routes = new Map<string, { seen: number; notSampled: number; sampled: number }>();
   const drift = new Map<string, DriftTracker>();
-  const sources: ObservableSources & { workersAlive?: () => number | undefined } = { queueDepth: waiting, routes, drift };
+  const sources: ObservableSources & { workersAlive?: () => number | undefined } = { queueDepth: waiting, routes, drift, scoring: calibrationState.scoringInfo, driftRefused: calibrationState.driftRefused };
 
   // The instruments live on one meter. Without a meterProvider option it is the global
   // provider's, and the API returns its no-op provider until the host registers one (there is
@@ -396,9 +392,13 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     }
     counts.scored++;
     for (const limit of limits) m.limited.add(1, { [ATTR_ROUTE]: job.route, [ATTR_LIMIT]: limit });
+    calibrationState.scored(result.backend, result.threshold);
     if (result.score !== null) {
       let t = drift.get(job.route);
-      if (!t) drift.set(job.route, (t = createDriftTracker(resolved.drift.reference ? { ...resolved.drift, reference: resolved.drift.reference } : { windowSize: resolved.drift.windowSize, minScores: resolved.drift.minScores })));
+      if (!t) {
+        const reference = calibrationState.driftReference();
+        drift.set(job.route, (t = createDriftTracker({ windowSize: resolved.drift.windowSize, minScores: resolved.drift.minScores, ...(reference ? { reference } : {}) })));
+      }
       t.add(result.score);
     }
     if (onEvaluation) notifyEvaluation(onEvaluation, job.route, result, durationS);

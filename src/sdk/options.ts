@@ -1,5 +1,5 @@
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
-import { readFileSync } from "node:fs";
+import { dirname, resolve as resolvePath } from "node:path";
 import type { LoggerProvider } from "@opentelemetry/api-logs";
 import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { ConfigError } from "../config/errors.ts";
@@ -7,8 +7,10 @@ import type { ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import type { ConfigFile } from "../config/file.ts";
 import { loadConfigFile } from "../config/file.ts";
-import type { CalibrationVerdict } from "../core/calibration.ts";
-import { CALIBRATION_VERDICTS, calibrationVerdict } from "../core/calibration.ts";
+import type { Calibration } from "../config/calibration-file.ts";
+import { readCalibrationFile } from "../config/calibration-file.ts";
+import type { BackendIdentity, CalibrationCaveatKind } from "../core/calibration.ts";
+import { calibrationCaveats } from "../core/calibration.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import type { SamplingRules } from "./sampling.ts";
 
@@ -119,7 +121,11 @@ export interface MonitorOptions {
   readonly drift?: { readonly windowSize?: number; readonly minScores?: number; readonly reference?: readonly number[] };
   /**
    * calibration.json from `groundwatch calibrate`: its threshold applies when none is set,
-   * and its reference scores are the drift reference. Env GROUNDWATCH_CALIBRATION.
+   * and its reference scores are the drift reference. Env GROUNDWATCH_CALIBRATION; in a config
+   * file (monitor.calibrationFile) a relative path is relative to the config file's folder.
+   * A calibration fitted on groundwatch's bundled examples, or with another backend or model than
+   * the one that scores, is applied with a diag warning, and its reference scores are refused for
+   * drift (counted on groundwatch.drift.reference_refused).
    * A calibration whose verdict is not "pass" (weak, anti-correlated, or none recorded) is still
    * applied, with a diag warning naming the verdict and the AUROC interval, unless
    * `requireValidCalibration` is set. Its reference scores are not used for drift when there are
@@ -199,59 +205,45 @@ export type ThresholdSource = "option" | "config" | "env" | "calibration" | "def
 /**
  * The drift reference in force: from the `drift.reference` option, from the calibration's reference
  * scores, or none (each route's first full window becomes its reference); `refused` when the
- * calibration had too few scores to be one.
+ * calibration's scores cannot be one: too few of them, fitted on groundwatch's bundled examples,
+ * or fitted with another backend than the one that scores.
  */
 export type DriftReferenceStatus =
   | { readonly source: "option" | "calibration"; readonly scores: number }
-  | { readonly source: "none"; readonly refused?: { readonly scores: number; readonly minScores: number } };
+  | { readonly source: "none"; readonly refused?: DriftReferenceRefusal };
 
-/** The parts of calibration.json the monitor uses. */
-export interface Calibration {
-  /** The file it was read from. */
-  readonly path: string;
-  readonly threshold: number;
-  readonly referenceScores: readonly number[];
-  readonly backend: { readonly name: string; readonly version: string; readonly tier: string } | undefined;
-  readonly createdAt: string | undefined;
-  /**
-   * What the labelled set established: from the AUROC interval when the file has one (the
-   * interval is the evidence), else the recorded verdict; undefined when it has neither.
-   */
-  readonly verdict: CalibrationVerdict | undefined;
-  readonly auroc: { readonly value: number; readonly low: number; readonly high: number } | undefined;
-  /** Rows the AUROC and threshold were fitted on. */
-  readonly rows: number | undefined;
-  /** calibrate's estimate of the extra labelled rows that would settle a weak verdict; null when no realistic set would. */
-  readonly labelsToSettle: number | null | undefined;
+/** Why the calibration's reference scores are not the drift reference (counted on groundwatch.drift.reference_refused by reason). */
+export interface DriftReferenceRefusal {
+  readonly reason: "too_few_scores" | Extract<CalibrationCaveatKind, "bundled_examples" | "other_backend">;
+  /** The calibration's reference scores, and the fewest a reference needs. */
+  readonly scores: number;
+  readonly minScores: number;
+  /** One plain sentence saying why. */
+  readonly message: string;
 }
 
-const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+/** calibration.json as the monitor reads it (config/calibration-file.ts). */
+export type { Calibration };
 
 /** Reads calibration.json (from `groundwatch calibrate`); a bad file is a ConfigError naming it. */
 export function readCalibration(path: string): Calibration {
-  let c: Record<string, unknown>;
-  try {
-    c = JSON.parse(readFileSync(path, "utf8").replace(/^\uFEFF/, "")) as Record<string, unknown>;
-  } catch (error) {
-    throw new ConfigError("calibrationFile", path, `cannot read it as JSON: ${(error as Error).message}`);
+  return readCalibrationFile(path);
+}
+
+/**
+ * Why a calibration's reference scores cannot be the drift reference against scores from
+ * `scoring`, or undefined when they can: fitted on groundwatch's bundled examples, fitted with
+ * another backend or model, or fewer than `minScores` of them.
+ */
+export function driftRefusal(calibration: Calibration, scoring: BackendIdentity, minScores: number): DriftReferenceRefusal | undefined {
+  const scores = calibration.referenceScores.length;
+  const caveat = calibrationCaveats(calibration, scoring).find((c) => c.refusesDrift);
+  if (caveat && (caveat.kind === "bundled_examples" || caveat.kind === "other_backend")) {
+    const why = caveat.kind === "bundled_examples" ? "it was fitted on groundwatch's bundled examples, not your data" : "it was fitted with another backend or model than the one that scores";
+    return { reason: caveat.kind, scores, minScores, message: `the calibration's reference is refused: ${why}` };
   }
-  if (typeof c.threshold !== "number" || c.threshold < 0 || c.threshold > 1) throw new ConfigError("calibrationFile", path, 'no "threshold" from 0 to 1');
-  if (!Array.isArray(c.referenceScores) || !c.referenceScores.every((x) => typeof x === "number")) throw new ConfigError("calibrationFile", path, 'no "referenceScores" array of numbers');
-  if (c.verdict !== undefined && !(CALIBRATION_VERDICTS as readonly unknown[]).includes(c.verdict)) throw new ConfigError("calibrationFile", path, `"verdict" is not one of ${CALIBRATION_VERDICTS.join(", ")}`);
-  const a = c.auroc && typeof c.auroc === "object" ? (c.auroc as Record<string, unknown>) : undefined;
-  const auroc = a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined;
-  const d = c.dataset && typeof c.dataset === "object" ? (c.dataset as Record<string, unknown>) : undefined;
-  return {
-    path,
-    threshold: c.threshold,
-    referenceScores: c.referenceScores as number[],
-    backend: c.backend as Calibration["backend"],
-    createdAt: typeof c.createdAt === "string" ? c.createdAt : undefined,
-    verdict: auroc ? calibrationVerdict(auroc) : (c.verdict as CalibrationVerdict | undefined),
-    auroc,
-    rows: d && finite(d.rows) ? d.rows : undefined,
-    labelsToSettle: finite(c.labelsToSettle) ? c.labelsToSettle : c.labelsToSettle === null ? null : undefined,
-  };
+  if (scores < minScores) return { reason: "too_few_scores", scores, minScores, message: `the calibration has ${scores} reference scores, fewer than drift.minScores (${minScores})` };
+  return undefined;
 }
 
 function parseRouteRates(raw: string): Record<string, number> {
@@ -339,8 +331,10 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     default: pick(options.sampling?.default, "GROUNDWATCH_SAMPLE_RATE", file.sampling?.default, rate, 0.05, "sampling.default"),
     routes,
   };
-  const calibrationFile = options.calibrationFile ?? (env.GROUNDWATCH_CALIBRATION || undefined) ?? (typeof fm.calibrationFile === "string" ? fm.calibrationFile : undefined);
-  const calibration = calibrationFile ? readCalibration(calibrationFile) : undefined;
+  // A path in the config file is the file's own: relative to its folder, wherever the process runs.
+  const fileCalibration = typeof fm.calibrationFile === "string" && fm.calibrationFile !== "" && configFile ? resolvePath(dirname(configFile), fm.calibrationFile) : undefined;
+  const calibrationFile = options.calibrationFile ?? (env.GROUNDWATCH_CALIBRATION || undefined) ?? fileCalibration;
+  const calibration = calibrationFile ? readCalibrationFile(calibrationFile, options.calibrationFile !== undefined || env.GROUNDWATCH_CALIBRATION ? "calibrationFile" : "config file monitor.calibrationFile") : undefined;
   const requireValidCalibration = pick(options.requireValidCalibration, "GROUNDWATCH_REQUIRE_VALID_CALIBRATION", fm.requireValidCalibration, bool, false, "requireValidCalibration");
   if (calibration && requireValidCalibration && calibration.verdict !== "pass") {
     const ci = calibration.auroc ? ` (AUROC ${calibration.auroc.value.toFixed(3)}, 95% interval ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "";
@@ -354,7 +348,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
   const thresholdSource: ThresholdSource =
     options.scoring?.threshold !== undefined ? "option" : env.GROUNDWATCH_THRESHOLD ? "env" : file.scoring?.threshold !== undefined ? "config" : calibration ? "calibration" : "default";
   // Validate scoring now, so a bad backend option fails at construction, not in a worker.
-  resolveScoreOptions(options.scoring ?? {}, { env, ...(file.scoring ? { file: file.scoring } : {}) });
+  const score = resolveScoreOptions(options.scoring ?? {}, { env, ...(file.scoring ? { file: file.scoring } : {}) });
   const spanRelation = pick<"child" | "link">(options.spanRelation, undefined, fm.spanRelation, (f, v) => {
     if (v !== "child" && v !== "link") throw new ConfigError(f, v, 'expected "child" or "link"');
     return v;
@@ -368,14 +362,14 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     throw new ConfigError("drift.reference length", drift.reference.length, `expected at least drift.minScores (${minScores}) scores`);
   }
   const calibrationReference = drift.reference === undefined && calibration ? calibration.referenceScores : undefined;
-  const refused = calibrationReference !== undefined && calibrationReference.length < minScores;
+  const refused = calibration && calibrationReference !== undefined ? driftRefusal(calibration, { name: score.backend }, minScores) : undefined;
   const reference = drift.reference ?? (refused ? undefined : calibrationReference);
   const referenceStatus: DriftReferenceStatus =
     drift.reference !== undefined
       ? { source: "option", scores: drift.reference.length }
       : calibrationReference !== undefined && !refused
         ? { source: "calibration", scores: calibrationReference.length }
-        : { source: "none", ...(refused ? { refused: { scores: calibrationReference.length, minScores } } : {}) };
+        : { source: "none", ...(refused ? { refused } : {}) };
   const resample = resolveResampleOptions(options.resample);
   return {
     sampling,

@@ -1,7 +1,7 @@
 import type { Attributes, Counter, Histogram, Meter, ObservableCallback, ObservableCounter, ObservableGauge } from "@opentelemetry/api";
 import { ValueType, createNoopMeter } from "@opentelemetry/api";
 import type { MetricSpec } from "./semconv.ts";
-import { ATTR_ROUTE, DURATION_BUCKETS, METRICS, RESAMPLE_DURATION_BUCKETS, SCORE_BUCKETS } from "./semconv.ts";
+import { ATTR_REASON, ATTR_ROUTE, DURATION_BUCKETS, METRICS, RESAMPLE_DURATION_BUCKETS, SCORE_BUCKETS } from "./semconv.ts";
 
 export interface Instruments {
   readonly score: Histogram;
@@ -30,6 +30,9 @@ export interface Instruments {
   readonly queueDepth: ObservableGauge;
   readonly driftStatistic: ObservableGauge;
   readonly driftPValue: ObservableGauge;
+  readonly driftReferenceRefused: ObservableCounter;
+  readonly scoringInfo: ObservableGauge;
+  readonly scoringThreshold: ObservableGauge;
 }
 
 /** Creates every instrument from its semconv spec (names, units and descriptions live there). */
@@ -63,6 +66,9 @@ export function createInstruments(meter: Meter): Instruments {
     queueDepth: gauge(METRICS.queueDepth),
     driftStatistic: gauge(METRICS.driftStatistic),
     driftPValue: gauge(METRICS.driftPValue),
+    driftReferenceRefused: observableCounter(METRICS.driftReferenceRefused),
+    scoringInfo: gauge(METRICS.scoringInfo),
+    scoringThreshold: gauge(METRICS.scoringThreshold),
   };
 }
 
@@ -80,6 +86,10 @@ export interface ObservableSources {
   readonly workersAlive?: () => number | undefined;
   readonly routes: ReadonlyMap<string, RouteTally>;
   readonly drift: ReadonlyMap<string, { result(): { readonly statistic: number; readonly pValue: number } | undefined }>;
+  /** What scores (backend, tier, model, threshold, calibration id), once known; undefined before the first evaluation. */
+  readonly scoring?: () => { readonly attributes: Attributes; readonly threshold: number } | undefined;
+  /** Why the calibration's reference was refused for drift (reason → 1), if it was. */
+  readonly driftRefused?: () => string | undefined;
 }
 
 /**
@@ -116,6 +126,27 @@ export function observeSources(m: Instruments, sources: ObservableSources): () =
     [m.sampled, perRoute("sampled", true)],
     [m.driftStatistic, perDrift("statistic")],
     [m.driftPValue, perDrift("pValue")],
+    [
+      m.scoringInfo,
+      (r) => {
+        const s = sources.scoring?.();
+        if (s) r.observe(1, s.attributes);
+      },
+    ],
+    [
+      m.scoringThreshold,
+      (r) => {
+        const s = sources.scoring?.();
+        if (s) r.observe(s.threshold);
+      },
+    ],
+    [
+      m.driftReferenceRefused,
+      (r) => {
+        const reason = sources.driftRefused?.();
+        if (reason) r.observe(1, { [ATTR_REASON]: reason });
+      },
+    ],
   ];
   for (const [instrument, callback] of pairs) instrument.addCallback(callback);
   return () => {

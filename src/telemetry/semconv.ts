@@ -33,6 +33,12 @@ export function openInferenceEvaluation(i: number, field: "name" | "score" | "la
 export const ATTR_ROUTE = "groundwatch.route";
 export const ATTR_BACKEND_NAME = "groundwatch.backend.name";
 export const ATTR_BACKEND_TIER = "groundwatch.backend.tier";
+/** The model behind the scoring backend (its version: onnx's model folder and graph, the judge's model, the offline model's version); on groundwatch.scoring.info. */
+export const ATTR_BACKEND_MODEL = "groundwatch.backend.model";
+/** The answer threshold in force, as text (on groundwatch.scoring.info). */
+export const ATTR_THRESHOLD = "groundwatch.threshold";
+/** The calibration in force: a short hash of calibration.json's bytes, or "none" (on groundwatch.scoring.info). */
+export const ATTR_CALIBRATION_ID = "groundwatch.calibration.id";
 export const ATTR_VERDICT = "groundwatch.verdict";
 export const ATTR_CLAIM_VERDICT = "groundwatch.claim.verdict";
 export const ATTR_REASON = "groundwatch.reason";
@@ -116,6 +122,14 @@ export const METRICS = {
   queueDepth: spec("groundwatch.queue.depth", "{observation}", "gauge", "Observations waiting to be scored"),
   driftStatistic: spec("groundwatch.drift.ks_statistic", "1", "gauge", "Two-sample Kolmogorov–Smirnov statistic: recent scores vs reference, per route"),
   driftPValue: spec("groundwatch.drift.p_value", "1", "gauge", "p-value of the drift test, per route (only with enough scores)"),
+  driftReferenceRefused: spec(
+    "groundwatch.drift.reference_refused",
+    "{reference}",
+    "counter",
+    "Calibration reference scores refused as the drift reference, by reason: bundled_examples (fitted on groundwatch's own examples), other_backend (fitted with another backend or model than the one scoring), too_few_scores; drift then uses each route's first full window",
+  ),
+  scoringInfo: spec("groundwatch.scoring.info", "1", "gauge", "1, labelled with what scores: backend name, tier and model, the answer threshold in force and the calibration's id (a short hash of calibration.json, or none); from the latest evaluation"),
+  scoringThreshold: spec("groundwatch.scoring.threshold", "1", "gauge", "The answer threshold in force: answers scoring below it are ungrounded (from the latest evaluation)"),
   collectorIncomplete: spec(
     "groundwatch.collector.incomplete",
     "{trace}",

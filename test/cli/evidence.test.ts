@@ -3,8 +3,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
+import type { PromRow } from "../../src/cli/evidence-scoring.ts";
+import { scoringInUse, scoringNotices } from "../../src/cli/evidence-scoring.ts";
+import { readCalibrationFile } from "../../src/config/calibration-file.ts";
 import { chartResolution, describePeriod, formatDuration, MAX_CHART_POINTS, parseTime, promDuration, resolvePeriod } from "../../src/cli/period.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
+import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 
 /** One request the fake Prometheus received: its path and query parameters. */
 interface PromRequest {
@@ -234,7 +238,8 @@ describe("groundwatch evidence: the period and no-data queries", () => {
     expect(prom.queries.filter((q) => q.includes("[6h]")).length).toBe(3);
     // An alert that fired between two chart points still counts: each point covers its window.
     expect(prom.queries).toContainEqual(expect.stringContaining('max_over_time(ALERTS{alertstate="firing", alertname=~"Groundwatch.*"}[6h])'));
-    expect(prom.queries.filter((q) => q.includes("[30d]")).length).toBe(4);
+    // The table's four, and what the collector scored with (scoring info, drift refusals) over the whole period.
+    expect(prom.queries.filter((q) => q.includes("[30d]")).length).toBe(6);
     const html = readFileSync(out, "utf8");
     expect(html).toContain("<title>groundwatch evidence 2026-11-01 – 2026-11-30</title>");
     expect(html).toContain("Period: 2026-11-01 to 2026-11-30, both days included (2026-11-01 00:00 to 2026-12-01 00:00 UTC, 30 days), all routes. All times are UTC.");
@@ -300,5 +305,72 @@ describe("groundwatch evidence: the period and no-data queries", () => {
     // A 10 000 s period is drawn at 1 min steps: a gap over a step and a half starts a new run; a lone point is a dot.
     expect(chart.match(/<polyline class="series"/g)?.length).toBe(2);
     expect(chart.match(/<circle class="series"/g)?.length).toBe(1);
+  });
+});
+
+// Issue 25: evidence said "pass" for a calibration on groundwatch's own examples, never said which
+// threshold the collector used, and called a period scored wholly by the triage backend "part".
+describe("groundwatch evidence: how the period was scored, as the collector exported it", () => {
+  const INFO = { groundwatch_backend_name: "offline", groundwatch_backend_tier: "triage", groundwatch_backend_model: "m1", groundwatch_threshold: "0.42" };
+  /** A Prometheus whose scoring info, answers by backend and drift refusals are given. */
+  const scoredBy = (info: Array<Record<string, string>>, backends: Array<[string, string, number]>, refused: string[] = []): Promise<{ url: string }> =>
+    fakePrometheus("/r", ({ params }) => {
+      const q = params.query ?? "";
+      const row = (metric: Record<string, string>, v: number): unknown => ({ metric, value: [1_700_000_000, String(v)] });
+      if (q.includes("groundwatch_scoring_info")) return info.map((m) => row(m, 1));
+      if (q.includes("groundwatch_drift_reference_refused_total")) return refused.map((r) => row({ groundwatch_reason: r }, 1));
+      if (q.startsWith("sum by (groundwatch_backend_name, groundwatch_backend_tier)")) return backends.map(([name, tier, n]) => row({ groundwatch_backend_name: name, groundwatch_backend_tier: tier }, n));
+      return [];
+    });
+  const report = async (prom: { url: string }, calibration?: string): Promise<{ html: string; top: string }> => {
+    const out = join(tempDir(), "evidence.html");
+    const run = await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, ...(calibration ? ["--calibration", calibration] : []), "--out", out]);
+    expect(run.code, run.stderr).toBe(0);
+    const html = readFileSync(out, "utf8");
+    return { html, top: html.slice(0, html.indexOf("<h2>Per route over the period</h2>")) };
+  };
+  const ownCalibration = (extra: Record<string, unknown> = {}): string => calibrationJson("pass", { backend: { name: "offline", version: "m1", tier: "triage" }, dataset: { path: "mine.jsonl", rows: 6, sha256: "e".repeat(64), bundled: false }, ...extra });
+
+  it("states the threshold, backend and calibration the collector used, and flags a calibration file it did not use, at the top", async () => {
+    const used = ownCalibration();
+    const id = readCalibrationFile(used).id;
+    const prom = await scoredBy([{ ...INFO, groundwatch_calibration_id: id }], [["offline", "triage", 12]]);
+    const same = await report(prom, used);
+    expect(same.top).toContain(`The collector scored this period with threshold 0.42, backend offline/m1 (triage), calibration id ${id}.`);
+    expect(same.top).not.toContain("is not what the collector scored with");
+    // Another file (another id), and the same file with an explicit threshold in force.
+    const other = ownCalibration({ threshold: 0.55 });
+    const flagged = await report(prom, other);
+    expect(flagged.top).toContain(`The calibration file passed to this report (${other}, id ${readCalibrationFile(other).id}, threshold 0.55) is not what the collector scored with: the collector did not use this calibration file.`);
+    const explicit = await report(await scoredBy([{ ...INFO, groundwatch_threshold: "0.3", groundwatch_calibration_id: id }], [["offline", "triage", 12]]), used);
+    expect(explicit.top).toContain("the collector used this calibration with another threshold (set explicitly)");
+  });
+
+  it('says "all of this period" for the triage backend alone, and "part" with the counts when it shared the period', async () => {
+    const all = await report(await scoredBy([{ ...INFO, groundwatch_calibration_id: "none" }], [["offline", "triage", 12]]));
+    expect(all.top).toContain("All of this period was scored by the triage backend: every figure in this report is indicative, not decision-grade.");
+    const part = await report(await scoredBy([], [["offline", "triage", 10], ["onnx", "production", 20]]));
+    expect(part.top).toContain("Part of this period (10 of 30 answers) was scored by a triage-tier backend");
+    expect(part.top).toContain("Prometheus holds no groundwatch_scoring_info series for this period");
+  });
+
+  it("flags a calibration fitted on groundwatch's bundled examples, and a drift reference the collector refused", async () => {
+    const bundled = ownCalibration({ dataset: { path: "examples/labelled.jsonl", rows: 40, sha256: "f".repeat(64), bundled: true } });
+    const { top, html } = await report(await scoredBy([{ ...INFO, groundwatch_calibration_id: readCalibrationFile(bundled).id }], [["onnx", "production", 5]], ["bundled_examples"]), bundled);
+    expect(top).toMatch(/<div class="alarm" role="alert">[\s\S]*calibrated on groundwatch&#39;s bundled examples \(examples\/labelled\.jsonl\), not your data/);
+    expect(top).toContain("Drift: the collector refused the calibration&#39;s reference scores (the calibration was fitted on groundwatch&#39;s bundled examples)");
+    expect(html).toContain("examples/labelled.jsonl, sha256 ffffffffffff… — groundwatch&#39;s bundled examples, not your data");
+  });
+});
+
+// Prometheus's answers are remote replies: what evidence does with the scoring info must stay linear.
+describe("groundwatch evidence: the collector's scoring info, read in linear time", () => {
+  const row = (label: string, i: number): PromRow => ({ metric: { groundwatch_backend_name: label, groundwatch_backend_tier: "triage", groundwatch_backend_model: label, groundwatch_threshold: `0.${i}`, groundwatch_calibration_id: label }, value: [1, "1"] });
+  const notices = (rows: PromRow[]): string => scoringNotices({ used: scoringInUse(rows), calibration: undefined, driftRefused: rows.map((r) => r.metric.groundwatch_backend_name ?? ""), backends: rows });
+  it("in the length of its labels", () => {
+    expectLinear("scoring info, label length", measureGrowth((n) => [row(`<'"&\u202e`.repeat(n), 1)], notices, { n: 2000, maxN: 64_000 }));
+  });
+  it("in the number of its series", () => {
+    expectLinear("scoring info, series", measureGrowth((n) => Array.from({ length: n }, (_, i) => row(`b${i}`, i)), notices, { n: 500, maxN: 16_000 }));
   });
 });

@@ -1,3 +1,4 @@
+import { readCalibrationFile } from "../../src/config/calibration-file.ts";
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -176,7 +177,7 @@ describe("groundwatch serve: start-up banner", () => {
     expect(out).toContain("warning: groundwatch: drift runs without a reference: the calibration has 6 reference scores, fewer than drift.minScores (20)");
     // ... and in the banner.
     expect(out).toContain("\n  threshold    0.4200 (calibration)\n");
-    expect(out).toContain(`\n  calibration  WEAK — the threshold is not trustworthy: AUROC 0.667 (95% CI 0.295–1.000) on 6 rows, 2026-11-01T00:00:00.000Z (${calibration}); label more answers (calibrate estimated that about 40 more labelled rows would settle it`);
+    expect(out).toContain(`\n  calibration  WEAK — the threshold is not trustworthy: AUROC 0.667 (95% CI 0.295–1.000) on 6 rows, 2026-11-01T00:00:00.000Z (${calibration}, id ${readCalibrationFile(calibration).id}); label more answers (calibrate estimated that about 40 more labelled rows would settle it`);
     expect(out).toContain("\n  drift        no reference (calibration has 6 scores, needs 20): each route's first 200 scores become its reference\n");
   });
 

@@ -7,6 +7,7 @@ import type { Monitor } from "../../src/sdk/monitor.ts";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import type { CompletedEvaluation, MonitorOptions } from "../../src/sdk/options.ts";
 import { readCalibration, resolveMonitorOptions } from "../../src/sdk/options.ts";
+import { loadOfflineModel } from "../../src/nli/offline/backend.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { tempDir } from "../helpers/cli.ts";
 import type { TestOtel } from "../helpers/otel.ts";
@@ -20,7 +21,10 @@ const GOOD = { context: ["Returns are accepted within 30 days of delivery for a 
 function calibrationFile(kind: "weak" | "pass", referenceScores: readonly number[], extra: Record<string, unknown> = {}): string {
   const path = join(tempDir(), `${kind}.json`);
   const auroc = kind === "weak" ? { value: 0.667, low: 0.295, high: 1, continuityCorrected: false } : { value: 0.95, low: 0.88, high: 1, continuityCorrected: false };
-  const record = { version: 1, createdAt: "2026-11-01T00:00:00.000Z", backend: { name: "offline", version: "x", tier: "triage" }, criterion: "youden", threshold: 0.42, dataset: { rows: referenceScores.length, positives: 3, negatives: 3, unscorable: 0 }, auroc, verdict: kind, labelsToSettle: kind === "weak" ? 40 : 0, referenceScores, ...extra };
+  // Fitted with the offline backend that scores here, on a set of the user's own (not a bundled example).
+  const backend = { name: "offline", version: loadOfflineModel().version, tier: "triage" };
+  const dataset = { path: "labelled.jsonl", rows: referenceScores.length, positives: 3, negatives: 3, unscorable: 0, sha256: "a".repeat(64), bundled: false };
+  const record = { version: 1, createdAt: "2026-11-01T00:00:00.000Z", backend, criterion: "youden", threshold: 0.42, dataset, auroc, verdict: kind, labelsToSettle: kind === "weak" ? 40 : 0, referenceScores, ...extra };
   writeFileSync(path, JSON.stringify(record));
   return path;
 }
@@ -94,7 +98,7 @@ describe("the calibration as the drift reference", () => {
     const path = calibrationFile("pass", SIX);
     const resolved = resolveMonitorOptions({ env: {}, calibrationFile: path });
     expect(resolved.drift.reference).toBeUndefined();
-    expect(resolved.drift.referenceStatus).toEqual({ source: "none", refused: { scores: 6, minScores: 20 } });
+    expect(resolved.drift.referenceStatus).toMatchObject({ source: "none", refused: { reason: "too_few_scores", scores: 6, minScores: 20 } });
     // Its threshold still applies: only the drift reference is refused.
     expect(resolved.scoring.threshold).toBe(0.42);
     const seen = captureDiag();
@@ -106,7 +110,7 @@ describe("the calibration as the drift reference", () => {
   it("is used from drift.minScores up, and a raised minScores refuses it again", () => {
     const path = calibrationFile("pass", high(20));
     expect(resolveMonitorOptions({ env: {}, calibrationFile: path }).drift.referenceStatus).toEqual({ source: "calibration", scores: 20 });
-    expect(resolveMonitorOptions({ env: {}, calibrationFile: path, drift: { minScores: 30 } }).drift.referenceStatus).toEqual({ source: "none", refused: { scores: 20, minScores: 30 } });
+    expect(resolveMonitorOptions({ env: {}, calibrationFile: path, drift: { minScores: 30 } }).drift.referenceStatus).toMatchObject({ source: "none", refused: { reason: "too_few_scores", scores: 20, minScores: 30 } });
   });
 
   it("an explicit drift.reference shorter than minScores is a ConfigError", () => {

@@ -1,0 +1,115 @@
+import { createHash } from "node:crypto";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BackendIdentity, CalibrationProvenance, CalibrationVerdict, DatasetFingerprint } from "../core/calibration.ts";
+import { CALIBRATION_VERDICTS, calibrationVerdict } from "../core/calibration.ts";
+import { ConfigError } from "./errors.ts";
+
+/** groundwatch's own example files (the package's examples/ folder). */
+export const BUNDLED_EXAMPLES_DIR: string = fileURLToPath(new URL("../../examples/", import.meta.url));
+
+/** Hex sha256 of some bytes. */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** The sha256 of every labelled-data file groundwatch ships (examples/*.jsonl and examples/eval/*), read now. */
+export function bundledExampleHashes(dir: string = BUNDLED_EXAMPLES_DIR): ReadonlySet<string> {
+  const hashes = new Set<string>();
+  for (const sub of ["", "eval"]) {
+    let names: string[];
+    try {
+      names = readdirSync(join(dir, sub));
+    } catch {
+      continue; // not shipped in this installation
+    }
+    for (const name of names.filter((n) => /\.(jsonl|json)$/i.test(n))) {
+      try {
+        hashes.add(sha256Hex(readFileSync(join(dir, sub, name))));
+      } catch {
+        // unreadable: not one to compare with
+      }
+    }
+  }
+  return hashes;
+}
+
+/** calibration.json as the SDK, serve, doctor and evidence read it: every field checked, since the file is the user's. */
+export interface Calibration extends CalibrationProvenance {
+  readonly threshold: number;
+  readonly referenceScores: readonly number[];
+  readonly backend: BackendIdentity | undefined;
+  readonly createdAt: string | undefined;
+  readonly criterion: string | undefined;
+  /**
+   * What the labelled set established: from the AUROC interval when the file has one (the
+   * interval is the evidence), else the recorded verdict; undefined when it has neither.
+   */
+  readonly verdict: CalibrationVerdict | undefined;
+  readonly auroc: { readonly value: number; readonly low: number; readonly high: number } | undefined;
+  /** Rows the AUROC and threshold were fitted on. */
+  readonly rows: number | undefined;
+  /** calibrate's estimate of the extra labelled rows that would settle a weak verdict; null when no realistic set would. */
+  readonly labelsToSettle: number | null | undefined;
+  /** Rows the backend could not score, and how many of them were left out of the fit. */
+  readonly unscorable: { readonly rows: number; readonly excluded: number | undefined } | undefined;
+}
+
+const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const record = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+/** The dataset fingerprint recorded in the file, or undefined when it has none; a hash of a bundled example counts as bundled whatever the file says. */
+function fingerprintOf(d: Record<string, unknown> | undefined, bundled: () => ReadonlySet<string>): DatasetFingerprint | undefined {
+  const sha256 = text(d?.sha256);
+  if (!d || !sha256 || !/^[0-9a-f]{64}$/.test(sha256)) return undefined;
+  return { path: text(d.path) ?? "(path not recorded)", rows: finite(d.rows) ? d.rows : undefined, sha256, bundled: d.bundled === true || bundled().has(sha256) };
+}
+
+/**
+ * Reads calibration.json (from `groundwatch calibrate`; a leading byte order mark is allowed); a
+ * file that cannot be read, is not JSON, or lacks a threshold from 0 to 1 or its reference scores
+ * is a ConfigError naming `field` and the path (never the file's content). Files written before
+ * calibrate recorded a dataset fingerprint still load, with `dataset` undefined.
+ */
+export function readCalibrationFile(path: string, field = "calibrationFile", bundled: () => ReadonlySet<string> = bundledExampleHashes): Calibration {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw new ConfigError(field, path, `cannot read it: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(bytes.toString("utf8").replace(/^\uFEFF/, ""));
+  } catch {
+    throw new ConfigError(field, path, "not valid JSON");
+  }
+  const c = record(raw);
+  if (!c) throw new ConfigError(field, path, "not a JSON object");
+  if (!finite(c.threshold) || c.threshold < 0 || c.threshold > 1) throw new ConfigError(field, path, 'no "threshold" from 0 to 1');
+  if (!Array.isArray(c.referenceScores) || !c.referenceScores.every((x) => finite(x))) throw new ConfigError(field, path, 'no "referenceScores" array of numbers');
+  if (c.verdict !== undefined && !(CALIBRATION_VERDICTS as readonly unknown[]).includes(c.verdict)) throw new ConfigError(field, path, `"verdict" is not one of ${CALIBRATION_VERDICTS.join(", ")}`);
+  const a = record(c.auroc);
+  const auroc = a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined;
+  const d = record(c.dataset);
+  const b = record(c.backend);
+  const e = record(c.excluded);
+  const excluded = e && finite(e.unscorable) ? e.unscorable : undefined;
+  return {
+    path,
+    id: sha256Hex(bytes).slice(0, 12),
+    threshold: c.threshold,
+    referenceScores: c.referenceScores as number[],
+    backend: b && typeof b.name === "string" ? { name: b.name, version: text(b.version), tier: text(b.tier) } : undefined,
+    createdAt: text(c.createdAt),
+    criterion: text(c.criterion),
+    verdict: auroc ? calibrationVerdict(auroc) : (c.verdict as CalibrationVerdict | undefined),
+    auroc,
+    rows: d && finite(d.rows) ? d.rows : undefined,
+    labelsToSettle: finite(c.labelsToSettle) ? c.labelsToSettle : c.labelsToSettle === null ? null : undefined,
+    unscorable: d && finite(d.unscorable) ? { rows: d.unscorable, excluded } : excluded !== undefined ? { rows: excluded, excluded } : undefined,
+    dataset: fingerprintOf(d, bundled),
+  };
+}
