@@ -1,11 +1,12 @@
 // Issue 14: every command line in the README is executed, in the README's order, as a reader
-// following it from a fresh clone would run it. What cannot run here as written (the internet, the
+// following it from a fresh clone would run it; then (issue 25) those of the reference pages the
+// README moved to docs/, page by page in DOCUMENTS' order. What cannot run here as written (the internet, the
 // default port) is replaced by a local fake named in SUBSTITUTIONS, each with its reason; the few
 // lines not run at all are in NOT_EXECUTED, each with its reason. A command line the README gains
 // without an entry here fails the test, so no command reaches the README unverified.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -20,13 +21,27 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "bin", "groundwatch.js");
 const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 const FIXTURE_MODEL = join(ROOT, "test", "fixtures", "models", "bert-wordpiece");
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
+/**
+ * The README, then the reference pages moved out of it, in the order a reader following them runs
+ * their commands: files earlier commands wrote are read by later ones, and `model pull` (in
+ * backends.md) must come after every command that expects the offline backend, as it caches the
+ * default model. Pages without command lines are here for the block and inline-command checks.
+ */
+const DOCUMENTS = ["README.md", "docs/scoring.md", "docs/entropy.md", "docs/ci-gate.md", "docs/backends.md", "docs/sdk.md", "docs/collector.md", "docs/metrics.md", "docs/configuration.md", "docs/stack.md", "docs/development.md"] as const;
+const TEXTS = DOCUMENTS.map((doc) => ({ doc, text: readFileSync(join(ROOT, doc), "utf8") }));
+/** Pages under docs/ with shell blocks that are not walked, and why; a new page with commands must be walked or named here. */
+const NOT_WALKED: Readonly<Record<string, string>> = {
+  "docs/deploy.md": "deployment steps: docker build and run, docker-compose, a registry push and kubectl against a cluster, none of which exists where the tests run; test/deploy/*.test.ts validate the Dockerfile, compose file and manifests those commands use",
+  "docs/models.md": "exporting a model with pip and optimum-cli needs the internet and Python's ML stack; the groundwatch lines there run on the exported directory",
+};
 const SHELL_LANGS = new Set(["sh", "bash", "shell"]);
 
 // ---------------------------------------------------------------------------------------------
 // Reading the README
 
 interface CodeBlock {
+  /** The file it is in, relative to the repository root. */
+  readonly doc: string;
   readonly lang: string;
   /** 1-based line of the opening fence. */
   readonly line: number;
@@ -35,6 +50,8 @@ interface CodeBlock {
 
 /** One command line of a shell block: what runs, and the trailing `# comment` it had. */
 interface ReadmeCommand {
+  /** The file it is in, relative to the repository root. */
+  readonly doc: string;
   readonly line: number;
   readonly text: string;
   readonly comment: string;
@@ -42,7 +59,7 @@ interface ReadmeCommand {
   readonly block: number;
 }
 
-function codeBlocks(md: string): CodeBlock[] {
+function codeBlocks(doc: string, md: string): CodeBlock[] {
   const blocks: CodeBlock[] = [];
   let open: { lang: string; line: number; fence: string; lines: Array<{ n: number; text: string }> } | undefined;
   md.split("\n").forEach((text, i) => {
@@ -50,19 +67,19 @@ function codeBlocks(md: string): CodeBlock[] {
     if (open) {
       const closes = fence?.[1] !== undefined && fence[1][0] === open.fence[0] && fence[1].length >= open.fence.length && (fence[2] ?? "").trim() === "";
       if (closes) {
-        blocks.push({ lang: open.lang, line: open.line, lines: open.lines });
+        blocks.push({ doc, lang: open.lang, line: open.line, lines: open.lines });
         open = undefined;
       } else open.lines.push({ n: i + 1, text });
     } else if (fence?.[1] !== undefined) {
       open = { lang: (fence[2] ?? "").trim().split(/\s+/)[0]?.toLowerCase() ?? "", line: i + 1, fence: fence[1], lines: [] };
     }
   });
-  if (open) throw new Error(`README.md: the code block opened at line ${open.line} is never closed`);
+  if (open) throw new Error(`${doc}: the code block opened at line ${open.line} is never closed`);
   return blocks;
 }
 
 /** Splits a shell line at its comment: a `#` at the start or after a blank, outside quotes. */
-function splitComment(line: string): { code: string; comment: string } {
+function splitComment(doc: string, line: string): { code: string; comment: string } {
   let quote: string | undefined;
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
@@ -75,7 +92,7 @@ function splitComment(line: string): { code: string; comment: string } {
     else if (c === "'" || c === '"') quote = c;
     else if (c === "#" && (i === 0 || /\s/.test(line[i - 1] ?? ""))) return { code: line.slice(0, i).trim(), comment: line.slice(i + 1).trim() };
   }
-  if (quote !== undefined) throw new Error(`README.md: unterminated ${quote} in: ${line}`);
+  if (quote !== undefined) throw new Error(`${doc}: unterminated ${quote} in: ${line}`);
   return { code: line.trim(), comment: "" };
 }
 
@@ -85,22 +102,22 @@ function shellCommands(blocks: readonly CodeBlock[]): ReadmeCommand[] {
     if (!SHELL_LANGS.has(b.lang)) return;
     let pending: { line: number; text: string } | undefined;
     for (const { n, text } of b.lines) {
-      const { code, comment } = splitComment(text);
+      const { code, comment } = splitComment(b.doc, text);
       if (code === "") continue;
       // A line ending in a backslash continues on the next one.
       if (code.endsWith("\\")) {
         pending = { line: pending?.line ?? n, text: `${pending ? `${pending.text} ` : ""}${code.slice(0, -1).trim()}` };
         continue;
       }
-      commands.push({ line: pending?.line ?? n, text: pending ? `${pending.text} ${code}` : code, comment, block });
+      commands.push({ doc: b.doc, line: pending?.line ?? n, text: pending ? `${pending.text} ${code}` : code, comment, block });
       pending = undefined;
     }
-    if (pending) throw new Error(`README.md line ${pending.line}: a continued command line never ends`);
+    if (pending) throw new Error(`${b.doc}:${pending.line}: a continued command line never ends`);
   });
   return commands;
 }
 
-const BLOCKS = codeBlocks(README);
+const BLOCKS = TEXTS.flatMap(({ doc, text }) => codeBlocks(doc, text));
 const COMMANDS = shellCommands(BLOCKS);
 
 // ---------------------------------------------------------------------------------------------
@@ -749,18 +766,28 @@ const NOT_EXECUTED: ReadonlyArray<{ readonly command: string; readonly reason: s
 
 const matches = (entry: { command: string | RegExp }, text: string): boolean => (typeof entry.command === "string" ? entry.command === text : entry.command.test(text));
 
-describe("the README's command lines", () => {
+describe("the command lines of the README and the reference pages it links", () => {
   it("are each either executed below or listed as not executed, with a reason", () => {
     const problems: string[] = [];
     for (const c of COMMANDS) {
       const n = EXECUTED.filter((e) => matches(e, c.text)).length + NOT_EXECUTED.filter((e) => matches(e, c.text)).length;
-      if (n !== 1) problems.push(`line ${c.line}: ${n === 0 ? "not in EXECUTED or NOT_EXECUTED" : `matched by ${n} entries`}: ${c.text}`);
+      if (n !== 1) problems.push(`${c.doc}:${c.line}: ${n === 0 ? "not in EXECUTED or NOT_EXECUTED" : `matched by ${n} entries`}: ${c.text}`);
     }
     for (const e of [...EXECUTED, ...NOT_EXECUTED]) {
       const n = COMMANDS.filter((c) => matches(e, c.text)).length;
-      if (n === 0) problems.push(`no README line for the entry ${String(e.command)}`);
+      if (n === 0) problems.push(`no line of ${DOCUMENTS.join(", ")} for the entry ${String(e.command)}`);
       if (typeof e.command !== "string" && n !== 1) problems.push(`the pattern ${String(e.command)} matches ${n} lines (it must match exactly one)`);
     }
+    expect(problems).toEqual([]);
+  });
+
+  it("cover every page under docs/ with shell blocks: walked here, or named in NOT_WALKED with a reason", () => {
+    const withCommands = readdirSync(join(ROOT, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`)
+      .filter((doc) => codeBlocks(doc, readFileSync(join(ROOT, doc), "utf8")).some((b) => SHELL_LANGS.has(b.lang)));
+    const problems = withCommands.filter((doc) => !(DOCUMENTS as readonly string[]).includes(doc) && NOT_WALKED[doc] === undefined).map((doc) => `${doc}: has command lines, but is neither in DOCUMENTS nor in NOT_WALKED`);
+    for (const doc of Object.keys(NOT_WALKED)) if (!withCommands.includes(doc)) problems.push(`${doc}: in NOT_WALKED, but has no command lines (any more)`);
     expect(problems).toEqual([]);
   });
 
@@ -770,8 +797,8 @@ describe("the README's command lines", () => {
       const e = EXECUTED.find((x) => matches(x, c.text));
       if (!e) continue;
       const documented = /\bexit (\d+)\b/.exec(c.comment)?.[1];
-      if (e.exit !== 0 && documented !== String(e.exit)) problems.push(`line ${c.line} exits ${e.exit}: its comment must say "exit ${e.exit}": ${c.text}`);
-      if (documented !== undefined && Number(documented) !== e.exit) problems.push(`line ${c.line}: its comment says exit ${documented}, the test expects ${e.exit}`);
+      if (e.exit !== 0 && documented !== String(e.exit)) problems.push(`${c.doc}:${c.line} exits ${e.exit}: its comment must say "exit ${e.exit}": ${c.text}`);
+      if (documented !== undefined && Number(documented) !== e.exit) problems.push(`${c.doc}:${c.line}: its comment says exit ${documented}, the test expects ${e.exit}`);
     }
     expect(problems).toEqual([]);
   });
@@ -779,20 +806,22 @@ describe("the README's command lines", () => {
   it("keep runnable commands in shell blocks: every block has a language, and no other block or inline code holds an npx command that is not run", () => {
     const problems: string[] = [];
     for (const b of BLOCKS) {
-      if (b.lang === "") problems.push(`line ${b.line}: a code block without a language (text, sh, json, ts, yaml…)`);
+      if (b.lang === "") problems.push(`${b.doc}:${b.line}: a code block without a language (text, sh, json, ts, yaml…)`);
       if (SHELL_LANGS.has(b.lang)) continue;
-      for (const { n, text } of b.lines) if (/^\s*(\$ |npx )/.test(text)) problems.push(`line ${n}: a command in a ${b.lang} block is never run; put it in a sh block: ${text.trim()}`);
+      for (const { n, text } of b.lines) if (/^\s*(\$ |npx )/.test(text)) problems.push(`${b.doc}:${n}: a command in a ${b.lang} block is never run; put it in a sh block: ${text.trim()}`);
     }
     const executed = COMMANDS.filter((c) => EXECUTED.some((e) => matches(e, c.text))).map((c) => c.text);
-    let inBlock = false;
-    README.split("\n").forEach((text, i) => {
-      if (/^ {0,3}(`{3,}|~{3,})/.test(text)) inBlock = !inBlock;
-      if (inBlock) return;
-      for (const m of text.matchAll(/`([^`]+)`/g)) {
-        const span = m[1] ?? "";
-        if (span.startsWith("npx ") && !executed.includes(span)) problems.push(`line ${i + 1}: inline \`${span}\` is not a command the test runs; use a shell block, or write it without npx`);
-      }
-    });
+    for (const { doc, text: md } of TEXTS) {
+      let inBlock = false;
+      md.split("\n").forEach((text, i) => {
+        if (/^ {0,3}(`{3,}|~{3,})/.test(text)) inBlock = !inBlock;
+        if (inBlock) return;
+        for (const m of text.matchAll(/`([^`]+)`/g)) {
+          const span = m[1] ?? "";
+          if (span.startsWith("npx ") && !executed.includes(span)) problems.push(`${doc}:${i + 1}: inline \`${span}\` is not a command the test runs; use a shell block, or write it without npx`);
+        }
+      });
+    }
     expect(problems).toEqual([]);
   });
 
@@ -804,7 +833,7 @@ describe("the README's command lines", () => {
       for (const s of e.substitutions ?? []) {
         const find = SUBSTITUTIONS[s].find;
         find.lastIndex = 0;
-        if (!find.test(line.text)) problems.push(`line ${line.line}: substitution "${s}" no longer applies: ${line.text}`);
+        if (!find.test(line.text)) problems.push(`${line.doc}:${line.line}: substitution "${s}" no longer applies: ${line.text}`);
       }
     }
     // A line that reaches outside this machine without its substitution would fail for the wrong reason.
@@ -814,14 +843,14 @@ describe("the README's command lines", () => {
       for (const [name, s] of Object.entries(SUBSTITUTIONS) as Array<[SubstitutionName, Substitution]>) {
         if (GLOBAL_SUBSTITUTIONS.includes(name) || e.substitutions?.includes(name)) continue;
         s.find.lastIndex = 0;
-        if (s.find.test(c.text)) problems.push(`line ${c.line}: needs substitution "${name}" (${s.reason}): ${c.text}`);
+        if (s.find.test(c.text)) problems.push(`${c.doc}:${c.line}: needs substitution "${name}" (${s.reason}): ${c.text}`);
       }
     }
     expect(problems).toEqual([]);
   });
 });
 
-describe("the README, run from a fresh clone in its order", () => {
+describe("the README and its reference pages, run from a fresh clone in their order", () => {
   const fx: Fixtures = { dir: "" };
   /** Background commands, by code block, stopped after the block's last line. */
   const background = new Map<number, Array<{ text: string; exit: number; process: LongRunning }>>();
@@ -840,12 +869,12 @@ describe("the README, run from a fresh clone in its order", () => {
     const skipped = NOT_EXECUTED.find((e) => matches(e, c.text));
     if (skipped) {
       // Listed with its reason, and shown as skipped in every run.
-      it.skip(`line ${c.line}: ${c.text} — not run here: ${skipped.reason}`, () => undefined);
+      it.skip(`${c.doc}:${c.line}: ${c.text} — not run here: ${skipped.reason}`, () => undefined);
       continue;
     }
     const lastOfBlock = !COMMANDS.some((o) => o.block === c.block && o.line > c.line);
 
-    it(`line ${c.line}: ${c.text}`, { timeout: (entry?.timeoutMs ?? 45_000) + 20_000 }, async () => {
+    it(`${c.doc}:${c.line}: ${c.text}`, { timeout: (entry?.timeoutMs ?? 45_000) + 20_000 }, async () => {
       if (!entry) throw new Error("not in EXECUTED or NOT_EXECUTED (see the first test)");
       try {
         if (entry.kind === "export") {
