@@ -27,7 +27,7 @@ export const BACKEND_FLAGS_HELP = `Backend:
   --onnx-threads N      onnxruntime threads per worker;  --onnx-workers N  inference worker threads
   --judge-url URL       OpenAI-compatible base URL (key from env GROUNDWATCH_JUDGE_API_KEY)
   --judge-model NAME    judge chat model;  --judge-budget N  most judge calls this run (default 1000)
-  --config FILE         JSON config file with a "scoring" section
+  --config FILE         config file, JSON or YAML (.yaml, .yml), with a "scoring" section
 `;
 
 type Values = Partial<Record<keyof typeof BACKEND_FLAGS, string | boolean | undefined>>;

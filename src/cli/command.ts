@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { parseArgs } from "node:util";
+import { BUNDLED_EXAMPLES_DIR } from "../config/calibration-file.ts";
 import { isConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
 import type { ScoreOptions } from "../config/score-options.ts";
@@ -113,9 +114,19 @@ export function inputPath(input: string | undefined, io: CommandIo, flag = "inpu
     if (!statSync(path).isFile()) throw new Error("not a file");
   } catch (error) {
     const code = (error as { code?: string }).code;
-    throw new UsageError(`cannot read ${input}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (error as Error).message}`);
+    throw new UsageError(`cannot read ${input}: ${code === "ENOENT" ? `no such file${bundledExampleHint(input)}` : code === "EACCES" ? "permission denied" : (error as Error).message}`);
   }
   return path;
+}
+
+/**
+ * For a missing file under an examples/ folder (the README's commands run from a checkout of the
+ * repository): where groundwatch's bundled examples are, and that `groundwatch init` writes a
+ * starter set for the user's own data. Empty for any other path.
+ */
+export function bundledExampleHint(input: string): string {
+  if (!/(^|[\\/])examples[\\/]/.test(input)) return "";
+  return `. groundwatch's bundled examples are in ${BUNDLED_EXAMPLES_DIR} (in a project that installed groundwatch: node_modules/groundwatch/examples/); for your own data, \`groundwatch init\` writes a starter set (groundwatch-eval.jsonl) to label and extend`;
 }
 
 /** A number flag, or undefined when absent; anything else is a UsageError naming the flag. */

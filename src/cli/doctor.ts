@@ -56,7 +56,8 @@ function parseSamples(stdout: string): string[] {
 
 /** One preflight line: its status, what was checked, what was found, and the fix when it failed. */
 interface Check {
-  readonly status: "PASS" | "WARN" | "FAIL";
+  /** INFO: a fact worth knowing that needs no action (neither a warning nor a failure). */
+  readonly status: "PASS" | "WARN" | "FAIL" | "INFO";
   readonly what: string;
   readonly detail: string;
   readonly fix?: string;
@@ -70,8 +71,9 @@ function report(io: CommandIo, c: Check): void {
 const INSTALL_RUNTIME_FIX = `${ONNX_RUNTIME_INSTALL} (on CPU-only machines, or where only the npm registry is reachable: ${ONNX_RUNTIME_INSTALL_CPU})`;
 
 /**
- * Whether onnxruntime-node is installed (and its version), when the configured backend uses
- * it: --backend onnx, or auto with a model configured or the default model cached.
+ * Whether onnxruntime-node is installed (and its version). When the configured backend uses it
+ * (--backend onnx, or auto with a model configured or the default model cached) a missing runtime
+ * is a FAIL or WARN; otherwise the line is INFO: what a production model would need.
  */
 async function checkOnnxRuntime(args: Parameters<typeof openBackend>[0], io: CommandIo): Promise<Check | undefined> {
   let need: ReturnType<typeof onnxRuntimeNeed>;
@@ -84,12 +86,13 @@ async function checkOnnxRuntime(args: Parameters<typeof openBackend>[0], io: Com
   } catch {
     return undefined; // a configuration error: the backend check reports it
   }
-  if (!need) return undefined;
   const what = "onnx runtime";
   try {
     const runtime = await loadOnnxRuntime();
-    return { status: "PASS", what, detail: `${ONNX_RUNTIME_PACKAGE} ${onnxRuntimeVersion(runtime) ?? "(version unknown)"}` };
+    const version = `${ONNX_RUNTIME_PACKAGE} ${onnxRuntimeVersion(runtime) ?? "(version unknown)"}`;
+    return need ? { status: "PASS", what, detail: version } : { status: "INFO", what, detail: `${version} (not used by the configured backend; a local model (groundwatch model pull) would use it)` };
   } catch (error) {
+    if (!need) return { status: "INFO", what, detail: `${ONNX_RUNTIME_PACKAGE} is not installed (not needed by the configured backend; a local model (groundwatch model pull) needs it)`, fix: INSTALL_RUNTIME_FIX };
     if (!isOnnxRuntimeMissing(error)) return { status: "FAIL", what, detail: (error as Error).message, fix: `reinstall it: ${INSTALL_RUNTIME_FIX}` };
     if (need.need === "required" || requireProduction) return { status: "FAIL", what, detail: `${ONNX_RUNTIME_PACKAGE} is not installed, and the onnx backend needs it`, fix: INSTALL_RUNTIME_FIX };
     return { status: "WARN", what, detail: `${ONNX_RUNTIME_PACKAGE} is not installed: auto falls back to the triage-grade offline backend, though ${DEFAULT_MODEL_REPO} is cached`, fix: INSTALL_RUNTIME_FIX };
@@ -103,7 +106,9 @@ async function checkBackend(args: Parameters<typeof openBackend>[0], io: Command
     backend = await openBackend(args, io);
   } catch (error) {
     const fix = isOnnxRuntimeMissing(error) ? INSTALL_RUNTIME_FIX : "fix the backend configuration (groundwatch serve --print-config shows it), or pull a model: groundwatch model pull";
-    return { checks: [{ status: "FAIL", what: "entailment backend", detail: (error as Error).message, fix }] };
+    // A configuration error says what is wrong in words; its "invalid field: value" prefix would print "invalid model: undefined".
+    const detail = isConfigError(error) ? `${error.field}: ${error.expected}` : (error as Error).message;
+    return { checks: [{ status: "FAIL", what: "entailment backend", detail, fix }] };
   }
   const identity = { name: backend.name, version: backend.version, tier: backend.tier };
   try {

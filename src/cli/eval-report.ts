@@ -3,6 +3,7 @@ import type { BackendInfo } from "../core/backend.ts";
 import { escapeHtml, escapeXml, mdText } from "./escape.ts";
 import { citationErrors, citationLines, citationSummaryText } from "./report-citations.ts";
 import { evidenceLocation, shownEvidence } from "./report-evidence.ts";
+import { labelAgreement, labelCell, labelSummary, labelSummaryText } from "./report-labels.ts";
 
 /** One evaluated row of the set, as stored in report.json. */
 export interface EvalRow {
@@ -262,12 +263,16 @@ function rowCitations(x: EvalRow, claim: ClaimResult): string[] {
   return citationLines(claim, x.sources?.length ?? 0, x.sources);
 }
 
-/** The claim a row's finding is about: its first claim not supported, else its first claim with a citation error. */
+/**
+ * The claim a row's finding is about: its lowest-scoring claim not supported (the first of equal
+ * scores), else its first claim with a citation error.
+ */
 function findingClaim(x: EvalRow): ClaimResult | undefined {
-  return x.claims.find((c) => c.verdict !== "supported") ?? x.claims.find((c) => (c.citations ?? []).some((k) => k.status === "not_retrieved" || k.status === "misattributed"));
+  const lowest = x.claims.reduce<ClaimResult | undefined>((low, c) => (c.verdict !== "supported" && (low === undefined || c.score < low.score) ? c : low), undefined);
+  return lowest ?? x.claims.find((c) => (c.citations ?? []).some((k) => k.status === "not_retrieved" || k.status === "misattributed"));
 }
 
-/** A row's finding in one line: its verdict, score and first unsupported claim with its citations (or why it is unscorable). */
+/** A row's finding in one line: its verdict, score and lowest-scoring unsupported claim with its citations (or why it is unscorable). */
 function finding(x: EvalRow): string {
   const cited = x.citations ? `; ${citationSummaryText(x.citations)}` : "";
   if (x.verdict === "unscorable") return `unscorable: ${x.reason ?? ""}${x.error ? ` (${x.error})` : ""}${cited}`;
@@ -302,6 +307,7 @@ export function reportMarkdown(r: EvalReport): string {
   lines.push(`**Gate:** ${describeGate(r.gate.criteria, { value: r.threshold, source: r.thresholdSource }, md)}.`, "");
   lines.push(`Set ${mdText(r.set)}, ${s.rows} rows, backend ${mdText(`${r.backend.name} ${r.backend.version}`)} (tier ${mdText(r.backend.tier)}).`, "");
   const crit = new Map(r.gate.criteria.map((c) => [c.name, c]));
+  const labels = labelSummary(r.rows);
   const cells = (name: CriterionName): string => {
     const c = crit.get(name);
     return c ? `${criterionLimit(c)} | ${describeSource(c.source, md)} | ${c.passed ? "pass" : "**FAIL**"}` : "– | – | –";
@@ -318,13 +324,14 @@ export function reportMarkdown(r: EvalReport): string {
     ...(crit.has("maxCitationErrorRate") || (s.citations?.found ?? 0) > 0 ? [`| citation error rate (not retrieved + misattributed) | ${s.citations ? citationMeasure(s.citations) : "–"} | ${cells("maxCitationErrorRate")} |`] : []),
     `| unscorable | ${s.unscorable} | – | – | – |`,
     `| regressions vs baseline | ${r.regressions.length} | ${cells("noRegressions")} |`,
+    ...(labels ? [`| label agreement (label 1 grounded, 0 not) | ${labelSummaryText(labels)} | – | – | – |`] : []),
   );
   // The failures are groundwatch's own sentences (numbers and flags), not user text.
   if (r.gate.failures.length > 0) lines.push("", "**Why it failed:**", "", ...r.gate.failures.map((f) => `- ${f}`));
   // Rows not grounded, and grounded rows that fail the gate (a misattributed citation).
   const bad = r.rows.filter((x) => x.verdict !== "grounded" || rowFailsGate(r, x).length > 0).slice(0, 20);
   if (bad.length > 0) {
-    lines.push("", "| id | verdict | score | gate | first unsupported claim | evidence |", "|---|---|---|---|---|---|");
+    lines.push("", "| id | verdict | score | gate | lowest-scoring unsupported claim | evidence |", "|---|---|---|---|---|---|");
     for (const x of bad) {
       const first = findingClaim(x);
       const citations = first ? rowCitations(x, first) : [];
@@ -334,6 +341,13 @@ export function reportMarkdown(r: EvalReport): string {
       const against = rowFailsGate(r, x);
       lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${mdText(claim, 240)} | ${evidence} |`);
     }
+  }
+  // Labelled rows whose verdict disagrees with their label, grounded ones included (a missed hallucination).
+  const disagree = r.rows.filter((x) => labelAgreement(x) === "disagree");
+  if (disagree.length > 0) {
+    lines.push("", "| id | label | verdict | score |", "|---|---|---|---|");
+    for (const x of disagree.slice(0, 50)) lines.push(`| ${mdText(x.id, 80)} | ${x.label} (${x.label === 1 ? "grounded" : "not grounded"}) | ${mdText(x.verdict)} | ${fixed3(x.score)} |`);
+    if (disagree.length > 50) lines.push("", `${disagree.length - 50} more rows disagree with their label in report.html.`);
   }
   // Each cited claim with its citations' statuses beside it, errors first.
   const cited = citedClaims(r);
@@ -455,6 +469,7 @@ export function histogramSvg(scores: readonly number[], threshold: number): stri
 
 export function reportHtml(r: EvalReport): string {
   const s = r.summary;
+  const labels = labelSummary(r.rows);
   const rows = r.rows
     .map((x) => {
       // Claims not supported, and cited claims (each citation's status beside its marker).
@@ -469,7 +484,8 @@ export function reportHtml(r: EvalReport): string {
         .join("");
       const against = rowFailsGate(r, x);
       const gate = against.length > 0 ? `<span class="fail">fails the gate (${escapeHtml(against.map((c) => criterionMeasure(c.name)).join(", "))})</span>` : "–";
-      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td><td>${gate}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${x.citations ? `<div class="why">${escapeHtml(citationSummaryText(x.citations))}</div>` : ""}${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
+      const label = labels ? `<td class="${labelAgreement(x) === "disagree" ? "fail" : ""}">${escapeHtml(labelCell(x))}</td>` : "";
+      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td>${label}<td>${gate}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${x.citations ? `<div class="why">${escapeHtml(citationSummaryText(x.citations))}</div>` : ""}${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
     })
     .join("\n");
   const scores = r.rows.filter((x) => x.score !== null).map((x) => x.score as number);
@@ -505,13 +521,13 @@ ${notices}
 <tr><td>mean score (raw, backend-specific)</td><td>${fixed3(s.meanGroundedness)}</td>${gateCells("minMeanScore")}</tr>
 ${crit.has("maxCitationErrorRate") || (s.citations?.found ?? 0) > 0 ? `<tr><td>citation error rate (not retrieved + misattributed)</td><td>${s.citations ? escapeHtml(citationMeasure(s.citations)) : "–"}</td>${gateCells("maxCitationErrorRate")}</tr>\n` : ""}<tr><td>unscorable</td><td>${s.unscorable}</td><td>–</td><td>–</td><td>–</td></tr>
 <tr><td>regressions</td><td>${r.regressions.length}</td>${gateCells("noRegressions")}</tr>
-</table>
+${labels ? `<tr><td>label agreement (label 1 grounded, 0 not)</td><td>${escapeHtml(labelSummaryText(labels))}</td><td>–</td><td>–</td><td>–</td></tr>\n` : ""}</table>
 ${r.gate.failures.length ? `<ul class="fail">${r.gate.failures.map((f) => `<li>${escapeHtml(f)}</li>`).join("")}</ul>` : ""}
 <h2>Score distribution</h2>
 ${histogramSvg(scores, r.threshold)}
 <h2>Rows</h2>
 <p>Unsupported claims are <mark class="unsupported">highlighted</mark>, misattributed ones (supported by another document than the one cited) <mark class="misattributed">in orange</mark>, contradicted ones <mark class="contradicted">in red</mark>. Each cited claim lists its citations, each with its status.</p>
-<table><tr><th>id</th><th>verdict</th><th>score</th><th>gate</th><th>answer and evidence</th></tr>
+<table><tr><th>id</th><th>verdict</th><th>score</th>${labels ? "<th>label</th>" : ""}<th>gate</th><th>answer and evidence</th></tr>
 ${rows}
 </table>
 <p class="why">Generated ${escapeHtml(r.createdAt)} by groundwatch.</p>

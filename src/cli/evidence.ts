@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { readCappedText } from "../net/read-capped.ts";
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { dirname, resolve } from "node:path";
 import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
-import { outputFile, writeOutputFile } from "./files.ts";
+import { makeOutputDir, outputFileCreatingDir, writeOutputFile } from "./files.ts";
+import type { PaperSize } from "./print-pdf.ts";
+import { PAPER_SIZES, pageRule, printPdf } from "./print-pdf.ts";
 import type { CommandIo } from "./io.ts";
 import { escapeHtml } from "./escape.ts";
 import type { Calibration } from "../config/calibration-file.ts";
@@ -20,7 +19,7 @@ export const EVIDENCE_HELP = `groundwatch evidence — a report a risk owner can
 Usage:
   groundwatch evidence --prometheus URL (--from DATE [--to DATE] | --since LENGTH [--to DATE])
                        [--route R] [--threshold 0.1] [--calibration calibration.json]
-                       [--out report.html] [--pdf]
+                       [--out report.html] [--pdf [--paper letter|a4]]
 
 Queries the Prometheus that scrapes groundwatch and writes a self-contained HTML report: the
 hallucination rate and mean groundedness per route over the period with the threshold, alert
@@ -33,7 +32,10 @@ The top of the report also says how the period was scored, as the collector expo
 id. In red: a --calibration file that is not what the collector scored with (another id or
 threshold), a calibration fitted on groundwatch's bundled examples or with another backend or model,
 a drift reference the collector refused, and a triage-tier backend for all or part of the period.
---pdf also prints it to PDF with headless Chromium (Debian's chromium) when it is installed.
+--out's folder is created when it does not exist.
+--pdf also prints it to PDF (beside the HTML, same name) with headless Chromium (Debian's chromium)
+when it is installed; --paper letter (the default, Chromium's own) or a4 sets the paper size, for
+the PDF and for printing the HTML from a browser.
 
 The period (all dates and times are UTC, and the report says so):
   --from DATE      its start; a date alone (2026-09-01) is the start of that day, 00:00 UTC
@@ -140,14 +142,17 @@ function ratio(numerator: string, denominator: string): string {
 /** Runs `groundwatch evidence`; resolves to the exit code. `now` is the clock (--since, the default --to, "generated"). */
 export function runEvidence(argv: readonly string[], io: CommandIo, now: () => Date = () => new Date()): Promise<number> {
   return runCommand("evidence", EVIDENCE_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, { prometheus: { type: "string" }, from: { type: "string" }, to: { type: "string" }, since: { type: "string" }, route: { type: "string" }, threshold: { type: "string" }, calibration: { type: "string" }, out: { type: "string" }, pdf: { type: "boolean" } });
+    const { values: args } = parseFlags(argv, { prometheus: { type: "string" }, from: { type: "string" }, to: { type: "string" }, since: { type: "string" }, route: { type: "string" }, threshold: { type: "string" }, calibration: { type: "string" }, out: { type: "string" }, pdf: { type: "boolean" }, paper: { type: "string" } });
     if (!args.prometheus || !/^https?:\/\//.test(args.prometheus)) throw new UsageError("--prometheus must be the http(s) URL of Prometheus", true);
     const period = resolvePeriod({ from: args.from, to: args.to, since: args.since }, now);
     const { from, to } = period;
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.1;
     const calibration = args.calibration ? readCalibrationRecord("--calibration", args.calibration, io) : undefined;
     // Checked before Prometheus is queried.
-    const out = outputFile("--out", args.out ?? "evidence.html", io);
+    const out = outputFileCreatingDir("--out", args.out ?? "evidence.html", io);
+    if (args.paper !== undefined && !(PAPER_SIZES as readonly string[]).includes(args.paper)) throw new UsageError(`--paper must be ${PAPER_SIZES.join(" or ")} (got ${JSON.stringify(args.paper)})`, true);
+    // Without --paper the HTML sets no page size: Chromium prints Letter, a browser its own default.
+    const pageCss = args.paper === undefined ? "" : pageRule(args.paper as PaperSize);
     const route = args.route ? `groundwatch_route="${args.route.replace(/["\\]/g, "\\$&")}"` : 'groundwatch_route=~".+"';
     const resolution = chartResolution(to - from);
     const { step } = resolution;
@@ -210,7 +215,7 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
     const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>groundwatch evidence ${escapeHtml(formatTime(from).slice(0, 10))} – ${escapeHtml(lastDay)}</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:900px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:4px 10px;text-align:left}figure{margin:1em 0}figcaption{font-weight:600}.legend{font-size:12px}.over{color:#c0392b;font-weight:600}.no-data{color:#777}.alarm{border:4px solid #b00020;background:#fde0e0;color:#5c0010;padding:4px 16px;margin:1em 0}.alarm-title{color:#b00020;font-size:1.25em;font-weight:700}@media print{.alarm{-webkit-print-color-adjust:exact;print-color-adjust:exact}}</style>
+<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:900px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:4px 10px;text-align:left}figure{margin:1em 0}figcaption{font-weight:600}.legend{font-size:12px}.over{color:#c0392b;font-weight:600}.no-data{color:#777}.alarm{border:4px solid #b00020;background:#fde0e0;color:#5c0010;padding:4px 16px;margin:1em 0}.alarm-title{color:#b00020;font-size:1.25em;font-weight:700}@media print{.alarm{-webkit-print-color-adjust:exact;print-color-adjust:exact}}${pageCss}</style>
 </head><body>
 <h1>Groundedness monitoring evidence</h1>
 <p>Period: ${escapeHtml(describePeriod(period))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. All times are UTC. Source: ${escapeHtml(args.prometheus)}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
@@ -230,13 +235,12 @@ ${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixe
 <p style="font-size:12px;color:#777">Generated ${escapeHtml(utc(now().getTime() / 1000))} by groundwatch evidence.</p>
 </body></html>
 `;
+    makeOutputDir("--out", dirname(out));
     writeOutputFile("--out", out, html);
     io.stdout.write(`wrote ${out}\n`);
     if (args.pdf) {
-      const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
-      if (!chromium) throw new Error("--pdf needs headless Chromium (apt-get install chromium); the HTML report was written");
       const pdf = out.replace(/\.html?$/i, "") + ".pdf";
-      execFileSync(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${resolve(out, "..", ".chromium-profile")}`, `--print-to-pdf=${pdf}`, "--no-pdf-header-footer", pathToFileURL(out).href], { stdio: "ignore", timeout: 60_000 });
+      printPdf(out, pdf);
       io.stdout.write(`wrote ${pdf}\n`);
     }
     return EXIT.ok;

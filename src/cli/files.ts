@@ -110,6 +110,18 @@ export function outputDir(flag: string, value: string, io: CommandIo): string {
   }
 }
 
+/**
+ * The absolute path of an output file whose directory may not exist yet: checked as outputFile
+ * when its directory exists, else that directory must be creatable (as outputDir). The caller
+ * creates it (makeOutputDir(dirname(path))) when it writes.
+ */
+export function outputFileCreatingDir(flag: string, value: string, io: CommandIo): string {
+  const path = resolve(io.cwd, value);
+  if (statOrUndefined(dirname(path), flag, value)) return outputFile(flag, value, io);
+  outputDir(flag, dirname(path), io);
+  return path;
+}
+
 /** Creates an output directory (and its parents); a failure is a UsageError naming the flag and the path. */
 export function makeOutputDir(flag: string, path: string): void {
   try {

@@ -38,9 +38,11 @@ Endpoints:
   POST /v1/observations   JSON observations, one or an array (schema: docs/observation.schema.json)
   GET  /metrics           Prometheus text format
   GET  /healthz, /readyz  liveness; readiness (503 with the reason while the scorer cannot score)
+  GET  /runbooks          the alerts' runbooks as an HTML page (each alert's runbook_url points here)
 
 Options:
-  --config FILE         JSON config (sections collector, sampling, monitor, scoring); env GROUNDWATCH_CONFIG
+  --config FILE         config file, JSON or YAML (.yaml, .yml), with sections collector, sampling,
+                        monitor, scoring; env GROUNDWATCH_CONFIG
   --host H              bind address (default 127.0.0.1; anything else needs GROUNDWATCH_TOKEN, at
                         least 16 characters, sent as "Authorization: Bearer <token>")
   --port P              port (default 4319)

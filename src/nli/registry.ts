@@ -100,7 +100,7 @@ export async function createBackend(options: ResolvedScoreOptions, deps: CreateB
     }
   }
   if (choice === "offline" && options.requireProduction) {
-    throw new ConfigError("requireProduction", true, `refusing to score with the triage-tier offline backend; configure --model or the judge (${SCORE_ENV.requireProduction} is set)`);
+    throw new ConfigError("requireProduction", true, `refusing to score with the triage-tier offline backend; configure --model or the judge (production is required: --require-production, ${SCORE_ENV.requireProduction}=1 or the config's scoring.requireProduction)`);
   }
   switch (choice) {
     case "offline":

@@ -188,6 +188,21 @@ describe("groundwatch doctor: deployment preflight", () => {
     expect(run.stdout).toContain("-> fix the backend configuration");
   });
 
+  // Issue 25: it printed "invalid model: undefined (the onnx backend needs …)".
+  it("--backend onnx without a model says what is missing, not 'invalid model: undefined'", async () => {
+    const run = await runCli(["doctor", "--backend", "onnx"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("[FAIL] entailment backend model: the onnx backend needs --model DIR|REPO (or GROUNDWATCH_MODEL)\n");
+    expect(run.stdout).not.toContain("undefined");
+  });
+
+  // Issue 25: the flag was reported as "(GROUNDWATCH_REQUIRE_PRODUCTION is set)".
+  it("--require-production given as a flag is not reported as the environment variable", async () => {
+    const run = await runCli(["doctor", "--backend", "offline", "--require-production"]);
+    expect(run.stdout).not.toContain("GROUNDWATCH_REQUIRE_PRODUCTION is set");
+    expect(run.stdout).toContain("production is required: --require-production, GROUNDWATCH_REQUIRE_PRODUCTION=1 or the config's scoring.requireProduction");
+  });
+
   it("shows the label mapping of an onnx model", async () => {
     const run = await runCli(["doctor", "--backend", "onnx", "--model", "test/fixtures/models/bert-permuted"]);
     expect(run.stdout).toMatch(/\[PASS\] label mapping +three-label: 0:ENTAILMENT 1:NEUTRAL 2:CONTRADICTION/);
@@ -239,7 +254,7 @@ describe("onnxruntime-node, an optional peer", () => {
     const run = await runCli(["doctor", "--backend", "onnx", "--model", FIXTURE]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(`[FAIL] onnx runtime       onnxruntime-node is not installed, and the onnx backend needs it\n       ${INSTALL_FIX}\n`);
-    expect(run.stdout).toContain('[FAIL] entailment backend invalid backend: "onnx" (the onnx backend needs onnxruntime-node');
+    expect(run.stdout).toContain("[FAIL] entailment backend backend: the onnx backend needs onnxruntime-node");
     expect(run.stdout).not.toContain("-> fix the backend configuration");
   });
 
@@ -256,10 +271,18 @@ describe("onnxruntime-node, an optional peer", () => {
     expect(run.stdout).toMatch(/\[WARN\] entailment backend +offline /);
   });
 
-  it("doctor does not check the runtime for a backend that does not use it", async () => {
+  // Issue 25: plain doctor printed no runtime line at all, though the README says it reports it.
+  it("plain doctor reports a missing runtime as INFO (not a warning) when the backend does not use it", async () => {
     withoutRuntime();
     const run = await runCli(["doctor", "--backend", "offline"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).not.toContain("onnx runtime");
+    expect(run.stdout).toContain(`[INFO] onnx runtime       onnxruntime-node is not installed (not needed by the configured backend; a local model (groundwatch model pull) needs it)\n       ${INSTALL_FIX}\n`);
+    expect(run.stdout).toContain("READY (2 warning(s)).");
+  });
+
+  it("plain doctor reports the installed runtime and its version, as INFO, when the backend does not use it", async () => {
+    const version = (createRequire(import.meta.url)("onnxruntime-node/package.json") as { version: string }).version;
+    const run = await runCli(["doctor"]);
+    expect(run.stdout).toContain(`[INFO] onnx runtime       onnxruntime-node ${version} (not used by the configured backend; a local model (groundwatch model pull) would use it)\n`);
   });
 });

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -373,4 +374,37 @@ describe("groundwatch evidence: the collector's scoring info, read in linear tim
   it("in the number of its series", () => {
     expectLinear("scoring info, series", measureGrowth((n) => Array.from({ length: n }, (_, i) => row(`b${i}`, i)), notices, { n: 500, maxN: 16_000 }));
   });
+});
+
+// Issue 25: --pdf left .chromium-profile/ beside the report, had no A4 option, and --out could not name a new folder.
+describe.skipIf(!existsSync("/usr/bin/chromium") && !process.env.CI)("groundwatch evidence --pdf", () => {
+  /** The groundwatch Chromium profiles in the temporary folder now. */
+  const profiles = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith("groundwatch-chromium-"));
+
+  it("creates --out's folder, prints A4 with --paper a4, and leaves nothing but the report and its PDF", { timeout: 90_000 }, async () => {
+    const prom = await fakePrometheus("/r");
+    const dir = tempDir();
+    const before = profiles();
+    const run = await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--out", join(dir, "reports", "q3", "evidence.html"), "--pdf", "--paper", "a4"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual(["reports"]);
+    expect(readdirSync(join(dir, "reports", "q3")).sort()).toEqual(["evidence.html", "evidence.pdf"]);
+    expect(profiles()).toEqual(before);
+    // A4 is 595 x 842 points; Letter 612 x 792.
+    const pdf = readFileSync(join(dir, "reports", "q3", "evidence.pdf")).toString("latin1");
+    expect(pdf).toMatch(/\/MediaBox \[0 0 59[45]\.\d+ 84[12]\.\d+\]/);
+    expect(readFileSync(join(dir, "reports", "q3", "evidence.html"), "utf8")).toContain("@page{size:A4}");
+  });
+
+  it("prints Letter without --paper, and refuses another paper size before querying", async () => {
+    const prom = await fakePrometheus("/r");
+    const bad = await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--out", join(tempDir(), "e.html"), "--pdf", "--paper", "a3"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--paper must be letter or a4 (got "a3")');
+    expect(prom.queries).toEqual([]);
+    const out = join(tempDir(), "e.html");
+    const run = await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--out", out, "--pdf"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(out.replace(/html$/, "pdf")).toString("latin1")).toMatch(/\/MediaBox \[0 0 612 792\]/);
+  }, 90_000);
 });

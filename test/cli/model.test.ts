@@ -129,3 +129,14 @@ describe("groundwatch model list and info: damaged caches and files", () => {
     expect(run.stdout).toContain("mapping:     entailment=1, neutral=2, contradiction=0");
   });
 });
+
+// Issue 25: the offline message listed the model files but not onnxruntime-node, which the model also needs.
+describe("groundwatch model pull: offline", () => {
+  it("says how to install the model by hand and that onnxruntime-node is needed too", async () => {
+    const run = await runCli(["model", "pull", REPO], { env: { HF_HOME: tempDir(), HF_HUB_OFFLINE: "1" } });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("To install test-org/tiny-nli by hand");
+    expect(run.stderr).toContain("The model runs on onnxruntime-node, an optional peer dependency: install it with `npm install onnxruntime-node`");
+    expect(run.stderr).toContain("`ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node`");
+  });
+});

@@ -197,7 +197,8 @@ describe("groundwatch score", () => {
     it("refuses a triage backend when GROUNDWATCH_REQUIRE_PRODUCTION is set", async () => {
       const run = await runCli(["score", "--input", "-", "--backend", "offline"], { stdin: "", env: { GROUNDWATCH_REQUIRE_PRODUCTION: "1" } });
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain("GROUNDWATCH_REQUIRE_PRODUCTION is set");
+      expect(run.stderr).toContain("refusing to score with the triage-tier offline backend");
+      expect(run.stderr).toContain("GROUNDWATCH_REQUIRE_PRODUCTION=1");
     });
 
     it("names a bad environment variable", async () => {

@@ -44,6 +44,18 @@ describe("the README's SDK section", () => {
   });
 });
 
+// Issue 25: a `prepare` script runs when the package is installed from git, and npm flags it as an
+// install script; the build runs when the tarball is packed (prepack), and npm start builds a stale dist/.
+describe("package.json scripts", () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+
+  it("has no install-time script; packing builds dist/, and npm start builds it first when it is stale", () => {
+    for (const hook of ["preinstall", "install", "postinstall", "prepare"]) expect(pkg.scripts[hook], hook).toBeUndefined();
+    expect(pkg.scripts.prepack).toBe("npm run build");
+    expect(pkg.scripts.start).toBe("tsx scripts/build.ts --if-stale && node bin/groundwatch.js demo");
+  });
+});
+
 describe("the packed tarball in a fresh project", () => {
   let consumer: Consumer;
   beforeAll(() => {

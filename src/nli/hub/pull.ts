@@ -6,6 +6,7 @@ import { fetchWithTimeout } from "../../net/fetch-timeout.ts";
 import { BodyTooLargeError, readCappedText } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
 import type { OnnxVariant } from "../onnx/model-dir.ts";
+import { ONNX_RUNTIME_INSTALL_HINT, ONNX_RUNTIME_PACKAGE } from "../onnx/runtime.ts";
 import { localGraphs } from "../onnx/model-dir.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../onnx/variants.ts";
 import { checkVariant, chooseGraph, graphVariants, readCpuFeatures } from "../onnx/variants.ts";
@@ -103,6 +104,7 @@ export function manualSteps(repo: string, variant: OnnxVariant, target: string):
     `and put them, keeping the onnx/ folder, in a directory such as:`,
     `  ${target}`,
     `then pass it with --model ${target} (or GROUNDWATCH_MODEL).`,
+    `The model runs on ${ONNX_RUNTIME_PACKAGE}, an optional peer dependency: ${ONNX_RUNTIME_INSTALL_HINT} (npm install needs the npm registry; copy it over with the model where even that is out of reach).`,
   ].join("\n");
 }
 
