@@ -79,7 +79,7 @@ describe("the packed tarball in a fresh project", () => {
 
   it("holds the build, the runtime data and the deployable configs, and no tests, benches, fixtures or scripts", () => {
     const files = execFileSync("tar", ["tzf", consumer.tarball], { encoding: "utf8" }).split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
-    for (const f of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/index.d.cts", "dist/index.js.map", "dist/sdk/worker.js", "dist/nli/offline/weights.json", "bin/groundwatch.js", "data/lexicon/vectors.i8", "docs/observation.schema.json", "docs/runbooks.md", "examples/labelled.jsonl", "examples/eval-set.jsonl", "dashboards/overview.json", "alerts/rules.yml", "collector/otel-collector.yaml", "examples/quickstart/server.ts", "examples/quickstart/tracing.ts", "examples/traffic.jsonl", "LICENSE", "README.md", "package.json"]) {
+    for (const f of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/index.d.cts", "dist/index.js.map", "dist/sdk/worker.js", "dist/nli/offline/weights.json", "bin/groundwatch.js", "data/lexicon/vectors.i8", "docs/observation.schema.json", "docs/runbooks.md", "docs/sdk.md", "docs/configuration.md", "examples/labelled.jsonl", "examples/eval-set.jsonl", "dashboards/overview.json", "alerts/rules.yml", "collector/otel-collector.yaml", "examples/quickstart/server.ts", "examples/quickstart/tracing.ts", "examples/traffic.jsonl", "LICENSE", "README.md", "package.json"]) {
       expect(files, f).toContain(f);
     }
     expect(files.some((f) => f.startsWith("proto/opentelemetry/proto/collector/trace/v1/"))).toBe(true);
