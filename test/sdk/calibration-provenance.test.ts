@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
+import { captureWarnings } from "../helpers/diag.ts";
 import { join } from "node:path";
-import type { DiagLogger } from "@opentelemetry/api";
-import { DiagLogLevel, diag } from "@opentelemetry/api";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { readCalibrationFile } from "../../src/config/calibration-file.ts";
 import { loadOfflineModel } from "../../src/nli/offline/backend.ts";
@@ -26,15 +25,6 @@ function calibration(extra: Record<string, unknown> = {}, dir = tempDir(), name 
   return path;
 }
 
-function captureDiag(): string[] {
-  const warnings: string[] = [];
-  const ignore = (): void => undefined;
-  const logger: DiagLogger = { error: ignore, warn: (m) => warnings.push(m), info: ignore, debug: ignore, verbose: ignore };
-  diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
-  onTestFinished(() => diag.disable());
-  return warnings;
-}
-
 function monitorWith(otel: TestOtel, extra: MonitorOptions): Monitor {
   const monitor = createMonitor({ env: ENV, scoring: { backend: "offline" }, sampling: { default: 1 }, tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider, loggerProvider: otel.loggerProvider, drift: { windowSize: 20, minScores: 20 }, ...extra });
   onTestFinished(() => monitor.shutdown(1000));
@@ -45,7 +35,7 @@ function monitorWith(otel: TestOtel, extra: MonitorOptions): Monitor {
 // GroundwatchScoreDrift fired on the user's routes against the example data's scores.
 describe("the SDK and a calibration that is not the user's", () => {
   it("warns at createMonitor that a calibration on the bundled examples is not your data, and refuses it for drift (counted)", async () => {
-    const warnings = captureDiag();
+    const warnings = captureWarnings();
     const path = calibration({ dataset: { ...OWN, path: "examples/labelled.jsonl", bundled: true } });
     expect(resolveMonitorOptions({ env: {}, calibrationFile: path }).drift.referenceStatus).toMatchObject({ source: "none", refused: { reason: "bundled_examples", scores: 30 } });
     const otel = testOtel();
@@ -61,7 +51,7 @@ describe("the SDK and a calibration that is not the user's", () => {
   });
 
   it("warns at createMonitor about a calibration made with another backend, and refuses its drift reference", () => {
-    const warnings = captureDiag();
+    const warnings = captureWarnings();
     const path = calibration({ backend: { name: "judge", version: "gpt-4o-mini", tier: "production" } });
     expect(resolveMonitorOptions({ env: {}, calibrationFile: path, scoring: { backend: "offline" } }).drift.referenceStatus).toMatchObject({ refused: { reason: "other_backend" } });
     monitorWith(testOtel(), { calibrationFile: path });
@@ -69,7 +59,7 @@ describe("the SDK and a calibration that is not the user's", () => {
   });
 
   it("finds another model of the same backend at the first result: warns once and drift forgets the calibration's reference", async () => {
-    const warnings = captureDiag();
+    const warnings = captureWarnings();
     const otel = testOtel();
     const monitor = monitorWith(otel, { calibrationFile: calibration({ backend: { ...OFFLINE, version: "an-older-offline-model" } }) });
     for (let i = 0; i < 25; i++) monitor.observe({ route: "/r", ...BAD });
@@ -81,7 +71,7 @@ describe("the SDK and a calibration that is not the user's", () => {
   });
 
   it("says fingerprint unknown for an older file, and nothing for one fitted on the user's data with the backend that scores", async () => {
-    const warnings = captureDiag();
+    const warnings = captureWarnings();
     monitorWith(testOtel(), { calibrationFile: calibration({ dataset: { rows: 40 } }) });
     expect(warnings.some((w) => w.includes("fingerprint unknown"))).toBe(true);
     warnings.length = 0;
