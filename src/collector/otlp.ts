@@ -81,6 +81,8 @@ export class OtlpDecodeError extends Error {
 export interface DecodedSpans {
   readonly spans: OtlpSpan[];
   readonly rejected: number;
+  /** Of those rejected, spans over MAX_RECORD_ATTRIBUTES (their own or one event's). */
+  readonly tooManyAttributes: number;
   readonly errors: string[];
 }
 
@@ -129,7 +131,43 @@ function step<T>(steps: Steps<T>): IteratorResult<void, T> {
 interface Accumulated<R> {
   readonly records: R[];
   rejected: number;
+  /** Of those rejected, records over MAX_RECORD_ATTRIBUTES. */
+  tooManyAttributes: number;
   readonly errors: string[];
+}
+
+/**
+ * Most attributes one span, span event or log record may carry (OpenTelemetry SDKs keep 128 by
+ * default; OpenInference's indexed documents and messages need hundreds). A record over it is
+ * rejected (answered in the OTLP partial success, counted `too_many_attributes`) before its attributes
+ * are read: an object of hundreds of thousands of keys costs V8 more than linear time to build and list.
+ */
+export const MAX_RECORD_ATTRIBUTES = 4096;
+
+/** The size of an attribute list over MAX_RECORD_ATTRIBUTES, or undefined when it is within it. */
+function overAttributeCap(v: unknown): number | undefined {
+  return Array.isArray(v) && v.length > MAX_RECORD_ATTRIBUTES ? v.length : undefined;
+}
+
+/** A resource's attributes; one over MAX_RECORD_ATTRIBUTES makes the request malformed (it labels every record under it). */
+function resourceOf(resource: unknown): Record<string, unknown> {
+  const attributes = (resource as { attributes?: unknown } | null | undefined)?.attributes;
+  const n = overAttributeCap(attributes);
+  if (n !== undefined) throw new OtlpDecodeError(`a resource has ${n} attributes, more than ${MAX_RECORD_ATTRIBUTES}`);
+  return attributesOf(attributes);
+}
+
+/** Counts a record rejected for its attribute count; true when it was. */
+function rejectOverCap<R>(acc: Accumulated<R>, what: string, lists: readonly unknown[]): boolean {
+  for (const l of lists) {
+    const n = overAttributeCap(l);
+    if (n === undefined) continue;
+    acc.rejected++;
+    acc.tooManyAttributes++;
+    if (acc.errors.length < 5) acc.errors.push(`${what} has ${n} attributes, more than ${MAX_RECORD_ATTRIBUTES}`);
+    return true;
+  }
+  return false;
 }
 
 const list = (v: unknown, what: string): Array<Record<string, unknown> | null | undefined> => {
@@ -154,12 +192,15 @@ function addSpan(acc: Accumulated<OtlpSpan>, s: Record<string, unknown> | null |
     if (acc.errors.length < 5) acc.errors.push(`span ${JSON.stringify(String(s?.name ?? "?")).slice(0, 60)} has an invalid traceId or spanId`);
     return;
   }
+  const eventLists = Array.isArray(s.events) ? (s.events as Array<{ attributes?: unknown } | null>).map((e) => e?.attributes) : [];
+  if (rejectOverCap(acc, `span ${JSON.stringify(String(s.name ?? "?")).slice(0, 60)}`, [s.attributes, ...eventLists])) return;
   const events = eventsOf(s.events);
   acc.records.push({ traceId, spanId, parentSpanId: idOf(s.parentSpanId, 8), name: String(s.name ?? ""), attributes: attributesOf(s.attributes), resource, ...(events.length > 0 ? { events } : {}) });
 }
 
 /** One log record (protobuf toObject or OTLP/JSON form), kept or counted as rejected. */
 function addLog(acc: Accumulated<OtlpLog>, r: Record<string, unknown> | null | undefined, resource: Readonly<Record<string, unknown>>): void {
+  if (rejectOverCap(acc, "a log record", [r?.attributes])) return;
   const attributes = attributesOf(r?.attributes);
   const eventName = typeof r?.eventName === "string" && r.eventName !== "" ? r.eventName : typeof attributes["event.name"] === "string" ? attributes["event.name"] : "";
   const traceId = idOf(r?.traceId, 16);
@@ -179,10 +220,10 @@ function addLog(acc: Accumulated<OtlpLog>, r: Record<string, unknown> | null | u
 /** Normalises a request object (OTLP/JSON) into spans, STEP at a time; malformed spans are counted as rejected. */
 function* normaliseSpans(request: unknown): Steps<DecodedSpans> {
   if (!request || typeof request !== "object" || Array.isArray(request)) throw new OtlpDecodeError("the body is not an OTLP ExportTraceServiceRequest");
-  const acc: Accumulated<OtlpSpan> = { records: [], rejected: 0, errors: [] };
+  const acc: Accumulated<OtlpSpan> = { records: [], rejected: 0, tooManyAttributes: 0, errors: [] };
   let n = 0;
   for (const rs of containers((request as { resourceSpans?: unknown }).resourceSpans, "resourceSpans")) {
-    const resource = attributesOf((rs.resource as { attributes?: unknown } | undefined)?.attributes);
+    const resource = resourceOf(rs.resource);
     for (const ss of containers(rs.scopeSpans, "resourceSpans[].scopeSpans")) {
       for (const s of list(ss.spans, "scopeSpans[].spans")) {
         addSpan(acc, s, resource);
@@ -190,16 +231,16 @@ function* normaliseSpans(request: unknown): Steps<DecodedSpans> {
       }
     }
   }
-  return { spans: acc.records, rejected: acc.rejected, errors: acc.errors };
+  return { spans: acc.records, rejected: acc.rejected, tooManyAttributes: acc.tooManyAttributes, errors: acc.errors };
 }
 
 /** Normalises an ExportLogsServiceRequest object (OTLP/JSON), STEP at a time; records without a valid trace id are counted as rejected. */
 function* normaliseLogs(request: unknown): Steps<DecodedLogs> {
   if (!request || typeof request !== "object" || Array.isArray(request)) throw new OtlpDecodeError("the body is not an OTLP ExportLogsServiceRequest");
-  const acc: Accumulated<OtlpLog> = { records: [], rejected: 0, errors: [] };
+  const acc: Accumulated<OtlpLog> = { records: [], rejected: 0, tooManyAttributes: 0, errors: [] };
   let n = 0;
   for (const rl of containers((request as { resourceLogs?: unknown }).resourceLogs, "resourceLogs")) {
-    const resource = attributesOf((rl.resource as { attributes?: unknown } | undefined)?.attributes);
+    const resource = resourceOf(rl.resource);
     for (const sl of containers(rl.scopeLogs, "resourceLogs[].scopeLogs")) {
       for (const r of list(sl.logRecords, "scopeLogs[].logRecords")) {
         addLog(acc, r, resource);
@@ -207,7 +248,7 @@ function* normaliseLogs(request: unknown): Steps<DecodedLogs> {
       }
     }
   }
-  return { logs: acc.records, rejected: acc.rejected, errors: acc.errors };
+  return { logs: acc.records, rejected: acc.rejected, tooManyAttributes: acc.tooManyAttributes, errors: acc.errors };
 }
 
 /**
@@ -217,7 +258,7 @@ function* normaliseLogs(request: unknown): Steps<DecodedLogs> {
 function* protobufRecords<R>(body: Uint8Array, codecs: OtlpCodecs, what: string, add: (acc: Accumulated<R>, record: Record<string, unknown>, resource: Readonly<Record<string, unknown>>) => void, decodeRecord: (bytes: Uint8Array) => unknown): Steps<Accumulated<R>> {
   const { resource: resourceCodec } = codecs.load();
   const invalid = (error: unknown): OtlpDecodeError => (error instanceof OtlpDecodeError ? error : new OtlpDecodeError(`the body is not a valid OTLP protobuf ${what} (${(error as Error).message})`));
-  const acc: Accumulated<R> = { records: [], rejected: 0, errors: [] };
+  const acc: Accumulated<R> = { records: [], rejected: 0, tooManyAttributes: 0, errors: [] };
   const records = exportRecords(body);
   let lastResource: Uint8Array | undefined;
   let resource: Readonly<Record<string, unknown>> = {};
@@ -229,7 +270,7 @@ function* protobufRecords<R>(body: Uint8Array, codecs: OtlpCodecs, what: string,
       if (next.done) break;
       if (next.value.resource !== lastResource) {
         lastResource = next.value.resource;
-        resource = lastResource ? attributesOf(resourceCodec.decode(lastResource).attributes) : {};
+        resource = lastResource ? resourceOf(resourceCodec.decode(lastResource)) : {};
       }
       add(acc, decodeRecord(next.value.record) as Record<string, unknown>, resource);
     } catch (error) {
@@ -244,13 +285,13 @@ function* protobufSpans(body: Uint8Array, codecs: OtlpCodecs): Steps<DecodedSpan
   // Outside the walk: a missing or broken proto directory is a deployment error, not a bad request.
   const { span } = codecs.load();
   const acc = yield* protobufRecords<OtlpSpan>(body, codecs, "ExportTraceServiceRequest", addSpan, (b) => span.decode(b));
-  return { spans: acc.records, rejected: acc.rejected, errors: acc.errors };
+  return { spans: acc.records, rejected: acc.rejected, tooManyAttributes: acc.tooManyAttributes, errors: acc.errors };
 }
 
 function* protobufLogs(body: Uint8Array, codecs: OtlpCodecs): Steps<DecodedLogs> {
   const { logRecord } = codecs.load();
   const acc = yield* protobufRecords<OtlpLog>(body, codecs, "ExportLogsServiceRequest", addLog, (b) => logRecord.decode(b));
-  return { logs: acc.records, rejected: acc.rejected, errors: acc.errors };
+  return { logs: acc.records, rejected: acc.rejected, tooManyAttributes: acc.tooManyAttributes, errors: acc.errors };
 }
 
 function parseJson(body: string): unknown {
@@ -298,6 +339,8 @@ export function encodeResponse(rejected: number, message: string, json: boolean,
 export interface DecodedLogs {
   readonly logs: OtlpLog[];
   readonly rejected: number;
+  /** Of those rejected, records over MAX_RECORD_ATTRIBUTES. */
+  readonly tooManyAttributes: number;
   readonly errors: string[];
 }
 

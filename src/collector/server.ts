@@ -264,7 +264,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     return { decoded: { ...decoded, records: { ...(spans ? { spans } : {}), ...(logs ? { logs } : {}) } }, own };
   };
   const otlpIngest =
-    (decode: (body: Buffer, json: boolean) => Promise<{ records: { spans?: OtlpSpan[]; logs?: OtlpLog[] }; rejected: number; errors: string[] }>, encode: (rejected: number, message: string, json: boolean) => Buffer | string) =>
+    (decode: (body: Buffer, json: boolean) => Promise<{ records: { spans?: OtlpSpan[]; logs?: OtlpLog[] }; rejected: number; tooManyAttributes: number; errors: string[] }>, encode: (rejected: number, message: string, json: boolean) => Buffer | string) =>
     async (req: Request, res: Response): Promise<void> => {
       const type = mediaType(req.headers["content-type"]);
       const json = type === "application/json";
@@ -293,8 +293,9 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
           } finally {
             release();
           }
-          // Records without ids cannot join a trace: told to the sender and counted.
-          if (decoded.rejected > 0) countIncomplete("invalid_id", "unknown", decoded.rejected);
+          // Records without ids cannot join a trace, nor records over MAX_RECORD_ATTRIBUTES: told to the sender and counted.
+          if (decoded.rejected > decoded.tooManyAttributes) countIncomplete("invalid_id", "unknown", decoded.rejected - decoded.tooManyAttributes);
+          if (decoded.tooManyAttributes > 0) countIncomplete("too_many_attributes", "unknown", decoded.tooManyAttributes);
           for (const route of own) countIncomplete("already_evaluated", route);
           res.status(200).type(json ? "application/json" : "application/x-protobuf").send(encode(decoded.rejected, decoded.errors.join("; "), json));
         })(),
@@ -306,7 +307,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     otlpIngest(
       async (body, json) => {
         const d = await decodeSpansPausing(body, json, codecs, pause);
-        return { records: { spans: d.spans }, rejected: d.rejected, errors: d.errors };
+        return { records: { spans: d.spans }, rejected: d.rejected, tooManyAttributes: d.tooManyAttributes, errors: d.errors };
       },
       (rejected, message, json) => encodeResponse(rejected, message, json, codecs),
     ),
@@ -317,7 +318,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     otlpIngest(
       async (body, json) => {
         const d = await decodeLogsPausing(body, json, codecs, pause);
-        return { records: { logs: d.logs }, rejected: d.rejected, errors: d.errors };
+        return { records: { logs: d.logs }, rejected: d.rejected, tooManyAttributes: d.tooManyAttributes, errors: d.errors };
       },
       (rejected, message, json) => encodeLogsResponse(rejected, message, json, codecs),
     ),

@@ -134,7 +134,7 @@ export const METRICS = {
     "groundwatch.collector.incomplete",
     "{trace}",
     "counter",
-    "Traces (or their records) the collector did not hand to scoring, by route and reason (no_answer, no_documents, buffer_full: an incomplete trace evicted for a new one, late, too_many_messages: a record's input messages past the 1000 a trace keeps, already_evaluated: groundwatch's own evaluation spans and events, …)",
+    "Traces (or their records) the collector did not hand to scoring, by route and reason (no_answer, no_documents, buffer_full: an incomplete trace evicted for a new one, late, too_many_attributes: a span, event or log record over 4096 attributes, rejected unread, too_many_messages: a record's input messages past the 1000 a trace keeps, already_evaluated: groundwatch's own evaluation spans and events, …)",
   ),
   collectorRefused: spec(
     "groundwatch.collector.refused",
