@@ -45,7 +45,7 @@ function scriptOf(cp: number): Script | undefined {
 }
 
 /** Letters of each script in a text. Linear: one pass, a binary search over a fixed table per character. */
-export function scriptCounts(text: string, into: Map<Script, number> = new Map()): Map<Script, number> {
+export function scriptCounts(text: string, into: Map<Script, number> = new Map(), enough?: { readonly script: Script; readonly letters: number }): Map<Script, number> {
   for (let i = 0; i < text.length; i++) {
     let cp = text.charCodeAt(i);
     if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
@@ -56,7 +56,11 @@ export function scriptCounts(text: string, into: Map<Script, number> = new Map()
       }
     }
     const script = scriptOf(cp);
-    if (script) into.set(script, (into.get(script) ?? 0) + 1);
+    if (!script) continue;
+    const n = (into.get(script) ?? 0) + 1;
+    into.set(script, n);
+    // Counting further cannot change the answer the caller needs.
+    if (enough && script === enough.script && n >= enough.letters) return into;
   }
   return into;
 }
@@ -93,7 +97,13 @@ export function scriptMismatch(answer: string, documents: readonly string[]): Sc
   const ours = dominant(scriptCounts(answer));
   if (!ours || ours.letters < MIN_ANSWER_LETTERS) return undefined;
   const theirs = new Map<Script, number>();
-  for (const d of documents) scriptCounts(d, theirs);
+  // Stops as soon as the documents hold MIN_SHARED_LETTERS of the answer's script: no mismatch then,
+  // whatever else they hold (the usual case, decided in the first sentence instead of every document).
+  const enough = { script: ours.script, letters: MIN_SHARED_LETTERS };
+  for (const d of documents) {
+    scriptCounts(d, theirs, enough);
+    if ((theirs.get(ours.script) ?? 0) >= MIN_SHARED_LETTERS) return undefined;
+  }
   let total = 0;
   for (const n of theirs.values()) total += n;
   const shared = theirs.get(ours.script) ?? 0;

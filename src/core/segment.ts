@@ -32,6 +32,9 @@ export function asciiDigits(text: string): string {
   return /[\uff10-\uff19]/.test(text) ? text.replace(/[\uff10-\uff19]/g, (d) => String.fromCharCode(d.charCodeAt(0) - 0xfee0)) : text;
 }
 
+/** Any character isSpacelessCode accepts (the same ranges, as one character class). */
+const SPACELESS = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3000-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]/;
+
 /** True when some character of text[start, end) is in a spaceless script. */
 function hasSpaceless(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (isSpacelessCode(text.charCodeAt(i))) return true;
@@ -116,6 +119,8 @@ export interface Segmented {
  */
 export function segmentSpaceless(text: string, tokens: readonly Token[], sentences: readonly SentenceSpan[], segmenter: Intl.Segmenter): Segmented {
   // A token counts only when it is the text it covers (not one the limits cut to "…").
+  // Most text has no character of these scripts: one scan of the text says so (the per-token test below cannot then hold).
+  if (!SPACELESS.test(text)) return { tokens, sentences };
   const spaceless = (t: Token): boolean => t.end - t.start === t.text.length && hasSpaceless(text, t.start, t.end) && text.startsWith(t.text, t.start);
   if (!tokens.some(spaceless)) return { tokens, sentences };
   const out: Token[] = [];

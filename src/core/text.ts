@@ -100,7 +100,7 @@ export function numberWordLemma(lower: string): string | undefined {
 const porter2 = createRequire(import.meta.url)("wink-porter2-stemmer") as (word: string) => string;
 
 /** Distinct words whose stem one analyser remembers. */
-const MAX_REMEMBERED_STEMS = 8192;
+const MAX_REMEMBERED_STEMS = 32_768;
 
 /** Longest word given to the stemmer (tokens are capped at 100 characters anyway). */
 const MAX_STEMMED_CHARS = 40;
