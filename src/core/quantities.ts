@@ -18,34 +18,34 @@ export interface Quantity {
   readonly end: number;
 }
 
-const SMALL: Record<string, number> = {
+const SMALL: ReadonlyMap<string, number> = new Map(Object.entries({
   zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
   eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
   nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
   dozen: 12, half: 0.5,
-};
-const SCALE: Record<string, number> = {
+}));
+const SCALE: ReadonlyMap<string, number> = new Map(Object.entries({
   hundred: 100, thousand: 1e3, k: 1e3, million: 1e6, m: 1e6, mn: 1e6, mln: 1e6, billion: 1e9, bn: 1e9, b: 1e9, trillion: 1e12, tn: 1e12,
-};
-const ORDINALS: Record<string, number> = {
+}));
+const ORDINALS: ReadonlyMap<string, number> = new Map(Object.entries({
   first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10,
   eleventh: 11, twelfth: 12, twentieth: 20, thirtieth: 30, hundredth: 100,
-};
-const MONTHS: Record<string, number> = {
+}));
+const MONTHS: ReadonlyMap<string, number> = new Map(Object.entries({
   jan: 1, january: 1, feb: 2, february: 2, mar: 3, march: 3, apr: 4, april: 4, may: 5, jun: 6, june: 6,
   jul: 7, july: 7, aug: 8, august: 8, sep: 9, sept: 9, september: 9, oct: 10, october: 10, nov: 11, november: 11,
   dec: 12, december: 12,
-};
-const CURRENCY_SYMBOLS: Record<string, string> = { $: "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr" };
-const CURRENCY_WORDS: Record<string, string> = {
+}));
+const CURRENCY_SYMBOLS: ReadonlyMap<string, string> = new Map(Object.entries({ $: "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr" }));
+const CURRENCY_WORDS: ReadonlyMap<string, string> = new Map(Object.entries({
   dollar: "usd", buck: "usd", usd: "usd", euro: "eur", eur: "eur", pound: "gbp", gbp: "gbp", yen: "jpy", rupee: "inr", cent: "usd-cent",
-};
+}));
 /** Time units, converted to a common base where the conversion is exact. */
-const TIME_UNITS: Record<string, [string, number]> = {
+const TIME_UNITS: ReadonlyMap<string, readonly [string, number]> = new Map(Object.entries<readonly [string, number]>({
   second: ["second", 1], sec: ["second", 1], minute: ["second", 60], min: ["second", 60], hour: ["second", 3600], hr: ["second", 3600],
   day: ["day", 1], week: ["day", 7], fortnight: ["day", 14], month: ["month", 1], year: ["month", 12], yr: ["month", 12],
   decade: ["month", 120], century: ["month", 1200],
-};
+}));
 
 /** "am", "a.m.", "PM", "p.m": which half of the day a time is in. */
 function meridiem(t: Token | undefined): "am" | "pm" | undefined {
@@ -89,8 +89,25 @@ function timeAt(doc: AnalyzedText, toks: readonly Token[], i: number): { q: Quan
   return { q: { ...c, kind: "time", text: doc.text.slice(t.start, last.end), start: t.start, end: last.end }, next: half ? i + 2 : i + 1 };
 }
 
+/** The first character is an ASCII digit: most tokens are ruled out as numbers by it alone. */
+function startsWithDigit(t: Token): boolean {
+  const c = t.text.charCodeAt(0);
+  return c >= 48 && c <= 57;
+}
+
+/** Starts with a capital letter, as a month name in a date does ("Jan. 5", not "may 5"). */
+function capitalised(t: Token): boolean {
+  const c = t.text.charCodeAt(0);
+  return c >= 65 && c <= 90;
+}
+
+/** The month a token names ("Jan.", "January"), or undefined. */
+function monthOf(t: Token): number | undefined {
+  return MONTHS.get(t.lower.endsWith(".") ? t.lower.slice(0, -1) : t.lower);
+}
+
 function numericValue(t: Token): number | undefined {
-  if (t.type === "number" || /^\d[\d,]*(\.\d+)?$/.test(t.text)) {
+  if (t.type === "number" || (startsWithDigit(t) && /^\d[\d,]*(\.\d+)?$/.test(t.text))) {
     const cleaned = t.text.replace(/,/g, "");
     const v = Number(cleaned);
     return Number.isFinite(v) ? v : undefined;
@@ -99,10 +116,12 @@ function numericValue(t: Token): number | undefined {
 }
 
 function wordValue(lower: string): number | undefined {
-  if (lower in SMALL) return SMALL[lower];
+  const small = SMALL.get(lower);
+  if (small !== undefined || !lower.includes("-")) return small;
   const m = /^([a-z]+)-([a-z]+)$/.exec(lower);
-  if (m && m[1] && m[2] && m[1] in SMALL && m[2] in SMALL) return (SMALL[m[1]] ?? 0) + (SMALL[m[2]] ?? 0);
-  return undefined;
+  const a = m?.[1] === undefined ? undefined : SMALL.get(m[1]);
+  const b = m?.[2] === undefined ? undefined : SMALL.get(m[2]);
+  return a === undefined || b === undefined ? undefined : a + b;
 }
 
 function singular(lemma: string): string {
@@ -122,8 +141,8 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
     const t = toks[i];
     if (!t) break;
     // Month-day dates: "Jan. 5", "January 5th", "5 January".
-    const month = MONTHS[t.lower.replace(/\.$/, "")];
-    if (month !== undefined && (t.text[0] ?? "").toUpperCase() === t.text[0]) {
+    const month = capitalised(t) ? monthOf(t) : undefined;
+    if (month !== undefined) {
       const next = toks[i + 1];
       const day = next ? Number(next.text.replace(/(st|nd|rd|th)$/, "")) : NaN;
       if (next && Number.isInteger(day) && day >= 1 && day <= 31) {
@@ -134,8 +153,8 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
     }
     // Day-month dates: "5 January", "12th November".
     const dayMonth = toks[i + 1];
-    const monthAfter = dayMonth ? MONTHS[dayMonth.lower.replace(/\.$/, "")] : undefined;
-    if (dayMonth && monthAfter !== undefined && (dayMonth.text[0] ?? "").toUpperCase() === dayMonth.text[0] && /^\d{1,2}(st|nd|rd|th)?$/.test(t.lower)) {
+    const monthAfter = dayMonth && startsWithDigit(t) && capitalised(dayMonth) ? monthOf(dayMonth) : undefined;
+    if (dayMonth && monthAfter !== undefined && /^\d{1,2}(st|nd|rd|th)?$/.test(t.lower)) {
       const day = parseInt(t.lower, 10);
       if (day >= 1 && day <= 31) {
         out.push({ value: monthAfter * 100 + day, kind: "monthday", unit: "", text: doc.text.slice(t.start, dayMonth.end), start: t.start, end: dayMonth.end });
@@ -149,7 +168,7 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
       i = time.next;
       continue;
     }
-    const ord = ORDINALS[t.lower] ?? (/^\d+(st|nd|rd|th)$/.test(t.lower) ? parseInt(t.lower, 10) : undefined);
+    const ord = ORDINALS.get(t.lower) ?? (startsWithDigit(t) && /^\d+(st|nd|rd|th)$/.test(t.lower) ? parseInt(t.lower, 10) : undefined);
     if (ord !== undefined) {
       out.push({ value: ord, kind: "ordinal", unit: "", text: t.text, start: t.start, end: t.end });
       i++;
@@ -171,7 +190,7 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
       if (!n) break;
       const w = n.lower;
       const small = wordValue(w);
-      const scale = SCALE[w];
+      const scale = SCALE.get(w);
       if (scale !== undefined && (w.length > 1 || fromDigits)) {
         if (scale === 100) current *= 100;
         else {
@@ -193,7 +212,7 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
     let kind: QuantityKind = "count";
     let unit = "";
     let end = last.end;
-    const currency = (prev && CURRENCY_SYMBOLS[prev.text]) ?? (prev && /^(us|usd|eur|gbp)$/.test(prev.lower) ? CURRENCY_WORDS[prev.lower === "us" ? "usd" : prev.lower] : undefined);
+    const currency = (prev && CURRENCY_SYMBOLS.get(prev.text)) ?? (prev && /^(us|usd|eur|gbp)$/.test(prev.lower) ? CURRENCY_WORDS.get(prev.lower === "us" ? "usd" : prev.lower) : undefined);
     const start = currency && prev ? prev.start : t.start;
     if (currency) {
       kind = "money";
@@ -201,12 +220,12 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
     } else if (after && (after.text === "%" || after.lower === "percent" || (after.lower === "per" && toks[j + 1]?.lower === "cent"))) {
       kind = "percent";
       end = after.lower === "per" ? (toks[j + 1]?.end ?? after.end) : after.end;
-    } else if (after && CURRENCY_WORDS[afterLemma]) {
+    } else if (after && CURRENCY_WORDS.has(afterLemma)) {
       kind = "money";
-      unit = CURRENCY_WORDS[afterLemma] ?? "";
+      unit = CURRENCY_WORDS.get(afterLemma) ?? "";
       end = after.end;
-    } else if (after && TIME_UNITS[afterLemma]) {
-      const [base, factor] = TIME_UNITS[afterLemma] ?? ["", 1];
+    } else if (after && TIME_UNITS.has(afterLemma)) {
+      const [base, factor] = TIME_UNITS.get(afterLemma) ?? ["", 1];
       kind = "duration";
       unit = base;
       value *= factor;
@@ -226,7 +245,7 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
 /** "one" is a number in "one day" but not in "one of them" or "the one who". */
 function isCountedOne(toks: readonly Token[], i: number): boolean {
   const next = toks[i + 1];
-  return next !== undefined && (next.pos === "NOUN" || TIME_UNITS[singular(next.lemma)] !== undefined) && toks[i - 1]?.lower !== "the";
+  return next !== undefined && (next.pos === "NOUN" || TIME_UNITS.has(singular(next.lemma))) && toks[i - 1]?.lower !== "the";
 }
 
 /** How a claim's quantity relates to the evidence. */
@@ -255,6 +274,19 @@ function sameQuantity(q: Quantity, e: Quantity): boolean {
   return bare(q) || bare(e) || (countLike(q) && countLike(e));
 }
 
+/** An evidence quantity that would contradict `q` by stating another value: the same kind and unit (a count of the same noun). */
+function conflicts(q: Quantity, e: Quantity): boolean {
+  if (e.kind !== q.kind) return false;
+  if (q.kind === "count" && (q.unit === "" || e.unit !== q.unit)) return false;
+  if ((q.kind === "duration" || q.kind === "money") && e.unit !== q.unit) return false;
+  return true;
+}
+
+/** Whether an evidence quantity says anything about `q`: it states its value, or another value of its kind. */
+export function sameKindAs(q: Quantity, e: Quantity): boolean {
+  return sameQuantity(q, e) || conflicts(q, e);
+}
+
 /**
  * Matched when the evidence states the same value; contradicted when the evidence
  * states a different value of the same kind and unit and never the claimed one;
@@ -265,10 +297,7 @@ export function matchQuantity(q: Quantity, evidence: readonly Quantity[]): { mat
     if (sameQuantity(q, e)) return { match: "matched" };
   }
   for (const e of evidence) {
-    if (e.kind !== q.kind) continue;
-    if (q.kind === "count" && (q.unit === "" || e.unit !== q.unit)) continue;
-    if ((q.kind === "duration" || q.kind === "money") && e.unit !== q.unit) continue;
-    return { match: "contradicted", other: e };
+    if (conflicts(q, e)) return { match: "contradicted", other: e };
   }
   return { match: "missing" };
 }

@@ -46,6 +46,12 @@ describe("extractQuantities", () => {
     expect(brief("the first prize")).toEqual([[1, "ordinal", ""]]);
   });
 
+  it("does not read words named like the properties every object has as numbers or units (regression: 'the constructor' was an ordinal, '5 constructors' money)", () => {
+    expect(brief("It was the constructor of the bridge, and toString was called.")).toEqual([]);
+    expect(brief("We hired 5 constructors.")).toEqual([[5, "count", "constructor"]]);
+    expect(brief("He paid 5 valueOf.")).toEqual([[5, "count", "valueof"]]);
+  });
+
   it("does not read 'one' as a number in 'one of them'", () => {
     expect(q("It is one of them.")).toEqual([]);
   });
