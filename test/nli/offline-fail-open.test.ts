@@ -40,6 +40,35 @@ describe("a number in a claim is read against the sentence the claim is about", 
   });
 });
 
+describe("a number is read against the clause of the sentence the claim is about", () => {
+  // One sentence states two values of one kind for two plans: the claim's plan decides which.
+  it("contradicts '90 days on the Starter plan' where the Starter plan's clause says 30 days", async () => {
+    const r = await score(RETENTION, "Logs are kept for 90 days on the Starter plan.");
+    expect(r.verdict).not.toBe("grounded");
+    expect(r.claims[0]?.verdict).toBe("contradicted");
+    expect(notes(r)).toContain('"90 days" where the evidence says "30 days"');
+  });
+
+  it("contradicts '30 days on the Team plan', whose clause has no verb of its own and borrows 'logs are kept'", async () => {
+    const r = await score(RETENTION, "Logs are kept for 30 days on the Team plan.");
+    expect(r.claims[0]?.verdict).toBe("contradicted");
+    expect(notes(r)).toContain('"30 days" where the evidence says "90 days"');
+  });
+
+  it("supports each plan's own value, and both in one claim, and catches them swapped", async () => {
+    expect((await score(RETENTION, "Logs are kept for 30 days on the Starter plan.")).verdict).toBe("grounded");
+    expect((await score(RETENTION, "Logs are kept for 90 days on the Team plan.")).verdict).toBe("grounded");
+    expect((await score(RETENTION, "Logs are kept for 30 days on Starter and 90 days on Team.")).verdict).toBe("grounded");
+    const swapped = await score(RETENTION, "Logs are kept for 90 days on Starter and 30 days on Team.");
+    expect(swapped.claims.every((c) => c.verdict === "contradicted")).toBe(true);
+  });
+
+  it("keeps a range one clause: 'between 2019 and 2021' supports 'from 2019 to 2021'", async () => {
+    const r = await score("The company operated its Berlin office between 2019 and 2021.", "The company operated its Berlin office from 2019 to 2021.");
+    expect(r.verdict).toBe("grounded");
+  });
+});
+
 describe("paraphrases any reader accepts are supported", () => {
   it("'anytime' for 'at any time' (a compound written joined)", async () => {
     const r = await score("You can cancel your subscription at any time from the billing page.", "You can cancel your subscription anytime from the billing page.");

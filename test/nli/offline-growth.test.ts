@@ -28,6 +28,17 @@ describe("offline features grow linearly", () => {
     expectLinear("evidence of N sentences with numbers", growth);
   });
 
+  it("with the number of clauses, each with a number, in one evidence sentence", () => {
+    const hyp = analyzer.analyze("Logs are kept for 45 days on the Starter plan.");
+    const hypProfile = profileText(hyp);
+    const growth = measureGrowth(
+      (n) => analyzer.analyze(`Logs are kept ${Array.from({ length: n }, (_, i) => `for ${i + 1} days on plan ${i}`).join(" and ")}.`),
+      (doc) => extractFeatures(profileText(doc), hypProfile, hyp, lexicon),
+      OPTIONS,
+    );
+    expectLinear("one evidence sentence of N clauses with numbers", growth);
+  });
+
   it("with the claim's length (support verbs, joined words, numbers)", () => {
     const premise = profileText(analyzer.analyze(SENTENCE));
     const growth = measureGrowth(

@@ -3,28 +3,43 @@ import { NEGATION_WORDS, isContentToken } from "../../core/text.ts";
 import type { Quantity } from "../../core/quantities.ts";
 import { extractQuantities, matchAlignedQuantity } from "../../core/quantities.ts";
 import type { Lexicon } from "./lexicon.ts";
-import { alignedQuantities } from "./quantity-alignment.ts";
-import { coveredByForm, hasPair } from "./word-forms.ts";
+import { quantityAligner, quantityClauses } from "./quantity-alignment.ts";
+import type { WordAdjacency, WordPairs } from "./word-forms.ts";
+import { coveredByForm, hasPair, wordAdjacency, wordPairs } from "./word-forms.ts";
 
 /** What the feature extractor needs to know about one text, computed once per text. */
 export interface TextProfile {
   readonly words: readonly Token[];
   readonly lemmas: ReadonlySet<string>;
   readonly lowers: ReadonlySet<string>;
-  /** Ordered pairs of content lemmas (and, "~"-prefixed, of their stems) at most three content words apart. */
-  readonly pairs: ReadonlySet<string>;
+  /** Ordered pairs of content lemmas, and of their stems, at most three content words apart (see `hasPair`). */
+  readonly pairs: WordPairs;
   /** Derivational stems of the content words ("certif" for certified and certification). */
   readonly stems: ReadonlySet<string>;
   /**
-   * Compounds: every word (stop words too) and every two adjacent words written as one
-   * ("any time" → "anytime"), so a joined form matches a split one and the reverse.
+   * Every word (stop words too) and which words are written next to each other, so a joined form
+   * ("anytime") matches a split one ("any time") and the reverse (see `compoundOf`).
    */
-  readonly compounds: ReadonlySet<string>;
+  readonly compounds: WordAdjacency;
   readonly quantities: readonly Quantity[];
   /** Content lemmas outside every quantity (not "day" in "30 days"): what a quantity is aligned by. */
   readonly otherLemmas: ReadonlySet<string>;
-  /** Per sentence: content lemmas and surface forms, the lemmas a negation covers, and its quantities. */
-  readonly sentences: ReadonlyArray<{ lemmas: ReadonlySet<string>; lowers: ReadonlySet<string>; negated: ReadonlySet<string>; quantities: readonly Quantity[] }>;
+  /**
+   * Per quantity (in the order of `quantities`): the content lemmas of its clause, when its
+   * sentence holds two or more quantities (see `quantityClauses`); undefined otherwise.
+   */
+  readonly quantityClauses: ReadonlyArray<ReadonlySet<string> | undefined>;
+  /**
+   * Per sentence: content lemmas and surface forms, the lemmas a negation covers, its
+   * quantities and, where it holds two or more, each one's clause lemmas.
+   */
+  readonly sentences: ReadonlyArray<{
+    lemmas: ReadonlySet<string>;
+    lowers: ReadonlySet<string>;
+    negated: ReadonlySet<string>;
+    quantities: readonly Quantity[];
+    quantityClauses?: ReadonlyArray<ReadonlySet<string>>;
+  }>;
   /** Content lemmas in the scope of a negation anywhere in the text. */
   readonly negated: ReadonlySet<string>;
   /** Distinct content lemmas with a vector, for soft matching. */
@@ -77,13 +92,7 @@ export function profileText(doc: AnalyzedText): TextProfile {
     lowers.add(t.lower);
     stems.add(t.stem);
   }
-  const compounds = new Set<string>();
-  doc.tokens.forEach((t, i) => {
-    if (t.type !== "word") return;
-    compounds.add(t.lower);
-    const next = doc.tokens[i + 1];
-    if (next?.type === "word" && next.start === t.end + 1) compounds.add(t.lower + next.lower);
-  });
+  const compounds = wordAdjacency(doc.tokens);
   const quantities = extractQuantities(doc);
   // Quantities and sentences are both in text order: one merged pass each.
   const otherLemmas = new Set<string>();
@@ -95,30 +104,25 @@ export function profileText(doc: AnalyzedText): TextProfile {
     if (!q || t.end <= q.start) otherLemmas.add(t.lemma);
   }
   let sq = 0;
-  const pairs = new Set<string>();
-  for (let i = 0; i < words.length; i++) {
-    const a = words[i];
-    for (let j = i + 1; a && j < Math.min(words.length, i + 4); j++) {
-      const b = words[j];
-      if (!b) break;
-      pairs.add(`${a.lemma}|${b.lemma}`);
-      // The stems' pair only where it is not the lemmas' pair already (`hasPair` reads both).
-      if (a.stem !== a.lemma || b.stem !== b.lemma) pairs.add(`~${a.stem}|${b.stem}`);
-    }
-  }
+  const pairs = wordPairs(words);
+  const clausesOfQuantities: Array<ReadonlySet<string> | undefined> = new Array<undefined>(quantities.length).fill(undefined);
   const sentences = doc.sentences.map((s) => {
     const toks = doc.tokens.slice(s.tokenStart, s.tokenEnd);
     const content = toks.filter(isContentToken);
+    const first = sq;
     const own: Quantity[] = [];
     while (sq < quantities.length && (quantities[sq]?.start ?? 0) < s.end) {
       const q = quantities[sq++];
       if (q) own.push(q);
     }
+    const clauses = own.length >= 2 ? quantityClauses(toks, own) : undefined;
+    clauses?.forEach((c, i) => (clausesOfQuantities[first + i] = c));
     return {
       lemmas: new Set(content.map((t) => t.lemma)),
       lowers: new Set(content.map((t) => t.lower)),
       negated: negatedLemmas(toks),
       quantities: own,
+      ...(clauses ? { quantityClauses: clauses } : {}),
     };
   });
   return {
@@ -130,6 +134,7 @@ export function profileText(doc: AnalyzedText): TextProfile {
     pairs,
     quantities,
     otherLemmas,
+    quantityClauses: clausesOfQuantities,
     sentences,
     negated: new Set(sentences.flatMap((s) => [...s.negated])),
     vocab: [...new Set(words.map((t) => t.lower))],
@@ -206,8 +211,9 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   const matchedSpans: Array<{ start: number; end: number }> = [];
   let checkedQuantities = 0;
   let missingQuantities = 0;
-  const { aligned, unrelated } = alignedQuantities(premise, hypothesis);
-  for (const q of hypothesis.quantities) {
+  const alignedFor = quantityAligner(premise, hypothesis);
+  hypothesis.quantities.forEach((q, index) => {
+    const { aligned, unrelated } = alignedFor(index);
     const m = matchAlignedQuantity(q, aligned, unrelated);
     // An ordinal is as often a manner of speaking ("for the first time") as a fact: it is noted
     // when missing, but does not count towards the share of numbers the evidence lacks.
@@ -220,7 +226,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       if (q.kind !== "ordinal") missingQuantities++;
       noteQuantity(m.elsewhere ? `"${q.text}" not in evidence (only "${m.elsewhere.text}", in a sentence about something else)` : `"${q.text}" not in evidence`);
     }
-  }
+  });
   const unlisted = quantityNotes - MAX_QUANTITY_NOTES;
   if (unlisted > 0) notes.push(`${unlisted} more number${unlisted === 1 ? "" : "s"} not as in evidence`);
   // Number words inside a matched quantity, and inside any quantity (both lists are in text order: one merged pass each).
