@@ -2,6 +2,19 @@
 export interface NliPair {
   readonly premise: string;
   readonly hypothesis: string;
+  /**
+   * Where the premise was cut from, when it is a window of a retrieved document. A backend may
+   * read the premise inside its document (the offline backend reuses the document's analysis
+   * instead of analysing the window again); none has to, and none may send it anywhere.
+   */
+  readonly source?: PremiseSource;
+}
+
+/** `document.slice(start, end)` is the premise. */
+export interface PremiseSource {
+  readonly document: string;
+  readonly start: number;
+  readonly end: number;
 }
 
 /** Class probabilities for one pair; they sum to 1. */

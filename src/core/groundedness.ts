@@ -296,7 +296,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         const invalid = resolved.filter((c) => c.missing.length > 0).length;
         return resolved.length === 0 ? undefined : { found: resolved.length, valid: resolved.length - invalid, invalid, misattributed };
       };
-      const plan = planClaimChecks(input.answer.text, input.docs.map((d) => d.text), analyzer, settings, windowCache);
+      const checkedDocs = input.docs.map((d) => d.text);
+      const plan = planClaimChecks(input.answer.text, checkedDocs, analyzer, settings, windowCache);
       const evidenceIn = (w: ContextWindow, span: EvidenceSpan): Evidence => {
         // Mapped even when nothing was cut: a run of spaceless script split with spaces moves offsets too.
         const at = input.docs[w.doc]?.toOriginal ?? ((offset: number) => offset);
@@ -367,7 +368,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         const from = pairs.length;
         if (claim) {
           for (const w of chosen) {
-            pairs.push({ premise: w.text, hypothesis: claim.text });
+            const document = checkedDocs[w.doc];
+            pairs.push({ premise: w.text, hypothesis: claim.text, ...(document === undefined ? {} : { source: { document, start: w.start, end: w.end } }) });
             owners.push(w);
           }
         }

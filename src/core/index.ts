@@ -1,5 +1,5 @@
 export { backendInfo } from "./backend.ts";
-export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult } from "./backend.ts";
+export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource } from "./backend.ts";
 export { splitClaims } from "./claims.ts";
 export type { AnswerSegment, Claim, SkipReason, SkippedSentence } from "./claims.ts";
 export { attachCitations, findCitations, resolveCitations, stripCitations } from "./citations.ts";

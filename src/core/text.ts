@@ -18,7 +18,7 @@ export interface Token {
   readonly lemma: string;
   /**
    * Derivational stem of an English word (see `wordStem`): "certified" and "certification",
-   * "store" and "storage" share one. Other tokens keep their lemma.
+   * "store" and "storage" share one. Other tokens, and stop words, keep their lemma.
    */
   readonly stem: string;
   /** wink-nlp token type: word, number, punctuation, currency, tabCRLF, … */
@@ -148,13 +148,15 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
     return lemma;
   };
   // Stems of words already seen (word frequencies are skewed: most lookups hit; bounded anyway).
+  // Keyed by the token as wink-nlp hands it out: a known word is the same string object each
+  // time, whose hash is already computed, unlike a freshly lower-cased copy.
   const stems = new Map<string, string>();
-  const stemOf = (lower: string): string => {
-    const known = stems.get(lower);
+  const stemOf = (value: string, lower: string): string => {
+    const known = stems.get(value);
     if (known !== undefined) return known;
     const s = wordStem(lower);
     if (stems.size >= MAX_REMEMBERED_STEMS) stems.clear();
-    stems.set(lower, s);
+    stems.set(value, s);
     return s;
   };
   const analyzeUncached = (original: string): AnalyzedText => {
@@ -198,7 +200,8 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
         text: value,
         lower,
         lemma,
-        stem: (types[i] ?? "word") === "word" ? stemOf(lower) : lemma,
+        // Stop words are never compared by stem: they keep their lemma (half the stemmer's lookups).
+        stem: (types[i] ?? "word") === "word" && !(stops[i] ?? false) ? stemOf(value, lower) : lemma,
         type: types[i] ?? "word",
         pos: tag,
         stop: stops[i] ?? false,
@@ -240,5 +243,50 @@ export function isContentToken(t: Token): boolean {
   if (t.type !== "word" && t.type !== "unk") return false;
   if (t.stop || NEGATION_WORDS.has(t.lower)) return false;
   if (t.pos === "PUNCT" || t.pos === "SYM" || t.pos === "SPACE") return false;
-  return /[\p{L}\p{N}]/u.test(t.text);
+  return startsAlnum(t.text) || LETTER_OR_DIGIT.test(t.text);
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** An ASCII letter or digit first: most words are decided without the Unicode pattern. */
+function startsAlnum(text: string): boolean {
+  const c = text.charCodeAt(0) | 0x20;
+  return (c >= 97 && c <= 122) || (text.charCodeAt(0) >= 48 && text.charCodeAt(0) <= 57);
+}
+
+/** The first index in [0, n) whose value is ≥ `at`, for values ascending in the index (binary search). */
+function firstAtOrAfter(n: number, valueAt: (i: number) => number, at: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (valueAt(mid) < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The part of an analysis inside [start, end) of its text: the tokens that lie wholly inside,
+ * and the sentences cut to them. Tokens are shared, not copied, and keep their offsets into the
+ * whole text (which `text` still is), so a window of a document is read without analysing it
+ * again. Logarithmic in the document's tokens, linear in the part's.
+ */
+export function sliceAnalysis(doc: AnalyzedText, start: number, end: number): AnalyzedText {
+  const { tokens } = doc;
+  const from = firstAtOrAfter(tokens.length, (i) => tokens[i]?.start ?? 0, start);
+  let to = from;
+  while (to < tokens.length && (tokens[to]?.end ?? Infinity) <= end) to++;
+  const sentences: SentenceSpan[] = [];
+  let s = firstAtOrAfter(doc.sentences.length, (i) => doc.sentences[i]?.tokenEnd ?? 0, from + 1);
+  for (; s < doc.sentences.length; s++) {
+    const span = doc.sentences[s];
+    if (!span || span.tokenStart >= to) break;
+    const a = Math.max(span.tokenStart, from);
+    const b = Math.min(span.tokenEnd, to);
+    const first = tokens[a];
+    const last = tokens[b - 1];
+    if (first && last && b > a) sentences.push({ tokenStart: a - from, tokenEnd: b - from, start: first.start, end: last.end });
+  }
+  return { text: doc.text, tokens: tokens.slice(from, to), sentences };
 }

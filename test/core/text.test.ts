@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTextAnalyzer, numberWordLemma } from "../../src/core/text.ts";
+import { createTextAnalyzer, numberWordLemma, sliceAnalysis } from "../../src/core/text.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
 const lemmaOf = (text: string, word: string): string | undefined => testAnalyzer().analyze(text).tokens.find((t) => t.text === word)?.lemma;
@@ -66,5 +66,28 @@ describe("token offsets", () => {
     expect(opens && text.slice(opens.start, opens.end)).toBe("opens");
     const last = doc.sentences[doc.sentences.length - 1];
     expect(last && text.slice(last.start, last.end)).toBe("The museum opens at nine.");
+  });
+});
+
+describe("a part of an analysis (a window of a document)", () => {
+  const text = "Logs are kept for 30 days. Deleted projects can be restored within 7 days. Exports run nightly at 2 am.";
+  it("holds the tokens wholly inside the range, shared and with offsets into the whole text, and the sentences cut to them", () => {
+    const doc = testAnalyzer().analyze(text);
+    const start = text.indexOf("Deleted");
+    const end = text.indexOf(" Exports");
+    const part = sliceAnalysis(doc, start, end);
+    expect(part.text).toBe(text);
+    expect(part.tokens.map((t) => t.text).join(" ")).toBe("Deleted projects can be restored within 7 days .");
+    expect(part.tokens.every((t) => doc.tokens.includes(t))).toBe(true);
+    expect(part.sentences).toEqual([{ tokenStart: 0, tokenEnd: part.tokens.length, start, end }]);
+  });
+
+  it("cuts a sentence the range ends inside, and is empty outside every token", () => {
+    const doc = testAnalyzer().analyze(text);
+    const part = sliceAnalysis(doc, 0, text.indexOf(" 30"));
+    expect(part.tokens.map((t) => t.text)).toEqual(["Logs", "are", "kept", "for"]);
+    expect(part.sentences).toHaveLength(1);
+    expect(part.sentences[0]?.end).toBe(text.indexOf(" 30"));
+    expect(sliceAnalysis(doc, text.length, text.length)).toMatchObject({ tokens: [], sentences: [] });
   });
 });

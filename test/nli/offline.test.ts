@@ -73,6 +73,26 @@ describe("offline backend", () => {
     const b = await one(EVIDENCE, "Items can be returned within a month.");
     expect(a).toEqual(b);
   });
+
+  it("reads a window inside its document's analysis, whatever its caches hold, and never mixes up two documents with the same window", async () => {
+    const documentA = `Shipping is free. ${EVIDENCE} Gift cards are final sale.`;
+    const documentB = `Opening hours vary. ${EVIDENCE}`;
+    const at = (document: string) => ({ document, start: document.indexOf(EVIDENCE), end: document.indexOf(EVIDENCE) + EVIDENCE.length });
+    const pair = (document: string) => ({ premise: EVIDENCE, hypothesis: "Unopened items can be returned within 30 days.", source: at(document) });
+    const fresh = () => createOfflineBackend({ analyzer: testAnalyzer(), cacheSize: 1 });
+    const cold = fresh();
+    const [first] = await cold.classify([pair(documentA)]);
+    // The other document's window of the same text, then documentA's again: read from documentA each time.
+    const [, again] = await cold.classify([pair(documentB), pair(documentA)]);
+    expect(again).toEqual(first);
+    const other = fresh();
+    const [fromB] = await other.classify([pair(documentB)]);
+    expect((await cold.classify([pair(documentB)]))[0]).toEqual(fromB);
+    // And the window read on its own says the same thing about this claim.
+    expect(first?.entailment).toBeCloseTo((await one(EVIDENCE, "Unopened items can be returned within 30 days.")).entailment, 6);
+    await cold.close();
+    await other.close();
+  });
 });
 
 describe("offline backend files", () => {

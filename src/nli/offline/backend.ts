@@ -1,13 +1,21 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { EntailmentBackend, NliPair, NliResult } from "../../core/backend.ts";
+import type { EntailmentBackend, NliPair, NliResult, PremiseSource } from "../../core/backend.ts";
 import type { AnalyzedText, TextAnalyzer } from "../../core/text.ts";
+import { sliceAnalysis } from "../../core/text.ts";
 import type { TextProfile } from "./features.ts";
 import { extractFeatures, profileText } from "./features.ts";
 import type { Lexicon } from "./lexicon.ts";
 import { loadLexicon } from "./lexicon.ts";
 import type { OfflineModel } from "./model.ts";
 import { combine, parseOfflineModel, predict } from "./model.ts";
+
+/**
+ * Longest document whose windows are read inside its analysis: its analysis is usually still in
+ * the analyser's cache from cutting it into windows, and analysing it again (when it is not)
+ * costs at most a few windows' worth. Windows of longer documents are analysed on their own.
+ */
+export const MAX_SOURCE_CHARS = 32_768;
 
 export const DEFAULT_WEIGHTS_PATH = fileURLToPath(new URL("./weights.json", import.meta.url));
 
@@ -54,10 +62,30 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
     if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
     return p;
   };
+  // A window of a document is read inside the document's analysis (deterministically: always so
+  // for a document up to MAX_SOURCE_CHARS, never for a longer one), kept beside the source it was
+  // read from, so a window of the same text cut from another document is read again.
+  const windowCache = new Map<string, { source: PremiseSource; profile: TextProfile }>();
+  const premiseProfile = (pair: NliPair, documents: Map<string, AnalyzedText>): TextProfile => {
+    const source = pair.source;
+    if (!source || source.document.length > MAX_SOURCE_CHARS) return profile(pair.premise);
+    const hit = windowCache.get(pair.premise);
+    if (hit && hit.source.start === source.start && hit.source.end === source.end && hit.source.document === source.document) {
+      windowCache.delete(pair.premise);
+      windowCache.set(pair.premise, hit);
+      return hit.profile;
+    }
+    let doc = documents.get(source.document);
+    if (!doc) documents.set(source.document, (doc = options.analyzer.analyze(source.document)));
+    const p = profileText(sliceAnalysis(doc, source.start, source.end));
+    windowCache.set(pair.premise, { source, profile: p });
+    if (windowCache.size > cacheSize) windowCache.delete(windowCache.keys().next().value as string);
+    return p;
+  };
   type Hypothesis = { readonly text: string; readonly doc: AnalyzedText; readonly profile: TextProfile };
   // A claim is sent with each of its windows, adjacent in one batch: analyse it once, not per window.
-  const classifyOne = (pair: NliPair, previous: Hypothesis | undefined): { result: NliResult; hyp: Hypothesis } => {
-    const premise = profile(pair.premise);
+  const classifyOne = (pair: NliPair, previous: Hypothesis | undefined, documents: Map<string, AnalyzedText>): { result: NliResult; hyp: Hypothesis } => {
+    const premise = premiseProfile(pair, documents);
     let hyp = previous;
     if (hyp?.text !== pair.hypothesis) {
       const doc = options.analyzer.analyze(pair.hypothesis);
@@ -75,9 +103,11 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
     classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
       try {
         let hyp: Hypothesis | undefined;
+        // Each document is analysed at most once per batch, whatever the analyser's cache holds.
+        const documents = new Map<string, AnalyzedText>();
         return Promise.resolve(
           pairs.map((pair) => {
-            const one = classifyOne(pair, hyp);
+            const one = classifyOne(pair, hyp, documents);
             hyp = one.hyp;
             return one.result;
           }),
@@ -88,6 +118,7 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
     },
     close(): Promise<void> {
       cache.clear();
+      windowCache.clear();
       return Promise.resolve();
     },
   };

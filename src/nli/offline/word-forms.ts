@@ -7,12 +7,104 @@ const SUPPORT_VERBS: ReadonlySet<string> = new Set(["have", "hold", "get", "give
 /** Content words after a support verb searched for its noun ("holds SOC 2 Type II certification"). */
 const SUPPORT_VERB_REACH = 5;
 
+/**
+ * Which ordered pairs of content words a text has at most three words apart, as lemmas and as
+ * stems. Words are numbered per text and a pair is one number, so building it allocates no
+ * string per pair (a window of 400 words has ~1,200 pairs of each).
+ */
+export interface WordPairs {
+  readonly lemmaIds: ReadonlyMap<string, number>;
+  readonly stemIds: ReadonlyMap<string, number>;
+  readonly lemmaPairs: ReadonlySet<number>;
+  readonly stemPairs: ReadonlySet<number>;
+}
+
+/** How many words apart a pair may be. */
+const PAIR_REACH = 3;
+
+/**
+ * One number for an ordered pair of ids: a small integer (no allocation) while both ids are
+ * under 2^15, a larger exact one above it (ids stay under 2^26: a text of 64 million words).
+ */
+function pairKey(a: number, b: number): number {
+  return a < 32_768 && b < 32_768 ? a * 32_768 + b : 1_073_741_824 + a * 67_108_864 + b;
+}
+
+function idsOf(words: readonly Token[], key: (t: Token) => string): { ids: Map<string, number>; seq: number[] } {
+  const ids = new Map<string, number>();
+  const seq = words.map((t) => {
+    const k = key(t);
+    let id = ids.get(k);
+    if (id === undefined) ids.set(k, (id = ids.size));
+    return id;
+  });
+  return { ids, seq };
+}
+
+function pairsOf(seq: readonly number[]): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i < seq.length; i++) {
+    for (let j = i + 1; j <= i + PAIR_REACH && j < seq.length; j++) out.add(pairKey(seq[i] ?? 0, seq[j] ?? 0));
+  }
+  return out;
+}
+
+/** The pairs of a text's content words (`words`, in text order). */
+export function wordPairs(words: readonly Token[]): WordPairs {
+  const lemmas = idsOf(words, (t) => t.lemma);
+  const stems = idsOf(words, (t) => t.stem);
+  return { lemmaIds: lemmas.ids, stemIds: stems.ids, lemmaPairs: pairsOf(lemmas.seq), stemPairs: pairsOf(stems.seq) };
+}
+
+/** A text's words (lowercased, stop words too) and which of them are written one after the other, separated by one space. */
+export interface WordAdjacency {
+  readonly ids: ReadonlyMap<string, number>;
+  readonly adjacent: ReadonlySet<number>;
+}
+
+export function wordAdjacency(tokens: readonly Token[]): WordAdjacency {
+  const ids = new Map<string, number>();
+  const adjacent = new Set<number>();
+  let previous: { token: Token; id: number } | undefined;
+  for (const t of tokens) {
+    if (t.type !== "word") {
+      previous = undefined;
+      continue;
+    }
+    let id = ids.get(t.lower);
+    if (id === undefined) ids.set(t.lower, (id = ids.size));
+    if (previous && t.start === previous.token.end + 1) adjacent.add(pairKey(previous.id, id));
+    previous = { token: t, id };
+  }
+  return { ids, adjacent };
+}
+
+/** Longest word tried as two joined words (each split point is a lookup). */
+const MAX_JOINED_CHARS = 40;
+
+/** The text has `lower` as a word, or written as two adjacent words ("any time" for "anytime"). */
+export function statesCompound(words: WordAdjacency, lower: string): boolean {
+  if (words.ids.has(lower)) return true;
+  if (lower.length > MAX_JOINED_CHARS) return false;
+  for (let k = 1; k < lower.length; k++) {
+    const a = words.ids.get(lower.slice(0, k));
+    if (a === undefined) continue;
+    const b = words.ids.get(lower.slice(k));
+    if (b !== undefined && words.adjacent.has(pairKey(a, b))) return true;
+  }
+  return false;
+}
+
 /** The evidence has the two words near each other, as lemmas or as stems. */
 export function hasPair(premise: TextProfile, a: Token | undefined, b: Token | undefined): boolean {
   if (!a || !b) return false;
-  if (premise.pairs.has(`${a.lemma}|${b.lemma}`)) return true;
-  const stems = `${a.stem}|${b.stem}`;
-  return premise.pairs.has(`~${stems}`) || premise.pairs.has(stems);
+  const { lemmaIds, stemIds, lemmaPairs, stemPairs } = premise.pairs;
+  const la = lemmaIds.get(a.lemma);
+  const lb = lemmaIds.get(b.lemma);
+  if (la !== undefined && lb !== undefined && lemmaPairs.has(pairKey(la, lb))) return true;
+  const sa = stemIds.get(a.stem);
+  const sb = stemIds.get(b.stem);
+  return sa !== undefined && sb !== undefined && stemPairs.has(pairKey(sa, sb));
 }
 
 /**
@@ -29,12 +121,12 @@ export function coveredByForm(premise: TextProfile, hypothesisDoc: AnalyzedText,
   for (let k = 0; k + 1 < toks.length; k++) {
     const a = toks[k];
     const b = toks[k + 1];
-    if (a?.type === "word" && b?.type === "word" && b.start === a.end + 1 && premise.compounds.has(a.lower + b.lower)) {
+    if (a?.type === "word" && b?.type === "word" && b.start === a.end + 1 && premise.compounds.ids.has(a.lower + b.lower)) {
       joinedCovered.add(a);
       joinedCovered.add(b);
     }
   }
-  const derived = (w: Token): boolean => premise.stems.has(w.stem) || premise.compounds.has(w.lower) || joinedCovered.has(w);
+  const derived = (w: Token): boolean => premise.stems.has(w.stem) || statesCompound(premise.compounds, w.lower) || joinedCovered.has(w);
   // A support verb before a noun the evidence states as another word form: "holds …
   // certification" for "is … certified".
   const supportVerbs = new Set<Token>();

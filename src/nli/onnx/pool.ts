@@ -22,7 +22,7 @@ export async function createInferencePool(options: OnnxEngineOptions, size: numb
     async classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
       if (pairs.length === 0) return [];
       const parts: Array<Promise<NliResult[]>> = [];
-      for (let i = 0; i < pairs.length; i += chunk) parts.push(pool.run({ kind: "classify", pairs: pairs.slice(i, i + chunk) }) as Promise<NliResult[]>);
+      for (let i = 0; i < pairs.length; i += chunk) parts.push(pool.run({ kind: "classify", pairs: pairs.slice(i, i + chunk).map(({ premise, hypothesis }) => ({ premise, hypothesis })) }) as Promise<NliResult[]>);
       return (await Promise.all(parts)).flat();
     },
     close: () => pool.close(),
