@@ -35,7 +35,7 @@ export { createTextAnalyzer, isContentToken } from "./text.ts";
 export type { AnalyzedText, SentenceSpan, TextAnalyzer, TextAnalyzerOptions, Token } from "./text.ts";
 export { normaliseAnswer, semanticEntropy } from "./entropy/semantic-entropy.ts";
 export type { Cluster, EntropyInput, EntropyResult, Judgement, Sample, SemanticEntropyOptions } from "./entropy/semantic-entropy.ts";
-export { isRefusal } from "./entropy/refusals.ts";
+export { isRefusalAnswer, isRefusalSentence } from "./refusal.ts";
 export { claimConsistency, isUnstable } from "./entropy/claim-consistency.ts";
 export type { ClaimConsistency, ClaimConsistencyInput, ClaimConsistencyOptions, ClaimConsistencyResult, ClaimRef, ResampleSupport, UnstableClaim } from "./entropy/claim-consistency.ts";
 export { chao1, entropyOf, millerMadow, raoBlackwellMasses } from "./entropy/estimators.ts";

@@ -14,7 +14,7 @@ import type { TraceParts } from "../../src/collector/extract.ts";
 import { absorbSpan } from "../../src/collector/extract.ts";
 import { splitClaims } from "../../src/core/claims.ts";
 import { estimateTokens } from "../../src/core/context.ts";
-import { isRefusal } from "../../src/core/entropy/refusals.ts";
+import { isRefusalAnswer } from "../../src/core/refusal.ts";
 import { normaliseAnswer } from "../../src/core/entropy/semantic-entropy.ts";
 import { limitText, restSpan } from "../../src/core/limits.ts";
 import { extractQuantities } from "../../src/core/quantities.ts";
@@ -67,11 +67,11 @@ describe("core/quantities.ts and core/text.ts: token patterns (each token at mos
 
 describe("core: entropy refusals, answer normalising, limits, token estimates", () => {
   it.each<Case>([
-    ["isRefusal: 'might' and a whitespace run (ANSWER_MARKERS)", (n) => `might${" ".repeat(n)}x`],
-    ["isRefusal: 'i' and a whitespace run (REFUSALS)", (n) => `i${" ".repeat(n)}x`],
-    ["isRefusal: 'i do' and a whitespace run", (n) => `i do${" ".repeat(n)}x`],
+    ["isRefusalAnswer: 'might' and a whitespace run (ANSWER_MARKERS)", (n) => `might${" ".repeat(n)}x`],
+    ["isRefusalAnswer: 'i' and a whitespace run (REFUSALS)", (n) => `i${" ".repeat(n)}x`],
+    ["isRefusalAnswer: 'i do' and a whitespace run", (n) => `i do${" ".repeat(n)}x`],
   ])("%s", (what, make) => {
-    linearOn(what, make, isRefusal, 25_000);
+    linearOn(what, make, isRefusalAnswer, 25_000);
   });
 
   it("normaliseAnswer: alternating letters and punctuation", () => {

@@ -4,7 +4,7 @@ import { buildWindows, contentTerms, estimateTokens } from "../context.ts";
 import { isContradicted } from "../groundedness.ts";
 import { indexWindows } from "../preselect.ts";
 import type { TextAnalyzer } from "../text.ts";
-import { isRefusal } from "./refusals.ts";
+import { isRefusalAnswer } from "../refusal.ts";
 import type { Sample } from "./semantic-entropy.ts";
 import { normaliseAnswer, resampleSetProblems, textOf } from "./semantic-entropy.ts";
 
@@ -128,7 +128,7 @@ export async function claimConsistency({ question, claims, samples, backend, ana
   // Distinct answers to judge, with how many samples each stands for; refusals stand for none.
   const groups = new Map<string, { text: string; weight: number }>();
   for (const t of usable) {
-    if (isRefusal(t)) continue;
+    if (isRefusalAnswer(t)) continue;
     const key = normaliseAnswer(t);
     const g = groups.get(key);
     if (g) g.weight++;
