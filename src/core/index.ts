@@ -1,7 +1,7 @@
 export { backendInfo } from "./backend.ts";
 export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource } from "./backend.ts";
-export { splitClaims } from "./claims.ts";
-export type { AnswerSegment, Claim, SkipReason, SkippedSentence } from "./claims.ts";
+export { splitClaims } from "./claims/index.ts";
+export type { AnswerSegment, Claim, SkipReason, SkippedSentence } from "./claims/index.ts";
 export { attachCitations, findCitations, resolveCitations, stripCitations } from "./citations.ts";
 export type { CitationMarker, CitationTarget, ContextDocument, ResolvedCitation, StrippedAnswer } from "./citations.ts";
 export { buildWindows, contextChars, contextTexts, estimateTokens } from "./context.ts";

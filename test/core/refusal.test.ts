@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitClaims } from "../../src/core/claims.ts";
+import { splitClaims } from "../../src/core/claims/index.ts";
 import { claimConsistency } from "../../src/core/entropy/claim-consistency.ts";
 import { semanticEntropy } from "../../src/core/entropy/semantic-entropy.ts";
 import { isRefusalAnswer, isRefusalSentence } from "../../src/core/refusal.ts";

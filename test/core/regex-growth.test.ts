@@ -12,7 +12,7 @@ import { sanitizeForTerminal } from "../../src/cli/io.ts";
 import { parsePromText } from "../../src/cli/prom-text.ts";
 import type { TraceParts } from "../../src/collector/extract.ts";
 import { absorbSpan } from "../../src/collector/extract.ts";
-import { splitClaims } from "../../src/core/claims.ts";
+import { splitClaims } from "../../src/core/claims/index.ts";
 import { estimateTokens } from "../../src/core/context.ts";
 import { isRefusalAnswer } from "../../src/core/refusal.ts";
 import { normaliseAnswer } from "../../src/core/entropy/semantic-entropy.ts";
@@ -34,7 +34,7 @@ const linearOn = (what: string, make: (n: number) => string, run: (s: string) =>
   expectLinear(what, measureGrowth(make, run, at(n)));
 };
 
-describe("core/claims.ts: list markers, sentence ends, skip patterns and refusals, through splitClaims", () => {
+describe("core/claims/ and core/refusal.ts: list markers, sentence ends, skip patterns and refusals, through splitClaims", () => {
   // No analysis cache: each timed run analyses its text.
   const analyzer = createTextAnalyzer({ cacheBytes: 0 });
   it.each<Case>([
