@@ -2,6 +2,7 @@ export { backendInfo } from "./backend.ts";
 export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource } from "./backend.ts";
 export { splitClaims } from "./claims/index.ts";
 export type { AnswerSegment, Claim, SkipReason, SkippedSentence } from "./claims/index.ts";
+export type { Span } from "./span.ts";
 export { attachCitations, findCitations, resolveCitations, stripCitations } from "./citations.ts";
 export type { CitationMarker, CitationTarget, ContextDocument, ResolvedCitation, StrippedAnswer } from "./citations.ts";
 export { buildWindows, contextChars, contextTexts, estimateTokens } from "./context.ts";

@@ -3,8 +3,9 @@ import type { ContextWindow } from "../context.ts";
 import { buildWindows, contentTerms, estimateTokens } from "../context.ts";
 import { isContradicted } from "../groundedness.ts";
 import { indexWindows } from "../preselect.ts";
-import type { TextAnalyzer } from "../text.ts";
 import { isRefusalAnswer } from "../refusal.ts";
+import type { Span } from "../span.ts";
+import type { TextAnalyzer } from "../text.ts";
 import type { Sample } from "./semantic-entropy.ts";
 import { normaliseAnswer, resampleSetProblems, textOf } from "./semantic-entropy.ts";
 
@@ -19,13 +20,10 @@ export interface ResampleSupport {
   readonly of: number;
 }
 
-/** A claim of the answer, as the groundedness check saw it. */
-export interface ClaimRef {
+/** A claim of the answer, as the groundedness check saw it; its span is character offsets into the answer. */
+export interface ClaimRef extends Span {
   readonly index: number;
   readonly text: string;
-  /** Character offsets into the answer. */
-  readonly start: number;
-  readonly end: number;
 }
 
 /** A claim the resamples support less often than `unstableShare`: the model would not say it again. */
