@@ -42,42 +42,73 @@ const LEAD = new RegExp(String.raw`^(?:unfortunately|regrettably|sadly|alas|howe
 /** "Based on the provided context, " and the like, ahead of a refusal ("…, I cannot tell"). */
 const SOURCE_LEAD = new RegExp(String.raw`^(?:based on|according to|from|given|in|within|looking at|after reviewing|upon reviewing|having reviewed|reviewing|with) ${THE}${SOURCE}(?: (?:provided|given|available|above|you (?:provided|shared|gave)|i (?:have|was given|received)|at hand))?\s*,?\s*`, "i");
 
-/** Refusals and non-answers, once openers are set aside: each says the answer is not there, not what it is. */
-const REFUSAL = new RegExp(
-  "^(?:" +
-    [
-      // "I cannot answer that", "I don't know", "I couldn't find any information", "I don't have access"
-      String.raw`i ${NOT} (?:\w+ )?${CANNOT_DO}`,
-      // "I'm not able to answer", "I was unable to find", "I'm not aware of any fee"
-      String.raw`${I_AM} (?:\w+ )?(?:unable|not able|not in a position|not aware|unaware|not familiar|unfamiliar|not allowed|not permitted|not authori[sz]ed)\b`,
-      String.raw`i ${NOT} (?:think|believe|see) (?:that )?(?:${THE}${SOURCE}|there(?:'s| is| are| was))`,
-      // "I have no information about…"
-      String.raw`i have no (?:\w+ )?(?:information|data|details|knowledge|access|way|records?|context|idea|means|visibility|insight)\b`,
-      String.raw`i(?: would| will|'d|'ll) need (?:more|additional|further|some|extra|the|to know|access)\b`,
-      String.raw`i(?: can| am able to|'m able to) only\b|i only (?:have|know|see|found)\b`,
-      String.raw`(?:i'?m|i am) (?:just |only )?(?:an ai|an? (?:language model|assistant|bot|chatbot|virtual assistant))\b`,
-      String.raw`as an? (?:ai|artificial intelligence|(?:large )?language model|llm|virtual assistant)\b`,
-      String.raw`i (?:searched|looked|checked|reviewed|went through|scanned)\b[\s\S]*\b(?:but|and) (?:found no|found nothing|could not|couldn'?t|did not|didn'?t|was unable|there (?:is|was|are|were) no)\b`,
-      // "The provided context does not mention…", "The documents don't say"
-      String.raw`${THE}${SOURCE}(?: (?:you (?:provided|shared|gave)|provided|given|available|above|i (?:have|was given|received)))?,? (?:${NOT}|fails? to|(?:${NOT} )?(?:seem|appear)s? (?:not )?to) (?:\w+ ){0,2}${SOURCE_DOES}`,
-      String.raw`(?:none|neither) of ${THE}${SOURCE} (?:\w+ ){0,2}(?:mentions?|says?|contains?|provides?|includes?|specif(?:y|ies)|states?|covers?|address(?:es)?|discuss(?:es)?|answers?|has|have|gives?|indicates?|refers?|talks?|describes?|explains?|lists?)\b`,
-      String.raw`${THE}${SOURCE} (?:is|are|was|were|seems?|appears?)(?: to be)? (?:insufficient|inconclusive|unclear|ambiguous|incomplete|silent|not (?:sufficient|enough|clear|specific))\b`,
-      String.raw`${THE}${SOURCE} (?:only )?(?:makes?|made|contains?|has|have|had|gives?|provides?|includes?|offers?) no (?:\w+ )?(?:mention|reference|information|details?|data|indication|answer|specifics)\b`,
-      String.raw`${THE}${SOURCE} (?:only|just|merely) (?:\w+ )?(?:mentions?|discuss(?:es)?|covers?|contains?|talks? about|describes?|refers? to|includes?|address(?:es)?|provides?|has|have|deals? with|focus(?:es)? on)\b`,
-      // "That information is not available (in the context)", "The answer is not in the context"
-      String.raw`${THE}(?:(?:specific|requested|relevant|exact|precise|detailed|further|additional|such) )?(?:${INFO}|answer|details?|specifics)(?: (?:about|on|regarding|for|concerning|to (?:your|this|that|the) question|you(?:'re| are) (?:looking|asking) for|requested|needed)(?: [^.;!?]{0,80}?)?)? ${BE_NOT} (?:\w+ )?(?:${MISSING_FROM}|(?:available|provided|mentioned|included|specified|stated|given|present|found|contained|listed|known|determined|covered|addressed|discussed|disclosed|answered|clear|there)${ABOUT_CONTEXT_END})`,
-      // "It is not mentioned in the documents", "That's not in the context", "This isn't specified."
-      String.raw`(?:it|this|that)(?:'s not| is not|'s never| is never| isn'?t| was not| wasn'?t| has not been| hasn'?t been) (?:\w+ )?(?:${MISSING_FROM}|(?:mentioned|stated|specified|indicated|explained|discussed|addressed|described|clarified|detailed|said|noted|documented|known|clear)${ABOUT_CONTEXT_END})`,
-      String.raw`it(?:'s| is| was) (?:not (?:clear|known)|unclear|unknown|(?:not possible|impossible|difficult|hard) to (?:say|determine|tell|know|answer|confirm|verify|infer|specify|find|ascertain|provide|identify|establish))\b`,
-      String.raw`(?:that|this|it)(?:'s| is) (?:not something (?:i|that i)\b|outside (?:the scope|of (?:the|my|what)|my)|beyond (?:the scope|my|what)|(?:a question|something) (?:i|that i) ${NOT})`,
-      // "There's no information about…", "There is not enough information", "There is nothing in the context"
-      String.raw`there(?:'s| is| are| was| were| seems to be| appears to be) (?:(?:no|not (?:enough|any|sufficient|much)|insufficient|little) (?:\w+ )?(?:${INFO}|mention\b|details? (?:about|on|regarding|of|in|available|provided|given)\b|reference to\b|indication\b|specifics\b|answer (?:to|in|available)\b|context (?:about|on|for|to|regarding|provided)\b|data (?:on|about|regarding|available|provided|in)\b)|nothing (?:in|within) ${THE}${SOURCE})`,
-      // "Not enough information.", "Insufficient context.", "No relevant information was found."
-      String.raw`(?:not enough |insufficient |no (?:\w+ )?)(?:${INFO}|context(?=[\s.!…]*$| (?:is|was|provided|given|available|about|on|for|to|regarding)\b)|details (?:are|were|is|provided|given|available|about|on|regarding)\b|mention\b|relevant (?:information|details|data|documents?|context|sources?)\b|data (?:is|are|was|were) (?:available|provided|given|found|mentioned)\b|answer (?:is|was|could|can)\b)`,
-    ].join("|") +
-    ")",
-  "i",
-);
+/**
+ * Refusals and non-answers, once openers are set aside: each says the answer is not there, not what
+ * it is. Each is [opening, rest], one pattern when joined; it is tried only on a sentence that starts
+ * with its opening (every branch of the "i … only" one starts with "i"). So the long patterns, ~150 ms
+ * of compilation together at first use, are compiled only once a sentence could match them.
+ */
+export const REFUSALS: ReadonlyArray<readonly [opening: string, rest: string]> = [
+  // "I cannot answer that", "I don't know", "I couldn't find any information", "I don't have access"
+  [String.raw`i ${NOT} `, String.raw`(?:\w+ )?${CANNOT_DO}`],
+  // "I'm not able to answer", "I was unable to find", "I'm not aware of any fee"
+  [String.raw`${I_AM} `, String.raw`(?:\w+ )?(?:unable|not able|not in a position|not aware|unaware|not familiar|unfamiliar|not allowed|not permitted|not authori[sz]ed)\b`],
+  [String.raw`i ${NOT} `, String.raw`(?:think|believe|see) (?:that )?(?:${THE}${SOURCE}|there(?:'s| is| are| was))`],
+  // "I have no information about…"
+  [String.raw`i have no `, String.raw`(?:\w+ )?(?:information|data|details|knowledge|access|way|records?|context|idea|means|visibility|insight)\b`],
+  [String.raw`i(?: would| will|'d|'ll) need `, String.raw`(?:more|additional|further|some|extra|the|to know|access)\b`],
+  [String.raw`i`, String.raw`(?: can| am able to|'m able to) only\b|i only (?:have|know|see|found)\b`],
+  [String.raw`(?:i'?m|i am) `, String.raw`(?:just |only )?(?:an ai|an? (?:language model|assistant|bot|chatbot|virtual assistant))\b`],
+  [String.raw`as an? `, String.raw`(?:ai|artificial intelligence|(?:large )?language model|llm|virtual assistant)\b`],
+  [String.raw`i (?:searched|looked|checked|reviewed|went through|scanned)\b`, String.raw`[\s\S]*\b(?:but|and) (?:found no|found nothing|could not|couldn'?t|did not|didn'?t|was unable|there (?:is|was|are|were) no)\b`],
+  // "The provided context does not mention…", "The documents don't say"
+  [String.raw`${THE}${SOURCE}`, String.raw`(?: (?:you (?:provided|shared|gave)|provided|given|available|above|i (?:have|was given|received)))?,? (?:${NOT}|fails? to|(?:${NOT} )?(?:seem|appear)s? (?:not )?to) (?:\w+ ){0,2}${SOURCE_DOES}`],
+  [String.raw`(?:none|neither) of `, String.raw`${THE}${SOURCE} (?:\w+ ){0,2}(?:mentions?|says?|contains?|provides?|includes?|specif(?:y|ies)|states?|covers?|address(?:es)?|discuss(?:es)?|answers?|has|have|gives?|indicates?|refers?|talks?|describes?|explains?|lists?)\b`],
+  [String.raw`${THE}${SOURCE}`, String.raw` (?:is|are|was|were|seems?|appears?)(?: to be)? (?:insufficient|inconclusive|unclear|ambiguous|incomplete|silent|not (?:sufficient|enough|clear|specific))\b`],
+  [String.raw`${THE}${SOURCE}`, String.raw` (?:only )?(?:makes?|made|contains?|has|have|had|gives?|provides?|includes?|offers?) no (?:\w+ )?(?:mention|reference|information|details?|data|indication|answer|specifics)\b`],
+  [String.raw`${THE}${SOURCE}`, String.raw` (?:only|just|merely) (?:\w+ )?(?:mentions?|discuss(?:es)?|covers?|contains?|talks? about|describes?|refers? to|includes?|address(?:es)?|provides?|has|have|deals? with|focus(?:es)? on)\b`],
+  // "That information is not available (in the context)", "The answer is not in the context"
+  [String.raw`${THE}(?:(?:specific|requested|relevant|exact|precise|detailed|further|additional|such) )?(?:${INFO}|answer|details?|specifics)`, String.raw`(?: (?:about|on|regarding|for|concerning|to (?:your|this|that|the) question|you(?:'re| are) (?:looking|asking) for|requested|needed)(?: [^.;!?]{0,80}?)?)? ${BE_NOT} (?:\w+ )?(?:${MISSING_FROM}|(?:available|provided|mentioned|included|specified|stated|given|present|found|contained|listed|known|determined|covered|addressed|discussed|disclosed|answered|clear|there)${ABOUT_CONTEXT_END})`],
+  // "It is not mentioned in the documents", "That's not in the context", "This isn't specified."
+  [String.raw`(?:it|this|that)(?:'s not| is not|'s never| is never| isn'?t| was not| wasn'?t| has not been| hasn'?t been) `, String.raw`(?:\w+ )?(?:${MISSING_FROM}|(?:mentioned|stated|specified|indicated|explained|discussed|addressed|described|clarified|detailed|said|noted|documented|known|clear)${ABOUT_CONTEXT_END})`],
+  [String.raw`it(?:'s| is| was) `, String.raw`(?:not (?:clear|known)|unclear|unknown|(?:not possible|impossible|difficult|hard) to (?:say|determine|tell|know|answer|confirm|verify|infer|specify|find|ascertain|provide|identify|establish))\b`],
+  [String.raw`(?:that|this|it)(?:'s| is) `, String.raw`(?:not something (?:i|that i)\b|outside (?:the scope|of (?:the|my|what)|my)|beyond (?:the scope|my|what)|(?:a question|something) (?:i|that i) ${NOT})`],
+  // "There's no information about…", "There is not enough information", "There is nothing in the context"
+  [String.raw`there(?:'s| is| are| was| were| seems to be| appears to be) `, String.raw`(?:(?:no|not (?:enough|any|sufficient|much)|insufficient|little) (?:\w+ )?(?:${INFO}|mention\b|details? (?:about|on|regarding|of|in|available|provided|given)\b|reference to\b|indication\b|specifics\b|answer (?:to|in|available)\b|context (?:about|on|for|to|regarding|provided)\b|data (?:on|about|regarding|available|provided|in)\b)|nothing (?:in|within) ${THE}${SOURCE})`],
+  // "Not enough information.", "Insufficient context.", "No relevant information was found."
+  [String.raw`(?:not enough |insufficient |no (?:\w+ )?)`, String.raw`(?:${INFO}|context(?=[\s.!…]*$| (?:is|was|provided|given|available|about|on|for|to|regarding)\b)|details (?:are|were|is|provided|given|available|about|on|regarding)\b|mention\b|relevant (?:information|details|data|documents?|context|sources?)\b|data (?:is|are|was|were) (?:available|provided|given|found|mentioned)\b|answer (?:is|was|could|can)\b)`],
+];
+
+/** One refusal pattern, anchored, and its opening on its own. */
+interface RefusalPattern {
+  readonly opening: RegExp;
+  readonly whole: RegExp;
+}
+
+/** REFUSALS compiled (lazily, by the engine, at first use); patterns with the same opening share its RegExp. */
+function refusalPatterns(parts: typeof REFUSALS): RefusalPattern[] {
+  const openings = new Map<string, RegExp>();
+  return parts.map(([opening, rest]) => {
+    const gate = openings.get(opening) ?? new RegExp(`^(?:${opening})`, "i");
+    openings.set(opening, gate);
+    return { opening: gate, whole: new RegExp(`^(?:${opening}${rest})`, "i") };
+  });
+}
+
+const REFUSAL_PATTERNS = refusalPatterns(REFUSALS);
+
+/**
+ * The text a refusal pattern matches at the start of `text`, or undefined. Patterns are tried in
+ * order and the first that matches wins, as the branches of one alternation would.
+ */
+export function matchRefusal(text: string): string | undefined {
+  for (const pattern of REFUSAL_PATTERNS) {
+    if (!pattern.opening.test(text)) continue;
+    const match = pattern.whole.exec(text);
+    if (match) return match[0];
+  }
+  return undefined;
+}
 
 /**
  * What follows the refusal in a sentence ("" when the refusal is the whole sentence), or
@@ -93,8 +124,8 @@ function refusalTail(sentence: string): string | undefined {
     rest = rest.slice(lead[0].length);
   }
   if (rest === "") return "";
-  const refusal = REFUSAL.exec(rest);
-  return refusal ? rest.slice(refusal[0].length) : undefined;
+  const refusal = matchRefusal(rest);
+  return refusal === undefined ? undefined : rest.slice(refusal.length);
 }
 
 /** True when a sentence refuses or declines to answer instead of stating anything ("I’m not able to answer that."). */

@@ -1,8 +1,11 @@
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { devDir, loadDevSets } from "../../scripts/devsets.ts";
 import { splitClaims } from "../../src/core/claims/index.ts";
 import { claimConsistency } from "../../src/core/entropy/claim-consistency.ts";
 import { semanticEntropy } from "../../src/core/entropy/semantic-entropy.ts";
-import { isRefusalAnswer, isRefusalSentence } from "../../src/core/refusal.ts";
+import { isRefusalAnswer, isRefusalSentence, matchRefusal, plainApostrophes, REFUSALS } from "../../src/core/refusal.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 import { meaningBackend, yearKey } from "../helpers/meaning-backend.ts";
@@ -72,5 +75,36 @@ describe("isRefusalAnswer: cost on crafted samples", () => {
     ["a refusal, then sentence ends with no space", (n) => `I don't know${".".repeat(n)}`],
   ])("%s grows linearly", (what, make) => {
     expectLinear(what, measureGrowth(make, isRefusalAnswer, at(25_000)));
+  });
+});
+
+describe("refusal patterns tried one by one, each only after its opening matched", () => {
+  // The patterns were one alternation; compiling it cost ~150 ms at first use. Tried in order, each
+  // only on a sentence that starts with its opening, they must match exactly what the alternation did.
+  const alternation = new RegExp(`^(?:${REFUSALS.map(([opening, rest]) => opening + rest).join("|")})`, "i");
+  /** A sentence and every suffix of it from a word start (up to the 12th word), the way openers are set aside. */
+  const variants = (text: string): string[] => {
+    const words = plainApostrophes(text.trim()).split(" ");
+    return words.slice(0, 12).map((_, i) => words.slice(i).join(" "));
+  };
+  const disagreements = (texts: readonly string[]): string[] => texts.flatMap(variants).filter((v) => matchRefusal(v) !== alternation.exec(v)?.[0]);
+
+  it("match what the single alternation matched on refusals, near misses and the examples' answers and samples", () => {
+    const texts = [...DISAGREED, "I cannot answer that. Please ask the support team.", "I only have the 2019 report.", "The information you are looking for is not available in the documents."];
+    for (const file of readdirSync("examples").filter((f) => f.endsWith(".jsonl"))) {
+      for (const line of readFileSync(join("examples", file), "utf8").split("\n").filter((l) => l.trim() !== "")) {
+        const row = JSON.parse(line) as { answer?: unknown; samples?: unknown };
+        if (typeof row.answer === "string") texts.push(...row.answer.split(/(?<=[.!?])\s+/));
+        if (Array.isArray(row.samples)) texts.push(...row.samples.filter((x): x is string => typeof x === "string"));
+      }
+    }
+    expect(texts.filter((t) => matchRefusal(plainApostrophes(t)) !== undefined).length).toBeGreaterThan(3);
+    expect(disagreements(texts)).toEqual([]);
+  });
+
+  it.skipIf(!existsSync(devDir()))("match what the single alternation matched on every claim of the dev sets (skipped where they are absent)", () => {
+    const claims = [...loadDevSets().values()].flatMap((rows) => rows.map((r) => r.claim));
+    expect(claims.length).toBeGreaterThan(1000);
+    expect(disagreements(claims)).toEqual([]);
   });
 });
