@@ -1,7 +1,8 @@
 /**
  * The one refusal detector: whether a sentence, or a whole sample, declines to answer instead of
  * stating anything. Claims skip refusal sentences; semantic entropy and claim consistency set
- * refusing samples aside. Every pattern is anchored at the start and reads a sentence once.
+ * refusing samples aside. The sentence patterns are anchored at the start of a sentence; a sample
+ * of more than 25 words is an answer, decided before any pattern runs.
  */
 
 /** The text with the apostrophes an answer may type ("I’m", "don´t") as ', which the patterns below are written with. */
