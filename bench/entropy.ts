@@ -18,8 +18,8 @@
 import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, homedir } from "node:os";
 import { join } from "node:path";
-import type { Claim } from "../src/core/claims.ts";
-import { splitClaims } from "../src/core/claims.ts";
+import type { Claim } from "../src/core/claims/index.ts";
+import { splitClaims } from "../src/core/claims/index.ts";
 import { claimConsistency } from "../src/core/entropy/claim-consistency.ts";
 import { semanticEntropy } from "../src/core/entropy/semantic-entropy.ts";
 import { auroc } from "../src/core/stats.ts";

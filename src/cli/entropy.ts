@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
-import type { Claim } from "../core/claims.ts";
-import { splitClaims } from "../core/claims.ts";
+import type { Claim } from "../core/claims/index.ts";
+import { splitClaims } from "../core/claims/index.ts";
 import type { ClaimConsistencyResult, ClaimRef } from "../core/entropy/claim-consistency.ts";
 import { claimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";

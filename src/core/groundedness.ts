@@ -1,7 +1,7 @@
 import type { BackendInfo, EntailmentBackend, NliPair, NliResult } from "./backend.ts";
 import { backendInfo } from "./backend.ts";
-import type { Claim, SkippedSentence } from "./claims.ts";
-import { splitClaims } from "./claims.ts";
+import type { Claim, SkippedSentence } from "./claims/types.ts";
+import { splitClaims } from "./claims/index.ts";
 import type { ContextDocument, ResolvedCitation } from "./citations.ts";
 import { attachCitations, resolveCitations } from "./citations.ts";
 import type { ContextInput, ContextWindow, WindowCache, WindowOptions } from "./context.ts";

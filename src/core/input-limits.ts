@@ -1,6 +1,6 @@
 import type { CitationMarker } from "./citations.ts";
 import { findCitations, stripCitations } from "./citations.ts";
-import type { SkippedSentence } from "./claims.ts";
+import type { SkippedSentence } from "./claims/types.ts";
 import type { CappedText, LimitName } from "./limits.ts";
 import { capTokens, cutPoint, restSpan } from "./limits.ts";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AnswerSegment } from "../../src/core/claims.ts";
-import { splitClaims } from "../../src/core/claims.ts";
+import type { AnswerSegment } from "../../src/core/claims/index.ts";
+import { splitClaims } from "../../src/core/claims/index.ts";
+import { isRefusalAnswer } from "../../src/core/refusal.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
 const split = (text: string): AnswerSegment[] => splitClaims(text, testAnalyzer());
@@ -99,6 +100,15 @@ describe("splitClaims: refusals and non-answers", () => {
 
   it.each(CLAIMS)("keeps %j as a claim", (text) => {
     expect(kinds(text)).toEqual(["claim"]);
+  });
+
+  // Semantic entropy and claim consistency read whole samples with the same detector.
+  it.each(REFUSALS)("reads %j as a refusing sample too", (text) => {
+    expect(isRefusalAnswer(text)).toBe(true);
+  });
+
+  it.each(CLAIMS)("reads %j as an answering sample too", (text) => {
+    expect(isRefusalAnswer(text)).toBe(false);
   });
 
   it("covers at least 25 refusal phrasings and 10 near misses", () => {

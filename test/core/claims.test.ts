@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AnswerSegment } from "../../src/core/claims.ts";
-import { splitClaims } from "../../src/core/claims.ts";
+import type { AnswerSegment } from "../../src/core/claims/index.ts";
+import { splitClaims } from "../../src/core/claims/index.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
 const split = (text: string): AnswerSegment[] => splitClaims(text, testAnalyzer());

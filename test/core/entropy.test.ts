@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { semanticEntropy } from "../../src/core/entropy/semantic-entropy.ts";
 import type { NliResult } from "../../src/core/backend.ts";
-import { isRefusal } from "../../src/core/entropy/refusals.ts";
+import { isRefusalAnswer } from "../../src/core/refusal.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 import { cityKey, meaningBackend, yearKey } from "../helpers/meaning-backend.ts";
 
@@ -163,10 +163,10 @@ describe("refusals", () => {
   });
 
   it("errs toward calling a hedged reply an answer", () => {
-    expect(isRefusal("I'm not sure, but I believe it is Canberra.")).toBe(false);
-    expect(isRefusal("I don't know, maybe 1998.")).toBe(false);
-    expect(isRefusal("I don't know.")).toBe(true);
-    expect(isRefusal("I cannot answer that question.")).toBe(true);
-    expect(isRefusal("Canberra.")).toBe(false);
+    expect(isRefusalAnswer("I'm not sure, but I believe it is Canberra.")).toBe(false);
+    expect(isRefusalAnswer("I don't know, maybe 1998.")).toBe(false);
+    expect(isRefusalAnswer("I don't know.")).toBe(true);
+    expect(isRefusalAnswer("I cannot answer that question.")).toBe(true);
+    expect(isRefusalAnswer("Canberra.")).toBe(false);
   });
 });

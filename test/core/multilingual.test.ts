@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { splitClaims } from "../../src/core/claims.ts";
+import { splitClaims } from "../../src/core/claims/index.ts";
 import { createGroundednessScorer } from "../../src/core/groundedness.ts";
 import { createTextAnalyzer } from "../../src/core/text.ts";
 import { createOfflineBackend } from "../../src/nli/offline/backend.ts";

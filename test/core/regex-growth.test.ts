@@ -12,9 +12,9 @@ import { sanitizeForTerminal } from "../../src/cli/io.ts";
 import { parsePromText } from "../../src/cli/prom-text.ts";
 import type { TraceParts } from "../../src/collector/extract.ts";
 import { absorbSpan } from "../../src/collector/extract.ts";
-import { splitClaims } from "../../src/core/claims.ts";
+import { splitClaims } from "../../src/core/claims/index.ts";
 import { estimateTokens } from "../../src/core/context.ts";
-import { isRefusal } from "../../src/core/entropy/refusals.ts";
+import { isRefusalAnswer } from "../../src/core/refusal.ts";
 import { normaliseAnswer } from "../../src/core/entropy/semantic-entropy.ts";
 import { limitText, restSpan } from "../../src/core/limits.ts";
 import { extractQuantities } from "../../src/core/quantities.ts";
@@ -34,7 +34,7 @@ const linearOn = (what: string, make: (n: number) => string, run: (s: string) =>
   expectLinear(what, measureGrowth(make, run, at(n)));
 };
 
-describe("core/claims.ts: list markers, sentence ends, skip patterns and refusals, through splitClaims", () => {
+describe("core/claims/ and core/refusal.ts: list markers, sentence ends, skip patterns and refusals, through splitClaims", () => {
   // No analysis cache: each timed run analyses its text.
   const analyzer = createTextAnalyzer({ cacheBytes: 0 });
   it.each<Case>([
@@ -67,11 +67,11 @@ describe("core/quantities.ts and core/text.ts: token patterns (each token at mos
 
 describe("core: entropy refusals, answer normalising, limits, token estimates", () => {
   it.each<Case>([
-    ["isRefusal: 'might' and a whitespace run (ANSWER_MARKERS)", (n) => `might${" ".repeat(n)}x`],
-    ["isRefusal: 'i' and a whitespace run (REFUSALS)", (n) => `i${" ".repeat(n)}x`],
-    ["isRefusal: 'i do' and a whitespace run", (n) => `i do${" ".repeat(n)}x`],
+    ["isRefusalAnswer: 'might' and a whitespace run (ANSWER_MARKERS)", (n) => `might${" ".repeat(n)}x`],
+    ["isRefusalAnswer: 'i' and a whitespace run (REFUSALS)", (n) => `i${" ".repeat(n)}x`],
+    ["isRefusalAnswer: 'i do' and a whitespace run", (n) => `i do${" ".repeat(n)}x`],
   ])("%s", (what, make) => {
-    linearOn(what, make, isRefusal, 25_000);
+    linearOn(what, make, isRefusalAnswer, 25_000);
   });
 
   it("normaliseAnswer: alternating letters and punctuation", () => {

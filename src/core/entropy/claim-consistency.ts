@@ -3,8 +3,9 @@ import type { ContextWindow } from "../context.ts";
 import { buildWindows, contentTerms, estimateTokens } from "../context.ts";
 import { isContradicted } from "../groundedness.ts";
 import { indexWindows } from "../preselect.ts";
+import { isRefusalAnswer } from "../refusal.ts";
+import type { Span } from "../span.ts";
 import type { TextAnalyzer } from "../text.ts";
-import { isRefusal } from "./refusals.ts";
 import type { Sample } from "./semantic-entropy.ts";
 import { normaliseAnswer, resampleSetProblems, textOf } from "./semantic-entropy.ts";
 
@@ -19,13 +20,10 @@ export interface ResampleSupport {
   readonly of: number;
 }
 
-/** A claim of the answer, as the groundedness check saw it. */
-export interface ClaimRef {
+/** A claim of the answer, as the groundedness check saw it; its span is character offsets into the answer. */
+export interface ClaimRef extends Span {
   readonly index: number;
   readonly text: string;
-  /** Character offsets into the answer. */
-  readonly start: number;
-  readonly end: number;
 }
 
 /** A claim the resamples support less often than `unstableShare`: the model would not say it again. */
@@ -128,7 +126,7 @@ export async function claimConsistency({ question, claims, samples, backend, ana
   // Distinct answers to judge, with how many samples each stands for; refusals stand for none.
   const groups = new Map<string, { text: string; weight: number }>();
   for (const t of usable) {
-    if (isRefusal(t)) continue;
+    if (isRefusalAnswer(t)) continue;
     const key = normaliseAnswer(t);
     const g = groups.get(key);
     if (g) g.weight++;

@@ -1,7 +1,7 @@
 import type { BackendInfo, EntailmentBackend, NliResult } from "../backend.ts";
 import { backendInfo } from "../backend.ts";
 import { chao1, entropyOf, millerMadow, raoBlackwellMasses } from "./estimators.ts";
-import { isRefusal } from "./refusals.ts";
+import { isRefusalAnswer } from "../refusal.ts";
 
 /** One generation: its text, and optionally per-token log-probabilities. */
 export type Sample = string | { readonly text: string; readonly logprobs?: readonly number[] | number };
@@ -147,7 +147,7 @@ export async function semanticEntropy({ question, samples, backend, options = {}
   const usable = texts.map((_, i) => i).filter((i) => !empty[i]);
   reasons.push(...resampleSetProblems(texts, requested));
 
-  const refusal = texts.map((t, i) => !empty[i] && isRefusal(t));
+  const refusal = texts.map((t, i) => !empty[i] && isRefusalAnswer(t));
   const answers = usable.filter((i) => !refusal[i]);
   const abstained = usable.length > 0 && answers.length === 0;
 
