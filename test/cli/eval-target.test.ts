@@ -24,3 +24,36 @@ describe("eval --target: what an endpoint's error body may show", () => {
     expect(error.message).not.toContain("custom-secret-0123456789");
   });
 });
+
+/** A RAG endpoint answering with `reply(request number)`: a status, a body, headers. */
+async function scriptedEndpoint(reply: (n: number) => { status?: number; body?: string; headers?: Record<string, string> }): Promise<{ url: string; requests: () => number }> {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const out = reply(++requests);
+      res.writeHead(out.status ?? 200, { "content-type": "application/json", ...out.headers }).end(out.body ?? "");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ask`, requests: () => requests };
+}
+
+const ASK = { requestTemplate: '{"q":"{{question}}"}', answerPath: "answer", timeoutMs: 5000, attempts: 3 };
+
+describe("eval --target: retries (src/net/retry.ts)", () => {
+  it("retries 429 and 5xx, after the reply's Retry-After, then answers", async () => {
+    const target = await scriptedEndpoint((n) => (n === 1 ? { status: 503 } : n === 2 ? { status: 429, headers: { "retry-after": "0.01" } } : { body: JSON.stringify({ answer: "Nine." }) }));
+    await expect(askTarget({ ...ASK, url: target.url }, "q")).resolves.toEqual({ answer: "Nine." });
+    expect(target.requests()).toBe(3);
+  });
+
+  it("does not retry what another attempt cannot fix: a 4xx, a reply over its cap, a reply without the answer", async () => {
+    for (const reply of [{ status: 404, body: "{}" }, { body: JSON.stringify({ answer: "x".repeat(2000) }) }, { body: JSON.stringify({ text: "Nine." }) }]) {
+      const target = await scriptedEndpoint(() => reply);
+      await expect(askTarget({ ...ASK, url: target.url, maxReplyBytes: 1000 }, "q")).rejects.toThrow(new RegExp(`^target ${target.url}: `));
+      expect(target.requests(), JSON.stringify(reply).slice(0, 40)).toBe(1);
+    }
+  });
+});
