@@ -1,8 +1,9 @@
 // Untrusted text (row ids, answers, claims, baseline reports) in the reports eval writes:
-// report.md, which GitHub renders in $GITHUB_STEP_SUMMARY, report.html and junit.xml.
+// report.md, which GitHub renders in $GITHUB_STEP_SUMMARY, report.html and junit.xml. Escape
+// sequences and control characters go through the one sanitiser, core/safe-text.ts.
 
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+import { stripControls } from "../core/safe-text.ts";
+
 // A run of whitespace, and whether it holds a line break or tab. The run is matched whole (it cannot
 // fail part-way), so this is linear; /\s*(?:\r\n|[\t\n\r\u2028\u2029])\s*/g re-read a run of spaces
 // with no break from each of its characters (quadratic: 40 KB of spaces took 3.4 s).
@@ -10,14 +11,13 @@ const WHITESPACE_RUN = /\s+/g;
 const BREAK = /[\t\n\r\u2028\u2029]/;
 
 /**
- * One line of plain text: C0 and C1 control characters (ESC, NUL…) and bidirectional
- * controls removed, line breaks and tabs collapsed to a space, cut to `max` characters.
+ * One line of plain text: ANSI escape sequences (an OSC's payload with it), C0 and C1 control
+ * characters (ESC, NUL…) and bidirectional controls removed, line breaks and tabs collapsed to a
+ * space, cut to `max` characters.
  */
 export function plainText(value: unknown, max = Infinity): string {
   // Each run of whitespace that holds a line break or tab becomes one space; other runs stay.
-  const text = String(value)
-    .replace(INVISIBLE, "")
-    .replace(WHITESPACE_RUN, (run) => (BREAK.test(run) ? " " : run));
+  const text = stripControls(String(value), { keepWhitespace: true }).replace(WHITESPACE_RUN, (run) => (BREAK.test(run) ? " " : run));
   if (text.length <= max) return text;
   // Cut at a code point, never inside a surrogate pair.
   return `${Array.from(text).slice(0, max).join("")}…`;
@@ -37,22 +37,21 @@ export function mdText(value: unknown, max?: number): string {
 
 const HTML_ENTITIES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
-/** Text for HTML content or a quoted attribute; control and bidirectional characters removed. */
+/** Text for HTML content or a quoted attribute; escape sequences, control and bidirectional characters removed, tabs and line breaks kept. */
 export function escapeHtml(text: string): string {
-  return text.replace(INVISIBLE, (c) => (c === "\t" || c === "\n" || c === "\r" ? c : "")).replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);
+  return stripControls(text, { keepWhitespace: true }).replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);
 }
 
-// Not allowed in XML 1.0 at all: most C0 controls, unpaired surrogates, U+FFFE and U+FFFF.
-// eslint-disable-next-line no-control-regex
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const XML_WHITESPACE: Readonly<Record<string, string>> = { "\t": "&#9;", "\n": "&#10;", "\r": "&#13;" };
+// Not allowed in XML 1.0 besides the controls escapeHtml removes: unpaired surrogates, U+FFFE and U+FFFF.
+const NOT_XML = /[\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const XML_WHITESPACE: Readonly<Record<string, string>> = { "\t": "&#9;", "\n": "&#10;" };
 
 /**
  * Text for XML 1.0 content or a quoted attribute: characters XML cannot carry are dropped, as
- * are C1 and bidirectional controls; in an attribute, tabs and line breaks are character
- * references so a parser does not fold them into spaces.
+ * are escape sequences, C1 and bidirectional controls; in an attribute, tabs and line breaks are
+ * character references so a parser does not fold them into spaces.
  */
 export function escapeXml(text: string, attribute = false): string {
-  const escaped = escapeHtml(text.replace(NOT_XML, ""));
-  return attribute ? escaped.replace(/[\t\n\r]/g, (c) => XML_WHITESPACE[c] ?? c) : escaped;
+  const escaped = escapeHtml(text).replace(NOT_XML, "");
+  return attribute ? escaped.replace(/[\t\n]/g, (c) => XML_WHITESPACE[c] ?? c) : escaped;
 }

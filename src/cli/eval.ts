@@ -16,8 +16,8 @@ import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import type { EvalSetRow } from "./score-rows.ts";
 import { ROW_FIELDS, parseEvalSetRow } from "./score-rows.ts";
-import type { TargetOptions } from "./target.ts";
-import { DEFAULT_MAX_REPLY_BYTES, askTarget, parseReplyPath, pathHasWildcard, renderRequest } from "./target.ts";
+import type { TargetOptions } from "./eval-target.ts";
+import { DEFAULT_MAX_REPLY_BYTES, askTarget, parseReplyPath, pathHasWildcard, renderRequest } from "./eval-target.ts";
 
 export const EVAL_HELP: string = `groundwatch eval — a CI release gate on a fixed evaluation set
 

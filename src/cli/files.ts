@@ -1,7 +1,8 @@
 import type { WriteStream } from "node:fs";
-import { accessSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { stripBom } from "../config/text-file.ts";
 import { UsageError } from "./command.ts";
 import type { CommandIo } from "./io.ts";
 
@@ -9,15 +10,7 @@ import type { CommandIo } from "./io.ts";
 // editors and PowerShell write one); outputs are checked before the work starts, so a directory
 // or unwritable path is a clean error naming it (exit 2) rather than a stream error later.
 
-/** The text without a leading byte order mark. */
-export function stripBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/** A text file (resolved by the caller), without its byte order mark. */
-export function readTextFile(path: string): string {
-  return stripBom(readFileSync(path, "utf8"));
-}
+export { readTextFile, stripBom } from "../config/text-file.ts";
 
 /** The lines of an input file, or of standard input for "-", the first without its byte order mark. */
 export async function* inputLines(source: string, io: CommandIo): AsyncGenerator<string> {

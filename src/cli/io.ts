@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream";
+import { stripControls } from "../core/safe-text.ts";
 
 /** The process surface a command uses, injected so tests run commands in-process. */
 export interface CommandIo {
@@ -42,12 +43,12 @@ export async function writeLine(out: Writable, line: string): Promise<void> {
   }
 }
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-_]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Strips ANSI escapes, control and bidi characters: answers are untrusted text. */
+/**
+ * Strips ANSI escapes (an OSC's payload with it), control and bidi characters, keeping tabs and line
+ * breaks (a carriage return becomes a line feed): answers are untrusted text. See core/safe-text.ts.
+ */
 export function sanitizeForTerminal(text: string): string {
-  return text.replace(CONTROL, "");
+  return stripControls(text, { keepWhitespace: true });
 }
 
 /** Whether an error means the reader of our output has gone (`… | head`): stop quietly, not as a failure. */

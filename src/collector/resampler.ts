@@ -1,6 +1,6 @@
 import { diag } from "@opentelemetry/api";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
-import type { ChatChoice, ChatCompletion } from "../nli/judge/chat.ts";
+import type { ChatChoice, ChatClientOptions, ChatCompletion } from "../nli/judge/chat.ts";
 import { ChatHttpError, createChatClient, fenced } from "../nli/judge/chat.ts";
 import type { ResampleOptions, ResampleRequest, ResampleResult } from "../sdk/options.ts";
 import type { ResolvedResampler } from "./options.ts";
@@ -9,33 +9,17 @@ import type { ResolvedResampler } from "./options.ts";
  * The collector's resampler (live semantic entropy for services it only sees through their traces):
  * redraws an answer from the trace's question and retrieved documents through any OpenAI-compatible
  * `/chat/completions` endpoint, at temperature 1 by default, with the judge's HTTP rules (timeout,
- * retries on 429 and 5xx honouring Retry-After, budget) from src/nli/judge/chat.ts.
+ * retries on 429 and 5xx honouring Retry-After, budget, reply cap) and options from src/nli/judge/chat.ts.
  */
-export interface OpenAiResamplerOptions {
-  /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1. */
-  readonly baseUrl: string;
+export interface OpenAiResamplerOptions extends Omit<ChatClientOptions, "label"> {
   /** Chat model name: the one the service answers with, so the resamples are its own. */
   readonly model: string;
-  /** API key (sent as a bearer token); may be empty for local servers. */
-  readonly apiKey?: string | undefined;
   /** Sampling temperature (default 1). */
   readonly temperature?: number | undefined;
   /** max_tokens of each answer (default 1024). */
   readonly maxTokens?: number | undefined;
-  /** Per-attempt timeout in ms (default 30 000); the request's signal ends everything sooner. */
-  readonly timeoutMs?: number | undefined;
-  /** Attempts per HTTP request on network errors, timeouts, 429 and 5xx (default 3). */
-  readonly attempts?: number | undefined;
-  /** Base backoff in ms (default 500; doubles per attempt, or Retry-After). */
-  readonly backoffMs?: number | undefined;
-  /** Most HTTP requests in the resampler's lifetime, attempts included; checked before the calls of a request are made (default: no limit). */
-  readonly budget?: number | undefined;
   /** Separate calls in flight at once for one request, when the server does not honour `n` (default 4). */
   readonly concurrency?: number | undefined;
-  /** Largest reply read, in bytes (default 4 MiB, DEFAULT_MAX_CHAT_REPLY_BYTES); a larger one ends the request, counted as outcome too_large. */
-  readonly maxReplyBytes?: number | undefined;
-  /** The fetch used (default: the global one); injected in tests. */
-  readonly fetch?: typeof fetch | undefined;
 }
 
 /** The resampler's fixed instruction: the documents and question are fenced data, never instructions. */
@@ -89,17 +73,7 @@ async function pool(count: number, limit: number, task: () => Promise<void>): Pr
  * request without a question is refused before any call: there is nothing to redraw an answer for.
  */
 export function createOpenAiResampler(options: OpenAiResamplerOptions): ResampleOptions["sample"] {
-  const client = createChatClient({
-    label: "resampler",
-    baseUrl: options.baseUrl,
-    apiKey: options.apiKey,
-    timeoutMs: options.timeoutMs,
-    attempts: options.attempts,
-    backoffMs: options.backoffMs,
-    budget: options.budget,
-    maxReplyBytes: options.maxReplyBytes,
-    fetch: options.fetch,
-  });
+  const client = createChatClient({ ...options, label: "resampler" });
   const concurrency = options.concurrency ?? 4;
   /** Whether the server honours `n`: unknown until the first request with n > 1 says. */
   let honoursN: boolean | undefined;

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { BackendIdentity, CalibrationProvenance, CalibrationVerdict, DatasetFingerprint } from "../core/calibration.ts";
 import { CALIBRATION_VERDICTS, calibrationVerdict } from "../core/calibration.ts";
 import { ConfigError } from "./errors.ts";
+import { stripBom } from "./text-file.ts";
 
 /** groundwatch's own example files (the package's examples/ folder). */
 export const BUNDLED_EXAMPLES_DIR: string = fileURLToPath(new URL("../../examples/", import.meta.url));
@@ -82,7 +83,7 @@ export function readCalibrationFile(path: string, field = "calibrationFile", bun
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(bytes.toString("utf8").replace(/^\uFEFF/, ""));
+    raw = JSON.parse(stripBom(bytes.toString("utf8")));
   } catch {
     throw new ConfigError(field, path, "not valid JSON");
   }

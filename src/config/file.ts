@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { parse as ParseYaml } from "yaml";
 import { ConfigError } from "./errors.ts";
 import type { ScoreOptions } from "./score-options.ts";
 import { SCORE_OPTION_KEYS } from "./score-options.ts";
+import { readTextFile } from "./text-file.ts";
 
 /**
  * One config file for the CLI, the SDK and the collector: "scoring" (backend, model,
@@ -44,7 +44,7 @@ export function loadConfigFile(path: string): ConfigFile {
   const yaml = /\.ya?ml$/i.test(path);
   let parsed: unknown;
   try {
-    const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+    const text = readTextFile(path);
     parsed = yaml ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
     throw new ConfigError("config file", path, `cannot read it as ${yaml ? "YAML" : "JSON"}: ${(error as Error).message}`);

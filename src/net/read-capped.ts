@@ -6,8 +6,10 @@
  * given up on.
  */
 
-/** A remote body was larger than the cap: the request was aborted and nothing past the cap was read. */
-export class BodyTooLargeError extends Error {
+import { NonRetryable } from "./retry.ts";
+
+/** A remote body was larger than the cap: the request was aborted and nothing past the cap was read (not retried: a new attempt gets the same body). */
+export class BodyTooLargeError extends NonRetryable {
   override readonly name = "BodyTooLargeError";
   constructor(
     /** The cap, in bytes. */

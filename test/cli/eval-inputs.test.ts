@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { EvalReport } from "../../src/cli/eval-report.ts";
 import { parseEvalSetRow } from "../../src/cli/score-rows.ts";
-import { parseReplyPath } from "../../src/cli/target.ts";
+import { parseReplyPath } from "../../src/cli/eval-target.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 
 // Issue 14 (release gate): eval read only its own rows, and with --target every row still needed

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../src/config/file.ts";
+import { readTextFile, stripBom } from "../../src/config/text-file.ts";
 import { readCalibration } from "../../src/sdk/options.ts";
 import { tempDir } from "../helpers/cli.ts";
 
@@ -16,5 +17,15 @@ describe("files saved with a UTF-8 byte order mark", () => {
     const path = join(tempDir(), "calibration.json");
     writeFileSync(path, `\uFEFF${JSON.stringify({ threshold: 0.4, referenceScores: [0.1, 0.9] })}`);
     expect(readCalibration(path).threshold).toBe(0.4);
+  });
+
+  it("drops one leading byte order mark and nothing else", () => {
+    expect(stripBom("\uFEFF{}")).toBe("{}");
+    expect(stripBom("\uFEFF\uFEFF{}")).toBe("\uFEFF{}");
+    expect(stripBom("{\uFEFF}")).toBe("{\uFEFF}");
+    expect(stripBom("")).toBe("");
+    const path = join(tempDir(), "rows.jsonl");
+    writeFileSync(path, "\uFEFF{\"id\":1}\n");
+    expect(readTextFile(path)).toBe('{"id":1}\n');
   });
 });

@@ -96,11 +96,17 @@ describe("judge backend", () => {
 describe("the shared chat client", () => {
   it("honours a Retry-After given as an HTTP date", async () => {
     const server = await startJudgeServer((_r, n) => (n === 1 ? { status: 429, headers: { "retry-after": new Date(Date.now() + 1500).toUTCString() } } : { body: chat("NEUTRAL") }));
-    const client = createChatClient({ label: "test", baseUrl: server.url, backoffMs: 1 });
-    const started = performance.now();
+    const waits: number[] = [];
+    const sleep = (ms: number): Promise<void> => {
+      waits.push(ms);
+      return Promise.resolve();
+    };
+    const client = createChatClient({ label: "test", baseUrl: server.url, backoffMs: 1, sleep });
     const reply = await client.complete({ model: "m", messages: [] });
-    // An HTTP date has whole seconds: the wait is at least what is left of the next one.
-    expect(performance.now() - started).toBeGreaterThan(400);
+    // An HTTP date has whole seconds: the wait is what is left of them, not the 1 ms backoff.
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThan(1);
+    expect(waits[0]).toBeLessThanOrEqual(1500);
     expect(reply).toEqual({ choices: [{ message: { role: "assistant", content: "NEUTRAL" }, finish_reason: "stop" }], promptTokens: 100, completionTokens: 2 });
     expect(client.usage()).toEqual({ calls: 2, promptTokens: 100, completionTokens: 2 });
   });

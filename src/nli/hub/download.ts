@@ -3,6 +3,7 @@ import { createReadStream, lstatSync, renameSync, unlinkSync } from "node:fs";
 import { fetchWithTimeout } from "../../net/fetch-timeout.ts";
 import { BodyTooLargeError, pipeCapped } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
+import { NonRetryable, withRetry } from "../../net/retry.ts";
 import { HubError } from "./errors.ts";
 import { openPartial } from "./safe-fs.ts";
 
@@ -43,10 +44,6 @@ export interface DownloadedFile {
   readonly sha256: string;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
 export async function sha256Of(path: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
@@ -62,70 +59,69 @@ export async function sha256Of(path: string): Promise<string> {
 export async function downloadFile(file: FileDownload, s: DownloadSettings): Promise<DownloadedFile> {
   const partial = `${file.dest}.incomplete`;
   let resumed = false;
-  let lastError: Error | undefined;
-  for (let attempt = 1; attempt <= s.attempts; attempt++) {
+  const attempt = async (): Promise<DownloadedFile> => {
+    const { handle, have: had } = await openPartial(partial);
+    let have = had;
+    let tooLarge: BodyTooLargeError | undefined;
     try {
-      const { handle, have: had } = await openPartial(partial);
-      let have = had;
-      let tooLarge: BodyTooLargeError | undefined;
-      try {
-        if (have > file.size) {
+      if (have > file.size) {
+        await handle.truncate(0);
+        have = 0;
+      }
+      if (have < file.size) {
+        const { res, abort } = await fetchWithTimeout(s.fetch, file.url, { headers: have > 0 ? { ...s.headers, range: `bytes=${have}-` } : s.headers }, s.timeoutMs);
+        if (res.status === 401 || res.status === 403) throw new HubError(`${file.path}: the hub refused access (HTTP ${res.status}); set HF_TOKEN`);
+        if (res.status === 404) throw new HubError(`${file.path}: not found at ${file.url}`);
+        if (res.status === 416 && have > 0) {
+          // The partial file does not fit the file the hub has: start over.
+          await handle.truncate(0);
+          throw new Error("range not satisfiable; restarting");
+        }
+        if (res.status !== 200 && res.status !== 206) {
+          void res.body?.cancel().catch(() => undefined);
+          throw new Error(`HTTP ${res.status}`);
+        }
+        const append = res.status === 206 && have > 0;
+        if (!append && have > 0) {
           await handle.truncate(0);
           have = 0;
         }
-        if (have < file.size) {
-          const { res, abort } = await fetchWithTimeout(s.fetch, file.url, { headers: have > 0 ? { ...s.headers, range: `bytes=${have}-` } : s.headers }, s.timeoutMs);
-          if (res.status === 401 || res.status === 403) throw new HubError(`${file.path}: the hub refused access (HTTP ${res.status}); set HF_TOKEN`);
-          if (res.status === 404) throw new HubError(`${file.path}: not found at ${file.url}`);
-          if (res.status === 416 && have > 0) {
-            // The partial file does not fit the file the hub has: start over.
-            await handle.truncate(0);
-            throw new Error("range not satisfiable; restarting");
-          }
-          if (res.status !== 200 && res.status !== 206) {
-            void res.body?.cancel().catch(() => undefined);
-            throw new Error(`HTTP ${res.status}`);
-          }
-          const append = res.status === 206 && have > 0;
-          if (!append && have > 0) {
-            await handle.truncate(0);
-            have = 0;
-          }
-          resumed ||= append;
-          let received = have;
-          const tooLargeMessage = `${file.path}: the hub sent more than the ${file.size} bytes it listed; the download was stopped there and removed`;
-          try {
-            await pipeCapped(res, { maxBytes: file.size - have, abort, idleTimeoutMs: s.idleTimeoutMs, tooLargeMessage }, async (chunk) => {
-              await handle.write(chunk);
-              received += chunk.byteLength;
-              s.onProgress?.({ file: file.path, received, total: file.size });
-            });
-          } catch (error) {
-            if (!(error instanceof BodyTooLargeError)) throw error;
-            tooLarge = error;
-          }
+        resumed ||= append;
+        let received = have;
+        const tooLargeMessage = `${file.path}: the hub sent more than the ${file.size} bytes it listed; the download was stopped there and removed`;
+        try {
+          await pipeCapped(res, { maxBytes: file.size - have, abort, idleTimeoutMs: s.idleTimeoutMs, tooLargeMessage }, async (chunk) => {
+            await handle.write(chunk);
+            received += chunk.byteLength;
+            s.onProgress?.({ file: file.path, received, total: file.size });
+          });
+        } catch (error) {
+          if (!(error instanceof BodyTooLargeError)) throw error;
+          tooLarge = error;
         }
-      } finally {
-        await handle.close();
       }
-      if (tooLarge) {
-        unlinkSync(partial);
-        throw new HubError(tooLarge.message);
-      }
-      const size = lstatSync(partial).size;
-      if (size !== file.size) throw new Error(`got ${size} of ${file.size} bytes`);
-      const actual = await sha256Of(partial);
-      if (file.sha256 && actual !== file.sha256) {
-        unlinkSync(partial);
-        throw new HubError(`${file.path}: sha256 mismatch (expected ${file.sha256}, got ${actual}); the partial file was removed, run the pull again`);
-      }
-      renameSync(partial, file.dest);
-      return { bytes: size, status: resumed ? "resumed" : "downloaded", sha256: actual };
-    } catch (error) {
-      if (error instanceof HubError) throw error;
-      lastError = error as Error;
-      if (attempt < s.attempts) await sleep(s.backoffMs * attempt);
+    } finally {
+      await handle.close();
     }
+    if (tooLarge) {
+      unlinkSync(partial);
+      throw new HubError(tooLarge.message);
+    }
+    const size = lstatSync(partial).size;
+    if (size !== file.size) throw new Error(`got ${size} of ${file.size} bytes`);
+    const actual = await sha256Of(partial);
+    if (file.sha256 && actual !== file.sha256) {
+      unlinkSync(partial);
+      throw new HubError(`${file.path}: sha256 mismatch (expected ${file.sha256}, got ${actual}); the partial file was removed, run the pull again`);
+    }
+    renameSync(partial, file.dest);
+    return { bytes: size, status: resumed ? "resumed" : "downloaded", sha256: actual };
+  };
+  try {
+    return await withRetry(attempt, { attempts: s.attempts, backoff: (n) => s.backoffMs * n });
+  } catch (error) {
+    // A HubError (a refusal, a file longer than listed, a checksum mismatch) is not retried and says why itself.
+    if (error instanceof NonRetryable) throw error;
+    throw new HubError(`${file.path}: download failed after ${s.attempts} attempts (${redactSecrets((error as Error | undefined)?.message ?? "no answer")}); run the pull again to resume`);
   }
-  throw new HubError(`${file.path}: download failed after ${s.attempts} attempts (${redactSecrets(lastError?.message ?? "no answer")}); run the pull again to resume`);
 }

@@ -60,14 +60,6 @@ export function checkRevision(value: string): string {
   return value;
 }
 
-/** A file name from the hub: relative, "/"-separated, with no empty, "." or ".." part, no backslash or NUL. */
-export function isSafeRelativePath(value: unknown): value is string {
-  if (typeof value !== "string" || value.length === 0 || value.length > 1024) return false;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\\]/.test(value) || value.startsWith("/") || /^[A-Za-z]:/.test(value)) return false;
-  return value.split("/").every((part) => part !== "" && part !== "." && part !== "..");
-}
-
 /** Whether `path` lies strictly inside `base` (both resolved the same way). */
 export function isInside(base: string, path: string): boolean {
   const rel = relative(base, path);

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isConfigError } from "../../config/errors.ts";
 import { positiveInteger } from "../../config/positive-integer.ts";
+import { isSafeRelativePath } from "../../config/safe-path.ts";
 import { fetchWithTimeout } from "../../net/fetch-timeout.ts";
 import { BodyTooLargeError, readCappedText } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
@@ -13,7 +14,7 @@ import { checkVariant, chooseGraph, graphVariants, readCpuFeatures } from "../on
 import { LISTING_FILE, cachedSnapshot, hubCacheDir, hubEndpoint, hubToken, isOffline, repoCacheDir } from "./cache.ts";
 import { downloadFile, sha256Of } from "./download.ts";
 import { HubError } from "./errors.ts";
-import { checkRepoId, checkRevision, isCommitSha, isInside, isSafeRelativePath, isSha256, shown } from "./names.ts";
+import { checkRepoId, checkRevision, isCommitSha, isInside, isSha256, shown } from "./names.ts";
 import { ensureDirInside, existingFileSize, openWriteRoot, writeFileReplacing } from "./safe-fs.ts";
 
 export { HubError } from "./errors.ts";

@@ -1,29 +1,17 @@
 import type { EntailmentBackend, NliPair, NliResult } from "../../core/backend.ts";
-import type { ChatUsage } from "./chat.ts";
+import type { ChatClientOptions, ChatUsage } from "./chat.ts";
 import { redactSecrets } from "../../net/redact.ts";
+import { abortReason } from "../../net/retry.ts";
 import { createChatClient, fenced } from "./chat.ts";
 
-export interface JudgeOptions {
-  /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1. */
-  readonly baseUrl: string;
+/** The judge's options: the chat client's (src/nli/judge/chat.ts) and its own. */
+export interface JudgeOptions extends Omit<ChatClientOptions, "label"> {
   /** Chat model name. */
   readonly model: string;
-  /** API key (sent as a bearer token); may be empty for local servers. */
-  readonly apiKey?: string;
   /** Calls in flight at once (default 4). */
-  readonly concurrency?: number;
-  /** Per-call timeout in ms (default 30 000). */
-  readonly timeoutMs?: number;
-  /** Attempts per pair on timeouts, 429 and 5xx (default 3). */
-  readonly attempts?: number;
+  readonly concurrency?: number | undefined;
   /** Most calls this backend may make in its lifetime; checked before each batch (default 1000). */
-  readonly budget?: number;
-  /** Base backoff in ms (default 500; doubles per attempt, or Retry-After). */
-  readonly backoffMs?: number;
-  /** Largest reply read, in bytes (default 4 MiB, DEFAULT_MAX_CHAT_REPLY_BYTES); a larger one fails the batch, and the answer is unscorable with that reason. */
-  readonly maxReplyBytes?: number;
-  /** The fetch used (default: the global one); injected in tests. */
-  readonly fetch?: typeof fetch;
+  readonly budget?: number | undefined;
 }
 
 export type JudgeUsage = ChatUsage;
@@ -68,19 +56,11 @@ export function parseJudgeReply(content: string, secrets: ReadonlyArray<string |
  */
 export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
   const concurrency = options.concurrency ?? 4;
-  const client = createChatClient({
-    label: "judge",
-    baseUrl: options.baseUrl,
-    apiKey: options.apiKey,
-    timeoutMs: options.timeoutMs,
-    attempts: options.attempts,
-    backoffMs: options.backoffMs,
-    budget: options.budget ?? 1000,
-    maxReplyBytes: options.maxReplyBytes,
-    fetch: options.fetch,
-  });
+  const client = createChatClient({ ...options, label: "judge", budget: options.budget ?? 1000 });
+  // Fires on close(): calls in flight and waits before a retry stop at once.
+  const closed = new AbortController();
 
-  const classifyOne = async (pair: NliPair): Promise<NliResult> => {
+  const classifyOne = async (pair: NliPair, signal: AbortSignal): Promise<NliResult> => {
     const reply = await client.complete({
       model: options.model,
       temperature: 0,
@@ -89,7 +69,7 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
         { role: "system", content: JUDGE_SYSTEM_PROMPT },
         { role: "user", content: judgeUserPrompt(pair) },
       ],
-    });
+    }, signal);
     const choice = reply.choices[0];
     if (!choice) throw new Error("judge reply has no choices");
     if (choice.message?.refusal) throw new Error(`judge refused: ${redactSecrets(String(choice.message.refusal).slice(0, 200), [options.apiKey]).slice(0, 80)}`);
@@ -110,24 +90,30 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
       client.checkBudget(pairs.length);
       const results = new Array<NliResult>(pairs.length);
       let next = 0;
-      let failed = false;
+      // After one pair fails the batch is unscorable: the other calls stop and no further one starts.
+      const failed = new AbortController();
+      const signal = AbortSignal.any([closed.signal, failed.signal]);
       const worker = async (): Promise<void> => {
-        // After one pair fails the batch is unscorable: start no further calls.
-        while (next < pairs.length && !failed) {
+        while (next < pairs.length && !signal.aborted) {
           const i = next++;
           const pair = pairs[i];
           if (!pair) continue;
           try {
-            results[i] = await classifyOne(pair);
+            results[i] = await classifyOne(pair, signal);
           } catch (error) {
-            failed = true;
+            failed.abort(error);
             throw error;
           }
         }
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, pairs.length) }, worker));
+      // Closed part-way: the pairs not classified have no result.
+      if (signal.aborted) throw abortReason(signal);
       return results;
     },
-    close: () => Promise.resolve(),
+    close: () => {
+      closed.abort(new Error("the judge backend was closed"));
+      return Promise.resolve();
+    },
   };
 }

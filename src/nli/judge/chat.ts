@@ -1,7 +1,7 @@
 /**
  * One OpenAI-compatible `/chat/completions` client, shared by the judge backend and the collector's
  * resampler, so both follow the same rules: a per-attempt timeout, retries with exponential backoff
- * on network errors, timeouts, 429 and 5xx (honouring Retry-After), a call budget checked before
+ * on network errors, timeouts, 429 and 5xx (honouring Retry-After up to 30 s; src/net/retry.ts), a call budget checked before
  * calls are made, token usage counted, untrusted text fenced, every reply read under a byte cap
  * (src/net/read-capped.ts), and every remote text that reaches an error message redacted.
  */
@@ -9,6 +9,7 @@
 import { positiveInteger } from "../../config/positive-integer.ts";
 import { BodyTooLargeError, readCappedText } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
+import { NonRetryable, RetryLater, abortReason, retryAfterMs, retryable, withRetry } from "../../net/retry.ts";
 
 /** The largest reply read by default: 4 MiB, far above any completion of a few choices. */
 export const DEFAULT_MAX_CHAT_REPLY_BYTES = 4 * 1024 * 1024;
@@ -41,7 +42,7 @@ export interface ChatClientOptions {
   readonly timeoutMs?: number | undefined;
   /** Attempts per call on network errors, timeouts, 429 and 5xx (default 3). */
   readonly attempts?: number | undefined;
-  /** Base backoff in ms (default 500; doubles per attempt, or Retry-After). */
+  /** Base backoff in ms (default 500; doubles per attempt, or Retry-After, at most DEFAULT_MAX_RETRY_AFTER_MS, 30 s). */
   readonly backoffMs?: number | undefined;
   /** Most HTTP requests (attempts included) in the client's lifetime; see checkBudget (default: no limit). */
   readonly budget?: number | undefined;
@@ -53,6 +54,8 @@ export interface ChatClientOptions {
   readonly maxReplyBytes?: number | undefined;
   /** The fetch used (default: the global one); injected in tests. */
   readonly fetch?: typeof fetch | undefined;
+  /** How the client waits between attempts (default: a timer the call's signal cuts short); injected in tests. */
+  readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
 /** One choice of a chat completion, as the server sent it (fields unchecked). */
@@ -77,7 +80,7 @@ export interface ChatUsage {
 }
 
 /** The endpoint answered a client error (4xx other than 429): not retried. */
-export class ChatHttpError extends Error {
+export class ChatHttpError extends NonRetryable {
   override readonly name = "ChatHttpError";
   constructor(
     message: string,
@@ -101,44 +104,6 @@ export interface ChatClient {
   /** Throws unless `needed` more calls fit in the budget: check it before making the calls. */
   checkBudget(needed: number): void;
   usage(): ChatUsage;
-}
-
-class RetryableError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-  }
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it fires. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortReason(signal));
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(abortReason(signal as AbortSignal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new Error("aborted");
-}
-
-/** Retry-After in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
-function retryAfterMs(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
-  const at = Date.parse(header);
-  return Number.isFinite(at) && at > Date.now() ? at - Date.now() : undefined;
 }
 
 const tokens = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
@@ -175,12 +140,12 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     } catch (error) {
       // Aborted by the caller: not a failure to retry.
       if (signal?.aborted) throw abortReason(signal);
-      throw new RetryableError(`${label} call failed: ${redact((error as Error).message)}`);
+      throw new Error(`${label} call failed: ${redact((error as Error).message)}`);
     }
-    if (res.status === 429 || res.status >= 500) {
+    if (retryable(res.status)) {
       // The body is not needed: release the connection.
       void res.body?.cancel().catch(() => undefined);
-      throw new RetryableError(`${label} endpoint answered HTTP ${res.status}`, retryAfterMs(res.headers.get("retry-after")));
+      throw new RetryLater(`${label} endpoint answered HTTP ${res.status}`, retryAfterMs(res.headers.get("retry-after")));
     }
     if (!res.ok) {
       const text = await readCappedText(res, { maxBytes: ERROR_READ_BYTES, truncate: true, abort }).catch(() => "");
@@ -192,13 +157,13 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     } catch (error) {
       if (signal?.aborted) throw abortReason(signal);
       if (error instanceof BodyTooLargeError) throw error;
-      throw new RetryableError(`${label} call failed while reading the reply: ${redact((error as Error).message)}`);
+      throw new Error(`${label} call failed while reading the reply: ${redact((error as Error).message)}`);
     }
     let parsed: { choices?: unknown; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null;
     try {
       parsed = JSON.parse(text) as typeof parsed;
     } catch {
-      throw new Error(`${label} endpoint returned a body that is not JSON`);
+      throw new NonRetryable(`${label} endpoint returned a body that is not JSON`);
     }
     const reply = {
       choices: Array.isArray(parsed?.choices) ? (parsed.choices.filter((c) => c !== null && typeof c === "object") as ChatChoice[]) : [],
@@ -212,17 +177,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 
   return {
     url,
-    async complete(body, signal) {
-      for (let attempt = 1; ; attempt++) {
-        if (signal?.aborted) throw abortReason(signal);
-        try {
-          return await callOnce(body, signal);
-        } catch (error) {
-          if (!(error instanceof RetryableError) || attempt >= attempts) throw error;
-          await sleep(error.retryAfterMs ?? backoffMs * 2 ** (attempt - 1), signal);
-        }
-      }
-    },
+    complete: (body, signal) => withRetry(() => callOnce(body, signal), { attempts, backoff: (attempt) => backoffMs * 2 ** (attempt - 1), signal, sleep: options.sleep }),
     checkBudget(needed) {
       if (calls + needed > budget) throw new Error(`${label} call budget exhausted: ${calls} calls made, ${needed} more needed, budget ${budget}`);
     },

@@ -1,5 +1,6 @@
-import { BodyTooLargeError, readCappedText } from "../net/read-capped.ts";
+import { readCappedText } from "../net/read-capped.ts";
 import { redactSecrets } from "../net/redact.ts";
+import { NonRetryable, RetryLater, retryAfterMs, retryable, withRetry } from "../net/retry.ts";
 
 /** The largest reply `eval --target` reads by default: 10 MB, far above any answer. */
 export const DEFAULT_MAX_REPLY_BYTES = 10_000_000;
@@ -106,7 +107,7 @@ export function renderRequest(template: string, question: string): string {
 
 /** An error that retrying will not fix. */
 function final(message: string): Error {
-  return Object.assign(new Error(message), { final: true });
+  return new NonRetryable(message);
 }
 
 /** What the endpoint answered: the answer, and the resamples and retrieved documents when their paths are given. */
@@ -117,16 +118,16 @@ export interface TargetReply {
 }
 
 /**
- * Asks the endpoint once per question, retrying timeouts, 429 and 5xx with backoff. The reply
- * is read as a stream and never past `maxReplyBytes`: a huge reply fails the row, not the process.
+ * Asks the endpoint once per question, retrying network errors, timeouts, 429 and 5xx with
+ * exponential backoff (or the reply's Retry-After, at most 30 s; src/net/retry.ts). The reply is
+ * read as a stream and never past `maxReplyBytes`: a huge reply fails the row, not the process.
  */
 export async function askTarget(options: TargetOptions, question: string): Promise<TargetReply> {
   const doFetch = options.fetch ?? fetch;
   const cap = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
   // The request's own header values (an Authorization or API key header) never reach a message.
   const secrets = Object.values(options.headers ?? {});
-  let last: Error | undefined;
-  for (let attempt = 1; attempt <= options.attempts; attempt++) {
+  const attempt = async (): Promise<TargetReply> => {
     const controller = new AbortController();
     // One deadline for the request and the body, as AbortSignal.timeout gave before.
     const timer = setTimeout(() => controller.abort(Object.assign(new Error(`no reply within ${options.timeoutMs} ms`), { name: "TimeoutError" })), options.timeoutMs);
@@ -138,14 +139,13 @@ export async function askTarget(options: TargetOptions, question: string): Promi
         body: renderRequest(options.requestTemplate, question),
         signal: controller.signal,
       });
-      if (res.status === 429 || res.status >= 500) {
+      if (retryable(res.status)) {
         await res.body?.cancel().catch(() => undefined);
-        throw new Error(`HTTP ${res.status}`);
+        throw new RetryLater(`HTTP ${res.status}`, retryAfterMs(res.headers.get("retry-after")));
       }
       if (!res.ok) throw final(`HTTP ${res.status}: ${redactSecrets(await readCappedText(res, { maxBytes: 1024, truncate: true, abort }), secrets).slice(0, 200)}`);
-      const text = await readCappedText(res, { maxBytes: cap, abort, tooLargeMessage: `the reply is larger than ${cap} bytes (--max-reply-bytes); the request was aborted` }).catch((error: unknown) => {
-        throw error instanceof BodyTooLargeError ? final(error.message) : error;
-      });
+      // Over the cap: a BodyTooLargeError, which is not retried.
+      const text = await readCappedText(res, { maxBytes: cap, abort, tooLargeMessage: `the reply is larger than ${cap} bytes (--max-reply-bytes); the request was aborted` });
       let body: unknown;
       try {
         body = JSON.parse(text);
@@ -161,12 +161,17 @@ export async function askTarget(options: TargetOptions, question: string): Promi
       const context = options.contextPath ? contextAt(body, options.contextPath) : undefined;
       return { answer, ...(Array.isArray(samples) ? { samples: samples as string[] } : {}), ...(context ? { context } : {}) };
     } catch (error) {
-      last = controller.signal.aborted && controller.signal.reason instanceof Error && controller.signal.reason.name === "TimeoutError" ? controller.signal.reason : (error as Error);
-      if ((error as { final?: boolean }).final) break;
-      if (attempt < options.attempts) await new Promise((r) => setTimeout(r, 250 * 2 ** (attempt - 1)));
+      const reason: unknown = controller.signal.reason;
+      // Cut off by the deadline: say so, rather than how the cut surfaced.
+      if (controller.signal.aborted && reason instanceof Error && reason.name === "TimeoutError") throw reason;
+      throw error;
     } finally {
       clearTimeout(timer);
     }
+  };
+  try {
+    return await withRetry(attempt, { attempts: options.attempts, backoff: (n) => 250 * 2 ** (n - 1) });
+  } catch (error) {
+    throw new Error(`target ${options.url}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  throw new Error(`target ${options.url}: ${last?.message ?? "failed"}`);
 }

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { plainText } from "../../src/cli/escape.ts";
+import { sanitizeForTerminal } from "../../src/cli/io.ts";
+import { stripControls } from "../../src/core/safe-text.ts";
+import { sanitizeLabel } from "../../src/telemetry/labels.ts";
+import { expectLinear, measureGrowth } from "../helpers/growth.ts";
+
+const ESC = "\u001b";
+const BEL = "\u0007";
+const ST = `${ESC}\\`;
+
+/** The review's input (house review 2.4): an OSC 8 hyperlink, a coloured word, a tab. */
+const HOSTILE = `a${ESC}]8;;http://evil${BEL}link${ESC}]8;;${BEL} ${ESC}[31mred${ESC}[0m\tb`;
+
+describe("stripControls", () => {
+  it("removes an OSC sequence whole, payload included, whether BEL- or ST-terminated", () => {
+    expect(stripControls(`a${ESC}]8;;http://evil${BEL}link${ESC}]8;;${BEL}`)).toBe("alink");
+    expect(stripControls(`a${ESC}]8;;http://evil${ST}link${ESC}]8;;${ST}`)).toBe("alink");
+    expect(stripControls(`a${ESC}]0;window title${BEL}b`)).toBe("ab");
+    // 8-bit OSC and ST.
+    expect(stripControls("a\u009d8;;http://evil\u009clink")).toBe("alink");
+    // Unterminated: the rest is payload, as a terminal would swallow it.
+    expect(stripControls(`a${ESC}]8;;http://evil and more`)).toBe("a");
+  });
+
+  it("removes DCS, PM and APC strings with their payload", () => {
+    expect(stripControls(`a${ESC}Pq#0;2;0;0;0${ST}b`)).toBe("ab");
+    expect(stripControls(`a${ESC}^private${ST}b${ESC}_app${BEL}c`)).toBe("abc");
+  });
+
+  it("removes CSI sequences (7- and 8-bit) and other escapes, keeping the text between them", () => {
+    expect(stripControls(`${ESC}[31mred${ESC}[0m ${ESC}[1;2;3 q${ESC}[?25lgreen`)).toBe("red green");
+    expect(stripControls("\u009b31mred\u009b0m")).toBe("red");
+    expect(stripControls(`${ESC}cclear ${ESC}7saved${ESC}8 ${ESC}(Bascii ${ESC}Mup`)).toBe("clear saved ascii up");
+  });
+
+  it("removes C0 and C1 controls, DEL and bidirectional controls", () => {
+    expect(stripControls("a\u0000b\u0008c\u000bd\u000ce\u007ff\u0085g\u0099h")).toBe("abcdefgh");
+    expect(stripControls("admin\u202e/nimda\u2066x\u2069\u200e\u200f\u061c")).toBe("admin/nimdax");
+  });
+
+  it("turns each tab and line break into a space by default, so words stay apart on one line", () => {
+    expect(stripControls("a\tb\nc\r\nd\re")).toBe("a b c d e");
+  });
+
+  it("keeps tabs and line feeds with keepWhitespace, and a carriage return becomes a line feed", () => {
+    expect(stripControls("a\tb\nc\r\nd\re", { keepWhitespace: true })).toBe("a\tb\nc\nd\ne");
+  });
+
+  it("leaves ordinary text, emoji and other scripts as they are", () => {
+    const text = "Grüße, 東京 — 10 % off 🎉 (a|b) [x] {y} ~z";
+    expect(stripControls(text)).toBe(text);
+  });
+
+  const texts: ReadonlyArray<readonly [string, (n: number) => string]> = [
+    ["CSI with no final byte", (n) => `${ESC}[${"0".repeat(n)}`],
+    ["CSI parameters then intermediates with no final byte", (n) => `${ESC}[${"0;".repeat(n / 4)}${" ".repeat(n / 2)}`],
+    ["escapes with long intermediate runs", (n) => `${ESC}${" ".repeat(n)}`],
+    ["repeated openers of every kind", (n) => `${ESC}[${ESC}]${ESC}P${ESC} \u009b\u009d`.repeat(n / 10)],
+    ["OSC with no terminator", (n) => `${ESC}]8;;${"a".repeat(n)}`],
+    ["carriage returns and line feeds", (n) => "\r\r\n\n".repeat(n / 4)],
+  ];
+  it.each(texts)("takes time linear in the text: %s", (what, make) => {
+    expectLinear(what, measureGrowth(make, (s) => [stripControls(s), stripControls(s, { keepWhitespace: true })], { n: 25_000, maxN: 25_000, repeats: 25 }));
+  });
+});
+
+describe("the label, terminal and report sanitisers: one answer for hostile text", () => {
+  it("agree on the review's input: no OSC payload, no escape residue, no run-together words", () => {
+    // Before the one sanitiser: "alink redb", "a8;;http://evillink8;; red\tb", "a]8;;http://evillink]8;; [31mred[0m b".
+    expect.soft(sanitizeLabel(HOSTILE)).toBe("alink red b");
+    expect.soft(sanitizeForTerminal(HOSTILE)).toBe("alink red\tb");
+    expect.soft(plainText(HOSTILE)).toBe("alink red b");
+  });
+});
