@@ -13,8 +13,8 @@ import { limitInput } from "./input-limits.ts";
 import { scriptMismatch } from "./language.ts";
 import type { LimitName } from "./limits.ts";
 import { orderLimits } from "./limits.ts";
-import { indexWindows } from "./preselect.ts";
-import type { WindowIndex } from "./preselect.ts";
+import { indexWindows } from "./window-index.ts";
+import type { WindowIndex } from "./window-index.ts";
 import type { TextAnalyzer } from "./text.ts";
 
 /**

@@ -23,8 +23,8 @@ export type {
 } from "./groundedness.ts";
 export { LIMIT_NAMES, capTokens, cutPoint, limitText } from "./limits.ts";
 export type { CappedText, LimitName } from "./limits.ts";
-export { indexWindows } from "./preselect.ts";
-export type { WindowIndex } from "./preselect.ts";
+export { indexWindows } from "./window-index.ts";
+export type { WindowIndex } from "./window-index.ts";
 export { extractQuantities, matchQuantity } from "./quantities.ts";
 export type { Quantity, QuantityKind, QuantityMatch } from "./quantities.ts";
 export { auroc, balancedAccuracy, bestBalancedThreshold, reliability } from "./stats.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildWindows, createWindowCache, estimateTokens } from "../../src/core/context.ts";
-import { indexWindows } from "../../src/core/preselect.ts";
+import { indexWindows } from "../../src/core/window-index.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
 const sentences = (n: number, doc = "A"): string => Array.from({ length: n }, (_, i) => `Fact ${doc}${i} concerns topic${doc}${i} in detail.`).join(" ");

@@ -2,7 +2,7 @@ import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
 import type { ContextWindow } from "../context.ts";
 import { buildWindows, contentTerms, estimateTokens } from "../context.ts";
 import { isContradicted } from "../groundedness.ts";
-import { indexWindows } from "../preselect.ts";
+import { indexWindows } from "../window-index.ts";
 import type { TextAnalyzer } from "../text.ts";
 import { isRefusal } from "./refusals.ts";
 import type { Sample } from "./semantic-entropy.ts";
