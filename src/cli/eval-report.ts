@@ -1,4 +1,4 @@
-import type { CitationSummary, ClaimResult } from "../core/groundedness.ts";
+import type { CitationSummary, ClaimResult } from "../core/result.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import { escapeHtml, escapeXml, mdText } from "./escape.ts";
 import { citationErrors, citationLines, citationSummaryText } from "./report-citations.ts";

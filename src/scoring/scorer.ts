@@ -6,7 +6,7 @@ import type { ClaimConsistency, UnstableClaim } from "../core/entropy/claim-cons
 import { claimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult, Sample } from "../core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerInput, AnswerResult } from "../core/groundedness.ts";
+import type { AnswerInput, AnswerResult } from "../core/result.ts";
 import { createGroundednessScorer } from "../core/groundedness.ts";
 import type { LimitName } from "../core/limits.ts";
 import { limitText, orderLimits } from "../core/limits.ts";

@@ -1,6 +1,6 @@
 import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
-import { evidenceToShow } from "../core/groundedness.ts";
+import { evidenceToShow } from "../core/verdict.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
 import type { CitationCountStatus } from "./semconv.ts";
 import { CITATION_STATUSES } from "./semconv.ts";

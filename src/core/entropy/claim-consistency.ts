@@ -1,23 +1,13 @@
 import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
 import type { ContextWindow } from "../context.ts";
 import { buildWindows, contentTerms, estimateTokens } from "../context.ts";
-import { isContradicted } from "../groundedness.ts";
+import { isContradicted } from "../verdict.ts";
 import { indexWindows } from "../window-index.ts";
+import type { ResampleSupport } from "../result.ts";
 import type { TextAnalyzer } from "../text.ts";
 import { isRefusal } from "./refusals.ts";
 import type { Sample } from "./semantic-entropy.ts";
 import { normaliseAnswer, resampleSetProblems, textOf } from "./semantic-entropy.ts";
-
-/**
- * How the resamples treat one claim of the answer: in how many of `of` non-empty samples the
- * claim is entailed (supported) and in how many contradicted. A sample that declines to answer
- * counts in `of` and neither supports nor contradicts.
- */
-export interface ResampleSupport {
-  readonly supported: number;
-  readonly contradicted: number;
-  readonly of: number;
-}
 
 /** A claim of the answer, as the groundedness check saw it. */
 export interface ClaimRef {
