@@ -27,6 +27,15 @@ export function toDocuments(context: ContextInput): ContextDocument[] {
 }
 
 /**
+ * A document id as core keeps it: a string as given, a finite number as its decimal string (a
+ * retriever or a JSONL row may number its documents); undefined for anything else.
+ */
+export function documentId(id: unknown): string | undefined {
+  if (typeof id === "string") return id;
+  return typeof id === "number" && Number.isFinite(id) ? String(id) : undefined;
+}
+
+/**
  * Longest document id, title or URL, in characters: names are what citations point at ("[2]",
  * "(source: refund-policy.md)"), and a longer one is input to refuse (the SDK, /v1/observations) or
  * to leave unnamed (OTLP ingest), never text to hold and compare.
