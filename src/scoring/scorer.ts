@@ -10,9 +10,10 @@ import type { AnswerInput, AnswerResult } from "../core/result.ts";
 import { createGroundednessScorer } from "../core/groundedness.ts";
 import type { LimitName } from "../core/limits.ts";
 import { limitText, orderLimits } from "../core/limits.ts";
+import { createNliCache } from "../core/nli-cache.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import { createTextAnalyzer } from "../core/text.ts";
-import type { BackendInfo, EntailmentBackend, NliResult } from "../core/backend.ts";
+import type { BackendInfo, EntailmentBackend } from "../core/backend.ts";
 import { backendInfo } from "../core/backend.ts";
 import type { OnnxImporter } from "../nli/onnx/runtime.ts";
 import { createBackend } from "../nli/registry.ts";
@@ -94,7 +95,8 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
   });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
   // Judgements of (premise, hypothesis) pairs, shared by entropy and claim consistency: same pair, same backend, same answer.
-  const nliCache = new Map<string, NliResult>();
+  // Reused within a run, bounded by bytes (least recently used out first).
+  const nliCache = createNliCache();
   return {
     policy,
     async score(input: Observation): Promise<ScoredAnswer> {
@@ -135,8 +137,6 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
         });
         scored = { ...scored, claims, unstableClaims: consistency.unstableClaims, claimConsistency: consistency.summary };
       }
-      // Judgements are reused within a run, but the cache must not grow without bound.
-      if (nliCache.size > 10_000) nliCache.clear();
       const consistency = scored.claimConsistency && scored.unstableClaims ? { summary: scored.claimConsistency, unstableClaims: scored.unstableClaims } : undefined;
       return { ...scored, limits: orderLimits(limits), combined: combineVerdicts(groundedness, entropy, policy, consistency) };
     },

@@ -1,6 +1,8 @@
 import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
 import type { ContextWindow } from "../context.ts";
 import { buildWindows, contentTerms, estimateTokens } from "../context.ts";
+import type { NliCache } from "../nli-cache.ts";
+import { asNliCache, nliCacheKey, withQuestion } from "../nli-cache.ts";
 import { isContradicted } from "../verdict.ts";
 import { indexWindows } from "../window-index.ts";
 import type { ResampleSupport } from "../result.ts";
@@ -65,8 +67,8 @@ export interface ClaimConsistencyOptions {
   readonly countTokens?: (text: string) => number;
   /** Most entailment pairs to send; claims whose pairs would go past it get no support. Default: no limit. */
   readonly maxEntailmentCalls?: number;
-  /** Judgements to reuse, keyed by premise and hypothesis (may be shared with semantic entropy). */
-  readonly cache?: Map<string, NliResult>;
+  /** Judgements to reuse (createNliCache; a Map is keyed by nliCacheKey), shared with semantic entropy. Default: a fresh cache for this measurement. */
+  readonly cache?: NliCache | Map<string, NliResult>;
   /** How many samples were asked for; fewer makes the result unreliable. Default: the number given. */
   readonly requested?: number;
 }
@@ -88,8 +90,6 @@ export interface ClaimConsistencyResult {
   readonly summary: ClaimConsistency;
 }
 
-const cacheKey = (p: NliPair): string => `${p.premise}\u0000${p.hypothesis}`;
-
 /** Whether a claim with this support is unstable (never for an unmeasured claim). */
 export function isUnstable(support: ResampleSupport | undefined, unstableShare: number): boolean {
   return support !== undefined && support.of > 0 && support.supported / support.of < unstableShare;
@@ -109,11 +109,9 @@ export async function claimConsistency({ question, claims, samples, backend, ana
   const usable = texts.filter((t) => t.trim() !== "");
   const reasons = resampleSetProblems(texts, options.requested ?? texts.length);
   const degenerate = reasons.length > 0;
-  const cache = options.cache ?? new Map<string, NliResult>();
+  const cache = asNliCache(options.cache);
   const topK = options.topK ?? 3;
   const count = options.countTokens ?? estimateTokens;
-  const q = question.trim();
-  const premise = (window: string): string => (q === "" ? window : `${q} ${window}`);
 
   // Distinct answers to judge, with how many samples each stands for; refusals stand for none.
   const groups = new Map<string, { text: string; weight: number }>();
@@ -153,9 +151,9 @@ export async function claimConsistency({ question, claims, samples, backend, ana
         chosen = top.length > 0 ? top : a.windows.slice(0, topK);
       }
       return chosen.map((w) => {
-        const pair = { premise: premise(w.text), hypothesis: claim.text };
-        const key = cacheKey(pair);
-        const cached = known.get(key) ?? cache.get(key);
+        const pair = { premise: withQuestion(question, w.text), hypothesis: claim.text };
+        const key = nliCacheKey(pair);
+        const cached = known.get(key) ?? cache.get(pair);
         if (cached) hits.set(key, cached);
         else if (!fresh.has(key)) added.set(key, pair);
         return key;
@@ -180,8 +178,8 @@ export async function claimConsistency({ question, claims, samples, backend, ana
       else {
         pairs.forEach((p, i) => {
           const r = results[i] as NliResult;
-          known.set(cacheKey(p), r);
-          cache.set(cacheKey(p), r);
+          known.set(nliCacheKey(p), r);
+          cache.set(p, r);
         });
       }
     } catch (error) {

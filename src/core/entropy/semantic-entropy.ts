@@ -1,5 +1,7 @@
 import type { BackendInfo, EntailmentBackend, NliResult } from "../backend.ts";
 import { backendInfo } from "../backend.ts";
+import type { NliCache } from "../nli-cache.ts";
+import { asNliCache, withQuestion } from "../nli-cache.ts";
 import { chao1, entropyOf, millerMadow, raoBlackwellMasses } from "./estimators.ts";
 import { isRefusal } from "./refusals.ts";
 
@@ -11,8 +13,8 @@ export interface SemanticEntropyOptions {
   readonly requested?: number;
   /** Most entailment pairs this measurement may send; checked against the worst case before any call. Default: no limit. */
   readonly maxEntailmentCalls?: number;
-  /** Judgements to reuse across measurements, keyed by premise and hypothesis. */
-  readonly cache?: Map<string, NliResult>;
+  /** Judgements to reuse across measurements (createNliCache; a Map is keyed by nliCacheKey). Default: a fresh cache for this measurement. */
+  readonly cache?: NliCache | Map<string, NliResult>;
 }
 
 export interface EntropyInput {
@@ -141,7 +143,7 @@ export async function semanticEntropy({ question, samples, backend, options = {}
   const reasons: string[] = [];
   const info = backendInfo(backend);
   const worstCaseCalls = n * (n - 1);
-  const cache = options.cache ?? new Map<string, NliResult>();
+  const cache = asNliCache(options.cache);
 
   const empty = texts.map((t) => t.trim() === "");
   const usable = texts.map((_, i) => i).filter((i) => !empty[i]);
@@ -197,27 +199,23 @@ export async function semanticEntropy({ question, samples, backend, options = {}
   const assignments = texts.map(() => -1);
   const judgements: Judgement[] = [];
   let calls = 0;
-  const withQuestion = (t: string): string => (question.trim() === "" ? t : `${question.trim()} ${t}`);
   const judge = async (a: number, b: number): Promise<Judgement> => {
     const ta = texts[a] ?? "";
     const tb = texts[b] ?? "";
     if (ta === tb) return { a, b, source: "exact", equivalent: true };
     if (normaliseAnswer(ta) === normaliseAnswer(tb)) return { a, b, source: "normalised", equivalent: true };
-    const keyF = `${withQuestion(ta)}\u0000${withQuestion(tb)}`;
-    const keyB = `${withQuestion(tb)}\u0000${withQuestion(ta)}`;
-    const cachedF = cache.get(keyF);
-    const cachedB = cache.get(keyB);
-    const needed = [
-      ...(cachedF ? [] : [{ premise: withQuestion(ta), hypothesis: withQuestion(tb) }]),
-      ...(cachedB ? [] : [{ premise: withQuestion(tb), hypothesis: withQuestion(ta) }]),
-    ];
+    const pairF = { premise: withQuestion(question, ta), hypothesis: withQuestion(question, tb) };
+    const pairB = { premise: pairF.hypothesis, hypothesis: pairF.premise };
+    const cachedF = cache.get(pairF);
+    const cachedB = cache.get(pairB);
+    const needed = [...(cachedF ? [] : [pairF]), ...(cachedB ? [] : [pairB])];
     const fresh = needed.length > 0 ? await backend.classify(needed) : [];
     calls += needed.length;
     const forward = cachedF ?? fresh.shift();
     const backward = cachedB ?? fresh.shift();
     if (!forward || !backward) throw new Error(`${info.name} backend returned too few results`);
-    cache.set(keyF, forward);
-    cache.set(keyB, backward);
+    cache.set(pairF, forward);
+    cache.set(pairB, backward);
     return { a, b, source: needed.length === 0 ? "cache" : "backend", equivalent: argmaxIsEntailment(forward) && argmaxIsEntailment(backward), forward, backward };
   };
 
