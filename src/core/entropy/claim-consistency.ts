@@ -9,7 +9,7 @@ import type { ResampleSupport } from "../result.ts";
 import type { TextAnalyzer } from "../text.ts";
 import { isRefusal } from "./refusals.ts";
 import type { Sample } from "./semantic-entropy.ts";
-import { normaliseAnswer, resampleSetProblems, textOf } from "./semantic-entropy.ts";
+import { describeResampleProblem, normaliseAnswer, resampleSetProblems, textOf } from "./semantic-entropy.ts";
 
 /** A claim of the answer, as the groundedness check saw it. */
 export interface ClaimRef {
@@ -107,7 +107,7 @@ export function isUnstable(support: ResampleSupport | undefined, unstableShare: 
 export async function claimConsistency({ question, claims, samples, backend, analyzer, options }: ClaimConsistencyInput): Promise<ClaimConsistencyResult> {
   const texts = samples.map(textOf);
   const usable = texts.filter((t) => t.trim() !== "");
-  const reasons = resampleSetProblems(texts, options.requested ?? texts.length);
+  const reasons = resampleSetProblems(texts, options.requested ?? texts.length).map(describeResampleProblem);
   const degenerate = reasons.length > 0;
   const cache = asNliCache(options.cache);
   const topK = options.topK ?? 3;

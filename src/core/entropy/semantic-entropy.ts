@@ -89,21 +89,43 @@ export interface EntropyResult {
 }
 
 /**
- * Why a set of resamples cannot show disagreement, whatever is measured on it: a short
- * batch, empty samples, fewer than two non-empty ones, or identical ones (sampling is not on).
+ * Why a set of resamples cannot show disagreement, coded: a short batch (fewer received than
+ * requested), empty samples, fewer than two non-empty ones, or identical ones (sampling is not on).
+ * describeResampleProblem gives the reason text users see.
+ */
+export type ResampleProblem =
+  | { readonly code: "short_batch"; readonly requested: number; readonly received: number }
+  | { readonly code: "empty_samples"; readonly empty: number; readonly of: number }
+  | { readonly code: "too_few_samples" }
+  | { readonly code: "identical_samples"; readonly count: number };
+
+/** The reason text of a resample problem, as entropy and claim consistency report it. */
+export function describeResampleProblem(p: ResampleProblem): string {
+  switch (p.code) {
+    case "short_batch":
+      return `received ${p.received} of ${p.requested} requested samples: a short batch hides disagreement`;
+    case "empty_samples":
+      return `${p.empty} of ${p.of} samples are empty`;
+    case "too_few_samples":
+      return "fewer than two non-empty samples: nothing to disagree with";
+    case "identical_samples":
+      return `all ${p.count} samples are identical: sampling is not on (temperature 0, a cache, or a fixed seed upstream), so agreement means nothing`;
+  }
+}
+
+/**
+ * Why a set of resamples cannot show disagreement, whatever is measured on it (see ResampleProblem).
  * Shared by semantic entropy and claim-level consistency, so both fail closed on the same sets.
  */
-export function resampleSetProblems(texts: readonly string[], requested: number = texts.length): string[] {
+export function resampleSetProblems(texts: readonly string[], requested: number = texts.length): ResampleProblem[] {
   const n = texts.length;
   const usable = texts.filter((t) => t.trim() !== "");
-  const reasons: string[] = [];
-  if (n < requested) reasons.push(`received ${n} of ${requested} requested samples: a short batch hides disagreement`);
-  if (usable.length < n) reasons.push(`${n - usable.length} of ${n} samples are empty`);
-  if (usable.length > 0 && usable.length < 2) reasons.push("fewer than two non-empty samples: nothing to disagree with");
-  if (usable.length >= 2 && new Set(usable).size === 1) {
-    reasons.push(`all ${usable.length} samples are identical: sampling is not on (temperature 0, a cache, or a fixed seed upstream), so agreement means nothing`);
-  }
-  return reasons;
+  const problems: ResampleProblem[] = [];
+  if (n < requested) problems.push({ code: "short_batch", requested, received: n });
+  if (usable.length < n) problems.push({ code: "empty_samples", empty: n - usable.length, of: n });
+  if (usable.length > 0 && usable.length < 2) problems.push({ code: "too_few_samples" });
+  if (usable.length >= 2 && new Set(usable).size === 1) problems.push({ code: "identical_samples", count: usable.length });
+  return problems;
 }
 
 /** The text of a sample, with or without log-probabilities. */
@@ -147,7 +169,7 @@ export async function semanticEntropy({ question, samples, backend, options = {}
 
   const empty = texts.map((t) => t.trim() === "");
   const usable = texts.map((_, i) => i).filter((i) => !empty[i]);
-  reasons.push(...resampleSetProblems(texts, requested));
+  reasons.push(...resampleSetProblems(texts, requested).map(describeResampleProblem));
 
   const refusal = texts.map((t, i) => !empty[i] && isRefusal(t));
   const answers = usable.filter((i) => !refusal[i]);
