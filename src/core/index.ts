@@ -12,6 +12,7 @@ export type { ClaimCheckPlan } from "./plan.ts";
 export type {
   AnswerInput,
   AnswerResult,
+  AnswerVerdict,
   CitationStatus,
   CitationSummary,
   ClaimCitation,

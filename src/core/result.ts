@@ -136,15 +136,21 @@ interface AnswerResultBase {
   readonly citations?: CitationSummary;
 }
 
+/**
+ * An answer's verdict: grounded (every checked claim supported and the score at or above the
+ * threshold), ungrounded, or unscorable (no real measurement could be made; see UnscorableReason).
+ */
+export type AnswerVerdict = "grounded" | "ungrounded" | "unscorable";
+
 export type AnswerResult =
   | (AnswerResultBase & {
-      readonly verdict: "grounded" | "ungrounded";
+      readonly verdict: Exclude<AnswerVerdict, "unscorable">;
       /** Minimum claim score: an answer is as grounded as its least supported claim. */
       readonly score: number;
       readonly threshold: number;
     })
   | (AnswerResultBase & {
-      readonly verdict: "unscorable";
+      readonly verdict: Extract<AnswerVerdict, "unscorable">;
       readonly score: null;
       readonly reason: UnscorableReason;
       readonly detail: string;
@@ -159,17 +165,17 @@ export interface GroundednessSettings {
   readonly tokenBudget: number;
   /** Token counter for windows; a subword estimate by default. */
   readonly countTokens?: (text: string) => number;
-  /** Most claims checked per answer; the rest are returned as skipped with reason "over_limit". */
+  /** Most claims checked per answer; the rest are returned as skipped with reason "over_limit" (limit "claims"). */
   readonly maxClaims?: number;
-  /** Longest answer checked, in characters; the text past the cut is one skipped "over_limit" segment. */
+  /** Longest answer checked, in characters; the text past the cut is one skipped "over_limit" segment (limit "answer_chars"). */
   readonly maxAnswerChars?: number;
-  /** Most context characters read, all documents together; later characters and documents are ignored. */
+  /** Most context characters read, all documents together; later characters and documents are ignored (limit "context_chars"). */
   readonly maxContextChars?: number;
-  /** Most documents read; later documents are ignored. */
+  /** Most documents read; later documents are ignored (limit "documents"). */
   readonly maxDocuments?: number;
-  /** Longest run of non-space characters kept whole; longer ones are cut to their first characters and "…". */
+  /** Longest run of non-space characters kept whole; longer ones (base64, hex) are cut to their first characters and "…" before analysis (limit "token_chars"). */
   readonly maxTokenChars?: number;
-  /** Most entailment pairs sent per answer; claims that would go past it are skipped with reason "over_limit". */
+  /** Most entailment pairs sent per answer; claims that would go past it are skipped with reason "over_limit" (limit "entailment_calls"). */
   readonly maxEntailmentCalls?: number;
   /** Estimated bytes of documents' windows kept for reuse across answers (default 16 MiB; 0: none). */
   readonly windowCacheBytes?: number;

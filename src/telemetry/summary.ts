@@ -1,5 +1,7 @@
 import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
+import type { ClaimConsistency } from "../core/entropy/claim-consistency.ts";
+import type { AnswerVerdict, CitationSummary } from "../core/result.ts";
 import { evidenceToShow } from "../core/verdict.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
 import type { CitationCountStatus } from "./semconv.ts";
@@ -9,11 +11,7 @@ import { CITATION_STATUSES } from "./semconv.ts";
  * An answer's citations in counts: the scorer's summary (found, valid, invalid, misattributed) and
  * every marker by status, each counted once (the statuses add up to `found`).
  */
-export interface CitationCounts {
-  readonly found: number;
-  readonly valid: number;
-  readonly invalid: number;
-  readonly misattributed: number;
+export interface CitationCounts extends CitationSummary {
   readonly byStatus: Readonly<Record<CitationCountStatus, number>>;
 }
 
@@ -23,7 +21,7 @@ export interface CitationCounts {
  * full result, so the host thread deserialises a few hundred bytes per evaluation.
  */
 export interface EvaluationSummary {
-  readonly verdict: "grounded" | "ungrounded" | "unscorable";
+  readonly verdict: AnswerVerdict;
   readonly score: number | null;
   readonly threshold: number | null;
   readonly reason: string | null;
@@ -52,16 +50,7 @@ export interface EvaluationSummary {
    * measured claims that are unstable, and whether the measurement can be trusted (`degenerate`:
    * the resample set cannot show disagreement). Present when resamples were scored with claims.
    */
-  readonly claimConsistency?: {
-    readonly claims: number;
-    readonly measured: number;
-    readonly unstable: number;
-    readonly samples: number;
-    readonly unstableShare: number;
-    readonly reliable: boolean;
-    readonly degenerate: boolean;
-    readonly reasons: readonly string[];
-  };
+  readonly claimConsistency?: Pick<ClaimConsistency, "claims" | "measured" | "unstable" | "samples" | "unstableShare" | "reliable" | "degenerate" | "reasons">;
   readonly combined?: CombinedVerdict;
   /** Present when the answer cites something ([1], (source: name)). */
   readonly citations?: CitationCounts;
