@@ -5,20 +5,14 @@ import type { NliCache } from "../nli-cache.ts";
 import { asNliCache, nliCacheKey, withQuestion } from "../nli-cache.ts";
 import { isContradicted } from "../verdict.ts";
 import { indexWindows } from "../window-index.ts";
-import type { ResampleSupport } from "../result.ts";
+import type { ClaimResult, ResampleSupport } from "../result.ts";
 import type { TextAnalyzer } from "../text.ts";
 import { isRefusal } from "./refusals.ts";
 import type { Sample } from "./semantic-entropy.ts";
 import { describeResampleProblem, normaliseAnswer, resampleSetProblems, textOf } from "./semantic-entropy.ts";
 
-/** A claim of the answer, as the groundedness check saw it. */
-export interface ClaimRef {
-  readonly index: number;
-  readonly text: string;
-  /** Character offsets into the answer. */
-  readonly start: number;
-  readonly end: number;
-}
+/** A claim of the answer, as the groundedness check saw it: its index, text and offsets into the answer. */
+export type ClaimRef = Pick<ClaimResult, "index" | "text" | "start" | "end">;
 
 /** A claim the resamples support less often than `unstableShare`: the model would not say it again. */
 export interface UnstableClaim extends ClaimRef {
