@@ -1,6 +1,7 @@
 import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import type { ClaimConsistency } from "../core/entropy/claim-consistency.ts";
+import type { EntropyResult } from "../core/entropy/semantic-entropy.ts";
 import type { AnswerVerdict, CitationSummary } from "../core/result.ts";
 import { evidenceToShow } from "../core/verdict.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
@@ -36,14 +37,11 @@ export interface EvaluationSummary {
    * claims' text; present only when content capture is on.
    */
   readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[]; readonly unstableClaims?: readonly string[] };
-  readonly entropy?: {
-    readonly entropy: number | null;
-    readonly normalized: number | null;
+  /** Semantic entropy in counts: the clusters and usable samples it was measured over. */
+  readonly entropy?: Pick<EntropyResult, "entropy" | "reliable" | "abstained" | "reasons"> & {
+    readonly normalized: EntropyResult["normalizedEntropy"];
     readonly clusters: number;
     readonly samples: number;
-    readonly reliable: boolean;
-    readonly abstained: boolean;
-    readonly reasons: readonly string[];
   };
   /**
    * Claim-level consistency with the resamples (counts only): claims to check, claims measured,
