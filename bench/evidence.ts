@@ -15,7 +15,8 @@
  */
 import { cpus } from "node:os";
 import { contentTerms } from "../src/core/context.ts";
-import { createGroundednessScorer, evidenceToShow } from "../src/core/groundedness.ts";
+import { createGroundednessScorer } from "../src/core/groundedness.ts";
+import { evidenceToShow } from "../src/core/verdict.ts";
 import { createTextAnalyzer } from "../src/core/text.ts";
 import { createOfflineBackend } from "../src/nli/offline/backend.ts";
 import { DEFAULT_SETTINGS } from "../src/config/defaults.ts";

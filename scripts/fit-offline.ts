@@ -14,7 +14,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { answerContribution, planClaimChecks } from "../src/core/groundedness.ts";
+import { planClaimChecks } from "../src/core/plan.ts";
+import { answerContribution } from "../src/core/verdict.ts";
 import { fitLogistic } from "../src/core/logistic.ts";
 import { auroc, balancedAccuracy, bestBalancedThreshold, reliability } from "../src/core/stats.ts";
 import { createTextAnalyzer } from "../src/core/text.ts";

@@ -5,7 +5,9 @@ import type { ClaimConsistencyResult, ClaimRef } from "../core/entropy/claim-con
 import { claimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
-import type { EntailmentBackend, NliResult } from "../core/backend.ts";
+import type { EntailmentBackend } from "../core/backend.ts";
+import type { NliCache } from "../core/nli-cache.ts";
+import { createNliCache } from "../core/nli-cache.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import { createTextAnalyzer } from "../core/text.ts";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
@@ -140,7 +142,7 @@ async function measureRows(
     throw error;
   }
   const jsonOut: Writable | undefined = file ?? (args.explain ? undefined : io.stdout);
-  const cache = new Map<string, NliResult>();
+  const cache = createNliCache();
   const counts = { rows: 0, unreliable: 0, abstained: 0, invalid: 0, answers: 0, withUnstable: 0 };
   let analyzer: TextAnalyzer | undefined;
   let exit: number = EXIT.ok;
@@ -172,7 +174,6 @@ async function measureRows(
         counts.answers++;
         if (claims.result.unstableClaims.length > 0) counts.withUnstable++;
       }
-      if (cache.size > 10_000) cache.clear();
       counts.rows++;
       if (!result.reliable) counts.unreliable++;
       if (result.abstained) counts.abstained++;
@@ -220,7 +221,7 @@ async function checkClaims(
   backend: EntailmentBackend,
   settings: ClaimSettings,
   budget: number,
-  cache: Map<string, NliResult>,
+  cache: NliCache,
 ): Promise<{ claims: Claim[]; result: ClaimConsistencyResult }> {
   const { resolved } = settings;
   const claims = splitClaims(row.answer ?? "", analyzer)

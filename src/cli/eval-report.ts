@@ -1,4 +1,4 @@
-import type { CitationSummary, ClaimResult } from "../core/groundedness.ts";
+import type { AnswerVerdict, CitationSummary, ClaimResult } from "../core/result.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import { escapeHtml, escapeXml, mdText } from "./escape.ts";
 import { citationErrors, citationLines, citationSummaryText } from "./report-citations.ts";
@@ -10,7 +10,7 @@ export interface EvalRow {
   readonly id: string | number;
   readonly question: string | undefined;
   readonly answer: string;
-  readonly verdict: "grounded" | "ungrounded" | "unscorable";
+  readonly verdict: AnswerVerdict;
   readonly score: number | null;
   readonly reason?: string;
   readonly claims: readonly ClaimResult[];

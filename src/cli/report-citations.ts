@@ -1,4 +1,4 @@
-import type { ClaimCitation, ClaimResult, CitationSummary } from "../core/groundedness.ts";
+import type { ClaimCitation, ClaimResult, CitationSummary } from "../core/result.ts";
 
 /** The status of a citation in the words the reports use ("not retrieved", not "not_retrieved"). */
 export function citationStatusWord(status: ClaimCitation["status"]): string {

@@ -1,5 +1,5 @@
-import type { ClaimResult, Evidence } from "../core/groundedness.ts";
-import { evidenceToShow } from "../core/groundedness.ts";
+import type { ClaimResult, Evidence } from "../core/result.ts";
+import { evidenceToShow } from "../core/verdict.ts";
 
 /** The evidence a report shows beside a claim, and what it is, in the words every report uses. */
 export interface ShownEvidence {

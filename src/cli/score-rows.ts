@@ -1,4 +1,5 @@
 import type { ContextInput } from "../core/context.ts";
+import { documentId } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 
 /** One input row of `groundwatch score`. */
@@ -202,5 +203,9 @@ function contextError(ctx: unknown, name: string): string | undefined {
 /** Document ids as strings (a row may number them). */
 function normaliseContext(ctx: ContextInput): ContextInput {
   if (typeof ctx === "string") return ctx;
-  return ctx.map((d) => (typeof d === "string" ? d : { ...d, ...(d.id !== undefined ? { id: String(d.id) } : {}) }));
+  return ctx.map((d) => {
+    if (typeof d === "string") return d;
+    const id = documentId(d.id);
+    return { ...d, ...(id !== undefined ? { id } : {}) };
+  });
 }

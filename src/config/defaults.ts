@@ -1,4 +1,4 @@
-import type { GroundednessSettings } from "../core/groundedness.ts";
+import type { GroundednessSettings } from "../core/result.ts";
 import { DEFAULT_MAX_TOKEN_CHARS } from "../core/limits.ts";
 
 /**

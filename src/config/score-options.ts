@@ -59,19 +59,19 @@ export interface ScoreOptions {
   readonly failOnUnstableClaims?: boolean;
   /** Most entailment pairs one entropy measurement may send, 1–1 000 000; over it, entropy is unreliable and nothing is sent. Default 500. Env GROUNDWATCH_ENTROPY_MAX_CALLS. */
   readonly entropyMaxCalls?: number;
-  /** Most claims checked per answer, 1–10 000; the rest are skipped with reason "over_limit" (limit "claims"). Default 100. Env GROUNDWATCH_MAX_CLAIMS. */
+  /** GroundednessSettings.maxClaims (core/result.ts), 1–10 000. Default 100. Env GROUNDWATCH_MAX_CLAIMS. */
   readonly maxClaims?: number;
-  /** Longest answer checked, 100–10 000 000 characters; the rest is one skipped "over_limit" segment (limit "answer_chars"). Resamples and the question are cut the same way. Default 20 000. Env GROUNDWATCH_MAX_ANSWER_CHARS. */
+  /** GroundednessSettings.maxAnswerChars (core/result.ts), 100–10 000 000 characters; resamples and the question are cut the same way. Default 20 000. Env GROUNDWATCH_MAX_ANSWER_CHARS. */
   readonly maxAnswerChars?: number;
-  /** Most context characters read, all documents together, 1000–100 000 000; the rest is ignored (limit "context_chars"). Default 200 000. Env GROUNDWATCH_MAX_CONTEXT_CHARS. */
+  /** GroundednessSettings.maxContextChars (core/result.ts), 1000–100 000 000. Default 200 000. Env GROUNDWATCH_MAX_CONTEXT_CHARS. */
   readonly maxContextChars?: number;
-  /** Most documents read, 1–100 000; later ones are ignored (limit "documents"). Default 200. Env GROUNDWATCH_MAX_DOCUMENTS. */
+  /** GroundednessSettings.maxDocuments (core/result.ts), 1–100 000. Default 200. Env GROUNDWATCH_MAX_DOCUMENTS. */
   readonly maxDocuments?: number;
-  /** Longest run of non-space characters kept whole, 16–10 000; longer ones (base64, hex) are cut to their first characters and "…" before analysis (limit "token_chars"). Default 100. Env GROUNDWATCH_MAX_TOKEN_CHARS. */
+  /** GroundednessSettings.maxTokenChars (core/result.ts), 16–10 000. Default 100. Env GROUNDWATCH_MAX_TOKEN_CHARS. */
   readonly maxTokenChars?: number;
   /** Most resamples measured for semantic entropy, 2–1000; later ones are ignored (limit "samples"). Default 20. Env GROUNDWATCH_MAX_SAMPLES. */
   readonly maxSamples?: number;
-  /** Most entailment pairs per observation, groundedness and entropy together, 1–1 000 000; claims past it are skipped "over_limit", and entropy without enough left is unreliable (limit "entailment_calls"). Default 1000. Env GROUNDWATCH_MAX_ENTAILMENT_CALLS. */
+  /** GroundednessSettings.maxEntailmentCalls (core/result.ts), per observation: groundedness, entropy and claim consistency together, 1–1 000 000; entropy without enough left is unreliable. Default 1000. Env GROUNDWATCH_MAX_ENTAILMENT_CALLS. */
   readonly maxEntailmentCalls?: number;
   /** Estimated bytes of text analyses and document windows a scorer keeps for reuse (recurring documents and claims are read once), 0–4 294 967 296, half each; 0 turns caching off. Default 33 554 432 (32 MiB) per scorer: per SDK worker, per collector, per CLI run. Env GROUNDWATCH_CACHE_BYTES. */
   readonly cacheBytes?: number;

@@ -5,6 +5,8 @@ export interface ByteLru<V> {
   has(key: string): boolean;
   /** Keeps the value unless its bytes alone exceed the bound; evicts the oldest until it fits. */
   set(key: string, value: V, bytes: number): void;
+  /** Drops every entry. */
+  clear(): void;
 }
 
 export function createByteLru<V>(maxBytes: number): ByteLru<V> {
@@ -35,6 +37,10 @@ export function createByteLru<V>(maxBytes: number): ByteLru<V> {
         entries.delete(k);
         total -= entry.bytes;
       }
+    },
+    clear(): void {
+      entries.clear();
+      total = 0;
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { ClaimConsistency, UnstableClaim } from "./entropy/claim-consistency.ts";
 import type { EntropyResult } from "./entropy/semantic-entropy.ts";
-import type { AnswerResult } from "./groundedness.ts";
+import type { AnswerResult } from "./result.ts";
 
 /** How groundedness, semantic entropy and claim-level consistency combine into one verdict. */
 export interface CombinedPolicy {

@@ -10,9 +10,29 @@ import type { ContextDocument } from "./citations.ts";
  */
 export type ContextInput = string | ReadonlyArray<string | ContextDocument>;
 
+/** The text of one retrieved document: the string itself, or a document's `text`. */
+export function documentText(d: string | ContextDocument): string {
+  return typeof d === "string" ? d : d.text;
+}
+
 /** The texts of the context's documents, in order. */
 export function contextTexts(context: ContextInput): string[] {
-  return typeof context === "string" ? [context] : context.map((d) => (typeof d === "string" ? d : d.text));
+  return typeof context === "string" ? [context] : context.map(documentText);
+}
+
+/** The context as documents, in order: a string is one document; `{ text }` objects keep their names. */
+export function toDocuments(context: ContextInput): ContextDocument[] {
+  if (typeof context === "string") return [{ text: context }];
+  return context.map((d) => (typeof d === "string" ? { text: d } : d));
+}
+
+/**
+ * A document id as core keeps it: a string as given, a finite number as its decimal string (a
+ * retriever or a JSONL row may number its documents); undefined for anything else.
+ */
+export function documentId(id: unknown): string | undefined {
+  if (typeof id === "string") return id;
+  return typeof id === "number" && Number.isFinite(id) ? String(id) : undefined;
 }
 
 /**

@@ -7,25 +7,28 @@ export { attachCitations, findCitations, resolveCitations, stripCitations } from
 export type { CitationMarker, CitationTarget, ContextDocument, ResolvedCitation, StrippedAnswer } from "./citations.ts";
 export { buildWindows, contextChars, contextTexts, estimateTokens } from "./context.ts";
 export type { ContextInput, ContextWindow, WindowOptions } from "./context.ts";
-export { createGroundednessScorer, planClaimChecks } from "./groundedness.ts";
+export { createGroundednessScorer } from "./groundedness.ts";
+export { planClaimChecks } from "./plan.ts";
+export type { ClaimCheckPlan } from "./plan.ts";
 export type {
   AnswerInput,
   AnswerResult,
+  AnswerVerdict,
   CitationStatus,
   CitationSummary,
-  ClaimCheckPlan,
   ClaimCitation,
   ClaimResult,
   ClaimVerdict,
   Evidence,
   GroundednessScorer,
   GroundednessSettings,
+  ResampleSupport,
   UnscorableReason,
-} from "./groundedness.ts";
+} from "./result.ts";
 export { LIMIT_NAMES, capTokens, cutPoint, limitText } from "./limits.ts";
 export type { CappedText, LimitName } from "./limits.ts";
-export { indexWindows } from "./preselect.ts";
-export type { WindowIndex } from "./preselect.ts";
+export { indexWindows } from "./window-index.ts";
+export type { WindowIndex } from "./window-index.ts";
 export { extractQuantities, matchQuantity } from "./quantities.ts";
 export type { Quantity, QuantityKind, QuantityMatch } from "./quantities.ts";
 export { auroc, balancedAccuracy, bestBalancedThreshold, reliability } from "./stats.ts";
@@ -38,5 +41,5 @@ export { normaliseAnswer, semanticEntropy } from "./entropy/semantic-entropy.ts"
 export type { Cluster, EntropyInput, EntropyResult, Judgement, Sample, SemanticEntropyOptions } from "./entropy/semantic-entropy.ts";
 export { isRefusalAnswer, isRefusalSentence } from "./refusal.ts";
 export { claimConsistency, isUnstable } from "./entropy/claim-consistency.ts";
-export type { ClaimConsistency, ClaimConsistencyInput, ClaimConsistencyOptions, ClaimConsistencyResult, ClaimRef, ResampleSupport, UnstableClaim } from "./entropy/claim-consistency.ts";
+export type { ClaimConsistency, ClaimConsistencyInput, ClaimConsistencyOptions, ClaimConsistencyResult, ClaimRef, UnstableClaim } from "./entropy/claim-consistency.ts";
 export { chao1, entropyOf, millerMadow, raoBlackwellMasses } from "./entropy/estimators.ts";

@@ -6,13 +6,15 @@ import type { ClaimConsistency, UnstableClaim } from "../core/entropy/claim-cons
 import { claimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult, Sample } from "../core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerInput, AnswerResult } from "../core/groundedness.ts";
+import type { AnswerInput, AnswerResult } from "../core/result.ts";
 import { createGroundednessScorer } from "../core/groundedness.ts";
 import type { LimitName } from "../core/limits.ts";
 import { limitText, orderLimits } from "../core/limits.ts";
+import { createNliCache } from "../core/nli-cache.ts";
+import { applyResampleShortfall } from "./resample-shortfall.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import { createTextAnalyzer } from "../core/text.ts";
-import type { BackendInfo, EntailmentBackend, NliResult } from "../core/backend.ts";
+import type { BackendInfo, EntailmentBackend } from "../core/backend.ts";
 import { backendInfo } from "../core/backend.ts";
 import type { OnnxImporter } from "../nli/onnx/runtime.ts";
 import { createBackend } from "../nli/registry.ts";
@@ -23,8 +25,13 @@ export interface Observation extends AnswerInput {
   readonly question?: string;
   /** Other generations for the same question (temperature > 0); enables semantic entropy and claim-level consistency. */
   readonly samples?: readonly Sample[];
-  /** How many resamples were asked for: fewer arriving makes entropy and claim consistency unreliable. Default: as many as given. */
+  /**
+   * How many resamples were asked for: fewer arriving makes entropy and claim consistency
+   * unreliable (a cut at maxSamples does not), and with none at all entropy is unmeasured. Default: as many as given.
+   */
   readonly requested?: number;
+  /** Why the request for resamples failed (fixed text, never the host's), with `requested`: the first reason of an unreliable entropy. */
+  readonly resampleFailure?: string;
 }
 
 /**
@@ -94,39 +101,42 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
   });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
   // Judgements of (premise, hypothesis) pairs, shared by entropy and claim consistency: same pair, same backend, same answer.
-  const nliCache = new Map<string, NliResult>();
+  // Reused within a run, bounded by bytes (least recently used out first).
+  const nliCache = createNliCache();
   return {
     policy,
     async score(input: Observation): Promise<ScoredAnswer> {
       const groundedness = await pipeline.score(input);
-      if (!input.samples || input.samples.length === 0) return groundedness;
+      const received = input.samples?.length ?? 0;
+      // Without samples, and none asked for, there is nothing to measure besides groundedness.
+      if (received === 0 && input.requested === undefined) return groundedness;
       const limits = new Set<LimitName>(groundedness.limits);
-      if (input.samples.length > resolved.maxSamples) limits.add("samples");
+      if (received > resolved.maxSamples) limits.add("samples");
       const cut = (text: string): string => {
         const limited = limitText(text, resolved.maxAnswerChars, resolved.maxTokenChars);
         for (const l of limited.limits) limits.add(l);
         return limited.text;
       };
-      const samples = input.samples.slice(0, resolved.maxSamples).map((s): Sample => (typeof s === "string" ? cut(s) : { ...s, text: cut(s.text) }));
+      const samples = (input.samples ?? []).slice(0, resolved.maxSamples).map((s): Sample => (typeof s === "string" ? cut(s) : { ...s, text: cut(s.text) }));
       // Entropy gets what groundedness left of the observation's budget, and at most its own.
       const budget = Math.min(resolved.entropyMaxCalls, Math.max(0, resolved.maxEntailmentCalls - groundedness.entailmentCalls));
       const question = cut(input.question ?? "");
-      // A set cut at maxSamples is not short: the cut is reported as the "samples" limit.
-      const requested = input.requested !== undefined ? Math.min(input.requested, resolved.maxSamples) : undefined;
-      const asked = requested !== undefined ? { requested } : {};
-      const entropy = await semanticEntropy({ question, samples, backend, options: { cache: nliCache, maxEntailmentCalls: budget, ...asked } });
-      if (entropy.overBudget) limits.add("entailment_calls");
-      let scored: ScoredAnswer = { ...groundedness, entropy };
-      if (groundedness.claims.length > 0) {
+      // Whether the set is short is decided below, against what was received before the cut at
+      // maxSamples (the cut is the "samples" limit): core measures the set it is given.
+      const measured = await semanticEntropy({ question, samples, backend, options: { cache: nliCache, maxEntailmentCalls: budget } });
+      if (measured.overBudget) limits.add("entailment_calls");
+      let scored: ScoredAnswer = { ...groundedness, entropy: measured };
+      // No samples came: no claim is checked against them.
+      if (groundedness.claims.length > 0 && samples.length > 0) {
         // Claim consistency gets what groundedness and entropy left: claims × distinct samples pairs, in one batch.
-        const left = Math.max(0, resolved.maxEntailmentCalls - groundedness.entailmentCalls - entropy.entailmentCalls);
+        const left = Math.max(0, resolved.maxEntailmentCalls - groundedness.entailmentCalls - measured.entailmentCalls);
         const consistency = await claimConsistency({
           question,
           claims: groundedness.claims,
           samples,
           backend,
           analyzer,
-          options: { threshold, unstableShare: resolved.unstableShare, tokenBudget: resolved.tokenBudget, topK: resolved.topK, maxEntailmentCalls: left, cache: nliCache, ...asked },
+          options: { threshold, unstableShare: resolved.unstableShare, tokenBudget: resolved.tokenBudget, topK: resolved.topK, maxEntailmentCalls: left, cache: nliCache },
         });
         if (consistency.summary.overBudget) limits.add("entailment_calls");
         const claims = groundedness.claims.map((c, i) => {
@@ -135,10 +145,11 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
         });
         scored = { ...scored, claims, unstableClaims: consistency.unstableClaims, claimConsistency: consistency.summary };
       }
-      // Judgements are reused within a run, but the cache must not grow without bound.
-      if (nliCache.size > 10_000) nliCache.clear();
-      const consistency = scored.claimConsistency && scored.unstableClaims ? { summary: scored.claimConsistency, unstableClaims: scored.unstableClaims } : undefined;
-      return { ...scored, limits: orderLimits(limits), combined: combineVerdicts(groundedness, entropy, policy, consistency) };
+      const asked = input.requested !== undefined ? { requested: input.requested, received, ...(input.resampleFailure !== undefined ? { failure: input.resampleFailure } : {}) } : undefined;
+      const { entropy, consistency } = asked ? applyResampleShortfall(measured, scored.claimConsistency, asked) : { entropy: measured, consistency: scored.claimConsistency };
+      scored = { ...scored, entropy, ...(consistency ? { claimConsistency: consistency } : {}) };
+      const claims = consistency && scored.unstableClaims ? { summary: consistency, unstableClaims: scored.unstableClaims } : undefined;
+      return { ...scored, limits: orderLimits(limits), combined: combineVerdicts(groundedness, entropy, policy, claims) };
     },
     backend: backendInfo(backend),
     entailment: backend,

@@ -1,7 +1,7 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { ContextDocument } from "../core/citations.ts";
 import type { ContextInput } from "../core/context.ts";
-import { MAX_DOCUMENT_NAME_CHARS, contextBytes } from "../core/context.ts";
+import { MAX_DOCUMENT_NAME_CHARS, contextBytes, documentId } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 
 /**
@@ -35,8 +35,8 @@ export function copyDocuments(raw: unknown): Array<string | ContextDocument> | I
     const text: unknown = (v as { text?: unknown }).text;
     if (typeof text !== "string") return { at: `[${i}].text`, why: "not a string" };
     const doc: { text: string; id?: string; title?: string; url?: string } = { text };
-    const id: unknown = (v as { id?: unknown }).id;
-    if (typeof id === "string" || (typeof id === "number" && Number.isFinite(id))) doc.id = String(id);
+    const id = documentId((v as { id?: unknown }).id);
+    if (id !== undefined) doc.id = id;
     for (const key of ["title", "url"] as const) {
       const value: unknown = (v as Record<string, unknown>)[key];
       if (typeof value === "string") doc[key] = value;

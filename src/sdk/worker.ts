@@ -5,8 +5,7 @@ import type { Observation } from "../scoring/scorer.ts";
 import { createScorer } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { summarize } from "../telemetry/summary.ts";
-import type { ResampleNote } from "./fail-closed.ts";
-import { failClosed } from "./fail-closed.ts";
+import type { ResampleNote } from "../scoring/resample-shortfall.ts";
 
 /** What a scoring worker is started with. */
 export interface ScoringWorkerData {
@@ -30,11 +29,9 @@ void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
   const scorer = await createScorer(data.scoring, { env: data.env, ...(data.scoringFile ? { file: data.scoringFile } : {}) });
   // The scorer's warnings (a fallback to the triage backend, a judge without an API key) go back with "ready".
   const handle = async ({ resample, ...observation }: ScoringRequest): Promise<EvaluationSummary> => {
-    if (!resample) return summarize(await scorer.score(observation), data.captureContent);
-    // `requested` lets a scorer that reads it judge a short set itself; failClosed covers one that does not.
-    const withRequested: Observation & { readonly requested: number } = { ...observation, requested: resample.requested };
-    const scored = await scorer.score(withRequested);
-    return summarize(await failClosed(scored, observation, resample, scorer), data.captureContent);
+    // With a resample note the scorer fails closed on a short or failed set itself (scoring/resample-shortfall.ts).
+    const asked: Partial<Observation> = resample ? { requested: resample.requested, ...(resample.failure !== undefined ? { resampleFailure: resample.failure } : {}) } : {};
+    return summarize(await scorer.score({ ...observation, ...asked }), data.captureContent);
   };
   return { handle, warnings: scorer.warnings };
 });

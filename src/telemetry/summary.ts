@@ -1,6 +1,9 @@
 import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
-import { evidenceToShow } from "../core/groundedness.ts";
+import type { ClaimConsistency } from "../core/entropy/claim-consistency.ts";
+import type { EntropyResult } from "../core/entropy/semantic-entropy.ts";
+import type { AnswerVerdict, CitationSummary } from "../core/result.ts";
+import { evidenceToShow } from "../core/verdict.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
 import type { CitationCountStatus } from "./semconv.ts";
 import { CITATION_STATUSES } from "./semconv.ts";
@@ -9,11 +12,7 @@ import { CITATION_STATUSES } from "./semconv.ts";
  * An answer's citations in counts: the scorer's summary (found, valid, invalid, misattributed) and
  * every marker by status, each counted once (the statuses add up to `found`).
  */
-export interface CitationCounts {
-  readonly found: number;
-  readonly valid: number;
-  readonly invalid: number;
-  readonly misattributed: number;
+export interface CitationCounts extends CitationSummary {
   readonly byStatus: Readonly<Record<CitationCountStatus, number>>;
 }
 
@@ -23,7 +22,7 @@ export interface CitationCounts {
  * full result, so the host thread deserialises a few hundred bytes per evaluation.
  */
 export interface EvaluationSummary {
-  readonly verdict: "grounded" | "ungrounded" | "unscorable";
+  readonly verdict: AnswerVerdict;
   readonly score: number | null;
   readonly threshold: number | null;
   readonly reason: string | null;
@@ -38,30 +37,18 @@ export interface EvaluationSummary {
    * claims' text; present only when content capture is on.
    */
   readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[]; readonly unstableClaims?: readonly string[] };
-  readonly entropy?: {
-    readonly entropy: number | null;
-    readonly normalized: number | null;
+  /** Semantic entropy in counts: the clusters and usable samples it was measured over. */
+  readonly entropy?: Pick<EntropyResult, "entropy" | "reliable" | "abstained" | "reasons"> & {
+    readonly normalized: EntropyResult["normalizedEntropy"];
     readonly clusters: number;
     readonly samples: number;
-    readonly reliable: boolean;
-    readonly abstained: boolean;
-    readonly reasons: readonly string[];
   };
   /**
    * Claim-level consistency with the resamples (counts only): claims to check, claims measured,
    * measured claims that are unstable, and whether the measurement can be trusted (`degenerate`:
    * the resample set cannot show disagreement). Present when resamples were scored with claims.
    */
-  readonly claimConsistency?: {
-    readonly claims: number;
-    readonly measured: number;
-    readonly unstable: number;
-    readonly samples: number;
-    readonly unstableShare: number;
-    readonly reliable: boolean;
-    readonly degenerate: boolean;
-    readonly reasons: readonly string[];
-  };
+  readonly claimConsistency?: Pick<ClaimConsistency, "claims" | "measured" | "unstable" | "samples" | "unstableShare" | "reliable" | "degenerate" | "reasons">;
   readonly combined?: CombinedVerdict;
   /** Present when the answer cites something ([1], (source: name)). */
   readonly citations?: CitationCounts;

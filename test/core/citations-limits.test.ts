@@ -3,7 +3,7 @@
  * answer, and every offset (claims, markers, the skipped rest) still points into the caller's answer.
  */
 import { describe, expect, it } from "vitest";
-import type { GroundednessSettings } from "../../src/core/groundedness.ts";
+import type { GroundednessSettings } from "../../src/core/result.ts";
 import { createGroundednessScorer } from "../../src/core/groundedness.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";

@@ -4,7 +4,7 @@ import type { ClaimConsistency, UnstableClaim } from "../../src/core/entropy/cla
 import { combineVerdicts } from "../../src/core/combined.ts";
 import type { EntropyResult } from "../../src/core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../../src/core/entropy/semantic-entropy.ts";
-import type { AnswerResult } from "../../src/core/groundedness.ts";
+import type { AnswerResult } from "../../src/core/result.ts";
 import { cityKey, meaningBackend } from "../helpers/meaning-backend.ts";
 
 const BACKEND = { name: "fake", version: "1", tier: "production" as const };

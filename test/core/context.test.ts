@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { buildWindows, createWindowCache, estimateTokens } from "../../src/core/context.ts";
-import { indexWindows } from "../../src/core/preselect.ts";
+import { parseScoreRow } from "../../src/cli/score-rows.ts";
+import { buildWindows, contextTexts, createWindowCache, documentId, estimateTokens, toDocuments } from "../../src/core/context.ts";
+import { copyDocuments } from "../../src/sdk/copy.ts";
+import { indexWindows } from "../../src/core/window-index.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
 const sentences = (n: number, doc = "A"): string => Array.from({ length: n }, (_, i) => `Fact ${doc}${i} concerns topic${doc}${i} in detail.`).join(" ");
@@ -99,5 +101,29 @@ describe("the window cache", () => {
     expect(reads).toBe(3);
     buildWindows(a, counting, { tokenBudget: 25, cache });
     expect(reads).toBe(4);
+  });
+});
+
+describe("the document shape", () => {
+  it("reads a string context as one document and keeps the names of document objects", () => {
+    expect(toDocuments("All text.")).toEqual([{ text: "All text." }]);
+    expect(toDocuments(["One.", { id: "b", title: "Two", text: "Two." }])).toEqual([{ text: "One." }, { id: "b", title: "Two", text: "Two." }]);
+    expect(contextTexts(["One.", { id: "b", text: "Two." }])).toEqual(["One.", "Two."]);
+  });
+
+  it("keeps a string id, writes a finite numeric id as its decimal string, and drops anything else", () => {
+    expect(documentId("doc-7")).toBe("doc-7");
+    expect(documentId(3)).toBe("3");
+    expect(documentId(1.5)).toBe("1.5");
+    for (const bad of [Number.NaN, Infinity, null, undefined, {}, true]) expect(documentId(bad)).toBeUndefined();
+  });
+
+  it("gives a numbered document the same id from a JSONL row as from an SDK observation", () => {
+    const context = [{ id: 3, text: "Refunds take 5 days." }, { id: "policy", text: "Returns within 30 days." }];
+    const row = parseScoreRow(JSON.stringify({ id: 1, answer: "Refunds take 5 days.", context }), 1);
+    expect(row.ok, row.ok ? "" : row.error).toBe(true);
+    const fromRow = row.ok ? row.row.context : undefined;
+    expect(fromRow).toEqual(copyDocuments(context));
+    expect(fromRow).toEqual([{ id: "3", text: "Refunds take 5 days." }, { id: "policy", text: "Returns within 30 days." }]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AnswerResult, GroundednessSettings } from "../../src/core/groundedness.ts";
+import type { AnswerResult, GroundednessSettings } from "../../src/core/result.ts";
 import { createGroundednessScorer } from "../../src/core/groundedness.ts";
 import type { NliPair, NliResult } from "../../src/core/backend.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";

@@ -4,7 +4,7 @@
  * windows → offline backend → verdict) as `groundwatch score` scores it.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import type { AnswerResult } from "../../src/core/groundedness.ts";
+import type { AnswerResult } from "../../src/core/result.ts";
 import { createScorer } from "../../src/scoring/scorer.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 

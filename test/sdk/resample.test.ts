@@ -5,8 +5,6 @@ import type { Monitor, MonitorStats } from "../../src/sdk/monitor.ts";
 import type { CompletedEvaluation, ResampleOptions, ResampleRequest, ResampleResult } from "../../src/sdk/options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { copyResampleResult, createResampler, resampleFraction } from "../../src/sdk/resample.ts";
-import { failClosed } from "../../src/sdk/fail-closed.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
 import { traceFraction } from "../../src/sdk/sampling.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";
@@ -139,34 +137,6 @@ describe("resampler parts", () => {
     expect(await draw()).toBe("ok");
     r.close();
     expect(await draw()).toBe("skipped");
-  });
-});
-
-describe("failClosed (in the scoring worker)", () => {
-  it("makes a short set unreliable once, gives an absent one an unmeasured entropy with the failure first, and leaves a full one alone", async () => {
-    const scorer = await createScorer({ backend: "offline" }, { env: ENV });
-    onTestFinished(() => scorer.close());
-    const base = { context: CONTEXT, answer: OBS.answer, question: OBS.question };
-
-    const short = { ...base, samples: CONFABULATING.slice(0, 2) };
-    const once = await failClosed(await scorer.score(short), short, { requested: 5 }, scorer);
-    expect(once.entropy?.reliable).toBe(false);
-    expect(once.entropy?.reasons[0]).toBe("received 2 of 5 requested samples: a short batch hides disagreement");
-    expect(once.combined?.verdict).toBe("unscorable");
-    // Idempotent: a scorer that already judged the set against `requested` is not second-guessed.
-    const twice = await failClosed(once, short, { requested: 5 }, scorer);
-    expect(twice).toBe(once);
-
-    const failure = "the resampler did not answer within 30000 ms";
-    const none = await failClosed(await scorer.score(base), base, { requested: 5, failure }, scorer);
-    expect(none.entropy).toMatchObject({ reliable: false, entropy: null, normalizedEntropy: null });
-    expect(none.entropy?.reasons.slice(0, 2)).toEqual([failure, "received 0 of 5 requested samples: a short batch hides disagreement"]);
-    expect(none.combined?.verdict).toBe("unscorable");
-    expect(none.verdict).toBe("grounded");
-
-    const full = { ...base, samples: CONFABULATING };
-    const scored = await scorer.score(full);
-    expect(await failClosed(scored, full, { requested: 5 }, scorer)).toBe(scored);
   });
 });
 

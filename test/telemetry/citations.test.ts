@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ClaimCitation, ClaimResult } from "../../src/core/groundedness.ts";
+import type { ClaimCitation, ClaimResult } from "../../src/core/result.ts";
 import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
 import { explanationOf } from "../../src/telemetry/record.ts";
 import { ATTR_CITATIONS_FOUND, ATTR_CITATIONS_INVALID, ATTR_CITATIONS_MISATTRIBUTED, ATTR_CITATIONS_VALID, ATTR_CITATION_STATUS, ATTR_CLAIMS_MISATTRIBUTED, ATTR_ROUTE, CITATION_STATUSES, METRICS } from "../../src/telemetry/semconv.ts";

@@ -1,30 +1,18 @@
 import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
 import type { ContextWindow } from "../context.ts";
 import { buildWindows, contentTerms, estimateTokens } from "../context.ts";
-import { isContradicted } from "../groundedness.ts";
-import { indexWindows } from "../preselect.ts";
+import type { NliCache } from "../nli-cache.ts";
+import { asNliCache, nliCacheKey, withQuestion } from "../nli-cache.ts";
 import { isRefusalAnswer } from "../refusal.ts";
-import type { Span } from "../span.ts";
+import { isContradicted } from "../verdict.ts";
+import { indexWindows } from "../window-index.ts";
+import type { ClaimResult, ResampleSupport } from "../result.ts";
 import type { TextAnalyzer } from "../text.ts";
 import type { Sample } from "./semantic-entropy.ts";
-import { normaliseAnswer, resampleSetProblems, textOf } from "./semantic-entropy.ts";
+import { describeResampleProblem, normaliseAnswer, resampleSetProblems, textOf } from "./semantic-entropy.ts";
 
-/**
- * How the resamples treat one claim of the answer: in how many of `of` non-empty samples the
- * claim is entailed (supported) and in how many contradicted. A sample that declines to answer
- * counts in `of` and neither supports nor contradicts.
- */
-export interface ResampleSupport {
-  readonly supported: number;
-  readonly contradicted: number;
-  readonly of: number;
-}
-
-/** A claim of the answer, as the groundedness check saw it; its span is character offsets into the answer. */
-export interface ClaimRef extends Span {
-  readonly index: number;
-  readonly text: string;
-}
+/** A claim of the answer, as the groundedness check saw it: its index, text and offsets into the answer. */
+export type ClaimRef = Pick<ClaimResult, "index" | "text" | "start" | "end">;
 
 /** A claim the resamples support less often than `unstableShare`: the model would not say it again. */
 export interface UnstableClaim extends ClaimRef {
@@ -73,8 +61,8 @@ export interface ClaimConsistencyOptions {
   readonly countTokens?: (text: string) => number;
   /** Most entailment pairs to send; claims whose pairs would go past it get no support. Default: no limit. */
   readonly maxEntailmentCalls?: number;
-  /** Judgements to reuse, keyed by premise and hypothesis (may be shared with semantic entropy). */
-  readonly cache?: Map<string, NliResult>;
+  /** Judgements to reuse (createNliCache; a Map is keyed by nliCacheKey), shared with semantic entropy. Default: a fresh cache for this measurement. */
+  readonly cache?: NliCache | Map<string, NliResult>;
   /** How many samples were asked for; fewer makes the result unreliable. Default: the number given. */
   readonly requested?: number;
 }
@@ -96,8 +84,6 @@ export interface ClaimConsistencyResult {
   readonly summary: ClaimConsistency;
 }
 
-const cacheKey = (p: NliPair): string => `${p.premise}\u0000${p.hypothesis}`;
-
 /** Whether a claim with this support is unstable (never for an unmeasured claim). */
 export function isUnstable(support: ResampleSupport | undefined, unstableShare: number): boolean {
   return support !== undefined && support.of > 0 && support.supported / support.of < unstableShare;
@@ -115,13 +101,11 @@ export function isUnstable(support: ResampleSupport | undefined, unstableShare: 
 export async function claimConsistency({ question, claims, samples, backend, analyzer, options }: ClaimConsistencyInput): Promise<ClaimConsistencyResult> {
   const texts = samples.map(textOf);
   const usable = texts.filter((t) => t.trim() !== "");
-  const reasons = resampleSetProblems(texts, options.requested ?? texts.length);
+  const reasons = resampleSetProblems(texts, options.requested ?? texts.length).map(describeResampleProblem);
   const degenerate = reasons.length > 0;
-  const cache = options.cache ?? new Map<string, NliResult>();
+  const cache = asNliCache(options.cache);
   const topK = options.topK ?? 3;
   const count = options.countTokens ?? estimateTokens;
-  const q = question.trim();
-  const premise = (window: string): string => (q === "" ? window : `${q} ${window}`);
 
   // Distinct answers to judge, with how many samples each stands for; refusals stand for none.
   const groups = new Map<string, { text: string; weight: number }>();
@@ -161,9 +145,9 @@ export async function claimConsistency({ question, claims, samples, backend, ana
         chosen = top.length > 0 ? top : a.windows.slice(0, topK);
       }
       return chosen.map((w) => {
-        const pair = { premise: premise(w.text), hypothesis: claim.text };
-        const key = cacheKey(pair);
-        const cached = known.get(key) ?? cache.get(key);
+        const pair = { premise: withQuestion(question, w.text), hypothesis: claim.text };
+        const key = nliCacheKey(pair);
+        const cached = known.get(key) ?? cache.get(pair);
         if (cached) hits.set(key, cached);
         else if (!fresh.has(key)) added.set(key, pair);
         return key;
@@ -188,8 +172,8 @@ export async function claimConsistency({ question, claims, samples, backend, ana
       else {
         pairs.forEach((p, i) => {
           const r = results[i] as NliResult;
-          known.set(cacheKey(p), r);
-          cache.set(cacheKey(p), r);
+          known.set(nliCacheKey(p), r);
+          cache.set(p, r);
         });
       }
     } catch (error) {

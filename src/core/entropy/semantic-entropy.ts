@@ -1,5 +1,7 @@
 import type { BackendInfo, EntailmentBackend, NliResult } from "../backend.ts";
 import { backendInfo } from "../backend.ts";
+import type { NliCache } from "../nli-cache.ts";
+import { asNliCache, withQuestion } from "../nli-cache.ts";
 import { chao1, entropyOf, millerMadow, raoBlackwellMasses } from "./estimators.ts";
 import { isRefusalAnswer } from "../refusal.ts";
 
@@ -11,8 +13,8 @@ export interface SemanticEntropyOptions {
   readonly requested?: number;
   /** Most entailment pairs this measurement may send; checked against the worst case before any call. Default: no limit. */
   readonly maxEntailmentCalls?: number;
-  /** Judgements to reuse across measurements, keyed by premise and hypothesis. */
-  readonly cache?: Map<string, NliResult>;
+  /** Judgements to reuse across measurements (createNliCache; a Map is keyed by nliCacheKey). Default: a fresh cache for this measurement. */
+  readonly cache?: NliCache | Map<string, NliResult>;
 }
 
 export interface EntropyInput {
@@ -87,21 +89,43 @@ export interface EntropyResult {
 }
 
 /**
- * Why a set of resamples cannot show disagreement, whatever is measured on it: a short
- * batch, empty samples, fewer than two non-empty ones, or identical ones (sampling is not on).
+ * Why a set of resamples cannot show disagreement, coded: a short batch (fewer received than
+ * requested), empty samples, fewer than two non-empty ones, or identical ones (sampling is not on).
+ * describeResampleProblem gives the reason text users see.
+ */
+export type ResampleProblem =
+  | { readonly code: "short_batch"; readonly requested: number; readonly received: number }
+  | { readonly code: "empty_samples"; readonly empty: number; readonly of: number }
+  | { readonly code: "too_few_samples" }
+  | { readonly code: "identical_samples"; readonly count: number };
+
+/** The reason text of a resample problem, as entropy and claim consistency report it. */
+export function describeResampleProblem(p: ResampleProblem): string {
+  switch (p.code) {
+    case "short_batch":
+      return `received ${p.received} of ${p.requested} requested samples: a short batch hides disagreement`;
+    case "empty_samples":
+      return `${p.empty} of ${p.of} samples are empty`;
+    case "too_few_samples":
+      return "fewer than two non-empty samples: nothing to disagree with";
+    case "identical_samples":
+      return `all ${p.count} samples are identical: sampling is not on (temperature 0, a cache, or a fixed seed upstream), so agreement means nothing`;
+  }
+}
+
+/**
+ * Why a set of resamples cannot show disagreement, whatever is measured on it (see ResampleProblem).
  * Shared by semantic entropy and claim-level consistency, so both fail closed on the same sets.
  */
-export function resampleSetProblems(texts: readonly string[], requested: number = texts.length): string[] {
+export function resampleSetProblems(texts: readonly string[], requested: number = texts.length): ResampleProblem[] {
   const n = texts.length;
   const usable = texts.filter((t) => t.trim() !== "");
-  const reasons: string[] = [];
-  if (n < requested) reasons.push(`received ${n} of ${requested} requested samples: a short batch hides disagreement`);
-  if (usable.length < n) reasons.push(`${n - usable.length} of ${n} samples are empty`);
-  if (usable.length > 0 && usable.length < 2) reasons.push("fewer than two non-empty samples: nothing to disagree with");
-  if (usable.length >= 2 && new Set(usable).size === 1) {
-    reasons.push(`all ${usable.length} samples are identical: sampling is not on (temperature 0, a cache, or a fixed seed upstream), so agreement means nothing`);
-  }
-  return reasons;
+  const problems: ResampleProblem[] = [];
+  if (n < requested) problems.push({ code: "short_batch", requested, received: n });
+  if (usable.length < n) problems.push({ code: "empty_samples", empty: n - usable.length, of: n });
+  if (usable.length > 0 && usable.length < 2) problems.push({ code: "too_few_samples" });
+  if (usable.length >= 2 && new Set(usable).size === 1) problems.push({ code: "identical_samples", count: usable.length });
+  return problems;
 }
 
 /** The text of a sample, with or without log-probabilities. */
@@ -141,11 +165,11 @@ export async function semanticEntropy({ question, samples, backend, options = {}
   const reasons: string[] = [];
   const info = backendInfo(backend);
   const worstCaseCalls = n * (n - 1);
-  const cache = options.cache ?? new Map<string, NliResult>();
+  const cache = asNliCache(options.cache);
 
   const empty = texts.map((t) => t.trim() === "");
   const usable = texts.map((_, i) => i).filter((i) => !empty[i]);
-  reasons.push(...resampleSetProblems(texts, requested));
+  reasons.push(...resampleSetProblems(texts, requested).map(describeResampleProblem));
 
   const refusal = texts.map((t, i) => !empty[i] && isRefusalAnswer(t));
   const answers = usable.filter((i) => !refusal[i]);
@@ -197,27 +221,23 @@ export async function semanticEntropy({ question, samples, backend, options = {}
   const assignments = texts.map(() => -1);
   const judgements: Judgement[] = [];
   let calls = 0;
-  const withQuestion = (t: string): string => (question.trim() === "" ? t : `${question.trim()} ${t}`);
   const judge = async (a: number, b: number): Promise<Judgement> => {
     const ta = texts[a] ?? "";
     const tb = texts[b] ?? "";
     if (ta === tb) return { a, b, source: "exact", equivalent: true };
     if (normaliseAnswer(ta) === normaliseAnswer(tb)) return { a, b, source: "normalised", equivalent: true };
-    const keyF = `${withQuestion(ta)}\u0000${withQuestion(tb)}`;
-    const keyB = `${withQuestion(tb)}\u0000${withQuestion(ta)}`;
-    const cachedF = cache.get(keyF);
-    const cachedB = cache.get(keyB);
-    const needed = [
-      ...(cachedF ? [] : [{ premise: withQuestion(ta), hypothesis: withQuestion(tb) }]),
-      ...(cachedB ? [] : [{ premise: withQuestion(tb), hypothesis: withQuestion(ta) }]),
-    ];
+    const pairF = { premise: withQuestion(question, ta), hypothesis: withQuestion(question, tb) };
+    const pairB = { premise: pairF.hypothesis, hypothesis: pairF.premise };
+    const cachedF = cache.get(pairF);
+    const cachedB = cache.get(pairB);
+    const needed = [...(cachedF ? [] : [pairF]), ...(cachedB ? [] : [pairB])];
     const fresh = needed.length > 0 ? await backend.classify(needed) : [];
     calls += needed.length;
     const forward = cachedF ?? fresh.shift();
     const backward = cachedB ?? fresh.shift();
     if (!forward || !backward) throw new Error(`${info.name} backend returned too few results`);
-    cache.set(keyF, forward);
-    cache.set(keyB, backward);
+    cache.set(pairF, forward);
+    cache.set(pairB, backward);
     return { a, b, source: needed.length === 0 ? "cache" : "backend", equivalent: argmaxIsEntailment(forward) && argmaxIsEntailment(backward), forward, backward };
   };
 

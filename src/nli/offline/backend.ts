@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { EntailmentBackend, NliPair, NliResult, PremiseSource } from "../../core/backend.ts";
+import { createByteLru } from "../../core/byte-lru.ts";
 import type { AnalyzedText, TextAnalyzer } from "../../core/text.ts";
 import { sliceAnalysis } from "../../core/text.ts";
 import type { TextProfile } from "./features.ts";
@@ -40,7 +41,6 @@ export function loadOfflineModel(path: string = DEFAULT_WEIGHTS_PATH): OfflineMo
   return parseOfflineModel(json, path);
 }
 
-
 /**
  * The embedded triage backend: lexical, vector and quantity features combined by a
  * logistic model. Deterministic, no download, ~1 ms a pair.
@@ -48,38 +48,29 @@ export function loadOfflineModel(path: string = DEFAULT_WEIGHTS_PATH): OfflineMo
 export function createOfflineBackend(options: OfflineBackendOptions): EntailmentBackend {
   const lexicon = options.lexicon ?? loadLexicon();
   const model = options.model ?? loadOfflineModel();
+  // Both caches are bounded by entries (each counts 1 against cacheSize), least recently used out first.
   const cacheSize = options.cacheSize ?? 512;
-  const cache = new Map<string, TextProfile>();
+  const cache = createByteLru<TextProfile>(cacheSize);
   const profile = (text: string): TextProfile => {
     const hit = cache.get(text);
-    if (hit) {
-      cache.delete(text);
-      cache.set(text, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const p = profileText(options.analyzer.analyze(text));
-    cache.set(text, p);
-    if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
+    cache.set(text, p, 1);
     return p;
   };
   // A window of a document is read inside the document's analysis (deterministically: always so
   // for a document up to MAX_SOURCE_CHARS, never for a longer one), kept beside the source it was
   // read from, so a window of the same text cut from another document is read again.
-  const windowCache = new Map<string, { source: PremiseSource; profile: TextProfile }>();
+  const windowCache = createByteLru<{ source: PremiseSource; profile: TextProfile }>(cacheSize);
   const premiseProfile = (pair: NliPair, documents: Map<string, AnalyzedText>): TextProfile => {
     const source = pair.source;
     if (!source || source.document.length > MAX_SOURCE_CHARS) return profile(pair.premise);
     const hit = windowCache.get(pair.premise);
-    if (hit && hit.source.start === source.start && hit.source.end === source.end && hit.source.document === source.document) {
-      windowCache.delete(pair.premise);
-      windowCache.set(pair.premise, hit);
-      return hit.profile;
-    }
+    if (hit && hit.source.start === source.start && hit.source.end === source.end && hit.source.document === source.document) return hit.profile;
     let doc = documents.get(source.document);
     if (!doc) documents.set(source.document, (doc = options.analyzer.analyze(source.document)));
     const p = profileText(sliceAnalysis(doc, source.start, source.end));
-    windowCache.set(pair.premise, { source, profile: p });
-    if (windowCache.size > cacheSize) windowCache.delete(windowCache.keys().next().value as string);
+    windowCache.set(pair.premise, { source, profile: p }, 1);
     return p;
   };
   type Hypothesis = { readonly text: string; readonly doc: AnalyzedText; readonly profile: TextProfile };

@@ -1,0 +1,192 @@
+import type { BackendInfo } from "./backend.ts";
+import type { SkippedSentence } from "./claims/types.ts";
+import type { ContextInput } from "./context.ts";
+import type { LimitName } from "./limits.ts";
+
+/**
+ * What the groundedness check returns and is configured by: claim and answer results, their
+ * evidence and citations, and the settings. Types only, so every part of core (the scorer, the
+ * verdict rules, claim consistency) and every layer above reads them from here.
+ */
+
+/**
+ * How the resamples treat one claim of the answer: in how many of `of` non-empty samples the
+ * claim is entailed (supported) and in how many contradicted. A sample that declines to answer
+ * counts in `of` and neither supports nor contradicts.
+ */
+export interface ResampleSupport {
+  readonly supported: number;
+  readonly contradicted: number;
+  readonly of: number;
+}
+
+/**
+ * Where in the retrieved context a verdict's evidence lies: the sentence that bears on the claim
+ * (the one that supports it best; for contradicting evidence, the one that states otherwise), and
+ * the window around it that the backend judged.
+ */
+export interface Evidence {
+  /** Index of the document in the context array (0 for a string context). */
+  readonly doc: number;
+  /** Character offsets of the sentence into that document. */
+  readonly start: number;
+  readonly end: number;
+  /** The sentence, as it was checked (an over-long token cut to its first characters and "…"). */
+  readonly text: string;
+  /** Character offsets into the same document of the window the backend judged: the sentence's context. */
+  readonly window: { readonly start: number; readonly end: number };
+}
+
+/**
+ * supported: the evidence (the cited source, when the claim cites one) entails it; contradicted:
+ * the evidence states otherwise; unsupported: nothing retrieved entails it (or it cites a source
+ * that was not retrieved); misattributed: it cites a source that does not support it, while
+ * another retrieved document does.
+ */
+export type ClaimVerdict = "supported" | "contradicted" | "unsupported" | "misattributed";
+
+/**
+ * How one citation of a claim checks out: supported by a document it names; misattributed
+ * (its documents do not support the claim, another retrieved one does); unsupported (nothing
+ * retrieved does); contradicted; not_retrieved (it names a document that is not in the context,
+ * decided without any model call).
+ */
+export type CitationStatus = "supported" | "misattributed" | "unsupported" | "contradicted" | "not_retrieved";
+
+/** One citation marker of a claim, resolved and checked. */
+export interface ClaimCitation {
+  /** The marker as written ("[2]", "(source: policy.md)"). */
+  readonly marker: string;
+  /** Offsets of the marker in the answer. */
+  readonly start: number;
+  readonly end: number;
+  /** The retrieved documents it names (indexes into the context). */
+  readonly docs: readonly number[];
+  /** What it names that was not retrieved ("7", "pricing.md"). */
+  readonly missing: readonly string[];
+  readonly status: CitationStatus;
+  /** Best entailment of the claim by the documents it names (0 when none was retrieved). */
+  readonly score: number;
+  /** The sentence of its documents that supports the claim best, in the window judged best. */
+  readonly evidence: Evidence | null;
+}
+
+/** Citations in one answer. Every marker counts once, attached to a claim or not. */
+export interface CitationSummary {
+  /** Markers found in the answer. */
+  readonly found: number;
+  /** Markers whose every target is a retrieved document. */
+  readonly valid: number;
+  /** Markers naming a document that was not retrieved. */
+  readonly invalid: number;
+  /** Valid markers whose documents do not support their claim while another retrieved one does. */
+  readonly misattributed: number;
+}
+
+export interface ClaimResult {
+  readonly index: number;
+  readonly text: string;
+  /** Character offsets into the answer. */
+  readonly start: number;
+  readonly end: number;
+  readonly verdict: ClaimVerdict;
+  /** Best entailment probability over the windows checked. */
+  readonly score: number;
+  /** Strongest contradiction probability over the windows checked. */
+  readonly contradiction: number;
+  /** The sentence that supports the claim best, in the window judged best (its nearest evidence when unsupported). */
+  readonly evidence: Evidence | null;
+  /** The sentence that states otherwise, in the window that contradicts it most, when the verdict is contradicted. */
+  readonly contradictingEvidence?: Evidence;
+  /** The backend's reasons for the best window's score. */
+  readonly notes: readonly string[];
+  /**
+   * With resamples: in how many of them the claim is entailed or contradicted (claim-level
+   * consistency). Absent without resamples, and for claims past the entailment budget.
+   */
+  readonly resampleSupport?: ResampleSupport;
+  /** The citation markers attached to this claim, each checked against the documents it names. Absent when it cites nothing. */
+  readonly citations?: readonly ClaimCitation[];
+  /** Why an unsupported claim was decided without the backend: it cites a document that was not retrieved. */
+  readonly reason?: "citation_not_retrieved";
+}
+
+/**
+ * Why an answer was not scored: `empty_answer`; `empty_context` (no document, or none with a
+ * sentence); `no_checkable_claims` (every sentence was skipped); `language_mismatch` (the answer is
+ * written in a script its documents are not, e.g. Chinese against English: words cannot be
+ * compared across them, core/language.ts); `backend_error`.
+ */
+export type UnscorableReason = "empty_answer" | "empty_context" | "no_checkable_claims" | "language_mismatch" | "backend_error";
+
+/** What every answer result carries besides its verdict. */
+interface AnswerResultBase {
+  readonly claims: readonly ClaimResult[];
+  readonly skipped: readonly SkippedSentence[];
+  readonly backend: BackendInfo;
+  /**
+   * The input limits this result was cut by, in LIMIT_NAMES order; empty when the whole
+   * observation was scored. Where `token_chars` is listed, `text` fields show each cut token
+   * as its first characters and "…", while `start`/`end` still point into the original.
+   */
+  readonly limits: readonly LimitName[];
+  /** Entailment pairs sent to the backend for this answer. */
+  readonly entailmentCalls: number;
+  /** Citation markers found in the answer and how they checked out; absent when it cites nothing. */
+  readonly citations?: CitationSummary;
+}
+
+/**
+ * An answer's verdict: grounded (every checked claim supported and the score at or above the
+ * threshold), ungrounded, or unscorable (no real measurement could be made; see UnscorableReason).
+ */
+export type AnswerVerdict = "grounded" | "ungrounded" | "unscorable";
+
+export type AnswerResult =
+  | (AnswerResultBase & {
+      readonly verdict: Exclude<AnswerVerdict, "unscorable">;
+      /** Minimum claim score: an answer is as grounded as its least supported claim. */
+      readonly score: number;
+      readonly threshold: number;
+    })
+  | (AnswerResultBase & {
+      readonly verdict: Extract<AnswerVerdict, "unscorable">;
+      readonly score: null;
+      readonly reason: UnscorableReason;
+      readonly detail: string;
+    });
+
+export interface GroundednessSettings {
+  /** Claims scoring at or above this are supported; the answer is grounded when all are. */
+  readonly threshold: number;
+  /** Context windows checked per claim. */
+  readonly topK: number;
+  /** Largest context window, in estimated model tokens. */
+  readonly tokenBudget: number;
+  /** Token counter for windows; a subword estimate by default. */
+  readonly countTokens?: (text: string) => number;
+  /** Most claims checked per answer; the rest are returned as skipped with reason "over_limit" (limit "claims"). */
+  readonly maxClaims?: number;
+  /** Longest answer checked, in characters; the text past the cut is one skipped "over_limit" segment (limit "answer_chars"). */
+  readonly maxAnswerChars?: number;
+  /** Most context characters read, all documents together; later characters and documents are ignored (limit "context_chars"). */
+  readonly maxContextChars?: number;
+  /** Most documents read; later documents are ignored (limit "documents"). */
+  readonly maxDocuments?: number;
+  /** Longest run of non-space characters kept whole; longer ones (base64, hex) are cut to their first characters and "…" before analysis (limit "token_chars"). */
+  readonly maxTokenChars?: number;
+  /** Most entailment pairs sent per answer; claims that would go past it are skipped with reason "over_limit" (limit "entailment_calls"). */
+  readonly maxEntailmentCalls?: number;
+  /** Estimated bytes of documents' windows kept for reuse across answers (default 16 MiB; 0: none). */
+  readonly windowCacheBytes?: number;
+}
+
+export interface AnswerInput {
+  readonly answer: string;
+  /** One string, or the retrieved documents: strings, or `{ id?, title?, url?, text }` so citations can name them. */
+  readonly context: ContextInput;
+}
+
+export interface GroundednessScorer {
+  score(input: AnswerInput): Promise<AnswerResult>;
+}
