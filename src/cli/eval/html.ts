@@ -1,7 +1,7 @@
 import type { ClaimResult } from "../../core/groundedness.ts";
 import { escapeHtml } from "../escape.ts";
 import { citationSummaryText } from "../report-citations.ts";
-import { evidenceLocation, shownEvidence } from "../report-evidence.ts";
+import { evidenceLine, shownEvidence } from "../report-evidence.ts";
 import { labelAgreement, labelCell, labelSummary } from "../report-labels.ts";
 import { describeRun, measureRows, outcome, rowCitations } from "./findings.ts";
 import { criterionMeasure, rowFailsGate } from "./gate.ts";
@@ -49,7 +49,7 @@ export function reportHtml(r: EvalReport): string {
           const citations = rowCitations(x, c);
           const cites = citations.length > 0 ? `<ul class="cites">${citations.map((line, k) => `<li class="${escapeHtml(c.citations?.[k]?.status ?? "")}">${escapeHtml(line)}</li>`).join("")}</ul>` : "";
           const shown = shownEvidence(c);
-          return `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}): “${escapeHtml(c.text)}”${shown ? `<br><span class="ev">${shown.label} [${evidenceLocation(shown.evidence)}]: ${escapeHtml(shown.evidence.text.slice(0, 400))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}${cites}</li>`;
+          return `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}): “${escapeHtml(c.text)}”${shown ? `<br><span class="ev">${evidenceLine(shown, (sentence) => escapeHtml(sentence.slice(0, 400)))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}${cites}</li>`;
         })
         .join("");
       const against = rowFailsGate(r, x);

@@ -1,5 +1,5 @@
 import { mdText } from "../escape.ts";
-import { evidenceLocation, shownEvidence } from "../report-evidence.ts";
+import { evidenceLine, shownEvidence } from "../report-evidence.ts";
 import { labelAgreement } from "../report-labels.ts";
 import { citedClaims, describeRun, findingClaim, measureRows, outcome, rowCitations } from "./findings.ts";
 import { fixed3 } from "./format.ts";
@@ -35,7 +35,7 @@ export function reportMarkdown(r: EvalReport): string {
       const citations = first ? rowCitations(x, first) : [];
       const claim = first ? `${first.text}${citations.length > 0 ? ` — ${citations.join("; ")}` : ""}` : (x.reason ?? x.error ?? "");
       const shown = first ? shownEvidence(first) : undefined;
-      const evidence = shown ? mdText(`${shown.label} [${evidenceLocation(shown.evidence)}]: ${shown.evidence.text}`, 240) : "–";
+      const evidence = shown ? mdText(evidenceLine(shown), 240) : "–";
       const against = rowFailsGate(r, x);
       lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${mdText(claim, 240)} | ${evidence} |`);
     }
