@@ -15,13 +15,12 @@ import { resolveScoreOptions } from "../config/score-options.ts";
 import { DEFAULT_SETTINGS } from "../config/defaults.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { inputSource, numberFlag, openBackend, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
-import { EXIT } from "./exit-codes.ts";
 import { explainEntropy } from "./explain.ts";
-import { closeOutputStream, inputLines, openOutputStream, outputFile } from "./files.ts";
+import { outputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
-import { isBrokenPipe, sanitizeForTerminal, writeLine } from "./io.ts";
+import { sanitizeForTerminal, writeLine } from "./io.ts";
+import { runRowCommand } from "./rows.ts";
 import { parseSamples } from "./score-rows.ts";
-import { describeUsage } from "./usage.ts";
 
 /** Entailment calls per row when --max-calls is not given: enough for about 100 samples, and never unbounded. */
 const DEFAULT_ENTROPY_ROW_CALLS = 10_000;
@@ -121,11 +120,11 @@ export function runEntropy(argv: readonly string[], io: CommandIo): Promise<numb
     const output = args.output ? outputFile("--output", args.output, io) : undefined;
     const backend = await openBackend(args, io);
     const claims: ClaimSettings = { resolved, unstableShare: resolved.unstableShare };
-    return measureRows({ output, explain: args.explain, "skip-invalid": args["skip-invalid"] }, source, threshold, maxCalls, claims, backend, io);
+    return measureEntropyRows({ output, explain: args.explain, "skip-invalid": args["skip-invalid"] }, source, threshold, maxCalls, claims, backend, io);
   });
 }
 
-async function measureRows(
+async function measureEntropyRows(
   args: { output: string | undefined; explain?: boolean | undefined; "skip-invalid"?: boolean | undefined },
   source: string,
   threshold: number,
@@ -134,33 +133,24 @@ async function measureRows(
   backend: EntailmentBackend,
   io: CommandIo,
 ): Promise<number> {
-  let file: ReturnType<typeof openOutputStream> | undefined;
-  try {
-    file = args.output ? openOutputStream("--output", args.output) : undefined;
-  } catch (error) {
-    await backend.close();
-    throw error;
-  }
-  const jsonOut: Writable | undefined = file ?? (args.explain ? undefined : io.stdout);
   const cache = createNliCache();
-  const counts = { rows: 0, unreliable: 0, abstained: 0, invalid: 0, answers: 0, withUnstable: 0 };
+  const counts = { rows: 0, unreliable: 0, abstained: 0, answers: 0, withUnstable: 0 };
   let analyzer: TextAnalyzer | undefined;
-  let exit: number = EXIT.ok;
-  try {
-    let n = 0;
-    for await (const line of inputLines(source, io)) {
-      n++;
-      if (line.trim() === "") continue;
+  return runRowCommand<Row>({
+    name: "entropy",
+    io,
+    source,
+    output: args.output,
+    skipInvalid: args["skip-invalid"] === true,
+    backend,
+    close: () => backend.close(),
+    parse: (line, n) => {
       const row = parseRow(line, n);
-      if (typeof row === "string") {
-        counts.invalid++;
-        io.stderr.write(`groundwatch entropy: ${row}\n`);
-        if (!args["skip-invalid"]) {
-          exit = EXIT.invalidInput;
-          break;
-        }
-        continue;
-      }
+      return typeof row === "string" ? { error: row } : { row };
+    },
+    handle: async (row, out) => {
+      // With --explain the audit trail takes standard output; the JSON rows then go only to --output.
+      const jsonOut: Writable | undefined = args.output !== undefined || !args.explain ? out : undefined;
       const result = await semanticEntropy({
         question: row.question,
         samples: row.samples,
@@ -191,27 +181,12 @@ async function measureRows(
         await writeLine(jsonOut, JSON.stringify({ id: row.id, ...result, ...extra }));
       }
       if (args.explain) io.stdout.write(explainEntropy(row.id, result, threshold) + (claims ? explainClaims(claims.claims, claims.result) : ""));
-    }
-  } catch (error) {
-    // `| head` closed the output: stop quietly.
-    if (!isBrokenPipe(error)) {
-      io.stderr.write(`groundwatch entropy: ${(error as Error).message}\n`);
-      exit = EXIT.failure;
-    }
-  } finally {
-    if (file) {
-      await closeOutputStream(file).catch((error: unknown) => {
-        io.stderr.write(`groundwatch entropy: cannot write --output ${args.output ?? ""}: ${(error as Error).message}\n`);
-        exit = EXIT.failure;
-      });
-    }
-    await backend.close();
-  }
-  const usage = describeUsage(backend);
-  if (usage) io.stderr.write(`groundwatch entropy: ${usage}\n`);
-  const answers = counts.answers > 0 ? `; ${counts.withUnstable} of ${counts.answers} answers with unstable claims` : "";
-  io.stderr.write(`groundwatch entropy: ${counts.rows} measured (${counts.unreliable} unreliable, ${counts.abstained} abstained), ${counts.invalid} invalid${answers}\n`);
-  return exit;
+    },
+    summary: (invalid) => {
+      const answers = counts.answers > 0 ? `; ${counts.withUnstable} of ${counts.answers} answers with unstable claims` : "";
+      return `${counts.rows} measured (${counts.unreliable} unreliable, ${counts.abstained} abstained), ${invalid} invalid${answers}`;
+    },
+  });
 }
 
 /** Splits a row's answer into claims and checks each against the row's samples. */

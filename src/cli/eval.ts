@@ -1,23 +1,22 @@
-import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
 import { SCORE_ENV } from "../config/score-options.ts";
-import { wilsonInterval } from "../core/calibration.ts";
-import type { ContextInput } from "../core/context.ts";
 import { createScorer } from "../scoring/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
-import type { EvalReport, EvalRow, GateSource, GateSpec } from "./eval-report.ts";
-import { DEFAULT_MAX_HALLUCINATION_RATE, DEFAULT_MAX_UNSCORABLE_SHARE, describeSource, evaluateGate, reportHtml, reportJunit, reportMarkdown } from "./eval-report.ts";
+import { DEFAULT_MAX_HALLUCINATION_RATE, DEFAULT_MAX_UNSCORABLE_SHARE, describeSource, evaluateGate } from "./eval/gate.ts";
+import { scoreSet } from "./eval/score-set.ts";
+import { readSet } from "./eval/set.ts";
+import { readBaseline, regressionsAgainst, summarise } from "./eval/summary.ts";
+import { targetFromFlags } from "./eval/target-flags.ts";
+import type { EvalReport, EvalRow, GateSource, GateSpec } from "./eval/types.ts";
+import { writeReports } from "./eval/write.ts";
 import { EXIT } from "./exit-codes.ts";
-import { inputLines, makeOutputDir, outputDir, readTextFile, writeOutputFile } from "./files.ts";
+import { outputDir, readTextFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
-import type { EvalSetRow } from "./score-rows.ts";
-import { ROW_FIELDS, parseEvalSetRow } from "./score-rows.ts";
-import type { TargetOptions } from "./eval-target.ts";
-import { DEFAULT_MAX_REPLY_BYTES, askTarget, parseReplyPath, pathHasWildcard, renderRequest } from "./eval-target.ts";
+import { DEFAULT_MAX_REPLY_BYTES } from "./eval-target.ts";
 
 export const EVAL_HELP: string = `groundwatch eval — a CI release gate on a fixed evaluation set
 
@@ -76,9 +75,6 @@ Exit codes: 0 passed (or --no-gate), 1 gate failed, 2 bad flags, configuration o
 
 ${BACKEND_FLAGS_HELP}`;
 
-/** An eval row, whichever convention it was written in. */
-type SetRow = Omit<EvalSetRow, "format">;
-
 /** A number from 0 to 1 in the config file's eval section, or undefined. */
 function configRate(section: Record<string, unknown>, key: string): number | undefined {
   const v = section[key];
@@ -125,78 +121,6 @@ function readCalibration(path: string, io: CommandIo): CalibrationRecord {
   // The interval is the evidence, as in groundwatch calibrate: it must exclude 0.5 from above.
   const verdict = auroc ? (auroc.low > 0.5 ? "pass" : auroc.high < 0.5 ? "anti-correlated" : "weak") : typeof c.verdict === "string" ? c.verdict : undefined;
   return { threshold: c.threshold, backend: typeof c.backend?.name === "string" ? c.backend.name : undefined, verdict, auroc };
-}
-
-/**
- * Reads the set: JSONL (one row a line; blank lines skipped) or, when it starts with "[", one
- * JSON array (as RAGAS datasets are often exported). Every row is checked before anything is
- * scored, and an error names its line (or its position in the array) and field.
- */
-async function readSet(source: string, io: CommandIo, asking: { target: boolean; contextPath: boolean }): Promise<SetRow[]> {
-  const lines: string[] = [];
-  for await (const line of inputLines(source, io)) lines.push(line);
-  const entries: Array<{ value: unknown; where: string; position: number }> = [];
-  if ((lines.find((l) => l.trim() !== "") ?? "").trimStart().startsWith("[")) {
-    let array: unknown;
-    try {
-      array = JSON.parse(lines.join("\n"));
-    } catch (error) {
-      throw new UsageError(`the set starts with "[" but is not a valid JSON array (${(error as Error).message})`);
-    }
-    if (!Array.isArray(array)) throw new UsageError("the set starts with \"[\" but is not a JSON array");
-    array.forEach((value: unknown, i) => entries.push({ value, where: `row ${i + 1}`, position: i + 1 }));
-  } else {
-    for (const [i, line] of lines.entries()) {
-      if (line.trim() === "") continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (error) {
-        throw new UsageError(`line ${i + 1}: not valid JSON (${(error as Error).message})`);
-      }
-      entries.push({ value, where: `line ${i + 1}`, position: i + 1 });
-    }
-  }
-  if (entries.length === 0) throw new UsageError("the set is empty");
-  // The report, junit.xml and --baseline match rows by id, so a repeated id would silently
-  // compare one row against another's earlier result.
-  const seen = new Map<string, string>();
-  const set: SetRow[] = [];
-  for (const { value, where, position } of entries) {
-    const row: EvalSetRow | string = parseEvalSetRow(value, where, position);
-    if (typeof row === "string") throw new UsageError(row);
-    const names = ROW_FIELDS[row.format];
-    const first = seen.get(String(row.id));
-    if (first !== undefined) {
-      const explicit = (value as { id?: unknown }).id !== undefined && (value as { id?: unknown }).id !== null;
-      throw new UsageError(`${where}: ${explicit ? `id ${JSON.stringify(row.id)}` : `has no "id", and its default id ${row.id}`} is already used on ${first}; ids must be unique because the report, junit.xml and --baseline match rows by id`);
-    }
-    seen.set(String(row.id), where);
-    const asked = row.answer === undefined;
-    if (asked && !asking.target) throw new UsageError(`${where}: no "${names.answer}", and no --target to ask for one`);
-    if (asking.target && row.question === undefined) throw new UsageError(`${where}: --target needs a "${names.question}" to ask the service`);
-    if (row.context === undefined) {
-      // With --target every row is asked, so only a run without one needs the row's own context.
-      if (!asking.target) throw new UsageError(`${where}: no "${names.context[0] ?? "context"}" to check the answer against`);
-      if (!asking.contextPath) throw new UsageError(`${where}: no "${names.context[0] ?? "context"}", and no --context-path to take the retrieved documents from the reply`);
-    }
-    set.push({ id: row.id, question: row.question, context: row.context, answer: row.answer, ...(row.label !== undefined ? { label: row.label } : {}), ...(row.samples ? { samples: row.samples } : {}) });
-  }
-  return set;
-}
-
-/** Each retrieved document's name as a citation may give it (id, else title, else URL), null when unnamed. */
-function sourceNames(context: ContextInput): Array<string | null> {
-  if (typeof context === "string") return [null];
-  return context.map((d) => (typeof d === "string" ? null : (d.id ?? d.title ?? d.url ?? null)));
-}
-
-/** A reply path flag, checked before anything is asked. */
-function replyPath(flag: string, value: string, wildcard: boolean): string {
-  const steps = parseReplyPath(value);
-  if (typeof steps === "string") throw new UsageError(`--${flag} ${JSON.stringify(value)} is not a path: ${steps}`);
-  if (!wildcard && pathHasWildcard(value)) throw new UsageError(`--${flag} must name one string; [*] is for --context-path and --samples-path`);
-  return value;
 }
 
 /** Runs `groundwatch eval`; resolves to the exit code. */
@@ -268,36 +192,8 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     const concurrency = numberFlag("concurrency", args.concurrency, (n) => Number.isInteger(n) && n >= 1 && n <= 256, "an integer from 1 to 256") ?? 4;
     // Checked before any row is scored: a bad --out should not cost a whole run.
     const out = outputDir("--out", args.out ?? "groundwatch-report", io);
-    let baseline: EvalReport | undefined;
-    if (args.baseline) {
-      try {
-        baseline = JSON.parse(readTextFile(resolve(io.cwd, args.baseline))) as EvalReport;
-        if (!Array.isArray(baseline.rows)) throw new Error('no "rows"');
-      } catch (error) {
-        throw new UsageError(`cannot read --baseline ${args.baseline}: ${(error as Error).message}`);
-      }
-    }
-    let target: TargetOptions | undefined;
-    if (args["context-path"] !== undefined && !args.target) throw new UsageError("--context-path takes the documents from the service's reply: it needs --target");
-    if (args.target) {
-      if (!/^https?:\/\//.test(args.target)) throw new UsageError(`--target must be an http(s) URL (got ${JSON.stringify(args.target)})`);
-      const requestTemplate = args.request ?? '{"question":"{{question}}"}';
-      try {
-        renderRequest(requestTemplate, "probe");
-      } catch {
-        throw new UsageError(`--request is not a JSON template: ${requestTemplate}`);
-      }
-      target = {
-        url: args.target,
-        requestTemplate,
-        answerPath: replyPath("answer-path", args["answer-path"] ?? "answer", false),
-        ...(args["samples-path"] ? { samplesPath: replyPath("samples-path", args["samples-path"], true) } : {}),
-        ...(args["context-path"] !== undefined ? { contextPath: replyPath("context-path", args["context-path"], true) } : {}),
-        timeoutMs: numberFlag("timeout-ms", args["timeout-ms"], (n) => n > 0, "a positive number") ?? 30_000,
-        attempts: (numberFlag("retries", args.retries, (n) => Number.isInteger(n) && n >= 0, "a whole number") ?? 2) + 1,
-        maxReplyBytes: numberFlag("max-reply-bytes", args["max-reply-bytes"], (n) => Number.isSafeInteger(n) && n >= 1, "a positive whole number of bytes") ?? DEFAULT_MAX_REPLY_BYTES,
-      };
-    }
+    const baseline = args.baseline ? readBaseline(args.baseline, io) : undefined;
+    const target = targetFromFlags(args);
 
     // The answer threshold, as everywhere in groundwatch: an explicit one (--threshold > environment >
     // config file) beats the calibration's, which beats the backend's fitted default.
@@ -340,98 +236,15 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       );
     }
 
-    const results = new Array<EvalRow>(set.length);
-    let done = 0;
-    const tty = io.stderr.isTTY === true;
-    const progress = (): void => {
-      if (!tty) return;
-      const width = 30;
-      const filled = Math.round((done / set.length) * width);
-      io.stderr.write(`\r  [${"#".repeat(filled).padEnd(width)}] ${done}/${set.length}`);
-    };
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < set.length) {
-        const i = next++;
-        const row = set[i] as SetRow;
-        let answer = row.answer ?? "";
-        let samples = row.samples;
-        let context = row.context;
-        let fromReply = false;
-        let error: string | undefined;
-        if (target) {
-          try {
-            const got = await askTarget(target, row.question ?? "");
-            answer = got.answer;
-            if (got.samples) samples = got.samples;
-            if (got.context) {
-              context = got.context;
-              fromReply = true;
-            }
-          } catch (e) {
-            error = (e as Error).message;
-          }
-        }
-        const base = { id: row.id, question: row.question, ...(row.label !== undefined ? { label: row.label } : {}), ...(fromReply ? { contextFrom: "reply" as const } : {}) };
-        if (error !== undefined) {
-          results[i] = { ...base, answer: "", verdict: "unscorable", score: null, reason: "target_error", claims: [], error };
-        } else {
-          const r = await scorer.score({ answer, context: context ?? [], ...(row.question !== undefined ? { question: row.question } : {}), ...(samples ? { samples } : {}) });
-          results[i] = {
-            ...base,
-            answer,
-            verdict: r.verdict,
-            score: r.score,
-            ...(r.verdict === "unscorable" ? { reason: r.reason } : {}),
-            claims: r.claims,
-            ...(r.combined ? { combined: r.combined.verdict } : {}),
-            ...(r.citations ? { citations: r.citations, sources: sourceNames(context ?? []) } : {}),
-          };
-        }
-        done++;
-        progress();
-      }
-    };
+    let results: EvalRow[];
     try {
-      await Promise.all(Array.from({ length: Math.min(concurrency, set.length) }, worker));
+      results = await scoreSet(set, { scorer, target, concurrency, io });
     } finally {
       await scorer.close();
     }
-    if (tty) io.stderr.write("\n");
 
-    const scorable = results.filter((r) => r.verdict !== "unscorable");
-    const ungrounded = scorable.filter((r) => r.verdict === "ungrounded").length;
-    const grounded = scorable.length - ungrounded;
-    const cited = { found: 0, valid: 0, invalid: 0, misattributed: 0 };
-    for (const r of results) {
-      if (!r.citations) continue;
-      cited.found += r.citations.found;
-      cited.valid += r.citations.valid;
-      cited.invalid += r.citations.invalid;
-      cited.misattributed += r.citations.misattributed;
-    }
-    const summary: EvalReport["summary"] = {
-      rows: results.length,
-      scorable: scorable.length,
-      unscorable: results.length - scorable.length,
-      grounded,
-      groundedShare: grounded / results.length,
-      meanGroundedness: scorable.length ? scorable.reduce((a, r) => a + (r.score ?? 0), 0) / scorable.length : null,
-      hallucinationRate: scorable.length ? ungrounded / scorable.length : null,
-      hallucinationInterval: scorable.length ? wilsonInterval(ungrounded, scorable.length) : null,
-      // Citation errors over every citation the answers make: markers naming a document that was not retrieved, and misattributed ones.
-      citations: { ...cited, errorRate: cited.found > 0 ? (cited.invalid + cited.misattributed) / cited.found : null },
-    };
-    const regressions: Array<EvalReport["regressions"][number]> = [];
-    if (baseline) {
-      const before = new Map(baseline.rows.map((r) => [String(r.id), r]));
-      for (const r of results) {
-        const b = before.get(String(r.id));
-        if (!b) continue;
-        const worse = (b.verdict === "grounded" && r.verdict !== "grounded") || (b.score !== null && r.score !== null && r.score < b.score - 0.1) || (b.score !== null && r.score === null);
-        if (worse) regressions.push({ id: r.id, before: b.verdict, after: r.verdict, scoreBefore: b.score, scoreAfter: r.score });
-      }
-    }
+    const summary = summarise(results);
+    const regressions = baseline ? regressionsAgainst(baseline, results) : [];
     const report: EvalReport = {
       version: 2,
       createdAt: new Date().toISOString(),
@@ -446,22 +259,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       regressions,
       rows: results,
     };
-    makeOutputDir("--out", out);
-    const md = reportMarkdown(report);
-    writeOutputFile("--out", resolve(out, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
-    writeOutputFile("--out", resolve(out, "report.md"), md);
-    writeOutputFile("--out", resolve(out, "junit.xml"), reportJunit(report));
-    writeOutputFile("--out", resolve(out, "report.html"), reportHtml(report));
-    if (io.env.GITHUB_STEP_SUMMARY) {
-      // The summary is a courtesy copy: failing to append it must not hide the gate's result.
-      try {
-        appendFileSync(io.env.GITHUB_STEP_SUMMARY, md);
-      } catch (error) {
-        io.stderr.write(`groundwatch eval: WARNING: cannot append to $GITHUB_STEP_SUMMARY ${sanitizeForTerminal(io.env.GITHUB_STEP_SUMMARY)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
-      }
-    }
-    io.stdout.write(md);
-    io.stdout.write(`\nreports in ${out}: report.json, report.md, junit.xml, report.html\n`);
+    writeReports(out, report, io);
     return report.gate.passed === false ? EXIT.failure : EXIT.ok;
   });
 }

@@ -1,17 +1,16 @@
-import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { isConfigError } from "../config/errors.ts";
-import { DEFAULT_MODEL_REPO, cachedSnapshot, hubCacheDir, isOffline, isRepoId, listCachedModels } from "../nli/hub/cache.ts";
-import type { RepoListing } from "../nli/hub/pull.ts";
-import { fetchRepoListing, pullModel, readSavedListing } from "../nli/hub/pull.ts";
+import { DEFAULT_MODEL_REPO, hubCacheDir, listCachedModels } from "../nli/hub/cache.ts";
+import { describeModelTarget } from "../nli/hub/describe.ts";
+import { pullModel } from "../nli/hub/pull.ts";
 import type { OnnxModelDescription } from "../nli/onnx/engine.ts";
 import { createOnnxEngine, describeOnnxModel } from "../nli/onnx/engine.ts";
 import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../nli/onnx/variants.ts";
 import { checkVariant, chooseGraph, readCpuFeatures } from "../nli/onnx/variants.ts";
-import { resolveModelDir } from "../nli/registry.ts";
 import { UsageError } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { outputDir } from "./files.ts";
@@ -226,61 +225,46 @@ function dirLines(dir: string, d: OnnxModelDescription & { readonly inputs?: rea
   ];
 }
 
+/** What `model info` says when it described a model without onnxruntime-node. */
+const RUNTIME_MISSING = `groundwatch model info: ${ONNX_RUNTIME_PACKAGE} is not installed; the onnx backend needs it. Install it with \`${ONNX_RUNTIME_INSTALL}\` (on CPU-only machines, or where only the npm registry is reachable: \`${ONNX_RUNTIME_INSTALL_CPU}\`).\n`;
+
 /**
  * `model info`: a directory is loaded and its graphs listed; a repo id is described from its
  * cached snapshot (if pulled) and from the repository's listing: the one saved by `model pull`,
  * else the hub's (unless HF_HUB_OFFLINE).
  */
 async function info(target: string, variant: string, revision: string | undefined, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<number> {
-  // A directory is found relative to the command's directory, not the process's.
-  const local = resolve(io.cwd, target);
-  if (existsSync(local) || !isRepoId(target)) {
-    const dir = resolveModelDir(existsSync(local) ? local : target, io.env);
+  const found = await describeModelTarget(target, { cwd: io.cwd, env: io.env, revision, variant, timeoutMs: LISTING_TIMEOUT_MS, fetch: deps.fetch });
+  if (found.kind === "dir") {
+    const { dir, saved } = found;
     const d = await describeDir(dir, variant, io, deps, cpu);
-    const saved = readSavedListing(dir);
     const lines = dirLines(dir, d);
     if (saved) lines.push(`variants:    offered by ${saved.repo}@${saved.sha} when pulled:`, ...variantLines(saved.graphs, (g) => [...(d.graphs.some((x) => x.path === g.path) ? ["pulled"] : []), ...(g.path === d.graph ? ["chosen"] : []), ...refusedMark(g)]));
     else lines.push(`variants:    in this directory:`, ...variantLines(d.graphs, (g) => [...(g.path === d.graph ? ["chosen"] : []), ...refusedMark(g)]));
     io.stdout.write(`${lines.join("\n")}\n`);
-    if (!d.inputs) io.stderr.write(`groundwatch model info: ${ONNX_RUNTIME_PACKAGE} is not installed; the onnx backend needs it. Install it with \`${ONNX_RUNTIME_INSTALL}\` (on CPU-only machines, or where only the npm registry is reachable: \`${ONNX_RUNTIME_INSTALL_CPU}\`).\n`);
+    if (!d.inputs) io.stderr.write(RUNTIME_MISSING);
     return EXIT.ok;
   }
-  const cached = cachedSnapshot(hubCacheDir(io.env), target, revision ?? "main");
-  const saved = cached ? readSavedListing(cached) : undefined;
-  let listing: Pick<RepoListing, "sha" | "graphs"> | undefined = saved;
-  let listingError: string | undefined;
-  if (!listing && !isOffline(io.env)) {
-    try {
-      listing = await fetchRepoListing({ repo: target, env: io.env, timeoutMs: LISTING_TIMEOUT_MS, ...(revision ? { revision } : {}), ...(deps.fetch ? { fetch: deps.fetch } : {}) }, variant);
-    } catch (error) {
-      if (isConfigError(error) || !cached) throw error;
-      listingError = (error as Error).message.split("\n")[0];
-    }
-  }
-  if (!cached && !listing) {
-    // HF_HUB_OFFLINE and not cached: the same refusal as --model REPO (a ConfigError).
-    resolveModelDir(target, io.env);
-    return EXIT.failure;
-  }
+  const { cached, listing, listingSaved, listingError } = found;
   const lines: string[] = [];
   let described: (OnnxModelDescription & { readonly inputs?: readonly string[] }) | undefined;
   if (cached) {
     described = await describeDir(cached, variant, io, deps, cpu);
     lines.push(...dirLines(cached, described));
   } else {
-    lines.push(`model:       ${target}@${revision ?? "main"}: not pulled (labels, inputs and maximum length are read once it is)`);
+    lines.push(`model:       ${target}@${found.revision}: not pulled (labels, inputs and maximum length are read once it is)`);
   }
   if (listing) {
-    const where = `${target}@${revision ?? "main"}`;
+    const where = `${target}@${found.revision}`;
     const { choice, error } = choiceOrReason(listing.graphs, variant, cpu, where);
     const pulled = described?.graphs ?? [];
-    lines.push(`variants:    offered by ${target}@${listing.sha}${saved ? " when pulled" : ""}:`);
+    lines.push(`variants:    offered by ${target}@${listing.sha}${listingSaved ? " when pulled" : ""}:`);
     lines.push(...variantLines(listing.graphs, (g) => [...(pulled.some((x) => x.path === g.path) ? ["pulled"] : []), ...(described?.graph === g.path ? ["chosen"] : []), ...(choice?.graph.path === g.path ? [`${variant === "auto" ? "auto" : `--variant ${variant}`} on this CPU`] : []), ...refusedMark(g)]));
     if (choice) lines.push(`pull:        \`groundwatch model pull ${target}${variant === "auto" ? "" : ` --variant ${variant}`}\` fetches ${choice.graph.path}: ${choice.reason}`);
     else if (error) lines.push(`pull:        ${error}`);
   }
   io.stdout.write(`${sanitizeForTerminal(lines.join("\n"))}\n`);
   if (listingError) io.stderr.write(`groundwatch model info: the variants ${target} offers are not known: ${sanitizeForTerminal(listingError)}\n`);
-  if (described && !described.inputs) io.stderr.write(`groundwatch model info: ${ONNX_RUNTIME_PACKAGE} is not installed; the onnx backend needs it. Install it with \`${ONNX_RUNTIME_INSTALL}\` (on CPU-only machines, or where only the npm registry is reachable: \`${ONNX_RUNTIME_INSTALL_CPU}\`).\n`);
+  if (described && !described.inputs) io.stderr.write(RUNTIME_MISSING);
   return EXIT.ok;
 }

@@ -3,10 +3,10 @@ import type { EntailmentBackend, NliPair } from "../core/backend.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { inputSource, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
-import { closeOutputStream, inputLines, openOutputStream, outputFile } from "./files.ts";
+import { outputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
-import { isBrokenPipe, writeLine } from "./io.ts";
-import { describeUsage } from "./usage.ts";
+import { writeLine } from "./io.ts";
+import { runRowCommand } from "./rows.ts";
 
 export const NLI_HELP: string = `groundwatch nli — classify (premise, hypothesis) pairs with an entailment backend
 
@@ -68,24 +68,16 @@ export function runNli(argv: readonly string[], io: CommandIo): Promise<number> 
     // Checked before the backend loads; opened (and truncated) only once it has.
     const output = args.output ? outputFile("--output", args.output, io) : undefined;
     const backend = await openBackend(args, io);
-    return classifyRows({ output, "skip-invalid": args["skip-invalid"] }, source, batchSize, backend, io);
+    io.stderr.write(`groundwatch nli: backend ${backend.name} ${backend.version} (tier ${backend.tier})\n`);
+    return classifyRows(source, output, args["skip-invalid"] === true, batchSize, backend, io);
   });
 }
 
-async function classifyRows(args: { output: string | undefined; "skip-invalid"?: boolean | undefined }, source: string, batchSize: number, backend: EntailmentBackend, io: CommandIo): Promise<number> {
-  io.stderr.write(`groundwatch nli: backend ${backend.name} ${backend.version} (tier ${backend.tier})\n`);
-  let file: ReturnType<typeof openOutputStream> | undefined;
-  try {
-    file = args.output ? openOutputStream("--output", args.output) : undefined;
-  } catch (error) {
-    await backend.close();
-    throw error;
-  }
-  const out: Writable = file ?? io.stdout;
-  const counts = { classified: 0, failed: 0, invalid: 0 };
-  let exit: number = EXIT.ok;
+/** Classifies the pairs in batches of `batchSize`; a failed batch is retried pair by pair, so each failure names its pair. */
+async function classifyRows(source: string, output: string | undefined, skipInvalid: boolean, batchSize: number, backend: EntailmentBackend, io: CommandIo): Promise<number> {
+  const counts = { classified: 0, failed: 0 };
   let batch: Row[] = [];
-  const flush = async (): Promise<void> => {
+  const flush = async (out: Writable): Promise<void> => {
     if (batch.length === 0) return;
     const rows = batch;
     batch = [];
@@ -112,43 +104,21 @@ async function classifyRows(args: { output: string | undefined; "skip-invalid"?:
       await writeLine(out, JSON.stringify({ id: row.id, ...r }));
     }
   };
-  try {
-    let n = 0;
-    for await (const line of inputLines(source, io)) {
-      n++;
-      if (line.trim() === "") continue;
-      const parsed = parseRow(line, n);
-      if ("error" in parsed) {
-        counts.invalid++;
-        io.stderr.write(`groundwatch nli: ${parsed.error}\n`);
-        if (!args["skip-invalid"]) {
-          exit = EXIT.invalidInput;
-          break;
-        }
-        continue;
-      }
-      batch.push(parsed.row);
-      if (batch.length >= batchSize) await flush();
-    }
-    if (exit === EXIT.ok) await flush();
-  } catch (error) {
-    // `| head` closed the output: stop quietly.
-    if (!isBrokenPipe(error)) {
-      io.stderr.write(`groundwatch nli: ${(error as Error).message}\n`);
-      exit = EXIT.failure;
-    }
-  } finally {
-    if (file) {
-      await closeOutputStream(file).catch((error: unknown) => {
-        io.stderr.write(`groundwatch nli: cannot write --output ${args.output ?? ""}: ${(error as Error).message}\n`);
-        exit = EXIT.failure;
-      });
-    }
-    await backend.close();
-  }
-  const usage = describeUsage(backend);
-  if (usage) io.stderr.write(`groundwatch nli: ${usage}\n`);
-  io.stderr.write(`groundwatch nli: ${counts.classified} classified, ${counts.failed} failed, ${counts.invalid} invalid\n`);
-  if (exit === EXIT.ok && counts.failed > 0) exit = EXIT.failure;
-  return exit;
+  const exit = await runRowCommand<Row>({
+    name: "nli",
+    io,
+    source,
+    output,
+    skipInvalid,
+    backend,
+    close: () => backend.close(),
+    parse: parseRow,
+    handle: async (row, out) => {
+      batch.push(row);
+      if (batch.length >= batchSize) await flush(out);
+    },
+    finish: flush,
+    summary: (invalid) => `${counts.classified} classified, ${counts.failed} failed, ${invalid} invalid`,
+  });
+  return exit === EXIT.ok && counts.failed > 0 ? EXIT.failure : exit;
 }

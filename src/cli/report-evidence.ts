@@ -23,3 +23,8 @@ export function shownEvidence(c: Pick<ClaimResult, "verdict" | "evidence" | "con
 export function evidenceLocation(e: Evidence): string {
   return `doc ${e.doc}, ${e.start}–${e.end}`;
 }
+
+/** The evidence in one line, as the eval reports show it: "nearest evidence [doc 1, 175–223]: text"; `text` shapes the sentence (clipped, quoted). */
+export function evidenceLine(shown: ShownEvidence, text: (sentence: string) => string = (sentence) => sentence): string {
+  return `${shown.label} [${evidenceLocation(shown.evidence)}]: ${text(shown.evidence.text)}`;
+}

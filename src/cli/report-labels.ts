@@ -1,4 +1,4 @@
-import type { EvalRow } from "./eval-report.ts";
+import type { EvalRow } from "./eval/types.ts";
 
 // A labelled set (label 1 grounded, 0 not) says what each answer should have been: the eval
 // reports show, per row and over the set, whether groundwatch's verdict agrees with it.

@@ -1,16 +1,14 @@
-import { createReadStream, statSync } from "node:fs";
-import { createInterface } from "node:readline";
-import type { Writable } from "node:stream";
+import { statSync } from "node:fs";
 import type { Scorer, ScoredAnswer } from "../scoring/scorer.ts";
 import { createScorer } from "../scoring/scorer.ts";
-import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
-import { isBrokenPipe, writeLine } from "./io.ts";
+import { writeLine } from "./io.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputSource, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
-import { describeUsage } from "./usage.ts";
+import { runRowCommand } from "./rows.ts";
+import type { ScoreRow } from "./score-rows.ts";
 import { parseScoreRow } from "./score-rows.ts";
-import { closeOutputStream, openOutputStream, outputFile, stripBom } from "./files.ts";
+import { outputFile } from "./files.ts";
 import { formatResultBlock, tableHeader } from "./table.ts";
 
 export const SCORE_HELP: string = `groundwatch score — check each answer's claims against its retrieved context
@@ -62,7 +60,6 @@ interface Summary {
   grounded: number;
   ungrounded: number;
   unscorable: number;
-  invalid: number;
 }
 
 function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unknown> {
@@ -121,63 +118,36 @@ export function runScore(argv: readonly string[], io: CommandIo): Promise<number
     if (scorer.backend.tier === "triage" && scorer.warnings.length === 0) {
       io.stderr.write(`groundwatch: scoring with the ${scorer.backend.name} backend (${scorer.backend.version}): triage-grade results, not for paging or release decisions alone\n`);
     }
-    let out: Writable = io.stdout;
-    if (output !== undefined) {
-      try {
-        out = openOutputStream("--output", output);
-      } catch (error) {
-        await scorer.close();
-        throw error;
-      }
-    }
-    return scoreRows(args, source, format, scorer, out, io);
+    return scoreRows(output, args["skip-invalid"] === true, source, format, scorer, io);
   });
 }
 
-/** Seconds of silence on piped standard input before saying what the command is waiting for. */
-const STDIN_HINT_MS = 3000;
-
-async function scoreRows(args: { output?: string | undefined; "skip-invalid"?: boolean | undefined }, inputPath: string, format: "jsonl" | "json" | "table", scorer: Scorer, out: Writable, io: CommandIo): Promise<number> {
-  const input = inputPath === "-" ? io.stdin : createReadStream(inputPath);
-  // Reading standard input that never sends anything would look like a hang: say what is awaited.
-  let received = false;
-  const hint =
-    inputPath === "-"
-      ? setTimeout(() => {
-          if (!received) io.stderr.write('groundwatch score: waiting for rows on standard input (give a file, or pipe JSONL in; "groundwatch score --help")\n');
-        }, STDIN_HINT_MS)
-      : undefined;
-  hint?.unref();
+async function scoreRows(output: string | undefined, skipInvalid: boolean, inputPath: string, format: "jsonl" | "json" | "table", scorer: Scorer, io: CommandIo): Promise<number> {
   const totalBytes = inputPath === "-" ? 0 : statSync(inputPath).size;
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  const summary: Summary = { rows: 0, grounded: 0, ungrounded: 0, unscorable: 0, invalid: 0 };
+  const summary: Summary = { rows: 0, grounded: 0, ungrounded: 0, unscorable: 0 };
   const showProgress = io.stderr.isTTY === true;
   const started = Date.now();
   let lastProgress = 0;
   let bytesRead = 0;
-  let lineNumber = 0;
-  let exitCode: number = EXIT.ok;
   let written = 0;
-  try {
-    if (format === "table") for (const l of tableHeader()) await writeLine(out, l);
-    if (format === "json") await writeLine(out, "[");
-    for await (const line of lines) {
-      received = true;
-      lineNumber++;
+  return runRowCommand<ScoreRow>({
+    name: "score",
+    io,
+    source: inputPath,
+    output,
+    skipInvalid,
+    backend: scorer.entailment,
+    close: () => scorer.close(),
+    parse: (line, lineNumber) => {
       bytesRead += Buffer.byteLength(line) + 1;
-      if (line.trim() === "") continue;
-      const parsed = parseScoreRow(lineNumber === 1 ? stripBom(line) : line, lineNumber);
-      if (!parsed.ok) {
-        summary.invalid++;
-        io.stderr.write(`groundwatch score: ${parsed.error}\n`);
-        if (!args["skip-invalid"]) {
-          io.stderr.write("groundwatch score: stopped at the first malformed row (use --skip-invalid to report and skip such rows)\n");
-          exitCode = EXIT.invalidInput;
-          break;
-        }
-        continue;
-      }
-      const { row } = parsed;
+      const parsed = parseScoreRow(line, lineNumber);
+      return parsed.ok ? { row: parsed.row } : { error: parsed.error };
+    },
+    start: async (out) => {
+      if (format === "table") for (const l of tableHeader()) await writeLine(out, l);
+      if (format === "json") await writeLine(out, "[");
+    },
+    handle: async (row, out) => {
       const result = await scorer.score({
         answer: row.answer,
         context: row.context,
@@ -201,30 +171,14 @@ async function scoreRows(args: { output?: string | undefined; "skip-invalid"?: b
         const pct = totalBytes > 0 ? ` ${((100 * bytesRead) / totalBytes).toFixed(1)}%` : "";
         io.stderr.write(`\r  scored ${summary.rows} rows${pct} (${rate.toFixed(0)} rows/s)   `);
       }
-    }
-    if (format === "json") await writeLine(out, "]");
-  } catch (error) {
-    // `| head` closed the output: what was asked for has been written; stop quietly.
-    if (!isBrokenPipe(error)) {
-      io.stderr.write(`\ngroundwatch score: ${(error as Error).message}\n`);
-      exitCode = EXIT.failure;
-    }
-  } finally {
-    clearTimeout(hint);
-    lines.close();
-    await scorer.close();
-  }
-  try {
-    if (out !== io.stdout) await closeOutputStream(out as ReturnType<typeof openOutputStream>);
-  } catch (error) {
-    io.stderr.write(`groundwatch score: cannot write --output ${args.output ?? ""}: ${(error as Error).message}\n`);
-    return EXIT.failure;
-  }
-  if (showProgress) io.stderr.write("\n");
-  const usage = describeUsage(scorer.entailment);
-  if (usage) io.stderr.write(`groundwatch score: ${usage}\n`);
-  io.stderr.write(
-    `groundwatch score: ${summary.rows} scored (${summary.grounded} grounded, ${summary.ungrounded} ungrounded, ${summary.unscorable} unscorable), ${summary.invalid} invalid${args["skip-invalid"] && summary.invalid > 0 ? " (skipped)" : ""}, threshold ${scorer.threshold.toFixed(3)}\n`,
-  );
-  return exitCode;
+    },
+    finish: async (out) => {
+      if (format === "json") await writeLine(out, "]");
+    },
+    done: () => {
+      if (showProgress) io.stderr.write("\n");
+    },
+    summary: (invalid) =>
+      `${summary.rows} scored (${summary.grounded} grounded, ${summary.ungrounded} ungrounded, ${summary.unscorable} unscorable), ${invalid} invalid${skipInvalid && invalid > 0 ? " (skipped)" : ""}, threshold ${scorer.threshold.toFixed(3)}`,
+  });
 }

@@ -1,10 +1,11 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { ConfigError } from "../config/errors.ts";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { JUDGE_API_KEY_ENV, SCORE_ENV } from "../config/score-options.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import type { EntailmentBackend } from "../core/backend.ts";
 import { DEFAULT_MODEL_REPO, cachedSnapshot, hubCacheDir, isRepoId } from "./hub/cache.ts";
+import { modelDirectory, notAModelError, notCachedError } from "./hub/describe.ts";
 import { createJudgeBackend } from "./judge/backend.ts";
 import { createOfflineBackend } from "./offline/backend.ts";
 import { createOnnxBackend } from "./onnx/backend.ts";
@@ -19,16 +20,13 @@ export const BACKEND_NAMES = ["offline", "onnx", "judge"] as const;
  * the hub cache. Scoring never downloads; `groundwatch model pull` does.
  */
 export function resolveModelDir(model: string, env: NodeJS.ProcessEnv): string {
-  if (existsSync(model)) {
-    if (!statSync(model).isDirectory()) throw new ConfigError("model", model, "expected a model directory, got a file");
-    return model;
-  }
+  if (existsSync(model)) return modelDirectory(model);
   if (isRepoId(model)) {
     const cached = cachedSnapshot(hubCacheDir(env), model);
     if (cached) return cached;
-    throw new ConfigError("model", model, `not in the model cache ${hubCacheDir(env)}; run \`groundwatch model pull ${model}\``);
+    throw notCachedError(model, env);
   }
-  throw new ConfigError("model", model, "no such directory, and not a Hugging Face repo id (org/name)");
+  throw notAModelError(model);
 }
 
 export interface CreatedBackend {

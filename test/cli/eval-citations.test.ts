@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EvalReport } from "../../src/cli/eval-report.ts";
+import type { EvalReport } from "../../src/cli/eval/types.ts";
 import { CITED_ANSWERS, CITED_DOCS, judgeEnv, judgeFlags, startCitingJudge } from "../helpers/citations.ts";
 import type { CliRun } from "../helpers/cli.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";

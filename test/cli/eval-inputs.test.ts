@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import type { EvalReport } from "../../src/cli/eval-report.ts";
+import type { EvalReport } from "../../src/cli/eval/types.ts";
 import { parseEvalSetRow } from "../../src/cli/score-rows.ts";
 import { parseReplyPath } from "../../src/cli/eval-target.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";

@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync,
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { runCli, tempDir } from "../helpers/cli.ts";
+import { cacheWithDefaultModel, runCli, tempDir } from "../helpers/cli.ts";
 import { startHubServer } from "../helpers/hub-server.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/models/bert-wordpiece/", import.meta.url));
@@ -138,5 +138,22 @@ describe("groundwatch model pull: offline", () => {
     expect(run.stderr).toContain("To install test-org/tiny-nli by hand");
     expect(run.stderr).toContain("The model runs on onnxruntime-node, an optional peer dependency: install it with `npm install onnxruntime-node`");
     expect(run.stderr).toContain("`ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node`");
+  });
+});
+
+// model info decides once what its target is (nli/hub describeModelTarget): it used to ask
+// resolveModelDir again only to throw its refusal, which looked at the "main" snapshot, so a
+// --revision not in the cache (offline) exited 1 with no word when main was cached.
+describe("groundwatch model info: a repo not in the cache, offline", () => {
+  it("refuses it naming the cache and the pull to run, exit 2, for the revision asked", async () => {
+    const home = cacheWithDefaultModel(FIXTURE);
+    const env = { HF_HOME: home, HF_HUB_OFFLINE: "1" };
+    const repo = "Xenova/nli-deberta-v3-xsmall";
+    const pinned = await runCli(["model", "info", repo, "--revision", "v2"], { env });
+    expect(pinned.code).toBe(2);
+    expect(pinned.stderr).toContain(`not in the model cache ${join(home, "hub")} at revision v2; run \`groundwatch model pull ${repo} --revision v2\``);
+    const other = await runCli(["model", "info", "test-org/tiny-nli"], { env });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`not in the model cache ${join(home, "hub")}; run \`groundwatch model pull test-org/tiny-nli\``);
   });
 });

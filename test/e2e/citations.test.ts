@@ -11,7 +11,7 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it, onTestFinished } from "vitest";
-import type { EvalReport } from "../../src/cli/eval-report.ts";
+import type { EvalReport } from "../../src/cli/eval/types.ts";
 import type { RunningCollector } from "../../src/collector/server.ts";
 import { startCollector } from "../../src/collector/server.ts";
 import { createMonitor } from "../../src/sdk/monitor.ts";

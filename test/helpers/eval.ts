@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import type { EvalReport } from "../../src/cli/eval-report.ts";
+import type { EvalReport } from "../../src/cli/eval/types.ts";
 import type { CliRun } from "./cli.ts";
 import { runCli, tempDir } from "./cli.ts";
 

@@ -1,0 +1,90 @@
+import type { ClaimResult } from "../../core/result.ts";
+import { citationErrors, citationLines, citationSummaryText } from "../report-citations.ts";
+import { labelSummary, labelSummaryText } from "../report-labels.ts";
+import { fixed3, pct, plain } from "./format.ts";
+import { criterionLimit, describeSource } from "./gate.ts";
+import type { CriterionName, EvalReport, EvalRow } from "./types.ts";
+import { REPORT_ONLY } from "./types.ts";
+
+/** The run's outcome as a heading word. */
+export function outcome(r: EvalReport): string {
+  return r.gate.status === "report-only" ? REPORT_ONLY : r.gate.passed ? "PASSED" : "FAILED";
+}
+
+/** The citation lines of a row's claim (its status beside each marker), naming the row's documents. */
+export function rowCitations(x: EvalRow, claim: ClaimResult): string[] {
+  return citationLines(claim, x.sources?.length ?? 0, x.sources);
+}
+
+/**
+ * The claim a row's finding is about: its lowest-scoring claim not supported (the first of equal
+ * scores), else its first claim with a citation error.
+ */
+export function findingClaim(x: EvalRow): ClaimResult | undefined {
+  const lowest = x.claims.reduce<ClaimResult | undefined>((low, c) => (c.verdict !== "supported" && (low === undefined || c.score < low.score) ? c : low), undefined);
+  return lowest ?? x.claims.find((c) => (c.citations ?? []).some((k) => k.status === "not_retrieved" || k.status === "misattributed"));
+}
+
+/** A row's finding in one line: its verdict, score and lowest-scoring unsupported claim with its citations (or why it is unscorable). */
+export function finding(x: EvalRow): string {
+  const cited = x.citations ? `; ${citationSummaryText(x.citations)}` : "";
+  if (x.verdict === "unscorable") return `unscorable: ${x.reason ?? ""}${x.error ? ` (${x.error})` : ""}${cited}`;
+  const claim = findingClaim(x);
+  const citations = claim ? rowCitations(x, claim) : [];
+  return `${x.verdict} (score ${fixed3(x.score)})${claim ? `: ${claim.verdict} claim "${claim.text}"${citations.length > 0 ? ` (${citations.join("; ")})` : ""}` : ""}${cited}`;
+}
+
+/** Every cited claim of the set, rows with citation errors first (then in set order). */
+export function citedClaims(r: EvalReport): Array<{ row: EvalRow; claim: ClaimResult; errors: boolean }> {
+  const out = r.rows.flatMap((row) => row.claims.filter((c) => (c.citations ?? []).length > 0).map((claim) => ({ row, claim, errors: (claim.citations ?? []).some((k) => k.status === "not_retrieved" || k.status === "misattributed") })));
+  return [...out.filter((c) => c.errors), ...out.filter((c) => !c.errors)];
+}
+
+/** The set's citations in words, for the measures tables: "12.5% (1 of 8 citations: 1 not retrieved, 0 misattributed)". */
+export function citationMeasure(c: NonNullable<EvalReport["summary"]["citations"]>): string {
+  return c.errorRate === null ? "– (no citations)" : `${pct(c.errorRate)} (${citationErrors(c)} of ${c.found} citations: ${c.invalid} not retrieved, ${c.misattributed} misattributed)`;
+}
+
+/** The set and backend in one sentence, as every report states them; `text` escapes the user's parts. */
+export function describeRun(r: EvalReport, text: (value: string) => string): string {
+  return `Set ${text(r.set)}, ${r.summary.rows} rows, backend ${text(`${r.backend.name} ${r.backend.version}`)} (tier ${text(r.backend.tier)}).`;
+}
+
+/** One row of the summary's "measure" table, as every report shows it. */
+export interface MeasureRow {
+  /** What is measured, e.g. "hallucination rate". */
+  readonly measure: string;
+  readonly value: string;
+  /** The criterion's condition ("≤ 10.0%"), "–" when no criterion applies to the measure. */
+  readonly gate: string;
+  /** Where the gate's number (or the threshold) came from, "–" when none applies. */
+  readonly from: string;
+  /** The criterion's result; undefined when no criterion applies. */
+  readonly passed: boolean | undefined;
+}
+
+/**
+ * The summary's "measure" table, which report.md and report.html both render: one function, so
+ * the two never show different rows or labels. `user` escapes the parts the user wrote (file paths).
+ */
+export function measureRows(r: EvalReport, user: (text: string) => string = plain): MeasureRow[] {
+  const s = r.summary;
+  const crit = new Map(r.gate.criteria.map((c) => [c.name, c]));
+  const labels = labelSummary(r.rows);
+  const row = (measure: string, value: string, name?: CriterionName): MeasureRow => {
+    const c = name === undefined ? undefined : crit.get(name);
+    return c ? { measure, value, gate: criterionLimit(c), from: describeSource(c.source, user), passed: c.passed } : { measure, value, gate: "–", from: "–", passed: undefined };
+  };
+  return [
+    { measure: "answer threshold", value: String(r.threshold), gate: "–", from: describeSource(r.thresholdSource, user), passed: undefined },
+    row("hallucination rate", `${pct(s.hallucinationRate)}${s.hallucinationInterval ? ` (95% CI ${pct(s.hallucinationInterval.low)}–${pct(s.hallucinationInterval.high)})` : ""}`, "maxHallucinationRate"),
+    row("grounded share", `${pct(s.groundedShare)} (${s.grounded} of ${s.rows})`, "minGroundedShare"),
+    row("unscorable share", `${pct(s.rows > 0 ? s.unscorable / s.rows : null)} (${s.unscorable} of ${s.rows})`, "maxUnscorableShare"),
+    row("mean score (raw, backend-specific)", fixed3(s.meanGroundedness), "minMeanScore"),
+    // Only for sets with citations, or a citation gate: other sets read as before.
+    ...(crit.has("maxCitationErrorRate") || (s.citations?.found ?? 0) > 0 ? [row("citation error rate (not retrieved + misattributed)", s.citations ? citationMeasure(s.citations) : "–", "maxCitationErrorRate")] : []),
+    row("unscorable", String(s.unscorable)),
+    row("regressions vs baseline", String(r.regressions.length), "noRegressions"),
+    ...(labels ? [row("label agreement (label 1 grounded, 0 not)", labelSummaryText(labels))] : []),
+  ];
+}

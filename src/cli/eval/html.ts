@@ -1,0 +1,93 @@
+import type { ClaimResult } from "../../core/result.ts";
+import { escapeHtml } from "../escape.ts";
+import { citationSummaryText } from "../report-citations.ts";
+import { evidenceLine, shownEvidence } from "../report-evidence.ts";
+import { labelAgreement, labelCell, labelSummary } from "../report-labels.ts";
+import { describeRun, measureRows, outcome, rowCitations } from "./findings.ts";
+import { criterionMeasure, rowFailsGate } from "./gate.ts";
+import type { EvalReport } from "./types.ts";
+
+/** The answer with every unsupported, misattributed or contradicted claim highlighted (offsets are into the answer). */
+function highlighted(answer: string, claims: readonly ClaimResult[]): string {
+  const marks = claims.filter((c) => c.verdict !== "supported").sort((a, b) => a.start - b.start);
+  let out = "";
+  let at = 0;
+  for (const c of marks) {
+    if (c.start < at) continue;
+    out += escapeHtml(answer.slice(at, c.start));
+    out += `<mark class="${c.verdict}" title="${escapeHtml(`${c.verdict}, score ${c.score.toFixed(3)}`)}">${escapeHtml(answer.slice(c.start, c.end))}</mark>`;
+    at = c.end;
+  }
+  return out + escapeHtml(answer.slice(at));
+}
+
+/** Score histogram as inline SVG: ten bins, the threshold drawn. */
+export function histogramSvg(scores: readonly number[], threshold: number): string {
+  const bins = Array.from({ length: 10 }, () => 0);
+  for (const s of scores) bins[Math.min(9, Math.floor(s * 10))]! += 1;
+  const max = Math.max(1, ...bins);
+  const w = 400;
+  const h = 160;
+  const bars = bins
+    .map((n, i) => {
+      const bh = (n / max) * (h - 30);
+      return `<rect class="bar" x="${20 + i * 37}" y="${h - 20 - bh}" width="33" height="${bh}" fill="${(i + 1) / 10 <= threshold ? "#c0392b" : "#2e86c1"}"><title>${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}: ${n}</title></rect>`;
+    })
+    .join("");
+  const tx = 20 + threshold * 370;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" role="img" aria-label="score distribution"><line x1="20" y1="${h - 20}" x2="390" y2="${h - 20}" stroke="#555"/>${bars}<line class="threshold" x1="${tx}" y1="5" x2="${tx}" y2="${h - 20}" stroke="#000" stroke-dasharray="4 3"/><text x="20" y="${h - 5}" font-size="10">0</text><text x="380" y="${h - 5}" font-size="10">1</text><text x="${tx + 3}" y="14" font-size="10">threshold ${threshold.toFixed(2)}</text></svg>`;
+}
+
+export function reportHtml(r: EvalReport): string {
+  const labels = labelSummary(r.rows);
+  const rows = r.rows
+    .map((x) => {
+      // Claims not supported, and cited claims (each citation's status beside its marker).
+      const evidence = x.claims
+        .filter((c) => c.verdict !== "supported" || (c.citations ?? []).length > 0)
+        .map((c) => {
+          const citations = rowCitations(x, c);
+          const cites = citations.length > 0 ? `<ul class="cites">${citations.map((line, k) => `<li class="${escapeHtml(c.citations?.[k]?.status ?? "")}">${escapeHtml(line)}</li>`).join("")}</ul>` : "";
+          const shown = shownEvidence(c);
+          return `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}): “${escapeHtml(c.text)}”${shown ? `<br><span class="ev">${evidenceLine(shown, (sentence) => escapeHtml(sentence.slice(0, 400)))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}${cites}</li>`;
+        })
+        .join("");
+      const against = rowFailsGate(r, x);
+      const gate = against.length > 0 ? `<span class="fail">fails the gate (${escapeHtml(against.map((c) => criterionMeasure(c.name)).join(", "))})</span>` : "–";
+      const label = labels ? `<td class="${labelAgreement(x) === "disagree" ? "fail" : ""}">${escapeHtml(labelCell(x))}</td>` : "";
+      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td>${label}<td>${gate}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${x.citations ? `<div class="why">${escapeHtml(citationSummaryText(x.citations))}</div>` : ""}${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
+    })
+    .join("\n");
+  const scores = r.rows.filter((x) => x.score !== null).map((x) => x.score as number);
+  const word = outcome(r);
+  const cls = r.gate.status === "report-only" ? "report-only" : r.gate.passed ? "pass" : "fail";
+  const notices = r.notices.map((n, i) => `<div class="${r.triage && i === 0 ? "notice triage" : "notice"}">${r.triage && i === 0 ? "<b>TRIAGE-GRADE</b> " : "<b>Note:</b> "}${escapeHtml(n)}</div>`).join("\n");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>groundwatch eval — ${escapeHtml(word)}${r.triage ? " (triage-grade)" : ""}</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222}h1{font-size:1.4em}.pass{color:#1e7e34}.fail{color:#c0392b}.report-only{color:#555}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:6px;vertical-align:top;text-align:left}
+mark.unsupported{background:#ffe08a}mark.contradicted{background:#f5a3a3}mark.misattributed{background:#f9c98b}.cites li.not_retrieved,.cites li.misattributed{color:#c0392b}.ev{color:#555}.why{color:#777;font-size:12px}
+.summary td,.summary th{border:none;padding:2px 12px 2px 0}.notice{border:2px solid #b9770e;background:#fef5e7;padding:8px 12px;margin:0 0 10px}.notice.triage{border-color:#c0392b;background:#fdedec;font-size:1.1em}
+.gate{margin:0 0 12px}
+</style></head><body>
+<h1>groundwatch eval — <span class="${cls}">${escapeHtml(word)}</span></h1>
+${notices}
+<p class="gate"><b>Gate:</b> ${escapeHtml(r.gate.description)}.</p>
+<p>${describeRun(r, escapeHtml)}</p>
+<table class="summary">
+<tr><th>measure</th><th>value</th><th>gate</th><th>gate from</th><th>result</th></tr>
+${measureRows(r).map((m) => `<tr><td>${escapeHtml(m.measure)}</td><td>${escapeHtml(m.value)}</td><td>${escapeHtml(m.gate)}</td><td>${escapeHtml(m.from)}</td>${m.passed === undefined ? "<td>–</td>" : `<td class="${m.passed ? "pass" : "fail"}">${m.passed ? "pass" : "FAIL"}</td>`}</tr>\n`).join("")}</table>
+${r.gate.failures.length ? `<ul class="fail">${r.gate.failures.map((f) => `<li>${escapeHtml(f)}</li>`).join("")}</ul>` : ""}
+<h2>Score distribution</h2>
+${histogramSvg(scores, r.threshold)}
+<h2>Rows</h2>
+<p>Unsupported claims are <mark class="unsupported">highlighted</mark>, misattributed ones (supported by another document than the one cited) <mark class="misattributed">in orange</mark>, contradicted ones <mark class="contradicted">in red</mark>. Each cited claim lists its citations, each with its status.</p>
+<table><tr><th>id</th><th>verdict</th><th>score</th>${labels ? "<th>label</th>" : ""}<th>gate</th><th>answer and evidence</th></tr>
+${rows}
+</table>
+<p class="why">Generated ${escapeHtml(r.createdAt)} by groundwatch.</p>
+</body></html>
+`;
+}

@@ -1,0 +1,57 @@
+import { resolve } from "node:path";
+import { wilsonInterval } from "../../core/calibration.ts";
+import { UsageError } from "../command.ts";
+import { readTextFile } from "../files.ts";
+import type { CommandIo } from "../io.ts";
+import type { EvalReport, EvalRow } from "./types.ts";
+
+/** The set's measures over its scored rows: shares, rates, the mean score and the citations. */
+export function summarise(results: readonly EvalRow[]): EvalReport["summary"] {
+  const scorable = results.filter((r) => r.verdict !== "unscorable");
+  const ungrounded = scorable.filter((r) => r.verdict === "ungrounded").length;
+  const grounded = scorable.length - ungrounded;
+  const cited = { found: 0, valid: 0, invalid: 0, misattributed: 0 };
+  for (const r of results) {
+    if (!r.citations) continue;
+    cited.found += r.citations.found;
+    cited.valid += r.citations.valid;
+    cited.invalid += r.citations.invalid;
+    cited.misattributed += r.citations.misattributed;
+  }
+  return {
+    rows: results.length,
+    scorable: scorable.length,
+    unscorable: results.length - scorable.length,
+    grounded,
+    groundedShare: grounded / results.length,
+    meanGroundedness: scorable.length ? scorable.reduce((a, r) => a + (r.score ?? 0), 0) / scorable.length : null,
+    hallucinationRate: scorable.length ? ungrounded / scorable.length : null,
+    hallucinationInterval: scorable.length ? wilsonInterval(ungrounded, scorable.length) : null,
+    // Citation errors over every citation the answers make: markers naming a document that was not retrieved, and misattributed ones.
+    citations: { ...cited, errorRate: cited.found > 0 ? (cited.invalid + cited.misattributed) / cited.found : null },
+  };
+}
+
+/** Reads a previous report.json for --baseline; a bad file is a UsageError naming it. */
+export function readBaseline(path: string, io: CommandIo): EvalReport {
+  try {
+    const baseline = JSON.parse(readTextFile(resolve(io.cwd, path))) as EvalReport;
+    if (!Array.isArray(baseline.rows)) throw new Error('no "rows"');
+    return baseline;
+  } catch (error) {
+    throw new UsageError(`cannot read --baseline ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** The rows that regressed against the baseline: were grounded and are not, or scored more than 0.1 lower (or no longer scored). */
+export function regressionsAgainst(baseline: EvalReport, results: readonly EvalRow[]): Array<EvalReport["regressions"][number]> {
+  const regressions: Array<EvalReport["regressions"][number]> = [];
+  const before = new Map(baseline.rows.map((r) => [String(r.id), r]));
+  for (const r of results) {
+    const b = before.get(String(r.id));
+    if (!b) continue;
+    const worse = (b.verdict === "grounded" && r.verdict !== "grounded") || (b.score !== null && r.score !== null && r.score < b.score - 0.1) || (b.score !== null && r.score === null);
+    if (worse) regressions.push({ id: r.id, before: b.verdict, after: r.verdict, scoreBefore: b.score, scoreAfter: r.score });
+  }
+  return regressions;
+}
