@@ -4,8 +4,10 @@ export { MIN_TOKEN_LENGTH, parsePromptContext, resolveCollectorOptions } from ".
 export type { CollectorOptions, ResolvedCollectorOptions } from "./options.ts";
 export { createTraceJoiner } from "./joiner.ts";
 export type { Candidates, Footprint, IncompleteReason, Interaction, InteractionInfo, JoinerOptions, TraceJoiner } from "./joiner.ts";
-export { absorbLog, absorbSpan, resolveParts, routeLabel } from "./extract.ts";
-export type { AttributeMapping, Convention, PromptContext, PromptMessage, ResolvedParts, TraceParts } from "./extract.ts";
+export { absorbLog, absorbSpan } from "./extract.ts";
+export { resolveParts } from "./trace-parts.ts";
+export type { AttributeMapping, Convention, PromptContext, ResolvedParts, TraceParts } from "./trace-parts.ts";
+export type { PromptMessage } from "./conventions/json.ts";
 export { decodeJson, decodeLogsJson, decodeLogsPausing, decodeLogsProtobuf, decodeProtobuf, decodeSpansPausing, encodeLogsResponse, encodeResponse, MAX_VALUE_DEPTH, OtlpDecodeError } from "./otlp.ts";
 export type { DecodedLogs, DecodedSpans, OtlpLog, OtlpSpan, OtlpSpanEvent } from "./otlp.ts";
 export { createObservationParser, OBSERVATION_SCHEMA_PATH } from "./observations.ts";

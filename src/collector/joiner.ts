@@ -1,5 +1,10 @@
-import type { AttributeMapping, Convention, PromptContext, RetrievedDocument, TraceParts } from "./extract.ts";
-import { absorbLog, absorbSpan, documentTextOf, resolveParts, routeLabel } from "./extract.ts";
+import { labelOrUndefined } from "../telemetry/labels.ts";
+import type { RetrievedDocument } from "./conventions/json.ts";
+import { documentTextOf } from "./conventions/json.ts";
+import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from "./conventions/keys.ts";
+import { absorbLog, absorbSpan } from "./extract.ts";
+import type { AttributeMapping, Convention, PromptContext, TraceParts } from "./trace-parts.ts";
+import { resolveParts } from "./trace-parts.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 import { ITEM_BYTES, RECORD_BYTES, logKey, recordText } from "./record-size.ts";
 
@@ -277,7 +282,7 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
       // Only what labels the count is kept: the route of the root span.
       if (isSpan && !(record as OtlpSpan).parentSpanId) {
         entry.parts.rootSeen = true;
-        const route = routeLabel((record as OtlpSpan).attributes["http.route"]);
+        const route = labelOrUndefined((record as OtlpSpan).attributes[ATTR_HTTP_ROUTE]);
         if (route !== undefined) entry.parts.route = route;
       }
       return;
@@ -367,7 +372,7 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
       for (const [id, { root, first }] of byTrace) {
         const entry = traces.get(id);
         if (settled.has(id) || entry?.tooLarge || entry?.waiting || (!root && !entry?.parts.rootSeen)) continue;
-        routes.push(routeLabel(root?.attributes["http.route"]) ?? entry?.parts.route ?? entry?.parts.service ?? routeLabel(first.resource["service.name"]) ?? "unknown");
+        routes.push(labelOrUndefined(root?.attributes[ATTR_HTTP_ROUTE]) ?? entry?.parts.route ?? entry?.parts.service ?? labelOrUndefined(first.resource[ATTR_SERVICE_NAME]) ?? "unknown");
       }
       return { routes };
     },

@@ -9,10 +9,10 @@ import type { MonitorOptions } from "../sdk/options.ts";
 import { createMonitor } from "../sdk/monitor.ts";
 import { observationBytes } from "../sdk/copy.ts";
 import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
+import { labelOrUndefined } from "../telemetry/labels.ts";
 import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
 import type { RefusalReason } from "./buffer-metrics.ts";
 import { createFullWatch, createRequestMetrics, endpointOf, refusalOf } from "./buffer-metrics.ts";
-import { routeLabel } from "./extract.ts";
 import { isOwnEvaluation, ownRoute } from "./own-telemetry.ts";
 import type { Interaction, InteractionInfo } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
@@ -349,7 +349,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
           res.status(400).json({ error: "invalid observation", fields: parsed.errors });
           return;
         }
-        const observations = parsed.observations.map((o) => ({ ...o, route: routeLabel(o.route) ?? "unknown" }));
+        const observations = parsed.observations.map((o) => ({ ...o, route: labelOrUndefined(o.route) ?? "unknown" }));
         if (!queueKeepsUp() || !monitor.hasRoomFor(observations.map((o) => o.route), observations.reduce((n, o) => n + observationBytes(o), 0))) return queueFull(req, res);
         for (const o of observations) monitor.observe(o);
         res.status(202).json({ accepted: observations.length });

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { MAX_DOCUMENT_NAME_CHARS } from "../../src/core/context.ts";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { PromptContext } from "../../src/collector/extract.ts";
+import type { PromptContext } from "../../src/collector/trace-parts.ts";
 import type { IncompleteReason, Interaction, InteractionInfo } from "../../src/collector/joiner.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
 import { parsePromptContext } from "../../src/collector/options.ts";

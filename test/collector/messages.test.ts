@@ -4,8 +4,9 @@
  * every dedupe and per-record loop of extract and the joiner grows linearly with its input.
  */
 import { describe, expect, it } from "vitest";
-import type { TraceParts } from "../../src/collector/extract.ts";
-import { MAX_PROMPT_MESSAGES, absorbLog, absorbSpan, resolveParts } from "../../src/collector/extract.ts";
+import { absorbLog, absorbSpan } from "../../src/collector/extract.ts";
+import type { TraceParts } from "../../src/collector/trace-parts.ts";
+import { MAX_PROMPT_MESSAGES, resolveParts } from "../../src/collector/trace-parts.ts";
 import type { Interaction } from "../../src/collector/joiner.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
 import type { OtlpLog, OtlpSpan } from "../../src/collector/otlp.ts";
