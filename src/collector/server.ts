@@ -40,8 +40,8 @@ export interface RunningCollector {
   readonly url: string;
   readonly monitor: Monitor;
   readonly options: ResolvedCollectorOptions;
-  /** Interactions dropped while joining traces (and records not used: duplicate_event, duplicate_span, late, invalid_id), by reason. */
-  readonly joinStats: () => Readonly<Record<string, number>>;
+  /** Traces not scored and records not used while joining (duplicate_event, duplicate_span, late, invalid_id, …), by reason, as groundwatch.collector.incomplete counts them. */
+  readonly incompleteStats: () => Readonly<Record<string, number>>;
   /** What the trace buffer holds now: traces being joined (those complete and waiting for room in the scoring queue among them), and their text (characters ≈ bytes). */
   readonly buffered: () => { readonly traces: number; readonly waiting: number; readonly bytes: number };
   /** Requests (and connections) refused, by endpoint and reason, as groundwatch.collector.refused counts them ("endpoint reason" keys). */
@@ -93,12 +93,12 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     await providers.shutdown(0);
     throw error;
   }
-  const joinDropped: Record<string, number> = {};
+  const incompleteStats: Record<string, number> = {};
   const meter = meterProvider.getMeter("groundwatch-collector");
   const incompleteCounter = meter.createCounter(METRICS.collectorIncomplete.name, { unit: METRICS.collectorIncomplete.unit, description: METRICS.collectorIncomplete.description });
   const interactionsCounter = meter.createCounter(METRICS.collectorInteractions.name, { unit: METRICS.collectorInteractions.unit, description: METRICS.collectorInteractions.description });
   const countIncomplete = (reason: string, route: string, n = 1): void => {
-    joinDropped[reason] = (joinDropped[reason] ?? 0) + n;
+    incompleteStats[reason] = (incompleteStats[reason] ?? 0) + n;
     // Routes and service names come from the input: labelled through the monitor's one route cap.
     incompleteCounter.add(n, { [ATTR_ROUTE]: monitor.routeLabel(route), [ATTR_REASON]: reason });
   };
@@ -397,7 +397,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     url: `http://${host}:${address.port}`,
     monitor,
     options: resolved,
-    joinStats: () => ({ ...joinDropped }),
+    incompleteStats: () => ({ ...incompleteStats }),
     buffered: () => ({ traces: joiner.size, waiting: joiner.waiting, bytes: joiner.bytes }),
     refusedStats: () => ({ ...refusedStats }),
     close(deadlineMs = resolved.drainMs): Promise<void> {
