@@ -3,7 +3,7 @@ export type { RunningCollector } from "./server.ts";
 export { MIN_TOKEN_LENGTH, parsePromptContext, resolveCollectorOptions } from "./options.ts";
 export type { CollectorOptions, ResolvedCollectorOptions } from "./options.ts";
 export { createTraceJoiner } from "./joiner.ts";
-export type { Candidates, Footprint, IncompleteReason, Interaction, InteractionInfo, JoinerOptions, TraceJoiner } from "./joiner.ts";
+export type { Candidates, Footprint, IncompleteReason, JoinerOptions, ObservationInfo, TraceJoiner, TracedObservation } from "./joiner.ts";
 export { absorbLog, absorbSpan } from "./extract.ts";
 export { resolveParts } from "./trace-parts.ts";
 export type { AttributeMapping, Convention, PromptContext, ResolvedParts, TraceParts } from "./trace-parts.ts";

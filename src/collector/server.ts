@@ -14,7 +14,7 @@ import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "
 import type { RefusalReason } from "./buffer-metrics.ts";
 import { createFullWatch, createRequestMetrics, endpointOf, refusalOf } from "./buffer-metrics.ts";
 import { isOwnEvaluation, ownRoute } from "./own-telemetry.ts";
-import type { Interaction, InteractionInfo } from "./joiner.ts";
+import type { ObservationInfo, TracedObservation } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
 import { createObservationParser } from "./observations.ts";
 import type { CollectorOptions, ResolvedCollectorOptions } from "./options.ts";
@@ -115,10 +115,10 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     };
   };
 
-  const observeInteraction = (i: Interaction, info: InteractionInfo): void => {
-    interactionsCounter.add(1, { [ATTR_ROUTE]: monitor.routeLabel(i.route), [ATTR_CONVENTION]: info.convention });
-    const parent = i.parentSpanId ? trace.setSpanContext(ROOT_CONTEXT, { traceId: i.traceId, spanId: i.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }) : ROOT_CONTEXT;
-    otelContext.with(parent, () => monitor.observe({ route: i.route, context: i.documents, answer: i.answer, ...(i.question !== undefined ? { question: i.question } : {}) }));
+  const observeTraced = (o: TracedObservation, info: ObservationInfo): void => {
+    interactionsCounter.add(1, { [ATTR_ROUTE]: monitor.routeLabel(o.route), [ATTR_CONVENTION]: info.convention });
+    const parent = o.parentSpanId ? trace.setSpanContext(ROOT_CONTEXT, { traceId: o.traceId, spanId: o.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }) : ROOT_CONTEXT;
+    otelContext.with(parent, () => monitor.observe({ route: o.route, context: o.context, answer: o.answer, ...(o.question !== undefined ? { question: o.question } : {}) }));
   };
   const joiner = createTraceJoiner({
     timeoutMs: resolved.traceTimeoutMs,
@@ -131,7 +131,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     mapping: resolved.attributeMapping,
     promptContext: resolved.promptContext,
     now: () => Date.now(),
-    onInteraction: observeInteraction,
+    onObservation: observeTraced,
     onIncomplete: (reason, route) => countIncomplete(reason, route),
     // A complete trace is handed to the monitor only when its queue has room: else it waits in the
     // buffer (and ingest answers 429 meanwhile), so nothing accepted is dropped for a full queue.

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { absorbLog, absorbSpan } from "../../src/collector/extract.ts";
 import type { TraceParts } from "../../src/collector/trace-parts.ts";
 import { MAX_PROMPT_MESSAGES, resolveParts } from "../../src/collector/trace-parts.ts";
-import type { Interaction } from "../../src/collector/joiner.ts";
+import type { TracedObservation } from "../../src/collector/joiner.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
 import type { OtlpLog, OtlpSpan } from "../../src/collector/otlp.ts";
 import { expectLinear, measureGrowth, measureGrowthAsync } from "../helpers/growth.ts";
@@ -20,9 +20,9 @@ const chatSpan = (attributes: Record<string, unknown>, spanId = "000000000000000
 const messages = (n: number, tag = "m"): string => JSON.stringify(Array.from({ length: n }, (_, i) => ({ role: (n - 1 - i) % 2 === 0 ? "user" : "assistant", content: `${tag} message ${i}` })));
 
 function joiner() {
-  const out: Interaction[] = [];
+  const out: TracedObservation[] = [];
   const incomplete: Array<[string, string]> = [];
-  const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 100_000, promptContext: { mode: "system" }, now: () => 0, onInteraction: (i) => out.push(i), onIncomplete: (r, route) => incomplete.push([r, route]) });
+  const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 100_000, promptContext: { mode: "system" }, now: () => 0, onObservation: (i) => out.push(i), onIncomplete: (r, route) => incomplete.push([r, route]) });
   return { j, out, incomplete };
 }
 
