@@ -85,6 +85,16 @@ describe("collector: input messages", () => {
     expect(incomplete).toEqual([]);
   });
 
+  it("reads no message from a log event named after an Object.prototype property (constructor, __proto__, toString)", () => {
+    const parts = fresh();
+    for (const eventName of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      absorbLog(parts, { traceId: T, spanId: "0000000000000003", eventName, body: { content: "Documents: the refund window is 90 days." }, attributes: {}, resource: {} });
+    }
+    expect(parts.prompt ?? []).toEqual([]);
+    absorbLog(parts, { traceId: T, spanId: "0000000000000003", eventName: "gen_ai.user.message", body: { content: "How long?" }, attributes: {}, resource: {} });
+    expect(parts.prompt).toEqual([{ role: "user", content: "How long?" }]);
+  });
+
   it("does not keep blank documents", () => {
     const parts = fresh();
     absorbSpan(parts, chatSpan({ "gen_ai.retrieval.documents": JSON.stringify(["", "  ", "Returns within 30 days."]), "gen_ai.output.messages": JSON.stringify([{ role: "assistant", content: "30 days." }]) }));

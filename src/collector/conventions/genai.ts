@@ -68,13 +68,13 @@ export function addGenAiSpanPrompt(parts: TraceParts, a: Attributes): string | u
   return addGenAiPrompt(parts, a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS], a[ATTR_GEN_AI_INPUT_MESSAGES]);
 }
 
-/** GenAI message events and their roles. */
-const MESSAGE_EVENTS: Readonly<Record<string, string>> = {
-  [EVENT_GEN_AI_SYSTEM_MESSAGE]: "system",
-  [EVENT_GEN_AI_USER_MESSAGE]: "user",
-  [EVENT_GEN_AI_ASSISTANT_MESSAGE]: "assistant",
-  [EVENT_GEN_AI_TOOL_MESSAGE]: "tool",
-};
+/** GenAI message events and their roles (a Map: an event named "constructor" or "__proto__" is no message). */
+const MESSAGE_EVENTS: ReadonlyMap<string, string> = new Map([
+  [EVENT_GEN_AI_SYSTEM_MESSAGE, "system"],
+  [EVENT_GEN_AI_USER_MESSAGE, "user"],
+  [EVENT_GEN_AI_ASSISTANT_MESSAGE, "assistant"],
+  [EVENT_GEN_AI_TOOL_MESSAGE, "tool"],
+]);
 
 /**
  * Reads one GenAI log event (as `@opentelemetry/instrumentation-openai` emits them):
@@ -85,7 +85,7 @@ const MESSAGE_EVENTS: Readonly<Record<string, string>> = {
  */
 export function absorbGenAiEvent(parts: TraceParts, log: OtlpLog): void {
   const body = asObject(parseJson(log.body));
-  const role = MESSAGE_EVENTS[log.eventName];
+  const role = MESSAGE_EVENTS.get(log.eventName);
   if (role !== undefined) {
     const content = contentText(body?.content) ?? (typeof log.body === "string" ? nonBlank(log.body) : undefined);
     if (content !== undefined) addPrompt(parts, [{ role, content }]);
