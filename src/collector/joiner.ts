@@ -9,10 +9,7 @@ import type { Observation } from "../scoring/scorer.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 import { ITEM_BYTES, RECORD_BYTES, logKey, recordText } from "./record-size.ts";
 
-/**
- * An observation (a retrieval + generation) joined from one trace, ready to score: the scorer's
- * Observation, with the trace it came from and the route it is counted under.
- */
+/** An observation (retrieval + generation) joined from one trace, ready to score: the scorer's Observation, with its trace and route. */
 export interface TracedObservation extends Observation {
   readonly traceId: string;
   /** The span the evaluation is parented to: the one that produced the answer, else the root. */
