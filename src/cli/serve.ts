@@ -196,7 +196,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       process.on("SIGINT", stop);
     });
     const s = running.monitor.stats();
-    io.stderr.write(`groundwatch serve: stopped; ${s.seen} seen, ${s.scored} scored, dropped ${JSON.stringify(s.dropped)}, failed ${JSON.stringify(s.failed)}, incomplete traces ${JSON.stringify(running.joinStats())}\n`);
+    io.stderr.write(`groundwatch serve: stopped; ${s.seen} seen, ${s.scored} scored, dropped ${JSON.stringify(s.dropped)}, failed ${JSON.stringify(s.failed)}, incomplete traces ${JSON.stringify(running.incompleteStats())}\n`);
     return EXIT.ok;
   });
 }

@@ -1,23 +1,28 @@
-import type { AttributeMapping, Convention, PromptContext, RetrievedDocument, TraceParts } from "./extract.ts";
-import { absorbLog, absorbSpan, documentTextOf, resolveParts, routeLabel } from "./extract.ts";
+import { labelOrUndefined } from "../telemetry/labels.ts";
+import type { RetrievedDocument } from "./conventions/json.ts";
+import { documentTextOf } from "./conventions/json.ts";
+import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from "./conventions/keys.ts";
+import { absorbLog, absorbSpan } from "./extract.ts";
+import type { AttributeMapping, Convention, PromptContext, TraceParts } from "./trace-parts.ts";
+import { resolveParts } from "./trace-parts.ts";
+import type { Observation } from "../scoring/scorer.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 import { ITEM_BYTES, RECORD_BYTES, logKey, recordText } from "./record-size.ts";
 
-/** A retrieval + generation joined from one trace, ready to score. */
-export interface Interaction {
+/** An observation (retrieval + generation) joined from one trace, ready to score: the scorer's Observation, with its trace and route. */
+export interface TracedObservation extends Observation {
   readonly traceId: string;
+  /** The span the evaluation is parented to: the one that produced the answer, else the root. */
   readonly parentSpanId: string | undefined;
   readonly route: string;
-  /** Each document's text, or `{ text, id?, title?, url? }` when the instrumentation named it. */
-  readonly documents: readonly RetrievedDocument[];
-  readonly question: string | undefined;
-  readonly answer: string;
+  /** The retrieved documents: each one's text, or `{ text, id?, title?, url? }` when the instrumentation named it. */
+  readonly context: readonly RetrievedDocument[];
 }
 
-/** How an interaction was found: the convention its documents and answer came from. */
-export interface InteractionInfo {
+/** How an observation was found: the convention its documents and answer came from. */
+export interface ObservationInfo {
   readonly convention: Convention;
-  /** Text the interaction holds (documents, question and answer, in characters ≈ bytes). */
+  /** Text the observation holds (documents, question and answer, in characters ≈ bytes). */
   readonly bytes: number;
 }
 
@@ -72,11 +77,11 @@ export interface JoinerOptions {
   readonly mapping?: AttributeMapping;
   /** Documents inside the prompt; off by default. */
   readonly promptContext?: PromptContext;
-  readonly onInteraction: (i: Interaction, info: InteractionInfo) => void;
+  readonly onObservation: (o: TracedObservation, info: ObservationInfo) => void;
   /** A trace that ended without both documents and an answer, or a record not used; counted, never silent. */
   readonly onIncomplete: (reason: IncompleteReason, route: string) => void;
   /**
-   * Asked before a completed (or timed-out) trace's interaction is handed on: false (no room to score
+   * Asked before a completed (or timed-out) trace's observation is handed on: false (no room to score
    * it now) keeps the trace buffered, waiting, until handOff() or sweep() finds room; waiting traces
    * are handed on in the order they completed. Default: always true.
    */
@@ -176,17 +181,18 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
   const canHandOff = options.canHandOff ?? (() => true);
   const routeOf = (p: TraceParts): string => p.route ?? p.service ?? "unknown";
 
-  /** What settling the trace now would do: hand on an interaction, or count a reason. */
-  const outcome = (traceId: string, entry: Entry, evicted: boolean): { interaction: Interaction; info: InteractionInfo } | { reason: IncompleteReason } => {
+  /** What settling the trace now would do: hand on an observation, or count a reason. */
+  const outcome = (traceId: string, entry: Entry, evicted: boolean): { observation: TracedObservation; info: ObservationInfo } | { reason: IncompleteReason } => {
     if (entry.tooLarge) return { reason: "trace_too_large" };
     const p = entry.parts;
     const resolved = resolveParts(p, promptContext);
     if (!resolved.ok) return { reason: evicted ? "buffer_full" : resolved.reason };
-    // The same limits as /v1/observations: an interaction over them is not scored, and counted.
+    // The same limits as /v1/observations: an observation over them is not scored, and counted.
     if (resolved.answer.length > maxAnswerChars) return { reason: "answer_too_large" };
     if (resolved.documents.length > maxDocuments) return { reason: "too_many_documents" };
     const bytes = resolved.answer.length + (resolved.question?.length ?? 0) + resolved.documents.reduce((n, d) => n + documentTextOf(d).length, 0);
-    return { interaction: { traceId, parentSpanId: p.parentSpanId, route: routeOf(p), documents: resolved.documents, question: resolved.question, answer: resolved.answer }, info: { convention: resolved.convention, bytes } };
+    const observation: TracedObservation = { traceId, parentSpanId: p.parentSpanId, route: routeOf(p), context: resolved.documents, ...(resolved.question !== undefined ? { question: resolved.question } : {}), answer: resolved.answer };
+    return { observation, info: { convention: resolved.convention, bytes } };
   };
 
   const settle = (traceId: string, entry: Entry, evicted: boolean): void => {
@@ -199,14 +205,14 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     settled.set(traceId, route);
     if (settled.size > options.maxTraces * 2) settled.delete(settled.keys().next().value as string);
     if ("reason" in result) options.onIncomplete(result.reason, route);
-    else options.onInteraction(result.interaction, result.info);
+    else options.onObservation(result.observation, result.info);
   };
 
-  /** Settles a trace that is done (complete, or timed out): at once, unless it has an interaction and no room to score it yet. */
+  /** Settles a trace that is done (complete, or timed out): at once, unless it has an observation and no room to score it yet. */
   const finish = (traceId: string, entry: Entry): void => {
     if (entry.waiting) return;
     const result = outcome(traceId, entry, false);
-    if ("interaction" in result && (waiting.size > 0 || !canHandOff(result.interaction.route, result.info.bytes))) {
+    if ("observation" in result && (waiting.size > 0 || !canHandOff(result.observation.route, result.info.bytes))) {
       entry.waiting = true;
       waiting.add(traceId);
       open.delete(traceId);
@@ -224,7 +230,7 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
         continue;
       }
       const result = outcome(id, entry, false);
-      if ("interaction" in result && !canHandOff(result.interaction.route, result.info.bytes)) return;
+      if ("observation" in result && !canHandOff(result.observation.route, result.info.bytes)) return;
       settle(id, entry, false);
     }
   };
@@ -277,7 +283,7 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
       // Only what labels the count is kept: the route of the root span.
       if (isSpan && !(record as OtlpSpan).parentSpanId) {
         entry.parts.rootSeen = true;
-        const route = routeLabel((record as OtlpSpan).attributes["http.route"]);
+        const route = labelOrUndefined((record as OtlpSpan).attributes[ATTR_HTTP_ROUTE]);
         if (route !== undefined) entry.parts.route = route;
       }
       return;
@@ -367,7 +373,7 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
       for (const [id, { root, first }] of byTrace) {
         const entry = traces.get(id);
         if (settled.has(id) || entry?.tooLarge || entry?.waiting || (!root && !entry?.parts.rootSeen)) continue;
-        routes.push(routeLabel(root?.attributes["http.route"]) ?? entry?.parts.route ?? entry?.parts.service ?? routeLabel(first.resource["service.name"]) ?? "unknown");
+        routes.push(labelOrUndefined(root?.attributes[ATTR_HTTP_ROUTE]) ?? entry?.parts.route ?? entry?.parts.service ?? labelOrUndefined(first.resource[ATTR_SERVICE_NAME]) ?? "unknown");
       }
       return { routes };
     },

@@ -2,7 +2,7 @@ import { ConfigError } from "../config/errors.ts";
 import type { ConfigFile } from "../config/file.ts";
 import { loadConfigFile } from "../config/file.ts";
 import { compileLinearPattern } from "../config/linear-pattern.ts";
-import type { AttributeMapping, PromptContext } from "./extract.ts";
+import type { AttributeMapping, PromptContext } from "./trace-parts.ts";
 
 /** Options of the collector service (`groundwatch serve`). Resolution: option/flag > env > config file > default. */
 export interface CollectorOptions {

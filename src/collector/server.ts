@@ -9,12 +9,12 @@ import type { MonitorOptions } from "../sdk/options.ts";
 import { createMonitor } from "../sdk/monitor.ts";
 import { observationBytes } from "../sdk/copy.ts";
 import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
+import { labelOrUndefined } from "../telemetry/labels.ts";
 import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
 import type { RefusalReason } from "./buffer-metrics.ts";
 import { createFullWatch, createRequestMetrics, endpointOf, refusalOf } from "./buffer-metrics.ts";
-import { routeLabel } from "./extract.ts";
 import { isOwnEvaluation, ownRoute } from "./own-telemetry.ts";
-import type { Interaction, InteractionInfo } from "./joiner.ts";
+import type { ObservationInfo, TracedObservation } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
 import { createObservationParser } from "./observations.ts";
 import type { CollectorOptions, ResolvedCollectorOptions } from "./options.ts";
@@ -40,8 +40,8 @@ export interface RunningCollector {
   readonly url: string;
   readonly monitor: Monitor;
   readonly options: ResolvedCollectorOptions;
-  /** Interactions dropped while joining traces (and records not used: duplicate_event, duplicate_span, late, invalid_id), by reason. */
-  readonly joinStats: () => Readonly<Record<string, number>>;
+  /** Traces not scored and records not used while joining (duplicate_event, duplicate_span, late, invalid_id, …), by reason, as groundwatch.collector.incomplete counts them. */
+  readonly incompleteStats: () => Readonly<Record<string, number>>;
   /** What the trace buffer holds now: traces being joined (those complete and waiting for room in the scoring queue among them), and their text (characters ≈ bytes). */
   readonly buffered: () => { readonly traces: number; readonly waiting: number; readonly bytes: number };
   /** Requests (and connections) refused, by endpoint and reason, as groundwatch.collector.refused counts them ("endpoint reason" keys). */
@@ -93,12 +93,12 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     await providers.shutdown(0);
     throw error;
   }
-  const joinDropped: Record<string, number> = {};
+  const incompleteStats: Record<string, number> = {};
   const meter = meterProvider.getMeter("groundwatch-collector");
   const incompleteCounter = meter.createCounter(METRICS.collectorIncomplete.name, { unit: METRICS.collectorIncomplete.unit, description: METRICS.collectorIncomplete.description });
   const interactionsCounter = meter.createCounter(METRICS.collectorInteractions.name, { unit: METRICS.collectorInteractions.unit, description: METRICS.collectorInteractions.description });
   const countIncomplete = (reason: string, route: string, n = 1): void => {
-    joinDropped[reason] = (joinDropped[reason] ?? 0) + n;
+    incompleteStats[reason] = (incompleteStats[reason] ?? 0) + n;
     // Routes and service names come from the input: labelled through the monitor's one route cap.
     incompleteCounter.add(n, { [ATTR_ROUTE]: monitor.routeLabel(route), [ATTR_REASON]: reason });
   };
@@ -115,10 +115,10 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     };
   };
 
-  const observeInteraction = (i: Interaction, info: InteractionInfo): void => {
-    interactionsCounter.add(1, { [ATTR_ROUTE]: monitor.routeLabel(i.route), [ATTR_CONVENTION]: info.convention });
-    const parent = i.parentSpanId ? trace.setSpanContext(ROOT_CONTEXT, { traceId: i.traceId, spanId: i.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }) : ROOT_CONTEXT;
-    otelContext.with(parent, () => monitor.observe({ route: i.route, context: i.documents, answer: i.answer, ...(i.question !== undefined ? { question: i.question } : {}) }));
+  const observeTraced = (o: TracedObservation, info: ObservationInfo): void => {
+    interactionsCounter.add(1, { [ATTR_ROUTE]: monitor.routeLabel(o.route), [ATTR_CONVENTION]: info.convention });
+    const parent = o.parentSpanId ? trace.setSpanContext(ROOT_CONTEXT, { traceId: o.traceId, spanId: o.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }) : ROOT_CONTEXT;
+    otelContext.with(parent, () => monitor.observe({ route: o.route, context: o.context, answer: o.answer, ...(o.question !== undefined ? { question: o.question } : {}) }));
   };
   const joiner = createTraceJoiner({
     timeoutMs: resolved.traceTimeoutMs,
@@ -131,7 +131,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     mapping: resolved.attributeMapping,
     promptContext: resolved.promptContext,
     now: () => Date.now(),
-    onInteraction: observeInteraction,
+    onObservation: observeTraced,
     onIncomplete: (reason, route) => countIncomplete(reason, route),
     // A complete trace is handed to the monitor only when its queue has room: else it waits in the
     // buffer (and ingest answers 429 meanwhile), so nothing accepted is dropped for a full queue.
@@ -349,7 +349,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
           res.status(400).json({ error: "invalid observation", fields: parsed.errors });
           return;
         }
-        const observations = parsed.observations.map((o) => ({ ...o, route: routeLabel(o.route) ?? "unknown" }));
+        const observations = parsed.observations.map((o) => ({ ...o, route: labelOrUndefined(o.route) ?? "unknown" }));
         if (!queueKeepsUp() || !monitor.hasRoomFor(observations.map((o) => o.route), observations.reduce((n, o) => n + observationBytes(o), 0))) return queueFull(req, res);
         for (const o of observations) monitor.observe(o);
         res.status(202).json({ accepted: observations.length });
@@ -397,7 +397,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     url: `http://${host}:${address.port}`,
     monitor,
     options: resolved,
-    joinStats: () => ({ ...joinDropped }),
+    incompleteStats: () => ({ ...incompleteStats }),
     buffered: () => ({ traces: joiner.size, waiting: joiner.waiting, bytes: joiner.bytes }),
     refusedStats: () => ({ ...refusedStats }),
     close(deadlineMs = resolved.drainMs): Promise<void> {

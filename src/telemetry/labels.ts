@@ -13,3 +13,14 @@ export function sanitizeLabel(value: string, fallback = "unknown", max = 200): s
   clean = clean.trim();
   return clean === "" ? fallback : clean;
 }
+
+/**
+ * An untrusted value (a span's route or service name) as a metric label: sanitizeLabel's cleaning
+ * (ANSI sequences, control and bidi characters removed, at most 200 characters); undefined when it is
+ * not a string or nothing is left.
+ */
+export function labelOrUndefined(v: unknown): string | undefined {
+  if (typeof v !== "string") return undefined;
+  const clean = sanitizeLabel(v, "");
+  return clean === "" ? undefined : clean;
+}

@@ -108,7 +108,7 @@ describe("collector: the trace buffer on /metrics and /readyz", () => {
       },
       { timeout: 20_000, interval: 50 },
     );
-    expect(c.joinStats().buffer_full).toBe(n - 5);
+    expect(c.incompleteStats().buffer_full).toBe(n - 5);
     // A legitimate trace still gets in and is scored.
     expect((await post(`${c.url}/v1/traces`, complete(100_000))).status).toBe(200);
     await vi.waitFor(() => expect(c.monitor.stats().seen).toBe(1), { timeout: 10_000 });

@@ -2,8 +2,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { MAX_DOCUMENT_NAME_CHARS } from "../../src/core/context.ts";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { PromptContext } from "../../src/collector/extract.ts";
-import type { IncompleteReason, Interaction, InteractionInfo } from "../../src/collector/joiner.ts";
+import type { PromptContext } from "../../src/collector/trace-parts.ts";
+import type { IncompleteReason, ObservationInfo, TracedObservation } from "../../src/collector/joiner.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
 import { parsePromptContext } from "../../src/collector/options.ts";
 import { decodeJson, decodeLogsJson } from "../../src/collector/otlp.ts";
@@ -21,9 +21,9 @@ const QUESTION = "How long do I have to return an item?";
 
 function joiner(promptContext: PromptContext = { mode: "off" }, mapping = {}) {
   const now = { t: 0 };
-  const out: Array<Interaction & InteractionInfo> = [];
+  const out: Array<TracedObservation & ObservationInfo> = [];
   const incomplete: Array<[IncompleteReason, string]> = [];
-  const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 100, promptContext, mapping, now: () => now.t, onInteraction: (i, info) => out.push({ ...i, ...info }), onIncomplete: (r, route) => incomplete.push([r, route]) });
+  const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 100, promptContext, mapping, now: () => now.t, onObservation: (i, info) => out.push({ ...i, ...info }), onIncomplete: (r, route) => incomplete.push([r, route]) });
   const spans = (list: readonly JsonSpan[], traceId = T): void => j.add(decodeJson(JSON.stringify(tracesJson(traceId, list))).spans);
   const logs = (list: readonly JsonLog[], traceId = T, asAttribute = false): void => j.addLogs(decodeLogsJson(JSON.stringify(logsJson(traceId, list, "svc", asAttribute))).logs);
   const timeout = (): void => {
@@ -47,20 +47,20 @@ describe("OpenInference RETRIEVER output.value", () => {
     const docs = [{ id: "1", content: DOC_A, score: 0.9 }, { id: "2", content: DOC_B, score: 0.7 }];
     spans([{ spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "openinference.span.kind": "RETRIEVER", "input.value": QUESTION, "output.value": JSON.stringify(docs) } }, oiLlm, root]);
     // The ids name the documents, so citations in the answer can be checked against them.
-    expect(out).toEqual([expect.objectContaining({ documents: [{ id: "1", text: DOC_A }, { id: "2", text: DOC_B }], question: QUESTION, answer: ANSWER, route: "/ask", convention: "openinference", parentSpanId: LLM })]);
+    expect(out).toEqual([expect.objectContaining({ context: [{ id: "1", text: DOC_A }, { id: "2", text: DOC_B }], question: QUESTION, answer: ANSWER, route: "/ask", convention: "openinference", parentSpanId: LLM })]);
   });
 
   it("reads an object holding documents, each a string or page_content / pageContent / text", () => {
     const { out, spans } = joiner();
     const output = { documents: ["plain doc", { page_content: "snake doc" }, { pageContent: "camel doc" }, { text: "text doc" }, { metadata: {} }] };
     spans([{ spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "openinference.span.kind": "RETRIEVER", "output.value": JSON.stringify(output) } }, oiLlm, root]);
-    expect(out[0]?.documents).toEqual(["plain doc", "snake doc", "camel doc", "text doc"]);
+    expect(out[0]?.context).toEqual(["plain doc", "snake doc", "camel doc", "text doc"]);
   });
 
   it("does not count documents twice when retrieval.documents attributes are also present", () => {
     const { out, spans } = joiner();
     spans([{ spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.content": DOC_A, "output.value": JSON.stringify([{ content: "other" }]) } }, oiLlm, root]);
-    expect(out[0]?.documents).toEqual([DOC_A]);
+    expect(out[0]?.context).toEqual([DOC_A]);
   });
 
   it("ignores output.value of spans that are not retrievers, and exception events", () => {
@@ -79,7 +79,7 @@ describe("OpenLLMetry (Traceloop)", () => {
       { spanId: LLM, parentSpanId: ROOT, attributes: { "gen_ai.completion.0.content": ANSWER } },
       root,
     ]);
-    expect(out).toEqual([expect.objectContaining({ documents: [{ id: "a", text: DOC_A }, { id: "b", text: DOC_B }], answer: ANSWER, convention: "openllmetry" })]);
+    expect(out).toEqual([expect.objectContaining({ context: [{ id: "a", text: DOC_A }, { id: "b", text: DOC_B }], answer: ANSWER, convention: "openllmetry" })]);
   });
 
   it("finds LangChain Documents in traceloop.entity.input / output, wrapped or serialised, once each", () => {
@@ -92,7 +92,7 @@ describe("OpenLLMetry (Traceloop)", () => {
       root,
     ]);
     // A Document's metadata.source names it (as a URL or path a citation may give).
-    expect(out).toEqual([expect.objectContaining({ documents: [DOC_A, { text: DOC_B, url: "kb" }], answer: ANSWER, convention: "openllmetry" })]);
+    expect(out).toEqual([expect.objectContaining({ context: [DOC_A, { text: DOC_B, url: "kb" }], answer: ANSWER, convention: "openllmetry" })]);
   });
 
   it("stops the document search at the depth cap", () => {
@@ -112,7 +112,7 @@ describe("OTel GenAI log events", () => {
     logs([userMessage, choice]);
     expect(out).toEqual([]);
     spans([genaiRetrieval, genaiChat, root]);
-    expect(out).toEqual([expect.objectContaining({ documents: [{ id: "a", text: DOC_A }], question: QUESTION, answer: ANSWER, parentSpanId: LLM, route: "/ask", convention: "genai" })]);
+    expect(out).toEqual([expect.objectContaining({ context: [{ id: "a", text: DOC_A }], question: QUESTION, answer: ANSWER, parentSpanId: LLM, route: "/ask", convention: "genai" })]);
   });
 
   it("joins them spans before logs, across separate requests, with event.name as an attribute", () => {
@@ -122,7 +122,7 @@ describe("OTel GenAI log events", () => {
     expect(out).toEqual([]);
     logs([userMessage], T, true);
     logs([choice], T, true);
-    expect(out).toEqual([expect.objectContaining({ documents: [{ id: "a", text: DOC_A }], question: QUESTION, answer: ANSWER, parentSpanId: LLM })]);
+    expect(out).toEqual([expect.objectContaining({ context: [{ id: "a", text: DOC_A }], question: QUESTION, answer: ANSWER, parentSpanId: LLM })]);
   });
 
   it("reads gen_ai.client.inference.operation.details input and output messages", () => {
@@ -132,7 +132,7 @@ describe("OTel GenAI log events", () => {
       { spanId: LLM, eventName: "gen_ai.client.inference.operation.details", attributes: { "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: ANSWER }], finish_reason: "stop" }]) } },
     ]);
     timeout();
-    expect(out).toEqual([expect.objectContaining({ documents: [DOC_A], question: QUESTION, answer: ANSWER, parentSpanId: LLM, route: "svc", convention: "prompt" })]);
+    expect(out).toEqual([expect.objectContaining({ context: [DOC_A], question: QUESTION, answer: ANSWER, parentSpanId: LLM, route: "svc", convention: "prompt" })]);
   });
 
   it("buffers a log record whose trace never sends spans and settles it on the timeout, counted", () => {
@@ -181,20 +181,20 @@ describe("promptContext", () => {
   it("system: the system messages are the context (OpenInference, GenAI events, OpenLLMetry gen_ai.prompt)", () => {
     const oi = joiner({ mode: "system" });
     oi.spans(plain());
-    expect(oi.out).toEqual([expect.objectContaining({ documents: [`Answer from these documents:\n${DOC_A}`], answer: ANSWER, convention: "prompt" })]);
+    expect(oi.out).toEqual([expect.objectContaining({ context: [`Answer from these documents:\n${DOC_A}`], answer: ANSWER, convention: "prompt" })]);
     const events = joiner({ mode: "system" });
     events.logs([systemMessage, userMessage, choice]);
     events.timeout();
-    expect(events.out).toEqual([expect.objectContaining({ documents: [`Answer from these documents:\n${DOC_A}`], question: QUESTION, answer: ANSWER, parentSpanId: LLM })]);
+    expect(events.out).toEqual([expect.objectContaining({ context: [`Answer from these documents:\n${DOC_A}`], question: QUESTION, answer: ANSWER, parentSpanId: LLM })]);
     const ollm = joiner({ mode: "system" });
     ollm.spans([{ spanId: LLM, parentSpanId: ROOT, attributes: { "gen_ai.prompt.0.role": "system", "gen_ai.prompt.0.content": DOC_B, "gen_ai.prompt.1.role": "user", "gen_ai.prompt.1.content": QUESTION, "gen_ai.completion.0.content": ANSWER } }, root]);
-    expect(ollm.out).toEqual([expect.objectContaining({ documents: [DOC_B], question: QUESTION })]);
+    expect(ollm.out).toEqual([expect.objectContaining({ context: [DOC_B], question: QUESTION })]);
   });
 
   it("regex: the named group context picks the documents, and a question group the question", () => {
     const { out, spans } = joiner(parsePromptContext("promptContext", "Documents:\\n(?<context>[\\s\\S]*?)\\n\\nQuestion: (?<question>.*)"));
     spans(plain());
-    expect(out).toEqual([expect.objectContaining({ documents: [DOC_B], question: QUESTION, convention: "prompt" })]);
+    expect(out).toEqual([expect.objectContaining({ context: [DOC_B], question: QUESTION, convention: "prompt" })]);
   });
 
   it("regex: nothing matched is no_documents_prompt_unmatched", () => {
@@ -207,7 +207,7 @@ describe("promptContext", () => {
   it("retrieved documents win over the prompt", () => {
     const { out, spans } = joiner({ mode: "system" });
     spans([{ spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "retrieval.documents.0.document.content": DOC_B } }, ...plain()]);
-    expect(out[0]).toMatchObject({ documents: [DOC_B], convention: "openinference" });
+    expect(out[0]).toMatchObject({ context: [DOC_B], convention: "openinference" });
   });
 
   it.each([
@@ -225,7 +225,7 @@ describe("attribute mapping", () => {
     spans([{ spanId: RETRIEVER, parentSpanId: ROOT, events: [{ name: "kb.search", attributes: { "kb.hit": DOC_A } }] }]);
     logs([{ spanId: LLM, eventName: "app.done", attributes: { "app.reply": ANSWER } }]);
     spans([root]);
-    expect(out).toEqual([expect.objectContaining({ documents: [DOC_A], answer: ANSWER, convention: "mapping", parentSpanId: LLM })]);
+    expect(out).toEqual([expect.objectContaining({ context: [DOC_A], answer: ANSWER, convention: "mapping", parentSpanId: LLM })]);
   });
 });
 
@@ -260,11 +260,11 @@ describe.skipIf(fixtureFiles.length === 0)("captured instrumentation payloads", 
     expect([...outcomes]).toEqual([EXPECTED[file]?.[mode]]);
     expect(out.length + incomplete.length).toBeGreaterThan(0);
     for (const i of out) {
-      expect(i.documents.length).toBeGreaterThan(0);
+      expect(i.context.length).toBeGreaterThan(0);
       expect(i.answer).not.toBe("");
       expect(i.question).toBeDefined();
       // The prompt's documents are the context, not the question.
-      expect(i.documents.join(" ")).not.toContain(i.question);
+      expect(i.context.join(" ")).not.toContain(i.question);
     }
   });
 });
@@ -295,14 +295,14 @@ describe("documents named for citations", () => {
       oiLlm,
       root,
     ]);
-    expect(out[0]?.documents).toEqual([{ id: "returns-policy", title: "Returns policy", url: "https://kb.example.com/returns", text: DOC_A }, { id: "17", url: "docs/shipping.md", text: DOC_B }, "Plain doc.", "Odd metadata."]);
+    expect(out[0]?.context).toEqual([{ id: "returns-policy", title: "Returns policy", url: "https://kb.example.com/returns", text: DOC_A }, { id: "17", url: "docs/shipping.md", text: DOC_B }, "Plain doc.", "Odd metadata."]);
   });
 
   it("reads ids and metadata of RETRIEVER output.value documents, also nested under document", () => {
     const { out, spans } = joiner();
     const docs = [{ document: { id: "a", content: DOC_A, metadata: { title: "Returns" } } }, { id: "b", page_content: DOC_B, metadata: { source: "shipping.md" } }];
     spans([{ spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "openinference.span.kind": "RETRIEVER", "output.value": JSON.stringify(docs) } }, oiLlm, root]);
-    expect(out[0]?.documents).toEqual([{ id: "a", title: "Returns", text: DOC_A }, { id: "b", url: "shipping.md", text: DOC_B }]);
+    expect(out[0]?.context).toEqual([{ id: "a", title: "Returns", text: DOC_A }, { id: "b", url: "shipping.md", text: DOC_B }]);
   });
 
   it("keeps one copy of a document that two conventions report, the named one, where it first came", () => {
@@ -313,13 +313,13 @@ describe("documents named for citations", () => {
       oiLlm,
       root,
     ]);
-    expect(out[0]?.documents).toEqual([{ id: "a", text: DOC_A }, DOC_B]);
+    expect(out[0]?.context).toEqual([{ id: "a", text: DOC_A }, DOC_B]);
   });
 
   it("ignores names that are empty, not strings or numbers, or too long to be a citation", () => {
     const { out, spans } = joiner();
     const docs = [{ id: "", content: DOC_A, metadata: { title: 5, url: "x".repeat(MAX_DOCUMENT_NAME_CHARS + 1) } }, { id: { nested: true }, content: DOC_B }];
     spans([{ spanId: RETRIEVER, parentSpanId: ROOT, attributes: { "gen_ai.operation.name": "retrieval", "gen_ai.retrieval.documents": JSON.stringify(docs) } }, oiLlm, root]);
-    expect(out[0]?.documents).toEqual([DOC_A, DOC_B]);
+    expect(out[0]?.context).toEqual([DOC_A, DOC_B]);
   });
 });

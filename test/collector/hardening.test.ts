@@ -61,7 +61,7 @@ describe("collector: /v1/traces has the limits of /v1/observations", () => {
     const c = await collector({ maxAnswerChars: 100, maxDocuments: 2 });
     expect((await post(`${c.url}/v1/traces`, complete(1, "x".repeat(101)))).status).toBe(200);
     expect((await post(`${c.url}/v1/traces`, tracesJson(traceId(2), [retriever(["a", "b", "c"]), llm("Thirty days."), root()]))).status).toBe(200);
-    expect(c.joinStats()).toEqual({ answer_too_large: 1, too_many_documents: 1 });
+    expect(c.incompleteStats()).toEqual({ answer_too_large: 1, too_many_documents: 1 });
     expect(c.monitor.stats().seen).toBe(0);
     const text = await metrics(c);
     expect(text).toMatch(/groundwatch_collector_incomplete_total\{[^}]*groundwatch_reason="answer_too_large"[^}]*\} 1/);
@@ -77,7 +77,7 @@ describe("collector: /v1/traces has the limits of /v1/observations", () => {
       expect(c.buffered().bytes).toBeLessThanOrEqual(64 * 1024);
     }
     await post(`${c.url}/v1/traces`, tracesJson(traceId(7), [llm("Thirty days."), root()]));
-    expect(c.joinStats()).toEqual({ trace_too_large: 1 });
+    expect(c.incompleteStats()).toEqual({ trace_too_large: 1 });
     expect(c.buffered()).toEqual({ traces: 0, waiting: 0, bytes: 0 });
     expect(c.monitor.stats().seen).toBe(0);
   });
@@ -88,7 +88,7 @@ describe("collector: /v1/traces has the limits of /v1/observations", () => {
     // An incomplete trace (no answer, no root) holds about 40 kB.
     expect((await post(`${c.url}/v1/traces`, tracesJson(traceId(1), [retriever(["d".repeat(40_000)])]))).status).toBe(200);
     expect((await post(`${c.url}/v1/traces`, tracesJson(traceId(2), [retriever(["e".repeat(40_000)])]))).status).toBe(200);
-    expect(c.joinStats()).toEqual({ buffer_full: 1 });
+    expect(c.incompleteStats()).toEqual({ buffer_full: 1 });
     expect(c.buffered()).toMatchObject({ traces: 1, waiting: 0 });
     expect((await post(`${c.url}/v1/traces`, complete(3))).status).toBe(200);
     await until(() => c.monitor.stats().seen === 1, "the complete trace to be handed on");
@@ -128,7 +128,7 @@ describe("collector: admission by the scoring queue", () => {
     spy.mockRestore();
     expect((await post(`${c.url}/v1/traces`, finishing)).status).toBe(200);
     await until(() => c.monitor.stats().scored === 1, "the retried trace to be scored");
-    expect(c.joinStats()).toEqual({});
+    expect(c.incompleteStats()).toEqual({});
     expect(c.monitor.stats().dropped).toEqual({});
   });
 

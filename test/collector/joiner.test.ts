@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Interaction } from "../../src/collector/joiner.ts";
+import type { TracedObservation } from "../../src/collector/joiner.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
 import type { OtlpSpan } from "../../src/collector/otlp.ts";
 
@@ -7,9 +7,9 @@ const T = "0af7651916cd43dd8448eb211c80319c";
 const span = (spanId: string, parent: string, attributes: Record<string, unknown>, name = "s"): OtlpSpan => ({ traceId: T, spanId, parentSpanId: parent, name, attributes, resource: { "service.name": "svc" } });
 
 function joiner(now = { t: 0 }) {
-  const out: Interaction[] = [];
+  const out: TracedObservation[] = [];
   const incomplete: string[] = [];
-  const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 2, now: () => now.t, onInteraction: (i) => out.push(i), onIncomplete: (r) => incomplete.push(r) });
+  const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 2, now: () => now.t, onObservation: (i) => out.push(i), onIncomplete: (r) => incomplete.push(r) });
   return { j, out, incomplete, now };
 }
 
@@ -22,7 +22,7 @@ describe("trace joining", () => {
     ]);
     expect(out).toHaveLength(0);
     j.add([span("0000000000000001", "", { "http.route": "/api/ask" }, "POST /api/ask")]);
-    expect(out).toEqual([{ traceId: T, parentSpanId: "0000000000000003", route: "/api/ask", documents: ["Doc A", "Doc B"], question: "How long is the return window?", answer: "Thirty days." }]);
+    expect(out).toEqual([{ traceId: T, parentSpanId: "0000000000000003", route: "/api/ask", context: ["Doc A", "Doc B"], question: "How long is the return window?", answer: "Thirty days." }]);
   });
 
   it("reads GenAI retrieval documents with content and gen_ai.output.messages, and OpenLLMetry completions", () => {
@@ -32,7 +32,7 @@ describe("trace joining", () => {
       span("0000000000000003", "0000000000000001", { "gen_ai.operation.name": "chat", "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: "GenAI answer" }] }]) }),
       span("0000000000000001", "", {}),
     ]);
-    expect(out[0]).toMatchObject({ documents: [{ id: "d1", text: "GenAI doc" }], question: "q?", answer: "GenAI answer", route: "svc" });
+    expect(out[0]).toMatchObject({ context: [{ id: "d1", text: "GenAI doc" }], question: "q?", answer: "GenAI answer", route: "svc" });
     const second = joiner();
     second.j.add([span("0000000000000002", "", { "retrieval.documents.0.document.content": "D", "gen_ai.completion.0.content": "OpenLLMetry answer" })]);
     expect(second.out[0]?.answer).toBe("OpenLLMetry answer");
@@ -47,7 +47,7 @@ describe("trace joining", () => {
     expect(out).toHaveLength(0);
     now.t = 1600;
     j.sweep();
-    expect(out[0]).toMatchObject({ documents: ["D"], answer: "A" });
+    expect(out[0]).toMatchObject({ context: ["D"], answer: "A" });
   });
 
   it("counts a trace without an answer or without documents as incomplete, with the reason", () => {
@@ -72,10 +72,10 @@ describe("trace joining: limits", () => {
   const llm = (answer: string): OtlpSpan => span("0000000000000003", "0000000000000001", { "openinference.span.kind": "LLM", "output.value": answer });
   const rootSpan = (attributes: Record<string, unknown> = { "http.route": "/ask" }): OtlpSpan => span("0000000000000001", "", attributes);
   function limited(options: Partial<Parameters<typeof createTraceJoiner>[0]>) {
-    const out: Interaction[] = [];
+    const out: TracedObservation[] = [];
     const incomplete: Array<[string, string]> = [];
     const now = { t: 0 };
-    const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 100, now: () => now.t, onInteraction: (i) => out.push(i), onIncomplete: (r, route) => incomplete.push([r, route]), ...options });
+    const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 100, now: () => now.t, onObservation: (i) => out.push(i), onIncomplete: (r, route) => incomplete.push([r, route]), ...options });
     return { j, out, incomplete, now };
   }
 

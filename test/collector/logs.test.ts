@@ -89,7 +89,7 @@ describe("collector: every trace not scored is on /metrics with its reason", () 
     expect(text).toMatch(reason("svc", "no_answer", 1));
     expect(text).toMatch(reason("chat-svc", "no_documents_prompt_available", 1));
     expect(text).toMatch(/groundwatch_collector_interactions_total\{[^}]*groundwatch_convention="mixed"[^}]*\} 1/);
-    expect(c.joinStats()).toEqual({ duplicate_event: 1, late: 1, no_answer: 1, no_documents_prompt_available: 1 });
+    expect(c.incompleteStats()).toEqual({ duplicate_event: 1, late: 1, no_answer: 1, no_documents_prompt_available: 1 });
   });
 
   it("scores the system message as the context with promptContext system (captured GenAI payload)", async () => {
@@ -127,7 +127,7 @@ describe("collector: /v1/logs bad input", () => {
     const c = await collector();
     const res = await post(`${c.url}/v1/logs`, logsJson(T, [{ eventName: "gen_ai.choice", traceId: "" }, { spanId: LLM, eventName: "gen_ai.choice", body: { message: { content: "x" } } }]));
     expect(await res.json()).toEqual({ partialSuccess: { rejectedLogRecords: 1, errorMessage: expect.stringContaining('log record "gen_ai.choice" has no valid traceId') } });
-    expect(c.joinStats()).toMatchObject({ invalid_id: 1 });
+    expect(c.incompleteStats()).toMatchObject({ invalid_id: 1 });
     expect(await metrics(c)).toMatch(/groundwatch_collector_incomplete_total\{[^}]*groundwatch_reason="invalid_id"[^}]*\} 1/);
   });
 });

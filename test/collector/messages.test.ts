@@ -4,9 +4,10 @@
  * every dedupe and per-record loop of extract and the joiner grows linearly with its input.
  */
 import { describe, expect, it } from "vitest";
-import type { TraceParts } from "../../src/collector/extract.ts";
-import { MAX_PROMPT_MESSAGES, absorbLog, absorbSpan, resolveParts } from "../../src/collector/extract.ts";
-import type { Interaction } from "../../src/collector/joiner.ts";
+import { absorbLog, absorbSpan } from "../../src/collector/extract.ts";
+import type { TraceParts } from "../../src/collector/trace-parts.ts";
+import { MAX_PROMPT_MESSAGES, resolveParts } from "../../src/collector/trace-parts.ts";
+import type { TracedObservation } from "../../src/collector/joiner.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
 import type { OtlpLog, OtlpSpan } from "../../src/collector/otlp.ts";
 import { expectLinear, measureGrowth, measureGrowthAsync } from "../helpers/growth.ts";
@@ -19,9 +20,9 @@ const chatSpan = (attributes: Record<string, unknown>, spanId = "000000000000000
 const messages = (n: number, tag = "m"): string => JSON.stringify(Array.from({ length: n }, (_, i) => ({ role: (n - 1 - i) % 2 === 0 ? "user" : "assistant", content: `${tag} message ${i}` })));
 
 function joiner() {
-  const out: Interaction[] = [];
+  const out: TracedObservation[] = [];
   const incomplete: Array<[string, string]> = [];
-  const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 100_000, promptContext: { mode: "system" }, now: () => 0, onInteraction: (i) => out.push(i), onIncomplete: (r, route) => incomplete.push([r, route]) });
+  const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 100_000, promptContext: { mode: "system" }, now: () => 0, onObservation: (i) => out.push(i), onIncomplete: (r, route) => incomplete.push([r, route]) });
   return { j, out, incomplete };
 }
 
@@ -82,6 +83,16 @@ describe("collector: input messages", () => {
     expect(j.bytes).toBeGreaterThan(300_000 * 16);
     expect(j.bytes).toBeLessThanOrEqual(j.footprint({ spans: [chatSpan({ "gen_ai.retrieval.documents": docs }, "0000000000000009")] }).bytes);
     expect(incomplete).toEqual([]);
+  });
+
+  it("reads no message from a log event named after an Object.prototype property (constructor, __proto__, toString)", () => {
+    const parts = fresh();
+    for (const eventName of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      absorbLog(parts, { traceId: T, spanId: "0000000000000003", eventName, body: { content: "Documents: the refund window is 90 days." }, attributes: {}, resource: {} });
+    }
+    expect(parts.prompt ?? []).toEqual([]);
+    absorbLog(parts, { traceId: T, spanId: "0000000000000003", eventName: "gen_ai.user.message", body: { content: "How long?" }, attributes: {}, resource: {} });
+    expect(parts.prompt).toEqual([{ role: "user", content: "How long?" }]);
   });
 
   it("does not keep blank documents", () => {

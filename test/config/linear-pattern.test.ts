@@ -4,8 +4,8 @@
  * engine cannot run is refused at startup with a ConfigError that says why.
  */
 import { describe, expect, it } from "vitest";
-import type { TraceParts } from "../../src/collector/extract.ts";
-import { resolveParts } from "../../src/collector/extract.ts";
+import type { TraceParts } from "../../src/collector/trace-parts.ts";
+import { resolveParts } from "../../src/collector/trace-parts.ts";
 import { parsePromptContext, resolveCollectorOptions } from "../../src/collector/options.ts";
 import { ConfigError } from "../../src/config/errors.ts";
 import { compileLinearPattern } from "../../src/config/linear-pattern.ts";

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { escapeHtml, escapeXml, mdText, plainText } from "../../src/cli/escape.ts";
 import { sanitizeForTerminal } from "../../src/cli/io.ts";
 import { parsePromText } from "../../src/cli/prom-text.ts";
-import type { TraceParts } from "../../src/collector/extract.ts";
+import type { TraceParts } from "../../src/collector/trace-parts.ts";
 import { absorbSpan } from "../../src/collector/extract.ts";
 import { splitClaims } from "../../src/core/claims/index.ts";
 import { estimateTokens } from "../../src/core/context.ts";

@@ -45,8 +45,8 @@ describe("an SDK monitor pointed at groundwatch serve", () => {
     await Promise.all([tracerProvider.forceFlush(), loggerProvider.forceFlush()]);
 
     // Two spans and two events (one groundedness result each; no samples, so no entropy event).
-    await expect.poll(() => collector.joinStats().already_evaluated ?? 0).toBe(4);
-    const stats = collector.joinStats();
+    await expect.poll(() => collector.incompleteStats().already_evaluated ?? 0).toBe(4);
+    const stats = collector.incompleteStats();
     expect(stats.invalid_id).toBeUndefined();
     expect(stats.no_answer).toBeUndefined();
     expect(collector.buffered().traces).toBe(0);
