@@ -1,8 +1,8 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import type { WorkerPool, WorkerPoolOptions } from "../../src/nli/worker-pool.ts";
-import { PoolError, createWorkerPool } from "../../src/nli/worker-pool.ts";
+import type { WorkerPool, WorkerPoolOptions } from "../../src/runtime/worker-pool.ts";
+import { PoolError, createWorkerPool } from "../../src/runtime/worker-pool.ts";
 import { tempDir } from "../helpers/cli.ts";
 
 const ENTRY = new URL("../fixtures/workers/chaos-worker.js", import.meta.url);
