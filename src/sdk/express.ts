@@ -1,4 +1,4 @@
-import type { Monitor, ObserveInput } from "./monitor.ts";
+import type { Monitor, ObserveInput } from "./types.ts";
 
 /** The parts of an express request the integration reads (no runtime dependency on express). */
 export interface RequestLike {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { cooldownMs, createMonitor } from "../../src/sdk/monitor.ts";
-import type { Monitor, MonitorStats } from "../../src/sdk/monitor.ts";
+import { createMonitor } from "../../src/sdk/monitor.ts";
+import { cooldownMs } from "../../src/sdk/scheduler.ts";
+import type { Monitor, MonitorStats } from "../../src/sdk/types.ts";
 import { traceFraction } from "../../src/sdk/sampling.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
-import type { Monitor, MonitorStats } from "../../src/sdk/monitor.ts";
+import type { Monitor, MonitorStats } from "../../src/sdk/types.ts";
 import type { CompletedEvaluation, ResampleOptions, ResampleRequest, ResampleResult } from "../../src/sdk/options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { copyResampleResult, createResampler, resampleFraction } from "../../src/sdk/resample.ts";
