@@ -50,10 +50,13 @@ function readField(input: object, field: string): { value: unknown } | { error: 
 /** What observe() needs before the sampling decision: the route and the per-call override, nothing else. */
 export type RoutingFields = { readonly ok: true; readonly route: string | undefined; readonly sample: ObserveInput["sample"] } | { readonly ok: false; readonly route: string | undefined; readonly field: string; readonly why: string };
 
-/** Reads the route and the `sample` override only, so an unsampled observation costs no copy of its text. */
-export function readRouting(input: unknown): RoutingFields {
+/**
+ * Reads the route and the `sample` override only, so an unsampled observation costs no copy of its
+ * text. The route is read from `options` when it is an object (observe()'s second argument), else from `input`.
+ */
+export function readRouting(input: unknown, options?: unknown): RoutingFields {
   if (!input || typeof input !== "object") return { ok: false, route: undefined, field: "input", why: "observe() was called without an observation object" };
-  const r = readField(input, "route");
+  const r = options && typeof options === "object" ? readField(options, "route") : readField(input, "route");
   const route = "value" in r && typeof r.value === "string" ? r.value : undefined;
   if ("error" in r) return { ok: false, route, field: "route", why: r.error };
   const sample = readField(input, "sample");

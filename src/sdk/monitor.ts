@@ -18,7 +18,7 @@ import type { ScoringRequest, ScoringWorkerData } from "./worker.ts";
 import type { Resampler } from "./resample.ts";
 import { createResampler } from "./resample.ts";
 import { copyInput, readRouting } from "./input.ts";
-import type { Monitor, MonitorHealth, MonitorStats, ObserveInput } from "./types.ts";
+import type { Monitor, MonitorHealth, MonitorStats, ObserveInput, ObserveOptions } from "./types.ts";
 import type { Job } from "./scheduler.ts";
 import { Scheduler } from "./scheduler.ts";
 import { createResampleStage } from "./resample-stage.ts";
@@ -199,7 +199,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   };
 
   return {
-    observe(input: ObserveInput): void {
+    observe(input: ObserveInput | Omit<ObserveInput, "route">, observeOptions?: ObserveOptions): void {
       // Where this observation stands, so an unexpected error still leaves it accounted for.
       let stage: "none" | "seen" | "sampled" | "settled" = "none";
       let route = "unknown";
@@ -211,7 +211,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
         }
         providers.check();
         // The route and the override first: the rest is read only for an observation that is sampled.
-        const routing = readRouting(input);
+        const routing = readRouting(input, observeOptions);
         route = routeLabels.label(routing.route);
         tally = tallies.tallyFor(route);
         counts.seen++;

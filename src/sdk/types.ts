@@ -43,9 +43,19 @@ export interface MonitorStats {
   readonly warnings: readonly string[];
 }
 
+/** Per-call options of observe(), kept apart from the host's data. */
+export interface ObserveOptions {
+  /** Route template the observation is recorded under; given here, `input.route` is not read (the express helper passes the request's). */
+  readonly route?: string;
+}
+
 export interface Monitor {
-  /** Returns at once and never throws; scoring happens off the request path. */
+  /**
+   * Returns at once and never throws; scoring happens off the request path. The route is
+   * `options.route` when given, otherwise `input.route`.
+   */
   observe(input: ObserveInput): void;
+  observe(input: Omit<ObserveInput, "route">, options: ObserveOptions & { readonly route: string }): void;
   /** Resolves when every observation sampled so far has been scored, dropped or failed. */
   flush(): Promise<void>;
   /** Stops accepting observations, drains within `deadlineMs` (default 10 s), drops the rest (counted), stops workers. */
