@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import { cooldownMs } from "../../src/sdk/scheduler.ts";
 import type { Monitor, MonitorStats } from "../../src/sdk/types.ts";
@@ -42,11 +42,9 @@ describe("createMonitor", () => {
     let requestTraceId = "";
     requestTracer.startActiveSpan("POST /api/returns", (span) => {
       requestTraceId = span.spanContext().traceId;
-      const before = performance.now();
       monitor.observe({ route: "/api/returns", ...GOOD });
       monitor.observe({ route: "/api/returns", ...BAD });
-      // observe() returns at once: scoring has not happened on this thread.
-      expect(performance.now() - before).toBeLessThan(50);
+      // observe() returns at once: scoring has not happened on this thread (its cost is measured by bench:sdk).
       expect(monitor.stats().scored).toBe(0);
       span.end();
     });
@@ -403,9 +401,8 @@ describe("hostile input and faults (issue 13)", () => {
     expect(s.failed.timeout).toBe(1);
     expect(s.scored).toBe(3);
     expect(identityHolds(s)).toBe(true);
-    // The replacement starts in the background; a bounded wait, not a timing assertion.
-    for (let i = 0; i < 500 && !monitor.health().ready; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(monitor.health()).toMatchObject({ ready: true, workers: { alive: 1, restarts: 1 } });
+    // The replacement starts in the background: wait for it to be up.
+    await vi.waitFor(() => expect(monitor.health()).toMatchObject({ ready: true, workers: { alive: 1, restarts: 1 } }), { timeout: 10_000, interval: 20 });
     monitor.observe({ route: "/r", ...GOOD });
     await monitor.flush();
     expect(monitor.stats().scored).toBe(4);

@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT } from "@opentelemetry/api";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import type { Monitor, MonitorStats } from "../../src/sdk/types.ts";
 import type { CompletedEvaluation, ResampleOptions, ResampleRequest, ResampleResult } from "../../src/sdk/options.ts";
@@ -61,9 +61,14 @@ async function resampleCalls(otel: TestOtel): Promise<Array<[unknown, unknown, u
   return points.map((p) => [p.attributes["groundwatch.route"], p.attributes["groundwatch.resample.outcome"], p.value]);
 }
 
+/** Resolves once `check` holds (vi.waitFor polls; the timeout is a bound, not a timing assertion). */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1000 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  if (!check()) throw new Error(`not reached: ${what}`);
+  await vi.waitFor(
+    () => {
+      if (!check()) throw new Error(`not reached: ${what}`);
+    },
+    { timeout: 10_000, interval: 5 },
+  );
 }
 
 describe("resample options", () => {
@@ -459,7 +464,8 @@ describe("createMonitor({ resample })", () => {
     const monitor = monitorWith(otel, { maxConcurrent: 2, sample: () => gate }, { scoringShare: 0.001 });
     await monitor.ready();
     for (let i = 0; i < 20; i++) monitor.observe(OBS);
-    await new Promise((r) => setTimeout(r, 200));
+    // Steady state: two calls run, two wait, and the stage has met the resampler's bound (a busy turn-away).
+    await until(() => monitor.stats().resample.inFlight === 2 && monitor.stats().resample.calls.busy >= 1, "two calls in flight and one turned away");
     const s = monitor.stats();
     // Two calls run and two wait (held by the gate); at most a job or two more reached the resampler.
     expect(s.resample.inFlight).toBe(2);
