@@ -1,18 +1,12 @@
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { groundwatchMiddleware, observeRequest } from "../../src/sdk/express.ts";
-import { createMonitor } from "../../src/sdk/monitor.ts";
-import type { Monitor, ObserveInput } from "../../src/sdk/types.ts";
+import type { ObserveInput } from "../../src/sdk/types.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";
 import type { TestOtel } from "../helpers/otel.ts";
+import { testMonitor as monitorWith } from "../helpers/monitor.ts";
 
 const GOOD = { context: ["Returns are accepted within 30 days of delivery for a full refund."], answer: "Returns are accepted within 30 days of delivery." };
-
-function monitorWith(otel: TestOtel, extra: Parameters<typeof createMonitor>[0] = {}): Monitor {
-  const monitor = createMonitor({ env: { HF_HOME: "/nonexistent/groundwatch-test-hf-home" }, scoring: { backend: "offline" }, tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider, loggerProvider: otel.loggerProvider, ...extra });
-  onTestFinished(() => monitor.shutdown(1000));
-  return monitor;
-}
 
 async function seenRoutes(otel: TestOtel): Promise<Record<string, unknown>> {
   const points = (await otel.metrics()).get(METRICS.seen.name) ?? [];

@@ -1,38 +1,19 @@
 import { describe, expect, it, vi } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import { cooldownMs } from "../../src/sdk/scheduler.ts";
-import type { Monitor, MonitorStats } from "../../src/sdk/types.ts";
 import { traceFraction } from "../../src/sdk/sampling.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";
-import type { TestOtel } from "../helpers/otel.ts";
 import { onTestFinished } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/cli.ts";
+import { MONITOR_TEST_ENV, identityHolds, testMonitor } from "../helpers/monitor.ts";
 
 const GOOD = { context: ["Returns are accepted within 30 days of delivery for a full refund."], answer: "Returns are accepted within 30 days of delivery." };
 const BAD = { context: ["Returns are accepted within 30 days of delivery for a full refund."], answer: "Returns are accepted within 90 days of delivery." };
-const ENV = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
-
-function monitorWith(otel: TestOtel, extra: Parameters<typeof createMonitor>[0] = {}): Monitor {
-  const monitor = createMonitor({
-    env: ENV,
-    scoring: { backend: "offline" },
-    tracerProvider: otel.tracerProvider,
-    meterProvider: otel.meterProvider,
-    loggerProvider: otel.loggerProvider,
-    ...extra,
-  });
-  onTestFinished(() => monitor.shutdown(1000));
-  return monitor;
-}
-
-function identityHolds(s: MonitorStats): boolean {
-  const dropped = Object.values(s.dropped).reduce((a, b) => a + b, 0);
-  const failed = Object.values(s.failed).reduce((a, b) => a + b, 0);
-  return s.seen === s.sampled + s.notSampled && s.sampled === s.scored + dropped + failed + s.pending;
-}
+const ENV = MONITOR_TEST_ENV;
+const monitorWith = testMonitor;
 
 describe("createMonitor", () => {
   it("scores off the request path and emits the span, the GenAI evaluation event and metrics", async () => {

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
-import type { Monitor, MonitorStats } from "../../src/sdk/types.ts";
+import type { Monitor } from "../../src/sdk/types.ts";
 import type { CompletedEvaluation, ResampleOptions, ResampleRequest, ResampleResult } from "../../src/sdk/options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { copyResampleResult, createResampler, resampleFraction } from "../../src/sdk/resample.ts";
@@ -11,8 +11,9 @@ import { traceFraction } from "../../src/sdk/sampling.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";
 import type { TestOtel } from "../helpers/otel.ts";
+import { MONITOR_TEST_ENV, identityHolds, testMonitor } from "../helpers/monitor.ts";
 
-const ENV = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
+const ENV = MONITOR_TEST_ENV;
 const CONTEXT = ["Returns are accepted within 30 days of delivery for a full refund."];
 const OBS = { route: "/api/returns", context: CONTEXT, answer: "Returns are accepted within 30 days of delivery.", question: "How long is the return window?" };
 const CONSISTENT = ["Returns are accepted within 30 days.", "returns are accepted within 30 days", "Returns are accepted within 30 days!", "RETURNS ARE ACCEPTED WITHIN 30 DAYS.", "Returns are accepted within 30 days."];
@@ -21,24 +22,7 @@ const CONFABULATING = ["Returns are accepted within 30 days.", "Returns are acce
 type Sampler = ResampleOptions["sample"];
 
 function monitorWith(otel: TestOtel, resample: Partial<ResampleOptions> & { sample: Sampler }, extra: Parameters<typeof createMonitor>[0] = {}): Monitor {
-  const monitor = createMonitor({
-    env: ENV,
-    scoring: { backend: "offline" },
-    sampling: { default: 1 },
-    tracerProvider: otel.tracerProvider,
-    meterProvider: otel.meterProvider,
-    loggerProvider: otel.loggerProvider,
-    resample,
-    ...extra,
-  });
-  onTestFinished(() => monitor.shutdown(1000));
-  return monitor;
-}
-
-function identityHolds(s: MonitorStats): boolean {
-  const dropped = Object.values(s.dropped).reduce((a, b) => a + b, 0);
-  const failed = Object.values(s.failed).reduce((a, b) => a + b, 0);
-  return s.seen === s.sampled + s.notSampled && s.sampled === s.scored + dropped + failed + s.pending;
+  return testMonitor(otel, { sampling: { default: 1 }, resample, ...extra });
 }
 
 /** Collects unhandled rejections and uncaught exceptions while a test runs. */
