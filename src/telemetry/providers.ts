@@ -57,7 +57,7 @@ function isNoopLoggerProvider(provider: LoggerProvider): boolean {
  * while no MeterProvider is registered). The class-name test covers a second copy of
  * @opentelemetry/api, whose no-op meter is another instance.
  */
-export function isNoopMeter(meter: Meter): boolean {
+function isNoopMeter(meter: Meter): boolean {
   return meter === createNoopMeter() || meter.constructor.name === "NoopMeter";
 }
 
