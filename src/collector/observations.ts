@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import type { ObserveInput } from "../sdk/monitor.ts";
+import type { ObserveInput } from "../sdk/types.ts";
 
 /** The published schema of /v1/observations (docs/observation.schema.json). */
 export const OBSERVATION_SCHEMA_PATH = fileURLToPath(new URL("../../docs/observation.schema.json", import.meta.url));

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { ROOT_CONTEXT, TraceFlags, context as otelContext, diag, trace } from "@opentelemetry/api";
 import express from "express";
 import type { NextFunction, Request, Response } from "express";
-import type { Monitor } from "../sdk/monitor.ts";
+import type { Monitor } from "../sdk/types.ts";
 import type { MonitorOptions } from "../sdk/options.ts";
 import { createMonitor } from "../sdk/monitor.ts";
 import { observationBytes } from "../sdk/copy.ts";

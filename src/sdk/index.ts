@@ -1,5 +1,5 @@
 export { createMonitor } from "./monitor.ts";
-export type { Monitor, MonitorHealth, MonitorStats, ObserveInput } from "./monitor.ts";
+export type { Monitor, MonitorHealth, MonitorStats, ObserveInput, ObserveOptions } from "./types.ts";
 export { resolveMonitorOptions } from "./options.ts";
 export type { CompletedEvaluation, DriftReferenceStatus, MonitorOptions, ResampleOptions, ResampleRequest, ResampleResult, ResolvedMonitorOptions, ThresholdSource } from "./options.ts";
 export type { ResampleOutcome } from "./resample.ts";

@@ -1,11 +1,11 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { Observation } from "../scoring/scorer.ts";
-import type { ObserveInput } from "./monitor.ts";
+import type { ObserveInput } from "./types.ts";
 import { copyDocuments, copySamples, observationBytes } from "./copy.ts";
 
 /**
  * The host's input to observe(), read inside the monitor's guard: first the route and the sampling
- * override only (readHead), then, for a sampled observation, everything else, copied (copyInput).
+ * override only (readRouting), then, for a sampled observation, everything else, copied (copyInput).
  */
 
 /** The host's input, copied field by field into plain data, or which field could not be read. */
@@ -48,12 +48,15 @@ function readField(input: object, field: string): { value: unknown } | { error: 
 }
 
 /** What observe() needs before the sampling decision: the route and the per-call override, nothing else. */
-export type Head = { readonly ok: true; readonly route: string | undefined; readonly sample: ObserveInput["sample"] } | { readonly ok: false; readonly route: string | undefined; readonly field: string; readonly why: string };
+export type RoutingFields = { readonly ok: true; readonly route: string | undefined; readonly sample: ObserveInput["sample"] } | { readonly ok: false; readonly route: string | undefined; readonly field: string; readonly why: string };
 
-/** Reads the route and the `sample` override only, so an unsampled observation costs no copy of its text. */
-export function readHead(input: unknown): Head {
+/**
+ * Reads the route and the `sample` override only, so an unsampled observation costs no copy of its
+ * text. The route is read from `options` when it is an object (observe()'s second argument), else from `input`.
+ */
+export function readRouting(input: unknown, options?: unknown): RoutingFields {
   if (!input || typeof input !== "object") return { ok: false, route: undefined, field: "input", why: "observe() was called without an observation object" };
-  const r = readField(input, "route");
+  const r = options && typeof options === "object" ? readField(options, "route") : readField(input, "route");
   const route = "value" in r && typeof r.value === "string" ? r.value : undefined;
   if ("error" in r) return { ok: false, route, field: "route", why: r.error };
   const sample = readField(input, "sample");
@@ -67,9 +70,9 @@ export function readHead(input: unknown): Head {
  * host's objects is kept, so later changes to them cannot affect scoring. `bytes` is everything
  * the copy holds (see observationBytes), as the queue's byte budget counts it.
  */
-export function copyInput(input: object, head: Extract<Head, { ok: true }>): Copied {
+export function copyInput(input: object, routing: Extract<RoutingFields, { ok: true }>): Copied {
   const get = (field: string): { value: unknown } | { error: string } => readField(input, field);
-  const route = head.route;
+  const route = routing.route;
   const fail = (field: string, why: string): Copied => ({ ok: false, route, field, why });
   const fields: Record<string, unknown> = {};
   for (const field of ["answer", "context", "question", "samples", "attributes"]) {
@@ -107,7 +110,7 @@ export function copyInput(input: object, head: Extract<Head, { ok: true }>): Cop
   return {
     ok: true,
     route,
-    sample: head.sample,
+    sample: routing.sample,
     observation: { answer, context, ...(question !== undefined ? { question } : {}), ...(samples ? { samples } : {}) },
     attributes,
     bytes,

@@ -27,18 +27,18 @@ export interface ResampleUsage {
 }
 
 /**
- * What one draw came to. `skipped`: the resampler was closed before the call started (nothing
+ * How one resample attempt ended. `skipped`: the resampler was closed before the call started (nothing
  * is counted). Every other kind is counted under its outcome; `durationS` is present when the
  * host's function was called.
  */
-export type ResampleDraw =
+export type ResampleAttempt =
   | { readonly outcome: "ok" | "short"; readonly samples: readonly Sample[]; readonly usage: ResampleUsage | undefined; readonly durationS: number }
   | { readonly outcome: "error" | "too_large" | "timeout" | "shutdown"; readonly why: string; readonly message: string | undefined; readonly durationS: number }
   | { readonly outcome: "budget" | "busy" | "no_question" }
   | { readonly outcome: "skipped" };
 
 /** What the monitor asks for: the observation's fields, copied (the host's sampler gets a frozen copy of its own). */
-export interface DrawInput {
+export interface ResampleInput {
   readonly route: string;
   readonly question: string | undefined;
   readonly context: string | readonly string[];
@@ -57,12 +57,12 @@ export interface Resampler {
   /**
    * Asks the host's sampler for `n` answers, within the budget, the concurrency bound and the
    * timeout; `done` gets how it ended, exactly once, and never throws into it. Over budget, or with
-   * every slot busy and as many draws waiting, `done` is called at once (`budget`, `busy`): a slow
+   * every slot busy and as many calls waiting, `done` is called at once (`budget`, `busy`): a slow
    * model makes observations go without entropy, never wait without bound. The host's function
    * itself is always called later, from a setImmediate callback, never inside `submit`.
    */
-  submit(input: DrawInput, done: (draw: ResampleDraw) => void): void;
-  /** Aborts calls in flight (outcome `shutdown`) and settles waiting draws as `skipped`; later draws are skipped. */
+  submit(input: ResampleInput, done: (attempt: ResampleAttempt) => void): void;
+  /** Aborts calls in flight (outcome `shutdown`) and settles waiting calls as `skipped`; later ones are skipped. */
   close(): void;
   /** Calls running now. */
   readonly inFlight: number;
@@ -109,7 +109,7 @@ const WINDOW_MS = 60_000;
 
 /**
  * The resampling stage of the monitor. The host's function runs on the main thread (it is async
- * I/O: a model API call), never inside observe(): draws start from a setImmediate callback.
+ * I/O: a model API call), never inside observe(): calls start from a setImmediate callback.
  */
 export function createResampler(options: ResolvedResampleOptions, deps: { readonly now: () => number; readonly random: () => number }): Resampler {
   const { n, maxConcurrent, maxCallsPerMinute, timeoutMs } = options;
@@ -118,8 +118,8 @@ export function createResampler(options: ResolvedResampleOptions, deps: { readon
   /** When the last maxCallsPerMinute calls were admitted (a ring): another is admitted once the oldest is a minute old. */
   const starts = new Float64Array(maxCallsPerMinute).fill(-Infinity);
   let next = 0;
-  const waiting: Array<{ input: DrawInput; resolve: (d: ResampleDraw) => void }> = [];
-  /** Draws that may wait for a slot: as many as run at once. */
+  const waiting: Array<{ input: ResampleInput; resolve: (d: ResampleAttempt) => void }> = [];
+  /** Calls that may wait for a slot: as many as run at once. */
   const maxWaiting = maxConcurrent;
   const running = new Set<(why: "shutdown") => void>();
   let closed = false;
@@ -140,17 +140,17 @@ export function createResampler(options: ResolvedResampleOptions, deps: { readon
     }
   };
 
-  const call = (input: DrawInput, resolve: (d: ResampleDraw) => void): void => {
+  const call = (input: ResampleInput, resolve: (d: ResampleAttempt) => void): void => {
     const started = deps.now();
     const controller = new AbortController();
     const elapsed = (): number => (deps.now() - started) / 1000;
     let done = false;
-    const finish = (draw: ResampleDraw): void => {
+    const finish = (attempt: ResampleAttempt): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       running.delete(stop);
-      resolve(draw);
+      resolve(attempt);
       schedule();
     };
     const stop = (why: "shutdown"): void => {
@@ -212,13 +212,13 @@ export function createResampler(options: ResolvedResampleOptions, deps: { readon
       const u = traceId !== undefined ? resampleFraction(traceId) : undefined;
       return (u ?? deps.random()) < rate;
     },
-    submit(input: DrawInput, done: (draw: ResampleDraw) => void): void {
+    submit(input: ResampleInput, done: (attempt: ResampleAttempt) => void): void {
       let called = false;
-      const resolve = (draw: ResampleDraw): void => {
+      const resolve = (attempt: ResampleAttempt): void => {
         if (called) return;
         called = true;
         try {
-          done(draw);
+          done(attempt);
         } catch (error) {
           diag.error(`groundwatch: handling a resample result failed: ${messageOf(error)}`);
         }

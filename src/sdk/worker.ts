@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { ScoreOptions } from "../config/score-options.ts";
-import { serveWorker } from "../nli/worker-pool.ts";
+import { serveWorker } from "../runtime/worker-pool.ts";
 import type { Observation } from "../scoring/scorer.ts";
 import { createScorer } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";

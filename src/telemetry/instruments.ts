@@ -1,5 +1,5 @@
 import type { Attributes, Counter, Histogram, Meter, ObservableCallback, ObservableCounter, ObservableGauge } from "@opentelemetry/api";
-import { ValueType, createNoopMeter } from "@opentelemetry/api";
+import { ValueType } from "@opentelemetry/api";
 import type { MetricSpec } from "./semconv.ts";
 import { ATTR_REASON, ATTR_ROUTE, DURATION_BUCKETS, METRICS, RESAMPLE_DURATION_BUCKETS, SCORE_BUCKETS } from "./semconv.ts";
 
@@ -152,15 +152,6 @@ export function observeSources(m: Instruments, sources: ObservableSources): () =
   return () => {
     for (const [instrument, callback] of pairs) instrument.removeCallback(callback);
   };
-}
-
-/**
- * Whether `meter` is the API's no-op meter (what `metrics.getMeterProvider()` hands out
- * while no MeterProvider is registered). The class-name test covers a second copy of
- * @opentelemetry/api, whose no-op meter is another instance.
- */
-export function isNoopMeter(meter: Meter): boolean {
-  return meter === createNoopMeter() || meter.constructor.name === "NoopMeter";
 }
 
 export type { Attributes };

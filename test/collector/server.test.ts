@@ -6,7 +6,7 @@ import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { RunningCollector } from "../../src/collector/server.ts";
 import { startCollector } from "../../src/collector/server.ts";
-import type { MonitorStats } from "../../src/sdk/monitor.ts";
+import type { MonitorStats } from "../../src/sdk/types.ts";
 
 const ENV = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
 const DOC = "Returns: you may return unopened items within 30 days of delivery for a full refund.";

@@ -23,13 +23,14 @@ function importsOf(part: string): Array<{ file: string; reaches: string }> {
   return out;
 }
 
-describe("the parts depend one way: core ← nli ← scoring ← sdk/collector/cli (net: remote bodies, for nli and above)", () => {
+describe("the parts depend one way: core ← nli ← scoring ← sdk/collector/cli (net: remote bodies, runtime: the worker pool, for nli and above)", () => {
   it.each([
     ["core", ["core"]],
     ["config", ["config", "core"]],
     ["net", ["net"]],
-    ["nli", ["nli", "core", "config", "net"]],
-    ["scoring", ["scoring", "nli", "core", "config", "net"]],
+    ["runtime", ["runtime"]],
+    ["nli", ["nli", "core", "config", "net", "runtime"]],
+    ["scoring", ["scoring", "nli", "core", "config", "net", "runtime"]],
   ])("%s imports only from %j", (part, allowed) => {
     const outside = importsOf(part).filter((i) => !allowed.includes(i.reaches));
     expect(outside).toEqual([]);

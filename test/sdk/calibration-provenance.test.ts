@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { readCalibrationFile } from "../../src/config/calibration-file.ts";
 import { loadOfflineModel } from "../../src/nli/offline/backend.ts";
-import type { Monitor } from "../../src/sdk/monitor.ts";
+import type { Monitor } from "../../src/sdk/types.ts";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import type { MonitorOptions } from "../../src/sdk/options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";

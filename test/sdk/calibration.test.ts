@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { DiagLogger } from "@opentelemetry/api";
 import { DiagLogLevel, diag } from "@opentelemetry/api";
 import { describe, expect, it, onTestFinished } from "vitest";
-import type { Monitor } from "../../src/sdk/monitor.ts";
+import type { Monitor } from "../../src/sdk/types.ts";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import type { CompletedEvaluation, MonitorOptions } from "../../src/sdk/options.ts";
 import { readCalibration, resolveMonitorOptions } from "../../src/sdk/options.ts";

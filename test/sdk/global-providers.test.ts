@@ -7,7 +7,7 @@ import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
-import type { Monitor } from "../../src/sdk/monitor.ts";
+import type { Monitor } from "../../src/sdk/types.ts";
 import type { MonitorOptions } from "../../src/sdk/options.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";

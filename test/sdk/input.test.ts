@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { MAX_DOCUMENT_NAME_CHARS } from "../../src/core/context.ts";
 import { OBSERVATION_SCHEMA_PATH } from "../../src/collector/observations.ts";
 import { observationBytes } from "../../src/sdk/copy.ts";
-import { copyInput, readHead } from "../../src/sdk/input.ts";
+import { copyInput, readRouting } from "../../src/sdk/input.ts";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import { testOtel } from "../helpers/otel.ts";
 
@@ -11,9 +11,9 @@ const DOC = "Returns are accepted within 30 days of delivery for a full refund."
 const ANSWER = "Returns are accepted within 30 days of delivery.";
 
 function copy(input: object): ReturnType<typeof copyInput> {
-  const head = readHead(input);
-  if (!head.ok) throw new Error(head.why);
-  return copyInput(input, head);
+  const routing = readRouting(input);
+  if (!routing.ok) throw new Error(routing.why);
+  return copyInput(input, routing);
 }
 
 describe("observe() input: limits and byte accounting", () => {

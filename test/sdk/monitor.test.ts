@@ -1,37 +1,19 @@
-import { describe, expect, it } from "vitest";
-import { cooldownMs, createMonitor } from "../../src/sdk/monitor.ts";
-import type { Monitor, MonitorStats } from "../../src/sdk/monitor.ts";
+import { describe, expect, it, vi } from "vitest";
+import { createMonitor } from "../../src/sdk/monitor.ts";
+import { cooldownMs } from "../../src/sdk/scheduler.ts";
 import { traceFraction } from "../../src/sdk/sampling.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";
-import type { TestOtel } from "../helpers/otel.ts";
 import { onTestFinished } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/cli.ts";
+import { MONITOR_TEST_ENV, identityHolds, testMonitor } from "../helpers/monitor.ts";
 
 const GOOD = { context: ["Returns are accepted within 30 days of delivery for a full refund."], answer: "Returns are accepted within 30 days of delivery." };
 const BAD = { context: ["Returns are accepted within 30 days of delivery for a full refund."], answer: "Returns are accepted within 90 days of delivery." };
-const ENV = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
-
-function monitorWith(otel: TestOtel, extra: Parameters<typeof createMonitor>[0] = {}): Monitor {
-  const monitor = createMonitor({
-    env: ENV,
-    scoring: { backend: "offline" },
-    tracerProvider: otel.tracerProvider,
-    meterProvider: otel.meterProvider,
-    loggerProvider: otel.loggerProvider,
-    ...extra,
-  });
-  onTestFinished(() => monitor.shutdown(1000));
-  return monitor;
-}
-
-function identityHolds(s: MonitorStats): boolean {
-  const dropped = Object.values(s.dropped).reduce((a, b) => a + b, 0);
-  const failed = Object.values(s.failed).reduce((a, b) => a + b, 0);
-  return s.seen === s.sampled + s.notSampled && s.sampled === s.scored + dropped + failed + s.pending;
-}
+const ENV = MONITOR_TEST_ENV;
+const monitorWith = testMonitor;
 
 describe("createMonitor", () => {
   it("scores off the request path and emits the span, the GenAI evaluation event and metrics", async () => {
@@ -41,11 +23,9 @@ describe("createMonitor", () => {
     let requestTraceId = "";
     requestTracer.startActiveSpan("POST /api/returns", (span) => {
       requestTraceId = span.spanContext().traceId;
-      const before = performance.now();
       monitor.observe({ route: "/api/returns", ...GOOD });
       monitor.observe({ route: "/api/returns", ...BAD });
-      // observe() returns at once: scoring has not happened on this thread.
-      expect(performance.now() - before).toBeLessThan(50);
+      // observe() returns at once: scoring has not happened on this thread (its cost is measured by bench:sdk).
       expect(monitor.stats().scored).toBe(0);
       span.end();
     });
@@ -402,9 +382,8 @@ describe("hostile input and faults (issue 13)", () => {
     expect(s.failed.timeout).toBe(1);
     expect(s.scored).toBe(3);
     expect(identityHolds(s)).toBe(true);
-    // The replacement starts in the background; a bounded wait, not a timing assertion.
-    for (let i = 0; i < 500 && !monitor.health().ready; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(monitor.health()).toMatchObject({ ready: true, workers: { alive: 1, restarts: 1 } });
+    // The replacement starts in the background: wait for it to be up.
+    await vi.waitFor(() => expect(monitor.health()).toMatchObject({ ready: true, workers: { alive: 1, restarts: 1 } }), { timeout: 10_000, interval: 20 });
     monitor.observe({ route: "/r", ...GOOD });
     await monitor.flush();
     expect(monitor.stats().scored).toBe(4);

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT } from "@opentelemetry/api";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
-import type { Monitor, MonitorStats } from "../../src/sdk/monitor.ts";
+import type { Monitor } from "../../src/sdk/types.ts";
 import type { CompletedEvaluation, ResampleOptions, ResampleRequest, ResampleResult } from "../../src/sdk/options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { copyResampleResult, createResampler, resampleFraction } from "../../src/sdk/resample.ts";
@@ -9,8 +9,9 @@ import { traceFraction } from "../../src/sdk/sampling.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";
 import type { TestOtel } from "../helpers/otel.ts";
+import { MONITOR_TEST_ENV, identityHolds, testMonitor } from "../helpers/monitor.ts";
 
-const ENV = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
+const ENV = MONITOR_TEST_ENV;
 const CONTEXT = ["Returns are accepted within 30 days of delivery for a full refund."];
 const OBS = { route: "/api/returns", context: CONTEXT, answer: "Returns are accepted within 30 days of delivery.", question: "How long is the return window?" };
 const CONSISTENT = ["Returns are accepted within 30 days.", "returns are accepted within 30 days", "Returns are accepted within 30 days!", "RETURNS ARE ACCEPTED WITHIN 30 DAYS.", "Returns are accepted within 30 days."];
@@ -19,24 +20,7 @@ const CONFABULATING = ["Returns are accepted within 30 days.", "Returns are acce
 type Sampler = ResampleOptions["sample"];
 
 function monitorWith(otel: TestOtel, resample: Partial<ResampleOptions> & { sample: Sampler }, extra: Parameters<typeof createMonitor>[0] = {}): Monitor {
-  const monitor = createMonitor({
-    env: ENV,
-    scoring: { backend: "offline" },
-    sampling: { default: 1 },
-    tracerProvider: otel.tracerProvider,
-    meterProvider: otel.meterProvider,
-    loggerProvider: otel.loggerProvider,
-    resample,
-    ...extra,
-  });
-  onTestFinished(() => monitor.shutdown(1000));
-  return monitor;
-}
-
-function identityHolds(s: MonitorStats): boolean {
-  const dropped = Object.values(s.dropped).reduce((a, b) => a + b, 0);
-  const failed = Object.values(s.failed).reduce((a, b) => a + b, 0);
-  return s.seen === s.sampled + s.notSampled && s.sampled === s.scored + dropped + failed + s.pending;
+  return testMonitor(otel, { sampling: { default: 1 }, resample, ...extra });
 }
 
 /** Collects unhandled rejections and uncaught exceptions while a test runs. */
@@ -59,9 +43,14 @@ async function resampleCalls(otel: TestOtel): Promise<Array<[unknown, unknown, u
   return points.map((p) => [p.attributes["groundwatch.route"], p.attributes["groundwatch.resample.outcome"], p.value]);
 }
 
+/** Resolves once `check` holds (vi.waitFor polls; the timeout is a bound, not a timing assertion). */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1000 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  if (!check()) throw new Error(`not reached: ${what}`);
+  await vi.waitFor(
+    () => {
+      if (!check()) throw new Error(`not reached: ${what}`);
+    },
+    { timeout: 10_000, interval: 5 },
+  );
 }
 
 describe("resample options", () => {
@@ -429,7 +418,8 @@ describe("createMonitor({ resample })", () => {
     const monitor = monitorWith(otel, { maxConcurrent: 2, sample: () => gate }, { scoringShare: 0.001 });
     await monitor.ready();
     for (let i = 0; i < 20; i++) monitor.observe(OBS);
-    await new Promise((r) => setTimeout(r, 200));
+    // Steady state: two calls run, two wait, and the stage has met the resampler's bound (a busy turn-away).
+    await until(() => monitor.stats().resample.inFlight === 2 && monitor.stats().resample.calls.busy >= 1, "two calls in flight and one turned away");
     const s = monitor.stats();
     // Two calls run and two wait (held by the gate); at most a job or two more reached the resampler.
     expect(s.resample.inFlight).toBe(2);

@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
-import type { Monitor } from "../../src/sdk/monitor.ts";
+import type { Monitor } from "../../src/sdk/types.ts";
 import { captureWarnings } from "../helpers/diag.ts";
 import { testOtel } from "../helpers/otel.ts";
 

@@ -1,5 +1,5 @@
 import type { NliPair, NliResult } from "../../core/backend.ts";
-import { createWorkerPool, workerUrl } from "../worker-pool.ts";
+import { createWorkerPool, workerUrl } from "../../runtime/worker-pool.ts";
 import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import type { OnnxWorkerRequest } from "./worker.ts";
 

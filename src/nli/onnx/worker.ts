@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { NliPair, NliResult } from "../../core/backend.ts";
-import { serveWorker } from "../worker-pool.ts";
+import { serveWorker } from "../../runtime/worker-pool.ts";
 import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { createOnnxEngine } from "./engine.ts";
 

@@ -1,8 +1,8 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
-import type { WorkerPool, WorkerPoolOptions } from "../../src/nli/worker-pool.ts";
-import { PoolError, createWorkerPool } from "../../src/nli/worker-pool.ts";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
+import type { WorkerPool, WorkerPoolOptions } from "../../src/runtime/worker-pool.ts";
+import { PoolError, createWorkerPool } from "../../src/runtime/worker-pool.ts";
 import { tempDir } from "../helpers/cli.ts";
 
 const ENTRY = new URL("../fixtures/workers/chaos-worker.js", import.meta.url);
@@ -16,13 +16,14 @@ async function poolOf(options: WorkerPoolOptions, data: unknown = {}): Promise<W
   return pool;
 }
 
-/** Resolves once `check` holds, polling; fails the test after `ms` (a bound, not a timing assertion). */
+/** Resolves once `check` holds (vi.waitFor polls); fails the test after `ms` (a bound, not a timing assertion). */
 async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await vi.waitFor(
+    () => {
+      if (!check()) throw new Error("condition not reached in time");
+    },
+    { timeout: ms, interval: 10 },
+  );
 }
 
 function failureOf(error: unknown): string | undefined {

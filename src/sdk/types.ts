@@ -1,0 +1,101 @@
+import type { Attributes } from "@opentelemetry/api";
+import type { ContextInput } from "../core/context.ts";
+import type { Sample } from "../core/entropy/semantic-entropy.ts";
+import type { ResampleOutcome } from "./resample.ts";
+
+/** What the host passes at the point where it has the retrieved context and the answer. */
+export interface ObserveInput {
+  /** Route template (e.g. "/api/advice/:id"), never the URL: it labels metrics. */
+  readonly route: string;
+  readonly context: ContextInput;
+  readonly answer: string;
+  readonly question?: string;
+  /** Resamples of the same question, for semantic entropy. */
+  readonly samples?: readonly Sample[];
+  /** Extra attributes for the evaluation span (not for metrics). */
+  readonly attributes?: Attributes;
+  /** "always" or "never" overrides the sampling rate for this call. */
+  readonly sample?: "always" | "never";
+}
+
+/**
+ * Where every observation went. seen = sampled + notSampled; sampled = scored + dropped + failed + pending.
+ * `resample` counts calls to the host's sampler, apart from that identity: an observation whose
+ * resample failed is still scored (without a reliable entropy).
+ */
+export interface MonitorStats {
+  readonly seen: number;
+  readonly notSampled: number;
+  readonly sampled: number;
+  readonly scored: number;
+  readonly dropped: Readonly<Record<string, number>>;
+  readonly failed: Readonly<Record<string, number>>;
+  /** Queued, being resampled, or being scored. */
+  readonly pending: number;
+  /**
+   * Resampler calls by outcome (every outcome present, 0 when none), and how many run now; all
+   * zero without the `resample` option. `budget` and `busy` count observations picked for
+   * resampling but scored without entropy, no call made: the calls-per-minute budget was spent,
+   * or maxConcurrent calls were running with as many waiting.
+   */
+  readonly resample: { readonly calls: Readonly<Record<ResampleOutcome, number>>; readonly inFlight: number };
+  /** What the scorer said the user must know when the workers started (as in health()); empty until then. */
+  readonly warnings: readonly string[];
+}
+
+/** Per-call options of observe(), kept apart from the host's data. */
+export interface ObserveOptions {
+  /** Route template the observation is recorded under; given here, `input.route` is not read (the express helper passes the request's). */
+  readonly route?: string;
+}
+
+export interface Monitor {
+  /**
+   * Returns at once and never throws; scoring happens off the request path. The route is
+   * `options.route` when given, otherwise `input.route`.
+   */
+  observe(input: ObserveInput): void;
+  observe(input: Omit<ObserveInput, "route">, options: ObserveOptions & { readonly route: string }): void;
+  /** Resolves when every observation sampled so far has been scored, dropped or failed. */
+  flush(): Promise<void>;
+  /** Stops accepting observations, drains within `deadlineMs` (default 10 s), drops the rest (counted), stops workers. */
+  shutdown(deadlineMs?: number): Promise<void>;
+  /**
+   * The label this monitor records a route under on its metrics: the route sanitised, or
+   * `__other__` once maxRoutes distinct routes are labelled. Every metric labelled by a route goes
+   * through it (a collector's own counters too), so the cap is the same everywhere.
+   */
+  routeLabel(route: string): string;
+  /** Re-reads sampling rates from the config file and environment, without a restart. */
+  reload(): void;
+  stats(): MonitorStats;
+  /**
+   * Whether the queue has room for the observations of these routes, counting each by its
+   * sampling rate (the expected number sampled, rounded up), and for `bytes` more text in the
+   * queue's byte budget (queueBytes). A service answers 429 when not.
+   */
+  hasRoomFor(routes: readonly string[], bytes?: number): boolean;
+  /** Resolves once the scoring workers are ready (or rejects with why they could not start). */
+  ready(): Promise<void>;
+  /**
+   * Whether the monitor can score now: false while its workers start, when they failed to start,
+   * while no worker is running (a dead one is being replaced), and after shutdown; `reason` says which.
+   */
+  health(): MonitorHealth;
+}
+
+/** What health() reports; readiness endpoints answer from `ready`. */
+export interface MonitorHealth {
+  readonly ready: boolean;
+  /** Why not ready (absent when ready). */
+  readonly reason?: string;
+  readonly workers: { readonly alive: number; readonly size: number; readonly restarts: number };
+  /** Observations queued or being scored, and the text they hold (≈ bytes). */
+  readonly queue: { readonly depth: number; readonly bytes: number };
+  /**
+   * What the scorer said the user must know when the workers started: a fallback to the
+   * triage-grade offline backend, a judge called without an API key. Each is also said once with
+   * diag.warn. Empty until the workers are ready, and when there is nothing to say.
+   */
+  readonly warnings: readonly string[];
+}
