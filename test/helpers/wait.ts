@@ -13,6 +13,9 @@ export interface WaitOptions {
   readonly context?: () => string;
 }
 
+/** For a child process's background work (scoring, settling, readiness) on a loaded machine: up to 2 minutes, looked at every 100 ms. */
+export const BACKGROUND_WORK: WaitOptions = { timeout: 120_000, interval: 100 };
+
 /** The value as the failure message shows it: JSON without any `text` field (a whole /metrics page), cut at 2,000 characters. */
 function describeValue(value: unknown): string {
   let json: string | undefined;
