@@ -52,3 +52,8 @@ export async function waitUntil<T>(what: string, get: () => T | Promise<T>, chec
 export async function waitForValue<T>(what: string, get: () => T | undefined | Promise<T | undefined>, options: WaitOptions = {}): Promise<T> {
   return (await waitUntil(what, get, (v) => v !== undefined, options)) as T;
 }
+
+/** Looks at `holds()` until it is true (for conditions whose parts are not worth showing on failure). */
+export async function waitForCondition(what: string, holds: () => boolean | Promise<boolean>, options: WaitOptions = {}): Promise<void> {
+  await waitUntil(what, holds, (ok) => ok, options);
+}
