@@ -1,32 +1,28 @@
 import type { ChildProcess } from "node:child_process";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
+import { closedPort } from "./net.ts";
 import { waitUntil } from "./wait.ts";
 
-/** Whether Debian's prometheus is installed (.ci/run installs it; CI=true makes its absence a failure). */
-export function prometheusAvailable(): boolean {
+/** Whether a tool of Debian's prometheus package is installed (.ci/run installs it; CI=true makes its absence a failure). */
+function installed(tool: "prometheus" | "promtool"): boolean {
   try {
-    execFileSync("prometheus", ["--version"], { stdio: "ignore" });
+    execFileSync(tool, ["--version"], { stdio: "ignore" });
     return true;
   } catch {
-    if (process.env.CI) throw new Error("prometheus is not installed: .ci/run must install Debian's prometheus package");
+    if (process.env.CI) throw new Error(`${tool} is not installed: .ci/run must install Debian's prometheus package`);
     return false;
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** Whether Debian's prometheus is installed. */
+export const prometheusAvailable = (): boolean => installed("prometheus");
+
+/** Whether promtool (from the same package) is installed. */
+export const promtoolAvailable = (): boolean => installed("promtool");
 
 export interface RunningPrometheus {
   readonly url: string;
@@ -55,7 +51,7 @@ export interface RunningPrometheus {
 /** Starts a real Prometheus scraping `target` (host:port) every second; stopped when the test ends. */
 export async function startPrometheus(target: string, extraConfig = ""): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), "gw-prom-"));
-  const port = await freePort();
+  const port = await closedPort();
   writeFileSync(join(dir, "prometheus.yml"), `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n${extraConfig}\nscrape_configs:\n  - job_name: groundwatch\n    static_configs:\n      - targets: ["${target}"]\n`);
   const child: ChildProcess = spawn("prometheus", [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: "ignore" });
   onTestFinished(async () => {
