@@ -1,4 +1,4 @@
-import type { SentenceSpan, Token } from "./text.ts";
+import type { SentenceSpan, Token } from "./tokens.ts";
 
 /**
  * Words and sentences of scripts written without spaces between words: Chinese (Han), Japanese

@@ -8,7 +8,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.ts";
-import { metric, post, startServe, tally, until } from "../helpers/serve.ts";
+import { metric, post, startServe, tally } from "../helpers/serve.ts";
+import { BACKGROUND_WORK, waitUntil } from "../helpers/wait.ts";
 import { logsJson, tracesJson } from "../collector/otlp-json.ts";
 
 /** A Kubernetes liveness probe's timeout in the issue's set-up. */
@@ -63,7 +64,7 @@ describe("chaos: the collector's trace buffer under hold", () => {
         expect(await post(`${serve.url}/v1/logs`, JSON.stringify(logsJson(traceId(1), records)))).toBe(200);
       }
     })();
-    await until("the buffer is full", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_buffer_traces") === 10_000);
+    await waitUntil("the buffer is full", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_buffer_traces") === 10_000, BACKGROUND_WORK);
 
     // 70 legitimate traces, each complete in one request, while the hold goes on; /readyz is watched.
     const statuses: number[] = [];
@@ -81,21 +82,21 @@ describe("chaos: the collector's trace buffer under hold", () => {
     // /readyz said the buffer is held full (after 2 × traceTimeoutMs of it), during the legitimate traces or after them.
     const notReady =
       readiness.find((r) => r.status === 503) ??
-      (await until<{ status: number; reason?: string }>("/readyz 503 for the held buffer", () => fetch(`${serve.url}/readyz`).then(async (r) => ({ status: r.status, ...((await r.json()) as { reason?: string }) })), (r) => r.status === 503));
+      (await waitUntil<{ status: number; reason?: string }>("/readyz 503 for the held buffer", () => fetch(`${serve.url}/readyz`).then(async (r) => ({ status: r.status, ...((await r.json()) as { reason?: string }) })), (r) => r.status === 503, BACKGROUND_WORK));
     expect(notReady.reason).toMatch(/trace buffer has been full/);
 
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
-    const scored = await until("the legitimate traces handed to scoring", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_interactions_total", 'groundwatch_route="/legit"') === 70);
+    const scored = await waitUntil("the legitimate traces handed to scoring", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_interactions_total", 'groundwatch_route="/legit"') === 70, BACKGROUND_WORK);
     expect(metric(scored.text, "groundwatch_collector_refused_total", 'groundwatch_reason="buffer_full"')).toBe(0);
     // The first legitimate trace found the buffer at maxTraces and evicted the oldest stale trace; that one's later records are late.
     expect(metric(scored.text, "groundwatch_collector_incomplete_total", 'groundwatch_reason="buffer_full"')).toBeGreaterThanOrEqual(1);
     expect(metric(scored.text, "groundwatch_collector_buffer_max_traces")).toBe(10_000);
 
     // maxTraceAgeMs: the refreshed traces are settled however fresh, their later records counted late, and readiness comes back.
-    await until("the stale traces settled at maxTraceAgeMs", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_incomplete_total", 'groundwatch_reason="no_answer"') >= 9_900);
-    await until("their refreshes counted late", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_incomplete_total", 'groundwatch_reason="late"') >= 9_900);
+    await waitUntil("the stale traces settled at maxTraceAgeMs", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_incomplete_total", 'groundwatch_reason="no_answer"') >= 9_900, BACKGROUND_WORK);
+    await waitUntil("their refreshes counted late", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_incomplete_total", 'groundwatch_reason="late"') >= 9_900, BACKGROUND_WORK);
     holding = false;
     await hold;
-    await until("/readyz 200 again", () => fetch(`${serve.url}/readyz`).then((r) => r.status), (s) => s === 200);
+    await waitUntil("/readyz 200 again", () => fetch(`${serve.url}/readyz`).then((r) => r.status), (s) => s === 200, BACKGROUND_WORK);
   });
 });

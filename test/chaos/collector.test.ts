@@ -5,7 +5,8 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.ts";
 import { closedPort } from "../helpers/net.ts";
-import { metric, post, rss, startServe, tally, until } from "../helpers/serve.ts";
+import { metric, post, rss, startServe, tally } from "../helpers/serve.ts";
+import { BACKGROUND_WORK, waitUntil } from "../helpers/wait.ts";
 import { tracesJson } from "../collector/otlp-json.ts";
 
 /** The stated bound on the collector's resident memory through the whole run. */
@@ -96,20 +97,20 @@ describe("chaos: the collector under hostile input and faults", () => {
     // 6. Dead workers that cannot be replaced for a while: /readyz says so, then recovers.
     writeFileSync(marker, "");
     serve.signal("SIGUSR2");
-    const notReady = await until("readyz 503", () => fetch(`${serve.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { reason?: string } })), (r) => r.status === 503);
+    const notReady = await waitUntil("readyz 503", () => fetch(`${serve.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { reason?: string } })), (r) => r.status === 503, BACKGROUND_WORK);
     expect(notReady.body.reason).toMatch(/no scoring worker/);
     rmSync(marker);
-    await until("readyz 200", () => fetch(`${serve.url}/readyz`).then((r) => r.status), (s) => s === 200);
+    await waitUntil("readyz 200", () => fetch(`${serve.url}/readyz`).then((r) => r.status), (s) => s === 200, BACKGROUND_WORK);
 
     // 7. Everything settles; scoring goes on; every accepted observation is accounted for, exactly.
-    const settled = await until("accounting settles", () => tally(serve.url), (t) => t.sampled === t.scored + t.dropped + t.failed && t.seen >= accepted);
+    const settled = await waitUntil("accounting settles", () => tally(serve.url), (t) => t.sampled === t.scored + t.dropped + t.failed && t.seen >= accepted, BACKGROUND_WORK);
     expect(settled.seen).toBe(accepted);
     expect(settled.seen).toBe(settled.sampled + settled.notSampled);
     expect(await accept(GOOD)).toBe(202);
-    const after = await until("scored after chaos", () => tally(serve.url), (t) => t.scored === settled.scored + 1 && t.sampled === t.scored + t.dropped + t.failed);
+    const after = await waitUntil("scored after chaos", () => tally(serve.url), (t) => t.scored === settled.scored + 1 && t.sampled === t.scored + t.dropped + t.failed, BACKGROUND_WORK);
     expect(after.seen).toBe(accepted);
     // The piled-up trace was let go past maxTraceBytes and is counted once it settles (traceTimeoutMs).
-    await until("trace_too_large counted", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_incomplete_total", 'groundwatch_reason="trace_too_large"') === 1);
+    await waitUntil("trace_too_large counted", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_incomplete_total", 'groundwatch_reason="trace_too_large"') === 1, BACKGROUND_WORK);
     sample();
     if (process.env.GW_CHAOS_VERBOSE) console.log(JSON.stringify({ accepted, flood429: flood.filter((x) => x === 429).length, pile, maxRss, after: { ...after, text: undefined }, incomplete: after.text.split("\n").filter((l) => l.startsWith("groundwatch_collector_incomplete_total")) }));
     expect(maxRss).toBeLessThan(RSS_BOUND);

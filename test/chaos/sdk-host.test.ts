@@ -1,10 +1,13 @@
-import { spawn } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.ts";
+import { identityHolds } from "../helpers/monitor.ts";
 import { closedPort } from "../helpers/net.ts";
+import type { Exit } from "../helpers/processes.ts";
+import { listeningUrl, spawnGroup } from "../helpers/processes.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The stated bound on the host's resident memory through the whole run (baseline ≈ 150–250 MB). */
@@ -16,45 +19,19 @@ interface HostState {
   readonly rss: number;
 }
 
-
 interface Host {
   readonly url: string;
   readonly output: () => string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  readonly exited: Promise<Exit>;
   readonly kill: (signal: NodeJS.Signals) => void;
 }
 
 async function startHost(env: Record<string, string>): Promise<Host> {
-  const child = spawn(process.execPath, ["--require", "./test/chaos/fault-injector.cjs", "test/chaos/sdk-host.mjs"], {
+  const p = spawnGroup(process.execPath, ["--require", "./test/chaos/fault-injector.cjs", "test/chaos/sdk-host.mjs"], {
     cwd: ROOT,
     env: { ...process.env, HF_HOME: "/nonexistent/groundwatch-test-hf-home", OTEL_EXPORTER_OTLP_TIMEOUT: "500", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
   });
-  let out = "";
-  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((r) => child.on("exit", (code, signal) => r({ code, signal, at: Date.now() })));
-  const kill = (signal: NodeJS.Signals): void => {
-    try {
-      if (child.pid) process.kill(-child.pid, signal);
-    } catch {
-      // already gone
-    }
-  };
-  onTestFinished(() => kill("SIGKILL"));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`host did not start: ${out}`)), 30_000);
-    child.stdout.on("data", () => {
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    void exited.then(({ code }) => reject(new Error(`host exited ${code}: ${out}`)));
-  });
-  return { url, output: () => out, exited, kill };
+  return { url: await listeningUrl(p), output: p.output, exited: p.exited, kill: p.signal };
 }
 
 async function send(host: Host, kind: string): Promise<number> {
@@ -67,21 +44,9 @@ async function state(host: Host): Promise<HostState> {
   return (await (await fetch(`${host.url}/state`)).json()) as HostState;
 }
 
-/** Polls the host until `check` holds (a bounded wait for background work, not a timing assertion). */
-async function until(host: Host, check: (s: HostState) => boolean, what: string, ms = 60_000): Promise<HostState> {
-  const end = Date.now() + ms;
-  let last: HostState | undefined;
-  while (Date.now() < end) {
-    last = await state(host);
-    if (check(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what}: not reached; last state ${JSON.stringify(last)}\n${host.output()}`);
-}
-
-function identityHolds(s: HostState["stats"]): boolean {
-  const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
-  return s.seen === s.sampled + s.notSampled && s.sampled === s.scored + sum(s.dropped) + sum(s.failed) + s.pending;
+/** Waits for the host's state to satisfy `check` (a bounded wait for background work, not a timing assertion). */
+async function waitForState(host: Host, check: (s: HostState) => boolean, what: string, timeout = 60_000): Promise<HostState> {
+  return waitUntil(what, () => state(host), check, { timeout, context: host.output });
 }
 
 describe("chaos: an SDK host under hostile input and faults", () => {
@@ -98,7 +63,7 @@ describe("chaos: an SDK host under hostile input and faults", () => {
     // 1. Hostile shapes: every request is answered; the host never sees an exception.
     for (const kind of ["throwing-getter", "throwing-answer", "proxy", "throwing-getter"]) expect(await send(host, kind)).toBe(200);
     for (const kind of ["huge-samples", "long-token", "base64", "good", "good"]) expect(await send(host, kind)).toBe(200);
-    let s = track(await until(host, (x) => x.stats.pending === 0, "hostile inputs settled", 120_000));
+    let s = track(await waitForState(host, (x) => x.stats.pending === 0, "hostile inputs settled", 120_000));
     expect(s.stats.failed.invalid_input).toBe(4);
     // The oversized ones are scored within limits (or, at worst, time out and free their worker):
     // either way they settle, and the ordinary answers after them are scored.
@@ -109,28 +74,28 @@ describe("chaos: an SDK host under hostile input and faults", () => {
     // 2. Dead workers, and a replacement that cannot start for a while: not ready, and says why.
     writeFileSync(marker, "");
     await fetch(`${host.url}/chaos/kill-workers`, { method: "POST" });
-    s = track(await until(host, (x) => !x.health.ready && x.health.workers.restarts >= 1, "workers reported dead"));
+    s = track(await waitForState(host, (x) => !x.health.ready && x.health.workers.restarts >= 1, "workers reported dead"));
     expect(s.health.reason).toMatch(/no scoring worker is running/);
     for (let i = 0; i < 3; i++) expect(await send(host, "good")).toBe(200);
     s = track(await state(host));
     expect(s.stats.pending).toBe(3); // kept queued, not failed, while no worker can score
     rmSync(marker);
     expect(existsSync(marker)).toBe(false);
-    s = track(await until(host, (x) => x.health.ready && x.stats.pending === 0, "workers replaced and queue drained"));
+    s = track(await waitForState(host, (x) => x.health.ready && x.stats.pending === 0, "workers replaced and queue drained"));
     expect(s.stats.scored).toBeGreaterThanOrEqual(5);
     expect(identityHolds(s.stats)).toBe(true);
 
     // 3. A byte flood: ~1.8 MB observations, far more than the 8 MiB queue budget holds.
     const statuses = await Promise.all(Array.from({ length: 40 }, () => send(host, "flood")));
     expect(statuses.every((x) => x === 200)).toBe(true);
-    s = track(await until(host, (x) => x.stats.pending === 0, "flood settled", 120_000));
+    s = track(await waitForState(host, (x) => x.stats.pending === 0, "flood settled", 120_000));
     expect(s.stats.dropped.queue_bytes ?? 0).toBeGreaterThan(0);
     expect(identityHolds(s.stats)).toBe(true);
 
     // 4. Still scoring afterwards.
     const before = s.stats.scored;
     expect(await send(host, "good")).toBe(200);
-    s = track(await until(host, (x) => x.stats.pending === 0 && x.stats.scored === before + 1, "scoring after the flood"));
+    s = track(await waitForState(host, (x) => x.stats.pending === 0 && x.stats.scored === before + 1, "scoring after the flood"));
     if (process.env.GW_CHAOS_VERBOSE) console.log(JSON.stringify({ maxRss, stats: s.stats, health: s.health }));
     expect(maxRss).toBeLessThan(RSS_BOUND);
 

@@ -1,6 +1,4 @@
 import { readCalibrationFile } from "../../src/config/calibration-file.ts";
-import type { ChildProcess } from "node:child_process";
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import type { Server, Socket } from "node:net";
 import { createServer } from "node:net";
@@ -12,65 +10,17 @@ import { startupBanner } from "../../src/cli/serve.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 import { closedPort } from "../helpers/net.ts";
+import type { GroupProcess } from "../helpers/processes.ts";
+import { listeningUrl, spawnGroup } from "../helpers/processes.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BAD_MODEL = fileURLToPath(new URL("../fixtures/models/bad-labels/", import.meta.url));
 // No hub cache, so `auto` resolves the same on every machine.
 const ENV = { ...process.env, HF_HOME: "/nonexistent/groundwatch-test-hf-home", OTEL_EXPORTER_OTLP_ENDPOINT: "", OTEL_LOG_LEVEL: "" };
 
-interface Running {
-  readonly child: ChildProcess;
-  /** stdout and stderr so far. */
-  output(): string;
-  /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
-  readonly exited: Promise<number | null>;
-}
-
-/** Runs the groundwatch binary (dist/, built by the global setup); killed when the test ends if still running. */
-function groundwatch(args: readonly string[], env: NodeJS.ProcessEnv = {}): Running {
-  const child = spawn(process.execPath, ["bin/groundwatch.js", ...args], { cwd: ROOT, env: { ...ENV, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  onTestFinished(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exited;
-    }
-  });
-  return { child, output: () => out, exited };
-}
-
-/** Resolves with the collector's URL once `serve` says it is listening; rejects if it exits first. */
-function listening(run: Running): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const check = (): void => {
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output());
-      if (m?.[1]) resolve(m[1]);
-    };
-    run.child.stderr?.on("data", check);
-    check();
-    void run.exited.then((code) => reject(new Error(`serve exited ${code} before listening:\n${run.output()}`)));
-  });
-}
-
-/** Resolves with the output once it matches `pattern`; rejects if serve exits first or after `ms`. */
-function waitFor(run: Running, pattern: RegExp, ms = 15_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${pattern.source} within ${ms} ms:\n${run.output()}`)), ms);
-    const check = (): void => {
-      if (!pattern.test(run.output())) return;
-      clearTimeout(timer);
-      resolve(run.output());
-    };
-    run.child.stderr?.on("data", check);
-    check();
-    void run.exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited ${code} before ${pattern.source}:\n${run.output()}`));
-    });
-  });
+/** Runs the groundwatch binary (dist/, built by the global setup) in its own process group, killed when the test ends if still running. */
+function groundwatch(args: readonly string[], env: NodeJS.ProcessEnv = {}): GroupProcess {
+  return spawnGroup(process.execPath, ["bin/groundwatch.js", ...args], { cwd: ROOT, env: { ...ENV, ...env } });
 }
 
 /** A TCP server closed when the test ends; `onConnection` gets each socket. */
@@ -96,14 +46,14 @@ describe("groundwatch serve: refusing to start", () => {
   it("says the port is in use and exits 1", async () => {
     const { port } = await tcpServer();
     const run = groundwatch(["serve", "--port", String(port), "--backend", "offline"]);
-    expect(await run.exited).toBe(1);
+    expect((await run.exited).code).toBe(1);
     expect(run.output()).toContain(`groundwatch serve: port ${port} on 127.0.0.1 is already in use\n`);
     expect(run.output()).not.toMatch(/listening|reading 'family'/);
   });
 
   it("says why the scoring backend could not load and exits 1, never announcing it listens", async () => {
     const run = groundwatch(["serve", "--port", "0", "--backend", "onnx", "--model", BAD_MODEL]);
-    expect(await run.exited).toBe(1);
+    expect((await run.exited).code).toBe(1);
     expect(run.output()).toMatch(/groundwatch serve: the scoring backend could not start: .*cannot map the labels/);
     // The monitor's own warning reaches stderr through the diag logger the CLI installs.
     expect(run.output()).toMatch(/error: groundwatch: scoring workers failed to start/);
@@ -125,12 +75,12 @@ describe("groundwatch serve: SIGTERM with the OTLP endpoint down", () => {
     writeFileSync(config, JSON.stringify({ collector: { drainMs: DRAIN_MS } }));
     const otlp = await endpoint();
     const run = groundwatch(["serve", "--port", "0", "--backend", "offline", "--sample-rate", "1", "--config", config], { OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_METRIC_EXPORT_INTERVAL: "600000" });
-    const url = await listening(run);
+    const url = await listeningUrl(run);
     const res = await fetch(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ route: "/ask", context: "Returns are accepted within 30 days.", answer: "Returns are accepted within 30 days." }) });
     expect(res.status).toBe(202);
     const signalled = performance.now();
     run.child.kill("SIGTERM");
-    expect(await run.exited).toBe(0);
+    expect((await run.exited).code).toBe(0);
     expect(performance.now() - signalled).toBeLessThan(DRAIN_MS + MARGIN_MS);
     expect(run.output()).toMatch(new RegExp(`warning: groundwatch collector: OTLP (traces|metrics|logs) export to ${otlp.replace(/\./g, "\\.")}/v1/(traces|metrics|logs) ${failure.source}`));
     expect(run.output()).toMatch(/groundwatch serve: stopped; 1 seen/);
@@ -151,8 +101,8 @@ describe("groundwatch serve: start-up banner", () => {
   it("says what it will do: backend and tier, threshold and source, calibration, drift, sampling, queue, auth, bind, OTLP export", { timeout: 30_000 }, async () => {
     const { port: otlpPort } = await tcpServer();
     const run = groundwatch(["serve", "--port", "0", "--backend", "offline", "--sample-rate", "0.5"], { GROUNDWATCH_SAMPLE_ROUTES: "/api/*=1,/health=0", OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpPort}/`, OTEL_METRIC_EXPORT_INTERVAL: "600000" });
-    const url = await listening(run);
-    const out = await waitFor(run, BANNER_END);
+    const url = await listeningUrl(run);
+    const out = (await run.waitFor(BANNER_END)).input;
     const banner = out.slice(out.indexOf("listening on"));
     expect(banner).toContain("\n  backend      offline, tier triage — TRIAGE-GRADE: not for paging or release decisions");
     expect(banner).toMatch(/\n {2}threshold {4}0\.\d{4} \(backend default\)\n/);
@@ -170,8 +120,8 @@ describe("groundwatch serve: start-up banner", () => {
   it("warns about a weak calibration, naming verdict and interval, and runs drift without its too-short reference", { timeout: 30_000 }, async () => {
     const calibration = weakCalibration();
     const run = groundwatch(["serve", "--port", "0", "--backend", "offline", "--calibration", calibration]);
-    await listening(run);
-    const out = await waitFor(run, BANNER_END);
+    await listeningUrl(run);
+    const out = (await run.waitFor(BANNER_END)).input;
     // Through the monitor's diag warning (what an SDK user gets too) ...
     expect(out).toContain(`warning: groundwatch: the calibration ${calibration} failed (verdict weak, AUROC 0.667): the AUROC's 95% interval (0.295–1.000) includes 0.5`);
     expect(out).toContain("warning: groundwatch: drift runs without a reference: the calibration has 6 reference scores, fewer than drift.minScores (20)");
@@ -184,7 +134,7 @@ describe("groundwatch serve: start-up banner", () => {
   it("refuses a weak calibration with --require-valid-calibration, exit 2", async () => {
     const calibration = weakCalibration();
     const run = groundwatch(["serve", "--port", "0", "--backend", "offline", "--calibration", calibration, "--require-valid-calibration"]);
-    expect(await run.exited).toBe(2);
+    expect((await run.exited).code).toBe(2);
     expect(run.output()).toContain(`groundwatch serve: invalid calibrationFile: "${calibration}" (its verdict is weak (AUROC 0.667, 95% interval 0.295–1.000), and requireValidCalibration is set`);
     expect(run.output()).not.toContain("listening");
   });
@@ -193,8 +143,8 @@ describe("groundwatch serve: start-up banner", () => {
 describe("groundwatch serve --log-evaluations", () => {
   it("prints each evaluation as it completes: route, verdict, score, claim counts, limits, and no user text", { timeout: 30_000 }, async () => {
     const run = groundwatch(["serve", "--port", "0", "--backend", "offline", "--sample-rate", "1", "--threshold", "0.3", "--log-evaluations"]);
-    const url = await listening(run);
-    const banner = await waitFor(run, BANNER_END);
+    const url = await listeningUrl(run);
+    const banner = (await run.waitFor(BANNER_END)).input;
     expect(banner).toContain("\n  threshold    0.3000 (--threshold)\n");
     expect(banner).toContain("\n  evaluations  logged here as they complete\n");
     const context = "Returns are accepted within 30 days of delivery.";
@@ -204,7 +154,7 @@ describe("groundwatch serve --log-evaluations", () => {
       { route: "/ask", context, answer: "I don't know." },
     ];
     expect((await fetch(`${url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).status).toBe(202);
-    const out = await waitFor(run, /(evaluation route=.*\n[^]*){3}/);
+    const out = (await run.waitFor(/(evaluation route=.*\n[^]*){3}/)).input;
     expect(out).toMatch(/groundwatch serve: evaluation route=\/ask grounded score 0\.\d{3} \(threshold 0\.3\); claims 1 supported, 0 contradicted, 0 unsupported; limits none; offline \d+ ms\n/);
     expect(out).toMatch(/groundwatch serve: evaluation route=\/ask ungrounded score 0\.\d{3} \(threshold 0\.3\); claims 0 supported, 1 contradicted, 0 unsupported; limits none; offline \d+ ms\n/);
     expect(out).toMatch(/groundwatch serve: evaluation route=\/ask unscorable \(no_checkable_claims\); claims 0 supported, 0 contradicted, 0 unsupported, 1 skipped; limits none; offline \d+ ms\n/);
@@ -213,8 +163,8 @@ describe("groundwatch serve --log-evaluations", () => {
 
   it("is on with OTEL_LOG_LEVEL=debug", { timeout: 30_000 }, async () => {
     const run = groundwatch(["serve", "--port", "0", "--backend", "offline"], { OTEL_LOG_LEVEL: "debug" });
-    await listening(run);
-    expect(await waitFor(run, BANNER_END)).toContain("\n  evaluations  logged here as they complete\n");
+    await listeningUrl(run);
+    expect((await run.waitFor(BANNER_END)).input).toContain("\n  evaluations  logged here as they complete\n");
   });
 });
 
@@ -222,7 +172,7 @@ describe("groundwatch demo (npm start)", () => {
   it("uses a free port when the one asked for is busy", { timeout: 30_000 }, async () => {
     const { port } = await tcpServer();
     const run = groundwatch(["demo", "--once", "--port", String(port), "--rate", "1000"]);
-    expect(await run.exited).toBe(0);
+    expect((await run.exited).code).toBe(0);
     expect(run.output()).toContain(`groundwatch demo: port ${port} is busy, using a free one\n`);
     expect(run.output()).toMatch(/replayed 120\/120 observations — metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
   });

@@ -10,39 +10,19 @@ import { LoggerProvider, SimpleLogRecordProcessor } from "@opentelemetry/sdk-log
 import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { resolveCollectorOptions } from "../../src/collector/options.ts";
-import type { RunningCollector } from "../../src/collector/server.ts";
-import { startCollector } from "../../src/collector/server.ts";
 import { logsJson, tracesJson } from "./otlp-json.ts";
+import type { RunningCollector } from "../../src/collector/server.ts";
+import { RETURNS_DOC, postJson, startTestCollector } from "../helpers/collector.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
-const ENV = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
-const DOC = "Returns: you may return unopened items within 30 days of delivery for a full refund.";
 const T = "0af7651916cd43dd8448eb211c80319c";
 const LLM = "0000000000000003";
-
-async function collector(extra: Parameters<typeof startCollector>[0] = {}): Promise<RunningCollector> {
-  const c = await startCollector({ env: ENV, port: 0, monitor: { sampling: { default: 1 }, scoring: { backend: "offline" } }, ...extra });
-  onTestFinished(() => c.close(2000));
-  await c.monitor.ready();
-  return c;
-}
-
-function post(url: string, body: string | Buffer | object, headers: Record<string, string> = { "content-type": "application/json" }): Promise<Response> {
-  return fetch(url, { method: "POST", headers, body: typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body) });
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const end = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const metrics = async (c: RunningCollector): Promise<string> => (await fetch(`${c.url}/metrics`)).text();
 
 describe("collector: OTLP logs (GenAI events) from the OTel JS exporter", () => {
   it("joins gen_ai.choice log records sent as protobuf with the spans of their trace, and scores them", async () => {
-    const c = await collector();
+    const c = await startTestCollector();
     const resource = resourceFromAttributes({ "service.name": "node-rag" });
     const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${c.url}/v1/traces` }))] });
     const loggerProvider = new LoggerProvider({ resource, processors: [new SimpleLogRecordProcessor({ exporter: new OTLPLogExporter({ url: `${c.url}/v1/logs` }) })] });
@@ -52,7 +32,7 @@ describe("collector: OTLP logs (GenAI events) from the OTel JS exporter", () => 
     // Logs first: the chat span's events are emitted while it is open, before any span is exported.
     const root = tracer.startSpan("POST /ask", { attributes: { "http.route": "/ask" } });
     const ctx = trace.setSpan(ROOT_CONTEXT, root);
-    tracer.startSpan("retrieval", { attributes: { "gen_ai.operation.name": "retrieval", "gen_ai.retrieval.documents": JSON.stringify([{ id: "1", content: DOC }]) } }, ctx).end();
+    tracer.startSpan("retrieval", { attributes: { "gen_ai.operation.name": "retrieval", "gen_ai.retrieval.documents": JSON.stringify([{ id: "1", content: RETURNS_DOC }]) } }, ctx).end();
     const chat = tracer.startSpan("chat gpt-4o-mini", { attributes: { "gen_ai.operation.name": "chat" } }, ctx);
     const chatCtx = trace.setSpan(ctx, chat);
     logger.emit({ eventName: "gen_ai.user.message", body: { content: "How long do I have to return an item?" }, context: chatCtx, attributes: { "gen_ai.system": "openai" } });
@@ -61,7 +41,7 @@ describe("collector: OTLP logs (GenAI events) from the OTel JS exporter", () => 
     chat.end();
     root.end();
     await tracerProvider.forceFlush();
-    await until(() => c.monitor.stats().scored === 1, "one scored interaction");
+    await waitUntil("one scored interaction", () => c.monitor.stats(), (s) => s.scored === 1);
     const text = await metrics(c);
     expect(text).toMatch(/groundwatch_evaluations_total\{[^}]*groundwatch_route="\/ask"[^}]*groundwatch_verdict="grounded"[^}]*\} 1/);
     expect(text).toMatch(/groundwatch_collector_interactions_total\{[^}]*groundwatch_route="\/ask"[^}]*groundwatch_convention="genai"[^}]*\} 1/);
@@ -70,18 +50,18 @@ describe("collector: OTLP logs (GenAI events) from the OTel JS exporter", () => 
 
 describe("collector: every trace not scored is on /metrics with its reason", () => {
   it("counts duplicated events, late records, logs without spans and prompts that promptContext could read", async () => {
-    const c = await collector({ traceTimeoutMs: 100 });
+    const c = await startTestCollector({ traceTimeoutMs: 100 });
     const choice = { spanId: LLM, eventName: "gen_ai.choice", body: { index: 0, message: { content: "Thirty days." } } };
     // Logs before spans, a duplicated event, then the spans: scored once.
-    expect((await post(`${c.url}/v1/logs`, logsJson(T, [choice, choice]))).status).toBe(200);
-    await post(`${c.url}/v1/traces`, tracesJson(T, [{ spanId: "0000000000000002", parentSpanId: "0000000000000001", attributes: { "retrieval.documents.0.document.content": DOC } }, { spanId: "0000000000000001", attributes: { "http.route": "/ask" } }]));
+    expect((await postJson(`${c.url}/v1/logs`, logsJson(T, [choice, choice]))).status).toBe(200);
+    await postJson(`${c.url}/v1/traces`, tracesJson(T, [{ spanId: "0000000000000002", parentSpanId: "0000000000000001", attributes: { "retrieval.documents.0.document.content": RETURNS_DOC } }, { spanId: "0000000000000001", attributes: { "http.route": "/ask" } }]));
     // A late record for the settled trace.
-    await post(`${c.url}/v1/logs`, logsJson(T, [{ ...choice, body: { index: 0, message: { content: "Later." } } }]));
+    await postJson(`${c.url}/v1/logs`, logsJson(T, [{ ...choice, body: { index: 0, message: { content: "Later." } } }]));
     // A log whose trace never sends spans.
-    await post(`${c.url}/v1/logs`, logsJson("1af7651916cd43dd8448eb211c80319c", [{ spanId: LLM, eventName: "gen_ai.user.message", body: { content: "Hello?" } }]));
+    await postJson(`${c.url}/v1/logs`, logsJson("1af7651916cd43dd8448eb211c80319c", [{ spanId: LLM, eventName: "gen_ai.user.message", body: { content: "Hello?" } }]));
     // An answer whose documents are only in the system message (promptContext is off).
-    await post(`${c.url}/v1/logs`, logsJson("2af7651916cd43dd8448eb211c80319c", [{ spanId: LLM, eventName: "gen_ai.system.message", body: { content: DOC } }, choice], "chat-svc"));
-    await until(async () => /groundwatch_collector_incomplete_total\{[^}]*no_documents_prompt_available/.test(await metrics(c)), "the timeout to settle the log-only traces");
+    await postJson(`${c.url}/v1/logs`, logsJson("2af7651916cd43dd8448eb211c80319c", [{ spanId: LLM, eventName: "gen_ai.system.message", body: { content: RETURNS_DOC } }, choice], "chat-svc"));
+    await waitUntil("the timeout to settle the log-only traces", () => metrics(c), (text) => /groundwatch_collector_incomplete_total\{[^}]*no_documents_prompt_available/.test(text));
     const text = await metrics(c);
     const reason = (route: string, r: string, n: number) => new RegExp(`groundwatch_collector_incomplete_total\\{[^}]*groundwatch_route="${route.replace(/\//g, "\\/")}"[^}]*groundwatch_reason="${r}"[^}]*\\} ${n}\\b|groundwatch_collector_incomplete_total\\{[^}]*groundwatch_reason="${r}"[^}]*groundwatch_route="${route.replace(/\//g, "\\/")}"[^}]*\\} ${n}\\b`);
     expect(text).toMatch(reason("svc", "duplicate_event", 1));
@@ -94,10 +74,10 @@ describe("collector: every trace not scored is on /metrics with its reason", () 
 
   it("scores the system message as the context with promptContext system (captured GenAI payload)", async () => {
     const fixture = JSON.parse(readFileSync(new URL("../fixtures/instrumentations/genai-openai-chat.json", import.meta.url), "utf8")) as { traces: unknown[]; logs: unknown[] };
-    const c = await collector({ promptContext: "system" });
-    for (const t of fixture.traces) expect((await post(`${c.url}/v1/traces`, t as object)).status).toBe(200);
-    for (const l of fixture.logs) expect((await post(`${c.url}/v1/logs`, gzipSync(JSON.stringify(l)), { "content-type": "application/json", "content-encoding": "gzip" })).status).toBe(200);
-    await until(() => c.monitor.stats().scored === 4, "four scored interactions");
+    const c = await startTestCollector({ promptContext: "system" });
+    for (const t of fixture.traces) expect((await postJson(`${c.url}/v1/traces`, t as object)).status).toBe(200);
+    for (const l of fixture.logs) expect((await postJson(`${c.url}/v1/logs`, gzipSync(JSON.stringify(l)), { "content-type": "application/json", "content-encoding": "gzip" })).status).toBe(200);
+    await waitUntil("four scored interactions", () => c.monitor.stats(), (s) => s.scored === 4);
     expect(await metrics(c)).toMatch(/groundwatch_collector_interactions_total\{[^}]*groundwatch_convention="prompt"[^}]*\} 4/);
   });
 });
@@ -110,22 +90,22 @@ describe("collector: /v1/logs bad input", () => {
     ["an unsupported content type", "x", { "content-type": "text/plain" }, 415, /unsupported content-type/],
     ["a body over the limit", JSON.stringify({ resourceLogs: [], pad: "x".repeat(3_000_000) }), { "content-type": "application/json" }, 413, /larger than the limit of 2mb/],
   ])("%s gets a clear 4xx", async (_name, body, headers, status, message) => {
-    const c = await collector();
-    const res = await post(`${c.url}/v1/logs`, body, headers);
+    const c = await startTestCollector();
+    const res = await postJson(`${c.url}/v1/logs`, body, headers);
     expect(res.status).toBe(status);
     expect(((await res.json()) as { error: string }).error).toMatch(message);
     expect((await fetch(`${c.url}/healthz`)).status).toBe(200);
   });
 
   it("requires the bearer token", async () => {
-    const c = await collector({ token: "s3cret" });
-    expect((await post(`${c.url}/v1/logs`, logsJson(T, []))).status).toBe(401);
-    expect((await post(`${c.url}/v1/logs`, logsJson(T, []), { "content-type": "application/json", authorization: "Bearer s3cret" })).status).toBe(200);
+    const c = await startTestCollector({ token: "s3cret" });
+    expect((await postJson(`${c.url}/v1/logs`, logsJson(T, []))).status).toBe(401);
+    expect((await postJson(`${c.url}/v1/logs`, logsJson(T, []), { "content-type": "application/json", authorization: "Bearer s3cret" })).status).toBe(200);
   });
 
   it("answers partial success for records without a trace id, and counts them", async () => {
-    const c = await collector();
-    const res = await post(`${c.url}/v1/logs`, logsJson(T, [{ eventName: "gen_ai.choice", traceId: "" }, { spanId: LLM, eventName: "gen_ai.choice", body: { message: { content: "x" } } }]));
+    const c = await startTestCollector();
+    const res = await postJson(`${c.url}/v1/logs`, logsJson(T, [{ eventName: "gen_ai.choice", traceId: "" }, { spanId: LLM, eventName: "gen_ai.choice", body: { message: { content: "x" } } }]));
     expect(await res.json()).toEqual({ partialSuccess: { rejectedLogRecords: 1, errorMessage: expect.stringContaining('log record "gen_ai.choice" has no valid traceId') } });
     expect(c.incompleteStats()).toMatchObject({ invalid_id: 1 });
     expect(await metrics(c)).toMatch(/groundwatch_collector_incomplete_total\{[^}]*groundwatch_reason="invalid_id"[^}]*\} 1/);

@@ -1,21 +1,11 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { stringify } from "yaml";
 import { panelQueries } from "../helpers/dashboards.ts";
-
-/** Whether promtool is installed (Debian's prometheus package; CI installs it, and its absence there is a failure). */
-function promtoolAvailable(): boolean {
-  try {
-    execFileSync("promtool", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    if (process.env.CI) throw new Error("promtool is not installed: .ci/run must install Debian's prometheus package");
-    return false;
-  }
-}
+import { promtoolAvailable } from "../helpers/prometheus.ts";
 
 const calls = (route: string, outcome: string, perStep: number): { series: string; values: string } => ({ series: `groundwatch_resample_calls_total{groundwatch_route="${route}",groundwatch_resample_outcome="${outcome}"}`, values: `0+${perStep}x40` });
 

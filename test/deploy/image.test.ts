@@ -1,11 +1,12 @@
-import type { ChildProcess } from "node:child_process";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
+import { listeningUrl, spawnGroup } from "../helpers/processes.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 /**
  * The Dockerfile. No image is built here: there is no Docker engine on this machine, and Debian's
@@ -214,29 +215,8 @@ describe("Dockerfile: the runtime stage's files run `groundwatch serve`", () => 
     // The image's environment, on a free loopback port instead of 0.0.0.0:4319 (the test machine's
     // interfaces stay closed), with a token as the image requires.
     const env = { ...envOf(runtime), GROUNDWATCH_HOST: "127.0.0.1", GROUNDWATCH_PORT: "0", GROUNDWATCH_TOKEN: "t".repeat(32), HF_HOME: join(app, "models"), PATH: process.env.PATH ?? "" };
-    const child: ChildProcess = spawn(entrypoint[0] === "node" ? process.execPath : entrypoint[0]!, [...entrypoint.slice(1), "--sample-rate", "1"], { cwd: app, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    onTestFinished(() => {
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // gone
-      }
-    });
-    let out = "";
-    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 30_000);
-      const check = (): void => {
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-        if (m?.[1]) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      };
-      child.stderr!.on("data", check);
-      child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-    });
+    const serve = spawnGroup(entrypoint[0] === "node" ? process.execPath : entrypoint[0]!, [...entrypoint.slice(1), "--sample-rate", "1"], { cwd: app, env });
+    const url = await listeningUrl(serve);
     const port = new URL(url).port;
 
     // The HEALTHCHECK command itself, with the port in its environment.
@@ -251,16 +231,11 @@ describe("Dockerfile: the runtime stage's files run `groundwatch serve`", () => 
     const doc = "Returns: you may return unopened items within 30 days of delivery for a full refund.";
     const res = await fetch(`${url}/v1/observations`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ route: "/api/returns", context: [doc], answer: doc }) });
     expect(res.status).toBe(202);
-    let metrics = "";
-    for (let i = 0; i < 200 && !/groundwatch_evaluations_total\{[^}]*\} 1/.test(metrics); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      metrics = await (await fetch(`${url}/metrics`, { headers: auth })).text();
-    }
+    const metrics = await waitUntil("the observation scored on /metrics", async () => (await fetch(`${url}/metrics`, { headers: auth })).text(), (text) => /groundwatch_evaluations_total\{[^}]*\} 1/.test(text), { timeout: 20_000, interval: 100 });
     expect(metrics).toMatch(/groundwatch_evaluations_total\{[^}]*groundwatch_route="\/api\/returns"[^}]*\} 1/);
 
-    child.kill("SIGTERM");
-    const code = await new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));
-    expect(code).toBe(0);
+    serve.child.kill("SIGTERM");
+    expect((await serve.exited).code).toBe(0);
     // Nothing under /app was created or changed: a read-only root filesystem is fine.
     expect(listFiles(app)).toEqual(before);
   });

@@ -7,6 +7,7 @@ import type { RunningCollector } from "../../src/collector/server.ts";
 import { startCollector } from "../../src/collector/server.ts";
 import { RESAMPLER_PANELS, panelQueries } from "../helpers/dashboards.ts";
 import { prometheusAvailable, startPrometheus } from "../helpers/prometheus.ts";
+import { waitForValue } from "../helpers/wait.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const DOC = "Warranty: electronics come with a one-year limited warranty covering manufacturing defects. Accidental damage is not covered.";
@@ -40,48 +41,35 @@ async function send(c: RunningCollector, answers: string[], route: string): Prom
   await c.monitor.flush();
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
 describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Prometheus", () => {
   it("panel queries return data (no data for ratios where nothing was scored, and for the resampler's panels with resampling off), recording rules match the driven rate, and the page alert goes pending then firing", { timeout: 120_000 }, async () => {
     // /api/quiet is seen but never sampled: nothing is scored there.
     const c = await startCollector({ env: { HF_HOME: "/nonexistent" }, port: 0, monitor: { sampling: { default: 1, routes: { "/api/quiet": 0 } }, scoring: { backend: "offline" }, drift: { windowSize: 20, minScores: 20 } } });
     onTestFinished(() => c.close(2000));
     await c.monitor.ready();
-    const prom = await startPrometheus(c.url.replace("http://", ""), `  external_labels:\n    groundwatch_runbook_base: ${RUNBOOK_BASE}\nrule_files:\n  - ${testRules()}\n`);
-
-    // Seed both verdict series, and let Prometheus scrape them before the measured traffic:
-    // rate() needs the counters to move while it watches.
-    await send(c, [GOOD, BAD], "/api/warranty");
+    // Seed both verdict series at the measured rate before Prometheus starts, so its first scrape
+    // holds the whole seed, and let it scrape them before the measured traffic: rate() needs the
+    // counters to move while it watches, and with both series seeded at 1 in 20 its extrapolation
+    // scales them alike, so their ratio is the rate sent.
+    await send(c, [...Array.from({ length: 19 }, () => GOOD), BAD], "/api/warranty");
     await send(c, [GOOD, BAD, GOOD], "/api/quiet");
-    await until("the first scrape", async () => ((await prom.query("groundwatch_evaluations_total")).length >= 2 ? true : undefined));
-    await new Promise((r) => setTimeout(r, 2000));
-    // Phase 1: 5% hallucinated — below the 10% threshold — in batches the scraper sees arrive.
+    const prom = await startPrometheus(c.url.replace("http://", ""), `  external_labels:\n    groundwatch_runbook_base: ${RUNBOOK_BASE}\nrule_files:\n  - ${testRules()}\n`);
+    await prom.scrapedAfter();
+    // Phase 1: 5% hallucinated — below the 10% threshold.
     for (let b = 0; b < 3; b++) {
       await send(c, [...Array.from({ length: 19 }, () => GOOD), BAD], "/api/warranty");
       await send(c, [GOOD, BAD], "/api/quiet");
-      await new Promise((r) => setTimeout(r, 1500));
     }
-    await new Promise((r) => setTimeout(r, 2000));
-    const rate = await until("the recording rule", async () => {
-      const r = await prom.query('groundwatch:hallucination_rate:ratio_rate5m{groundwatch_route="/api/warranty"}');
-      return r[0] ? Number(r[0].value[1]) : undefined;
-    });
+    // Every rule, the alert included, is evaluated on all of phase 1 before anything is asserted:
+    // "no alert yet" below cannot pass for want of an evaluation.
+    await prom.caughtUp();
+    const rate = Number((await prom.query('groundwatch:hallucination_rate:ratio_rate5m{groundwatch_route="/api/warranty"}'))[0]?.value[1]);
     expect(rate).toBeCloseTo(0.05, 2);
     // The volume guards' constants are recorded, and the route's scored answers reach them.
     expect(Number((await prom.query("groundwatch:min_scored_answers:1h"))[0]?.value[1])).toBe(30);
     expect(Number((await prom.query('groundwatch:scored_answers:increase5m{groundwatch_route="/api/warranty"}'))[0]?.value[1])).toBeGreaterThanOrEqual(30);
     type Alert = { labels: Record<string, string>; annotations: Record<string, string>; state: string };
     const alertsNow = async (): Promise<Alert[]> => ((await (await fetch(`${prom.url}/api/v1/alerts`)).json()) as { data: { alerts: Alert[] } }).data.alerts.filter((a) => a.labels.alertname === "GroundwatchHallucinationRateHigh");
-    await new Promise((r) => setTimeout(r, 3000));
     expect(await alertsNow()).toEqual([]);
 
     // Every dashboard panel query runs (query() throws on an error) and returns data, except the
@@ -121,11 +109,8 @@ describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Pr
       });
     }, 200);
     onTestFinished(() => clearInterval(watcher));
-    for (let b = 0; b < 3; b++) {
-      await send(c, Array.from({ length: 20 }, () => BAD), "/api/warranty");
-      await new Promise((r) => setTimeout(r, 1500));
-    }
-    await until("the alert to fire", async () => (states.includes("firing") ? true : undefined), 60_000);
+    for (let b = 0; b < 3; b++) await send(c, Array.from({ length: 20 }, () => BAD), "/api/warranty");
+    await waitForValue("the alert to fire", () => (states.includes("firing") ? states : undefined), { timeout: 60_000, interval: 200 });
     clearInterval(watcher);
     expect(states[0]).toBe("pending");
     expect(states).toContain("firing");
@@ -135,10 +120,9 @@ describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Pr
     expect(firing?.annotations.runbook_url).toBe(`${RUNBOOK_BASE}#groundwatchhallucinationratehigh`);
     expect(firing?.annotations.description).toContain("volume guard: at least 30 in the hour and 3 in the last 5 minutes");
     // 3 + 60 hallucinated of 120 measured answers. The alert can fire before Prometheus has scraped
-    // and evaluated the last batch, so wait (bounded) for the rule to take it in before comparing.
-    const latest = async (): Promise<number> => Number((await prom.query('groundwatch:hallucination_rate:ratio_rate5m{groundwatch_route="/api/warranty"}'))[0]?.value[1]);
-    let raised = await latest();
-    for (const end = Date.now() + 20_000; Math.abs(raised - 63 / 120) >= 0.05 && Date.now() < end; raised = await latest()) await new Promise((r) => setTimeout(r, 500));
+    // and evaluated the last batch, so the rule is read once it has taken everything in.
+    await prom.caughtUp();
+    const raised = Number((await prom.query('groundwatch:hallucination_rate:ratio_rate5m{groundwatch_route="/api/warranty"}'))[0]?.value[1]);
     expect(raised).toBeCloseTo(63 / 120, 1);
   });
 });

@@ -12,13 +12,13 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { EvalReport } from "../../src/cli/eval/types.ts";
-import type { RunningCollector } from "../../src/collector/server.ts";
 import { startCollector } from "../../src/collector/server.ts";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { CITED_ANSWERS, CITED_DOCS, judgeEnv, judgeFlags, judgedPair, startCitingJudge } from "../helpers/citations.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { testOtel } from "../helpers/otel.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const QUESTION = "What are the refund and shipping terms?";
@@ -36,15 +36,6 @@ function jsonl(rows: unknown[]): string {
   const path = join(tempDir(), "rows.jsonl");
   writeFileSync(path, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
   return path;
-}
-
-/** Polls the collector's accounting until `n` observations finished scoring (bounded). */
-async function scored(c: RunningCollector, n: number): Promise<void> {
-  const end = Date.now() + 20_000;
-  while (c.monitor.stats().scored < n) {
-    if (Date.now() > end) throw new Error(`only ${c.monitor.stats().scored} of ${n} scored`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** The value of one groundwatch_citations_total series on /metrics, 0 when absent. */
@@ -157,7 +148,7 @@ describe("citations checked end to end", () => {
 
     ask(CITED_ANSWERS.invented);
     await provider.forceFlush();
-    await scored(c, 1);
+    await waitUntil("1 scored", () => c.monitor.stats(), (s) => s.scored >= 1);
     expect(judge.requests).toHaveLength(0);
     ask(CITED_ANSWERS.misattributed);
     ask(CITED_ANSWERS.cited);
@@ -174,7 +165,7 @@ describe("citations checked end to end", () => {
       ]),
     });
     expect(res.status).toBe(202);
-    await scored(c, 7);
+    await waitUntil("7 scored", () => c.monitor.stats(), (s) => s.scored >= 7);
     expect(judge.requests.some((r) => judgedPair(r).hypothesis.includes("Gift cards"))).toBe(false);
 
     const metrics = await (await fetch(`${c.url}/metrics`)).text();

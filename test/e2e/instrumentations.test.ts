@@ -1,10 +1,12 @@
-import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningCollector } from "../../src/collector/server.ts";
-import { startCollector } from "../../src/collector/server.ts";
+import { startTestCollector } from "../helpers/collector.ts";
+import { totalOf } from "../helpers/monitor.ts";
+import { spawnGroup } from "../helpers/processes.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 // Real instrumentation packages (test/instrumentations/{otel,traceloop}, installed by .ci/run), the
 // real openai client and LangChain.js, against a local fake OpenAI-compatible server, exporting
@@ -13,7 +15,6 @@ import { startCollector } from "../../src/collector/server.ts";
 const ROOT = join(import.meta.dirname, "..", "..");
 const WS = join(ROOT, "test", "instrumentations");
 const installed = ["otel", "traceloop"].every((ws) => existsSync(join(WS, ws, "node_modules")));
-const ENV = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
 
 // The fixed knowledge base and the fake model's answers (test/instrumentations/kb.js).
 const DOCS: Record<string, string> = {
@@ -49,20 +50,9 @@ const SETUPS: readonly Setup[] = [
   { name: "traceloop-langchain", ws: "traceloop", convention: "openllmetry", context: "retrieved" },
 ];
 
-function startFake(): Promise<string> {
-  const child: ChildProcess = spawn(process.execPath, [join(WS, "fake-openai.js"), "0"], { stdio: ["ignore", "pipe", "inherit"] });
-  onTestFinished(() => {
-    child.kill("SIGTERM");
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`fake OpenAI server exited ${code}: ${out}`)));
-  });
+async function startFake(): Promise<string> {
+  const fake = spawnGroup(process.execPath, [join(WS, "fake-openai.js"), "0"]);
+  return (await fake.waitFor(/(http:\/\/127\.0\.0\.1:\d+\/v1)/))[1] ?? "";
 }
 
 function runSetup(setup: Setup, collectorUrl: string, fakeUrl: string): Promise<string> {
@@ -99,10 +89,7 @@ async function counter(c: RunningCollector, name: string, label: string): Promis
 }
 
 async function collector(promptContext: string): Promise<RunningCollector> {
-  const c = await startCollector({ env: ENV, port: 0, traceTimeoutMs: 1500, promptContext, monitor: { sampling: { default: 1 }, scoring: { backend: "offline" } } });
-  onTestFinished(() => c.close(2000));
-  await c.monitor.ready();
-  return c;
+  return startTestCollector({ traceTimeoutMs: 1500, promptContext });
 }
 
 /** What the same interactions score when posted to /v1/observations: verdict → count. */
@@ -115,14 +102,10 @@ async function expectedVerdicts(context: Setup["context"]): Promise<Record<strin
   return counter(c, "groundwatch_evaluations_total", "groundwatch_verdict");
 }
 
+/** Waits until every expected trace was joined or counted incomplete, then for its scoring. */
 async function settle(c: RunningCollector, expected: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const joined = Object.values(await counter(c, "groundwatch_collector_interactions_total", "groundwatch_convention")).reduce((a, b) => a + b, 0);
-    const lost = Object.values(await counter(c, "groundwatch_collector_incomplete_total", "groundwatch_reason")).reduce((a, b) => a + b, 0);
-    if (joined + lost >= expected || Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const settled = async (): Promise<number> => totalOf(await counter(c, "groundwatch_collector_interactions_total", "groundwatch_convention")) + totalOf(await counter(c, "groundwatch_collector_incomplete_total", "groundwatch_reason"));
+  await waitUntil(`${expected} traces joined or counted incomplete`, settled, (n) => n >= expected, { timeout: 20_000, interval: 200 });
   await c.monitor.flush();
 }
 

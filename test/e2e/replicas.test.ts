@@ -1,15 +1,16 @@
-import type { ChildProcess } from "node:child_process";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { logsJson, tracesJson } from "../collector/otlp-json.ts";
 import { HashRing } from "../deploy/loadbalancing.ts";
+import { closedPort } from "../helpers/net.ts";
+import { listeningUrl, spawnGroup } from "../helpers/processes.ts";
 import { prometheusAvailable } from "../helpers/prometheus.ts";
+import { waitForCondition } from "../helpers/wait.ts";
 
 /**
  * Scale-out (docs/deploy.md): two `groundwatch serve` replicas, and a real Prometheus scraping both
@@ -87,53 +88,16 @@ function verdicts(): Record<AnswerKind, string> {
   return { supported: byId.supported!, contradicted: byId.contradicted! };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "gw-replicas-"));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
-/** Starts a process in its own process group, killed (the whole group) when the test ends. */
-function startGroup(command: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT): { child: ChildProcess; output: () => string } {
-  const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-  onTestFinished(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once("exit", r));
-    try {
-      if (child.pid) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-    await exited;
-  });
-  return { child, output: () => out };
-}
-
 /** A `groundwatch serve` replica from the built CLI, on a free loopback port, with the token the scrape uses. */
 async function replica(config: string): Promise<string> {
-  const { child, output } = startGroup(process.execPath, ["bin/groundwatch.js", "serve", "--config", config, "--port", "0"], { ...process.env, GROUNDWATCH_TOKEN: TOKEN, HF_HOME: "/nonexistent/groundwatch-test-hf-home" });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output()}`)), 30_000);
-    child.stderr!.on("data", () => {
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output());
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${output()}`)));
-  });
+  const p = spawnGroup(process.execPath, ["bin/groundwatch.js", "serve", "--config", config, "--port", "0"], { cwd: ROOT, env: { ...process.env, GROUNDWATCH_TOKEN: TOKEN, HF_HOME: "/nonexistent/groundwatch-test-hf-home" } });
+  return listeningUrl(p);
 }
 
 type Vector = Array<{ metric: Record<string, string>; value: [number, string] }>;
@@ -141,28 +105,20 @@ type Vector = Array<{ metric: Record<string, string>; value: [number, string] }>
 /** A real Prometheus scraping every replica each second, with the bearer token from a file (as the ServiceMonitor's Secret). */
 async function prometheus(targets: readonly string[]): Promise<(q: string) => Promise<Vector>> {
   const dir = tempDir();
-  const port = await freePort();
+  const port = await closedPort();
   writeFileSync(join(dir, "token"), TOKEN);
   writeFileSync(
     join(dir, "prometheus.yml"),
     `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: groundwatch\n    authorization:\n      credentials_file: ${join(dir, "token")}\n    static_configs:\n      - targets: [${targets.map((t) => JSON.stringify(t)).join(", ")}]\n`,
   );
-  startGroup("prometheus", [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`], process.env, dir);
+  spawnGroup("prometheus", [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`], { cwd: dir });
   const url = `http://127.0.0.1:${port}`;
-  await until("prometheus ready", async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true);
+  await waitForCondition("prometheus ready", async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true);
   return async (q) => {
     const res = (await (await fetch(`${url}/api/v1/query?query=${encodeURIComponent(q)}`)).json()) as { status: string; data: { result: Vector } };
     if (res.status !== "success") throw new Error(`query failed: ${q}`);
     return res.data.result;
   };
-}
-
-async function until(what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what}: not reached`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** sum by (labels) of a PromQL expression, as "a|b" → value. */
@@ -218,10 +174,10 @@ describe.skipIf(!prometheusAvailable())("two replicas behind trace-id routing, s
     }
     // Both replicas carry part of the traffic, and each ends up scoring exactly the traces routed to it.
     for (const [url, n] of assigned) expect(n, url).toBeGreaterThan(0);
-    for (const [url, n] of assigned) await until(`${url} scores its ${n} traces`, async () => (await own(url, "groundwatch_observations_scored_total")) === n);
+    for (const [url, n] of assigned) await waitForCondition(`${url} scores its ${n} traces`, async () => (await own(url, "groundwatch_observations_scored_total")) === n);
 
     const query = await prometheus(urls.map((u) => u.replace("http://", "")));
-    await until("both replicas scraped after scoring", async () => (await total(query, "up")) === 2 && (await total(query, "groundwatch_observations_scored_total")) === sent.length);
+    await waitForCondition("both replicas scraped after scoring", async () => (await total(query, "up")) === 2 && (await total(query, "groundwatch_observations_scored_total")) === sent.length);
 
     // Per route and verdict, summed over the replicas: what was sent.
     const expected: Record<string, number> = {};
@@ -259,14 +215,14 @@ describe.skipIf(!prometheusAvailable())("two replicas behind trace-id routing, s
     }
     const whole = sent.filter((t) => t.requests.length === 1);
     const split = sent.filter((t) => t.requests.length === 2);
-    await until("every part settled", async () => {
+    await waitForCondition("every part settled", async () => {
       const parts = await Promise.all(urls.map(async (u) => (await own(u, "groundwatch_collector_interactions_total")) + (await own(u, "groundwatch_collector_incomplete_total"))));
       return parts[0]! + parts[1]! === whole.length + 2 * split.length;
     });
-    for (const url of urls) await until(`${url} scores what it joined`, async () => (await own(url, "groundwatch_observations_scored_total")) === (await own(url, "groundwatch_collector_interactions_total")));
+    for (const url of urls) await waitForCondition(`${url} scores what it joined`, async () => (await own(url, "groundwatch_observations_scored_total")) === (await own(url, "groundwatch_collector_interactions_total")));
 
     const query = await prometheus(urls.map((u) => u.replace("http://", "")));
-    await until("both replicas scraped after settling", async () => (await total(query, "up")) === 2 && (await total(query, "groundwatch_collector_incomplete_total")) === 2 * split.length && (await total(query, "groundwatch_observations_scored_total")) === whole.length);
+    await waitForCondition("both replicas scraped after settling", async () => (await total(query, "up")) === 2 && (await total(query, "groundwatch_collector_incomplete_total")) === 2 * split.length && (await total(query, "groundwatch_observations_scored_total")) === whole.length);
     // Single-request traces are scored once each, wherever they landed; split traces are scored nowhere.
     expect(await total(query, "groundwatch_evaluations_total")).toBe(whole.length);
     expect(await total(query, "groundwatch_observations_seen_total")).toBe(whole.length);

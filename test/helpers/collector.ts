@@ -1,4 +1,4 @@
-/** An in-process collector for tests: offline scoring, every observation sampled, closed when the test ends. */
+/** An in-process collector for tests: offline scoring, every observation sampled, ready to score, closed when the test ends. */
 import { onTestFinished } from "vitest";
 import type { RunningCollector } from "../../src/collector/server.ts";
 import { startCollector } from "../../src/collector/server.ts";
@@ -6,9 +6,13 @@ import { startCollector } from "../../src/collector/server.ts";
 /** No model hub: scoring runs the offline backend. */
 export const COLLECTOR_TEST_ENV = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
 
+/** A retrieved document the collector tests answer from (and misquote). */
+export const RETURNS_DOC = "Returns: you may return unopened items within 30 days of delivery for a full refund.";
+
 export async function startTestCollector(extra: Parameters<typeof startCollector>[0] = {}): Promise<RunningCollector> {
   const c = await startCollector({ env: COLLECTOR_TEST_ENV, port: 0, ...extra, monitor: { sampling: { default: 1 }, scoring: { backend: "offline" }, ...extra.monitor } });
   onTestFinished(() => c.close(2000));
+  await c.monitor.ready();
   return c;
 }
 

@@ -1,7 +1,8 @@
+/** A monitor for tests, and its accounting as tests check it: in process (MonitorStats) or read from a child's /stats. */
 import { onTestFinished } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import type { MonitorOptions } from "../../src/sdk/options.ts";
-import type { Monitor, MonitorStats } from "../../src/sdk/types.ts";
+import type { Monitor } from "../../src/sdk/types.ts";
 import type { TestOtel } from "./otel.ts";
 
 /** An env without a Hugging Face cache, so no test finds a model by accident. */
@@ -21,9 +22,24 @@ export function testMonitor(otel: TestOtel, extra: MonitorOptions = {}): Monitor
   return monitor;
 }
 
-/** Every observation is accounted for: seen = sampled + notSampled; sampled = scored + dropped + failed + pending. */
-export function identityHolds(s: MonitorStats): boolean {
-  const dropped = Object.values(s.dropped).reduce((a, b) => a + b, 0);
-  const failed = Object.values(s.failed).reduce((a, b) => a + b, 0);
-  return s.seen === s.sampled + s.notSampled && s.sampled === s.scored + dropped + failed + s.pending;
+/** The counters of the accounting identity: MonitorStats, or the same fields read from a child process. */
+export interface AccountingStats {
+  readonly seen: number;
+  readonly sampled: number;
+  readonly notSampled: number;
+  readonly scored: number;
+  readonly pending: number;
+  readonly dropped: Readonly<Record<string, number>>;
+  readonly failed: Readonly<Record<string, number>>;
 }
+
+/** The sum of a count-by-reason record. */
+export const totalOf = (counts: Readonly<Record<string, number>>): number => Object.values(counts).reduce((a, b) => a + b, 0);
+
+/** Every observation seen is sampled or not, and every sampled one is scored, dropped, failed or still pending. */
+export function identityHolds(s: AccountingStats): boolean {
+  return s.seen === s.sampled + s.notSampled && s.sampled === s.scored + totalOf(s.dropped) + totalOf(s.failed) + s.pending;
+}
+
+/** Observations whose scoring has ended, in a score or a failure. */
+export const settledCount = (s: AccountingStats): number => s.scored + totalOf(s.failed);

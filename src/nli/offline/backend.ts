@@ -4,7 +4,7 @@ import type { EntailmentBackend, NliPair, NliResult, PremiseSource } from "../..
 import { createByteLru } from "../../core/byte-lru.ts";
 import type { AnalyzedText, TextAnalyzer } from "../../core/text.ts";
 import { sliceAnalysis } from "../../core/text.ts";
-import type { TextProfile } from "./features.ts";
+import type { TextProfile } from "./profile.ts";
 import { extractFeatures, profileText } from "./features.ts";
 import type { Lexicon } from "./lexicon.ts";
 import { loadLexicon } from "./lexicon.ts";

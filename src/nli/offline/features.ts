@@ -3,53 +3,9 @@ import { NEGATION_WORDS, isContentToken } from "../../core/text.ts";
 import type { Quantity } from "../../core/quantities.ts";
 import { extractQuantities, matchAlignedQuantity } from "../../core/quantities.ts";
 import type { Lexicon } from "./lexicon.ts";
+import type { TextProfile } from "./profile.ts";
 import { quantityAligner, quantityClauses } from "./quantity-alignment.ts";
-import type { WordAdjacency, WordPairs } from "./word-forms.ts";
 import { coveredByForm, hasPair, wordAdjacency, wordPairs } from "./word-forms.ts";
-
-/** What the feature extractor needs to know about one text, computed once per text. */
-export interface TextProfile {
-  readonly words: readonly Token[];
-  readonly lemmas: ReadonlySet<string>;
-  readonly lowers: ReadonlySet<string>;
-  /** Ordered pairs of content lemmas, and of their stems, at most three content words apart (see `hasPair`). */
-  readonly pairs: WordPairs;
-  /** Derivational stems of the content words ("certif" for certified and certification). */
-  readonly stems: ReadonlySet<string>;
-  /**
-   * Every word (stop words too) and which words are written next to each other, so a joined form
-   * ("anytime") matches a split one ("any time") and the reverse (see `compoundOf`).
-   */
-  readonly compounds: WordAdjacency;
-  readonly quantities: readonly Quantity[];
-  /** Content lemmas outside every quantity (not "day" in "30 days"): what a quantity is aligned by. */
-  readonly otherLemmas: ReadonlySet<string>;
-  /**
-   * Per quantity (in the order of `quantities`): the content lemmas of its clause, when its
-   * sentence holds two or more quantities (see `quantityClauses`); undefined otherwise.
-   */
-  readonly quantityClauses: ReadonlyArray<ReadonlySet<string> | undefined>;
-  /**
-   * Per sentence: content lemmas and surface forms, the lemmas a negation covers, its
-   * quantities and, where it holds two or more, each one's clause lemmas.
-   */
-  readonly sentences: ReadonlyArray<{
-    lemmas: ReadonlySet<string>;
-    lowers: ReadonlySet<string>;
-    negated: ReadonlySet<string>;
-    quantities: readonly Quantity[];
-    quantityClauses?: ReadonlyArray<ReadonlySet<string>>;
-  }>;
-  /** Content lemmas in the scope of a negation anywhere in the text. */
-  readonly negated: ReadonlySet<string>;
-  /** Distinct content lemmas with a vector, for soft matching. */
-  readonly vocab: readonly string[];
-  /**
-   * Soft-match scores of words already compared with this text (a word against every vocab
-   * entry is the costliest feature; texts recur as windows across claims and rows). Bounded.
-   */
-  readonly softMemo: Map<string, number>;
-}
 
 /** Most words whose soft match against one text is remembered. */
 const SOFT_MEMO_SIZE = 2048;

@@ -2,7 +2,7 @@ import type { Quantity } from "../../core/quantities.ts";
 import { sameKindAs } from "../../core/quantities.ts";
 import type { Token } from "../../core/text.ts";
 import { isContentToken } from "../../core/text.ts";
-import type { TextProfile } from "./features.ts";
+import type { TextProfile } from "./profile.ts";
 
 /** Words and marks that end a clause inside a sentence ("30 days on Starter *and* 90 days on Team"). */
 const CLAUSE_WORDS = new Set(["and", "but", "while", "whereas", "or", "versus", "vs", "vs."]);

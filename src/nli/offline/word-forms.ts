@@ -1,23 +1,11 @@
 import type { AnalyzedText, Token } from "../../core/text.ts";
-import type { TextProfile } from "./features.ts";
+import type { TextProfile, WordAdjacency, WordPairs } from "./profile.ts";
 
 /** Verbs that carry little meaning of their own before a noun ("hold a certification", "make a decision"). */
 const SUPPORT_VERBS: ReadonlySet<string> = new Set(["have", "hold", "get", "give", "make", "take", "do", "receive", "obtain", "carry", "offer", "provide"]);
 
 /** Content words after a support verb searched for its noun ("holds SOC 2 Type II certification"). */
 const SUPPORT_VERB_REACH = 5;
-
-/**
- * Which ordered pairs of content words a text has at most three words apart, as lemmas and as
- * stems. Words are numbered per text and a pair is one number, so building it allocates no
- * string per pair (a window of 400 words has ~1,200 pairs of each).
- */
-export interface WordPairs {
-  readonly lemmaIds: ReadonlyMap<string, number>;
-  readonly stemIds: ReadonlyMap<string, number>;
-  readonly lemmaPairs: ReadonlySet<number>;
-  readonly stemPairs: ReadonlySet<number>;
-}
 
 /** How many words apart a pair may be. */
 const PAIR_REACH = 3;
@@ -54,12 +42,6 @@ export function wordPairs(words: readonly Token[]): WordPairs {
   const lemmas = idsOf(words, (t) => t.lemma);
   const stems = idsOf(words, (t) => t.stem);
   return { lemmaIds: lemmas.ids, stemIds: stems.ids, lemmaPairs: pairsOf(lemmas.seq), stemPairs: pairsOf(stems.seq) };
-}
-
-/** A text's words (lowercased, stop words too) and which of them are written one after the other, separated by one space. */
-export interface WordAdjacency {
-  readonly ids: ReadonlyMap<string, number>;
-  readonly adjacent: ReadonlySet<number>;
 }
 
 export function wordAdjacency(tokens: readonly Token[]): WordAdjacency {

@@ -1,4 +1,4 @@
-import type { OnnxRuntime } from "./runtime.ts";
+import type { OnnxRuntime } from "./runtime-types.ts";
 
 /**
  * Imports onnxruntime-node, the optional peer the onnx backend needs. Only

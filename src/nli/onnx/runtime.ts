@@ -18,38 +18,9 @@ export const ONNX_RUNTIME_INSTALL_CPU = "ONNXRUNTIME_NODE_INSTALL=skip npm insta
 /** How to install the runtime, for messages and fixes. */
 export const ONNX_RUNTIME_INSTALL_HINT = `install it with \`${ONNX_RUNTIME_INSTALL}\`, or on CPU-only machines and where only the npm registry is reachable, \`${ONNX_RUNTIME_INSTALL_CPU}\``;
 
-/** A tensor, as far as this package reads one. */
-export interface OnnxTensor {
-  readonly dims: readonly number[];
-  readonly data: unknown;
-  /** The element type ("float32", "float16", …) where the runtime reports one. */
-  readonly type?: string;
-}
+import type { OnnxRuntime } from "./runtime-types.ts";
 
-/** An inference session, as far as this package uses one. */
-export interface OnnxSession {
-  readonly inputNames: readonly string[];
-  readonly outputNames: readonly string[];
-  run(feeds: Readonly<Record<string, OnnxTensor>>): Promise<Readonly<Record<string, OnnxTensor>>>;
-  release(): Promise<void>;
-}
-
-export interface OnnxSessionOptions {
-  readonly executionProviders?: readonly "cpu"[];
-  readonly graphOptimizationLevel?: "disabled" | "basic" | "extended" | "all";
-  readonly intraOpNumThreads?: number;
-  readonly interOpNumThreads?: number;
-}
-
-/**
- * The part of onnxruntime-node this package uses, spelled out so that no exported type
- * names the optional package (consumers' declarations must compile without it).
- */
-export interface OnnxRuntime {
-  readonly InferenceSession: { create(path: string, options?: OnnxSessionOptions): Promise<OnnxSession> };
-  readonly Tensor: new (type: "int64", data: BigInt64Array, dims: readonly number[]) => OnnxTensor;
-  readonly env?: { readonly versions?: { readonly node?: string } };
-}
+export type { OnnxRuntime, OnnxSession, OnnxSessionOptions, OnnxTensor } from "./runtime-types.ts";
 
 /** Imports the runtime module; injected in tests. */
 export type OnnxImporter = () => Promise<unknown>;

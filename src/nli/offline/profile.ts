@@ -1,0 +1,65 @@
+/** What the offline backend knows about one text (computed once per text by `profileText`), and the word indexes in it. */
+import type { Quantity } from "../../core/quantities.ts";
+import type { Token } from "../../core/text.ts";
+
+/**
+ * Which ordered pairs of content words a text has at most three words apart, as lemmas and as
+ * stems. Words are numbered per text and a pair is one number, so building it allocates no
+ * string per pair (a window of 400 words has ~1,200 pairs of each).
+ */
+export interface WordPairs {
+  readonly lemmaIds: ReadonlyMap<string, number>;
+  readonly stemIds: ReadonlyMap<string, number>;
+  readonly lemmaPairs: ReadonlySet<number>;
+  readonly stemPairs: ReadonlySet<number>;
+}
+
+/** A text's words (lowercased, stop words too) and which of them are written one after the other, separated by one space. */
+export interface WordAdjacency {
+  readonly ids: ReadonlyMap<string, number>;
+  readonly adjacent: ReadonlySet<number>;
+}
+
+/** What the feature extractor needs to know about one text, computed once per text. */
+export interface TextProfile {
+  readonly words: readonly Token[];
+  readonly lemmas: ReadonlySet<string>;
+  readonly lowers: ReadonlySet<string>;
+  /** Ordered pairs of content lemmas, and of their stems, at most three content words apart (see `hasPair`). */
+  readonly pairs: WordPairs;
+  /** Derivational stems of the content words ("certif" for certified and certification). */
+  readonly stems: ReadonlySet<string>;
+  /**
+   * Every word (stop words too) and which words are written next to each other, so a joined form
+   * ("anytime") matches a split one ("any time") and the reverse (see `compoundOf`).
+   */
+  readonly compounds: WordAdjacency;
+  readonly quantities: readonly Quantity[];
+  /** Content lemmas outside every quantity (not "day" in "30 days"): what a quantity is aligned by. */
+  readonly otherLemmas: ReadonlySet<string>;
+  /**
+   * Per quantity (in the order of `quantities`): the content lemmas of its clause, when its
+   * sentence holds two or more quantities (see `quantityClauses`); undefined otherwise.
+   */
+  readonly quantityClauses: ReadonlyArray<ReadonlySet<string> | undefined>;
+  /**
+   * Per sentence: content lemmas and surface forms, the lemmas a negation covers, its
+   * quantities and, where it holds two or more, each one's clause lemmas.
+   */
+  readonly sentences: ReadonlyArray<{
+    lemmas: ReadonlySet<string>;
+    lowers: ReadonlySet<string>;
+    negated: ReadonlySet<string>;
+    quantities: readonly Quantity[];
+    quantityClauses?: ReadonlyArray<ReadonlySet<string>>;
+  }>;
+  /** Content lemmas in the scope of a negation anywhere in the text. */
+  readonly negated: ReadonlySet<string>;
+  /** Distinct content lemmas with a vector, for soft matching. */
+  readonly vocab: readonly string[];
+  /**
+   * Soft-match scores of words already compared with this text (a word against every vocab
+   * entry is the costliest feature; texts recur as windows across claims and rows). Bounded.
+   */
+  readonly softMemo: Map<string, number>;
+}

@@ -1,0 +1,103 @@
+/**
+ * The architecture of src/: its parts import one way, and no module reaches itself through its imports.
+ */
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = resolve(import.meta.dirname, "..", "src");
+
+/** Every .ts file under `dir`, as an absolute path. */
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+}
+
+/**
+ * The files a source file imports by a relative path: static imports, `import type`, re-exports
+ * (`export … from`) and dynamic `import()`, all of them. A type-only import counts: it is erased at
+ * run time, but the two modules still cannot be understood, moved or changed one without the other.
+ */
+function relativeImports(file: string): string[] {
+  const found: string[] = [];
+  for (const m of readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.[^"]+)"/g)) {
+    const target = resolve(dirname(file), m[1] ?? "");
+    found.push(existsSync(target) ? target : target.replace(/\.js$/, ".ts"));
+  }
+  return found;
+}
+
+/** The src/ part ("nli", "core", …) a path lies in. */
+const partOf = (path: string): string => relative(SRC, path).split("/")[0] ?? "";
+
+/** Every relative import in the .ts files under `part`, as the src/ part it reaches. */
+function importsOf(part: string): Array<{ file: string; reaches: string }> {
+  return sourceFiles(join(SRC, part)).flatMap((file) => relativeImports(file).map((target) => ({ file: relative(SRC, file), reaches: partOf(target) })));
+}
+
+/**
+ * The parts, bottom up, each with the parts it may import. `runtime` (the generic worker pool) sits at
+ * the bottom beside `core`; a part that does not exist yet has no files and passes.
+ */
+const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["core", ["core"]],
+  ["runtime", ["runtime"]],
+  ["config", ["config", "core"]],
+  ["net", ["net"]],
+  ["nli", ["nli", "core", "config", "net", "runtime"]],
+  ["scoring", ["scoring", "nli", "core", "config", "net", "runtime"]],
+  ["telemetry", ["telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
+  ["sdk", ["sdk", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
+  ["collector", ["collector", "sdk", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
+  ["cli", ["cli", "collector", "sdk", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
+];
+
+describe("the parts depend one way: core ← config ← nli ← scoring ← telemetry ← sdk ← collector ← cli (net and runtime: for nli and above)", () => {
+  it("has a rule for every folder of src/", () => {
+    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.filter((f) => !LAYERS.some(([part]) => part === f))).toEqual([]);
+  });
+
+  it.each(LAYERS)("%s imports only from %j", (part, allowed) => {
+    const outside = importsOf(part).filter((i) => !allowed.includes(i.reaches));
+    expect(outside).toEqual([]);
+  });
+});
+
+/**
+ * The import cycles of a graph (file → the files it imports), each as the chain of files from one back
+ * to itself, found by a depth-first search: every edge back to a file still on the stack closes one.
+ */
+function importCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (file: string): void => {
+    state.set(file, "open");
+    stack.push(file);
+    for (const next of edges.get(file) ?? []) {
+      if (state.get(next) === "open") cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, "done");
+  };
+  for (const file of edges.keys()) if (!state.has(file)) visit(file);
+  return cycles;
+}
+
+describe("no import cycles", () => {
+  it("finds the cycles of a graph, and none where imports only go down", () => {
+    const graph = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["d"]], ["e", ["a", "c"]]]);
+    expect(importCycles(graph)).toEqual([["a", "b", "c", "a"], ["d", "d"]]);
+    expect(importCycles(new Map([["a", ["b", "c"]], ["b", ["c"]], ["c", []]]))).toEqual([]);
+  });
+
+  // Type-only imports count (see relativeImports): core/groundedness.ts ↔ core/entropy/claim-consistency.ts
+  // is a cycle although one of its two imports is `import type`.
+  it("has no import cycle anywhere in src/, type-only imports included", () => {
+    const files = sourceFiles(SRC);
+    const edges = new Map(files.map((f) => [relative(SRC, f), relativeImports(f).filter((t) => t.startsWith(SRC)).map((t) => relative(SRC, t))]));
+    expect(importCycles(edges)).toEqual([]);
+  });
+});
