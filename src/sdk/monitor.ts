@@ -8,7 +8,6 @@ import { explainCalibrationFailure } from "../core/calibration.ts";
 import type { DriftTracker } from "../core/drift.ts";
 import { createDriftTracker } from "../core/drift.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
-import { resolveScoreOptions } from "../config/score-options.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { onnxRuntimeNeed, resolveModelDir } from "../nli/registry.ts";
 import { OnnxRuntimeMissingError, onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
@@ -22,7 +21,7 @@ import { createInstruments, isNoopMeter, observeSources } from "../telemetry/ins
 import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
 import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, ATTR_TOKEN_KIND, EVENT_GEN_AI_EVALUATION_RESULT, METRICS, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
-import { resolveMonitorOptions } from "./options.ts";
+import { resolveMonitorOptions, scoringWorkerData } from "./options.ts";
 import { createCalibrationState } from "./calibration-state.ts";
 import type { Sampler } from "./sampling.ts";
 import { createSampler } from "./sampling.ts";
@@ -198,7 +197,7 @@ const START_SDK = "Start the OpenTelemetry SDK (e.g. NodeSDK) before the first r
 export function createMonitor(options: MonitorOptions = {}): Monitor {
   let resolved: ResolvedMonitorOptions = resolveMonitorOptions(options);
   const env = options.env ?? process.env;
-  const scoreOptions = resolveScoreOptions(resolved.scoring, { env, ...(resolved.scoringFile ? { file: resolved.scoringFile } : {}) });
+  const scoreOptions = resolved.score;
   // A model that cannot be found is a configuration error: raise it now, not in a worker.
   if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, env);
   // So is asking for the onnx backend without its optional runtime installed.
@@ -330,7 +329,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     if (waiting() === 0 && inFlight === 0) for (const w of idleWaiters.splice(0)) w();
   };
 
-  const workerData: ScoringWorkerData = { scoring: resolved.scoring, ...(resolved.scoringFile ? { scoringFile: resolved.scoringFile } : {}), env: { ...env }, captureContent: resolved.captureContent };
+  const workerData: ScoringWorkerData = scoringWorkerData(resolved, env);
   let pool: WorkerPool<ScoringRequest, EvaluationSummary> | undefined;
   let poolError: Error | undefined;
   /** The scorer's warnings, carried back by the workers' "ready" (see MonitorHealth.warnings). */
