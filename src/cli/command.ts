@@ -2,9 +2,11 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { parseArgs } from "node:util";
-import { BUNDLED_EXAMPLES_DIR } from "../config/calibration-file.ts";
+import type { Calibration, ReadCalibrationOptions } from "../config/calibration-file.ts";
+import { BUNDLED_EXAMPLES_DIR, readCalibrationFile } from "../config/calibration-file.ts";
 import { isConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
+import { parseNumber } from "../config/parse.ts";
 import type { ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import { createTextAnalyzer } from "../core/text.ts";
@@ -129,12 +131,30 @@ export function bundledExampleHint(input: string): string {
   return `. groundwatch's bundled examples are in ${BUNDLED_EXAMPLES_DIR} (in a project that installed groundwatch: node_modules/groundwatch/examples/); for your own data, \`groundwatch init\` writes a starter set (groundwatch-eval.jsonl) to label and extend`;
 }
 
-/** A number flag, or undefined when absent; anything else is a UsageError naming the flag. */
+/** A number flag (read by config/parse.ts), or undefined when absent; anything else, an empty value included, is a UsageError naming the flag. */
 export function numberFlag(flag: string, value: string | undefined, check: (n: number) => boolean, expected: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${flag} must be ${expected} (got ${JSON.stringify(value)})`);
+  let n: number | undefined;
+  try {
+    n = parseNumber(`--${flag}`, value, { min: -Number.MAX_VALUE, max: Number.MAX_VALUE });
+  } catch {
+    n = undefined;
+  }
+  if (n === undefined || !check(n)) throw new UsageError(`--${flag} must be ${expected} (got ${JSON.stringify(value)})`);
   return n;
+}
+
+/**
+ * Reads the calibration.json a flag names through the one reader (config/calibration-file.ts); a bad
+ * file is a UsageError naming the flag and the path (never its content), so the command exits 2.
+ */
+export function readCalibrationFlag(flag: string, value: string, io: CommandIo, options: ReadCalibrationOptions = {}): Calibration {
+  try {
+    return readCalibrationFile(resolve(io.cwd, value), flag, options);
+  } catch (error) {
+    if (isConfigError(error)) throw new UsageError(`cannot read ${flag} ${value}: ${error.expected}`);
+    throw error;
+  }
 }
 
 /** The scoring options from the backend flags, the environment and --config. */
