@@ -7,7 +7,9 @@ import { BUNDLED_EXAMPLES_DIR, readCalibrationFile } from "../config/calibration
 import { isConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
 import { parseNumber } from "../config/parse.ts";
-import type { ScoreOptions } from "../config/score-options.ts";
+import type { HubSettings } from "../config/hub.ts";
+import { resolveBackendSettings, resolveHubSettings } from "../config/hub.ts";
+import type { ResolvedScoreOptions, ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import { createTextAnalyzer } from "../core/text.ts";
 import type { EntailmentBackend } from "../core/backend.ts";
@@ -165,10 +167,27 @@ export function scoreOptionsFromFlags(values: Parameters<typeof backendOptionsFr
   return { options: { ...flags.options, ...extra }, file };
 }
 
+/** What a command's scoring needs, resolved once at the CLI edge: nli receives these values, never the environment. */
+export interface CliScoring {
+  /** Backend flags > environment > --config's scoring section > default. */
+  readonly scoring: ResolvedScoreOptions;
+  /** The Hugging Face hub: cache folder, endpoint, token, offline. */
+  readonly hub: HubSettings;
+  /** GROUNDWATCH_JUDGE_API_KEY; undefined when unset. */
+  readonly judgeApiKey: string | undefined;
+}
+
+/** Resolves a command's scoring from its flags, the environment and --config, once. */
+export function resolveCliScoring(values: Parameters<typeof scoreOptionsFromFlags>[0], io: CommandIo, extra: ScoreOptions = {}): CliScoring {
+  const { options, file } = scoreOptionsFromFlags(values, io, extra);
+  const scoring = resolveScoreOptions(options, { env: io.env, ...(file ? { file } : {}) });
+  return { scoring, hub: resolveHubSettings(io.env), judgeApiKey: resolveBackendSettings(io.env).judgeApiKey };
+}
+
 /** Creates the backend the flags ask for, printing its warnings. */
 export async function openBackend(values: Parameters<typeof scoreOptionsFromFlags>[0], io: CommandIo): Promise<EntailmentBackend> {
-  const { options, file } = scoreOptionsFromFlags(values, io);
-  const created = await createBackend(resolveScoreOptions(options, { env: io.env, ...(file ? { file } : {}) }), { analyzer: createTextAnalyzer(), env: io.env });
+  const { scoring, hub, judgeApiKey } = resolveCliScoring(values, io);
+  const created = await createBackend(scoring, { analyzer: createTextAnalyzer(), settings: { hubCacheDir: hub.cacheDir, judgeApiKey } });
   for (const w of created.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
   return created.backend;
 }

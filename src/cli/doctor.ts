@@ -8,7 +8,7 @@ import { resolveScoreOptions } from "../config/score-options.ts";
 import type { BackendIdentity } from "../core/calibration.ts";
 import { calibrationCaveats } from "../core/calibration.ts";
 import type { EntailmentBackend } from "../core/backend.ts";
-import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
+import { DEFAULT_MODEL_REPO, hubCacheDir } from "../nli/hub/cache.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime, onnxRuntimeVersion } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
@@ -81,7 +81,7 @@ async function checkOnnxRuntime(args: Parameters<typeof openBackend>[0], io: Com
   try {
     const { options, file } = scoreOptionsFromFlags(args, io);
     const resolved = resolveScoreOptions(options, { env: io.env, ...(file ? { file } : {}) });
-    need = onnxRuntimeNeed(resolved, io.env);
+    need = onnxRuntimeNeed(resolved, hubCacheDir(io.env));
     requireProduction = resolved.requireProduction;
   } catch {
     return undefined; // a configuration error: the backend check reports it

@@ -235,7 +235,7 @@ async function info(target: string, variant: string, revision: string | undefine
   // A directory is found relative to the command's directory, not the process's.
   const local = resolve(io.cwd, target);
   if (existsSync(local) || !isRepoId(target)) {
-    const dir = resolveModelDir(existsSync(local) ? local : target, io.env);
+    const dir = resolveModelDir(existsSync(local) ? local : target, hubCacheDir(io.env));
     const d = await describeDir(dir, variant, io, deps, cpu);
     const saved = readSavedListing(dir);
     const lines = dirLines(dir, d);
@@ -259,7 +259,7 @@ async function info(target: string, variant: string, revision: string | undefine
   }
   if (!cached && !listing) {
     // HF_HUB_OFFLINE and not cached: the same refusal as --model REPO (a ConfigError).
-    resolveModelDir(target, io.env);
+    resolveModelDir(target, hubCacheDir(io.env));
     return EXIT.failure;
   }
   const lines: string[] = [];

@@ -6,7 +6,7 @@ import { RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, resolveCollectorOptions } from "
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
 import { calibrationCaveats, explainCalibrationFailure } from "../core/calibration.ts";
-import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
+import { DEFAULT_MODEL_REPO, hubCacheDir } from "../nli/hub/cache.ts";
 import { loadOfflineModel } from "../nli/offline/backend.ts";
 import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
@@ -205,7 +205,7 @@ function expectedBackend(score: ResolvedScoreOptions, env: NodeJS.ProcessEnv): {
   if (score.backend === "offline") return { name: "offline", tier: "triage" };
   if (score.backend === "onnx") return { name: `onnx (${score.model ?? "no model"})`, tier: "production" };
   if (score.backend === "judge") return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
-  const need = onnxRuntimeNeed(score, env);
+  const need = onnxRuntimeNeed(score, hubCacheDir(env));
   if (need?.need === "required") return { name: `onnx (${score.model ?? DEFAULT_MODEL_REPO}; auto)`, tier: "production" };
   if (need?.need === "preferred" && onnxRuntimeResolvable()) return { name: `onnx (${DEFAULT_MODEL_REPO}, cached; auto)`, tier: "production" };
   return {

@@ -50,19 +50,3 @@ export const HUB_ENV = {
   offline: "HF_HUB_OFFLINE",
 } as const;
 
-/**
- * The variables a scoring backend reads once its options are resolved: where the Hugging Face
- * cache is (for a model given as a repo id, or the default model) and the judge's API key
- * (GROUNDWATCH_JUDGE_API_KEY, the one secret scoring needs).
- */
-export const BACKEND_ENV_NAMES: readonly string[] = [HUB_ENV.cache, HUB_ENV.home, JUDGE_API_KEY_ENV_NAME];
-
-/** Only the variables of `env` a scoring backend reads (BACKEND_ENV_NAMES): what a scoring worker is given, never the whole environment. */
-export function backendEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of BACKEND_ENV_NAMES) {
-    const value = env[name];
-    if (value !== undefined) out[name] = value;
-  }
-  return out;
-}

@@ -1,3 +1,5 @@
+import type { BackendSettings } from "../config/hub.ts";
+import { resolveBackendSettings } from "../config/hub.ts";
 import type { ResolvedScoreOptions, ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import type { CombinedPolicy, CombinedVerdict } from "../core/combined.ts";
@@ -72,6 +74,8 @@ export interface CreateScorerDeps {
   readonly importOnnxRuntime?: OnnxImporter;
   /** Options already resolved at the caller's edge (createMonitor, for its workers): used as they are, and `options`/`file` are not read. */
   readonly resolved?: ResolvedScoreOptions;
+  /** The model cache and the judge's API key, resolved at the caller's edge; default: read from `env`. */
+  readonly settings?: BackendSettings;
 }
 
 /** Resolves options (option > env > file > default), loads the backend and builds the pipeline. */
@@ -79,7 +83,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
   const env = deps.env ?? {};
   const resolved = deps.resolved ?? resolveScoreOptions(options, { env, ...(deps.file ? { file: deps.file } : {}) });
   const analyzer = deps.analyzer ?? createTextAnalyzer({ maxTokenChars: resolved.maxTokenChars, cacheBytes: Math.floor(resolved.cacheBytes / 2) });
-  const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, env, ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
+  const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, settings: deps.settings ?? resolveBackendSettings(env), ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
   const backend = created.backend;
   const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
   const pipeline = createGroundednessScorer(backend, analyzer, {

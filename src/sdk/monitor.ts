@@ -8,6 +8,7 @@ import { explainCalibrationFailure } from "../core/calibration.ts";
 import type { DriftTracker } from "../core/drift.ts";
 import { createDriftTracker } from "../core/drift.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
+import { resolveBackendSettings } from "../config/hub.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { onnxRuntimeNeed, resolveModelDir } from "../nli/registry.ts";
 import { OnnxRuntimeMissingError, onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
@@ -198,10 +199,11 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   let resolved: ResolvedMonitorOptions = resolveMonitorOptions(options);
   const env = options.env ?? process.env;
   const scoreOptions = resolved.score;
+  const backendSettings = resolveBackendSettings(env);
   // A model that cannot be found is a configuration error: raise it now, not in a worker.
-  if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, env);
+  if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, backendSettings.hubCacheDir);
   // So is asking for the onnx backend without its optional runtime installed.
-  const runtimeNeed = onnxRuntimeNeed(scoreOptions, env);
+  const runtimeNeed = onnxRuntimeNeed(scoreOptions, backendSettings.hubCacheDir);
   if (runtimeNeed?.need === "required" && !onnxRuntimeResolvable()) throw new OnnxRuntimeMissingError(runtimeNeed.field, runtimeNeed.value);
   const cal = resolved.calibration;
   // A calibration that established nothing is applied (requireValidCalibration refuses it), but never silently.
@@ -329,7 +331,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     if (waiting() === 0 && inFlight === 0) for (const w of idleWaiters.splice(0)) w();
   };
 
-  const workerData: ScoringWorkerData = scoringWorkerData(resolved, env);
+  const workerData: ScoringWorkerData = scoringWorkerData(resolved, backendSettings);
   let pool: WorkerPool<ScoringRequest, EvaluationSummary> | undefined;
   let poolError: Error | undefined;
   /** The scorer's warnings, carried back by the workers' "ready" (see MonitorHealth.warnings). */

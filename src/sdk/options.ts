@@ -3,7 +3,8 @@ import { dirname, resolve as resolvePath } from "node:path";
 import type { LoggerProvider } from "@opentelemetry/api-logs";
 import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { ConfigError } from "../config/errors.ts";
-import { CONFIG_FILE_ENV, MONITOR_ENV, backendEnv } from "../config/env.ts";
+import { CONFIG_FILE_ENV, MONITOR_ENV } from "../config/env.ts";
+import type { BackendSettings } from "../config/hub.ts";
 import { parseBoolean, parseInteger, parseNonEmpty, parseNumber, parseOneOf, parseRate } from "../config/parse.ts";
 import type { ValueSource } from "../config/resolve.ts";
 import { pickSource } from "../config/resolve.ts";
@@ -381,11 +382,10 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
 
 /**
  * What each scoring worker is started with: the scoring options resolved here, content capture, and
- * only the environment variables the backend reads (the model cache, the judge's API key), never a
- * copy of the whole process environment.
+ * the backend's settings (model cache, judge API key) as values, never a copy of the process environment.
  */
-export function scoringWorkerData(resolved: Pick<ResolvedMonitorOptions, "score" | "captureContent">, env: Readonly<Record<string, string | undefined>>): ScoringWorkerData {
-  return { score: resolved.score, env: backendEnv(env), captureContent: resolved.captureContent };
+export function scoringWorkerData(resolved: Pick<ResolvedMonitorOptions, "score" | "captureContent">, settings: BackendSettings): ScoringWorkerData {
+  return { score: resolved.score, settings, captureContent: resolved.captureContent };
 }
 
 /** The monitor's name for each source of the threshold that is set explicitly. */

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
+import type { BackendSettings } from "../config/hub.ts";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { serveWorker } from "../nli/worker-pool.ts";
 import type { Observation } from "../scoring/scorer.ts";
@@ -12,8 +13,8 @@ import { failClosed } from "./fail-closed.ts";
 export interface ScoringWorkerData {
   /** Scoring options as createMonitor resolved them (option > env > config file > default, calibrated threshold). */
   readonly score: ResolvedScoreOptions;
-  /** Only the variables the backend reads (config/env.ts BACKEND_ENV_NAMES: the model cache, the judge's API key), never the whole environment. */
-  readonly env: Readonly<Record<string, string>>;
+  /** The model cache and the judge's API key (the one secret scoring needs), as values: a worker never sees the process environment. */
+  readonly settings: BackendSettings;
   /** Send unsupported claim text and evidence back (content capture is on). */
   readonly captureContent: boolean;
 }
@@ -27,7 +28,7 @@ if (!parentPort) throw new Error("groundwatch scoring worker: must run in a work
 // No top-level await: the same module also compiles to CommonJS.
 void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
   const data = workerData as ScoringWorkerData;
-  const scorer = await createScorer({}, { resolved: data.score, env: data.env });
+  const scorer = await createScorer({}, { resolved: data.score, settings: data.settings });
   // The scorer's warnings (a fallback to the triage backend, a judge without an API key) go back with "ready".
   const handle = async ({ resample, ...observation }: ScoringRequest): Promise<EvaluationSummary> => {
     if (!resample) return summarize(await scorer.score(observation), data.captureContent);

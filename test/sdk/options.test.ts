@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { resolveBackendSettings } from "../../src/config/hub.ts";
 import { resolveMonitorOptions, scoringWorkerData } from "../../src/sdk/options.ts";
 import { tempDir } from "../helpers/cli.ts";
 
@@ -59,13 +60,14 @@ describe("the threshold's source is the resolver's", () => {
 });
 
 describe("scoring workers", () => {
-  it("receive the resolved options and only the variables the backend reads, not the process environment", () => {
+  it("receive the resolved options and the backend's settings as values, not the process environment", () => {
     const env = { GROUNDWATCH_JUDGE_API_KEY: "sk-judge", HF_HOME: "/models", DATABASE_PASSWORD: "hunter2", GROUNDWATCH_TOKEN: "collector-secret", GROUNDWATCH_TOP_K: "5", PATH: "/usr/bin" };
     const resolved = resolveMonitorOptions({ env });
-    const data = scoringWorkerData(resolved, env);
-    expect(data.env).toEqual({ GROUNDWATCH_JUDGE_API_KEY: "sk-judge", HF_HOME: "/models" });
+    const data = scoringWorkerData(resolved, resolveBackendSettings(env));
+    expect(data.settings).toEqual({ hubCacheDir: join("/models", "hub"), judgeApiKey: "sk-judge" });
     expect(data.score.topK).toBe(5);
     expect(JSON.stringify(data)).not.toContain("hunter2");
     expect(JSON.stringify(data)).not.toContain("collector-secret");
+    expect(JSON.stringify(data)).not.toContain("/usr/bin");
   });
 });
