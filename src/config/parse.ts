@@ -33,7 +33,8 @@ export function parseNumber(field: string, raw: unknown, range: NumberRange): nu
   if (isBlank(raw)) return undefined;
   const n = typeof raw === "number" ? raw : typeof raw === "string" ? Number(raw.trim()) : NaN;
   if (!Number.isFinite(n) || n < range.min || n > range.max || (range.integer === true && !Number.isInteger(n))) {
-    throw new ConfigError(field, raw, `expected ${range.what ?? (range.integer === true ? "an integer" : "a number")} from ${range.min} to ${range.max}`);
+    // A number out of range is shown as the number it was read as; anything else as given.
+    throw new ConfigError(field, Number.isFinite(n) ? n : raw, `expected ${range.what ?? (range.integer === true ? "an integer" : "a number")} from ${range.min} to ${range.max}`);
   }
   return n;
 }

@@ -24,7 +24,7 @@ describe("the one parser set", () => {
   it("reads numbers from numbers and trimmed strings, in range, naming the field", () => {
     expect(parseInteger("n", " 42 ", 1, 50)).toBe(42);
     expect(parseRate("r", "0.25")).toBe(0.25);
-    expect(() => parseInteger("n", "4.5", 1, 50)).toThrow('invalid n: "4.5" (expected an integer from 1 to 50)');
+    expect(() => parseInteger("n", "4.5", 1, 50)).toThrow("invalid n: 4.5 (expected an integer from 1 to 50)");
     expect(() => parseInteger("n", "lots", 1, 50)).toThrow('invalid n: "lots" (expected an integer from 1 to 50)');
     expect(() => parseNumber("t", 3, { min: 0, max: 2, what: "a temperature" })).toThrow("invalid t: 3 (expected a temperature from 0 to 2)");
     expect(() => parseRate("r", "Infinity", "a sampling rate")).toThrow('(expected a sampling rate from 0 to 1)');
