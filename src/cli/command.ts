@@ -2,10 +2,14 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { parseArgs } from "node:util";
-import { BUNDLED_EXAMPLES_DIR } from "../config/calibration-file.ts";
+import type { Calibration, ReadCalibrationOptions } from "../config/calibration-file.ts";
+import { BUNDLED_EXAMPLES_DIR, readCalibrationFile } from "../config/calibration-file.ts";
 import { isConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
-import type { ScoreOptions } from "../config/score-options.ts";
+import { parseNumber } from "../config/parse.ts";
+import type { HubSettings } from "../config/hub.ts";
+import { resolveBackendSettings, resolveHubSettings } from "../config/hub.ts";
+import type { ResolvedScoreOptions, ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import { createTextAnalyzer } from "../core/text.ts";
 import type { EntailmentBackend } from "../core/backend.ts";
@@ -129,12 +133,30 @@ export function bundledExampleHint(input: string): string {
   return `. groundwatch's bundled examples are in ${BUNDLED_EXAMPLES_DIR} (in a project that installed groundwatch: node_modules/groundwatch/examples/); for your own data, \`groundwatch init\` writes a starter set (groundwatch-eval.jsonl) to label and extend`;
 }
 
-/** A number flag, or undefined when absent; anything else is a UsageError naming the flag. */
+/** A number flag (read by config/parse.ts), or undefined when absent; anything else, an empty value included, is a UsageError naming the flag. */
 export function numberFlag(flag: string, value: string | undefined, check: (n: number) => boolean, expected: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${flag} must be ${expected} (got ${JSON.stringify(value)})`);
+  let n: number | undefined;
+  try {
+    n = parseNumber(`--${flag}`, value, { min: -Number.MAX_VALUE, max: Number.MAX_VALUE });
+  } catch {
+    n = undefined;
+  }
+  if (n === undefined || !check(n)) throw new UsageError(`--${flag} must be ${expected} (got ${JSON.stringify(value)})`);
   return n;
+}
+
+/**
+ * Reads the calibration.json a flag names through the one reader (config/calibration-file.ts); a bad
+ * file is a UsageError naming the flag and the path (never its content), so the command exits 2.
+ */
+export function readCalibrationFlag(flag: string, value: string, io: CommandIo, options: ReadCalibrationOptions = {}): Calibration {
+  try {
+    return readCalibrationFile(resolve(io.cwd, value), flag, options);
+  } catch (error) {
+    if (isConfigError(error)) throw new UsageError(`cannot read ${flag} ${value}: ${error.expected}`);
+    throw error;
+  }
 }
 
 /** The scoring options from the backend flags, the environment and --config. */
@@ -145,10 +167,27 @@ export function scoreOptionsFromFlags(values: Parameters<typeof backendOptionsFr
   return { options: { ...flags.options, ...extra }, file };
 }
 
+/** What a command's scoring needs, resolved once at the CLI edge: nli receives these values, never the environment. */
+export interface CliScoring {
+  /** Backend flags > environment > --config's scoring section > default. */
+  readonly scoring: ResolvedScoreOptions;
+  /** The Hugging Face hub: cache folder, endpoint, token, offline. */
+  readonly hub: HubSettings;
+  /** GROUNDWATCH_JUDGE_API_KEY; undefined when unset. */
+  readonly judgeApiKey: string | undefined;
+}
+
+/** Resolves a command's scoring from its flags, the environment and --config, once. */
+export function resolveCliScoring(values: Parameters<typeof scoreOptionsFromFlags>[0], io: CommandIo, extra: ScoreOptions = {}): CliScoring {
+  const { options, file } = scoreOptionsFromFlags(values, io, extra);
+  const scoring = resolveScoreOptions(options, { env: io.env, ...(file ? { file } : {}) });
+  return { scoring, hub: resolveHubSettings(io.env), judgeApiKey: resolveBackendSettings(io.env).judgeApiKey };
+}
+
 /** Creates the backend the flags ask for, printing its warnings. */
 export async function openBackend(values: Parameters<typeof scoreOptionsFromFlags>[0], io: CommandIo): Promise<EntailmentBackend> {
-  const { options, file } = scoreOptionsFromFlags(values, io);
-  const created = await createBackend(resolveScoreOptions(options, { env: io.env, ...(file ? { file } : {}) }), { analyzer: createTextAnalyzer(), env: io.env });
+  const { scoring, hub, judgeApiKey } = resolveCliScoring(values, io);
+  const created = await createBackend(scoring, { analyzer: createTextAnalyzer(), settings: { hubCacheDir: hub.cacheDir, judgeApiKey } });
   for (const w of created.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
   return created.backend;
 }

@@ -4,7 +4,6 @@ import { resolve } from "node:path";
 import type { Calibration } from "../config/calibration-file.ts";
 import { readCalibrationFile } from "../config/calibration-file.ts";
 import { isConfigError } from "../config/errors.ts";
-import { resolveScoreOptions } from "../config/score-options.ts";
 import type { BackendIdentity } from "../core/calibration.ts";
 import { calibrationCaveats } from "../core/calibration.ts";
 import type { EntailmentBackend } from "../core/backend.ts";
@@ -12,7 +11,7 @@ import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime, onnxRuntimeVersion } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { numberFlag, openBackend, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
+import { numberFlag, openBackend, parseFlags, resolveCliScoring, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
@@ -79,10 +78,9 @@ async function checkOnnxRuntime(args: Parameters<typeof openBackend>[0], io: Com
   let need: ReturnType<typeof onnxRuntimeNeed>;
   let requireProduction: boolean;
   try {
-    const { options, file } = scoreOptionsFromFlags(args, io);
-    const resolved = resolveScoreOptions(options, { env: io.env, ...(file ? { file } : {}) });
-    need = onnxRuntimeNeed(resolved, io.env);
-    requireProduction = resolved.requireProduction;
+    const { scoring, hub } = resolveCliScoring(args, io);
+    need = onnxRuntimeNeed(scoring, hub.cacheDir);
+    requireProduction = scoring.requireProduction;
   } catch {
     return undefined; // a configuration error: the backend check reports it
   }
@@ -96,6 +94,15 @@ async function checkOnnxRuntime(args: Parameters<typeof openBackend>[0], io: Com
     if (!isOnnxRuntimeMissing(error)) return { status: "FAIL", what, detail: (error as Error).message, fix: `reinstall it: ${INSTALL_RUNTIME_FIX}` };
     if (need.need === "required" || requireProduction) return { status: "FAIL", what, detail: `${ONNX_RUNTIME_PACKAGE} is not installed, and the onnx backend needs it`, fix: INSTALL_RUNTIME_FIX };
     return { status: "WARN", what, detail: `${ONNX_RUNTIME_PACKAGE} is not installed: auto falls back to the triage-grade offline backend, though ${DEFAULT_MODEL_REPO} is cached`, fix: INSTALL_RUNTIME_FIX };
+  }
+}
+
+/** Whether production is required, as the resolver reads the flags, the environment and --config (false when they do not resolve: the backend check reports why). */
+function requiresProduction(args: Parameters<typeof openBackend>[0], io: CommandIo): boolean {
+  try {
+    return resolveCliScoring(args, io).scoring.requireProduction;
+  } catch {
+    return false;
   }
 }
 
@@ -198,7 +205,7 @@ export function runDoctor(argv: readonly string[], io: CommandIo): Promise<numbe
     const checks: Check[] = [];
     const runtime = args["skip-backend"] ? undefined : await checkOnnxRuntime(args, io);
     if (runtime) checks.push(runtime);
-    const loaded = args["skip-backend"] ? undefined : await checkBackend(args, io, args["require-production"] === true || io.env.GROUNDWATCH_REQUIRE_PRODUCTION === "1");
+    const loaded = args["skip-backend"] ? undefined : await checkBackend(args, io, requiresProduction(args, io));
     if (loaded) checks.push(...loaded.checks);
     // The calibration file is checked whenever one is given, with or without the backend check.
     if (!args["skip-backend"] || args.calibration !== undefined) checks.push(...checkCalibration(args.calibration, io, loaded?.backend));

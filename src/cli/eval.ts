@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
 import { ConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
-import { SCORE_ENV } from "../config/score-options.ts";
+import { SCORE_ENV, resolveScoreSources } from "../config/score-options.ts";
 import { createScorer } from "../scoring/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
+import { UsageError, inputPath, numberFlag, parseFlags, readCalibrationFlag, runCommand, scoreOptionsFromFlags } from "./command.ts";
 import { DEFAULT_MAX_HALLUCINATION_RATE, DEFAULT_MAX_UNSCORABLE_SHARE, describeSource, evaluateGate } from "./eval/gate.ts";
 import { scoreSet } from "./eval/score-set.ts";
 import { readSet } from "./eval/set.ts";
@@ -13,7 +13,7 @@ import { targetFromFlags } from "./eval/target-flags.ts";
 import type { EvalReport, EvalRow, GateSource, GateSpec } from "./eval/types.ts";
 import { writeReports } from "./eval/write.ts";
 import { EXIT } from "./exit-codes.ts";
-import { outputDir, readTextFile } from "./files.ts";
+import { outputDir } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { DEFAULT_MAX_REPLY_BYTES } from "./eval-target.ts";
@@ -93,36 +93,6 @@ function configGate(path: string | undefined, io: CommandIo): Record<string, unk
   return section as Record<string, unknown>;
 }
 
-/** The parts of calibration.json the gate uses. */
-interface CalibrationRecord {
-  readonly threshold: number;
-  readonly backend: string | undefined;
-  /** What the labelled set established, as calibrate decides it: from the AUROC interval, else the recorded verdict. */
-  readonly verdict: string | undefined;
-  readonly auroc: { readonly value: number; readonly low: number; readonly high: number } | undefined;
-}
-
-/** Reads calibration.json; a bad file is a UsageError naming it. */
-function readCalibration(path: string, io: CommandIo): CalibrationRecord {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readTextFile(resolve(io.cwd, path)));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read --calibration ${path}: ${error instanceof SyntaxError ? "not valid JSON" : code === "ENOENT" ? "no such file" : (code ?? (error as Error).message)}`);
-  }
-  const c = raw as { threshold?: unknown; backend?: { name?: unknown }; verdict?: unknown; auroc?: Record<string, unknown> | null } | null;
-  if (!c || typeof c !== "object" || typeof c.threshold !== "number" || !Number.isFinite(c.threshold) || c.threshold < 0 || c.threshold > 1) {
-    throw new UsageError(`cannot read --calibration ${path}: no "threshold" from 0 to 1 (write it with groundwatch calibrate)`);
-  }
-  const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-  const a = c.auroc && typeof c.auroc === "object" ? c.auroc : undefined;
-  const auroc = a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined;
-  // The interval is the evidence, as in groundwatch calibrate: it must exclude 0.5 from above.
-  const verdict = auroc ? (auroc.low > 0.5 ? "pass" : auroc.high < 0.5 ? "anti-correlated" : "weak") : typeof c.verdict === "string" ? c.verdict : undefined;
-  return { threshold: c.threshold, backend: typeof c.backend?.name === "string" ? c.backend.name : undefined, verdict, auroc };
-}
-
 /** Runs `groundwatch eval`; resolves to the exit code. */
 export function runEval(argv: readonly string[], io: CommandIo): Promise<number> {
   return runCommand("eval", EVAL_HELP, io, async () => {
@@ -198,13 +168,15 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     // The answer threshold, as everywhere in groundwatch: an explicit one (--threshold > environment >
     // config file) beats the calibration's, which beats the backend's fitted default.
     const thresholdFlag = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
-    const calibration = args.calibration !== undefined ? readCalibration(args.calibration, io) : undefined;
-    const envThreshold = io.env[SCORE_ENV.threshold];
-    const fileScoring = scoreOptionsFromFlags(args, io).file;
+    // The gate needs only the threshold: a file without reference scores (for drift) is read as having none.
+    const calibration = args.calibration !== undefined ? readCalibrationFlag("--calibration", args.calibration, io, { requireReferenceScores: false }) : undefined;
+    const scoring = scoreOptionsFromFlags(args, io, thresholdFlag !== undefined ? { threshold: thresholdFlag } : {});
+    // Where the threshold comes from is the resolver's answer, not a second reading of the environment.
+    const thresholdFrom = resolveScoreSources(scoring.options, { env: io.env, ...(scoring.file ? { file: scoring.file } : {}) }).sources.threshold;
     let thresholdSource: GateSource | undefined;
-    if (thresholdFlag !== undefined) thresholdSource = { kind: "flag", flag: "--threshold" };
-    else if (envThreshold !== undefined && envThreshold !== "") thresholdSource = { kind: "env", variable: SCORE_ENV.threshold };
-    else if (fileScoring?.threshold !== undefined) thresholdSource = { kind: "config", file: args.config ?? "", key: "scoring.threshold" };
+    if (thresholdFrom === "option") thresholdSource = { kind: "flag", flag: "--threshold" };
+    else if (thresholdFrom === "env") thresholdSource = { kind: "env", variable: SCORE_ENV.threshold };
+    else if (thresholdFrom === "file") thresholdSource = { kind: "config", file: args.config ?? "", key: "scoring.threshold" };
     else if (calibration) thresholdSource = { kind: "calibration", file: args.calibration ?? "" };
     if (calibration) {
       if (thresholdSource?.kind !== "calibration") warn(`the threshold of --calibration ${args.calibration ?? ""} (${calibration.threshold}) is not used: ${describeSource(thresholdSource as GateSource)} sets the threshold`);
@@ -221,13 +193,12 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       if (answered > 0) warn(`--target: ${answered} of ${set.length} rows carry their own answer; every row is sent to ${target.url} and its reply is scored instead`);
     }
 
-    const explicit = thresholdFlag ?? (thresholdSource?.kind === "calibration" ? calibration?.threshold : undefined);
-    const { options, file } = scoreOptionsFromFlags(args, io, explicit !== undefined ? { threshold: explicit } : {});
-    const scorer = await createScorer(options, { env: io.env, ...(file ? { file } : {}) });
+    const options = thresholdSource?.kind === "calibration" && calibration ? { ...scoring.options, threshold: calibration.threshold } : scoring.options;
+    const scorer = await createScorer(options, { env: io.env, ...(scoring.file ? { file: scoring.file } : {}) });
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
     thresholdSource ??= scorer.entailment.recommendedThreshold !== undefined ? { kind: "backend", backend: scorer.backend.name } : { kind: "default" };
-    if (calibration?.backend !== undefined && calibration.backend !== scorer.backend.name) {
-      warn(`--calibration ${args.calibration ?? ""} was made with the ${calibration.backend} backend, but this run scores with ${scorer.backend.name}: its threshold may not transfer`);
+    if (calibration?.backend !== undefined && calibration.backend.name !== scorer.backend.name) {
+      warn(`--calibration ${args.calibration ?? ""} was made with the ${calibration.backend.name} backend, but this run scores with ${scorer.backend.name}: its threshold may not transfer`);
     }
     const triage = scorer.backend.tier === "triage";
     if (triage) {

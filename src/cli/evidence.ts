@@ -1,15 +1,12 @@
 import { readCappedText } from "../net/read-capped.ts";
-import { dirname, resolve } from "node:path";
-import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
+import { dirname } from "node:path";
+import { UsageError, numberFlag, parseFlags, readCalibrationFlag, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { makeOutputDir, outputFileCreatingDir, writeOutputFile } from "./files.ts";
 import type { PaperSize } from "./print-pdf.ts";
 import { PAPER_SIZES, pageRule, printPdf } from "./print-pdf.ts";
 import type { CommandIo } from "./io.ts";
 import { escapeHtml } from "./escape.ts";
-import type { Calibration } from "../config/calibration-file.ts";
-import { readCalibrationFile } from "../config/calibration-file.ts";
-import { isConfigError } from "../config/errors.ts";
 import { explainCalibrationFailure } from "../core/calibration.ts";
 import { driftRefusedQuery, scoringInUse, scoringInfoQuery, scoringNotices } from "./evidence-scoring.ts";
 import { chartResolution, describePeriod, formatDuration, formatTime, promDuration, resolvePeriod } from "./period.ts";
@@ -53,16 +50,6 @@ Exit codes: 0 written, 1 Prometheus or Chromium failed, 2 bad flags.
 `;
 
 type Series = Array<{ metric: Record<string, string>; values: Array<[number, string]> }>;
-
-/** Reads calibration.json through the one reader; a bad file is a UsageError naming the flag and the path (never its content). */
-function readCalibrationRecord(flag: string, value: string, io: CommandIo): Calibration {
-  try {
-    return readCalibrationFile(resolve(io.cwd, value), flag);
-  } catch (error) {
-    if (isConfigError(error)) throw new UsageError(`cannot read ${flag} ${value}: ${error.expected}`);
-    throw error;
-  }
-}
 
 /** Largest answer read from Prometheus per query. */
 const MAX_PROMETHEUS_REPLY_BYTES = 64 * 2 ** 20;
@@ -147,7 +134,7 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
     const period = resolvePeriod({ from: args.from, to: args.to, since: args.since }, now);
     const { from, to } = period;
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.1;
-    const calibration = args.calibration ? readCalibrationRecord("--calibration", args.calibration, io) : undefined;
+    const calibration = args.calibration ? readCalibrationFlag("--calibration", args.calibration, io) : undefined;
     // Checked before Prometheus is queried.
     const out = outputFileCreatingDir("--out", args.out ?? "evidence.html", io);
     if (args.paper !== undefined && !(PAPER_SIZES as readonly string[]).includes(args.paper)) throw new UsageError(`--paper must be ${PAPER_SIZES.join(" or ")} (got ${JSON.stringify(args.paper)})`, true);

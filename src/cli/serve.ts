@@ -1,13 +1,12 @@
 import { resolve } from "node:path";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
-import { resolveScoreOptions } from "../config/score-options.ts";
 import { DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
 import { RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, resolveCollectorOptions } from "../collector/options.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
 import { calibrationCaveats, explainCalibrationFailure } from "../core/calibration.ts";
-import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
+import { DEFAULT_MODEL_REPO, hubCacheDir } from "../nli/hub/cache.ts";
 import { loadOfflineModel } from "../nli/offline/backend.ts";
 import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
@@ -169,13 +168,13 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
         monitor: {
           ...monitor,
           sampling: undefined,
-          scoring: undefined,
+          score: undefined,
           drift: { ...monitor.drift, reference: monitor.drift.reference?.length },
           calibration: monitor.calibration
             ? { path: monitor.calibration.path, id: monitor.calibration.id, dataset: monitor.calibration.dataset ?? "fingerprint unknown", threshold: monitor.calibration.threshold, verdict: monitor.calibration.verdict ?? null, auroc: monitor.calibration.auroc ?? null, rows: monitor.calibration.rows ?? null, backend: monitor.calibration.backend, createdAt: monitor.calibration.createdAt, referenceScores: monitor.calibration.referenceScores.length }
             : undefined,
         },
-        scoring: resolveScoreOptions(monitor.scoring, { env: io.env, ...(monitor.scoringFile ? { file: monitor.scoringFile } : {}) }),
+        scoring: monitor.score,
         secrets: { GROUNDWATCH_TOKEN: io.env.GROUNDWATCH_TOKEN ? "***" : "(not set)", GROUNDWATCH_JUDGE_API_KEY: io.env.GROUNDWATCH_JUDGE_API_KEY ? "***" : "(not set)", [RESAMPLE_API_KEY_ENV]: io.env[RESAMPLE_API_KEY_ENV]?.trim() ? "***" : "(not set)" },
       };
       io.stdout.write(`${JSON.stringify(printable, null, 2)}\n`);
@@ -206,7 +205,7 @@ function expectedBackend(score: ResolvedScoreOptions, env: NodeJS.ProcessEnv): {
   if (score.backend === "offline") return { name: "offline", tier: "triage" };
   if (score.backend === "onnx") return { name: `onnx (${score.model ?? "no model"})`, tier: "production" };
   if (score.backend === "judge") return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
-  const need = onnxRuntimeNeed(score, env);
+  const need = onnxRuntimeNeed(score, hubCacheDir(env));
   if (need?.need === "required") return { name: `onnx (${score.model ?? DEFAULT_MODEL_REPO}; auto)`, tier: "production" };
   if (need?.need === "preferred" && onnxRuntimeResolvable()) return { name: `onnx (${DEFAULT_MODEL_REPO}, cached; auto)`, tier: "production" };
   return {
@@ -232,7 +231,7 @@ const mib = (bytes: number): string => `${Number((bytes / 2 ** 20).toFixed(1))} 
  */
 export function startupBanner(s: { url: string; collector: ResolvedCollectorOptions; monitor: ResolvedMonitorOptions; env: NodeJS.ProcessEnv; logEvaluations: boolean }): string {
   const { monitor, collector, env } = s;
-  const score = resolveScoreOptions(monitor.scoring, { env, ...(monitor.scoringFile ? { file: monitor.scoringFile } : {}) });
+  const score = monitor.score;
   const backend = expectedBackend(score, env);
   const triage = backend.tier === "triage" ? ` — TRIAGE-GRADE: not for paging or release decisions${backend.why ? ` (${backend.why})` : "; run `groundwatch model pull` for a production NLI model"}` : "";
   const defaultThreshold = backend.tier === "triage" ? loadOfflineModel().threshold : DEFAULT_SETTINGS.threshold;

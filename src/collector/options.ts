@@ -1,7 +1,12 @@
 import { ConfigError } from "../config/errors.ts";
 import type { ConfigFile } from "../config/file.ts";
 import { loadConfigFile } from "../config/file.ts";
+import { CONFIG_FILE_ENV, COLLECTOR_ENV } from "../config/env.ts";
 import { compileLinearPattern } from "../config/linear-pattern.ts";
+import { parseBoolean, parseInteger, parseNonEmpty, parseNumber } from "../config/parse.ts";
+import type { PickedValue } from "../config/resolve.ts";
+import { pickSource } from "../config/resolve.ts";
+import { parseSize } from "./body.ts";
 import type { AttributeMapping, PromptContext } from "./trace-parts.ts";
 
 /** Options of the collector service (`groundwatch serve`). Resolution: option/flag > env > config file > default. */
@@ -141,21 +146,13 @@ export interface ResolvedResampler {
 }
 
 /** The environment variable the resampler's API key is read from (never a flag or a file). */
-export const RESAMPLE_API_KEY_ENV = "GROUNDWATCH_RESAMPLE_API_KEY";
+export const RESAMPLE_API_KEY_ENV = COLLECTOR_ENV.resampleApiKey;
 
 /** The ranges of the resampler settings that have flags, for `serve`'s flag checks and resolveCollectorOptions. */
 export const RESAMPLE_LIMITS = { n: { min: 2, max: 20 }, rate: { min: 0, max: 1 }, temperature: { min: 0, max: 2 } } as const;
 
 /** Below it, resamples are near-identical: a warning. */
 export const LOW_RESAMPLE_TEMPERATURE = 0.5;
-
-const RESAMPLE_ENV = {
-  resampleUrl: "GROUNDWATCH_RESAMPLE_URL",
-  resampleModel: "GROUNDWATCH_RESAMPLE_MODEL",
-  resampleN: "GROUNDWATCH_RESAMPLE_N",
-  resampleRate: "GROUNDWATCH_RESAMPLE_RATE",
-  resampleTemperature: "GROUNDWATCH_RESAMPLE_TEMPERATURE",
-} as const;
 
 const RESAMPLE_KEYS = ["resampleUrl", "resampleModel", "resampleN", "resampleRate", "resampleTemperature", "resampleMaxTokens", "resampleMaxConcurrent", "resampleMaxCallsPerMinute", "resampleTimeoutMs", "resampleBudget"] as const;
 type ResampleKey = (typeof RESAMPLE_KEYS)[number];
@@ -167,20 +164,6 @@ export function isLoopbackBind(host: string): boolean {
 }
 /** The shortest bearer token accepted on an address other than loopback. */
 export const MIN_TOKEN_LENGTH = 16;
-
-function int(field: string, v: unknown, min: number, max: number): number | undefined {
-  if (v === undefined || v === "") return undefined;
-  const n = typeof v === "string" ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) throw new ConfigError(field, v, `expected an integer from ${min} to ${max}`);
-  return n;
-}
-
-function num(field: string, v: unknown, min: number, max: number, what: string): number | undefined {
-  if (v === undefined || v === "") return undefined;
-  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isFinite(n) || n < min || n > max) throw new ConfigError(field, v, `expected ${what} from ${min} to ${max}`);
-  return n;
-}
 
 /** A URL with any password masked, for messages. */
 function maskUrl(raw: string): string {
@@ -202,12 +185,9 @@ const hostOf = (u: URL): string => u.hostname.replace(/^\[|\]$/g, "").toLowerCas
  */
 function resolveResampler(options: CollectorOptions, env: NodeJS.ProcessEnv, c: Readonly<Record<string, unknown>>): ResolvedResampler | undefined {
   /** The value in force and the field it came from, as a ConfigError names it. */
-  const from = (key: ResampleKey): { field: string; value: unknown } | undefined => {
-    if (options[key] !== undefined) return { field: key, value: options[key] };
-    const envName = (RESAMPLE_ENV as Partial<Record<ResampleKey, string>>)[key];
-    if (envName && env[envName] !== undefined && env[envName] !== "") return { field: envName, value: env[envName] };
-    if (c[key] !== undefined) return { field: `config file collector.${key}`, value: c[key] };
-    return undefined;
+  const from = (key: ResampleKey): PickedValue | undefined => {
+    const picked = pickSource({ key, option: options[key], env, envName: (COLLECTOR_ENV as Partial<Record<ResampleKey, string>>)[key], file: c, section: "collector" });
+    return picked.source === "default" ? undefined : picked;
   };
   const url = from("resampleUrl");
   if (!url) {
@@ -229,16 +209,16 @@ function resolveResampler(options: CollectorOptions, env: NodeJS.ProcessEnv, c: 
   if (typeof model.value !== "string" || model.value.trim() === "") throw new ConfigError(model.field, model.value, "expected a chat model name");
   const integer = (key: ResampleKey, min: number, max: number): number | undefined => {
     const f = from(key);
-    return f ? int(f.field, f.value, min, max) : undefined;
+    return f ? parseInteger(f.field, f.value, min, max) : undefined;
   };
   const number = (key: ResampleKey, min: number, max: number, what: string): number | undefined => {
     const f = from(key);
-    return f ? num(f.field, f.value, min, max, what) : undefined;
+    return f ? parseNumber(f.field, f.value, { min, max, what }) : undefined;
   };
   const { n: nLimits, rate: rateLimits, temperature: tLimits } = RESAMPLE_LIMITS;
   const temperature = number("resampleTemperature", tLimits.min, tLimits.max, "a temperature") ?? 1;
   // Surrounding whitespace (a newline from a secrets file) is not part of the key; a blank one is none.
-  const apiKey = env[RESAMPLE_API_KEY_ENV]?.trim() || undefined;
+  const apiKey = parseNonEmpty(RESAMPLE_API_KEY_ENV, env[RESAMPLE_API_KEY_ENV]);
   const host = hostOf(parsed);
   const warnings: string[] = [];
   if (temperature < LOW_RESAMPLE_TEMPERATURE) {
@@ -262,6 +242,18 @@ function resolveResampler(options: CollectorOptions, env: NodeJS.ProcessEnv, c: 
   };
 }
 
+/** A body size such as "512kb" or "2mb", checked by the parser the server uses (collector/body.ts); undefined when blank. */
+function parseBodyLimit(field: string, v: unknown): string | undefined {
+  const size = parseNonEmpty(field, v);
+  if (size === undefined) return undefined;
+  try {
+    parseSize(size);
+  } catch {
+    throw new ConfigError(field, v, 'expected a size such as "512kb" or "2mb"');
+  }
+  return size;
+}
+
 /** Validates a promptContext setting: "off", "system", or a regular expression with a named group `context`. */
 export function parsePromptContext(field: string, v: unknown): PromptContext {
   if (typeof v !== "string" || v.trim() === "") throw new ConfigError(field, v, 'expected "off", "system" or a regular expression with a named group (?<context>...)');
@@ -277,30 +269,36 @@ export function parsePromptContext(field: string, v: unknown): PromptContext {
 /** Resolves and validates; refuses a non-loopback bind without a token. */
 export function resolveCollectorOptions(options: CollectorOptions = {}): ResolvedCollectorOptions {
   const env = options.env ?? process.env;
-  const configFile = options.configFile ?? (env.GROUNDWATCH_CONFIG || undefined);
+  const configFile = options.configFile ?? (env[CONFIG_FILE_ENV] || undefined);
   const file = configFile ? loadConfigFile(configFile) : {};
   const c = file.collector ?? {};
-  const pickInt = (key: keyof CollectorOptions & keyof typeof c, envName: string | undefined, min: number, max: number, fallback: number): number =>
-    int(key, options[key], min, max) ?? int(envName ?? key, envName ? env[envName] : undefined, min, max) ?? int(`config file collector.${key}`, c[key], min, max) ?? fallback;
-  const host = options.host ?? (env.GROUNDWATCH_HOST || undefined) ?? (typeof c.host === "string" ? c.host : undefined) ?? "127.0.0.1";
+  const pick = (key: keyof CollectorOptions & string, envName?: string): PickedValue => pickSource({ key, option: options[key], env, envName, file: c, section: "collector" });
+  const pickInt = (key: keyof CollectorOptions & string, envName: string | undefined, min: number, max: number, fallback: number): number => {
+    const p = pick(key, envName);
+    return parseInteger(p.field, p.value, min, max) ?? fallback;
+  };
+  const hostPick = pick("host", COLLECTOR_ENV.host);
+  const host = parseNonEmpty(hostPick.field, hostPick.value) ?? "127.0.0.1";
   // Surrounding whitespace (a newline from a secrets file) is not part of the token; a blank one is none.
-  const token = (options.token ?? env.GROUNDWATCH_TOKEN)?.trim() || undefined;
+  const token = parseNonEmpty(options.token !== undefined ? "token" : COLLECTOR_ENV.token, options.token ?? env[COLLECTOR_ENV.token]);
   if (!LOOPBACK.has(host) && token === undefined) {
-    throw new ConfigError("host", host, "binding an address other than 127.0.0.1 needs a bearer token: set GROUNDWATCH_TOKEN");
+    throw new ConfigError("host", host, `binding an address other than 127.0.0.1 needs a bearer token: set ${COLLECTOR_ENV.token}`);
   }
   if (!LOOPBACK.has(host) && token !== undefined && token.length < MIN_TOKEN_LENGTH) {
     // The value is a secret: the message gives its length, never the token.
-    throw new ConfigError(options.token !== undefined ? "token" : "GROUNDWATCH_TOKEN", `(${token.length} characters)`, `a bearer token on an address other than 127.0.0.1 must be at least ${MIN_TOKEN_LENGTH} characters; use a random one, e.g. \`openssl rand -hex 32\``);
+    throw new ConfigError(options.token !== undefined ? "token" : COLLECTOR_ENV.token, `(${token.length} characters)`, `a bearer token on an address other than 127.0.0.1 must be at least ${MIN_TOKEN_LENGTH} characters; use a random one, e.g. \`openssl rand -hex 32\``);
   }
   const mapping = options.attributeMapping ?? (c.attributeMapping as AttributeMapping | undefined) ?? {};
   for (const key of ["documents", "question", "answer"] as const) {
     const v = mapping[key];
     if (v !== undefined && (!Array.isArray(v) || !v.every((x) => typeof x === "string"))) throw new ConfigError(`attributeMapping.${key}`, v, "expected an array of attribute names");
   }
-  const promptContextField = options.promptContext !== undefined ? "promptContext" : env.GROUNDWATCH_PROMPT_CONTEXT ? "GROUNDWATCH_PROMPT_CONTEXT (promptContext)" : "config file collector.promptContext";
-  const promptContext = parsePromptContext(promptContextField, options.promptContext ?? (env.GROUNDWATCH_PROMPT_CONTEXT || undefined) ?? c.promptContext ?? "off");
-  const bodyLimit = options.bodyLimit ?? (typeof c.bodyLimit === "string" ? c.bodyLimit : undefined) ?? "2mb";
-  if (!/^\d+(b|kb|mb)$/i.test(bodyLimit)) throw new ConfigError("bodyLimit", bodyLimit, 'expected a size such as "512kb" or "2mb"');
+  const promptContextPick = pick("promptContext", COLLECTOR_ENV.promptContext);
+  const promptContext = parsePromptContext(promptContextPick.source === "env" ? `${COLLECTOR_ENV.promptContext} (promptContext)` : promptContextPick.field, promptContextPick.value ?? "off");
+  const bodyLimitPick = pick("bodyLimit");
+  const bodyLimit = parseBodyLimit(bodyLimitPick.field, bodyLimitPick.value) ?? "2mb";
+  const logContentPick = pick("logContent");
+  const logContent = parseBoolean(logContentPick.field, logContentPick.value) ?? false;
   const maxTraceBytes = pickInt("maxTraceBytes", undefined, 1024, 2 ** 40, 4 * 1024 * 1024);
   const maxBufferBytes = pickInt("maxBufferBytes", undefined, 1024, 2 ** 40, 64 * 1024 * 1024);
   if (maxTraceBytes > maxBufferBytes) throw new ConfigError("maxTraceBytes", maxTraceBytes, `expected at most maxBufferBytes (${maxBufferBytes})`);
@@ -328,7 +326,7 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
     keepAliveTimeoutMs: pickInt("keepAliveTimeoutMs", undefined, 1, 3_600_000, 5000),
     maxConnections: pickInt("maxConnections", undefined, 1, 1_000_000, 1024),
     drainMs: pickInt("drainMs", undefined, 0, 3_600_000, 10_000),
-    logContent: options.logContent ?? (c.logContent === true),
+    logContent,
     attributeMapping: mapping,
     promptContext,
     resample: resolveResampler(options, env, c),

@@ -68,13 +68,26 @@ function fingerprintOf(d: Record<string, unknown> | undefined, bundled: () => Re
   return { path: text(d.path) ?? "(path not recorded)", rows: finite(d.rows) ? d.rows : undefined, sha256, bundled: d.bundled === true || bundled().has(sha256) };
 }
 
+/** How readCalibrationFile reads a file. */
+export interface ReadCalibrationOptions {
+  /** The sha256 of groundwatch's bundled example files (default: bundledExampleHashes, read on first need). */
+  readonly bundled?: () => ReadonlySet<string>;
+  /**
+   * Refuse a file without its "referenceScores" array (default true: the SDK and serve use them as
+   * the drift reference). A caller that needs only the threshold (`groundwatch eval`) sets false,
+   * and reads a file without them as having none.
+   */
+  readonly requireReferenceScores?: boolean;
+}
+
 /**
  * Reads calibration.json (from `groundwatch calibrate`; a leading byte order mark is allowed); a
- * file that cannot be read, is not JSON, or lacks a threshold from 0 to 1 or its reference scores
- * is a ConfigError naming `field` and the path (never the file's content). Files written before
- * calibrate recorded a dataset fingerprint still load, with `dataset` undefined.
+ * file that cannot be read, is not JSON, or lacks a threshold from 0 to 1 or (unless the caller does
+ * not need them) its reference scores is a ConfigError naming `field` and the path (never the file's
+ * content). Files written before calibrate recorded a dataset fingerprint still load, with `dataset` undefined.
  */
-export function readCalibrationFile(path: string, field = "calibrationFile", bundled: () => ReadonlySet<string> = bundledExampleHashes): Calibration {
+export function readCalibrationFile(path: string, field = "calibrationFile", options: ReadCalibrationOptions = {}): Calibration {
+  const bundled = options.bundled ?? bundledExampleHashes;
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -90,7 +103,8 @@ export function readCalibrationFile(path: string, field = "calibrationFile", bun
   const c = record(raw);
   if (!c) throw new ConfigError(field, path, "not a JSON object");
   if (!finite(c.threshold) || c.threshold < 0 || c.threshold > 1) throw new ConfigError(field, path, 'no "threshold" from 0 to 1');
-  if (!Array.isArray(c.referenceScores) || !c.referenceScores.every((x) => finite(x))) throw new ConfigError(field, path, 'no "referenceScores" array of numbers');
+  const optionalScores = options.requireReferenceScores === false && c.referenceScores === undefined;
+  if (!optionalScores && (!Array.isArray(c.referenceScores) || !c.referenceScores.every((x) => finite(x)))) throw new ConfigError(field, path, 'no "referenceScores" array of numbers');
   if (c.verdict !== undefined && !(CALIBRATION_VERDICTS as readonly unknown[]).includes(c.verdict)) throw new ConfigError(field, path, `"verdict" is not one of ${CALIBRATION_VERDICTS.join(", ")}`);
   const a = record(c.auroc);
   const auroc = a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined;
@@ -102,7 +116,7 @@ export function readCalibrationFile(path: string, field = "calibrationFile", bun
     path,
     id: sha256Hex(bytes).slice(0, 12),
     threshold: c.threshold,
-    referenceScores: c.referenceScores as number[],
+    referenceScores: optionalScores ? [] : (c.referenceScores as number[]),
     backend: b && typeof b.name === "string" ? { name: b.name, version: text(b.version), tier: text(b.tier) } : undefined,
     createdAt: text(c.createdAt),
     criterion: text(c.criterion),

@@ -1,5 +1,8 @@
-import { ConfigError } from "./errors.ts";
+import { JUDGE_API_KEY_ENV_NAME } from "./env.ts";
 import { DEFAULT_LIMITS, DEFAULT_SETTINGS } from "./defaults.ts";
+import { parseBoolean, parseNonEmpty, parseNumber, parseOneOf } from "./parse.ts";
+import type { PickedValue, ValueSource } from "./resolve.ts";
+import { pickSource } from "./resolve.ts";
 import { checkVariant } from "./variant.ts";
 
 /** Entailment backends: embedded heuristic, local ONNX model, LLM judge, or the best available. */
@@ -137,78 +140,60 @@ export const SCORE_ENV = {
   cacheBytes: "GROUNDWATCH_CACHE_BYTES",
 } as const satisfies Record<keyof ScoreOptions, string>;
 
-export const JUDGE_API_KEY_ENV = "GROUNDWATCH_JUDGE_API_KEY";
+export const JUDGE_API_KEY_ENV = JUDGE_API_KEY_ENV_NAME;
 
 /** Option keys a config file's "scoring" section may hold. */
 export const SCORE_OPTION_KEYS: ReadonlySet<string> = new Set(Object.keys(SCORE_ENV));
 
-function numberFrom(field: string, raw: unknown): number | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  const n = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
-  if (!Number.isFinite(n)) throw new ConfigError(field, raw, "expected a number");
-  return n;
+/** Resolved scoring options, and where each came from. */
+export interface ScoreResolution {
+  readonly values: ResolvedScoreOptions;
+  /** For each option: a code option (or CLI flag), the environment, the config file's scoring section, or the default. */
+  readonly sources: Readonly<Record<keyof ScoreOptions, ValueSource>>;
 }
 
-function inRange(field: string, value: number | undefined, min: number, max: number, integer: boolean): number | undefined {
-  if (value === undefined) return undefined;
-  if (value < min || value > max || (integer && !Number.isInteger(value))) {
-    throw new ConfigError(field, value, `expected ${integer ? "an integer" : "a number"} from ${min} to ${max}`);
-  }
-  return value;
-}
-
-function booleanFrom(field: string, raw: unknown): boolean | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  if (typeof raw === "boolean") return raw;
-  if (typeof raw === "string" && ["1", "true", "yes", "on"].includes(raw.toLowerCase())) return true;
-  if (typeof raw === "string" && ["0", "false", "no", "off"].includes(raw.toLowerCase())) return false;
-  throw new ConfigError(field, raw, "expected true or false");
-}
-
-function stringFrom(field: string, raw: unknown): string | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  if (typeof raw !== "string" || raw.trim() === "") throw new ConfigError(field, raw, "expected a non-empty string");
-  return raw;
-}
-
-function oneOf<T extends string>(field: string, raw: string | undefined, choices: readonly T[]): T | undefined {
-  if (raw === undefined) return undefined;
-  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(field, raw, `expected one of ${choices.join(", ")}`);
-  return raw as T;
+/** Where resolveScoreOptions reads: the environment and the config file's scoring section. */
+export interface ScoreSources {
+  /** The environment (SCORE_ENV names). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The config file's "scoring" section. */
+  readonly file?: ScoreOptions;
 }
 
 /**
- * Resolves scoring options in one order: code option > environment variable >
- * config file section > default. Throws a ConfigError naming the field and value.
+ * Resolves scoring options in one order: code option > environment variable > config file
+ * section > default, and says where each value came from. Throws a ConfigError naming the field
+ * and value.
  */
-export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?: NodeJS.ProcessEnv; file?: ScoreOptions } = {}): ResolvedScoreOptions {
-  const env = sources.env ?? {};
-  const file = sources.file ?? {};
-  const pick = (key: keyof ScoreOptions): { field: string; value: unknown } => {
-    if (options[key] !== undefined) return { field: key, value: options[key] };
-    const e = env[SCORE_ENV[key]];
-    if (e !== undefined && e !== "") return { field: SCORE_ENV[key], value: e };
-    if (file[key] !== undefined) return { field: `config file ${key}`, value: file[key] };
-    return { field: key, value: undefined };
+export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSources = {}): ScoreResolution {
+  const sources = {} as Record<keyof ScoreOptions, ValueSource>;
+  const pick = (key: keyof ScoreOptions): PickedValue => {
+    const picked = pickSource({ key, option: options[key], env: from.env, envName: SCORE_ENV[key], file: from.file as Readonly<Record<string, unknown>> | undefined, section: "scoring" });
+    sources[key] = picked.source;
+    return picked;
   };
   const num = (key: keyof ScoreOptions, min: number, max: number, integer: boolean): number | undefined => {
     const p = pick(key);
-    return inRange(p.field, numberFrom(p.field, p.value), min, max, integer);
+    return parseNumber(p.field, p.value, { min, max, integer });
   };
   const str = (key: keyof ScoreOptions): { field: string; value: string | undefined } => {
     const p = pick(key);
-    return { field: p.field, value: stringFrom(p.field, p.value) };
+    return { field: p.field, value: parseNonEmpty(p.field, p.value) };
   };
-  const backend = str("backend");
+  const bool = (key: keyof ScoreOptions): boolean | undefined => {
+    const p = pick(key);
+    return parseBoolean(p.field, p.value);
+  };
+  const oneOf = <T extends string>(key: keyof ScoreOptions, choices: readonly T[]): T | undefined => {
+    const p = pick(key);
+    return parseOneOf(p.field, p.value, choices);
+  };
   const variant = str("variant");
-  const requireProduction = pick("requireProduction");
-  const policy = str("combinedPolicy");
-  const failOnUnstable = pick("failOnUnstableClaims");
-  return {
-    backend: oneOf(backend.field, backend.value, BACKEND_CHOICES) ?? "auto",
+  const values: ResolvedScoreOptions = {
+    backend: oneOf("backend", BACKEND_CHOICES) ?? "auto",
     model: str("model").value,
     variant: variant.value === undefined ? undefined : checkVariant(variant.value, variant.field),
-    requireProduction: booleanFrom(requireProduction.field, requireProduction.value) ?? false,
+    requireProduction: bool("requireProduction") ?? false,
     threshold: num("threshold", 0, 1, false),
     topK: num("topK", 1, 50, true) ?? DEFAULT_SETTINGS.topK,
     tokenBudget: num("tokenBudget", 16, 8192, true) ?? DEFAULT_SETTINGS.tokenBudget,
@@ -219,9 +204,9 @@ export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?:
     judgeBudget: num("judgeBudget", 1, 10_000_000, true) ?? 1000,
     judgeConcurrency: num("judgeConcurrency", 1, 64, true) ?? 4,
     entropyThreshold: num("entropyThreshold", 0, 1, false) ?? 0.5,
-    combinedPolicy: oneOf(policy.field, policy.value, ["either", "groundedness-only"] as const) ?? "either",
+    combinedPolicy: oneOf("combinedPolicy", ["either", "groundedness-only"] as const) ?? "either",
     unstableShare: num("unstableShare", 0, 1, false) ?? DEFAULT_SETTINGS.unstableShare,
-    failOnUnstableClaims: booleanFrom(failOnUnstable.field, failOnUnstable.value) ?? false,
+    failOnUnstableClaims: bool("failOnUnstableClaims") ?? false,
     entropyMaxCalls: num("entropyMaxCalls", 1, 1_000_000, true) ?? DEFAULT_LIMITS.entropyMaxCalls,
     maxClaims: num("maxClaims", 1, 10_000, true) ?? DEFAULT_LIMITS.maxClaims,
     maxAnswerChars: num("maxAnswerChars", 100, 10_000_000, true) ?? DEFAULT_LIMITS.maxAnswerChars,
@@ -232,4 +217,13 @@ export function resolveScoreOptions(options: ScoreOptions = {}, sources: { env?:
     maxEntailmentCalls: num("maxEntailmentCalls", 1, 1_000_000, true) ?? DEFAULT_LIMITS.maxEntailmentCalls,
     cacheBytes: num("cacheBytes", 0, 4 * 1024 ** 3, true) ?? DEFAULT_LIMITS.cacheBytes,
   };
+  return { values, sources };
+}
+
+/**
+ * Resolves scoring options in one order: code option > environment variable > config file
+ * section > default. Throws a ConfigError naming the field and value.
+ */
+export function resolveScoreOptions(options: ScoreOptions = {}, from: ScoreSources = {}): ResolvedScoreOptions {
+  return resolveScoreSources(options, from).values;
 }

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import { ConfigError } from "../config/errors.ts";
+import type { BackendSettings } from "../config/hub.ts";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { JUDGE_API_KEY_ENV, SCORE_ENV } from "../config/score-options.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import type { EntailmentBackend } from "../core/backend.ts";
-import { DEFAULT_MODEL_REPO, cachedSnapshot, hubCacheDir, isRepoId } from "./hub/cache.ts";
+import { DEFAULT_MODEL_REPO, cachedSnapshot, isRepoId } from "./hub/cache.ts";
 import { modelDirectory, notAModelError, notCachedError } from "./hub/describe.ts";
 import { createJudgeBackend } from "./judge/backend.ts";
 import { createOfflineBackend } from "./offline/backend.ts";
@@ -19,12 +20,12 @@ export const BACKEND_NAMES = ["offline", "onnx", "judge"] as const;
  * The model directory for --model: an existing directory, or a repo id that is in
  * the hub cache. Scoring never downloads; `groundwatch model pull` does.
  */
-export function resolveModelDir(model: string, env: NodeJS.ProcessEnv): string {
+export function resolveModelDir(model: string, cacheDir: string): string {
   if (existsSync(model)) return modelDirectory(model);
   if (isRepoId(model)) {
-    const cached = cachedSnapshot(hubCacheDir(env), model);
+    const cached = cachedSnapshot(cacheDir, model);
     if (cached) return cached;
-    throw notCachedError(model, env);
+    throw notCachedError(model, cacheDir);
   }
   throw notAModelError(model);
 }
@@ -37,7 +38,8 @@ export interface CreatedBackend {
 
 export interface CreateBackendDeps {
   readonly analyzer: TextAnalyzer;
-  readonly env: NodeJS.ProcessEnv;
+  /** Where the model cache is and the judge's API key, resolved at the caller's edge (config/hub.ts resolveBackendSettings): nli never reads the environment. */
+  readonly settings: BackendSettings;
   /** Imports onnxruntime-node (default: the real import); injected in tests. */
   readonly importOnnxRuntime?: OnnxImporter;
 }
@@ -49,11 +51,11 @@ export interface CreateBackendDeps {
  */
 export type OnnxRuntimeNeed = { readonly need: "required"; readonly field: string; readonly value: string } | { readonly need: "preferred"; readonly model: string };
 
-export function onnxRuntimeNeed(options: Pick<ResolvedScoreOptions, "backend" | "model">, env: NodeJS.ProcessEnv): OnnxRuntimeNeed | undefined {
+export function onnxRuntimeNeed(options: Pick<ResolvedScoreOptions, "backend" | "model">, hubCacheDir: string): OnnxRuntimeNeed | undefined {
   if (options.backend === "onnx") return { need: "required", field: "backend", value: "onnx" };
   if (options.backend !== "auto") return undefined;
   if (options.model !== undefined) return { need: "required", field: "model", value: options.model };
-  const cached = cachedSnapshot(hubCacheDir(env), DEFAULT_MODEL_REPO);
+  const cached = cachedSnapshot(hubCacheDir, DEFAULT_MODEL_REPO);
   return cached ? { need: "preferred", model: cached } : undefined;
 }
 
@@ -71,7 +73,7 @@ export async function createBackend(options: ResolvedScoreOptions, deps: CreateB
   /** The setting that asked for the onnx backend: the missing-runtime error names it. */
   let wantedBy: { readonly field: string; readonly value: string } = { field: "backend", value: "onnx" };
   if (choice === "auto") {
-    const need = onnxRuntimeNeed(options, deps.env);
+    const need = onnxRuntimeNeed(options, deps.settings.hubCacheDir);
     if (need?.need === "required") {
       choice = "onnx";
       wantedBy = need;
@@ -105,7 +107,7 @@ export async function createBackend(options: ResolvedScoreOptions, deps: CreateB
       return { backend: createOfflineBackend({ analyzer: deps.analyzer }), warnings };
     case "onnx": {
       if (model === undefined) throw new ConfigError("model", undefined, `the onnx backend needs --model DIR|REPO (or ${SCORE_ENV.model})`);
-      const dir = resolveModelDir(model, deps.env);
+      const dir = resolveModelDir(model, deps.settings.hubCacheDir);
       try {
         const backend = await createOnnxBackend(
           {
@@ -125,7 +127,7 @@ export async function createBackend(options: ResolvedScoreOptions, deps: CreateB
     case "judge": {
       if (!options.judgeUrl) throw new ConfigError("judgeUrl", undefined, `the judge backend needs a base URL (${SCORE_ENV.judgeUrl})`);
       if (!options.judgeModel) throw new ConfigError("judgeModel", undefined, `the judge backend needs a model name (${SCORE_ENV.judgeModel})`);
-      const apiKey = deps.env[JUDGE_API_KEY_ENV];
+      const apiKey = deps.settings.judgeApiKey;
       if (!apiKey) warnings.push(`${JUDGE_API_KEY_ENV} is not set: calling ${options.judgeUrl} without an API key`);
       const backend = createJudgeBackend({
         baseUrl: options.judgeUrl,

@@ -1,4 +1,6 @@
-import type { ScoreOptions } from "../config/score-options.ts";
+import type { BackendSettings } from "../config/hub.ts";
+import { resolveBackendSettings } from "../config/hub.ts";
+import type { ResolvedScoreOptions, ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
 import type { CombinedPolicy, CombinedVerdict } from "../core/combined.ts";
 import { combineVerdicts } from "../core/combined.ts";
@@ -77,14 +79,18 @@ export interface CreateScorerDeps {
   readonly analyzer?: TextAnalyzer;
   /** Imports onnxruntime-node for the onnx backend (default: the real import); injected in tests. */
   readonly importOnnxRuntime?: OnnxImporter;
+  /** Options already resolved at the caller's edge (createMonitor, for its workers): used as they are, and `options`/`file` are not read. */
+  readonly resolved?: ResolvedScoreOptions;
+  /** The model cache and the judge's API key, resolved at the caller's edge; default: read from `env`. */
+  readonly settings?: BackendSettings;
 }
 
 /** Resolves options (option > env > file > default), loads the backend and builds the pipeline. */
 export async function createScorer(options: ScoreOptions = {}, deps: CreateScorerDeps = {}): Promise<Scorer> {
   const env = deps.env ?? {};
-  const resolved = resolveScoreOptions(options, { env, ...(deps.file ? { file: deps.file } : {}) });
+  const resolved = deps.resolved ?? resolveScoreOptions(options, { env, ...(deps.file ? { file: deps.file } : {}) });
   const analyzer = deps.analyzer ?? createTextAnalyzer({ maxTokenChars: resolved.maxTokenChars, cacheBytes: Math.floor(resolved.cacheBytes / 2) });
-  const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, env, ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
+  const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, settings: deps.settings ?? resolveBackendSettings(env), ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
   const backend = created.backend;
   const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
   const pipeline = createGroundednessScorer(backend, analyzer, {

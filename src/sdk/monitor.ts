@@ -1,6 +1,6 @@
 import type { Span } from "@opentelemetry/api";
 import { ROOT_CONTEXT, context as otelContext, diag, trace } from "@opentelemetry/api";
-import { resolveScoreOptions } from "../config/score-options.ts";
+import { resolveBackendSettings } from "../config/hub.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import type { WorkerPool } from "../runtime/worker-pool.ts";
 import { PoolError, createWorkerPool, workerUrl } from "../runtime/worker-pool.ts";
@@ -10,7 +10,7 @@ import { createProviderBinding } from "../telemetry/providers.ts";
 import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
 import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
-import { resolveMonitorOptions } from "./options.ts";
+import { resolveMonitorOptions, scoringWorkerData } from "./options.ts";
 import { createCalibrationState } from "./calibration-state.ts";
 import type { Sampler } from "./sampling.ts";
 import { createSampler } from "./sampling.ts";
@@ -39,8 +39,9 @@ const METER_CHECK_EVERY = 16;
 export function createMonitor(options: MonitorOptions = {}): Monitor {
   let resolved: ResolvedMonitorOptions = resolveMonitorOptions(options);
   const env = options.env ?? process.env;
-  const scoreOptions = resolveScoreOptions(resolved.scoring, { env, ...(resolved.scoringFile ? { file: resolved.scoringFile } : {}) });
-  checkStartup(resolved, scoreOptions, env);
+  const scoreOptions = resolved.score;
+  const backendSettings = resolveBackendSettings(env);
+  checkStartup(resolved, scoreOptions, backendSettings.hubCacheDir);
   // Fitted on groundwatch's examples, or with another backend: warned about, and refused for drift.
   const calibrationState = createCalibrationState(resolved, scoreOptions.backend);
   const releaseLive = countLiveMonitor(resolved.workers);
@@ -75,7 +76,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     providers.instruments().failed.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
   };
 
-  const workerData: ScoringWorkerData = { scoring: resolved.scoring, ...(resolved.scoringFile ? { scoringFile: resolved.scoringFile } : {}), env: { ...env }, captureContent: resolved.captureContent };
+  const workerData: ScoringWorkerData = scoringWorkerData(resolved, backendSettings);
   let pool: WorkerPool<ScoringRequest, EvaluationSummary> | undefined;
   let poolError: Error | undefined;
   /** The scorer's warnings, carried back by the workers' "ready" (see MonitorHealth.warnings). */

@@ -3,8 +3,13 @@ import { dirname, resolve as resolvePath } from "node:path";
 import type { LoggerProvider } from "@opentelemetry/api-logs";
 import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { ConfigError } from "../config/errors.ts";
-import type { ScoreOptions } from "../config/score-options.ts";
-import { resolveScoreOptions } from "../config/score-options.ts";
+import { CONFIG_FILE_ENV, MONITOR_ENV } from "../config/env.ts";
+import type { BackendSettings } from "../config/hub.ts";
+import { parseBoolean, parseInteger, parseNonEmpty, parseNumber, parseOneOf, parseRate } from "../config/parse.ts";
+import type { ValueSource } from "../config/resolve.ts";
+import { pickSource } from "../config/resolve.ts";
+import type { ResolvedScoreOptions, ScoreOptions } from "../config/score-options.ts";
+import { resolveScoreSources } from "../config/score-options.ts";
 import type { ConfigFile } from "../config/file.ts";
 import { loadConfigFile } from "../config/file.ts";
 import type { Calibration } from "../config/calibration-file.ts";
@@ -13,6 +18,7 @@ import type { BackendIdentity, CalibrationCaveatKind } from "../core/calibration
 import { calibrationCaveats } from "../core/calibration.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import type { SamplingRules } from "./sampling.ts";
+import type { ScoringWorkerData } from "./worker.ts";
 
 /**
  * One completed evaluation, as `onEvaluation` receives it: what telemetry records, without any
@@ -172,10 +178,11 @@ export interface ResolvedMonitorOptions {
   readonly sampling: SamplingRules;
   /** Live resampling for semantic entropy; undefined when the `resample` option is not given. */
   readonly resample: ResolvedResampleOptions | undefined;
-  /** Scoring options from code (and a calibrated threshold); the config file's scoring section is `scoringFile`. */
-  readonly scoring: ScoreOptions;
-  /** The config file's scoring section, resolved below options and the environment. */
-  readonly scoringFile: ScoreOptions | undefined;
+  /**
+   * How answers are scored, resolved once (option > env > config file's scoring section > default),
+   * with the calibration's threshold when no threshold is set explicitly.
+   */
+  readonly score: ResolvedScoreOptions;
   readonly queueSize: number;
   readonly queueBytes: number;
   readonly workers: number;
@@ -251,33 +258,14 @@ function parseRouteRates(raw: string): Record<string, number> {
   for (const part of raw.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
     const eq = part.lastIndexOf("=");
     const rate = Number(part.slice(eq + 1));
-    if (eq <= 0 || !Number.isFinite(rate)) throw new ConfigError("GROUNDWATCH_SAMPLE_ROUTES", raw, 'expected "route=rate,route=rate"');
+    if (eq <= 0 || !Number.isFinite(rate)) throw new ConfigError(MONITOR_ENV.sampleRoutes, raw, 'expected "route=rate,route=rate"');
     out[part.slice(0, eq)] = rate;
   }
   return out;
 }
 
-function int(field: string, value: unknown, min: number, max: number): number | undefined {
-  if (value === undefined || value === "") return undefined;
-  const n = typeof value === "string" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) throw new ConfigError(field, value, `expected an integer from ${min} to ${max}`);
-  return n;
-}
-
-function bool(field: string, value: unknown): boolean | undefined {
-  if (value === undefined || value === "") return undefined;
-  if (typeof value === "boolean") return value;
-  if (value === "1" || value === "true") return true;
-  if (value === "0" || value === "false") return false;
-  throw new ConfigError(field, value, "expected true or false");
-}
-
-function rate(field: string, value: unknown): number | undefined {
-  if (value === undefined || value === "") return undefined;
-  const n = typeof value === "string" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || n > 1) throw new ConfigError(field, value, "expected a sampling rate from 0 to 1");
-  return n;
-}
+/** A sampling rate from 0 to 1, or undefined when blank. */
+const rate = (field: string, value: unknown): number | undefined => parseRate(field, value, "a sampling rate");
 
 /**
  * Validates the `resample` option (code only: a function cannot come from the environment or a
@@ -304,58 +292,52 @@ export function resolveResampleOptions(raw: unknown): ResolvedResampleOptions | 
   } else throw new ConfigError("resample.rate", o.rate, "expected a rate from 0 to 1, or { default, routes }");
   return {
     sample: o.sample as ResampleOptions["sample"],
-    n: int("resample.n", o.n, 2, 20) ?? 5,
+    n: parseInteger("resample.n", o.n, 2, 20) ?? 5,
     rate: rules,
-    maxConcurrent: int("resample.maxConcurrent", o.maxConcurrent, 1, 64) ?? 2,
-    maxCallsPerMinute: int("resample.maxCallsPerMinute", o.maxCallsPerMinute, 1, 100_000) ?? 60,
-    timeoutMs: int("resample.timeoutMs", o.timeoutMs, 1, 3_600_000) ?? 30_000,
+    maxConcurrent: parseInteger("resample.maxConcurrent", o.maxConcurrent, 1, 64) ?? 2,
+    maxCallsPerMinute: parseInteger("resample.maxCallsPerMinute", o.maxCallsPerMinute, 1, 100_000) ?? 60,
+    timeoutMs: parseInteger("resample.timeoutMs", o.timeoutMs, 1, 3_600_000) ?? 30_000,
   };
 }
 
 /** Validates every option and resolves option > env > config file > default; a bad value throws a ConfigError naming it. */
 export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMonitorOptions {
   const env = options.env ?? process.env;
-  const configFile = options.configFile ?? (env.GROUNDWATCH_CONFIG || undefined);
+  const configFile = options.configFile ?? (env[CONFIG_FILE_ENV] || undefined);
   const file: ConfigFile = configFile ? loadConfigFile(configFile) : {};
   const fm = file.monitor ?? {};
-  const pick = <T>(opt: T | undefined, envName: string | undefined, fileValue: unknown, parse: (field: string, v: unknown) => T | undefined, fallback: T, field: string): T => {
-    if (opt !== undefined) return parse(field, opt) ?? fallback;
-    if (envName && env[envName] !== undefined && env[envName] !== "") return parse(envName, env[envName]) ?? fallback;
-    if (fileValue !== undefined) return parse(`config file ${field}`, fileValue) ?? fallback;
-    return fallback;
+  /** Option > env > the config file's monitor section > fallback, parsed by `parse`. */
+  const pick = <T>(key: keyof MonitorOptions & string, envName: string | undefined, parse: (field: string, v: unknown) => T | undefined, fallback: T): T => {
+    const picked = pickSource({ key, option: options[key], env, envName, file: fm, section: "monitor" });
+    return parse(picked.field, picked.value) ?? fallback;
   };
-  const envRoutes = env.GROUNDWATCH_SAMPLE_ROUTES ? parseRouteRates(env.GROUNDWATCH_SAMPLE_ROUTES) : undefined;
+  const integer = (min: number, max: number) => (field: string, v: unknown): number | undefined => parseInteger(field, v, min, max);
+  const sampleRoutes = env[MONITOR_ENV.sampleRoutes];
+  const envRoutes = sampleRoutes ? parseRouteRates(sampleRoutes) : undefined;
   const routes = options.sampling?.routes ?? envRoutes ?? file.sampling?.routes ?? {};
   for (const [r, v] of Object.entries(routes)) rate(`sampling.routes["${r}"]`, v);
-  const sampling: SamplingRules = {
-    default: pick(options.sampling?.default, "GROUNDWATCH_SAMPLE_RATE", file.sampling?.default, rate, 0.05, "sampling.default"),
-    routes,
-  };
+  const sampleRate = pickSource({ key: "sampling.default", option: options.sampling?.default, env, envName: MONITOR_ENV.sampleRate, file: file.sampling, section: "sampling", fileKey: "default" });
+  const sampling: SamplingRules = { default: rate(sampleRate.field, sampleRate.value) ?? 0.05, routes };
   // A path in the config file is the file's own: relative to its folder, wherever the process runs.
-  const fileCalibration = typeof fm.calibrationFile === "string" && fm.calibrationFile !== "" && configFile ? resolvePath(dirname(configFile), fm.calibrationFile) : undefined;
-  const calibrationFile = options.calibrationFile ?? (env.GROUNDWATCH_CALIBRATION || undefined) ?? fileCalibration;
-  const calibration = calibrationFile ? readCalibrationFile(calibrationFile, options.calibrationFile !== undefined || env.GROUNDWATCH_CALIBRATION ? "calibrationFile" : "config file monitor.calibrationFile") : undefined;
-  const requireValidCalibration = pick(options.requireValidCalibration, "GROUNDWATCH_REQUIRE_VALID_CALIBRATION", fm.requireValidCalibration, bool, false, "requireValidCalibration");
+  const calibrationPick = pickSource({ key: "calibrationFile", option: options.calibrationFile, env, envName: MONITOR_ENV.calibrationFile, file: fm, section: "monitor" });
+  const calibrationPath = parseNonEmpty(calibrationPick.field, calibrationPick.value);
+  const calibrationFile = calibrationPath !== undefined && calibrationPick.source === "file" && configFile ? resolvePath(dirname(configFile), calibrationPath) : calibrationPath;
+  const calibration = calibrationFile ? readCalibrationFile(calibrationFile, calibrationPick.source === "file" ? calibrationPick.field : "calibrationFile") : undefined;
+  const requireValidCalibration = pick("requireValidCalibration", MONITOR_ENV.requireValidCalibration, parseBoolean, false);
   if (calibration && requireValidCalibration && calibration.verdict !== "pass") {
     const ci = calibration.auroc ? ` (AUROC ${calibration.auroc.value.toFixed(3)}, 95% interval ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "";
     throw new ConfigError("calibrationFile", calibrationFile, `its verdict is ${calibration.verdict ?? "not recorded"}${ci}, and requireValidCalibration is set: its threshold is not evidence; label more answers and run groundwatch calibrate again`);
   }
-  // The workers resolve option > env > config file > default, as everywhere: the file's scoring section
-  // travels beside the options (scoringFile), never merged into them (which would outrank the env).
-  const explicitThreshold = options.scoring?.threshold !== undefined || Boolean(env.GROUNDWATCH_THRESHOLD) || file.scoring?.threshold !== undefined;
-  // A calibrated threshold applies unless a threshold is set explicitly (option, env or file).
-  const scoring: ScoreOptions = calibration && !explicitThreshold ? { ...(options.scoring ?? {}), threshold: calibration.threshold } : { ...(options.scoring ?? {}) };
-  const thresholdSource: ThresholdSource =
-    options.scoring?.threshold !== undefined ? "option" : env.GROUNDWATCH_THRESHOLD ? "env" : file.scoring?.threshold !== undefined ? "config" : calibration ? "calibration" : "default";
-  // Validate scoring now, so a bad backend option fails at construction, not in a worker.
-  const score = resolveScoreOptions(options.scoring ?? {}, { env, ...(file.scoring ? { file: file.scoring } : {}) });
-  const spanRelation = pick<"child" | "link">(options.spanRelation, undefined, fm.spanRelation, (f, v) => {
-    if (v !== "child" && v !== "link") throw new ConfigError(f, v, 'expected "child" or "link"');
-    return v;
-  }, "child", "spanRelation");
+  // Scoring resolves here, once: option > env > config file > default, and the resolver says where
+  // the threshold came from. A calibrated threshold applies when none is set (option, env or file).
+  const resolvedScoring = resolveScoreSources(options.scoring ?? {}, { env, ...(file.scoring ? { file: file.scoring } : {}) });
+  const explicitThreshold = resolvedScoring.sources.threshold !== "default";
+  const score: ResolvedScoreOptions = calibration && !explicitThreshold ? { ...resolvedScoring.values, threshold: calibration.threshold } : resolvedScoring.values;
+  const thresholdSource: ThresholdSource = explicitThreshold ? THRESHOLD_SOURCE[resolvedScoring.sources.threshold] : calibration ? "calibration" : "default";
+  const spanRelation = pick<"child" | "link">("spanRelation", undefined, (f, v) => parseOneOf(f, v, ["child", "link"] as const), "child");
   const drift = options.drift ?? (fm.drift as MonitorOptions["drift"]) ?? {};
-  const windowSize = int("drift.windowSize", drift.windowSize, 20, 100_000) ?? 200;
-  const minScores = int("drift.minScores", drift.minScores, 20, 100_000) ?? 20;
+  const windowSize = parseInteger("drift.windowSize", drift.windowSize, 20, 100_000) ?? 200;
+  const minScores = parseInteger("drift.minScores", drift.minScores, 20, 100_000) ?? 20;
   // A reference shorter than minScores never gives a verdict: an explicit one is an error; the
   // calibration's is refused (createMonitor warns), and drift runs without a reference.
   if (drift.reference !== undefined && drift.reference.length < minScores) {
@@ -374,22 +356,21 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
   return {
     sampling,
     resample,
-    scoring,
-    scoringFile: file.scoring,
-    queueSize: pick(options.queueSize, "GROUNDWATCH_QUEUE_SIZE", fm.queueSize, (f, v) => int(f, v, 1, 1_000_000), 1000, "queueSize"),
-    queueBytes: pick(options.queueBytes, "GROUNDWATCH_QUEUE_BYTES", fm.queueBytes, (f, v) => int(f, v, 1024, 2 ** 40), 64 * 1024 * 1024, "queueBytes"),
-    workers: pick(options.workers, "GROUNDWATCH_WORKERS", fm.workers, (f, v) => int(f, v, 1, 64), 1, "workers"),
-    timeoutMs: pick(options.timeoutMs, "GROUNDWATCH_TIMEOUT_MS", fm.timeoutMs, (f, v) => int(f, v, 1, 3_600_000), 30_000, "timeoutMs"),
-    scoringShare: pick(options.scoringShare, "GROUNDWATCH_SCORING_SHARE", fm.scoringShare, (f, v) => {
-      const n = typeof v === "string" ? Number(v) : v;
-      if (typeof n !== "number" || !Number.isFinite(n) || n <= 0 || n > 1) throw new ConfigError(f, v, "expected a share of one core, greater than 0 and at most 1");
+    score,
+    queueSize: pick("queueSize", MONITOR_ENV.queueSize, integer(1, 1_000_000), 1000),
+    queueBytes: pick("queueBytes", MONITOR_ENV.queueBytes, integer(1024, 2 ** 40), 64 * 1024 * 1024),
+    workers: pick("workers", MONITOR_ENV.workers, integer(1, 64), 1),
+    timeoutMs: pick("timeoutMs", MONITOR_ENV.timeoutMs, integer(1, 3_600_000), 30_000),
+    scoringShare: pick("scoringShare", MONITOR_ENV.scoringShare, (f, v) => {
+      const n = parseNumber(f, v, { min: 0, max: 1, what: "a share of one core" });
+      if (n === 0) throw new ConfigError(f, v, "expected a share of one core, greater than 0 and at most 1");
       return n;
-    }, 1, "scoringShare"),
-    maxRoutes: pick(options.maxRoutes, undefined, fm.maxRoutes, (f, v) => int(f, v, 1, 100_000), 200, "maxRoutes"),
-    captureContent: pick(options.captureContent, "GROUNDWATCH_CAPTURE_CONTENT", fm.captureContent, bool, false, "captureContent"),
-    contentMaxLength: pick(options.contentMaxLength, undefined, fm.contentMaxLength, (f, v) => int(f, v, 1, 100_000), 500, "contentMaxLength"),
-    spanEvent: pick(options.spanEvent, undefined, fm.spanEvent, bool, false, "spanEvent"),
-    openInference: pick(options.openInference, undefined, fm.openInference, bool, true, "openInference"),
+    }, 1),
+    maxRoutes: pick("maxRoutes", undefined, integer(1, 100_000), 200),
+    captureContent: pick("captureContent", MONITOR_ENV.captureContent, parseBoolean, false),
+    contentMaxLength: pick("contentMaxLength", undefined, integer(1, 100_000), 500),
+    spanEvent: pick("spanEvent", undefined, parseBoolean, false),
+    openInference: pick("openInference", undefined, parseBoolean, true),
     spanRelation,
     drift: { windowSize, minScores, reference, referenceStatus },
     configFile,
@@ -398,3 +379,14 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     requireValidCalibration,
   };
 }
+
+/**
+ * What each scoring worker is started with: the scoring options resolved here, content capture, and
+ * the backend's settings (model cache, judge API key) as values, never a copy of the process environment.
+ */
+export function scoringWorkerData(resolved: Pick<ResolvedMonitorOptions, "score" | "captureContent">, settings: BackendSettings): ScoringWorkerData {
+  return { score: resolved.score, settings, captureContent: resolved.captureContent };
+}
+
+/** The monitor's name for each source of the threshold that is set explicitly. */
+const THRESHOLD_SOURCE: Readonly<Record<ValueSource, ThresholdSource>> = { option: "option", env: "env", file: "config", default: "default" };

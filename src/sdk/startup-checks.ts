@@ -10,11 +10,11 @@ import type { ResolvedMonitorOptions } from "./options.ts";
  * backend without its optional runtime throw (configuration errors, raised now, not in a worker);
  * a calibration that established nothing is warned about.
  */
-export function checkStartup(resolved: ResolvedMonitorOptions, scoreOptions: ResolvedScoreOptions, env: NodeJS.ProcessEnv): void {
+export function checkStartup(resolved: ResolvedMonitorOptions, scoreOptions: ResolvedScoreOptions, hubCacheDir: string): void {
   // A model that cannot be found is a configuration error: raise it now, not in a worker.
-  if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, env);
+  if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, hubCacheDir);
   // So is asking for the onnx backend without its optional runtime installed.
-  const runtimeNeed = onnxRuntimeNeed(scoreOptions, env);
+  const runtimeNeed = onnxRuntimeNeed(scoreOptions, hubCacheDir);
   if (runtimeNeed?.need === "required" && !onnxRuntimeResolvable()) throw new OnnxRuntimeMissingError(runtimeNeed.field, runtimeNeed.value);
   const calibration = resolved.calibration;
   // A calibration that established nothing is applied (requireValidCalibration refuses it), but never silently.

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
-import type { ScoreOptions } from "../config/score-options.ts";
+import type { BackendSettings } from "../config/hub.ts";
+import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { serveWorker } from "../runtime/worker-pool.ts";
 import type { Observation } from "../scoring/scorer.ts";
 import { createScorer } from "../scoring/scorer.ts";
@@ -9,10 +10,10 @@ import type { ResampleNote } from "../scoring/resample-shortfall.ts";
 
 /** What a scoring worker is started with. */
 export interface ScoringWorkerData {
-  readonly scoring: ScoreOptions;
-  /** The config file's scoring section (below options and the environment). */
-  readonly scoringFile?: ScoreOptions;
-  readonly env: Record<string, string | undefined>;
+  /** Scoring options as createMonitor resolved them (option > env > config file > default, calibrated threshold). */
+  readonly score: ResolvedScoreOptions;
+  /** The model cache and the judge's API key (the one secret scoring needs), as values: a worker never sees the process environment. */
+  readonly settings: BackendSettings;
   /** Send unsupported claim text and evidence back (content capture is on). */
   readonly captureContent: boolean;
 }
@@ -26,7 +27,7 @@ if (!parentPort) throw new Error("groundwatch scoring worker: must run in a work
 // No top-level await: the same module also compiles to CommonJS.
 void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
   const data = workerData as ScoringWorkerData;
-  const scorer = await createScorer(data.scoring, { env: data.env, ...(data.scoringFile ? { file: data.scoringFile } : {}) });
+  const scorer = await createScorer({}, { resolved: data.score, settings: data.settings });
   // The scorer's warnings (a fallback to the triage backend, a judge without an API key) go back with "ready".
   const handle = async ({ resample, ...observation }: ScoringRequest): Promise<EvaluationSummary> => {
     // With a resample note the scorer fails closed on a short or failed set itself (scoring/resample-shortfall.ts).

@@ -37,7 +37,7 @@ describe("groundwatch calibrate", () => {
     expect((cal.referenceScores as number[]).length).toBe(24);
     // The SDK and the collector take the threshold and the drift reference from it.
     const resolved = resolveMonitorOptions({ env: {}, calibrationFile: out });
-    expect(resolved.scoring.threshold).toBe(cal.threshold);
+    expect(resolved.score.threshold).toBe(cal.threshold);
     expect(resolved.drift.reference).toHaveLength(24);
   });
 

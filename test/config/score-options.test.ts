@@ -22,9 +22,9 @@ describe("resolveScoreOptions", () => {
   it("throws a ConfigError naming the field and the value", () => {
     expect(() => resolveScoreOptions({ threshold: 2 })).toThrow(ConfigError);
     expect(() => resolveScoreOptions({ threshold: 2 })).toThrow("invalid threshold: 2");
-    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_TOKEN_BUDGET: "lots" } })).toThrow('invalid GROUNDWATCH_TOKEN_BUDGET: "lots" (expected a number)');
-    expect(() => resolveScoreOptions({}, { file: { topK: 2.5 } })).toThrow("invalid config file topK: 2.5");
-    expect(() => resolveScoreOptions({ backend: " " })).toThrow("invalid backend");
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_TOKEN_BUDGET: "lots" } })).toThrow('invalid GROUNDWATCH_TOKEN_BUDGET: "lots" (expected an integer from 16 to 8192)');
+    expect(() => resolveScoreOptions({}, { file: { topK: 2.5 } })).toThrow("invalid config file scoring.topK: 2.5");
+    expect(() => resolveScoreOptions({ backend: "gpu" })).toThrow('invalid backend: "gpu" (expected one of auto, offline, onnx, judge)');
     expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_REQUIRE_PRODUCTION: "maybe" } })).toThrow('invalid GROUNDWATCH_REQUIRE_PRODUCTION: "maybe" (expected true or false)');
     expect(() => resolveScoreOptions({ variant: "int4" })).toThrow('invalid variant: "int4" (expected auto, fp32, int8, fp16, q4, quantized');
   });
@@ -46,9 +46,9 @@ describe("claim-level consistency options", () => {
 
   it("throw a ConfigError naming the field and the value", () => {
     expect(() => resolveScoreOptions({ unstableShare: 1.5 })).toThrow("invalid unstableShare: 1.5 (expected a number from 0 to 1)");
-    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_UNSTABLE_SHARE: "half" } })).toThrow('invalid GROUNDWATCH_UNSTABLE_SHARE: "half" (expected a number)');
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_UNSTABLE_SHARE: "half" } })).toThrow('invalid GROUNDWATCH_UNSTABLE_SHARE: "half" (expected a number from 0 to 1)');
     expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS: "sometimes" } })).toThrow('invalid GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS: "sometimes" (expected true or false)');
-    expect(() => resolveScoreOptions({}, { file: { unstableShare: -0.1 } })).toThrow("invalid config file unstableShare: -0.1");
+    expect(() => resolveScoreOptions({}, { file: { unstableShare: -0.1 } })).toThrow("invalid config file scoring.unstableShare: -0.1");
   });
 
   it("are accepted in a config file's scoring section", () => {
@@ -106,9 +106,9 @@ describe("input limits", () => {
   });
 
   it("name the variable when the environment holds a bad value", () => {
-    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_MAX_ENTAILMENT_CALLS: "lots" } })).toThrow('invalid GROUNDWATCH_MAX_ENTAILMENT_CALLS: "lots" (expected a number)');
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_MAX_ENTAILMENT_CALLS: "lots" } })).toThrow('invalid GROUNDWATCH_MAX_ENTAILMENT_CALLS: "lots" (expected an integer from 1 to 1000000)');
     expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_MAX_SAMPLES: "Infinity" } })).toThrow("invalid GROUNDWATCH_MAX_SAMPLES");
-    expect(() => resolveScoreOptions({}, { file: { maxContextChars: 10 } })).toThrow("invalid config file maxContextChars: 10");
+    expect(() => resolveScoreOptions({}, { file: { maxContextChars: 10 } })).toThrow("invalid config file scoring.maxContextChars: 10");
   });
 });
 

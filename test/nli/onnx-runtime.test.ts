@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { isConfigError } from "../../src/config/errors.ts";
+import { resolveBackendSettings, resolveHubSettings } from "../../src/config/hub.ts";
 import { resolveScoreOptions } from "../../src/config/score-options.ts";
 import { createTextAnalyzer } from "../../src/core/text.ts";
 import { createOnnxBackend } from "../../src/nli/onnx/backend.ts";
@@ -111,7 +112,7 @@ describe("onnx backend without onnxruntime-node", () => {
   });
 
   it("makes --backend onnx a ConfigError on the backend setting", async () => {
-    const failure = await createBackend(resolveScoreOptions({ backend: "onnx", model: FIXTURE }), { analyzer, env: NO_CACHE, importOnnxRuntime: failing(esmMissing()) }).catch((e: unknown) => e);
+    const failure = await createBackend(resolveScoreOptions({ backend: "onnx", model: FIXTURE }), { analyzer, settings: resolveBackendSettings(NO_CACHE), importOnnxRuntime: failing(esmMissing()) }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(OnnxRuntimeMissingError);
     expect(failure).toMatchObject({ field: "backend", value: "onnx" });
     expectInstallCommands((failure as Error).message);
@@ -119,11 +120,11 @@ describe("onnx backend without onnxruntime-node", () => {
 
   it("keeps another module's import failure as it was", async () => {
     const original = cjsMissing("onnxruntime-common");
-    await expect(createBackend(resolveScoreOptions({ backend: "onnx", model: FIXTURE }), { analyzer, env: NO_CACHE, importOnnxRuntime: failing(original) })).rejects.toThrow(`onnx backend: cannot load onnxruntime-node: ${original.message}`);
+    await expect(createBackend(resolveScoreOptions({ backend: "onnx", model: FIXTURE }), { analyzer, settings: resolveBackendSettings(NO_CACHE), importOnnxRuntime: failing(original) })).rejects.toThrow(`onnx backend: cannot load onnxruntime-node: ${original.message}`);
   });
 
   it("still names a model that cannot be found before the runtime", async () => {
-    await expect(createBackend(resolveScoreOptions({ backend: "onnx", model: "/nonexistent/model" }), { analyzer, env: NO_CACHE, importOnnxRuntime: failing(esmMissing()) })).rejects.toThrow(/invalid model: "\/nonexistent\/model"/);
+    await expect(createBackend(resolveScoreOptions({ backend: "onnx", model: "/nonexistent/model" }), { analyzer, settings: resolveBackendSettings(NO_CACHE), importOnnxRuntime: failing(esmMissing()) })).rejects.toThrow(/invalid model: "\/nonexistent\/model"/);
   });
 
   it("auto with a model configured (option or env) fails with the error, naming the model setting", async () => {
@@ -131,7 +132,7 @@ describe("onnx backend without onnxruntime-node", () => {
       [{ model: FIXTURE }, NO_CACHE],
       [{}, { ...NO_CACHE, GROUNDWATCH_MODEL: FIXTURE }],
     ] as const) {
-      const failure = await createBackend(resolveScoreOptions(options, { env }), { analyzer, env, importOnnxRuntime: failing(esmMissing()) }).catch((e: unknown) => e);
+      const failure = await createBackend(resolveScoreOptions(options, { env }), { analyzer, settings: resolveBackendSettings(env), importOnnxRuntime: failing(esmMissing()) }).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(OnnxRuntimeMissingError);
       expect(failure).toMatchObject({ field: "model", value: FIXTURE });
       expectInstallCommands((failure as Error).message);
@@ -140,7 +141,7 @@ describe("onnx backend without onnxruntime-node", () => {
 
   it("auto with only the default model cached falls back to offline, warning that the runtime is not installed", async () => {
     const env = { HF_HOME: cacheWithDefaultModel(FIXTURE) };
-    const created = await createBackend(resolveScoreOptions({}, { env }), { analyzer, env, importOnnxRuntime: failing(esmMissing()) });
+    const created = await createBackend(resolveScoreOptions({}, { env }), { analyzer, settings: resolveBackendSettings(env), importOnnxRuntime: failing(esmMissing()) });
     try {
       expect(created.backend).toMatchObject({ name: "offline", tier: "triage" });
       expect(created.warnings).toHaveLength(1);
@@ -154,7 +155,7 @@ describe("onnx backend without onnxruntime-node", () => {
 
   it("auto with only the default model cached refuses the fallback under requireProduction, naming the install command", async () => {
     const env = { HF_HOME: cacheWithDefaultModel(FIXTURE) };
-    const failure = await createBackend(resolveScoreOptions({ requireProduction: true }, { env }), { analyzer, env, importOnnxRuntime: failing(esmMissing()) }).catch((e: unknown) => e);
+    const failure = await createBackend(resolveScoreOptions({ requireProduction: true }, { env }), { analyzer, settings: resolveBackendSettings(env), importOnnxRuntime: failing(esmMissing()) }).catch((e: unknown) => e);
     expect(isConfigError(failure)).toBe(true);
     expect(failure).toMatchObject({ field: "requireProduction" });
     expect((failure as Error).message).toContain("refusing to fall back to the triage-tier offline backend");
@@ -163,13 +164,13 @@ describe("onnx backend without onnxruntime-node", () => {
 
   it("auto with the default model cached and another load failure keeps that failure", async () => {
     const env = { HF_HOME: cacheWithDefaultModel(FIXTURE) };
-    await expect(createBackend(resolveScoreOptions({}, { env }), { analyzer, env, importOnnxRuntime: failing(new Error("bad ELF header")) })).rejects.toThrow("onnx backend: cannot load onnxruntime-node: bad ELF header");
+    await expect(createBackend(resolveScoreOptions({}, { env }), { analyzer, settings: resolveBackendSettings(env), importOnnxRuntime: failing(new Error("bad ELF header")) })).rejects.toThrow("onnx backend: cannot load onnxruntime-node: bad ELF header");
   });
 
   it("never imports the runtime for the offline backend, or for auto with no model", async () => {
     const importer = vi.fn(failing(esmMissing()));
     for (const options of [{ backend: "offline" }, {}]) {
-      const created = await createBackend(resolveScoreOptions(options), { analyzer, env: NO_CACHE, importOnnxRuntime: importer });
+      const created = await createBackend(resolveScoreOptions(options), { analyzer, settings: resolveBackendSettings(NO_CACHE), importOnnxRuntime: importer });
       expect(created.backend.name).toBe("offline");
       await created.backend.close();
     }
@@ -186,11 +187,11 @@ describe("onnx backend without onnxruntime-node", () => {
 
 describe("onnxRuntimeNeed", () => {
   it("requires the runtime for onnx or a configured model, prefers it for a cached default, and skips it otherwise", () => {
-    expect(onnxRuntimeNeed({ backend: "onnx", model: undefined }, NO_CACHE)).toEqual({ need: "required", field: "backend", value: "onnx" });
-    expect(onnxRuntimeNeed({ backend: "auto", model: "org/m" }, NO_CACHE)).toEqual({ need: "required", field: "model", value: "org/m" });
-    expect(onnxRuntimeNeed({ backend: "auto", model: undefined }, { HF_HOME: cacheWithDefaultModel(FIXTURE) })).toMatchObject({ need: "preferred" });
-    expect(onnxRuntimeNeed({ backend: "auto", model: undefined }, NO_CACHE)).toBeUndefined();
-    expect(onnxRuntimeNeed({ backend: "offline", model: "org/m" }, NO_CACHE)).toBeUndefined();
-    expect(onnxRuntimeNeed({ backend: "judge", model: undefined }, NO_CACHE)).toBeUndefined();
+    expect(onnxRuntimeNeed({ backend: "onnx", model: undefined }, resolveHubSettings(NO_CACHE).cacheDir)).toEqual({ need: "required", field: "backend", value: "onnx" });
+    expect(onnxRuntimeNeed({ backend: "auto", model: "org/m" }, resolveHubSettings(NO_CACHE).cacheDir)).toEqual({ need: "required", field: "model", value: "org/m" });
+    expect(onnxRuntimeNeed({ backend: "auto", model: undefined }, resolveHubSettings({ HF_HOME: cacheWithDefaultModel(FIXTURE) }).cacheDir)).toMatchObject({ need: "preferred" });
+    expect(onnxRuntimeNeed({ backend: "auto", model: undefined }, resolveHubSettings(NO_CACHE).cacheDir)).toBeUndefined();
+    expect(onnxRuntimeNeed({ backend: "offline", model: "org/m" }, resolveHubSettings(NO_CACHE).cacheDir)).toBeUndefined();
+    expect(onnxRuntimeNeed({ backend: "judge", model: undefined }, resolveHubSettings(NO_CACHE).cacheDir)).toBeUndefined();
   });
 });

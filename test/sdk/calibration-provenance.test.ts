@@ -123,7 +123,7 @@ describe("monitor.calibrationFile in a config file", () => {
     expect(process.cwd()).not.toBe(join(dir, "conf"));
     const resolved = resolveMonitorOptions({ env: {}, configFile: config });
     expect(resolved.calibration?.path).toBe(path);
-    expect(resolved.scoring.threshold).toBe(0.42);
+    expect(resolved.score.threshold).toBe(0.42);
     // An absolute path stays as it is; the option and the environment stay relative to the working directory.
     writeFileSync(config, JSON.stringify({ monitor: { calibrationFile: path } }));
     expect(resolveMonitorOptions({ env: {}, configFile: config }).calibration?.path).toBe(path);

@@ -53,7 +53,7 @@ describe("a calibration that did not pass", () => {
     const path = calibrationFile("weak", SIX);
     expect(readCalibration(path)).toMatchObject({ path, verdict: "weak", auroc: { value: 0.667, low: 0.295, high: 1 }, rows: 6, labelsToSettle: 40 });
     const resolved = resolveMonitorOptions({ env: {}, calibrationFile: path });
-    expect(resolved.scoring.threshold).toBe(0.42);
+    expect(resolved.score.threshold).toBe(0.42);
     expect(resolved.thresholdSource).toBe("calibration");
   });
 
@@ -100,7 +100,7 @@ describe("the calibration as the drift reference", () => {
     expect(resolved.drift.reference).toBeUndefined();
     expect(resolved.drift.referenceStatus).toMatchObject({ source: "none", refused: { reason: "too_few_scores", scores: 6, minScores: 20 } });
     // Its threshold still applies: only the drift reference is refused.
-    expect(resolved.scoring.threshold).toBe(0.42);
+    expect(resolved.score.threshold).toBe(0.42);
     const seen = captureDiag();
     const monitor = createMonitor({ env: ENV, scoring: { backend: "offline" }, calibrationFile: path });
     onTestFinished(() => monitor.shutdown(1000));
@@ -186,10 +186,10 @@ describe("where the threshold comes from", () => {
     expect(resolveMonitorOptions({ env: {} }).thresholdSource).toBe("default");
     expect(resolveMonitorOptions({ env: {}, calibrationFile: cal }).thresholdSource).toBe("calibration");
     expect(resolveMonitorOptions({ env: { GROUNDWATCH_THRESHOLD: "0.3" }, calibrationFile: cal }).thresholdSource).toBe("env");
-    expect(resolveMonitorOptions({ env: {}, configFile: config, calibrationFile: cal })).toMatchObject({ thresholdSource: "config", scoringFile: { threshold: 0.7 } });
+    expect(resolveMonitorOptions({ env: {}, configFile: config, calibrationFile: cal })).toMatchObject({ thresholdSource: "config", score: { threshold: 0.7 } });
     // The environment outranks the config file (option > env > file > default).
     expect(resolveMonitorOptions({ env: { GROUNDWATCH_THRESHOLD: "0.3" }, configFile: config }).thresholdSource).toBe("env");
-    expect(resolveMonitorOptions({ env: {}, configFile: config, calibrationFile: cal, scoring: { threshold: 0.2 } })).toMatchObject({ thresholdSource: "option", scoring: { threshold: 0.2 } });
+    expect(resolveMonitorOptions({ env: {}, configFile: config, calibrationFile: cal, scoring: { threshold: 0.2 } })).toMatchObject({ thresholdSource: "option", score: { threshold: 0.2 } });
   });
 
   it("scores with the environment's threshold over the config file's (regression: the file's scoring section was merged into the options)", async () => {

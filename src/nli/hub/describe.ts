@@ -67,9 +67,9 @@ export function modelDirectory(path: string, given: string = path): string {
 }
 
 /** The refusal of a repo that is not in the hub cache (scoring never downloads). */
-export function notCachedError(repo: string, env: NodeJS.ProcessEnv, revision = "main"): ConfigError {
+export function notCachedError(repo: string, cacheDir: string, revision = "main"): ConfigError {
   const pin = revision === "main" ? "" : ` at revision ${revision}`;
-  return new ConfigError("model", repo, `not in the model cache ${hubCacheDir(env)}${pin}; run \`groundwatch model pull ${repo}${revision === "main" ? "" : ` --revision ${revision}`}\``);
+  return new ConfigError("model", repo, `not in the model cache ${cacheDir}${pin}; run \`groundwatch model pull ${repo}${revision === "main" ? "" : ` --revision ${revision}`}\``);
 }
 
 /** The refusal of a name that is neither an existing directory nor a repo id. */
@@ -101,6 +101,6 @@ export async function describeModelTarget(target: string, options: DescribeModel
     }
   }
   // HF_HUB_OFFLINE and not cached: the same refusal as --model REPO.
-  if (!cached && !listing) throw notCachedError(target, options.env, revision);
+  if (!cached && !listing) throw notCachedError(target, hubCacheDir(options.env), revision);
   return { kind: "repo", repo: target, revision, cached, listing, listingSaved: saved !== undefined, listingError };
 }

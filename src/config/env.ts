@@ -1,0 +1,52 @@
+/**
+ * Environment variables of the SDK's monitor and of the collector, each spelled once (the scoring
+ * options' are SCORE_ENV in score-options.ts). Secrets are read from the environment only.
+ */
+
+/** The config file every edge reads when no `configFile` option is given. */
+export const CONFIG_FILE_ENV = "GROUNDWATCH_CONFIG";
+
+/** `createMonitor` options read from the environment. */
+export const MONITOR_ENV = {
+  sampleRate: "GROUNDWATCH_SAMPLE_RATE",
+  /** Per-route rates, "/a/*=1,/b=0.2". */
+  sampleRoutes: "GROUNDWATCH_SAMPLE_ROUTES",
+  queueSize: "GROUNDWATCH_QUEUE_SIZE",
+  queueBytes: "GROUNDWATCH_QUEUE_BYTES",
+  workers: "GROUNDWATCH_WORKERS",
+  timeoutMs: "GROUNDWATCH_TIMEOUT_MS",
+  scoringShare: "GROUNDWATCH_SCORING_SHARE",
+  captureContent: "GROUNDWATCH_CAPTURE_CONTENT",
+  calibrationFile: "GROUNDWATCH_CALIBRATION",
+  requireValidCalibration: "GROUNDWATCH_REQUIRE_VALID_CALIBRATION",
+} as const;
+
+/** `groundwatch serve` (collector) options read from the environment. */
+export const COLLECTOR_ENV = {
+  host: "GROUNDWATCH_HOST",
+  port: "GROUNDWATCH_PORT",
+  /** The bearer token: a secret, never read from a file. */
+  token: "GROUNDWATCH_TOKEN",
+  promptContext: "GROUNDWATCH_PROMPT_CONTEXT",
+  resampleUrl: "GROUNDWATCH_RESAMPLE_URL",
+  resampleModel: "GROUNDWATCH_RESAMPLE_MODEL",
+  resampleN: "GROUNDWATCH_RESAMPLE_N",
+  resampleRate: "GROUNDWATCH_RESAMPLE_RATE",
+  resampleTemperature: "GROUNDWATCH_RESAMPLE_TEMPERATURE",
+  /** The resampler's API key: a secret, never read from a flag or a file. */
+  resampleApiKey: "GROUNDWATCH_RESAMPLE_API_KEY",
+} as const;
+
+/** The judge backend's API key (re-exported as JUDGE_API_KEY_ENV by score-options.ts). */
+export const JUDGE_API_KEY_ENV_NAME = "GROUNDWATCH_JUDGE_API_KEY";
+
+/** The Hugging Face hub's variables, as the hub's own clients read them. */
+export const HUB_ENV = {
+  cache: "HF_HUB_CACHE",
+  home: "HF_HOME",
+  endpoint: "HF_ENDPOINT",
+  token: "HF_TOKEN",
+  legacyToken: "HUGGING_FACE_HUB_TOKEN",
+  offline: "HF_HUB_OFFLINE",
+} as const;
+

@@ -1,0 +1,73 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { resolveBackendSettings } from "../../src/config/hub.ts";
+import { resolveMonitorOptions, scoringWorkerData } from "../../src/sdk/options.ts";
+import { tempDir } from "../helpers/cli.ts";
+
+const configFile = (content: unknown): string => {
+  const path = join(tempDir(), "gw.json");
+  writeFileSync(path, JSON.stringify(content));
+  return path;
+};
+
+const calibrationFile = (threshold: number): string => {
+  const path = join(tempDir(), "calibration.json");
+  writeFileSync(path, JSON.stringify({ threshold, referenceScores: [0.9, 0.8] }));
+  return path;
+};
+
+describe("monitor options read booleans as every other option does", () => {
+  // Issue 26: GROUNDWATCH_REQUIRE_PRODUCTION=yes was accepted, GROUNDWATCH_CAPTURE_CONTENT=yes a ConfigError.
+  it("accepts GROUNDWATCH_CAPTURE_CONTENT=yes like GROUNDWATCH_REQUIRE_PRODUCTION=yes", () => {
+    const resolved = resolveMonitorOptions({ env: { GROUNDWATCH_CAPTURE_CONTENT: "yes", GROUNDWATCH_REQUIRE_PRODUCTION: "yes" } });
+    expect(resolved.captureContent).toBe(true);
+    expect(resolved.score.requireProduction).toBe(true);
+    expect(resolveMonitorOptions({ env: { GROUNDWATCH_CAPTURE_CONTENT: " Off " } }).captureContent).toBe(false);
+    expect(() => resolveMonitorOptions({ env: { GROUNDWATCH_CAPTURE_CONTENT: "maybe" } })).toThrow('invalid GROUNDWATCH_CAPTURE_CONTENT: "maybe" (expected true or false)');
+  });
+});
+
+describe("config-file errors name the section and the key", () => {
+  // Issue 26: "config file topK" for the scoring section but "config file collector.port" for the collector's.
+  it.each([
+    [{ scoring: { topK: 2.5 } }, "invalid config file scoring.topK: 2.5"],
+    [{ monitor: { queueSize: 0 } }, "invalid config file monitor.queueSize: 0"],
+    [{ monitor: { captureContent: "maybe" } }, 'invalid config file monitor.captureContent: "maybe"'],
+    [{ sampling: { default: 2 } }, "invalid config file sampling.default: 2"],
+  ])("for %j", (content, message) => {
+    expect(() => resolveMonitorOptions({ env: {}, configFile: configFile(content) })).toThrow(message);
+  });
+});
+
+describe("the threshold's source is the resolver's", () => {
+  it("reports option, env, config file, calibration and default as the resolver picks them", () => {
+    const cal = calibrationFile(0.42);
+    expect(resolveMonitorOptions({ env: {}, scoring: { threshold: 0.3 }, calibrationFile: cal })).toMatchObject({ thresholdSource: "option", score: { threshold: 0.3 } });
+    expect(resolveMonitorOptions({ env: { GROUNDWATCH_THRESHOLD: "0.6" }, calibrationFile: cal })).toMatchObject({ thresholdSource: "env", score: { threshold: 0.6 } });
+    expect(resolveMonitorOptions({ env: {}, configFile: configFile({ scoring: { threshold: 0.7 } }), calibrationFile: cal })).toMatchObject({ thresholdSource: "config", score: { threshold: 0.7 } });
+    expect(resolveMonitorOptions({ env: {}, calibrationFile: cal })).toMatchObject({ thresholdSource: "calibration", score: { threshold: 0.42 } });
+    expect(resolveMonitorOptions({ env: {} })).toMatchObject({ thresholdSource: "default", score: { threshold: undefined } });
+  });
+
+  // Issue 26: the monitor peeked at GROUNDWATCH_THRESHOLD ("  " is set, so "env") while the resolver
+  // read the same value another way (a ConfigError): a blank variable is unset, for both.
+  it("treats a blank GROUNDWATCH_THRESHOLD as unset: the calibration's threshold applies", () => {
+    const resolved = resolveMonitorOptions({ env: { GROUNDWATCH_THRESHOLD: "  " }, calibrationFile: calibrationFile(0.42) });
+    expect(resolved.thresholdSource).toBe("calibration");
+    expect(resolved.score.threshold).toBe(0.42);
+  });
+});
+
+describe("scoring workers", () => {
+  it("receive the resolved options and the backend's settings as values, not the process environment", () => {
+    const env = { GROUNDWATCH_JUDGE_API_KEY: "sk-judge", HF_HOME: "/models", DATABASE_PASSWORD: "hunter2", GROUNDWATCH_TOKEN: "collector-secret", GROUNDWATCH_TOP_K: "5", PATH: "/usr/bin" };
+    const resolved = resolveMonitorOptions({ env });
+    const data = scoringWorkerData(resolved, resolveBackendSettings(env));
+    expect(data.settings).toEqual({ hubCacheDir: join("/models", "hub"), judgeApiKey: "sk-judge" });
+    expect(data.score.topK).toBe(5);
+    expect(JSON.stringify(data)).not.toContain("hunter2");
+    expect(JSON.stringify(data)).not.toContain("collector-secret");
+    expect(JSON.stringify(data)).not.toContain("/usr/bin");
+  });
+});
