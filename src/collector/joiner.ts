@@ -1,6 +1,6 @@
 import { labelOrUndefined } from "../telemetry/labels.ts";
 import type { RetrievedDocument } from "./conventions/json.ts";
-import { documentTextOf } from "./conventions/json.ts";
+import { documentText } from "../core/context.ts";
 import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from "./conventions/keys.ts";
 import { absorbLog, absorbSpan } from "./extract.ts";
 import type { AttributeMapping, Convention, PromptContext, TraceParts } from "./trace-parts.ts";
@@ -190,7 +190,7 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     // The same limits as /v1/observations: an observation over them is not scored, and counted.
     if (resolved.answer.length > maxAnswerChars) return { reason: "answer_too_large" };
     if (resolved.documents.length > maxDocuments) return { reason: "too_many_documents" };
-    const bytes = resolved.answer.length + (resolved.question?.length ?? 0) + resolved.documents.reduce((n, d) => n + documentTextOf(d).length, 0);
+    const bytes = resolved.answer.length + (resolved.question?.length ?? 0) + resolved.documents.reduce((n, d) => n + documentText(d).length, 0);
     const observation: TracedObservation = { traceId, parentSpanId: p.parentSpanId, route: routeOf(p), context: resolved.documents, ...(resolved.question !== undefined ? { question: resolved.question } : {}), answer: resolved.answer };
     return { observation, info: { convention: resolved.convention, bytes } };
   };
@@ -295,7 +295,7 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     if (isSpan) absorbSpan(p, record as OtlpSpan, options.mapping);
     else absorbLog(p, record as OtlpLog, options.mapping);
     let added = RECORD_BYTES + (p.answer?.length ?? 0) + (p.question?.length ?? 0) + (p.lastUserMessage?.length ?? 0) - fixedBefore;
-    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += ITEM_BYTES + documentTextOf(p.documents[entry.documentsCounted] as RetrievedDocument).length;
+    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += ITEM_BYTES + documentText(p.documents[entry.documentsCounted] as RetrievedDocument).length;
     const messages = p.prompt ?? [];
     for (; entry.promptCounted < messages.length; entry.promptCounted++) added += ITEM_BYTES + (messages[entry.promptCounted] as { content: string }).content.length;
     if ((p.messagesDropped ?? 0) > droppedBefore) options.onIncomplete("too_many_messages", routeOf(p));

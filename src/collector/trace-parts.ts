@@ -1,5 +1,6 @@
 import type { PromptMessage, RetrievedDocument } from "./conventions/json.ts";
-import { documentTextOf, nonBlank } from "./conventions/json.ts";
+import { documentText } from "../core/context.ts";
+import { nonBlank } from "./conventions/json.ts";
 
 /**
  * Extra attribute names to read, for instrumentations that use neither OpenInference nor GenAI names.
@@ -117,7 +118,7 @@ function distinctDocuments(docs: readonly RetrievedDocument[]): RetrievedDocumen
   const out: RetrievedDocument[] = [];
   const at = new Map<string, number>();
   for (const d of docs) {
-    const text = documentTextOf(d);
+    const text = documentText(d);
     const i = at.get(text);
     if (i === undefined) {
       at.set(text, out.length);

@@ -3,7 +3,7 @@
  * and documents read out of attribute values, whatever the instrumentation that wrote them.
  */
 import type { ContextDocument } from "../../core/citations.ts";
-import { MAX_DOCUMENT_NAME_CHARS } from "../../core/context.ts";
+import { MAX_DOCUMENT_NAME_CHARS, documentId } from "../../core/context.ts";
 
 /** One input message of an LLM call: its role ("system", "user", …; "" when unknown) and its text. */
 export interface PromptMessage {
@@ -17,10 +17,6 @@ export interface PromptMessage {
  */
 export type RetrievedDocument = string | ContextDocument;
 
-/** The text of a retrieved document. */
-export function documentTextOf(d: RetrievedDocument): string {
-  return typeof d === "string" ? d : d.text;
-}
 
 // Caps on the recursive search for document-shaped objects in JSON attributes.
 const MAX_JSON_CHARS = 2_000_000;
@@ -162,9 +158,9 @@ function documentText(d: unknown, depth = 0): string | undefined {
   return nested ? documentText(nested, depth + 1) : undefined;
 }
 
-/** A document id: a non-empty string, or a finite number as a string; undefined otherwise. */
+/** A document id: core's `documentId` (a string, or a finite number as a string), kept only as a name is. */
 function idOf(v: unknown): string | undefined {
-  return typeof v === "number" && Number.isFinite(v) ? String(v) : nameOf(v);
+  return nameOf(documentId(v));
 }
 
 
