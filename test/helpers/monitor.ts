@@ -2,7 +2,7 @@
 import { onTestFinished } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import type { MonitorOptions } from "../../src/sdk/options.ts";
-import type { Monitor } from "../../src/sdk/types.ts";
+import type { Monitor, MonitorStats } from "../../src/sdk/types.ts";
 import type { TestOtel } from "./otel.ts";
 
 /** An env without a Hugging Face cache, so no test finds a model by accident. */
@@ -23,15 +23,7 @@ export function testMonitor(otel: TestOtel, extra: MonitorOptions = {}): Monitor
 }
 
 /** The counters of the accounting identity: MonitorStats, or the same fields read from a child process. */
-export interface AccountingStats {
-  readonly seen: number;
-  readonly sampled: number;
-  readonly notSampled: number;
-  readonly scored: number;
-  readonly pending: number;
-  readonly dropped: Readonly<Record<string, number>>;
-  readonly failed: Readonly<Record<string, number>>;
-}
+export type AccountingStats = Pick<MonitorStats, "seen" | "sampled" | "notSampled" | "scored" | "pending" | "dropped" | "failed">;
 
 /** The sum of a count-by-reason record. */
 export const totalOf = (counts: Readonly<Record<string, number>>): number => Object.values(counts).reduce((a, b) => a + b, 0);

@@ -57,3 +57,15 @@ export async function waitForValue<T>(what: string, get: () => T | undefined | P
 export async function waitForCondition(what: string, holds: () => boolean | Promise<boolean>, options: WaitOptions = {}): Promise<void> {
   await waitUntil(what, holds, (ok) => ok, options);
 }
+
+/** A sleep that records the waits asked for and returns at once. */
+export function recordedSleep(): { waits: number[]; sleep: (ms: number) => Promise<void> } {
+  const waits: number[] = [];
+  return {
+    waits,
+    sleep: (ms) => {
+      waits.push(ms);
+      return Promise.resolve();
+    },
+  };
+}

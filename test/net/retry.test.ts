@@ -3,18 +3,8 @@ import { BodyTooLargeError } from "../../src/net/read-capped.ts";
 import { DEFAULT_MAX_RETRY_AFTER_MS, NonRetryable, RetryLater, retryAfterMs, retryable, withRetry } from "../../src/net/retry.ts";
 import { HubError } from "../../src/nli/hub/errors.ts";
 import { ChatHttpError } from "../../src/nli/judge/chat.ts";
+import { recordedSleep } from "../helpers/wait.ts";
 
-/** A sleep that records the waits asked for and returns at once. */
-function recordedSleep(): { waits: number[]; sleep: (ms: number) => Promise<void> } {
-  const waits: number[] = [];
-  return {
-    waits,
-    sleep: (ms) => {
-      waits.push(ms);
-      return Promise.resolve();
-    },
-  };
-}
 
 /** An attempt that fails with `errors` in turn, then answers "ok". */
 function failing(...errors: unknown[]): { calls: () => number; attempt: () => Promise<string> } {

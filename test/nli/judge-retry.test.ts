@@ -1,20 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createJudgeBackend } from "../../src/nli/judge/backend.ts";
 import { chat, startJudgeServer } from "../helpers/judge-server.ts";
+import { recordedSleep } from "../helpers/wait.ts";
 
 const PAIR = { premise: "The museum opens at nine.", hypothesis: "The museum opens at nine." };
 
-/** A sleep that records the waits asked for and returns at once. */
-function recordedSleep(): { waits: number[]; sleep: (ms: number) => Promise<void> } {
-  const waits: number[] = [];
-  return {
-    waits,
-    sleep: (ms) => {
-      waits.push(ms);
-      return Promise.resolve();
-    },
-  };
-}
 
 describe("judge backend: waits that cannot park a run", () => {
   it("waits at most 30 s when the endpoint answers Retry-After: 3600, not an hour", async () => {
