@@ -3,9 +3,8 @@ import { createReadStream } from "node:fs";
 import { bundledExampleHashes } from "../config/calibration-file.ts";
 import type { Criterion } from "../core/calibration.ts";
 import { aurocWithInterval, calibrationVerdict, chooseThreshold, labelsToSettle } from "../core/calibration.ts";
-import { createScorer } from "../scoring/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { UsageError, inputPath, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
+import { UsageError, inputPath, numberFlag, parseFlags, resolveCliScoring, runCommand, scorerFor } from "./command.ts";
 import { createIdChecker } from "./unique-ids.ts";
 import { EXIT } from "./exit-codes.ts";
 import { inputLines, outputFile, writeOutputFile } from "./files.ts";
@@ -82,8 +81,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const auditSize = numberFlag("audit-size", args["audit-size"], (n) => Number.isInteger(n) && n >= 0, "a whole number") ?? 10;
     // Checked before any row is scored: a bad --out should not cost a whole run.
     const outPath = outputFile("--out", args.out ?? "calibration.json", io);
-    const { options, file } = scoreOptionsFromFlags(args, io);
-    const scorer = await createScorer(options, { env: io.env, ...(file ? { file } : {}) });
+    const scorer = await scorerFor(resolveCliScoring(args, io).scoring, io);
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
 
     const read: Array<{ id: string | number; label: 0 | 1; score: number | null }> = [];

@@ -14,6 +14,8 @@ import { resolveScoreOptions } from "../config/score-options.ts";
 import { createTextAnalyzer } from "../core/text.ts";
 import type { EntailmentBackend } from "../core/backend.ts";
 import { createBackend } from "../nli/registry.ts";
+import type { Scorer } from "../scoring/scorer.ts";
+import { createScorer } from "../scoring/scorer.ts";
 import { backendOptionsFromFlags } from "./backend-flags.ts";
 import { EXIT } from "./exit-codes.ts";
 import { didYouMean } from "./suggest.ts";
@@ -182,6 +184,15 @@ export function resolveCliScoring(values: Parameters<typeof scoreOptionsFromFlag
   const { options, file } = scoreOptionsFromFlags(values, io, extra);
   const scoring = resolveScoreOptions(options, { env: io.env, ...(file ? { file } : {}) });
   return { scoring, hub: resolveHubSettings(io.env), judgeApiKey: resolveBackendSettings(io.env).judgeApiKey };
+}
+
+/**
+ * The scorer for already resolved scoring options (`resolveCliScoring`, or eval's resolution with
+ * its calibration's threshold): scoring receives values, never the environment.
+ */
+export function scorerFor(scoring: ResolvedScoreOptions, io: CommandIo): Promise<Scorer> {
+  const { cacheDir } = resolveHubSettings(io.env);
+  return createScorer({}, { resolved: scoring, settings: { hubCacheDir: cacheDir, judgeApiKey: resolveBackendSettings(io.env).judgeApiKey } });
 }
 
 /** Creates the backend the flags ask for, printing its warnings. */

@@ -2,9 +2,8 @@ import { resolve } from "node:path";
 import { ConfigError } from "../config/errors.ts";
 import { loadConfigFile } from "../config/file.ts";
 import { SCORE_ENV, resolveScoreSources } from "../config/score-options.ts";
-import { createScorer } from "../scoring/scorer.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { UsageError, inputPath, numberFlag, parseFlags, readCalibrationFlag, runCommand, scoreOptionsFromFlags } from "./command.ts";
+import { UsageError, inputPath, numberFlag, parseFlags, readCalibrationFlag, runCommand, scoreOptionsFromFlags, scorerFor } from "./command.ts";
 import { DEFAULT_MAX_HALLUCINATION_RATE, DEFAULT_MAX_UNSCORABLE_SHARE, describeSource, evaluateGate } from "./eval/gate.ts";
 import { scoreSet } from "./eval/score-set.ts";
 import { readSet } from "./eval/set.ts";
@@ -172,7 +171,8 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     const calibration = args.calibration !== undefined ? readCalibrationFlag("--calibration", args.calibration, io, { requireReferenceScores: false }) : undefined;
     const scoring = scoreOptionsFromFlags(args, io, thresholdFlag !== undefined ? { threshold: thresholdFlag } : {});
     // Where the threshold comes from is the resolver's answer, not a second reading of the environment.
-    const thresholdFrom = resolveScoreSources(scoring.options, { env: io.env, ...(scoring.file ? { file: scoring.file } : {}) }).sources.threshold;
+    const resolution = resolveScoreSources(scoring.options, { env: io.env, ...(scoring.file ? { file: scoring.file } : {}) });
+    const thresholdFrom = resolution.sources.threshold;
     let thresholdSource: GateSource | undefined;
     if (thresholdFrom === "option") thresholdSource = { kind: "flag", flag: "--threshold" };
     else if (thresholdFrom === "env") thresholdSource = { kind: "env", variable: SCORE_ENV.threshold };
@@ -193,8 +193,8 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       if (answered > 0) warn(`--target: ${answered} of ${set.length} rows carry their own answer; every row is sent to ${target.url} and its reply is scored instead`);
     }
 
-    const options = thresholdSource?.kind === "calibration" && calibration ? { ...scoring.options, threshold: calibration.threshold } : scoring.options;
-    const scorer = await createScorer(options, { env: io.env, ...(scoring.file ? { file: scoring.file } : {}) });
+    // Resolved once (above): the calibration's threshold, when it is the one in force, replaces the resolved default.
+    const scorer = await scorerFor(thresholdSource?.kind === "calibration" && calibration ? { ...resolution.values, threshold: calibration.threshold } : resolution.values, io);
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
     thresholdSource ??= scorer.entailment.recommendedThreshold !== undefined ? { kind: "backend", backend: scorer.backend.name } : { kind: "default" };
     if (calibration?.backend !== undefined && calibration.backend.name !== scorer.backend.name) {

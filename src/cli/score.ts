@@ -1,10 +1,9 @@
 import { statSync } from "node:fs";
 import type { Scorer, ScoredAnswer } from "../scoring/scorer.ts";
-import { createScorer } from "../scoring/scorer.ts";
 import type { CommandIo } from "./io.ts";
 import { writeLine } from "./io.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { UsageError, inputSource, numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
+import { UsageError, inputSource, numberFlag, parseFlags, resolveCliScoring, runCommand, scorerFor } from "./command.ts";
 import { runRowCommand } from "./rows.ts";
 import type { ScoreRow } from "./score-rows.ts";
 import { parseScoreRow } from "./score-rows.ts";
@@ -108,12 +107,12 @@ export function runScore(argv: readonly string[], io: CommandIo): Promise<number
     const threshold = numberFlag("threshold", args.threshold, () => true, "a number");
     const topK = numberFlag("top-k", args["top-k"], () => true, "a number");
     const tokenBudget = numberFlag("token-budget", args["token-budget"], () => true, "a number");
-    const { options, file } = scoreOptionsFromFlags(args, io, {
+    const { scoring } = resolveCliScoring(args, io, {
       ...(threshold !== undefined ? { threshold } : {}),
       ...(topK !== undefined ? { topK } : {}),
       ...(tokenBudget !== undefined ? { tokenBudget } : {}),
     });
-    const scorer = await createScorer(options, { env: io.env, ...(file ? { file } : {}) });
+    const scorer = await scorerFor(scoring, io);
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
     if (scorer.backend.tier === "triage" && scorer.warnings.length === 0) {
       io.stderr.write(`groundwatch: scoring with the ${scorer.backend.name} backend (${scorer.backend.version}): triage-grade results, not for paging or release decisions alone\n`);
