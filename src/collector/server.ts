@@ -17,7 +17,7 @@ import { isOwnEvaluation, ownRoute } from "./own-telemetry.ts";
 import type { ObservationInfo, TracedObservation } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
 import { createObservationParser } from "./observations.ts";
-import type { CollectorOptions, ResolvedCollectorOptions } from "./options.ts";
+import type { CollectorOptions } from "./options.ts";
 import { isLoopbackBind, resolveCollectorOptions } from "./options.ts";
 import { listen, loopbackHostGuard } from "./http.ts";
 import { createOtlpCodecs } from "./otlp-proto.ts";
@@ -26,33 +26,14 @@ import { OtlpDecodeError, decodeLogsPausing, decodeSpansPausing, encodeLogsRespo
 import { createProviders } from "./providers.ts";
 import { collectorResampleOptions } from "./resampler.ts";
 import { runbooksHandler } from "./runbooks.ts";
+import type { RunningCollector } from "./running.ts";
+import { METRICS_ELSEWHERE } from "./running.ts";
 
 /** Longest wait for the rest of a refused body (within the limit) before answering anyway, ms. */
 const DRAIN_MS = 10_000;
 
-/** The answer to OTLP metrics sent to the collector (an SDK exporter pointed here): where they belong. */
-export const METRICS_ELSEWHERE =
-  "groundwatch serve does not take metrics: it takes traces (/v1/traces), logs (/v1/logs) and observations (/v1/observations). " +
-  "Send OTLP metrics (the groundwatch SDK's among them) to an OpenTelemetry Collector (collector/otel-collector.yaml in the groundwatch package: traces and logs to serve, metrics to Prometheus), " +
-  "to Prometheus' OTLP receiver (/api/v1/otlp/v1/metrics, with --web.enable-otlp-receiver), or have Prometheus scrape the SDK's own Prometheus exporter.";
-
-export interface RunningCollector {
-  readonly url: string;
-  readonly monitor: Monitor;
-  readonly options: ResolvedCollectorOptions;
-  /** Traces not scored and records not used while joining (duplicate_event, duplicate_span, late, invalid_id, …), by reason, as groundwatch.collector.incomplete counts them. */
-  readonly incompleteStats: () => Readonly<Record<string, number>>;
-  /** What the trace buffer holds now: traces being joined (those complete and waiting for room in the scoring queue among them), and their text (characters ≈ bytes). */
-  readonly buffered: () => { readonly traces: number; readonly waiting: number; readonly bytes: number };
-  /** Requests (and connections) refused, by endpoint and reason, as groundwatch.collector.refused counts them ("endpoint reason" keys). */
-  readonly refusedStats: () => Readonly<Record<string, number>>;
-  /**
-   * Stops accepting, lets admitted requests finish, settles buffered traces, drains the queue and
-   * flushes the exporters, all within the deadline (default collector.drainMs).
-   */
-  close(deadlineMs?: number): Promise<void>;
-}
-
+export type { RunningCollector } from "./running.ts";
+export { METRICS_ELSEWHERE } from "./running.ts";
 export { ListenError } from "./http.ts";
 
 /** Resolves after `ms`, or when `work` settles, whichever is first. */
