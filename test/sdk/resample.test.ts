@@ -1,17 +1,11 @@
-import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { createMonitor } from "../../src/sdk/monitor.ts";
+import type { createMonitor } from "../../src/sdk/monitor.ts";
 import type { Monitor } from "../../src/sdk/types.ts";
 import type { CompletedEvaluation, ResampleOptions, ResampleRequest, ResampleResult } from "../../src/sdk/options.ts";
-import { resolveMonitorOptions } from "../../src/sdk/options.ts";
-import { copyResampleResult, createResampler, resampleFraction } from "../../src/sdk/resample.ts";
-import { traceFraction } from "../../src/sdk/sampling.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";
 import type { TestOtel } from "../helpers/otel.ts";
-import { MONITOR_TEST_ENV, identityHolds, testMonitor } from "../helpers/monitor.ts";
-
-const ENV = MONITOR_TEST_ENV;
+import { identityHolds, testMonitor } from "../helpers/monitor.ts";
 const CONTEXT = ["Returns are accepted within 30 days of delivery for a full refund."];
 const OBS = { route: "/api/returns", context: CONTEXT, answer: "Returns are accepted within 30 days of delivery.", question: "How long is the return window?" };
 const CONSISTENT = ["Returns are accepted within 30 days.", "returns are accepted within 30 days", "Returns are accepted within 30 days!", "RETURNS ARE ACCEPTED WITHIN 30 DAYS.", "Returns are accepted within 30 days."];
@@ -52,82 +46,6 @@ async function until(check: () => boolean, what: string): Promise<void> {
     { timeout: 10_000, interval: 5 },
   );
 }
-
-describe("resample options", () => {
-  const sample: Sampler = () => Promise.resolve([]);
-
-  it("resolves the defaults, and a single rate as the default for every route", () => {
-    const r = resolveMonitorOptions({ env: ENV, resample: { sample } }).resample;
-    expect(r).toMatchObject({ n: 5, rate: { default: 1, routes: {} }, maxConcurrent: 2, maxCallsPerMinute: 60, timeoutMs: 30_000 });
-    expect(resolveMonitorOptions({ env: ENV, resample: { sample, rate: 0.25 } }).resample?.rate).toEqual({ default: 0.25, routes: {} });
-    expect(resolveMonitorOptions({ env: ENV, resample: { sample, rate: { routes: { "/a/*": 0.5 } } } }).resample?.rate).toEqual({ default: 1, routes: { "/a/*": 0.5 } });
-    expect(resolveMonitorOptions({ env: ENV }).resample).toBeUndefined();
-  });
-
-  it("throws a ConfigError naming the bad field", () => {
-    const bad = (resample: unknown): (() => unknown) => () => createMonitor({ env: ENV, resample: resample as ResampleOptions });
-    expect(bad({})).toThrow('invalid resample.sample: "undefined" (expected a function');
-    expect(bad({ sample: "gpt" })).toThrow("invalid resample.sample");
-    expect(bad(42)).toThrow("invalid resample: 42");
-    expect(bad({ sample, n: 1 })).toThrow("invalid resample.n: 1 (expected an integer from 2 to 20)");
-    expect(bad({ sample, n: 21 })).toThrow("invalid resample.n: 21");
-    expect(bad({ sample, rate: 1.5 })).toThrow("invalid resample.rate: 1.5");
-    expect(bad({ sample, rate: { default: -1 } })).toThrow("invalid resample.rate.default: -1");
-    expect(bad({ sample, rate: { routes: { "/a": "0.5" } } })).toThrow('invalid resample.rate.routes["/a"]: "0.5"');
-    expect(bad({ sample, rate: { routes: { "/a": null } } })).toThrow('invalid resample.rate.routes["/a"]: null');
-    expect(bad({ sample, rate: "all" })).toThrow("invalid resample.rate");
-    expect(bad({ sample, maxConcurrent: 0 })).toThrow("invalid resample.maxConcurrent: 0");
-    expect(bad({ sample, maxConcurrent: 65 })).toThrow("invalid resample.maxConcurrent: 65");
-    expect(bad({ sample, maxCallsPerMinute: 0 })).toThrow("invalid resample.maxCallsPerMinute: 0");
-    expect(bad({ sample, timeoutMs: 0 })).toThrow("invalid resample.timeoutMs: 0");
-  });
-});
-
-describe("resampler parts", () => {
-  it("decides on the trace id's high bits, independent of the scoring decision's low bits", () => {
-    // A trace sampled for scoring at a low rate (low bits near 0) is not thereby always resampled.
-    const id = "ffffffffffffff000000000000000001";
-    expect(traceFraction(id)).toBeLessThan(0.001);
-    expect(resampleFraction(id)).toBeGreaterThan(0.99);
-    expect(resampleFraction("not a trace id")).toBeUndefined();
-  });
-
-  it("copies the host's result: strings, { text, logprobs }, { samples, usage }; anything else is refused", () => {
-    expect(copyResampleResult(["a", { text: "b", logprobs: [-1, Number.NaN] }])).toEqual({ samples: ["a", { text: "b", logprobs: [-1, Number.NaN] }], usage: undefined });
-    expect(copyResampleResult({ samples: ["a"], usage: { promptTokens: 10, completionTokens: -3 } })).toEqual({ samples: ["a"], usage: { promptTokens: 10 } });
-    for (const garbage of [42, null, "a", [1, 2], [{ content: "a" }], { answers: ["a"] }]) expect(copyResampleResult(garbage)).toBeUndefined();
-  });
-
-  it("admits calls within the per-minute budget (a sliding window) and the concurrency bound, never waiting without bound", async () => {
-    let t = 0;
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((r) => (release = r));
-    let calls = 0;
-    const options = resolveMonitorOptions({ env: ENV, resample: { n: 2, maxCallsPerMinute: 5, maxConcurrent: 1, sample: () => (calls++, gate.then(() => ["a", "b"])) } }).resample!;
-    const r = createResampler(options, { now: () => t, random: Math.random });
-    const input = { route: "/r", question: "q", context: ["c"], answer: "a", parent: ROOT_CONTEXT };
-    const draw = (): Promise<string> => new Promise((resolve) => r.submit(input, (d) => resolve(d.outcome)));
-    const sync: string[] = [];
-    // One runs, one waits; a third finds both taken and is turned away at once (busy), not queued.
-    const first = [draw(), draw()];
-    r.submit(input, (d) => sync.push(d.outcome));
-    expect(sync).toEqual(["busy"]);
-    expect(calls).toBe(0); // the host's function is never called inside submit
-    release();
-    expect(await Promise.all(first)).toEqual(["ok", "ok"]);
-    expect(calls).toBe(2);
-    // Budget: 5 admitted in the last minute (2 above, 3 more now), then over it until the first is a minute old.
-    expect(await Promise.all([draw(), draw()])).toEqual(["ok", "ok"]);
-    expect(await draw()).toBe("ok");
-    expect(await draw()).toBe("budget");
-    t = 59_999;
-    expect(await draw()).toBe("budget");
-    t = 60_000;
-    expect(await draw()).toBe("ok");
-    r.close();
-    expect(await draw()).toBe("skipped");
-  });
-});
 
 describe("createMonitor({ resample })", () => {
   it("asks the host's sampler off the request path and records a low entropy for consistent resamples", async () => {
