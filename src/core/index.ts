@@ -29,6 +29,8 @@ export { LIMIT_NAMES, capTokens, cutPoint, limitText } from "./limits.ts";
 export type { CappedText, LimitName } from "./limits.ts";
 export { indexWindows } from "./window-index.ts";
 export type { WindowIndex } from "./window-index.ts";
+export { DEFAULT_RELEVANCE_TOP_K, contextRelevance } from "./relevance.ts";
+export type { ContextRelevance, ContextRelevanceInput, ContextRelevanceResult } from "./relevance.ts";
 export { extractQuantities, matchQuantity } from "./quantities.ts";
 export type { Quantity, QuantityKind, QuantityMatch } from "./quantities.ts";
 export { auroc, balancedAccuracy, bestBalancedThreshold, reliability } from "./stats.ts";
