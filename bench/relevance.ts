@@ -21,12 +21,8 @@ import { DEFAULT_LIMITS, DEFAULT_SETTINGS } from "../src/config/defaults.ts";
 import type { DevRow } from "../scripts/devsets.ts";
 import { loadDevSets } from "../scripts/devsets.ts";
 import { overlapFloor } from "./overlap-floor.ts";
+import { flag } from "./args.ts";
 import { rng } from "./rng.ts";
-
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 /**
  * For each row, another row of the set whose context differs (SummEdits and WiCE hold several
