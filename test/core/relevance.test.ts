@@ -9,6 +9,7 @@ import { buildWindows } from "../../src/core/context.ts";
 import { contextRelevance } from "../../src/core/relevance.ts";
 import { createOfflineBackend } from "../../src/nli/offline/backend.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
+import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 
 const analyzer = testAnalyzer();
 
@@ -115,5 +116,22 @@ describe("context relevance", () => {
     expect(r.best).toBe(r.perDocument[1]);
     const again = await contextRelevance({ question: "How many days do refunds take to be issued?", windows: windowsOf([TOWER, REFUNDS]), backend: createOfflineBackend({ analyzer }), analyzer });
     expect(again).toEqual(r);
+  });
+});
+
+describe("context relevance grows linearly", () => {
+  it("with the number of windows, all sharing the question's words", async () => {
+    const backend = fakeRelevanceBackend(async (pairs) => pairs.map(() => 0.5));
+    const windows = (n: number) => windowsOf(Array.from({ length: n }, (_, i) => `Refunds for order ${i} are issued within ${i} days.`));
+    // The timed work is the planning (ranking, choosing top-k per document); the fake backend answers at once.
+    const growth = measureGrowth(
+      (n) => windows(n),
+      (w) => {
+        void contextRelevance({ question: "When are refunds for an order issued?", windows: w, backend, analyzer });
+      },
+      { n: 16, maxN: 2048 },
+    );
+    expectLinear("context of N documents", growth);
+    await expect(contextRelevance({ question: "When are refunds issued?", windows: windows(4), backend, analyzer })).resolves.toMatchObject({ best: 0.5 });
   });
 });
