@@ -28,15 +28,11 @@ import { createTextAnalyzer } from "../src/core/text.ts";
 import type { EntailmentBackend, NliResult } from "../src/core/backend.ts";
 import { createOfflineBackend } from "../src/nli/offline/backend.ts";
 import { createOnnxBackend } from "../src/nli/onnx/backend.ts";
+import { rng } from "./rng.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const CACHE = join(process.env.GROUNDWATCH_CACHE ?? join(homedir(), ".cache", "groundwatch"), "bench-models");
 const SETS_PER_KIND = 20;
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
 
 const TOPICS = [
   { q: "What is the capital of Australia?", a: "Canberra", wrong: ["Sydney", "Melbourne", "Perth", "Brisbane", "Adelaide", "Hobart", "Darwin"] },

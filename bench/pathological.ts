@@ -24,19 +24,11 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { flag } from "./args.ts";
+import { rng } from "./rng.ts";
 
 const WORDS = "river tower budget council museum refund station library ticket harbour bridge engine forest garden market village school doctor patient winter summer".split(" ");
 const NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve twenty thirty forty hundred thousand million and".split(" ");
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
-
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 function flags(name: string): string[] {
   const out: string[] = [];

@@ -19,25 +19,9 @@ import { createTextAnalyzer } from "../src/core/text.ts";
 import { createOfflineBackend } from "../src/nli/offline/backend.ts";
 import { DEFAULT_LIMITS, DEFAULT_SETTINGS } from "../src/config/defaults.ts";
 import { FIT_ALLOWED, isHeldOut, loadDevSets } from "../scripts/devsets.ts";
+import { overlapFloor } from "./overlap-floor.ts";
 
 const TARGET_SETS = ["wice_dev", "anli_r1_dev", "anli_r2_dev", "summedits_news", "summedits_podcast", "summedits_sales_call", "summedits_samsum"];
-
-/**
- * The floor: the share of the claim's content words (lowercase words and numbers,
- * minus a fixed stop list) found anywhere in the context. Plain surface forms, as
- * the dev sets' README defines it; no lemmas, no windows, no model.
- */
-const STOP = new Set(
-  "a an the of to in on at for from by with and or but is are was were be been being it its this that these those he she they we you i his her their our your my me him them us as not no do does did has have had will would can could should may might must so if then than there here what which who whom whose when where why how all any some such only also just very more most other into about over after before up down out off again further once".split(" "),
-);
-function contentWords(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => !STOP.has(w));
-}
-function overlapFloor(context: string, claim: string): number {
-  const ctx = new Set(contentWords(context));
-  const words = contentWords(claim);
-  return words.length === 0 ? 0 : words.filter((w) => ctx.has(w)).length / words.length;
-}
 
 async function main(): Promise<void> {
   const limitArg = process.argv.indexOf("--limit");

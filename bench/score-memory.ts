@@ -9,14 +9,10 @@ import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rng } from "./rng.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const WORDS = "river tower budget council museum refund station library ticket harbour bridge engine forest garden market village school doctor patient winter summer".split(" ");
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
 
 async function writeRows(path: string, megabytes: number): Promise<number> {
   const out = createWriteStream(path);

@@ -17,6 +17,12 @@ export interface PremiseSource {
   readonly end: number;
 }
 
+/** A query (a question, or a claim when there is none) and a passage that may address it. */
+export interface RelevancePair {
+  readonly query: string;
+  readonly passage: string;
+}
+
 /** Class probabilities for one pair; they sum to 1. */
 export interface NliProbabilities {
   readonly entailment: number;
@@ -51,6 +57,13 @@ export interface EntailmentBackend extends BackendInfo {
   readonly recommendedThreshold?: number;
   /** Classifies every pair; resolves to one result per pair, in order, or rejects. */
   classify(pairs: readonly NliPair[]): Promise<NliResult[]>;
+  /**
+   * How well each passage addresses its query (relevance, not support: a passage about the
+   * question's subject that does not answer it still scores high), one score in [0, 1] per pair,
+   * in order, or rejects — never a made-up number. Optional: a backend without it has no
+   * context-relevance signal, and callers say so rather than guess.
+   */
+  relevance?(pairs: readonly RelevancePair[]): Promise<number[]>;
   /** Releases models, threads or connections. */
   close(): Promise<void>;
 }

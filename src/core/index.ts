@@ -1,5 +1,5 @@
 export { backendInfo } from "./backend.ts";
-export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource } from "./backend.ts";
+export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource, RelevancePair } from "./backend.ts";
 export { splitClaims } from "./claims/index.ts";
 export type { AnswerSegment, Claim, SkipReason, SkippedSentence } from "./claims/index.ts";
 export type { Span } from "./span.ts";
@@ -29,6 +29,8 @@ export { LIMIT_NAMES, capTokens, cutPoint, limitText } from "./limits.ts";
 export type { CappedText, LimitName } from "./limits.ts";
 export { indexWindows } from "./window-index.ts";
 export type { WindowIndex } from "./window-index.ts";
+export { DEFAULT_RELEVANCE_TOP_K, contextRelevance } from "./relevance.ts";
+export type { ContextRelevance, ContextRelevanceInput, ContextRelevanceResult } from "./relevance.ts";
 export { extractQuantities, matchQuantity } from "./quantities.ts";
 export type { Quantity, QuantityKind, QuantityMatch } from "./quantities.ts";
 export { auroc, balancedAccuracy, bestBalancedThreshold, reliability } from "./stats.ts";

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { EntailmentBackend, NliPair, NliResult, PremiseSource } from "../../core/backend.ts";
+import type { EntailmentBackend, NliPair, NliResult, PremiseSource, RelevancePair } from "../../core/backend.ts";
 import { createByteLru } from "../../core/byte-lru.ts";
-import type { AnalyzedText, TextAnalyzer } from "../../core/text.ts";
+import type { AnalyzedText, TextAnalyzer, Token } from "../../core/text.ts";
 import { sliceAnalysis } from "../../core/text.ts";
 import type { TextProfile } from "./profile.ts";
 import { extractFeatures, profileText } from "./features.ts";
@@ -10,6 +10,7 @@ import type { Lexicon } from "./lexicon.ts";
 import { loadLexicon } from "./lexicon.ts";
 import type { OfflineModel } from "./model.ts";
 import { combine, parseOfflineModel, predict } from "./model.ts";
+import { queryTerms, relevanceScore } from "./relevance.ts";
 
 /**
  * Longest document whose windows are read inside its analysis: its analysis is usually still in
@@ -43,7 +44,8 @@ export function loadOfflineModel(path: string = DEFAULT_WEIGHTS_PATH): OfflineMo
 
 /**
  * The embedded triage backend: lexical, vector and quantity features combined by a
- * logistic model. Deterministic, no download, ~1 ms a pair.
+ * logistic model. Deterministic, no download, ~1 ms a pair. Its relevance is lexical and
+ * embedding coverage of the query by the passage (see relevance.ts).
  */
 export function createOfflineBackend(options: OfflineBackendOptions): EntailmentBackend {
   const lexicon = options.lexicon ?? loadLexicon();
@@ -101,6 +103,21 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
             const one = classifyOne(pair, hyp, documents);
             hyp = one.hyp;
             return one.result;
+          }),
+        );
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    },
+    relevance(pairs: readonly RelevancePair[]): Promise<number[]> {
+      try {
+        // A query recurs across its passages: its words are read once per batch.
+        const queries = new Map<string, Token[]>();
+        return Promise.resolve(
+          pairs.map((pair) => {
+            let terms = queries.get(pair.query);
+            if (!terms) queries.set(pair.query, (terms = queryTerms(options.analyzer.analyze(pair.query))));
+            return relevanceScore(profile(pair.passage), terms, lexicon);
           }),
         );
       } catch (error) {

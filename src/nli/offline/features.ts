@@ -147,6 +147,26 @@ function isProper(t: Token, sentenceInitial: boolean, lexicon: Lexicon): boolean
   return t.pos === "PROPN" || (/^[A-Z]/.test(t.text) && t.type === "word");
 }
 
+/**
+ * How close a word (its lowercased form) comes to any word of the premise through the word vectors,
+ * in [0, 1]: the best cosine similarity, rescaled from SOFT_FLOOR. A word's soft match depends only
+ * on its surface form and the premise, so it is looked up once per premise (`softMemo`, bounded).
+ * Linear in the premise's vocabulary.
+ */
+export function softMatch(lower: string, premise: TextProfile, lexicon: Lexicon): number {
+  const known = premise.softMemo.get(lower);
+  if (known !== undefined) return known;
+  let s = 0;
+  for (const p of premise.vocab) {
+    const sim = lexicon.similarity(lower, p);
+    if (sim !== undefined && sim > s) s = sim;
+  }
+  s = Math.max(0, (s - SOFT_FLOOR) / (1 - SOFT_FLOOR));
+  if (premise.softMemo.size >= SOFT_MEMO_SIZE) premise.softMemo.clear();
+  premise.softMemo.set(lower, s);
+  return s;
+}
+
 /** Computes the offline backend's features for one (premise, hypothesis) pair. */
 export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, hypothesisDoc: AnalyzedText, lexicon: Lexicon): FeatureVector {
   const notes: string[] = [];
@@ -209,8 +229,6 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   const sameWord = (w: Token): boolean => premise.lemmas.has(w.lemma) || premise.lowers.has(w.lower) || numberCovered.has(w);
   const isCovered = coveredByForm(premise, hypothesisDoc, words, sameWord);
 
-  // A word's soft match depends only on its surface form and the premise: looked up once per premise.
-  const softOf = premise.softMemo;
   for (const w of words) {
     if (premise.lowers.has(w.lower) || numberCovered.has(w)) surface++;
     const exact = isCovered(w);
@@ -223,17 +241,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       rareCovered += r;
       s = 1;
     } else {
-      const known = softOf.get(w.lower);
-      if (known !== undefined) s = known;
-      else {
-        for (const p of premise.vocab) {
-          const sim = lexicon.similarity(w.lower, p);
-          if (sim !== undefined && sim > s) s = sim;
-        }
-        s = Math.max(0, (s - SOFT_FLOOR) / (1 - SOFT_FLOOR));
-        if (softOf.size >= SOFT_MEMO_SIZE) softOf.clear();
-        softOf.set(w.lower, s);
-      }
+      s = softMatch(w.lower, premise, lexicon);
       if (s < 0.5) unmatched++;
     }
     softMin = Math.min(softMin, s);
