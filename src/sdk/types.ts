@@ -1,6 +1,7 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { ContextInput } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
+import type { FlaggedAnswer, FlaggedQuery } from "../telemetry/flagged.ts";
 import type { ResampleOutcome } from "./resample.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
@@ -66,6 +67,12 @@ export interface Monitor {
    * through it (a collector's own counters too), so the cap is the same everywhere.
    */
   routeLabel(route: string): string;
+  /**
+   * The most recent scored answers that are not grounded (newest first, at most `limit`, default 100,
+   * capped at 1000), by route label, cause and time: trace and span ids, verdict, score, and the claims
+   * with their evidence offsets; claim and evidence text only with captureContent, after `redact`.
+   */
+  flagged(query?: FlaggedQuery): FlaggedAnswer[];
   /** Re-reads sampling rates from the config file and environment, without a restart. */
   reload(): void;
   stats(): MonitorStats;
