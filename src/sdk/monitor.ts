@@ -248,7 +248,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
           diag.warn(`groundwatch: observe() on route ${route} got an invalid "${routing.field}": ${routing.why}`);
           return;
         }
-        const active = otelContext.active();
+        const active = observeOptions?.parent ?? otelContext.active();
         const spanContext = trace.getSpanContext(active);
         // Sampling rules match the route itself: one past the label cap keeps its own rate.
         const decision = routing.sample === "always" ? true : routing.sample === "never" ? false : sampler.decide(routeLabels.clean(routing.route), spanContext?.traceId);

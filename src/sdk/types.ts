@@ -1,4 +1,4 @@
-import type { Attributes } from "@opentelemetry/api";
+import type { Attributes, Context } from "@opentelemetry/api";
 import type { ContextInput } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import type { FlaggedAnswer, FlaggedQuery } from "../telemetry/flagged.ts";
@@ -48,6 +48,8 @@ export interface MonitorStats {
 export interface ObserveOptions {
   /** Route template the observation is recorded under; given here, `input.route` is not read (the express helper passes the request's). */
   readonly route?: string;
+  /** The trace context the evaluation belongs to (its span's parent); default the active context. A collector passes the context of the trace it read, which holds without a registered context manager. */
+  readonly parent?: Context;
 }
 
 export interface Monitor {
