@@ -50,9 +50,9 @@ export const FLAGGED_DEFAULT_LIMIT = 100;
 export const FLAGGED_MAX_LIMIT = 1000;
 
 export interface FlaggedRingOptions {
-  /** The most recent flagged answers kept per route label. */
+  /** The most recent flagged answers kept per route label (0 keeps none). */
   readonly perRoute: number;
-  /** Bytes (characters of their JSON ≈ bytes) kept over all routes; the oldest answers go first. */
+  /** Bytes (characters of their JSON ≈ bytes) kept over all routes; the oldest answers go first (0 keeps none). */
   readonly maxBytes: number;
   /** Clock, ms since the epoch (default Date.now). */
   readonly now?: () => number;
@@ -140,7 +140,7 @@ export function createFlaggedRing(options: FlaggedRingOptions): FlaggedRing {
 
   return {
     add(raw) {
-      if (raw.verdict === "grounded") return;
+      if (raw.verdict === "grounded" || options.perRoute === 0 || options.maxBytes === 0) return;
       const ms = now();
       const fitted = fit({ ...raw, time: new Date(ms).toISOString() }, entryMax);
       if (!fitted) return drop("too_large");

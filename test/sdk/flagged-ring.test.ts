@@ -40,6 +40,15 @@ describe("flagged ring", () => {
     expect(r.read()).toEqual([]);
   });
 
+  it("keeps nothing, and counts nothing, when its cap or budget is 0", () => {
+    for (const [perRoute, maxBytes] of [[0, 1 << 20], [10, 0]] as const) {
+      const { r, drops } = ring(perRoute, maxBytes);
+      r.add(answer("/a", 1));
+      expect(r.read()).toEqual([]);
+      expect(drops).toEqual([]);
+    }
+  });
+
   it("lets the oldest answers of any route go past its byte budget, and counts them", () => {
     const { r, drops } = ring(1000, 4096);
     for (let i = 0; i < 200; i++) r.add(answer(i % 2 ? "/a" : "/b", i));
