@@ -1,3 +1,4 @@
+import { ROOT_CONTEXT, TraceFlags, trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";
@@ -59,6 +60,17 @@ describe("Monitor.flagged", () => {
     expect(monitor.flagged({ limit: 1 })).toHaveLength(1);
     const metrics = await otel.metrics();
     expect(metrics.get(METRICS.flaggedDropped.name)).toEqual([{ attributes: { "groundwatch.reason": "route_full" }, value: 1 }]);
+  });
+
+  it("records under the parent context observe() is given, outside any active span", async () => {
+    const otel = testOtel();
+    const monitor = testMonitor(otel, { sampling: { default: 1 } });
+    const traceId = "5b8efff798038103d269b633813fc60c";
+    const parent = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: "aaaaaaaaaaaaaaaa", traceFlags: TraceFlags.SAMPLED, isRemote: true });
+    monitor.observe(BAD, { route: "/api/returns", parent });
+    await monitor.flush();
+    expect(monitor.flagged()[0]?.traceId).toBe(traceId);
+    expect(otel.spans.getFinishedSpans()[0]?.parentSpanContext?.spanId).toBe("aaaaaaaaaaaaaaaa");
   });
 
   it("rejects a bad flaggedPerRoute naming it", () => {
