@@ -18,6 +18,7 @@ Commands:
   doctor    preflight: backend, tier, labels, calibration, sampler diversity, collector and Prometheus
   model     pull, list and inspect NLI models for the onnx backend
   serve     the collector: OTLP traces and JSON observations in, groundedness telemetry out
+  flagged   the answers behind the page: a collector's recent flagged answers, with their trace ids
   eval      a CI release gate on a fixed eval set: report.json/.md/.html, junit.xml, exit 1 on failure
   evidence  an HTML (and PDF) report of trends, alerts and calibration from Prometheus, for risk owners
   calibrate choose a threshold from labelled answers: AUROC with its interval, label audit, calibration.json
@@ -70,6 +71,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   doctor: async () => (await import("./doctor.ts")).runDoctor,
   model: async () => (await import("./model.ts")).runModel,
   serve: async () => (await import("./serve.ts")).runServe,
+  flagged: async () => (await import("./flagged.ts")).runFlagged,
   demo: async () => (await import("./demo.ts")).runDemo,
   calibrate: async () => (await import("./calibrate.ts")).runCalibrate,
   eval: async () => (await import("./eval.ts")).runEval,

@@ -36,6 +36,7 @@ Endpoints:
                           joined with the spans of their trace
   POST /v1/observations   JSON observations, one or an array (schema: docs/observation.schema.json)
   GET  /metrics           Prometheus text format
+  GET  /v1/flagged        recent answers that are not grounded, with trace ids (groundwatch flagged)
   GET  /healthz, /readyz  liveness; readiness (503 with the reason while the scorer cannot score)
   GET  /runbooks          the alerts' runbooks as an HTML page (each alert's runbook_url points here)
 

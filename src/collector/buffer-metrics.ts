@@ -7,7 +7,7 @@ import { ATTR_ENDPOINT, ATTR_REASON, METRICS } from "../telemetry/semconv.ts";
 export type RefusalReason = "buffer_full" | "queue_full" | "too_large" | "unsupported_media_type" | "bad_request" | "unauthorized" | "misdirected" | "too_many_connections" | "timeout" | "internal_error";
 
 /** The endpoints refusals are counted under; any other path is `other`, a refusal before any request `connection`. */
-const ENDPOINTS = new Set(["/v1/traces", "/v1/logs", "/v1/observations", "/metrics"]);
+const ENDPOINTS = new Set(["/v1/traces", "/v1/logs", "/v1/observations", "/v1/flagged", "/metrics"]);
 
 /** A request path as the endpoint label: one of ENDPOINTS, else "other" (paths are attacker text; the label set stays fixed). */
 export function endpointOf(path: string): string {

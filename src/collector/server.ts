@@ -1,12 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ROOT_CONTEXT, TraceFlags, context as otelContext, diag, trace } from "@opentelemetry/api";
+import { ROOT_CONTEXT, TraceFlags, diag, trace } from "@opentelemetry/api";
 import express from "express";
 import type { NextFunction, Request, Response } from "express";
 import type { Monitor } from "../sdk/types.ts";
 import type { MonitorOptions } from "../sdk/options.ts";
 import { createMonitor } from "../sdk/monitor.ts";
+import { flaggedHandler } from "./flagged-route.ts";
 import { observationBytes } from "../sdk/copy.ts";
 import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
 import { labelOrUndefined } from "../telemetry/labels.ts";
@@ -99,7 +100,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   const observeTraced = (o: TracedObservation, info: ObservationInfo): void => {
     interactionsCounter.add(1, { [ATTR_ROUTE]: monitor.routeLabel(o.route), [ATTR_CONVENTION]: info.convention });
     const parent = o.parentSpanId ? trace.setSpanContext(ROOT_CONTEXT, { traceId: o.traceId, spanId: o.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }) : ROOT_CONTEXT;
-    otelContext.with(parent, () => monitor.observe({ route: o.route, context: o.context, answer: o.answer, ...(o.question !== undefined ? { question: o.question } : {}) }));
+    monitor.observe({ context: o.context, answer: o.answer, ...(o.question !== undefined ? { question: o.question } : {}) }, { route: o.route, parent });
   };
   const joiner = createTraceJoiner({
     timeoutMs: resolved.traceTimeoutMs,
@@ -219,6 +220,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   app.get("/metrics", auth, (req, res) => {
     prometheus.getMetricsRequestHandler(req, res);
   });
+  app.get("/v1/flagged", auth, flaggedHandler({ flagged: (q) => monitor.flagged(q), badRequest: (req, res, error) => refuse(req, res, 400, { error }) }));
 
   /**
    * OTLP/HTTP ingest of one signal: protobuf or JSON (gzip, deflate, br), partial success for rejected

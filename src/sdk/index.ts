@@ -3,6 +3,7 @@ export type { Monitor, MonitorHealth, MonitorStats, ObserveInput, ObserveOptions
 export { resolveMonitorOptions } from "./options.ts";
 export type { CompletedEvaluation, DriftReferenceStatus, MonitorOptions, ResampleOptions, ResampleRequest, ResampleResult, ResolvedMonitorOptions, ThresholdSource } from "./options.ts";
 export type { ResampleOutcome } from "./resample.ts";
+export type { FlaggedAnswer, FlaggedClaim, FlaggedQuery } from "../telemetry/flagged.ts";
 export { createSampler, traceFraction } from "./sampling.ts";
 export type { Sampler, SamplingRules } from "./sampling.ts";
 export { groundwatchMiddleware, observeRequest, routeTemplate } from "./express.ts";

@@ -7,7 +7,9 @@ import { PoolError, createWorkerPool, workerUrl } from "../runtime/worker-pool.t
 import { countLiveMonitor } from "./live-monitors.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createProviderBinding } from "../telemetry/providers.ts";
-import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
+import { createFlaggedRing, flaggedAnswerOf } from "../telemetry/flagged.ts";
+import type { RecordingOptions } from "../telemetry/record.ts";
+import { captureText, recordEvaluation, recordFailure } from "../telemetry/record.ts";
 import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 import { resolveMonitorOptions, scoringWorkerData } from "./options.ts";
@@ -18,6 +20,7 @@ import type { ScoringRequest, ScoringWorkerData } from "./worker.ts";
 import type { Resampler } from "./resample.ts";
 import { createResampler } from "./resample.ts";
 import { copyInput, readRouting } from "./input.ts";
+import type { FlaggedAnswer, FlaggedQuery } from "../telemetry/flagged.ts";
 import type { Monitor, MonitorHealth, MonitorStats, ObserveInput, ObserveOptions } from "./types.ts";
 import type { Job } from "./scheduler.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -75,6 +78,9 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     counts.failed[reason] = (counts.failed[reason] ?? 0) + 1;
     providers.instruments().failed.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
   };
+
+  // The answers behind the page: the most recent flagged ones per route label, bytes bounded.
+  const flaggedRing = createFlaggedRing({ perRoute: resolved.flaggedPerRoute, maxBytes: resolved.flaggedMaxBytes, onDrop: (reason) => providers.instruments().flaggedDropped.add(1, { [ATTR_REASON]: reason }) });
 
   const workerData: ScoringWorkerData = scoringWorkerData(resolved, backendSettings);
   let pool: WorkerPool<ScoringRequest, EvaluationSummary> | undefined;
@@ -140,18 +146,33 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     const eventContext = trace.getSpanContext(job.parent) ? job.parent : trace.setSpan(job.parent, span);
     const instruments = providers.instruments();
     const base = { result, route: job.route, span, eventContext, logger: providers.logger(), instruments, durationS };
+    let recording: RecordingOptions = { ...resolved, ...(options.redact ? { redact: options.redact } : {}) };
     try {
-      recordEvaluation({ ...base, options: { ...resolved, ...(options.redact ? { redact: options.redact } : {}) } });
+      recordEvaluation({ ...base, options: recording });
     } catch (error) {
       if (!options.redact || !resolved.captureContent) throw error;
       diag.error(`groundwatch: the redact hook threw (${(error as Error).message}); the evaluation on route ${job.route} is recorded without content`);
-      recordEvaluation({ ...base, options: { ...resolved, captureContent: false } });
+      recording = { ...resolved, captureContent: false };
+      recordEvaluation({ ...base, options: recording });
     }
+    keepFlagged(result, job.route, span, recording);
     counts.scored++;
     for (const limit of limits) instruments.limited.add(1, { [ATTR_ROUTE]: job.route, [ATTR_LIMIT]: limit });
     calibrationState.scored(result.backend, result.threshold);
     if (result.score !== null) tallies.addScore(job.route, result.score);
     if (onEvaluation) notifyEvaluation(onEvaluation, job.route, result, durationS);
+  };
+  /** Keeps an answer that is not grounded in the ring, its text only as the recording captured it (a throwing redact hook: without). */
+  const keepFlagged = (result: EvaluationSummary, route: string, span: Span, recording: RecordingOptions): void => {
+    if (result.verdict === "grounded") return;
+    const at = { route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
+    let entry: ReturnType<typeof flaggedAnswerOf>;
+    try {
+      entry = flaggedAnswerOf(result, at, recording.captureContent ? (text) => captureText(text, recording) : undefined);
+    } catch {
+      entry = flaggedAnswerOf(result, at);
+    }
+    if (entry) flaggedRing.add(entry);
   };
   /** Calls the host's onEvaluation; what it throws (or its promise rejects with) is reported once and never reaches scoring. */
   const notifyEvaluation = (callback: NonNullable<MonitorOptions["onEvaluation"]>, route: string, result: EvaluationSummary, durationS: number): void => {
@@ -227,7 +248,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
           diag.warn(`groundwatch: observe() on route ${route} got an invalid "${routing.field}": ${routing.why}`);
           return;
         }
-        const active = otelContext.active();
+        const active = observeOptions?.parent ?? otelContext.active();
         const spanContext = trace.getSpanContext(active);
         // Sampling rules match the route itself: one past the label cap keeps its own rate.
         const decision = routing.sample === "always" ? true : routing.sample === "never" ? false : sampler.decide(routeLabels.clean(routing.route), spanContext?.traceId);
@@ -294,6 +315,14 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     },
     stats(): MonitorStats {
       return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: scheduler.pending(), resample: { calls: { ...resampleStage.counts() }, inFlight: resampler?.inFlight ?? 0 }, warnings: [...scorerWarnings] };
+    },
+    flagged(query?: FlaggedQuery): FlaggedAnswer[] {
+      try {
+        return flaggedRing.read(query);
+      } catch (error) {
+        diag.error(`groundwatch: flagged() failed: ${(error as Error).message}`);
+        return [];
+      }
     },
     routeLabel(route: string): string {
       return routeLabels.label(route);

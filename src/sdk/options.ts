@@ -111,6 +111,10 @@ export interface MonitorOptions {
   readonly captureContent?: boolean;
   /** Longest captured text, in characters. Default 500. */
   readonly contentMaxLength?: number;
+  /** Most recent answers that are not grounded kept per route label for Monitor.flagged() and /v1/flagged. Default 50. */
+  readonly flaggedPerRoute?: number;
+  /** Bytes those flagged answers may hold over all routes (the oldest go first; counted on groundwatch.flagged.dropped). Default 4 MiB. */
+  readonly flaggedMaxBytes?: number;
   /** Applied to every captured text before it is recorded (e.g. to mask personal data). */
   readonly redact?: (text: string) => string;
   /** Also attach the evaluation result as a span event (the log-based event is always emitted). Default false. */
@@ -191,6 +195,8 @@ export interface ResolvedMonitorOptions {
   readonly maxRoutes: number;
   readonly captureContent: boolean;
   readonly contentMaxLength: number;
+  readonly flaggedPerRoute: number;
+  readonly flaggedMaxBytes: number;
   readonly spanEvent: boolean;
   readonly openInference: boolean;
   readonly spanRelation: "child" | "link";
@@ -369,6 +375,8 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     maxRoutes: pick("maxRoutes", undefined, integer(1, 100_000), 200),
     captureContent: pick("captureContent", MONITOR_ENV.captureContent, parseBoolean, false),
     contentMaxLength: pick("contentMaxLength", undefined, integer(1, 100_000), 500),
+    flaggedPerRoute: pick("flaggedPerRoute", undefined, integer(0, 100_000), 50),
+    flaggedMaxBytes: pick("flaggedMaxBytes", undefined, integer(0, 2 ** 40), 4 * 1024 * 1024),
     spanEvent: pick("spanEvent", undefined, parseBoolean, false),
     openInference: pick("openInference", undefined, parseBoolean, true),
     spanRelation,

@@ -1,6 +1,7 @@
-import type { Attributes } from "@opentelemetry/api";
+import type { Attributes, Context } from "@opentelemetry/api";
 import type { ContextInput } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
+import type { FlaggedAnswer, FlaggedQuery } from "../telemetry/flagged.ts";
 import type { ResampleOutcome } from "./resample.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
@@ -47,6 +48,8 @@ export interface MonitorStats {
 export interface ObserveOptions {
   /** Route template the observation is recorded under; given here, `input.route` is not read (the express helper passes the request's). */
   readonly route?: string;
+  /** The trace context the evaluation belongs to (its span's parent); default the active context. A collector passes the context of the trace it read, which holds without a registered context manager. */
+  readonly parent?: Context;
 }
 
 export interface Monitor {
@@ -66,6 +69,12 @@ export interface Monitor {
    * through it (a collector's own counters too), so the cap is the same everywhere.
    */
   routeLabel(route: string): string;
+  /**
+   * The most recent scored answers that are not grounded (newest first, at most `limit`, default 100,
+   * capped at 1000), by route label, cause and time: trace and span ids, verdict, score, and the claims
+   * with their evidence offsets; claim and evidence text only with captureContent, after `redact`.
+   */
+  flagged(query?: FlaggedQuery): FlaggedAnswer[];
   /** Re-reads sampling rates from the config file and environment, without a restart. */
   reload(): void;
   stats(): MonitorStats;

@@ -26,6 +26,8 @@ export interface Instruments {
   readonly claimsResampled: Counter;
   readonly claimsUnstable: Counter;
   readonly workerRestarts: Counter;
+  /** Flagged answers the ring let go or cut, by reason. */
+  readonly flaggedDropped: Counter;
   readonly workersAlive: ObservableGauge;
   readonly queueDepth: ObservableGauge;
   readonly driftStatistic: ObservableGauge;
@@ -62,6 +64,7 @@ export function createInstruments(meter: Meter): Instruments {
     claimsResampled: counter(METRICS.claimsResampled),
     claimsUnstable: counter(METRICS.claimsUnstable),
     workerRestarts: counter(METRICS.workerRestarts),
+    flaggedDropped: counter(METRICS.flaggedDropped),
     workersAlive: gauge(METRICS.workersAlive),
     queueDepth: gauge(METRICS.queueDepth),
     driftStatistic: gauge(METRICS.driftStatistic),

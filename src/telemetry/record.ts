@@ -87,7 +87,8 @@ function citationAttributes(r: EvaluationSummary): Attributes {
   return { [ATTR_CITATIONS_FOUND]: c.found, [ATTR_CITATIONS_VALID]: c.valid, [ATTR_CITATIONS_INVALID]: c.invalid, [ATTR_CITATIONS_MISATTRIBUTED]: c.misattributed };
 }
 
-function capture(text: string, opts: RecordingOptions): string {
+/** A text as recordings carry it: through the redact hook, then capped at contentMaxLength. */
+export function captureText(text: string, opts: RecordingOptions): string {
   const redacted = opts.redact ? opts.redact(text) : text;
   return redacted.length > opts.contentMaxLength ? `${redacted.slice(0, opts.contentMaxLength - 1)}…` : redacted;
 }
@@ -139,9 +140,9 @@ export function recordEvaluation(params: {
     spanAttrs[openInferenceEvaluation(0, "annotator_kind")] = r.backend.name === "judge" ? "LLM" : "CODE";
   }
   if (options.captureContent && r.content) {
-    spanAttrs[ATTR_CONTENT_UNSUPPORTED_CLAIMS] = r.content.claims.map((t) => capture(t, options));
-    spanAttrs[ATTR_CONTENT_EVIDENCE] = r.content.evidence.map((t) => capture(t, options));
-    if (r.content.unstableClaims && r.content.unstableClaims.length > 0) spanAttrs[ATTR_CONTENT_UNSTABLE_CLAIMS] = r.content.unstableClaims.map((t) => capture(t, options));
+    spanAttrs[ATTR_CONTENT_UNSUPPORTED_CLAIMS] = r.content.claims.map((t) => captureText(t, options));
+    spanAttrs[ATTR_CONTENT_EVIDENCE] = r.content.evidence.map((t) => captureText(t, options));
+    if (r.content.unstableClaims && r.content.unstableClaims.length > 0) spanAttrs[ATTR_CONTENT_UNSTABLE_CLAIMS] = r.content.unstableClaims.map((t) => captureText(t, options));
   }
   span.setAttributes(spanAttrs);
   if (r.verdict === "unscorable") span.setStatus({ code: SpanStatusCode.UNSET, message: r.reason ?? "unscorable" });

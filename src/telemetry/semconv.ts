@@ -156,6 +156,12 @@ export const METRICS = {
   claimsUnstable: spec("groundwatch.claims.unstable", "{claim}", "counter", "Claims the resamples support less often than unstableShare: the model would not say them again, by route"),
   workerRestarts: spec("groundwatch.workers.restarts", "{restart}", "counter", "Scoring workers replaced, by reason (crashed: it exited or crashed; timeout: a job on it ran over timeoutMs)"),
   workersAlive: spec("groundwatch.workers.alive", "{worker}", "gauge", "Scoring workers running and able to take observations"),
+  flaggedDropped: spec(
+    "groundwatch.flagged.dropped",
+    "{answer}",
+    "counter",
+    "Flagged answers the ring of recent flagged answers (/v1/flagged, Monitor.flagged) let go or cut, by reason: route_full (past the newest flaggedPerRoute of its route), bytes (the oldest, past flaggedMaxBytes), cut (kept with its last claims cut to fit), too_large (not kept)",
+  ),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
 } as const satisfies Record<string, MetricSpec>;
 
@@ -166,6 +172,10 @@ export const METRICS = {
  */
 export const CITATION_STATUSES = ["supported", "misattributed", "unsupported", "contradicted", "not_retrieved", "unchecked"] as const;
 export type CitationCountStatus = (typeof CITATION_STATUSES)[number];
+
+/** Why the ring of flagged answers let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
+export const FLAGGED_DROP_REASONS = ["route_full", "bytes", "cut", "too_large"] as const;
+export type FlaggedDropReason = (typeof FLAGGED_DROP_REASONS)[number];
 
 /** Histogram bucket boundaries. */
 export const SCORE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1];

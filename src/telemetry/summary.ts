@@ -2,7 +2,7 @@ import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import type { ClaimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerVerdict, CitationSummary } from "../core/result.ts";
+import type { AnswerVerdict, CitationSummary, ClaimVerdict } from "../core/result.ts";
 import { evidenceToShow } from "../core/verdict.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
 import type { CitationCountStatus } from "./semconv.ts";
@@ -14,6 +14,14 @@ import { CITATION_STATUSES } from "./semconv.ts";
  */
 export interface CitationCounts extends CitationSummary {
   readonly byStatus: Readonly<Record<CitationCountStatus, number>>;
+}
+
+/** An unsupported, contradicted or misattributed claim without its text: where it is in the answer, and its evidence's document and offsets. */
+export interface FlaggedClaimRef {
+  readonly verdict: ClaimVerdict;
+  readonly start: number;
+  readonly end: number;
+  readonly evidence: { readonly doc: number; readonly start: number; readonly end: number } | null;
 }
 
 /**
@@ -37,6 +45,8 @@ export interface EvaluationSummary {
    * claims' text; present only when content capture is on.
    */
   readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[]; readonly unstableClaims?: readonly string[] };
+  /** The claims not supported, in the order of `content.claims`, without text: verdict, offsets into the answer, and where the evidence that bears on each lies (null when none). Present for an answer that is not grounded. */
+  readonly flaggedClaims?: readonly FlaggedClaimRef[];
   /** Semantic entropy in counts: the clusters and usable samples it was measured over. */
   readonly entropy?: Pick<EntropyResult, "entropy" | "reliable" | "abstained" | "reasons"> & {
     readonly normalized: EntropyResult["normalizedEntropy"];
@@ -77,6 +87,11 @@ function citationsOf(r: ScoredAnswer): { citations?: CitationCounts } {
   return counts ? { citations: counts } : {};
 }
 
+function flaggedClaimRef(c: ScoredAnswer["claims"][number]): FlaggedClaimRef {
+  const e = evidenceToShow(c);
+  return { verdict: c.verdict, start: c.start, end: c.end, evidence: e ? { doc: e.doc, start: e.start, end: e.end } : null };
+}
+
 export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationSummary {
   const claims = { supported: 0, contradicted: 0, unsupported: 0, misattributed: 0 };
   for (const c of r.claims) claims[c.verdict]++;
@@ -90,6 +105,7 @@ export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationS
     skipped: r.skipped.length,
     backend: r.backend,
     limits: r.limits,
+    ...(r.verdict !== "grounded" ? { flaggedClaims: unsupported.map(flaggedClaimRef) } : {}),
     ...(captureContent
       ? {
           content: {

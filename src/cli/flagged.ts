@@ -1,0 +1,167 @@
+import { COLLECTOR_ENV } from "../config/env.ts";
+import { stripControls } from "../core/safe-text.ts";
+import { fetchWithTimeout } from "../net/fetch-timeout.ts";
+import { readCappedText } from "../net/read-capped.ts";
+import { redactSecrets } from "../net/redact.ts";
+import { sleep } from "../net/retry.ts";
+import type { FlaggedAnswer, FlaggedClaim } from "../telemetry/flagged.ts";
+import { FLAGGED_MAX_LIMIT } from "../telemetry/flagged.ts";
+import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { CommandIo } from "./io.ts";
+import { writeLine } from "./io.ts";
+
+export const FLAGGED_HELP = `groundwatch flagged — the answers behind the page: recent answers the collector flagged
+
+Usage:
+  groundwatch flagged --url URL [--route R] [--cause C] [--since ISO] [--limit N]
+                      [--follow [--interval S]] [--format table|jsonl] [--token T]
+
+Reads GET /v1/flagged from a running collector (groundwatch serve) and prints its most recent
+answers that are not grounded, oldest first: time, route, verdict, score, cause, trace id, and each
+flagged claim with its offsets in the answer and its evidence's document and offsets. Claim and
+evidence text appear only when the collector captures content (monitor.captureContent).
+
+  --url URL         the collector, e.g. http://127.0.0.1:4318
+  --route R         only this route label (as /metrics shows it)
+  --cause C         only answers with this cause
+  --since ISO       only answers scored at or after this ISO 8601 time
+  --limit N         at most N answers (default 100, at most ${FLAGGED_MAX_LIMIT})
+  --follow          keep polling and print only answers not printed yet; Ctrl-C stops
+  --interval S      seconds between polls with --follow (default 2)
+  --format F        table (default) or jsonl (one answer per line, as the collector sends it)
+  --token T         the collector's bearer token (default: ${COLLECTOR_ENV.token})
+
+Exit codes: 0 ok, 1 the collector could not be read, 2 bad flags.
+`;
+
+/** Largest reply read from the collector: 1000 answers of a few KiB each. */
+const MAX_REPLY_BYTES = 32 * 2 ** 20;
+/** How long to wait for the collector's headers, and for its body to move. */
+const TIMEOUT_MS = 10_000;
+
+/** The key an answer is printed once under with --follow. */
+const keyOf = (a: FlaggedAnswer): string => `${a.traceId} ${a.spanId} ${a.time}`;
+const clean = (v: unknown): string => stripControls(String(v ?? ""));
+
+/** One answer as table lines: its row, then a line per claim. */
+export function flaggedLines(a: FlaggedAnswer): string[] {
+  const score = typeof a.score === "number" ? a.score.toFixed(3) : "-";
+  const row = [clean(a.time).padEnd(24), clean(a.route).padEnd(20), clean(a.verdict).padEnd(11), score.padStart(6), clean(a.cause ?? "-").padEnd(10), clean(a.traceId)].join("  ");
+  const claims = (Array.isArray(a.claims) ? a.claims : []).map((c: FlaggedClaim) => {
+    const e = c.evidence ? `evidence doc ${clean(c.evidence.doc)} [${clean(c.evidence.start)}, ${clean(c.evidence.end)})` : "no evidence";
+    const text = c.text !== undefined ? `: ${JSON.stringify(clean(c.text))}` : "";
+    const evidenceText = c.evidenceText !== undefined ? ` ← ${JSON.stringify(clean(c.evidenceText))}` : "";
+    return `    ${clean(c.verdict)} answer [${clean(c.start)}, ${clean(c.end)}) ${e}${text}${evidenceText}`;
+  });
+  return [row, ...claims];
+}
+
+const TABLE_HEADER = ["TIME".padEnd(24), "ROUTE".padEnd(20), "VERDICT".padEnd(11), "SCORE".padStart(6), "CAUSE".padEnd(10), "TRACE"].join("  ");
+
+/** Reads /v1/flagged once through the bounded client; throws with why it could not. */
+async function readFlagged(url: string, token: string | undefined, signal: AbortSignal): Promise<FlaggedAnswer[]> {
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  let reply;
+  try {
+    reply = await fetchWithTimeout(fetch, url, { headers, signal }, TIMEOUT_MS);
+  } catch (error) {
+    throw new Error(`cannot reach the collector: ${redactSecrets((error as Error).message, [token])}`);
+  }
+  const text = await readCappedText(reply.res, { maxBytes: MAX_REPLY_BYTES, abort: reply.abort, idleTimeoutMs: TIMEOUT_MS });
+  if (reply.res.status === 401) throw new Error("the collector refused the token (401): pass --token or set " + COLLECTOR_ENV.token);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`the collector answered HTTP ${reply.res.status} with a body that is not JSON`);
+  }
+  const b = body as { flagged?: unknown; error?: unknown };
+  if (reply.res.status !== 200) throw new Error(`the collector answered HTTP ${reply.res.status}: ${clean(b.error ?? "")}`);
+  if (!Array.isArray(b.flagged)) throw new Error("the collector's reply has no flagged list");
+  return b.flagged.filter((a): a is FlaggedAnswer => typeof a === "object" && a !== null);
+}
+
+/** Runs `groundwatch flagged`; resolves to the exit code. */
+export function runFlagged(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("flagged", FLAGGED_HELP, io, async () => {
+    const { values: args } = parseFlags(argv, {
+      url: { type: "string" },
+      route: { type: "string" },
+      cause: { type: "string" },
+      since: { type: "string" },
+      limit: { type: "string" },
+      follow: { type: "boolean" },
+      interval: { type: "string" },
+      format: { type: "string" },
+      token: { type: "string" },
+    });
+    if (!args.url) throw new UsageError("--url is required (the collector, e.g. http://127.0.0.1:4318)", true);
+    let base: URL;
+    try {
+      base = new URL("/v1/flagged", args.url.replace(/\/+$/, "") + "/");
+    } catch {
+      throw new UsageError(`--url must be an http(s) URL (got ${JSON.stringify(args.url)})`);
+    }
+    if (base.protocol !== "http:" && base.protocol !== "https:") throw new UsageError(`--url must be an http(s) URL (got ${JSON.stringify(args.url)})`);
+    const format = args.format ?? "table";
+    if (format !== "table" && format !== "jsonl") throw new UsageError(`--format must be table or jsonl (got ${JSON.stringify(format)})`);
+    const limit = numberFlag("limit", args.limit, (n) => Number.isInteger(n) && n >= 1 && n <= FLAGGED_MAX_LIMIT, `an integer from 1 to ${FLAGGED_MAX_LIMIT}`);
+    const intervalS = numberFlag("interval", args.interval, (n) => n >= 0.1 && n <= 3600, "a number of seconds from 0.1 to 3600") ?? 2;
+    if (args.since !== undefined && Number.isNaN(Date.parse(args.since))) throw new UsageError(`--since must be an ISO 8601 time (got ${JSON.stringify(args.since)})`);
+    const token = args.token ?? io.env[COLLECTOR_ENV.token];
+    const query = (since: string | undefined): string => {
+      const params = new URLSearchParams();
+      if (args.route !== undefined) params.set("route", args.route);
+      if (args.cause !== undefined) params.set("cause", args.cause);
+      if (since !== undefined) params.set("since", since);
+      if (limit !== undefined) params.set("limit", String(limit));
+      const q = params.toString();
+      return q ? `${base.href}?${q}` : base.href;
+    };
+
+    const stop = new AbortController();
+    const onSignal = (): void => stop.abort(new Error("interrupted"));
+    process.once("SIGINT", onSignal);
+    try {
+      let headerShown = false;
+      const print = async (answers: readonly FlaggedAnswer[]): Promise<void> => {
+        for (const a of answers) {
+          if (format === "jsonl") {
+            await writeLine(io.stdout, JSON.stringify(a));
+            continue;
+          }
+          if (!headerShown) await writeLine(io.stdout, TABLE_HEADER);
+          headerShown = true;
+          for (const line of flaggedLines(a)) await writeLine(io.stdout, line);
+        }
+      };
+      // Newest first from the collector; printed oldest first, so the newest is at the bottom.
+      let answers = await readFlagged(query(args.since), token, stop.signal);
+      await print([...answers].reverse());
+      if (!args.follow) {
+        if (answers.length === 0 && format === "table") io.stderr.write("groundwatch flagged: no flagged answers\n");
+        return EXIT.ok;
+      }
+      // What the last reply held: an answer leaves it only by getting older, so it is never printed twice.
+      let printed = new Set(answers.map(keyOf));
+      let since = answers[0]?.time ?? args.since;
+      for (;;) {
+        try {
+          await sleep(intervalS * 1000, stop.signal);
+          answers = await readFlagged(query(since), token, stop.signal);
+        } catch (error) {
+          if (stop.signal.aborted) return EXIT.ok;
+          throw error;
+        }
+        await print(answers.filter((a) => !printed.has(keyOf(a))).reverse());
+        if (answers.length > 0) {
+          printed = new Set(answers.map(keyOf));
+          since = answers[0]?.time ?? since;
+        }
+      }
+    } finally {
+      process.off("SIGINT", onSignal);
+    }
+  });
+}

@@ -1,0 +1,56 @@
+import type { Request, Response } from "express";
+import { ConfigError } from "../config/errors.ts";
+import { parseInteger } from "../config/parse.ts";
+import type { FlaggedAnswer, FlaggedQuery } from "../telemetry/flagged.ts";
+import { FLAGGED_MAX_LIMIT } from "../telemetry/flagged.ts";
+
+/** The longest route or cause a query may name: route labels are capped shorter, causes are a few words. */
+const MAX_PARAM_CHARS = 1024;
+
+/** The query of GET /v1/flagged as the ring reads it, or the parameter that is wrong and why. */
+export function parseFlaggedQuery(query: Request["query"]): { readonly ok: true; readonly query: FlaggedQuery } | { readonly ok: false; readonly error: string } {
+  const text = (name: string): string | undefined => {
+    const v = query[name];
+    if (v === undefined) return undefined;
+    if (typeof v !== "string" || v.length > MAX_PARAM_CHARS) throw new ConfigError(name, "(given)", `expected one value of at most ${MAX_PARAM_CHARS} characters`);
+    return v;
+  };
+  try {
+    const route = text("route");
+    const cause = text("cause");
+    const sinceText = text("since");
+    const since = sinceText === undefined || sinceText === "" ? undefined : Date.parse(sinceText);
+    if (since !== undefined && Number.isNaN(since)) throw new ConfigError("since", sinceText, "expected an ISO 8601 time");
+    // A limit over the cap is read as the cap: the reply stays bounded either way.
+    const limit = parseInteger("limit", text("limit"), 1, Number.MAX_SAFE_INTEGER);
+    return {
+      ok: true,
+      query: {
+        ...(route ? { route } : {}),
+        ...(cause ? { cause } : {}),
+        ...(since !== undefined ? { since } : {}),
+        ...(limit !== undefined ? { limit: Math.min(limit, FLAGGED_MAX_LIMIT) } : {}),
+      },
+    };
+  } catch (error) {
+    if (error instanceof ConfigError) return { ok: false, error: error.message };
+    throw error;
+  }
+}
+
+/**
+ * GET /v1/flagged?route=&cause=&since=&limit=: the most recent flagged answers the monitor keeps,
+ * newest first, as `{ flagged: [...] }`; a bad parameter is a 400 naming it. Mounted behind the
+ * collector's auth.
+ */
+export function flaggedHandler(deps: {
+  readonly flagged: (query: FlaggedQuery) => FlaggedAnswer[];
+  readonly badRequest: (req: Request, res: Response, error: string) => void;
+}): (req: Request, res: Response) => void {
+  return (req, res) => {
+    const parsed = parseFlaggedQuery(req.query);
+    if (!parsed.ok) return deps.badRequest(req, res, parsed.error);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ flagged: deps.flagged(parsed.query) });
+  };
+}

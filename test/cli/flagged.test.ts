@@ -1,0 +1,88 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { flaggedLines } from "../../src/cli/flagged.ts";
+import { runCli } from "../helpers/cli.ts";
+import { RETURNS_DOC, postJson, startTestCollector } from "../helpers/collector.ts";
+import { closedPort } from "../helpers/net.ts";
+import { spawnGroup } from "../helpers/processes.ts";
+import { tracesJson } from "../collector/otlp-json.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ENV = { ...process.env, HF_HOME: "/nonexistent/groundwatch-test-hf-home", OTEL_EXPORTER_OTLP_ENDPOINT: "", OTEL_LOG_LEVEL: "", GROUNDWATCH_TOKEN: "" };
+const TOKEN = "0123456789abcdef-flagged-cli";
+
+/** An OpenInference trace on /ask whose answer misquotes the returns window. */
+const ungrounded = (traceId: string): object =>
+  tracesJson(traceId, [
+    { spanId: "aaaaaaaaaaaaaaaa", name: "POST /ask", attributes: { "http.route": "/ask" } },
+    { spanId: "bbbbbbbbbbbbbbbb", parentSpanId: "aaaaaaaaaaaaaaaa", name: "retrieve", attributes: { "openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.content": RETURNS_DOC } },
+    { spanId: "cccccccccccccccc", parentSpanId: "aaaaaaaaaaaaaaaa", name: "llm", attributes: { "openinference.span.kind": "LLM", "llm.output_messages.0.message.role": "assistant", "llm.output_messages.0.message.content": "You can return unopened items within 90 days of delivery." } },
+  ]);
+const T1 = "11111111111111111111111111111111";
+const T2 = "22222222222222222222222222222222";
+
+/** A collector holding one flagged answer (trace T1). */
+async function collectorWithFlagged(extra: Parameters<typeof startTestCollector>[0] = {}): Promise<string> {
+  const c = await startTestCollector({ traceTimeoutMs: 200, ...extra });
+  const headers = { "content-type": "application/json", ...(extra.token ? { authorization: `Bearer ${extra.token}` } : {}) };
+  expect((await postJson(`${c.url}/v1/traces`, ungrounded(T1), headers)).status).toBe(200);
+  await expect.poll(() => c.monitor.flagged().length, { timeout: 15_000 }).toBe(1);
+  return c.url;
+}
+
+describe("groundwatch flagged", () => {
+  it("prints a collector's flagged answers as a table, with the trace id and no text without capture", async () => {
+    const url = await collectorWithFlagged();
+    const run = await runCli(["flagged", "--url", url, "--route", "/ask"], { env: ENV });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^TIME\s+ROUTE\s+VERDICT\s+SCORE\s+CAUSE\s+TRACE/);
+    expect(run.stdout).toContain(T1);
+    expect(run.stdout).toMatch(/\/ask\s+ungrounded/);
+    expect(run.stdout).toMatch(/contradicted answer \[\d+, \d+\) evidence doc 0/);
+    expect(run.stdout).not.toContain("90 days");
+  });
+
+  it("prints JSONL, one answer a line, with the token it is given", async () => {
+    const url = await collectorWithFlagged({ token: TOKEN, monitor: { captureContent: true } });
+    expect((await runCli(["flagged", "--url", url], { env: ENV })).code).toBe(1);
+    const run = await runCli(["flagged", "--url", url, "--format", "jsonl", "--token", TOKEN], { env: ENV });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { traceId: string; claims: Array<{ text?: string }> });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.traceId).toBe(T1);
+    expect(lines[0]?.claims[0]?.text).toContain("90 days");
+  });
+
+  it("exits 2 on bad flags and 1 when the collector cannot be reached", async () => {
+    for (const argv of [["flagged"], ["flagged", "--url", "http://127.0.0.1:1", "--limit", "0"], ["flagged", "--url", "http://127.0.0.1:1", "--format", "csv"], ["flagged", "--url", "http://127.0.0.1:1", "--since", "soon"], ["flagged", "--url", "ftp://x"]]) {
+      expect((await runCli(argv, { env: ENV })).code).toBe(2);
+    }
+    const run = await runCli(["flagged", "--url", `http://127.0.0.1:${await closedPort()}`], { env: ENV });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("cannot reach the collector");
+  });
+
+  it("strips control sequences from what the collector sends before printing a table", () => {
+    const lines = flaggedLines({ traceId: "t\u001b[2J", spanId: "s", time: "2026-01-01T00:00:00.000Z", route: "/a\u001b[31m", verdict: "ungrounded", score: 0.1, claims: [{ verdict: "unsupported", start: 0, end: 3, evidence: null, text: "x\u0007y" }] });
+    const printed = lines.join("\n");
+    for (const control of ["\u001b", "\u0007"]) expect(printed).not.toContain(control);
+  });
+
+  it("the built binary prints the flagged answer and, with --follow, each new one once until SIGINT", async () => {
+    const c = await startTestCollector({ traceTimeoutMs: 200 });
+    await postJson(`${c.url}/v1/traces`, ungrounded(T1));
+    await expect.poll(() => c.monitor.flagged().length, { timeout: 15_000 }).toBe(1);
+    const once = spawnGroup(process.execPath, ["bin/groundwatch.js", "flagged", "--url", c.url], { cwd: ROOT, env: ENV });
+    expect((await once.exited).code).toBe(0);
+    expect(once.stdout()).toContain(T1);
+
+    const follow = spawnGroup(process.execPath, ["bin/groundwatch.js", "flagged", "--url", c.url, "--follow", "--interval", "0.2", "--format", "jsonl"], { cwd: ROOT, env: ENV });
+    await follow.waitFor(new RegExp(T1));
+    await postJson(`${c.url}/v1/traces`, ungrounded(T2));
+    await follow.waitFor(new RegExp(T2));
+    follow.signal("SIGINT");
+    expect((await follow.exited).code).toBe(0);
+    const traces = follow.stdout().trim().split("\n").map((l) => (JSON.parse(l) as { traceId: string }).traceId);
+    expect(traces).toEqual([T1, T2]);
+  }, 60_000);
+});
