@@ -14,6 +14,12 @@ export const DEFAULT_SETTINGS: GroundednessSettings & { readonly unstableShare: 
 };
 
 /**
+ * Relevance thresholds for a backend that recommends none (a relevance score in [0, 1] read as a
+ * probability: 0.5). Backends with a fitted relevance scorer recommend their own.
+ */
+export const DEFAULT_RELEVANCE_THRESHOLDS = { context: 0.5, answer: 0.5 } as const;
+
+/**
  * Input limits, so that no observation can stall scoring: each one applied to an
  * observation is reported by name in its result's `limits`. Sized so that ordinary RAG
  * traffic never reaches them (see docs/benchmarks.md, "Pathological inputs").

@@ -78,6 +78,12 @@ export interface ScoreOptions {
   readonly maxEntailmentCalls?: number;
   /** Estimated bytes of text analyses and document windows a scorer keeps for reuse (recurring documents and claims are read once), 0–4 294 967 296, half each; 0 turns caching off. Default 33 554 432 (32 MiB) per scorer: per SDK worker, per collector, per CLI run. Env GROUNDWATCH_CACHE_BYTES. */
   readonly cacheBytes?: number;
+  /** Measure context and answer relevance and name the cause of each ungrounded answer (retrieval, generation, citation, mixed). Default true. Env GROUNDWATCH_RELEVANCE. */
+  readonly relevance?: boolean;
+  /** Context relevance in [0, 1] below which the retrieved documents do not address the question (or claim): the cause is retrieval. Default: the backend's fitted one. Env GROUNDWATCH_CONTEXT_RELEVANCE_THRESHOLD. */
+  readonly contextRelevanceThreshold?: number;
+  /** Answer relevance in [0, 1] below which an answer is off-topic (reported, not part of the verdict). Default: the backend's fitted one. Env GROUNDWATCH_ANSWER_RELEVANCE_THRESHOLD. */
+  readonly answerRelevanceThreshold?: number;
 }
 
 export interface ResolvedScoreOptions {
@@ -108,6 +114,10 @@ export interface ResolvedScoreOptions {
   readonly maxSamples: number;
   readonly maxEntailmentCalls: number;
   readonly cacheBytes: number;
+  readonly relevance: boolean;
+  /** Undefined means "use the backend's recommended relevance thresholds". */
+  readonly contextRelevanceThreshold: number | undefined;
+  readonly answerRelevanceThreshold: number | undefined;
 }
 
 /** Environment variable for each option. The judge's API key is read from env only (GROUNDWATCH_JUDGE_API_KEY). */
@@ -128,6 +138,9 @@ export const SCORE_ENV = {
   entropyThreshold: "GROUNDWATCH_ENTROPY_THRESHOLD",
   combinedPolicy: "GROUNDWATCH_COMBINED_POLICY",
   unstableShare: "GROUNDWATCH_UNSTABLE_SHARE",
+  relevance: "GROUNDWATCH_RELEVANCE",
+  contextRelevanceThreshold: "GROUNDWATCH_CONTEXT_RELEVANCE_THRESHOLD",
+  answerRelevanceThreshold: "GROUNDWATCH_ANSWER_RELEVANCE_THRESHOLD",
   failOnUnstableClaims: "GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS",
   entropyMaxCalls: "GROUNDWATCH_ENTROPY_MAX_CALLS",
   maxClaims: "GROUNDWATCH_MAX_CLAIMS",
@@ -216,6 +229,9 @@ export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSourc
     maxSamples: num("maxSamples", 2, 1000, true) ?? DEFAULT_LIMITS.maxSamples,
     maxEntailmentCalls: num("maxEntailmentCalls", 1, 1_000_000, true) ?? DEFAULT_LIMITS.maxEntailmentCalls,
     cacheBytes: num("cacheBytes", 0, 4 * 1024 ** 3, true) ?? DEFAULT_LIMITS.cacheBytes,
+    relevance: bool("relevance") ?? true,
+    contextRelevanceThreshold: num("contextRelevanceThreshold", 0, 1, false),
+    answerRelevanceThreshold: num("answerRelevanceThreshold", 0, 1, false),
   };
   return { values, sources };
 }

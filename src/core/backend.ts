@@ -55,6 +55,8 @@ export interface BackendInfo {
 export interface EntailmentBackend extends BackendInfo {
   /** Answer threshold fitted for this backend's scores, used when the user sets none. */
   readonly recommendedThreshold?: number;
+  /** Context and answer relevance thresholds fitted for this backend's relevance scores, used when the user sets none. */
+  readonly recommendedRelevanceThresholds?: { readonly context: number; readonly answer: number };
   /** Classifies every pair; resolves to one result per pair, in order, or rejects. */
   classify(pairs: readonly NliPair[]): Promise<NliResult[]>;
   /**

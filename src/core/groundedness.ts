@@ -1,5 +1,6 @@
 import type { EntailmentBackend, NliPair, NliResult } from "./backend.ts";
 import { backendInfo } from "./backend.ts";
+import { attributeCauses, unscoredRelevance } from "./attribution.ts";
 import type { SkippedSentence } from "./claims/types.ts";
 import { resolveCitations } from "./citations.ts";
 import type { ContextWindow } from "./context.ts";
@@ -9,7 +10,7 @@ import { contradictingSentence, supportingSentence } from "./evidence-span.ts";
 import { limitInput } from "./input-limits.ts";
 import { scriptMismatch } from "./language.ts";
 import type { LimitName } from "./limits.ts";
-import { orderLimits } from "./limits.ts";
+import { limitText, orderLimits } from "./limits.ts";
 import { attachMarkers, claimsWithinBudget, planClaimChecks, windowsToCheck } from "./plan.ts";
 import type { AnswerInput, AnswerResult, CitationSummary, ClaimResult, Evidence, GroundednessScorer, GroundednessSettings, UnscorableReason } from "./result.ts";
 import type { TextAnalyzer } from "./text.ts";
@@ -41,8 +42,10 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
     entailmentCalls,
     ...citationsOf(citations),
   });
-  return {
-    async score({ answer, context }: AnswerInput): Promise<AnswerResult> {
+  const relevance = settings.relevance;
+  // The question is read no further than an answer would be (attacker-sized text meets the same limits).
+  const cutText = (text: string | undefined): string | undefined => (text === undefined ? undefined : limitText(text, settings.maxAnswerChars ?? Infinity, settings.maxTokenChars ?? Infinity).text);
+  const scoreAnswer = async ({ answer, context, question }: AnswerInput): Promise<AnswerResult> => {
       if (answer.trim() === "") return unscorable("empty_answer", "the answer is empty");
       const documents = toDocuments(context);
       const texts = documents.map((d) => d.text);
@@ -137,17 +140,31 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         }
       }
       const score = Math.min(...claimResults.map((c) => answerContribution(c.score, c.contradiction)));
+      const verdict = score >= settings.threshold && claimResults.every((c) => c.verdict === "supported") ? "grounded" : "ungrounded";
+      const attributed = relevance
+        ? await attributeCauses({ ...(question === undefined ? {} : { question: cutText(question) ?? "" }), answer: input.answer.text, windows, documents: checkedDocs.length, claims: claimResults, verdict, threshold: settings.threshold, backend, analyzer, settings: relevance })
+        : undefined;
       return {
-        verdict: score >= settings.threshold && claimResults.every((c) => c.verdict === "supported") ? "grounded" : "ungrounded",
+        verdict,
         score,
         threshold: settings.threshold,
-        claims: claimResults,
+        ...(attributed?.cause === undefined ? {} : { cause: attributed.cause }),
+        claims: attributed?.claims ?? claimResults,
         skipped,
         backend: info,
         limits: orderLimits(limits),
         entailmentCalls: pairs.length,
         ...citationsOf(summary(misattributedCitations(claimResults))),
+        ...(attributed ? { relevance: attributed.relevance } : {}),
       };
+  };
+  return {
+    async score(input: AnswerInput): Promise<AnswerResult> {
+      const result = await scoreAnswer(input);
+      if (result.verdict !== "unscorable" || !relevance || result.reason === "backend_error") return result;
+      // Nothing was scored: whether the answer addresses the question is still worth knowing (a refusal does).
+      const measured = await unscoredRelevance(cutText(input.question), cutText(input.answer) ?? "", backend, relevance);
+      return measured ? { ...result, relevance: measured } : result;
     },
   };
 }

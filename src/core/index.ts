@@ -22,6 +22,9 @@ export type {
   Evidence,
   GroundednessScorer,
   GroundednessSettings,
+  RelevanceReport,
+  RelevanceSettings,
+  RelevanceThresholds,
   ResampleSupport,
   UnscorableReason,
 } from "./result.ts";
@@ -30,6 +33,10 @@ export type { CappedText, LimitName } from "./limits.ts";
 export { indexWindows } from "./window-index.ts";
 export type { WindowIndex } from "./window-index.ts";
 export { DEFAULT_RELEVANCE_TOP_K, contextRelevance } from "./relevance.ts";
+export { CAUSES, answerCause, claimCause, failingClaims, isCitationFailure } from "./cause.ts";
+export type { AnswerCause, ClaimCause } from "./cause.ts";
+export { answerRelevance, attributeCauses, unscoredRelevance } from "./attribution.ts";
+export type { Attribution, AttributionInput } from "./attribution.ts";
 export type { ContextRelevance, ContextRelevanceInput, ContextRelevanceResult } from "./relevance.ts";
 export { extractQuantities, matchQuantity } from "./quantities.ts";
 export type { Quantity, QuantityKind, QuantityMatch } from "./quantities.ts";

@@ -40,6 +40,8 @@ export interface ContextRelevance {
 export interface ContextRelevanceResult extends ContextRelevance {
   /** Which text the documents were measured against. */
   readonly against: "question" | "claims";
+  /** (query, window) pairs sent to the backend's relevance scorer. */
+  readonly pairs: number;
   /**
    * Without a question: per claim, in order, the documents' relevance to it. The top-level
    * `perDocument` and `best` are then each document's best over the claims.
@@ -104,7 +106,7 @@ export async function contextRelevance(input: ContextRelevanceInput): Promise<Co
     const perDocument = chosen.map((ats) => ats.reduce((best, at) => Math.max(best, scores[at] ?? 0), 0));
     return { perDocument, best: perDocument.reduce((a, b) => Math.max(a, b), 0) };
   });
-  if (question !== undefined) return { against: "question", ...(perQuery[0] ?? { perDocument: [], best: 0 }) };
+  if (question !== undefined) return { against: "question", pairs: pairs.length, ...(perQuery[0] ?? { perDocument: [], best: 0 }) };
   const perDocument = Array.from({ length: documents }, (_, doc) => perQuery.reduce((best, r) => Math.max(best, r.perDocument[doc] ?? 0), 0));
-  return { against: "claims", perDocument, best: perDocument.reduce((a, b) => Math.max(a, b), 0), perClaim: perQuery };
+  return { against: "claims", pairs: pairs.length, perDocument, best: perDocument.reduce((a, b) => Math.max(a, b), 0), perClaim: perQuery };
 }

@@ -46,6 +46,18 @@ export interface Evidence {
 export type ClaimVerdict = "supported" | "contradicted" | "unsupported" | "misattributed";
 
 /**
+ * Why a claim is not supported: `retrieval` (no retrieved document addresses it: the index or the
+ * retriever failed), `generation` (a document addresses it but does not support it, or contradicts
+ * it: the model or the prompt failed), `citation` (it cites a source that was not retrieved, or
+ * one that does not support it while another retrieved document does), `unknown` (relevance could
+ * not be measured, so retrieval cannot be told from generation).
+ */
+export type ClaimCause = "retrieval" | "generation" | "citation" | "unknown";
+
+/** Why an answer is not grounded: its failing claims' cause, or `mixed` when they have different ones. */
+export type AnswerCause = ClaimCause | "mixed";
+
+/**
  * How one citation of a claim checks out: supported by a document it names; misattributed
  * (its documents do not support the claim, another retrieved one does); unsupported (nothing
  * retrieved does); contradicted; not_retrieved (it names a document that is not in the context,
@@ -109,6 +121,43 @@ export interface ClaimResult {
   readonly citations?: readonly ClaimCitation[];
   /** Why an unsupported claim was decided without the backend: it cites a document that was not retrieved. */
   readonly reason?: "citation_not_retrieved";
+  /** Why a claim an ungrounded answer fails on is not supported (core/cause.ts); absent on the others. */
+  readonly cause?: ClaimCause;
+  /** Without a question: the retrieved documents' best relevance to this failing claim, in [0, 1], when measured. */
+  readonly relevance?: number;
+}
+
+/** The thresholds relevance is read against. */
+export interface RelevanceThresholds {
+  /** A context whose best relevance is below this does not address the question (or claim): its failures are `retrieval`. */
+  readonly context: number;
+  /** An answer whose relevance to the question is below this is off-topic. */
+  readonly answer: number;
+}
+
+/** How relevance is measured. */
+export interface RelevanceSettings {
+  readonly thresholds: RelevanceThresholds;
+  /** Windows of each document scored per query (the groundedness top-k). */
+  readonly topK: number;
+  /** Most (query, window) pairs sent per answer without a question; failing claims past it keep cause `unknown`. Default: no limit. */
+  readonly maxPairs?: number;
+}
+
+/**
+ * Relevance of one answer's retrieved context and of the answer itself, as the backend's relevance
+ * scorer measured them. Never guessed: `unmeasured` says why a number is missing.
+ */
+export interface RelevanceReport {
+  readonly thresholds: RelevanceThresholds;
+  /** With a question: each document's relevance to it, the best, and whether the best reaches the context threshold. */
+  readonly context?: { readonly perDocument: readonly number[]; readonly best: number; readonly addressed: boolean };
+  /** With a question: whether the answer addresses it (a refusal counts as relevant, score 1). Not part of the verdict. */
+  readonly answer?: { readonly score: number; readonly refusal: boolean; readonly onTopic: boolean };
+  /** (query, passage) pairs sent to the backend's relevance scorer. */
+  readonly calls: number;
+  /** Why relevance was not measured: the backend has no relevance scorer, or it failed. */
+  readonly unmeasured?: { readonly reason: "no_relevance_scorer" | "backend_error"; readonly detail: string };
 }
 
 /**
@@ -134,6 +183,8 @@ interface AnswerResultBase {
   readonly entailmentCalls: number;
   /** Citation markers found in the answer and how they checked out; absent when it cites nothing. */
   readonly citations?: CitationSummary;
+  /** Context and answer relevance, when relevance is measured (settings.relevance) and there is something to measure. */
+  readonly relevance?: RelevanceReport;
 }
 
 /**
@@ -148,6 +199,8 @@ export type AnswerResult =
       /** Minimum claim score: an answer is as grounded as its least supported claim. */
       readonly score: number;
       readonly threshold: number;
+      /** Why an ungrounded answer is not grounded (core/cause.ts), when relevance is measured; absent on grounded answers. */
+      readonly cause?: AnswerCause;
     })
   | (AnswerResultBase & {
       readonly verdict: Extract<AnswerVerdict, "unscorable">;
@@ -179,10 +232,14 @@ export interface GroundednessSettings {
   readonly maxEntailmentCalls?: number;
   /** Estimated bytes of documents' windows kept for reuse across answers (default 16 MiB; 0: none). */
   readonly windowCacheBytes?: number;
+  /** Measure context and answer relevance and name the cause of ungrounded answers; absent: neither is done. */
+  readonly relevance?: RelevanceSettings;
 }
 
 export interface AnswerInput {
   readonly answer: string;
+  /** The user's question: context and answer relevance are measured against it (without one, against the failing claims). */
+  readonly question?: string;
   /** One string, or the retrieved documents: strings, or `{ id?, title?, url?, text }` so citations can name them. */
   readonly context: ContextInput;
 }

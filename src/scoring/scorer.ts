@@ -8,7 +8,7 @@ import type { ClaimConsistency, UnstableClaim } from "../core/entropy/claim-cons
 import { claimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult, Sample } from "../core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerInput, AnswerResult } from "../core/result.ts";
+import type { AnswerInput, AnswerResult, RelevanceThresholds } from "../core/result.ts";
 import { createGroundednessScorer } from "../core/groundedness.ts";
 import type { LimitName } from "../core/limits.ts";
 import { limitText, orderLimits } from "../core/limits.ts";
@@ -20,7 +20,7 @@ import type { BackendInfo, EntailmentBackend } from "../core/backend.ts";
 import { backendInfo } from "../core/backend.ts";
 import type { OnnxImporter } from "../nli/onnx/runtime.ts";
 import { createBackend } from "../nli/registry.ts";
-import { DEFAULT_SETTINGS } from "../config/defaults.ts";
+import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 
 /** An answer to score, optionally with resamples of the same question for semantic entropy. */
 export interface Observation extends AnswerInput {
@@ -64,6 +64,8 @@ export interface Scorer {
   readonly entailment: EntailmentBackend;
   /** The answer threshold in force (explicit, else the backend's fitted one). */
   readonly threshold: number;
+  /** The relevance thresholds in force (explicit, else the backend's fitted ones); undefined when relevance is off. */
+  readonly relevanceThresholds: RelevanceThresholds | undefined;
   /** Warnings the caller must show the user (e.g. falling back to a triage backend). */
   readonly warnings: readonly string[];
   close(): Promise<void>;
@@ -93,6 +95,8 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
   const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, settings: deps.settings ?? resolveBackendSettings(env), ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
   const backend = created.backend;
   const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
+  const fitted = backend.recommendedRelevanceThresholds ?? DEFAULT_RELEVANCE_THRESHOLDS;
+  const relevanceThresholds: RelevanceThresholds = { context: resolved.contextRelevanceThreshold ?? fitted.context, answer: resolved.answerRelevanceThreshold ?? fitted.answer };
   const pipeline = createGroundednessScorer(backend, analyzer, {
     threshold,
     topK: resolved.topK,
@@ -104,6 +108,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
     maxTokenChars: resolved.maxTokenChars,
     maxEntailmentCalls: resolved.maxEntailmentCalls,
     windowCacheBytes: Math.floor(resolved.cacheBytes / 2),
+    ...(resolved.relevance ? { relevance: { thresholds: relevanceThresholds, topK: resolved.topK, maxPairs: resolved.maxEntailmentCalls } } : {}),
   });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
   // Judgements of (premise, hypothesis) pairs, shared by entropy and claim consistency: same pair, same backend, same answer.
@@ -160,6 +165,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
     backend: backendInfo(backend),
     entailment: backend,
     threshold,
+    relevanceThresholds: resolved.relevance ? relevanceThresholds : undefined,
     warnings: created.warnings,
     close: () => backend.close(),
   };

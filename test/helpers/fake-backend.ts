@@ -1,4 +1,4 @@
-import type { EntailmentBackend, NliPair, NliResult } from "../../src/core/backend.ts";
+import type { EntailmentBackend, NliPair, NliResult, RelevancePair } from "../../src/core/backend.ts";
 
 /** A scripted backend that records every pair it is asked about. */
 export interface FakeBackend extends EntailmentBackend {
@@ -10,7 +10,7 @@ export interface FakeBackend extends EntailmentBackend {
  * word of the hypothesis, lowercased, without punctuation), else 0.1; contradiction
  * 0.8 when the premise contains "NOT-" + that word.
  */
-export function createFakeBackend(overrides: Partial<Pick<EntailmentBackend, "classify" | "recommendedThreshold">> = {}): FakeBackend {
+export function createFakeBackend(overrides: Partial<Pick<EntailmentBackend, "classify" | "recommendedThreshold" | "relevance" | "recommendedRelevanceThresholds">> = {}): FakeBackend {
   const calls: NliPair[][] = [];
   const classify =
     overrides.classify ??
@@ -29,6 +29,8 @@ export function createFakeBackend(overrides: Partial<Pick<EntailmentBackend, "cl
     tier: "production",
     calls,
     ...(overrides.recommendedThreshold !== undefined ? { recommendedThreshold: overrides.recommendedThreshold } : {}),
+    ...(overrides.recommendedRelevanceThresholds !== undefined ? { recommendedRelevanceThresholds: overrides.recommendedRelevanceThresholds } : {}),
+    ...(overrides.relevance ? { relevance: (pairs: readonly RelevancePair[]) => overrides.relevance?.(pairs) ?? Promise.resolve([]) } : {}),
     classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
       calls.push([...pairs]);
       return classify(pairs);
