@@ -5,12 +5,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DashboardBuilder, DatasourceVariableBuilder, QueryVariableBuilder, RowBuilder, ThresholdsConfigBuilder, ThresholdsMode } from "@grafana/grafana-foundation-sdk/dashboard";
-import { GraphThresholdsStyleConfigBuilder, GraphThresholdsStyleMode } from "@grafana/grafana-foundation-sdk/common";
+import { DashboardBuilder, RowBuilder } from "@grafana/grafana-foundation-sdk/dashboard";
 import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
 import { PanelBuilder as StatPanel } from "@grafana/grafana-foundation-sdk/stat";
 import { PanelBuilder as TablePanel } from "@grafana/grafana-foundation-sdk/table";
-import { PanelBuilder as TimeseriesPanel } from "@grafana/grafana-foundation-sdk/timeseries";
+import { DS, R, q, ratio, ts, variables } from "./dashboard-kit.ts";
+
+export { ratio } from "./dashboard-kit.ts";
 
 /** The hallucination-rate threshold the alerts page on (alerts/rules.yml uses the same value). */
 export const HALLUCINATION_THRESHOLD = 0.1;
@@ -30,64 +31,6 @@ export const INVALID_CITATION_THRESHOLD = 0.05;
 
 /** Days of Prometheus retention the trends dashboard needs: its longest window (90 days). */
 export const TRENDS_RETENTION_DAYS = 90;
-
-const DS = { type: "prometheus", uid: "${datasource}" };
-const R = 'groundwatch_route=~"$route"';
-
-/**
- * `numerator / denominator` that is no result ("No data" in Grafana) when the denominator is 0 —
- * nothing scored is not 0% — and 0 when the denominator has data but the numerator's series does
- * not exist yet (a route with no ungrounded answer so far). Both sides must carry the same labels.
- */
-export function ratio(numerator: string, denominator: string): string {
-  return `(${numerator} or ${denominator} * 0) / (${denominator} > 0)`;
-}
-
-function q(expr: string, legend: string, refId = "A"): DataqueryBuilder {
-  return new DataqueryBuilder().refId(refId).expr(expr).legendFormat(legend);
-}
-
-/** A threshold line: red above `value` (a rate that must stay low), or below it with `lowIsBad` (a success share). */
-function thresholdLine(value: number, lowIsBad = false): ThresholdsConfigBuilder {
-  return new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps([
-    { value: null, color: lowIsBad ? "red" : "green" },
-    { value, color: lowIsBad ? "green" : "red" },
-  ]);
-}
-
-function variables(d: DashboardBuilder): DashboardBuilder {
-  return d
-    .withVariable(new DatasourceVariableBuilder("datasource").label("Data source").type("prometheus"))
-    .withVariable(
-      new QueryVariableBuilder("route")
-        .label("Route")
-        .datasource(DS)
-        .query("label_values(groundwatch_observations_seen_total, groundwatch_route)")
-        .multi(true)
-        .includeAll(true)
-        .allValue(".*")
-        .refresh(2),
-    );
-}
-
-interface Placed {
-  id: number;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-
-function ts(p: Placed, title: string, unit: string, targets: DataqueryBuilder[], opts: { min?: number; max?: number; decimals?: number; threshold?: number; lowIsBad?: boolean; description?: string } = {}): TimeseriesPanel {
-  let panel = new TimeseriesPanel().id(p.id).title(title).datasource(DS).gridPos({ x: p.x, y: p.y, w: p.w, h: p.h }).unit(unit);
-  if (opts.description) panel = panel.description(opts.description);
-  if (opts.min !== undefined) panel = panel.min(opts.min);
-  if (opts.max !== undefined) panel = panel.max(opts.max);
-  if (opts.decimals !== undefined) panel = panel.decimals(opts.decimals);
-  if (opts.threshold !== undefined) panel = panel.thresholds(thresholdLine(opts.threshold, opts.lowIsBad)).thresholdsStyle(new GraphThresholdsStyleConfigBuilder().mode(GraphThresholdsStyleMode.Line));
-  for (const t of targets) panel = panel.withTarget(t);
-  return panel;
-}
 
 /** The operational dashboard: rates, verdicts, accounting, failures, latency, drift, entropy, backend. */
 export function overviewDashboard(): object {
