@@ -9,9 +9,11 @@ import { DashboardBuilder, RowBuilder } from "@grafana/grafana-foundation-sdk/da
 import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
 import { PanelBuilder as StatPanel } from "@grafana/grafana-foundation-sdk/stat";
 import { PanelBuilder as TablePanel } from "@grafana/grafana-foundation-sdk/table";
+import { causePanels, causeTrendPanels, flaggedLinks, linkVariables } from "./dashboard-cause.ts";
 import { DS, R, q, ratio, ts, variables } from "./dashboard-kit.ts";
 
 export { ratio } from "./dashboard-kit.ts";
+export { CONTEXT_RELEVANCE_DROP, LINK_VARIABLES } from "./dashboard-cause.ts";
 
 /** The hallucination-rate threshold the alerts page on (alerts/rules.yml uses the same value). */
 export const HALLUCINATION_THRESHOLD = 0.1;
@@ -37,15 +39,15 @@ export function overviewDashboard(): object {
   let y = 0;
   let rowId = 100;
   const row = (title: string): RowBuilder => new RowBuilder(title).id(rowId++).gridPos({ x: 0, y: y++, w: 24, h: 1 });
-  let d = variables(new DashboardBuilder("groundwatch — groundedness overview").uid("groundwatch-overview").tags(["groundwatch", "rag"]).refresh("30s").time({ from: "now-6h", to: "now" }).timezone("browser"));
+  let d = linkVariables(variables(new DashboardBuilder("groundwatch — groundedness overview").uid("groundwatch-overview").tags(["groundwatch", "rag"]).refresh("30s").time({ from: "now-6h", to: "now" }).timezone("browser")));
   d = d.withRow(row("Groundedness"));
   d = d.withPanel(
     ts({ id: 1, x: 0, y, w: 12, h: 8 }, "Hallucination rate by route", "percentunit", [q(ratio(`sum by (groundwatch_route) (rate(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${R}}[$__rate_interval]))`, `sum by (groundwatch_route) (rate(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${R}}[$__rate_interval]))`), "{{groundwatch_route}}")], {
       min: 0,
       max: 1,
       threshold: HALLUCINATION_THRESHOLD,
-      description: `Ungrounded share of scorable answers. The red line is the paging threshold (${HALLUCINATION_THRESHOLD}); the alerts also need enough scored answers in their windows (30 an hour by default), so a spike on a handful of answers here does not page. No data (a gap) means nothing was scored, not 0%.`,
-    }),
+      description: `Ungrounded share of scorable answers. The red line is the paging threshold (${HALLUCINATION_THRESHOLD}); the alerts also need enough scored answers in their windows (30 an hour by default), so a spike on a handful of answers here does not page. No data (a gap) means nothing was scored, not 0%. Click a route for its flagged answers and their traces.`,
+    }).dataLinks(flaggedLinks()),
   );
   d = d.withPanel(
     ts({ id: 2, x: 12, y, w: 12, h: 8 }, "Mean groundedness by route", "none", [q(`sum by (groundwatch_route) (rate(groundwatch_groundedness_score_sum{${R}}[$__rate_interval])) / (sum by (groundwatch_route) (rate(groundwatch_groundedness_score_count{${R}}[$__rate_interval])) > 0)`, "{{groundwatch_route}}")], {
@@ -66,6 +68,9 @@ export function overviewDashboard(): object {
     ]),
   );
   y += 8;
+  d = d.withRow(row("Cause and relevance"));
+  for (const panel of causePanels(y, HALLUCINATION_THRESHOLD)) d = d.withPanel(panel);
+  y += 16;
   d = d.withRow(row("Citations"));
   const cited = (status: string): string => `sum by (groundwatch_route) (rate(groundwatch_citations_total{groundwatch_citation_status="${status}", ${R}}[$__rate_interval]))`;
   const allCited = `sum by (groundwatch_route) (rate(groundwatch_citations_total{${R}}[$__rate_interval]))`;
@@ -270,6 +275,7 @@ export function trendsDashboard(): object {
       .unit("short")
       .withTarget(new DataqueryBuilder().refId("A").expr(`sum(increase(groundwatch_observations_scored_total{${R}}[$__range]))`).instant()),
   );
+  for (const panel of causeTrendPanels(23, HALLUCINATION_THRESHOLD)) d = d.withPanel(panel);
   return d.build();
 }
 

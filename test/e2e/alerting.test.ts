@@ -16,7 +16,20 @@ const BAD = "The warranty covers alien abductions and lasts for ninety-nine year
 
 const RUNBOOK_BASE = "https://runbooks.test/groundwatch";
 /** Ratio panels: no data, not 0%, on a route where nothing was scored. */
-const RATIO_PANELS = ["Hallucination rate by route", "Mean groundedness by route", "Invalid and misattributed citations by route", "Degenerate resample sets", "Unstable-claim share by route", "Hallucination rate, 30-day window", "Hallucination rate, 90-day window"];
+const RATIO_PANELS = [
+  "Hallucination rate by route",
+  "Mean groundedness by route",
+  "Hallucination rate by cause: $route",
+  "Context relevance by route",
+  "Answer relevance by route",
+  "Invalid and misattributed citations by route",
+  "Degenerate resample sets",
+  "Unstable-claim share by route",
+  "Hallucination rate, 30-day window",
+  "Hallucination rate, 90-day window",
+  "Hallucination rate by cause, 30-day window",
+  "Context relevance, 30-day mean by route",
+];
 
 /** The shipped rules, with the page alert's `for` and the rule intervals shortened so a test can watch it fire. */
 function testRules(): string {
