@@ -84,7 +84,10 @@ function stackedWithTotal(panel: TimeseriesPanel): TimeseriesPanel {
     ]);
 }
 
-/** The overview's "Cause and relevance" row, its top at `y` (16 high), panel ids 26–29. */
+/**
+ * The overview's "Cause and relevance" row, its top at `y` (16 high), panel ids 26–29: the by-cause
+ * panel repeated per route across the full width (two a row), the other three under it.
+ */
 export function causePanels(y: number, hallucinationThreshold: number): TimeseriesPanel[] {
   const byCause = stackedWithTotal(
     ts(
@@ -105,7 +108,7 @@ export function causePanels(y: number, hallucinationThreshold: number): Timeseri
     .maxPerRow(2)
     .dataLinks([flaggedLink("series"), tracesLink("Flagged evaluations in Jaeger", { "groundwatch.verdict": "ungrounded" })]);
   const contextRelevance = ts(
-    { id: 27, x: 12, y, w: 12, h: 8 },
+    { id: 27, x: 0, y: y + 8, w: 8, h: 8 },
     "Context relevance by route",
     "none",
     [
@@ -120,7 +123,7 @@ export function causePanels(y: number, hallucinationThreshold: number): Timeseri
     },
   ).dataLinks([flaggedLink("retrieval"), tracesLink("Evaluations with cause retrieval in Jaeger", { "groundwatch.cause": "retrieval" })]);
   const answerRelevance = ts(
-    { id: 28, x: 0, y: y + 8, w: 12, h: 8 },
+    { id: 28, x: 8, y: y + 8, w: 8, h: 8 },
     "Answer relevance by route",
     "none",
     [q(`sum by (groundwatch_route) (rate(groundwatch_answer_relevance_sum{${R}}[$__rate_interval])) / (sum by (groundwatch_route) (rate(groundwatch_answer_relevance_count{${R}}[$__rate_interval])) > 0)`, "{{groundwatch_route}}")],
@@ -134,7 +137,7 @@ export function causePanels(y: number, hallucinationThreshold: number): Timeseri
   );
   const claims = stackedWithTotal(
     ts(
-      { id: 29, x: 12, y: y + 8, w: 12, h: 8 },
+      { id: 29, x: 16, y: y + 8, w: 8, h: 8 },
       "Claims not supported, by cause",
       "short",
       [
