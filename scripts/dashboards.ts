@@ -5,12 +5,15 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DashboardBuilder, DatasourceVariableBuilder, QueryVariableBuilder, RowBuilder, ThresholdsConfigBuilder, ThresholdsMode } from "@grafana/grafana-foundation-sdk/dashboard";
-import { GraphThresholdsStyleConfigBuilder, GraphThresholdsStyleMode } from "@grafana/grafana-foundation-sdk/common";
+import { DashboardBuilder, RowBuilder } from "@grafana/grafana-foundation-sdk/dashboard";
 import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
 import { PanelBuilder as StatPanel } from "@grafana/grafana-foundation-sdk/stat";
 import { PanelBuilder as TablePanel } from "@grafana/grafana-foundation-sdk/table";
-import { PanelBuilder as TimeseriesPanel } from "@grafana/grafana-foundation-sdk/timeseries";
+import { causePanels, causeTrendPanels, flaggedLinks, linkVariables } from "./dashboard-cause.ts";
+import { DS, R, q, ratio, ts, variables } from "./dashboard-kit.ts";
+
+export { ratio } from "./dashboard-kit.ts";
+export { CONTEXT_RELEVANCE_DROP, LINK_VARIABLES } from "./dashboard-cause.ts";
 
 /** The hallucination-rate threshold the alerts page on (alerts/rules.yml uses the same value). */
 export const HALLUCINATION_THRESHOLD = 0.1;
@@ -31,78 +34,20 @@ export const INVALID_CITATION_THRESHOLD = 0.05;
 /** Days of Prometheus retention the trends dashboard needs: its longest window (90 days). */
 export const TRENDS_RETENTION_DAYS = 90;
 
-const DS = { type: "prometheus", uid: "${datasource}" };
-const R = 'groundwatch_route=~"$route"';
-
-/**
- * `numerator / denominator` that is no result ("No data" in Grafana) when the denominator is 0 —
- * nothing scored is not 0% — and 0 when the denominator has data but the numerator's series does
- * not exist yet (a route with no ungrounded answer so far). Both sides must carry the same labels.
- */
-export function ratio(numerator: string, denominator: string): string {
-  return `(${numerator} or ${denominator} * 0) / (${denominator} > 0)`;
-}
-
-function q(expr: string, legend: string, refId = "A"): DataqueryBuilder {
-  return new DataqueryBuilder().refId(refId).expr(expr).legendFormat(legend);
-}
-
-/** A threshold line: red above `value` (a rate that must stay low), or below it with `lowIsBad` (a success share). */
-function thresholdLine(value: number, lowIsBad = false): ThresholdsConfigBuilder {
-  return new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps([
-    { value: null, color: lowIsBad ? "red" : "green" },
-    { value, color: lowIsBad ? "green" : "red" },
-  ]);
-}
-
-function variables(d: DashboardBuilder): DashboardBuilder {
-  return d
-    .withVariable(new DatasourceVariableBuilder("datasource").label("Data source").type("prometheus"))
-    .withVariable(
-      new QueryVariableBuilder("route")
-        .label("Route")
-        .datasource(DS)
-        .query("label_values(groundwatch_observations_seen_total, groundwatch_route)")
-        .multi(true)
-        .includeAll(true)
-        .allValue(".*")
-        .refresh(2),
-    );
-}
-
-interface Placed {
-  id: number;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-
-function ts(p: Placed, title: string, unit: string, targets: DataqueryBuilder[], opts: { min?: number; max?: number; decimals?: number; threshold?: number; lowIsBad?: boolean; description?: string } = {}): TimeseriesPanel {
-  let panel = new TimeseriesPanel().id(p.id).title(title).datasource(DS).gridPos({ x: p.x, y: p.y, w: p.w, h: p.h }).unit(unit);
-  if (opts.description) panel = panel.description(opts.description);
-  if (opts.min !== undefined) panel = panel.min(opts.min);
-  if (opts.max !== undefined) panel = panel.max(opts.max);
-  if (opts.decimals !== undefined) panel = panel.decimals(opts.decimals);
-  if (opts.threshold !== undefined) panel = panel.thresholds(thresholdLine(opts.threshold, opts.lowIsBad)).thresholdsStyle(new GraphThresholdsStyleConfigBuilder().mode(GraphThresholdsStyleMode.Line));
-  for (const t of targets) panel = panel.withTarget(t);
-  return panel;
-}
-
 /** The operational dashboard: rates, verdicts, accounting, failures, latency, drift, entropy, backend. */
 export function overviewDashboard(): object {
   let y = 0;
   let rowId = 100;
   const row = (title: string): RowBuilder => new RowBuilder(title).id(rowId++).gridPos({ x: 0, y: y++, w: 24, h: 1 });
-  let d = variables(new DashboardBuilder("groundwatch — groundedness overview").uid("groundwatch-overview").tags(["groundwatch", "rag"]).refresh("30s").time({ from: "now-6h", to: "now" }).timezone("browser"));
+  let d = linkVariables(variables(new DashboardBuilder("groundwatch — groundedness overview").uid("groundwatch-overview").tags(["groundwatch", "rag"]).refresh("30s").time({ from: "now-6h", to: "now" }).timezone("browser")));
   d = d.withRow(row("Groundedness"));
   d = d.withPanel(
     ts({ id: 1, x: 0, y, w: 12, h: 8 }, "Hallucination rate by route", "percentunit", [q(ratio(`sum by (groundwatch_route) (rate(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${R}}[$__rate_interval]))`, `sum by (groundwatch_route) (rate(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${R}}[$__rate_interval]))`), "{{groundwatch_route}}")], {
       min: 0,
       max: 1,
       threshold: HALLUCINATION_THRESHOLD,
-      description: `Ungrounded share of scorable answers. The red line is the paging threshold (${HALLUCINATION_THRESHOLD}); the alerts also need enough scored answers in their windows (30 an hour by default), so a spike on a handful of answers here does not page. No data (a gap) means nothing was scored, not 0%.`,
-    }),
+      description: `Ungrounded share of scorable answers. The red line is the paging threshold (${HALLUCINATION_THRESHOLD}); the alerts also need enough scored answers in their windows (30 an hour by default), so a spike on a handful of answers here does not page. No data (a gap) means nothing was scored, not 0%. Click a route for its flagged answers and their traces.`,
+    }).dataLinks(flaggedLinks()),
   );
   d = d.withPanel(
     ts({ id: 2, x: 12, y, w: 12, h: 8 }, "Mean groundedness by route", "none", [q(`sum by (groundwatch_route) (rate(groundwatch_groundedness_score_sum{${R}}[$__rate_interval])) / (sum by (groundwatch_route) (rate(groundwatch_groundedness_score_count{${R}}[$__rate_interval])) > 0)`, "{{groundwatch_route}}")], {
@@ -123,6 +68,9 @@ export function overviewDashboard(): object {
     ]),
   );
   y += 8;
+  d = d.withRow(row("Cause and relevance"));
+  for (const panel of causePanels(y, HALLUCINATION_THRESHOLD)) d = d.withPanel(panel);
+  y += 16;
   d = d.withRow(row("Citations"));
   const cited = (status: string): string => `sum by (groundwatch_route) (rate(groundwatch_citations_total{groundwatch_citation_status="${status}", ${R}}[$__rate_interval]))`;
   const allCited = `sum by (groundwatch_route) (rate(groundwatch_citations_total{${R}}[$__rate_interval]))`;
@@ -327,6 +275,7 @@ export function trendsDashboard(): object {
       .unit("short")
       .withTarget(new DataqueryBuilder().refId("A").expr(`sum(increase(groundwatch_observations_scored_total{${R}}[$__range]))`).instant()),
   );
+  for (const panel of causeTrendPanels(23, HALLUCINATION_THRESHOLD)) d = d.withPanel(panel);
   return d.build();
 }
 

@@ -104,6 +104,29 @@ describe("runbooks: the alerts' links", () => {
     const prom = parse(readFileSync(join(ROOT, "alerts", "prometheus.yml"), "utf8")) as { global: { external_labels?: Record<string, string> } };
     expect(prom.global.external_labels?.groundwatch_runbook_base).toBe(DEFAULT_BASE);
   });
+
+  it("the hallucination alerts link the runbook section of the dominant cause, and the runbooks have one for every cause", () => {
+    const html = runbooksPage(readFileSync(RUNBOOKS_PATH, "utf8"));
+    // The values of groundwatch_cause (issue 27's names).
+    for (const cause of ["retrieval", "generation", "citation", "mixed", "unknown"]) expect(html, cause).toContain(`<h3 id="cause-${cause}">Cause: ${cause}</h3>`);
+    for (const [name, window] of [["GroundwatchHallucinationRateHigh", "1h"], ["GroundwatchHallucinationRateElevated", "6h"]] as const) {
+      const description = alerts().find((a) => a.alert === name)?.annotations?.description ?? "";
+      expect(description, name).toContain(`groundwatch:ungrounded_cause_share:ratio_rate${window}`);
+      expect(description, name).toContain(`{{ with $externalLabels.groundwatch_runbook_base }}{{ . }}{{ else }}${DEFAULT_BASE}{{ end }}#cause-{{ .Labels.groundwatch_cause }}`);
+    }
+  });
+
+  it("the alerts behind flagged answers link them and their trace search, from external labels with documented defaults", () => {
+    const linked = alerts().filter((a) => a.annotations?.flagged_url !== undefined || a.annotations?.traces_url !== undefined);
+    expect(linked.map((a) => a.alert).sort()).toEqual(["GroundwatchContextRelevanceDrop", "GroundwatchHallucinationRateElevated", "GroundwatchHallucinationRateHigh"]);
+    for (const a of linked) {
+      expect(a.annotations?.flagged_url, a.alert).toMatch(/^\{\{ with \$externalLabels\.groundwatch_collector_base \}\}\{\{ \. \}\}\{\{ else \}\}http:\/\/127\.0\.0\.1:4319\{\{ end \}\}\/v1\/flagged\?route=\{\{ \$labels\.groundwatch_route \| urlquery \}\}/);
+      expect(a.annotations?.traces_url, a.alert).toMatch(/^\{\{ with \$externalLabels\.groundwatch_jaeger_base \}\}\{\{ \. \}\}\{\{ else \}\}http:\/\/127\.0\.0\.1:16686\{\{ end \}\}\/search\?service=/);
+      expect(a.annotations?.traces_url, a.alert).toContain("{{ with $externalLabels.groundwatch_trace_service }}{{ . | urlquery }}{{ else }}groundwatch-collector{{ end }}");
+    }
+    const doc = readFileSync(RUNBOOKS_PATH, "utf8");
+    for (const label of ["groundwatch_collector_base", "groundwatch_jaeger_base", "groundwatch_trace_service"]) expect(doc, label).toContain(`\`${label}\``);
+  });
 });
 
 describe("runbooks: GET /runbooks on the collector", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { TRENDS_RETENTION_DAYS } from "../../scripts/dashboards.ts";
+import { LINK_VARIABLES, TRENDS_RETENTION_DAYS } from "../../scripts/dashboards.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const read = (path: string): Record<string, unknown> => parse(readFileSync(join(ROOT, path), "utf8")) as Record<string, unknown>;
@@ -91,6 +91,33 @@ describe("docker-compose.yml", () => {
     const base = new URL(prom.global.external_labels?.groundwatch_runbook_base ?? "");
     expect(base.pathname).toBe("/runbooks");
     expect(compose.services.groundwatch?.ports).toContain(`${base.hostname}:${base.port}:4319`);
+  });
+
+  it("points the alerts' and the overview's links to the flagged answers and the trace search at the groundwatch and Jaeger it publishes", () => {
+    const compose = read("docker-compose.yml") as { services: Record<string, { ports?: string[] }> };
+    const labels = (read("alerts/prometheus.yml") as { global: { external_labels?: Record<string, string> } }).global.external_labels ?? {};
+    const defaults = Object.fromEntries(LINK_VARIABLES.map((v) => [v.name, v.value]));
+    for (const [label, service, port, variable] of [
+      ["groundwatch_collector_base", "groundwatch", 4319, "collector"],
+      ["groundwatch_jaeger_base", "jaeger", 16686, "jaeger"],
+    ] as const) {
+      const base = new URL(labels[label] ?? "");
+      expect(base.pathname, label).toBe("/");
+      expect(compose.services[service]?.ports, label).toContain(`${base.hostname}:${base.port}:${port}`);
+      expect(labels[label], label).toBe(defaults[variable]);
+    }
+  });
+
+  it("sends groundwatch's own evaluation spans to its Jaeger, under the service the links search, and provisions Jaeger as a Grafana data source", () => {
+    const compose = read("docker-compose.yml") as { services: Record<string, { environment?: Record<string, string>; depends_on?: string[]; volumes?: string[] }> };
+    const env = compose.services.groundwatch?.environment ?? {};
+    expect(new URL(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? "").host).toBe("jaeger:4318");
+    expect(env.OTEL_SERVICE_NAME).toBe(LINK_VARIABLES.find((v) => v.name === "trace_service")?.value);
+    expect(compose.services.groundwatch?.depends_on).toContain("jaeger");
+    const sources = (read("dashboards/provisioning/datasources.yaml") as { datasources: Array<{ type: string; uid: string; url: string }> }).datasources;
+    expect(sources.find((d) => d.type === "jaeger")).toEqual(expect.objectContaining({ uid: "jaeger", url: "http://jaeger:16686" }));
+    expect(sources.find((d) => d.type === "prometheus")?.uid).toBe("prometheus");
+    expect(compose.services.grafana?.volumes).toContain("./dashboards/provisioning/datasources.yaml:/etc/grafana/provisioning/datasources/groundwatch.yaml:ro");
   });
 });
 

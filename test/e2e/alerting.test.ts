@@ -16,7 +16,20 @@ const BAD = "The warranty covers alien abductions and lasts for ninety-nine year
 
 const RUNBOOK_BASE = "https://runbooks.test/groundwatch";
 /** Ratio panels: no data, not 0%, on a route where nothing was scored. */
-const RATIO_PANELS = ["Hallucination rate by route", "Mean groundedness by route", "Invalid and misattributed citations by route", "Degenerate resample sets", "Unstable-claim share by route", "Hallucination rate, 30-day window", "Hallucination rate, 90-day window"];
+const RATIO_PANELS = [
+  "Hallucination rate by route",
+  "Mean groundedness by route",
+  "Hallucination rate by cause: $route",
+  "Context relevance by route",
+  "Answer relevance by route",
+  "Invalid and misattributed citations by route",
+  "Degenerate resample sets",
+  "Unstable-claim share by route",
+  "Hallucination rate, 30-day window",
+  "Hallucination rate, 90-day window",
+  "Hallucination rate by cause, 30-day window",
+  "Context relevance, 30-day mean by route",
+];
 
 /** The shipped rules, with the page alert's `for` and the rule intervals shortened so a test can watch it fire. */
 function testRules(): string {
@@ -53,7 +66,7 @@ describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Pr
     // scales them alike, so their ratio is the rate sent.
     await send(c, [...Array.from({ length: 19 }, () => GOOD), BAD], "/api/warranty");
     await send(c, [GOOD, BAD, GOOD], "/api/quiet");
-    const prom = await startPrometheus(c.url.replace("http://", ""), `  external_labels:\n    groundwatch_runbook_base: ${RUNBOOK_BASE}\nrule_files:\n  - ${testRules()}\n`);
+    const prom = await startPrometheus(c.url.replace("http://", ""), `  external_labels:\n    groundwatch_runbook_base: ${RUNBOOK_BASE}\n    groundwatch_collector_base: ${c.url}\nrule_files:\n  - ${testRules()}\n`);
     await prom.scrapedAfter();
     // Phase 1: 5% hallucinated — below the 10% threshold.
     for (let b = 0; b < 3; b++) {
@@ -119,6 +132,15 @@ describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Pr
     // The runbook link takes its base from the external label; the description states the guard.
     expect(firing?.annotations.runbook_url).toBe(`${RUNBOOK_BASE}#groundwatchhallucinationratehigh`);
     expect(firing?.annotations.description).toContain("volume guard: at least 30 in the hour and 3 in the last 5 minutes");
+    // It names the dominant cause of the hour's ungrounded answers and links that runbook section.
+    expect(firing?.annotations.description).toMatch(new RegExp(`Mostly (retrieval|generation|citation|mixed|unknown) \\(\\d[\\d.]*% of the ungrounded answers in the hour\\): follow ${RUNBOOK_BASE.replaceAll(".", "\\.")}#cause-\\1\\.$`));
+    // Its link to the flagged answers, based on the external label, leads to the route's flagged answers on this collector.
+    expect(firing?.annotations.flagged_url).toBe(`${c.url}/v1/flagged?route=%2Fapi%2Fwarranty`);
+    const flagged = (await (await fetch(firing!.annotations.flagged_url!)).json()) as { flagged: Array<{ route: string; verdict: string; traceId: string }> };
+    expect(flagged.flagged.length).toBeGreaterThan(0);
+    for (const f of flagged.flagged) expect(f.route).toBe("/api/warranty");
+    expect(flagged.flagged.some((f) => f.verdict === "ungrounded")).toBe(true);
+    expect(firing?.annotations.traces_url).toMatch(/^http:\/\/127\.0\.0\.1:16686\/search\?service=groundwatch-collector&lookback=1h&tags=/);
     // 3 + 60 hallucinated of 120 measured answers. The alert can fire before Prometheus has scraped
     // and evaluated the last batch, so the rule is read once it has taken everything in.
     await prom.caughtUp();
