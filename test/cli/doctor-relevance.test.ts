@@ -27,4 +27,11 @@ describe("doctor's relevance line", () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/\[FAIL\] relevance model +"cross-encoder\/ms-marco-MiniLM-L-6-v2": not in the model cache .*groundwatch model pull cross-encoder\/ms-marco-MiniLM-L-6-v2/);
   });
+
+  it("fails on an NLI model given as the relevance model, naming it and the labels it has", async () => {
+    const nli = fileURLToPath(new URL("../fixtures/models/bert-permuted/", import.meta.url));
+    const run = await runCli(["doctor", "--backend", "onnx", "--model", MODEL], { env: { ...ENV, GROUNDWATCH_RELEVANCE_MODEL: nli } });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/\[FAIL\] relevance model +".*bert-permuted\/?": relevance model .*: config\.json declares 3 labels/);
+  });
 });

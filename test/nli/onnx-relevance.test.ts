@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { isConfigError } from "../../src/config/errors.ts";
 import { createOfflineBackend } from "../../src/nli/offline/backend.ts";
 import { createOnnxBackend, relevanceVariant } from "../../src/nli/onnx/backend.ts";
 import type { RelevanceEngine } from "../../src/nli/onnx/relevance-engine.ts";
@@ -153,8 +154,10 @@ describe("onnx backend relevance", () => {
     }
   });
 
-  it("refuses at start a 3-logit NLI model given as the relevance model", async () => {
-    await expect(createOnnxBackend({ dir: join(MODELS, "bert-wordpiece"), relevanceDir: join(MODELS, "bert-permuted") })).rejects.toThrow(/relevance model .*bert-permuted\/?: config\.json declares 3 labels/);
+  it("refuses at start a 3-logit NLI model given as the relevance model, with a ConfigError naming relevanceModel", async () => {
+    const failure = await createOnnxBackend({ dir: join(MODELS, "bert-wordpiece"), relevanceDir: join(MODELS, "bert-permuted") }).catch((e: unknown) => e);
+    expect(isConfigError(failure) && failure.field).toBe("relevanceModel");
+    expect((failure as Error).message).toMatch(/^invalid relevanceModel: ".*bert-permuted\/?" \(relevance model .*bert-permuted\/?: config\.json declares 3 labels/);
   });
 
   it("without a relevance model, answers with the offline backend's lexical relevance and says so", async () => {

@@ -1,4 +1,5 @@
 import type { EntailmentBackend, RelevancePair, RelevanceScorerInfo } from "../../core/backend.ts";
+import { ConfigError, isConfigError } from "../../config/errors.ts";
 import { VARIANT_NAMES } from "../../config/variant.ts";
 import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { locateModelFiles } from "./model-dir.ts";
@@ -62,7 +63,8 @@ async function startRelevance(options: OnnxBackendOptions, dir: string, cpu: Cpu
  * is loaded here first, on the calling thread, so that a missing runtime rejects with an
  * OnnxRuntimeMissingError (a ConfigError) rather than a message relayed from a worker.
  * Relevance: a relevance cross-encoder in its own workers when `relevanceDir` is given (refused at
- * start when its graph has not exactly one logit per pair), else `deps.lexicalRelevance`'s;
+ * start, a ConfigError on relevanceModel, when it cannot be loaded or its graph has not exactly one
+ * logit per pair), else `deps.lexicalRelevance`'s;
  * `relevanceScorer` says which.
  */
 export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxBackendDeps = {}): Promise<OnnxBackend> {
@@ -82,7 +84,10 @@ export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxB
       relevancePool = await startRelevance(options, relevanceDir, cpu, workers);
     } catch (error) {
       await pool.close();
-      throw error;
+      // A relevance model that cannot be loaded (not a single-logit cross-encoder, a broken graph) is the
+      // configured relevanceModel's fault: a ConfigError naming it, as a variant it cannot satisfy is one on variant.
+      if (isConfigError(error)) throw error;
+      throw new ConfigError("relevanceModel", relevanceDir, (error as Error).message.replace(/^onnx backend: /, ""));
     }
   }
   const lexicalRelevance = deps.lexicalRelevance;
