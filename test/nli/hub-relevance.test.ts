@@ -7,7 +7,7 @@ import { resolveScoreOptions } from "../../src/config/score-options.ts";
 import { createTextAnalyzer } from "../../src/core/text.ts";
 import { pullModel } from "../../src/nli/hub/pull.ts";
 import { createBackend } from "../../src/nli/registry.ts";
-import { tempDir } from "../helpers/cli.ts";
+import { runCli, tempDir } from "../helpers/cli.ts";
 import { CPUS, TOLERANCE } from "../helpers/hub-layouts.ts";
 import { startHubServer } from "../helpers/hub-server.ts";
 
@@ -79,5 +79,12 @@ describe("relevance cross-encoders are pulled and loaded like the NLI models", (
     } finally {
       await backend.close();
     }
+  });
+
+  it("model pull says to use a relevance cross-encoder as GROUNDWATCH_RELEVANCE_MODEL, not as --model", async () => {
+    const server = await startHubServer({ files: MS_MARCO_LAYOUT.files, repo: MS_MARCO_LAYOUT.repo });
+    const run = await runCli(["model", "pull", MS_MARCO_LAYOUT.repo], { env: { HF_HOME: tempDir(), HF_ENDPOINT: server.url } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`use it with: GROUNDWATCH_RELEVANCE_MODEL=${MS_MARCO_LAYOUT.repo} (a relevance cross-encoder: one logit per pair)\n`);
   });
 });

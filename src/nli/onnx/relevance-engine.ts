@@ -3,11 +3,13 @@
  * like): one logit per (query, passage) pair, read as sigmoid(logit). Not an NLI model: its graph
  * must have exactly one output logit per pair, and an NLI graph given in its place is refused.
  */
+import { join } from "node:path";
 import type { RelevancePair } from "../../core/backend.ts";
 import type { EncodedPair } from "./encoder.ts";
 import { createPairEncoder } from "./encoder.ts";
 import type { GraphDescription, OnnxEngineDeps, OnnxEngineOptions } from "./engine.ts";
 import { describeGraph, floatValues, readModelDir } from "./engine.ts";
+import { readJsonFile } from "./model-dir.ts";
 import type { OnnxTensor } from "./runtime.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
 import { inLengthOrder, openPairSession, runPairBatch } from "./session.ts";
@@ -44,6 +46,15 @@ export function declaredLabels(config: Record<string, unknown>): number | undefi
   if (table) return Object.keys(table).length;
   const n = Number(config.num_labels);
   return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/** Whether a model directory's config.json declares one label (a relevance cross-encoder, not an NLI model); false when it cannot be read. */
+export function declaresOneLabel(dir: string): boolean {
+  try {
+    return declaredLabels(readJsonFile(join(dir, "config.json"))) === 1;
+  } catch {
+    return false;
+  }
 }
 
 /** The logits of a batch of `rows` pairs from an output of shape [rows, 1] or [rows]; any other shape is refused, naming it. */
