@@ -5,6 +5,7 @@ and reference outputs computed independently in numpy.
 Run with Debian's python (python3-onnx, python3-numpy):
 
   /usr/bin/python3 scripts/onnx_fixtures.py fixtures OUT_DIR     # test fixtures (committed)
+  /usr/bin/python3 scripts/onnx_fixtures.py relevance OUT_DIR    # only the relevance cross-encoders
   /usr/bin/python3 scripts/onnx_fixtures.py shape OUT_DIR --layers 6 --hidden 384 --heads 12 \
       --intermediate 1536 --vocab 30522                          # benchmark graphs (not committed)
   /usr/bin/python3 scripts/onnx_fixtures.py matmul OUT_DIR --m 1024 --k 1024 --n 1024   # one MatMul
@@ -17,6 +18,10 @@ the token ids and logits numpy computed for a set of pairs. `fixtures` also writ
 graph-variants/{deberta-unigram,bert-wordpiece}: the same networks as a dynamically quantised
 int8 graph (model_int8.onnx) and an fp16 graph (model_fp16.onnx), with numpy references for
 both. The tests compose the Hub's file layouts (cross-encoder, transformers.js, optimum) from them.
+`fixtures` (and `relevance` alone) also writes single-logit relevance cross-encoders:
+relevance-bert (logits [batch, 1], with graph-variants/relevance-bert/model_int8.onnx) and
+relevance-flat (logits [batch]), with reference.json holding each (query, passage) pair's ids,
+logit and sigmoid score.
 
 `shape` with --int8 also writes onnx/model_int8.onnx beside onnx/model.onnx (for bench:nli).
 
@@ -125,12 +130,17 @@ def build_graph(cfg, p):
         x = node("LayerNormalization", [node("Add", [x, dense(gelu, "f2")]), f"l{i}_ln2_g", f"l{i}_ln2_b"], axis=-1, epsilon=1e-12)
     cls = node("Gather", [x, "c_zero"], axis=1)
     pooled = node("Tanh", [node("Add", [node("MatMul", [cls, "pool_w"]), "pool_b"])])
-    node("Add", [node("MatMul", [pooled, "cls_w"]), "cls_b"], outs=["logits"])
+    if cfg.get("flat"):
+        # A [batch] output (one logit per pair, the trailing 1 squeezed away), as some reranker exports write it.
+        init("c_flat", np.array([-1], dtype=np.int64))
+        node("Reshape", [node("Add", [node("MatMul", [pooled, "cls_w"]), "cls_b"]), "c_flat"], outs=["logits"])
+    else:
+        node("Add", [node("MatMul", [pooled, "cls_w"]), "cls_b"], outs=["logits"])
 
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"]) for n in ["input_ids", "attention_mask"]]
     if cfg["type_vocab"] > 0:
         inputs.append(helper.make_tensor_value_info("token_type_ids", TensorProto.INT64, ["batch", "sequence"]))
-    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", cfg["labels"]])]
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch"] if cfg.get("flat") else ["batch", cfg["labels"]])]
     graph = helper.make_graph(nodes, "nli", inputs, outputs, inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="groundwatch-fixtures")
     model.ir_version = 8
@@ -464,17 +474,17 @@ def write_model_dir(out, cfg, id2label, tokenizer_json, seed, extra_config=None)
     return p
 
 
-def fixture(out, name, kind, id2label, seed, type_vocab=2):
+def tokenizer_of(kind):
+    """tokenizer.json, an encoder, the [CLS] and [SEP] ids and the vocabulary size of a fixture kind."""
     if kind == "wordpiece":
         vocab = wordpiece_vocab()
-        tok = wordpiece_tokenizer_json(vocab)
-        encode = lambda t: wordpiece_encode(t, vocab)
-        cls, sep, vsize = vocab["[CLS]"], vocab["[SEP]"], len(vocab)
-    else:
-        pieces = unigram_vocab()
-        tok = unigram_tokenizer_json(pieces)
-        encode = lambda t: unigram_encode(t, pieces)
-        cls, sep, vsize = 1, 2, len(pieces)
+        return wordpiece_tokenizer_json(vocab), (lambda t: wordpiece_encode(t, vocab)), vocab["[CLS]"], vocab["[SEP]"], len(vocab)
+    pieces = unigram_vocab()
+    return unigram_tokenizer_json(pieces), (lambda t: unigram_encode(t, pieces)), 1, 2, len(pieces)
+
+
+def fixture(out, name, kind, id2label, seed, type_vocab=2):
+    tok, encode, cls, sep, vsize = tokenizer_of(kind)
     cfg = {"vocab": vsize, "hidden": 16, "heads": 2, "intermediate": 32, "layers": 2, "max_position": 64, "type_vocab": type_vocab, "labels": len(id2label)}
     d = os.path.join(out, name)
     p = write_model_dir(d, cfg, id2label, tok, seed)
@@ -513,9 +523,68 @@ def graph_variants(out, name, cfg, p, rows):
     print(f"wrote {d}")
 
 
+# ---------------------------------------------------------------- relevance cross-encoders
+
+# (query, passage): the query is the first segment, the passage the second. No "?" (the unigram
+# fixture has no piece for it); the last passage is long enough to be cut.
+RELEVANCE_PAIRS = [
+    ("when does the museum open", "the museum opens at nine."),
+    ("where is the tower", "the tower was built in 1889 in paris, the capital of france."),
+    ("how long do refunds take", "the tower is in paris."),
+    ("refunds", "no."),
+    ("what does entry cost for adults", "the museum opens at nine. " * 6 + "entry costs ten euros."),
+]
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def relevance_fixture(out, name, kind, seed, type_vocab=2, flat=False):
+    """A single-logit cross-encoder (ms-marco-MiniLM, bge-reranker shape): config.json with one
+    LABEL_0, a logits output of shape [batch, 1] (or [batch] when flat), and reference.json with the
+    token ids, the logit and its sigmoid for each (query, passage) pair, computed in numpy."""
+    tok, encode, cls, sep, vsize = tokenizer_of(kind)
+    cfg = {"vocab": vsize, "hidden": 16, "heads": 2, "intermediate": 32, "layers": 2, "max_position": 64, "type_vocab": type_vocab, "labels": 1, "flat": flat}
+    d = os.path.join(out, name)
+    p = write_model_dir(d, cfg, ["LABEL_0"], tok, seed)
+    rows = []
+    for query, passage in RELEVANCE_PAIRS:
+        a, b, truncated = truncate_pair(encode(query), encode(passage), MAX_LENGTH - 3, MIN_HYPOTHESIS)
+        ids, types = assemble(a, b, cls, sep)
+        logit = float(reference_logits(cfg, p, [ids], [[1] * len(ids)], [types])[0][0])
+        rows.append({"query": query, "passage": passage, "input_ids": ids, "token_type_ids": types, "truncated": truncated, "logit": logit, "score": sigmoid(logit)})
+    ref = {"max_length": MAX_LENGTH, "min_hypothesis": MIN_HYPOTHESIS, "output": "[batch]" if flat else "[batch, 1]", "pairs": rows}
+    with open(os.path.join(d, "reference.json"), "w") as f:
+        json.dump(ref, f, indent=1)
+    print(f"wrote {d}")
+    return cfg, p, rows
+
+
+def relevance_variants(out, name, cfg, p, rows):
+    """The dynamically quantised int8 graph of relevance fixture `name`, with its numpy reference (batch of one)."""
+    d = os.path.join(out, "graph-variants", name)
+    os.makedirs(d, exist_ok=True)
+    onnx.save(quantize_dynamic(onnx.load(os.path.join(out, name, "onnx", "model.onnx"))), os.path.join(d, "model_int8.onnx"))
+    pairs = []
+    for r in rows:
+        ids, types, mask = [r["input_ids"]], [r["token_type_ids"]], [[1] * len(r["input_ids"])]
+        int8 = float(reference_logits(cfg, p, ids, mask, types, dtype=np.float32, matmul=int8_matmul(False))[0][0])
+        pairs.append({"query": r["query"], "passage": r["passage"], "logit": {"fp32": r["logit"], "int8": int8}})
+    with open(os.path.join(d, "reference.json"), "w") as f:
+        json.dump({"base": name, "graphs": {"int8": "model_int8.onnx"}, "pairs": pairs}, f, indent=1)
+    print(f"wrote {d}")
+
+
+def relevance_fixtures(out):
+    bert = relevance_fixture(out, "relevance-bert", "wordpiece", seed=21)
+    relevance_variants(out, "relevance-bert", *bert)
+    relevance_fixture(out, "relevance-flat", "unigram", seed=12, type_vocab=0, flat=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["fixtures", "shape", "matmul", "quantize", "fp16"])
+    ap.add_argument("what", choices=["fixtures", "relevance", "shape", "matmul", "quantize", "fp16"])
     ap.add_argument("out", help="output directory; for quantize and fp16, the input graph")
     ap.add_argument("dest", nargs="?", help="quantize and fp16: the output graph")
     ap.add_argument("--int8", action="store_true", help="shape: also write onnx/model_int8.onnx")
@@ -539,6 +608,9 @@ def main():
         graph_variants(args.out, "deberta-unigram", *deberta)
         fixture(args.out, "two-label", "wordpiece", ["entailment", "not_entailment"], seed=4)
         fixture(args.out, "bad-labels", "wordpiece", ["LABEL_0", "LABEL_1", "LABEL_2"], seed=5)
+        relevance_fixtures(args.out)
+    elif args.what == "relevance":
+        relevance_fixtures(args.out)
     elif args.what in ("quantize", "fp16"):
         if not args.dest:
             ap.error(f"{args.what} needs IN.onnx OUT.onnx")

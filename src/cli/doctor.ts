@@ -23,7 +23,7 @@ Usage:
                      [--collector URL] [--prometheus URL] [--skip-backend]
 
 Checks: onnxruntime-node is installed when the backend needs it, the entailment backend loads, its tier, its label mapping, and that it answers two test
-pairs sensibly; whether the threshold is calibrated (and whether that calibration established a
+pairs sensibly; which scorer measures relevance (a relevance cross-encoder, the judge, or lexical) and that a configured relevance model is found; whether the threshold is calibrated (and whether that calibration established a
 signal; a WARN, never a PASS, when it was fitted on groundwatch's bundled examples, with another
 backend or model than the one that loaded, or records no fingerprint of its data set); resample diversity when a sampler is given; the collector's /readyz and Prometheus (and
 whether it holds groundwatch series) when their URLs are given. Every failure comes with its fix.
@@ -106,6 +106,17 @@ function requiresProduction(args: Parameters<typeof openBackend>[0], io: Command
   }
 }
 
+const RELEVANCE_MODEL_FIX = "pull a relevance cross-encoder (groundwatch model pull cross-encoder/ms-marco-MiniLM-L-6-v2) or point GROUNDWATCH_RELEVANCE_MODEL (scoring.relevanceModel) at its directory; unset it to measure relevance lexically";
+
+/** Which scorer measures context relevance (the backend's relevanceScorer): a cross-encoder or judge, lexical, or none. */
+function relevanceCheck(backend: EntailmentBackend): Check {
+  const scorer = backend.relevanceScorer;
+  if (!backend.relevance || !scorer) return { status: "WARN", what: "relevance", detail: `the ${backend.name} backend measures no relevance: context relevance, and so the cause of ungrounded answers, is reported as unknown` };
+  if (scorer.name !== "offline-lexical") return { status: "PASS", what: "relevance", detail: `${scorer.name}${scorer.model ? ` ${scorer.model}` : ""}` };
+  const onnx = backend.name === "onnx";
+  return { status: "INFO", what: "relevance", detail: `offline-lexical (word coverage of the question)${onnx ? "; no relevance cross-encoder configured (relevanceModel)" : ""}`, ...(onnx ? { fix: RELEVANCE_MODEL_FIX } : {}) };
+}
+
 async function checkBackend(args: Parameters<typeof openBackend>[0], io: CommandIo, requireProduction: boolean): Promise<{ checks: Check[]; backend?: BackendIdentity }> {
   const checks: Check[] = [];
   let backend: EntailmentBackend;
@@ -115,6 +126,7 @@ async function checkBackend(args: Parameters<typeof openBackend>[0], io: Command
     const fix = isOnnxRuntimeMissing(error) ? INSTALL_RUNTIME_FIX : "fix the backend configuration (groundwatch serve --print-config shows it), or pull a model: groundwatch model pull";
     // A configuration error says what is wrong in words; its "invalid field: value" prefix would print "invalid model: undefined".
     const detail = isConfigError(error) ? `${error.field}: ${error.expected}` : (error as Error).message;
+    if (isConfigError(error) && error.field === "relevanceModel") return { checks: [{ status: "FAIL", what: "relevance model", detail: `${JSON.stringify(error.value)}: ${error.expected}`, fix: RELEVANCE_MODEL_FIX }] };
     return { checks: [{ status: "FAIL", what: "entailment backend", detail, fix }] };
   }
   const identity = { name: backend.name, version: backend.version, tier: backend.tier };
@@ -123,6 +135,7 @@ async function checkBackend(args: Parameters<typeof openBackend>[0], io: Command
     checks.push({ status: tier, what: "entailment backend", detail: `${backend.name} ${backend.version} (${backend.tier})`, ...(tier !== "PASS" ? { fix: "triage-grade: pull a production model (groundwatch model pull) or configure the judge before paging or gating on it" } : {}) });
     const model = (backend as EntailmentBackend & { model?: { labels: { labels: readonly string[]; kind: string } } }).model;
     if (model) checks.push({ status: "PASS", what: "label mapping", detail: `${model.labels.kind}-label: ${model.labels.labels.map((l, i) => `${i}:${l}`).join(" ")}` });
+    checks.push(relevanceCheck(backend));
     const t0 = performance.now();
     const [same, flipped] = await backend.classify([
       { premise: "The museum opens at nine in the morning.", hypothesis: "The museum opens at nine in the morning." },

@@ -2,11 +2,13 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { isConfigError } from "../config/errors.ts";
+import { SCORE_ENV } from "../config/score-options.ts";
 import { DEFAULT_MODEL_REPO, hubCacheDir, listCachedModels } from "../nli/hub/cache.ts";
 import { describeModelTarget } from "../nli/hub/describe.ts";
 import { pullModel } from "../nli/hub/pull.ts";
 import type { OnnxModelDescription } from "../nli/onnx/engine.ts";
 import { createOnnxEngine, describeOnnxModel } from "../nli/onnx/engine.ts";
+import { declaresOneLabel } from "../nli/onnx/relevance-engine.ts";
 import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../nli/onnx/variants.ts";
@@ -193,7 +195,8 @@ async function pull(repo: string, variant: string | undefined, values: { dir?: s
     for (const f of result.files) io.stdout.write(`${f.status.padEnd(10)} ${f.path} (${mb(f.bytes)})${f.sha256 ? ` sha256 ${f.sha256.slice(0, 12)}…` : ""}\n`);
     // Another variant pulled earlier may share the snapshot: name the graph unless auto chose it.
     const pin = variant && variant !== "auto" ? ` --variant ${graph.path}` : "";
-    io.stdout.write(`model ${repo}@${result.revision} is in ${result.dir}\nuse it with: --backend onnx --model ${values.dir ? result.dir : repo}${pin}\n`);
+    const use = declaresOneLabel(result.dir) ? `${SCORE_ENV.relevanceModel}=${values.dir ? result.dir : repo} (a relevance cross-encoder: one logit per pair)` : `--backend onnx --model ${values.dir ? result.dir : repo}${pin}`;
+    io.stdout.write(`model ${repo}@${result.revision} is in ${result.dir}\nuse it with: ${use}\n`);
     return EXIT.ok;
   } catch (error) {
     io.stderr.write(`${io.stderr.isTTY ? "\n" : ""}groundwatch model pull: ${message(error)}\n`);

@@ -25,6 +25,12 @@ export interface ScoreOptions {
    * Env GROUNDWATCH_MODEL_VARIANT.
    */
   readonly variant?: string;
+  /**
+   * ONNX relevance cross-encoder (one logit per (question, passage) pair, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2 or
+   * BAAI/bge-reranker-base): a directory, or a repo id already pulled; its graph is chosen by `variant` when that names a kind.
+   * Used by the onnx backend; without it, onnx measures relevance with the offline backend's lexical relevance. Env GROUNDWATCH_RELEVANCE_MODEL.
+   */
+  readonly relevanceModel?: string;
   /** Refuse to start on a triage-tier backend. Env GROUNDWATCH_REQUIRE_PRODUCTION=1. */
   readonly requireProduction?: boolean;
   /** Answer threshold in [0, 1]; default: the backend's fitted threshold, else 0.5. Env GROUNDWATCH_THRESHOLD. */
@@ -90,6 +96,7 @@ export interface ResolvedScoreOptions {
   readonly backend: BackendChoice;
   readonly model: string | undefined;
   readonly variant: string | undefined;
+  readonly relevanceModel: string | undefined;
   readonly requireProduction: boolean;
   /** Undefined means "use the backend's recommended threshold". */
   readonly threshold: number | undefined;
@@ -125,6 +132,7 @@ export const SCORE_ENV = {
   backend: "GROUNDWATCH_BACKEND",
   model: "GROUNDWATCH_MODEL",
   variant: "GROUNDWATCH_MODEL_VARIANT",
+  relevanceModel: "GROUNDWATCH_RELEVANCE_MODEL",
   requireProduction: "GROUNDWATCH_REQUIRE_PRODUCTION",
   threshold: "GROUNDWATCH_THRESHOLD",
   topK: "GROUNDWATCH_TOP_K",
@@ -206,6 +214,7 @@ export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSourc
     backend: oneOf("backend", BACKEND_CHOICES) ?? "auto",
     model: str("model").value,
     variant: variant.value === undefined ? undefined : checkVariant(variant.value, variant.field),
+    relevanceModel: str("relevanceModel").value,
     requireProduction: bool("requireProduction") ?? false,
     threshold: num("threshold", 0, 1, false),
     topK: num("topK", 1, 50, true) ?? DEFAULT_SETTINGS.topK,

@@ -51,6 +51,16 @@ export interface BackendInfo {
   readonly tier: BackendTier;
 }
 
+/**
+ * What measures a backend's relevance, for callers to show: "offline-lexical" (the offline
+ * backend's word coverage), "onnx" (a relevance cross-encoder; `model` is its directory, graph and
+ * hash), "judge" (`model` is the chat model). Absent on a backend without `relevance`.
+ */
+export interface RelevanceScorerInfo {
+  readonly name: string;
+  readonly model?: string;
+}
+
 /** Scores batches of (premise, hypothesis) pairs. */
 export interface EntailmentBackend extends BackendInfo {
   /** Answer threshold fitted for this backend's scores, used when the user sets none. */
@@ -66,6 +76,8 @@ export interface EntailmentBackend extends BackendInfo {
    * context-relevance signal, and callers say so rather than guess.
    */
   relevance?(pairs: readonly RelevancePair[]): Promise<number[]>;
+  /** What `relevance` runs on (see RelevanceScorerInfo). */
+  readonly relevanceScorer?: RelevanceScorerInfo;
   /** Releases models, threads or connections. */
   close(): Promise<void>;
 }

@@ -17,17 +17,18 @@ import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_INSTALL_HI
 export const BACKEND_NAMES = ["offline", "onnx", "judge"] as const;
 
 /**
- * The model directory for --model: an existing directory, or a repo id that is in
- * the hub cache. Scoring never downloads; `groundwatch model pull` does.
+ * The model directory for --model (or `field`, e.g. relevanceModel): an existing directory, or a
+ * repo id that is in the hub cache; anything else is a ConfigError on `field`. Scoring never
+ * downloads; `groundwatch model pull` does.
  */
-export function resolveModelDir(model: string, cacheDir: string): string {
-  if (existsSync(model)) return modelDirectory(model);
+export function resolveModelDir(model: string, cacheDir: string, field = "model"): string {
+  if (existsSync(model)) return modelDirectory(model, model, field);
   if (isRepoId(model)) {
     const cached = cachedSnapshot(cacheDir, model);
     if (cached) return cached;
-    throw notCachedError(model, cacheDir);
+    throw notCachedError(model, cacheDir, "main", field);
   }
-  throw notAModelError(model);
+  throw notAModelError(model, field);
 }
 
 export interface CreatedBackend {
@@ -102,12 +103,16 @@ export async function createBackend(options: ResolvedScoreOptions, deps: CreateB
   if (choice === "offline" && options.requireProduction) {
     throw new ConfigError("requireProduction", true, `refusing to score with the triage-tier offline backend; configure --model or the judge (production is required: --require-production, ${SCORE_ENV.requireProduction}=1 or the config's scoring.requireProduction)`);
   }
+  if (options.relevanceModel !== undefined && choice !== "onnx") {
+    warnings.push(`relevanceModel ${options.relevanceModel} is read by the onnx backend only: the ${choice} backend measures relevance with its own scorer (${choice === "judge" ? "the judge" : "lexical"})`);
+  }
   switch (choice) {
     case "offline":
       return { backend: createOfflineBackend({ analyzer: deps.analyzer }), warnings };
     case "onnx": {
       if (model === undefined) throw new ConfigError("model", undefined, `the onnx backend needs --model DIR|REPO (or ${SCORE_ENV.model})`);
       const dir = resolveModelDir(model, deps.settings.hubCacheDir);
+      const relevanceDir = options.relevanceModel === undefined ? undefined : resolveModelDir(options.relevanceModel, deps.settings.hubCacheDir, "relevanceModel");
       try {
         const backend = await createOnnxBackend(
           {
@@ -115,8 +120,13 @@ export async function createBackend(options: ResolvedScoreOptions, deps: CreateB
             workers: options.onnxWorkers,
             ...(options.variant ? { variant: options.variant } : {}),
             ...(options.onnxThreads ? { threads: options.onnxThreads } : {}),
+            ...(relevanceDir !== undefined ? { relevanceDir } : {}),
           },
-          deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {},
+          {
+            // Without a relevance model, relevance is the offline backend's lexical one, built on first use.
+            lexicalRelevance: () => createOfflineBackend({ analyzer: deps.analyzer }),
+            ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}),
+          },
         );
         return { backend, warnings };
       } catch (error) {

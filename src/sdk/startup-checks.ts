@@ -13,6 +13,7 @@ import type { ResolvedMonitorOptions } from "./options.ts";
 export function checkStartup(resolved: ResolvedMonitorOptions, scoreOptions: ResolvedScoreOptions, hubCacheDir: string): void {
   // A model that cannot be found is a configuration error: raise it now, not in a worker.
   if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, hubCacheDir);
+  if (scoreOptions.relevanceModel !== undefined && scoreOptions.backend !== "offline" && scoreOptions.backend !== "judge") resolveModelDir(scoreOptions.relevanceModel, hubCacheDir, "relevanceModel");
   // So is asking for the onnx backend without its optional runtime installed.
   const runtimeNeed = onnxRuntimeNeed(scoreOptions, hubCacheDir);
   if (runtimeNeed?.need === "required" && !onnxRuntimeResolvable()) throw new OnnxRuntimeMissingError(runtimeNeed.field, runtimeNeed.value);

@@ -60,21 +60,21 @@ export interface DescribeModelTargetOptions {
   readonly fetch?: typeof fetch | undefined;
 }
 
-/** An existing path as a model directory; a file is a ConfigError naming what was given. */
-export function modelDirectory(path: string, given: string = path): string {
-  if (!statSync(path).isDirectory()) throw new ConfigError("model", given, "expected a model directory, got a file");
+/** An existing path as a model directory; a file is a ConfigError on `field` (model, relevanceModel) naming what was given. */
+export function modelDirectory(path: string, given: string = path, field = "model"): string {
+  if (!statSync(path).isDirectory()) throw new ConfigError(field, given, "expected a model directory, got a file");
   return path;
 }
 
-/** The refusal of a repo that is not in the hub cache (scoring never downloads). */
-export function notCachedError(repo: string, cacheDir: string, revision = "main"): ConfigError {
+/** The refusal of a repo that is not in the hub cache (scoring never downloads), on `field` (model, relevanceModel). */
+export function notCachedError(repo: string, cacheDir: string, revision = "main", field = "model"): ConfigError {
   const pin = revision === "main" ? "" : ` at revision ${revision}`;
-  return new ConfigError("model", repo, `not in the model cache ${cacheDir}${pin}; run \`groundwatch model pull ${repo}${revision === "main" ? "" : ` --revision ${revision}`}\``);
+  return new ConfigError(field, repo, `not in the model cache ${cacheDir}${pin}; run \`groundwatch model pull ${repo}${revision === "main" ? "" : ` --revision ${revision}`}\``);
 }
 
-/** The refusal of a name that is neither an existing directory nor a repo id. */
-export function notAModelError(given: string): ConfigError {
-  return new ConfigError("model", given, "no such directory, and not a Hugging Face repo id (org/name)");
+/** The refusal of a name that is neither an existing directory nor a repo id, on `field` (model, relevanceModel). */
+export function notAModelError(given: string, field = "model"): ConfigError {
+  return new ConfigError(field, given, "no such directory, and not a Hugging Face repo id (org/name)");
 }
 
 /**

@@ -1,8 +1,9 @@
-import type { EntailmentBackend, NliPair, NliResult } from "../../core/backend.ts";
+import type { EntailmentBackend, NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
 import type { ChatClientOptions, ChatUsage } from "./chat.ts";
 import { redactSecrets } from "../../net/redact.ts";
 import { abortReason } from "../../net/retry.ts";
 import { createChatClient, fenced } from "./chat.ts";
+import { JUDGE_RELEVANCE_SYSTEM_PROMPT, RELEVANCE_MAX_TOKENS, judgeRelevancePrompt, parseRelevanceReply } from "./relevance.ts";
 
 /** The judge's options: the chat client's (src/nli/judge/chat.ts) and its own. */
 export interface JudgeOptions extends Omit<ChatClientOptions, "label"> {
@@ -51,8 +52,8 @@ export function parseJudgeReply(content: string, secrets: ReadonlyArray<string |
 
 /**
  * An LLM judge over any OpenAI-compatible chat endpoint (tier production). Temperature
- * 0, one fixed prompt, strict parsing: an unparseable, refused or truncated reply
- * fails the batch — never read as entailment.
+ * 0, one fixed prompt per task (entailment; relevance in relevance.ts), strict parsing: an
+ * unparseable, refused or truncated reply fails the batch — never read as entailment or as a score.
  */
 export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
   const concurrency = options.concurrency ?? 4;
@@ -60,14 +61,15 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
   // Fires on close(): calls in flight and waits before a retry stop at once.
   const closed = new AbortController();
 
-  const classifyOne = async (pair: NliPair, signal: AbortSignal): Promise<NliResult> => {
+  /** One completion of a fixed system prompt and a fenced user prompt: the reply's text, or an error (never a guess). */
+  const ask = async (system: string, user: string, maxTokens: number, signal: AbortSignal): Promise<string> => {
     const reply = await client.complete({
       model: options.model,
       temperature: 0,
-      max_tokens: 5,
+      max_tokens: maxTokens,
       messages: [
-        { role: "system", content: JUDGE_SYSTEM_PROMPT },
-        { role: "user", content: judgeUserPrompt(pair) },
+        { role: "system", content: system },
+        { role: "user", content: user },
       ],
     }, signal);
     const choice = reply.choices[0];
@@ -76,7 +78,37 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
     if (choice.finish_reason === "content_filter") throw new Error("judge reply was filtered");
     if (choice.finish_reason === "length") throw new Error("judge reply was truncated (finish_reason length)");
     if (typeof choice.message?.content !== "string") throw new Error("judge reply has no text content");
-    return parseJudgeReply(choice.message.content, [options.apiKey]);
+    return choice.message.content;
+  };
+
+  /**
+   * One call per item, at most `concurrency` in flight, the budget checked for all of them before
+   * the first: one result per item, in order, or the first failure (the other calls stop).
+   */
+  const each = async <P, R>(items: readonly P[], one: (item: P, signal: AbortSignal) => Promise<R>): Promise<R[]> => {
+    // Retries may add calls, but the budget is checked against the first attempts before any is made.
+    client.checkBudget(items.length);
+    const results = new Array<R>(items.length);
+    let next = 0;
+    // After one item fails the batch is unscorable: the other calls stop and no further one starts.
+    const failed = new AbortController();
+    const signal = AbortSignal.any([closed.signal, failed.signal]);
+    const worker = async (): Promise<void> => {
+      while (next < items.length && !signal.aborted) {
+        const i = next++;
+        if (i >= items.length) continue;
+        try {
+          results[i] = await one(items[i] as P, signal);
+        } catch (error) {
+          failed.abort(error);
+          throw error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+    // Closed part-way: the items not answered have no result.
+    if (signal.aborted) throw abortReason(signal);
+    return results;
   };
 
   return {
@@ -84,33 +116,12 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
     version: options.model,
     tier: "production",
     recommendedThreshold: 0.5,
+    relevanceScorer: { name: "judge", model: options.model },
     usage: () => client.usage(),
-    async classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
-      // Retries may add calls, but the budget is checked against the first attempts before any is made.
-      client.checkBudget(pairs.length);
-      const results = new Array<NliResult>(pairs.length);
-      let next = 0;
-      // After one pair fails the batch is unscorable: the other calls stop and no further one starts.
-      const failed = new AbortController();
-      const signal = AbortSignal.any([closed.signal, failed.signal]);
-      const worker = async (): Promise<void> => {
-        while (next < pairs.length && !signal.aborted) {
-          const i = next++;
-          const pair = pairs[i];
-          if (!pair) continue;
-          try {
-            results[i] = await classifyOne(pair, signal);
-          } catch (error) {
-            failed.abort(error);
-            throw error;
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, pairs.length) }, worker));
-      // Closed part-way: the pairs not classified have no result.
-      if (signal.aborted) throw abortReason(signal);
-      return results;
-    },
+    classify: (pairs: readonly NliPair[]): Promise<NliResult[]> => each(pairs, async (pair, signal) => parseJudgeReply(await ask(JUDGE_SYSTEM_PROMPT, judgeUserPrompt(pair), 5, signal), [options.apiKey])),
+    /** A number in [0, 1] per pair from a fenced prompt (relevance.ts); an unparseable, out-of-range or missing reply fails the batch. */
+    relevance: (pairs: readonly RelevancePair[]): Promise<number[]> =>
+      each(pairs, async (pair, signal) => parseRelevanceReply(await ask(JUDGE_RELEVANCE_SYSTEM_PROMPT, judgeRelevancePrompt(pair), RELEVANCE_MAX_TOKENS, signal), [options.apiKey])),
     close: () => {
       closed.abort(new Error("the judge backend was closed"));
       return Promise.resolve();

@@ -109,6 +109,7 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
     },
+    relevanceScorer: { name: "offline-lexical" },
     relevance(pairs: readonly RelevancePair[]): Promise<number[]> {
       try {
         // A query recurs across its passages: its words are read once per batch.

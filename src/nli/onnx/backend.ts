@@ -1,29 +1,71 @@
-import type { EntailmentBackend } from "../../core/backend.ts";
+import type { EntailmentBackend, RelevancePair, RelevanceScorerInfo } from "../../core/backend.ts";
+import { ConfigError, isConfigError } from "../../config/errors.ts";
+import { VARIANT_NAMES } from "../../config/variant.ts";
 import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { locateModelFiles } from "./model-dir.ts";
-import { createInferencePool } from "./pool.ts";
+import type { InferencePool, RelevancePool } from "./pool.ts";
+import { createInferencePool, createRelevancePool } from "./pool.ts";
+import type { RelevanceModelInfo } from "./relevance-engine.ts";
 import type { OnnxImporter } from "./runtime.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
+import type { CpuFeatures } from "./variants.ts";
 import { readCpuFeatures } from "./variants.ts";
 
 export interface OnnxBackendOptions extends OnnxEngineOptions {
-  /** Worker threads, each with its own session (default 1). */
+  /** Worker threads, each with its own session (default 1); a relevance model gets as many of its own. */
   readonly workers?: number;
+  /**
+   * A relevance cross-encoder's directory (relevance-engine.ts: one logit per pair, read as its
+   * sigmoid). Its graph is chosen as the NLI model's: by `variant` when that names a kind (auto,
+   * fp32, int8, quantized, …), by auto when it names one file of the NLI model. Without it,
+   * relevance is `lexicalRelevance`'s.
+   */
+  readonly relevanceDir?: string;
 }
 
 export interface OnnxBackend extends EntailmentBackend {
   readonly model: OnnxModelInfo;
+  /** The relevance cross-encoder, when one is loaded. */
+  readonly relevanceModel?: RelevanceModelInfo;
 }
 
 export interface OnnxBackendDeps {
   /** Imports onnxruntime-node (default: the real import); injected in tests. */
   readonly importOnnxRuntime?: OnnxImporter;
+  /**
+   * Without a relevance model: builds the backend whose relevance this one answers with (the
+   * registry passes the offline backend: lexical relevance), on first use, closed with this one.
+   * Without either, the backend has no relevance.
+   */
+  readonly lexicalRelevance?: () => EntailmentBackend;
+}
+
+/** The graph request for the relevance model: the NLI model's `variant` when it names a kind, else auto. */
+export function relevanceVariant(variant: string | undefined): string {
+  return variant !== undefined && (VARIANT_NAMES as readonly string[]).includes(variant) ? variant : "auto";
+}
+
+/** A model's version: its directory's last two parts, its graph and the graph's hash. */
+function modelVersion(info: { readonly dir: string; readonly graph: string; readonly graphSha256: string }): string {
+  return `${info.dir.replace(/\/+$/, "").split("/").slice(-2).join("/")}:${info.graph}@${info.graphSha256}`;
+}
+
+/** Starts the relevance pool, after choosing its graph on this thread (a ConfigError here, not from a worker). */
+async function startRelevance(options: OnnxBackendOptions, dir: string, cpu: CpuFeatures, workers: number): Promise<RelevancePool> {
+  const variant = relevanceVariant(options.variant);
+  locateModelFiles(dir, variant, cpu);
+  const { workers: _, relevanceDir: __, ...engineOptions } = options;
+  return createRelevancePool({ ...engineOptions, dir, variant, cpu }, workers);
 }
 
 /**
  * A local NLI cross-encoder (tier production), inferring in worker threads. onnxruntime-node
  * is loaded here first, on the calling thread, so that a missing runtime rejects with an
  * OnnxRuntimeMissingError (a ConfigError) rather than a message relayed from a worker.
+ * Relevance: a relevance cross-encoder in its own workers when `relevanceDir` is given (refused at
+ * start, a ConfigError on relevanceModel, when it cannot be loaded or its graph has not exactly one
+ * logit per pair), else `deps.lexicalRelevance`'s;
+ * `relevanceScorer` says which.
  */
 export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxBackendDeps = {}): Promise<OnnxBackend> {
   const workers = options.workers ?? 1;
@@ -34,16 +76,44 @@ export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxB
   // choose again for the same CPU, and so take the same graph, with the same reason.
   const cpu = options.cpu ?? readCpuFeatures();
   locateModelFiles(options.dir, options.variant, cpu);
-  const { workers: _, ...engineOptions } = options;
-  const pool = await createInferencePool({ ...engineOptions, cpu }, workers);
-  const dirName = pool.info.dir.replace(/\/+$/, "").split("/").slice(-2).join("/");
+  const { workers: _, relevanceDir, ...engineOptions } = options;
+  const pool: InferencePool = await createInferencePool({ ...engineOptions, cpu }, workers);
+  let relevancePool: RelevancePool | undefined;
+  if (relevanceDir !== undefined) {
+    try {
+      relevancePool = await startRelevance(options, relevanceDir, cpu, workers);
+    } catch (error) {
+      await pool.close();
+      // A relevance model that cannot be loaded (not a single-logit cross-encoder, a broken graph) is the
+      // configured relevanceModel's fault: a ConfigError naming it, as a variant it cannot satisfy is one on variant.
+      if (isConfigError(error)) throw error;
+      throw new ConfigError("relevanceModel", relevanceDir, (error as Error).message.replace(/^onnx backend: /, ""));
+    }
+  }
+  const lexicalRelevance = deps.lexicalRelevance;
+  let lexical: EntailmentBackend | undefined;
+  const lexicalBackend = (): EntailmentBackend | undefined => (lexicalRelevance ? (lexical ??= lexicalRelevance()) : undefined);
+  const relevance = relevancePool
+    ? (pairs: readonly RelevancePair[]): Promise<number[]> => (relevancePool as RelevancePool).score(pairs)
+    : lexicalRelevance
+      ? (pairs: readonly RelevancePair[]): Promise<number[]> => {
+          const backend = lexicalBackend();
+          return backend?.relevance ? backend.relevance(pairs) : Promise.reject(new Error("onnx backend: the lexical relevance backend has no relevance"));
+        }
+      : undefined;
+  const relevanceScorer: RelevanceScorerInfo | undefined = relevancePool ? { name: "onnx", model: modelVersion(relevancePool.info) } : lexicalRelevance ? { name: "offline-lexical" } : undefined;
   return {
     name: "onnx",
-    version: `${dirName}:${pool.info.graph}@${pool.info.graphSha256}`,
+    version: modelVersion(pool.info),
     tier: "production",
     recommendedThreshold: 0.5,
     model: pool.info,
+    ...(relevancePool ? { relevanceModel: relevancePool.info } : {}),
+    ...(relevance ? { relevance } : {}),
+    ...(relevanceScorer ? { relevanceScorer } : {}),
     classify: (pairs) => pool.classify(pairs),
-    close: () => pool.close(),
+    close: async () => {
+      await Promise.all([pool.close(), relevancePool?.close(), lexical?.close()]);
+    },
   };
 }

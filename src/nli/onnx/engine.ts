@@ -6,8 +6,9 @@ import type { EncodedPair, PairEncoder } from "./encoder.ts";
 import { createPairEncoder } from "./encoder.ts";
 import type { LabelMap, ModelFiles, OnnxVariant } from "./model-dir.ts";
 import { locateModelFiles, mapLabels, readJsonFile } from "./model-dir.ts";
-import type { OnnxImporter, OnnxRuntime, OnnxSession, OnnxTensor } from "./runtime.ts";
+import type { OnnxImporter, OnnxRuntime, OnnxTensor } from "./runtime.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
+import { inLengthOrder, openPairSession, runPairBatch } from "./session.ts";
 import type { CpuFeatures, GraphVariant } from "./variants.ts";
 
 export interface OnnxEngineOptions {
@@ -93,9 +94,11 @@ function graphSha256(graph: string): string {
   return createHash("sha256").update(readFileSync(graph)).digest("hex").slice(0, 12);
 }
 
-interface ModelDirContents {
+/** What a cross-encoder directory holds, read from its files: the NLI engine maps its labels, the relevance engine counts them. */
+export interface ModelDirContents {
   readonly files: ModelFiles;
-  readonly labels: LabelMap;
+  /** config.json. */
+  readonly config: Record<string, unknown>;
   readonly tokenizerJson: Record<string, unknown>;
   /** tokenizer_config.json over special_tokens_map.json. */
   readonly tokenizerSettings: Record<string, unknown>;
@@ -117,28 +120,34 @@ export function tokenSettings(settings: Record<string, unknown>): Record<string,
   return out;
 }
 
-function readModelDir(options: Pick<OnnxEngineOptions, "dir" | "variant" | "cpu" | "maxLength">): ModelDirContents {
+/** Reads a model directory's config, tokenizer and maximum length, and chooses its graph (variant rules in variants.ts). */
+export function readModelDir(options: Pick<OnnxEngineOptions, "dir" | "variant" | "cpu" | "maxLength">): ModelDirContents {
   const files = locateModelFiles(options.dir, options.variant, options.cpu);
   const config = readJsonFile(files.config);
-  const labels = mapLabels(config, files.config);
   const tokenizerConfig = files.tokenizerConfig ? readJsonFile(files.tokenizerConfig) : {};
   const special = files.specialTokensMap ? readJsonFile(files.specialTokensMap) : {};
   const tokenizerJson = readJsonFile(files.tokenizer);
   const maxLength = maxLengthOf(files, config, tokenizerConfig, options.maxLength);
-  return { files, labels, tokenizerJson, tokenizerSettings: tokenSettings({ ...special, ...tokenizerConfig }), maxLength };
+  return { files, config, tokenizerJson, tokenizerSettings: tokenSettings({ ...special, ...tokenizerConfig }), maxLength };
 }
 
-function describe(files: ModelFiles, labels: LabelMap, maxLength: number): OnnxModelDescription {
+/** The chosen graph of a model directory: path, content hash, kind and why, and every graph offered. */
+export type GraphDescription = Pick<OnnxModelDescription, "dir" | "graph" | "graphSha256" | "variant" | "graphs">;
+
+export function describeGraph(files: ModelFiles): GraphDescription {
   const { graph, reason } = files.choice;
   return {
     dir: files.dir,
     graph: relative(files.dir, files.graph),
     graphSha256: graphSha256(files.graph),
-    labels,
-    maxLength,
     variant: { precision: graph.precision, description: graph.description, reason },
     graphs: files.graphs,
   };
+}
+
+function describe(files: ModelFiles, labels: LabelMap, maxLength: number): OnnxModelDescription {
+  const g = describeGraph(files);
+  return { dir: g.dir, graph: g.graph, graphSha256: g.graphSha256, labels, maxLength, variant: g.variant, graphs: g.graphs };
 }
 
 /** A float16 value's bits as a number. */
@@ -165,8 +174,8 @@ export function floatValues(tensor: OnnxTensor): Float32Array {
  * onnxruntime: what `groundwatch model info` can show when the runtime is not installed.
  */
 export function describeOnnxModel(options: Pick<OnnxEngineOptions, "dir" | "variant" | "cpu" | "maxLength">): OnnxModelDescription {
-  const { files, labels, maxLength } = readModelDir(options);
-  return describe(files, labels, maxLength);
+  const { files, config, maxLength } = readModelDir(options);
+  return describe(files, mapLabels(config, files.config), maxLength);
 }
 
 /**
@@ -175,69 +184,30 @@ export function describeOnnxModel(options: Pick<OnnxEngineOptions, "dir" | "vari
  * onnxruntime-node is loaded here, lazily (`deps.runtime` skips that).
  */
 export async function createOnnxEngine(options: OnnxEngineOptions, deps: OnnxEngineDeps = {}): Promise<OnnxEngine> {
-  const { files, labels, tokenizerJson, tokenizerSettings, maxLength } = readModelDir(options);
+  const { files, config, tokenizerJson, tokenizerSettings, maxLength } = readModelDir(options);
+  const labels = mapLabels(config, files.config);
   const encoder: PairEncoder = createPairEncoder(tokenizerJson, tokenizerSettings, { maxLength, minHypothesisTokens: options.minHypothesisTokens ?? 64 });
   const ort = deps.runtime ?? (await loadOnnxRuntime(deps.importOnnxRuntime));
-  let session: OnnxSession;
-  try {
-    session = await ort.InferenceSession.create(files.graph, {
-      executionProviders: ["cpu"],
-      graphOptimizationLevel: "all",
-      ...(options.threads ? { intraOpNumThreads: options.threads, interOpNumThreads: 1 } : {}),
-    });
-  } catch (error) {
-    throw new Error(`onnx backend: cannot load ${files.graph}: ${(error as Error).message}`);
-  }
-  for (const required of ["input_ids", "attention_mask"]) {
-    if (!session.inputNames.includes(required)) throw new Error(`onnx backend: ${files.graph} has no ${required} input (inputs: ${session.inputNames.join(", ")})`);
-  }
-  const known = new Set(["input_ids", "attention_mask", "token_type_ids"]);
-  const unknown = session.inputNames.filter((n) => !known.has(n));
-  if (unknown.length > 0) throw new Error(`onnx backend: ${files.graph} needs inputs this backend cannot supply: ${unknown.join(", ")}`);
-  const useTypes = session.inputNames.includes("token_type_ids");
-  const outputName = session.outputNames.includes("logits") ? "logits" : session.outputNames[0];
-  if (!outputName) throw new Error(`onnx backend: ${files.graph} has no outputs`);
+  const s = await openPairSession(ort, files.graph, options.threads);
   const nLabels = labels.labels.length;
   const maxBatch = options.maxBatch ?? 32;
 
-  const runBatch = async (batch: readonly EncodedPair[]): Promise<Float32Array[]> => {
-    const width = Math.max(...batch.map((e) => e.ids.length));
-    const ids = new BigInt64Array(batch.length * width).fill(BigInt(encoder.padId));
-    const mask = new BigInt64Array(batch.length * width);
-    const types = new BigInt64Array(batch.length * width);
-    batch.forEach((e, r) => {
-      e.ids.forEach((id, c) => {
-        ids[r * width + c] = BigInt(id);
-        mask[r * width + c] = 1n;
-        types[r * width + c] = BigInt(e.typeIds[c] ?? 0);
-      });
-    });
-    const dims = [batch.length, width];
-    const feeds: Record<string, OnnxTensor> = { input_ids: new ort.Tensor("int64", ids, dims), attention_mask: new ort.Tensor("int64", mask, dims) };
-    if (useTypes) feeds.token_type_ids = new ort.Tensor("int64", types, dims);
-    const out = (await session.run(feeds))[outputName];
+  const runBatch = async (batch: readonly EncodedPair[]): Promise<number[][]> => {
+    const out = await runPairBatch(ort, s, batch, encoder.padId);
     if (!out || out.dims.length !== 2 || out.dims[0] !== batch.length || out.dims[1] !== nLabels) {
-      throw new Error(`onnx backend: ${files.graph} returned ${outputName} of shape [${out?.dims.join(", ") ?? ""}], expected [${batch.length}, ${nLabels}] for the ${nLabels} labels in config.json`);
+      throw new Error(`onnx backend: ${files.graph} returned ${s.outputName} of shape [${out?.dims.join(", ") ?? ""}], expected [${batch.length}, ${nLabels}] for the ${nLabels} labels in config.json`);
     }
     const data = floatValues(out);
-    return batch.map((_, r) => data.slice(r * nLabels, (r + 1) * nLabels));
+    return batch.map((_, r) => Array.from(data.slice(r * nLabels, (r + 1) * nLabels)));
   };
 
   const logits = async (pairs: readonly NliPair[]): Promise<{ logits: number[][]; encoded: EncodedPair[] }> => {
     const encoded = pairs.map((p) => encoder.encode(p.premise, p.hypothesis));
-    // Length-bucketed batching: sorting by length keeps padding small.
-    const order = encoded.map((e, i) => ({ i, n: e.ids.length })).sort((x, y) => x.n - y.n);
-    const rows = new Array<number[]>(pairs.length);
-    for (let start = 0; start < order.length; start += maxBatch) {
-      const chunk = order.slice(start, start + maxBatch);
-      const out = await runBatch(chunk.map(({ i }) => encoded[i] as EncodedPair));
-      chunk.forEach(({ i }, k) => (rows[i] = Array.from(out[k] ?? [])));
-    }
-    return { logits: rows, encoded };
+    return { logits: await inLengthOrder(encoded, maxBatch, runBatch), encoded };
   };
 
   return {
-    info: { ...describe(files, labels, maxLength), inputs: session.inputNames },
+    info: { ...describe(files, labels, maxLength), inputs: s.session.inputNames },
     logits,
     async classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
       const { logits: rows, encoded } = await logits(pairs);
@@ -248,7 +218,7 @@ export async function createOnnxEngine(options: OnnxEngineOptions, deps: OnnxEng
       });
     },
     async close(): Promise<void> {
-      await session.release();
+      await s.session.release();
     },
   };
 }
