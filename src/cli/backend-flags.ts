@@ -5,6 +5,7 @@ export const BACKEND_FLAGS = {
   backend: { type: "string" },
   model: { type: "string" },
   variant: { type: "string" },
+  "relevance-model": { type: "string" },
   "require-production": { type: "boolean" },
   "onnx-threads": { type: "string" },
   "onnx-workers": { type: "string" },
@@ -23,6 +24,8 @@ export const BACKEND_FLAGS_HELP = `Backend:
   --model DIR|REPO      ONNX model directory, or a repo pulled with \`groundwatch model pull\`
   --variant V           ONNX graph: auto (default: int8 for this CPU, else generic int8, else
                         fp32), fp32, int8, quantized, or a graph's file name; env GROUNDWATCH_MODEL_VARIANT
+  --relevance-model DIR|REPO  relevance cross-encoder for the onnx backend (cause attribution);
+                        env GROUNDWATCH_RELEVANCE_MODEL; without one, relevance is lexical
   --require-production  refuse to run on a triage-tier backend (env GROUNDWATCH_REQUIRE_PRODUCTION=1)
   --onnx-threads N      onnxruntime threads per worker;  --onnx-workers N  inference worker threads
   --judge-url URL       OpenAI-compatible base URL (key from env GROUNDWATCH_JUDGE_API_KEY)
@@ -50,6 +53,7 @@ export function backendOptionsFromFlags(values: Values): { options: ScoreOptions
     ["backend", "backend"],
     ["model", "model"],
     ["variant", "variant"],
+    ["relevance-model", "relevanceModel"],
     ["judge-url", "judgeUrl"],
     ["judge-model", "judgeModel"],
   ];

@@ -1,5 +1,5 @@
 export { backendInfo } from "./backend.ts";
-export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource, RelevancePair } from "./backend.ts";
+export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource, RelevancePair, RelevanceScorerInfo } from "./backend.ts";
 export { splitClaims } from "./claims/index.ts";
 export type { AnswerSegment, Claim, SkipReason, SkippedSentence } from "./claims/index.ts";
 export type { Span } from "./span.ts";
