@@ -1,12 +1,12 @@
 /**
  * Pieces bench/relevance.ts and bench/cause.ts share: the dev sets a run reads (--set, --limit),
  * and the relevance of a context to a claim as the scorer measures it without a question
- * (core's contextRelevance over the scorer's windows). The swap of contexts between rows is
+ * (core's queryContextRelevance, the one calibrate fits with). The swap of contexts between rows is
  * core's swapPartners (core/relevance-fit.ts), the one `groundwatch calibrate` uses too.
  */
 import type { EntailmentBackend } from "../src/core/backend.ts";
-import { buildWindows, createWindowCache } from "../src/core/context.ts";
-import { contextRelevance } from "../src/core/relevance.ts";
+import { createWindowCache } from "../src/core/context.ts";
+import { queryContextRelevance } from "../src/core/relevance-fit.ts";
 import type { TextAnalyzer } from "../src/core/text.ts";
 import { DEFAULT_LIMITS, DEFAULT_SETTINGS } from "../src/config/defaults.ts";
 import type { DevRow } from "../scripts/devsets.ts";
@@ -25,9 +25,6 @@ export function selectedDevSets(): Map<string, DevRow[]> {
 
 /** The best relevance of a context (one document) to a claim, over the windows the scorer cuts with the default settings. */
 export function claimRelevance(backend: EntailmentBackend, analyzer: TextAnalyzer): (claim: string, context: string) => Promise<number> {
-  const cache = createWindowCache(DEFAULT_LIMITS.cacheBytes / 2);
-  return async (claim, context) => {
-    const windows = buildWindows(context, analyzer, { tokenBudget: DEFAULT_SETTINGS.tokenBudget, cache });
-    return (await contextRelevance({ claims: [claim], windows, documents: 1, backend, analyzer, topK: DEFAULT_SETTINGS.topK })).best;
-  };
+  const deps = { backend, analyzer, topK: DEFAULT_SETTINGS.topK, tokenBudget: DEFAULT_SETTINGS.tokenBudget, cache: createWindowCache(DEFAULT_LIMITS.cacheBytes / 2) };
+  return (claim, context) => queryContextRelevance({ answer: claim }, context, deps);
 }

@@ -13,9 +13,15 @@
  * is exactly that decision (does the context address the query), both kinds count equally
  * whatever their numbers, and it does not depend on which answers the groundedness check flags.
  */
+import { answerRelevance } from "./attribution.ts";
+import type { EntailmentBackend } from "./backend.ts";
 import type { AurocEstimate } from "./calibration.ts";
 import { aurocWithInterval, chooseThreshold } from "./calibration.ts";
+import type { ContextInput, WindowCache } from "./context.ts";
+import { buildWindows, contextTexts } from "./context.ts";
+import { contextRelevance } from "./relevance.ts";
 import { rng } from "./rng.ts";
+import type { TextAnalyzer } from "./text.ts";
 
 /** Fewest examples of each kind (relevant, not relevant) a threshold is fitted from; fewer keep the default. */
 export const MIN_RELEVANCE_FIT_EXAMPLES = 20;
@@ -121,4 +127,95 @@ export function swapPartners(keys: readonly string[], seed: number): Array<numbe
     }
     return undefined;
   });
+}
+
+/** A labelled row as the fit reads it: its question (if any), answer, context, and an explicit cause label (if any). */
+export interface RelevanceFitRow {
+  readonly question?: string | undefined;
+  readonly answer: string;
+  readonly context: ContextInput;
+  /** Used as given: the context addresses the answer (`generation`) or it does not (`retrieval`); no swap is made for the row. */
+  readonly cause?: "retrieval" | "generation" | undefined;
+}
+
+/** What the fit measures relevance with: the scoring backend and the scorer's window settings. */
+export interface RelevanceFitDeps {
+  readonly backend: EntailmentBackend;
+  readonly analyzer: TextAnalyzer;
+  readonly topK: number;
+  readonly tokenBudget: number;
+  readonly cache?: WindowCache;
+}
+
+/**
+ * The best relevance of a context to what a scorer measures it against: the question when there
+ * is one, else the answer as one claim (the scorer measures each failing claim of it). Core's
+ * contextRelevance over the windows buildWindows cuts, as the scorer does.
+ */
+export async function queryContextRelevance(query: { readonly question?: string | undefined; readonly answer: string }, context: ContextInput, deps: RelevanceFitDeps): Promise<number> {
+  const windows = buildWindows(context, deps.analyzer, { tokenBudget: deps.tokenBudget, ...(deps.cache ? { cache: deps.cache } : {}) });
+  const documents = contextTexts(context).length;
+  const common = { windows, documents, backend: deps.backend, analyzer: deps.analyzer, topK: deps.topK };
+  const question = query.question?.trim() ? query.question : undefined;
+  return (await contextRelevance(question !== undefined ? { ...common, question } : { ...common, claims: [query.answer] })).best;
+}
+
+/** The examples a labelled set gives, and how they were built. */
+export interface RelevanceFitExamples {
+  readonly context: RelevanceExample[];
+  readonly answer: RelevanceExample[];
+  /** Rows whose own and swapped context were measured (the swap). */
+  readonly swappedRows: number;
+  /** Rows used with their explicit cause label. */
+  readonly labelledCauses: number;
+  /** Rows with a question whose own answer and another question's answer were measured. */
+  readonly answerPairs: number;
+}
+
+const hasText = (c: ContextInput): boolean => contextTexts(c).some((t) => t.trim() !== "");
+
+/**
+ * Builds the fit's examples from labelled rows: a row with a cause label gives its own context's
+ * relevance as labelled; every other row with a context gives its own context (relevant) and the
+ * context of another row (swapPartners by context text, seeded), not relevant. Rows with a question
+ * also give their own answer's relevance to it (on-topic) and another question's answer's
+ * (off-topic); a refusal on either side is left out (it counts as relevant to any question).
+ * Rejects when the backend has no relevance scorer or fails.
+ */
+export async function relevanceFitExamples(rows: readonly RelevanceFitRow[], deps: RelevanceFitDeps, seed = 27): Promise<RelevanceFitExamples> {
+  const withContext = rows.filter((r) => hasText(r.context));
+  const context: RelevanceExample[] = [];
+  let labelledCauses = 0;
+  let swappedRows = 0;
+  const partners = swapPartners(
+    withContext.map((r) => JSON.stringify(r.context)),
+    seed,
+  );
+  for (const [i, row] of withContext.entries()) {
+    const own = await queryContextRelevance(row, row.context, deps);
+    if (row.cause !== undefined) {
+      labelledCauses++;
+      context.push({ score: own, relevant: row.cause === "generation" });
+      continue;
+    }
+    const other = withContext[partners[i] ?? -1];
+    if (!other) continue;
+    swappedRows++;
+    context.push({ score: own, relevant: true }, { score: await queryContextRelevance(row, other.context, deps), relevant: false });
+  }
+  const asked = rows.filter((r) => r.question?.trim() && r.answer.trim());
+  const answerPartners = swapPartners(
+    asked.map((r) => r.question ?? ""),
+    seed + 1,
+  );
+  const answer: RelevanceExample[] = [];
+  for (const [i, row] of asked.entries()) {
+    const other = asked[answerPartners[i] ?? -1];
+    if (!other || row.question === undefined) continue;
+    const own = await answerRelevance(row.question, row.answer, deps.backend, 0.5);
+    const offTopic = await answerRelevance(row.question, other.answer, deps.backend, 0.5);
+    if (own.refusal || offTopic.refusal) continue;
+    answer.push({ score: own.score, relevant: true }, { score: offTopic.score, relevant: false });
+  }
+  return { context, answer, swappedRows, labelledCauses, answerPairs: answer.length / 2 };
 }
