@@ -78,8 +78,12 @@ function causeAt(o: Outcome, question: boolean, threshold: number): AnswerCause 
   return answerCause(causes);
 }
 
+/** Own context relevance (relevant) and swapped (not), where measured. */
 const contextExamples = (rows: readonly Row[]): RelevanceExample[] =>
-  rows.flatMap((r) => [r.own.relevance, r.swapped?.relevance].flatMap((s, i) => (s === undefined || (i === 1 && !r.swapped) ? [] : [{ score: s, relevant: i === 0 }])));
+  rows.flatMap((r) => [
+    ...(r.own.relevance === undefined ? [] : [{ score: r.own.relevance, relevant: true }]),
+    ...(r.swapped?.relevance === undefined ? [] : [{ score: r.swapped.relevance, relevant: false }]),
+  ]);
 const answerExamples = (rows: readonly Row[]): RelevanceExample[] =>
   rows.flatMap((r) => (r.answer ? [{ score: r.answer.own, relevant: true }, { score: r.answer.swapped, relevant: false }] : []));
 
