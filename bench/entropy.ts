@@ -28,7 +28,7 @@ import { createTextAnalyzer } from "../src/core/text.ts";
 import type { EntailmentBackend, NliResult } from "../src/core/backend.ts";
 import { createOfflineBackend } from "../src/nli/offline/backend.ts";
 import { createOnnxBackend } from "../src/nli/onnx/backend.ts";
-import { rng } from "./rng.ts";
+import { rng } from "../src/core/rng.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const CACHE = join(process.env.GROUNDWATCH_CACHE ?? join(homedir(), ".cache", "groundwatch"), "bench-models");

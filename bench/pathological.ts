@@ -25,7 +25,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { flag } from "./args.ts";
-import { rng } from "./rng.ts";
+import { rng } from "../src/core/rng.ts";
 
 const WORDS = "river tower budget council museum refund station library ticket harbour bridge engine forest garden market village school doctor patient winter summer".split(" ");
 const NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve twenty thirty forty hundred thousand million and".split(" ");

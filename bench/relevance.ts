@@ -12,58 +12,26 @@
  */
 import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { buildWindows, createWindowCache } from "../src/core/context.ts";
-import { contextRelevance } from "../src/core/relevance.ts";
+import { swapPartners } from "../src/core/relevance-fit.ts";
 import { auroc } from "../src/core/stats.ts";
 import { createTextAnalyzer } from "../src/core/text.ts";
 import { createOfflineBackend } from "../src/nli/offline/backend.ts";
 import { DEFAULT_LIMITS, DEFAULT_SETTINGS } from "../src/config/defaults.ts";
-import type { DevRow } from "../scripts/devsets.ts";
 import { loadDevSets } from "../scripts/devsets.ts";
+import { claimRelevance, selectedDevSets } from "./dev-relevance.ts";
 import { overlapFloor } from "./overlap-floor.ts";
 import { flag } from "./args.ts";
-import { rng } from "./rng.ts";
-
-/**
- * For each row, another row of the set whose context differs (SummEdits and WiCE hold several
- * claims per context): a seeded permutation, each row taking the first row after its own place in
- * it whose context is another text. Undefined when every row of the set shares one context.
- */
-function swappedContexts(rows: readonly DevRow[], seed: number): Array<string | undefined> {
-  const next = rng(seed);
-  const order = rows.map((_, i) => i);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
-    [order[i], order[j]] = [order[j] ?? 0, order[i] ?? 0];
-  }
-  const place = new Map(order.map((row, at) => [row, at]));
-  return rows.map((row, i) => {
-    const at = place.get(i) ?? 0;
-    for (let k = 1; k < order.length; k++) {
-      const other = rows[order[(at + k) % order.length] ?? 0];
-      if (other && other.context !== row.context) return other.context;
-    }
-    return undefined;
-  });
-}
 
 async function main(): Promise<void> {
-  const limit = Number(flag("limit") ?? Infinity);
   const seed = Number(flag("seed") ?? 27);
   const analyzer = createTextAnalyzer({ cacheBytes: DEFAULT_LIMITS.cacheBytes / 2 });
   const backend = createOfflineBackend({ analyzer });
-  const cache = createWindowCache(DEFAULT_LIMITS.cacheBytes / 2);
-  const relevance = async (claim: string, context: string): Promise<number> => {
-    const windows = buildWindows(context, analyzer, { tokenBudget: DEFAULT_SETTINGS.tokenBudget, cache });
-    return (await contextRelevance({ claims: [claim], windows, documents: 1, backend, analyzer, topK: DEFAULT_SETTINGS.topK })).best;
-  };
+  const relevance = claimRelevance(backend, analyzer);
   // Untimed warm-up on altered copies of rows, so no set is timed through a cold start and no
   // analysis or window the timed rows could reuse is cached by it.
   for (const row of [...loadDevSets().values()].flatMap((rows) => rows.slice(0, 40))) await relevance(`${row.claim} (warm-up)`, `${row.context} (warm-up)`);
 
-  const only = flag("set") === undefined ? undefined : new Set((flag("set") ?? "").split(","));
-  const sets = new Map([...loadDevSets()].filter(([name]) => !only || only.has(name)));
-  if (only && sets.size !== only.size) throw new Error(`--set: unknown set in ${[...only].join(",")} (have ${[...loadDevSets().keys()].join(", ")})`);
+  const sets = selectedDevSets();
   const table = [
     "| set | rows | swapped pairs | AUROC relevant vs swapped | overlap floor AUROC | AUROC, unsupported rows only (n) | floor, unsupported rows only | mean relevance own / swapped | rows/s |",
     "|---|---|---|---|---|---|---|---|---|",
@@ -71,9 +39,11 @@ async function main(): Promise<void> {
   const all = { scores: [] as number[], floor: [] as number[], labels: [] as number[], unsupported: { scores: [] as number[], floor: [] as number[], labels: [] as number[] } };
   let totalRows = 0;
   let totalMs = 0;
-  for (const [name, rowsAll] of sets) {
-    const rows = rowsAll.slice(0, limit);
-    const swapped = swappedContexts(rows, seed);
+  for (const [name, rows] of sets) {
+    const swapped = swapPartners(
+      rows.map((r) => r.context),
+      seed,
+    ).map((at) => (at === undefined ? undefined : rows[at]?.context));
     const set = { scores: [] as number[], floor: [] as number[], labels: [] as number[], unsupported: { scores: [] as number[], floor: [] as number[], labels: [] as number[] } };
     let pairs = 0;
     let own = 0;

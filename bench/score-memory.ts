@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rng } from "./rng.ts";
+import { rng } from "../src/core/rng.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const WORDS = "river tower budget council museum refund station library ticket harbour bridge engine forest garden market village school doctor patient winter summer".split(" ");

@@ -9,6 +9,8 @@ export interface DevRow {
   readonly context: string;
   readonly claim: string;
   readonly label: 0 | 1;
+  /** The user's question, where the set has one (HaluEval QA's `meta.question`). */
+  readonly question?: string;
 }
 
 /** Dev sets whose licence allows fitting; the rest (ANLI, CC BY-NC) are only measured. */
@@ -28,11 +30,12 @@ export function loadDevSets(dir: string = devDir()): Map<string, DevRow[]> {
       .split("\n")
       .filter((l) => l.trim() !== "")
       .map((l, i) => {
-        const r = JSON.parse(l) as Partial<DevRow>;
+        const r = JSON.parse(l) as Partial<DevRow> & { meta?: { question?: unknown } };
         if (typeof r.context !== "string" || typeof r.claim !== "string" || (r.label !== 0 && r.label !== 1)) {
           throw new Error(`${file}:${i + 1}: expected string context and claim and label 0 or 1`);
         }
-        return { dataset: stem, id: String(r.id ?? i), context: r.context, claim: r.claim, label: r.label };
+        const question = typeof r.meta?.question === "string" && r.meta.question.trim() !== "" ? r.meta.question : undefined;
+        return { dataset: stem, id: String(r.id ?? i), context: r.context, claim: r.claim, label: r.label, ...(question === undefined ? {} : { question }) };
       });
     sets.set(stem, rows);
   }

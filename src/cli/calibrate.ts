@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { bundledExampleHashes } from "../config/calibration-file.ts";
+import type { RelevanceFitRow } from "../core/relevance-fit.ts";
+import type { RelevanceCalibration } from "./calibrate-relevance.ts";
+import { calibrateRelevance, relevanceLines } from "./calibrate-relevance.ts";
 import type { Criterion } from "../core/calibration.ts";
 import { aurocWithInterval, calibrationVerdict, chooseThreshold, labelsToSettle } from "../core/calibration.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
@@ -19,7 +22,8 @@ Usage:
                         [--target-fpr 0.05] [--target-recall 0.9] [--out calibration.json]
                         [--unscorable exclude|as-ungrounded]
 
-Rows: {"id" (unique), "context", "answer", "label": 1 (grounded) | 0 (not), "question"?}.
+Rows: {"id" (unique), "context", "answer", "label": 1 (grounded) | 0 (not), "question"?,
+       "cause"?: "retrieval" | "generation"}.
 Scores every row with the chosen backend, then reports AUROC (Mann–Whitney, mid-ranks for ties)
 with a 95% Hanley–McNeil interval, the threshold the criterion picks with its TPR and FPR, and the
 rows whose label the score contradicts most (review candidates, not verdicts). Writes
@@ -27,7 +31,16 @@ calibration.json: threshold, TPR/FPR, backend (name, version: the model, tier), 
 interval, the reference score distribution the SDK and the collector use for drift, and the set's
 fingerprint: its path as given, rows, the sha256 of its bytes (of its lines, each ending in "\n",
 for standard input) and whether it is one of groundwatch's bundled examples (by hash, whatever its
-name). A calibration on the bundled examples (examples/labelled.jsonl) is a demo of the command:
+name).
+
+It also fits the relevance thresholds the cause of an ungrounded answer is read with (as
+"relevance" in calibration.json, with their evidence): the context threshold from each row's own
+context against another row's context swapped in (seeded; relevance to the question, or without
+one to the answer), rows with a "cause" label used as labelled; the answer threshold from each
+answer against another question's answer, on rows with a question. At least 20 examples of each
+kind are needed; with fewer, calibrate says so and the backend's default stays in force.
+
+A calibration on the bundled examples (examples/labelled.jsonl) is a demo of the command:
 serve, doctor, evidence and the SDK warn that it is not your data, and refuse it as a drift reference.
 
 Rows the backend cannot score (no checkable claim, e.g. a refusal; empty context) have no score:
@@ -81,10 +94,13 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const auditSize = numberFlag("audit-size", args["audit-size"], (n) => Number.isInteger(n) && n >= 0, "a whole number") ?? 10;
     // Checked before any row is scored: a bad --out should not cost a whole run.
     const outPath = outputFile("--out", args.out ?? "calibration.json", io);
-    const scorer = await scorerFor(resolveCliScoring(args, io).scoring, io);
+    const scoring = resolveCliScoring(args, io).scoring;
+    const scorer = await scorerFor(scoring, io);
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
 
     const read: Array<{ id: string | number; label: 0 | 1; score: number | null }> = [];
+    const fitRows: RelevanceFitRow[] = [];
+    let relevance: RelevanceCalibration | undefined;
     // Standard input cannot be read twice: its fingerprint is the hash of its lines, each ending in "\n".
     const stdinHash = source === "-" ? createHash("sha256") : undefined;
     const checkId = createIdChecker("the review candidates name rows by id");
@@ -97,10 +113,18 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
         const parsed = parseScoreRow(line, n);
         if (!parsed.ok) throw new UsageError(parsed.error);
         checkId(parsed.row.id, n);
-        const label = (JSON.parse(line) as { label?: unknown }).label;
+        const { label, cause } = JSON.parse(line) as { label?: unknown; cause?: unknown };
         if (label !== 0 && label !== 1) throw new UsageError(`line ${n}: "label" must be 1 (grounded) or 0 (not grounded) (got ${JSON.stringify(label)})`);
-        const r = await scorer.score({ answer: parsed.row.answer, context: parsed.row.context });
+        if (cause !== undefined && cause !== "retrieval" && cause !== "generation") throw new UsageError(`line ${n}: "cause" must be "retrieval" or "generation" when present (got ${JSON.stringify(cause)})`);
+        const { question, answer, context } = parsed.row;
+        fitRows.push({ question, answer, context, cause });
+        const r = await scorer.score({ answer, context });
         read.push({ id: parsed.row.id, label, score: r.verdict === "unscorable" ? null : r.score });
+      }
+      try {
+        relevance = await calibrateRelevance(fitRows, scorer, scoring);
+      } catch (error) {
+        io.stderr.write(`groundwatch calibrate: WARNING: relevance thresholds not fitted: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`);
       }
     } finally {
       await scorer.close();
@@ -152,6 +176,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       // The drift reference: live unscorable answers have no score and never enter drift, so neither do these.
       referenceScores: scored.map((r) => Number(r.score.toFixed(6))),
       audit,
+      ...(relevance ? { relevance } : {}),
     };
     writeOutputFile("--out", outPath, `${JSON.stringify(calibration, null, 2)}\n`);
     const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
@@ -169,6 +194,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     else if (verdict === "anti-correlated") io.stdout.write("FAIL: ANTI-CORRELATED — higher scores go with answers labelled NOT grounded. Check which way the labels point (1 must mean grounded) before anything else.\n");
     else io.stdout.write(`FAIL: the interval includes 0.5 — this set has not established a signal. ${settle === undefined ? "No realistic set would settle it at this effect size: the signal is not there." : `About ${settle} more labelled rows would settle it at this effect size.`}\n`);
     io.stdout.write(`threshold ${choice.threshold.toFixed(4)} (${criterion}): TPR ${pct(choice.tpr)}, FPR ${pct(choice.fpr)}, precision ${pct(choice.precision)}\n`);
+    for (const l of relevanceLines(relevance, scorer.relevanceThresholds)) io.stdout.write(`${l}\n`);
     if (audit.length > 0) {
       io.stdout.write("label review candidates (the score disagrees most; not verdicts):\n");
       for (const a of audit) io.stdout.write(`  ${sanitizeForTerminal(String(a.id))}: label ${a.label}, score ${a.score.toFixed(3)}\n`);

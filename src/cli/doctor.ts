@@ -166,7 +166,9 @@ function checkCalibration(path: string | undefined, io: CommandIo, scoring: Back
     return [{ status: "FAIL", what: "threshold", detail: `cannot read ${path}: ${why}`, fix: "point --calibration at the calibration.json written by groundwatch calibrate" }];
   }
   const auroc = cal.auroc ? `AUROC ${cal.auroc.value.toFixed(3)} [${cal.auroc.low.toFixed(3)}, ${cal.auroc.high.toFixed(3)}]` : "no AUROC recorded";
-  const detail = `${cal.threshold} from ${cal.rows ?? "?"} labels, ${auroc}, ${cal.createdAt ?? ""} (id ${cal.id})`;
+  const rel = cal.relevanceThresholds;
+  const relevance = rel ? `; relevance thresholds${rel.context !== undefined ? ` context ${rel.context}` : ""}${rel.answer !== undefined ? ` answer ${rel.answer}` : ""}` : "";
+  const detail = `${cal.threshold} from ${cal.rows ?? "?"} labels, ${auroc}, ${cal.createdAt ?? ""} (id ${cal.id})${relevance}`;
   const caveats = calibrationCaveats(cal, scoring);
   const checks: Check[] = [];
   if (cal.verdict !== "pass") checks.push({ status: "FAIL", what: "threshold", detail: `${detail}: the labelled set did not establish a signal (${cal.verdict ?? "no verdict"})`, fix: "add labels or fix their direction, then re-run groundwatch calibrate" });

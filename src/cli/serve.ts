@@ -1,13 +1,13 @@
 import { resolve } from "node:path";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
-import { DEFAULT_SETTINGS } from "../config/defaults.ts";
+import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
 import { RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, resolveCollectorOptions } from "../collector/options.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
 import { calibrationCaveats, explainCalibrationFailure } from "../core/calibration.ts";
 import { DEFAULT_MODEL_REPO, hubCacheDir } from "../nli/hub/cache.ts";
-import { loadOfflineModel } from "../nli/offline/backend.ts";
+import { OFFLINE_RELEVANCE_THRESHOLDS, loadOfflineModel } from "../nli/offline/backend.ts";
 import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
@@ -237,6 +237,11 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
   const triage = backend.tier === "triage" ? ` — TRIAGE-GRADE: not for paging or release decisions${backend.why ? ` (${backend.why})` : "; run `groundwatch model pull` for a production NLI model"}` : "";
   const defaultThreshold = backend.tier === "triage" ? loadOfflineModel().threshold : DEFAULT_SETTINGS.threshold;
   const cal = monitor.calibration;
+  // Relevance thresholds in force: explicit > the calibration's > the backend's fitted ones (the offline backend's for triage, as the threshold above).
+  const relevanceDefaults = backend.tier === "triage" ? OFFLINE_RELEVANCE_THRESHOLDS : DEFAULT_RELEVANCE_THRESHOLDS;
+  const relevanceOf = (key: "context" | "answer", value: number | undefined): string =>
+    value === undefined ? `${key} ${relevanceDefaults[key].toFixed(4)} (backend default)` : `${key} ${value.toFixed(4)} (${cal?.relevanceThresholds?.[key] === value ? "calibration" : "set"})`;
+  const relevance = score.relevance ? `${relevanceOf("context", score.contextRelevanceThreshold)}, ${relevanceOf("answer", score.answerRelevanceThreshold)}` : "off (no relevance or cause)";
   const failed = cal ? explainCalibrationFailure(cal) : undefined;
   const ci = cal?.auroc ? `AUROC ${cal.auroc.value.toFixed(3)} (95% CI ${cal.auroc.low.toFixed(3)}–${cal.auroc.high.toFixed(3)})` : "no AUROC recorded";
   const calibration = !cal
@@ -263,6 +268,7 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
   const rows: Array<[string, string]> = [
     ["backend", `${backend.name}, tier ${backend.tier}${triage}`],
     ["threshold", `${(monitor.thresholdSource === "default" ? defaultThreshold : (score.threshold ?? defaultThreshold)).toFixed(4)} (${THRESHOLD_SOURCES[monitor.thresholdSource]})`],
+    ["relevance", relevance],
     ["calibration", calibration],
     ...caveats.map((c): [string, string] => ["WARNING", `calibration: ${c.message}`]),
     ["drift", drift],

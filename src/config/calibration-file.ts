@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { BackendIdentity, CalibrationProvenance, CalibrationVerdict, DatasetFingerprint } from "../core/calibration.ts";
 import { CALIBRATION_VERDICTS, calibrationVerdict } from "../core/calibration.ts";
 import { ConfigError } from "./errors.ts";
+import type { ResolvedScoreOptions } from "./score-options.ts";
 import { stripBom } from "./text-file.ts";
 
 /** groundwatch's own example files (the package's examples/ folder). */
@@ -55,11 +56,44 @@ export interface Calibration extends CalibrationProvenance {
   readonly labelsToSettle: number | null | undefined;
   /** Rows the backend could not score, and how many of them were left out of the fit. */
   readonly unscorable: { readonly rows: number; readonly excluded: number | undefined } | undefined;
+  /**
+   * The relevance thresholds calibrate fitted on the set (each only when it could be fitted):
+   * they apply where the user set none, before the backend's recommended ones.
+   */
+  readonly relevanceThresholds: { readonly context?: number; readonly answer?: number } | undefined;
+}
+
+/**
+ * Scoring values with a calibration's relevance thresholds applied where none was set explicitly
+ * (option, environment or config file: the resolved value is then defined): explicit > calibration
+ * > the backend's recommended ones (applied by the scorer for what is still undefined).
+ */
+export function withCalibratedRelevance(values: ResolvedScoreOptions, calibration: Pick<Calibration, "relevanceThresholds"> | undefined): ResolvedScoreOptions {
+  const fitted = calibration?.relevanceThresholds;
+  if (!fitted) return values;
+  return { ...values, contextRelevanceThreshold: values.contextRelevanceThreshold ?? fitted.context, answerRelevanceThreshold: values.answerRelevanceThreshold ?? fitted.answer };
 }
 
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 const record = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+/** calibration.json's "relevance": each fitted threshold (a number from 0 to 1; null when it was not fitted); anything else is a ConfigError. */
+function relevanceOf(v: unknown, field: string, path: string): Calibration["relevanceThresholds"] {
+  if (v === undefined) return undefined;
+  const r = record(v);
+  if (!r) throw new ConfigError(field, path, '"relevance" is not a JSON object');
+  const thresholds: { context?: number; answer?: number } = {};
+  for (const key of ["context", "answer"] as const) {
+    const entry = r[key];
+    if (entry === undefined) continue;
+    const t = record(entry)?.threshold;
+    if (t === null) continue;
+    if (!finite(t) || t < 0 || t > 1) throw new ConfigError(field, path, `"relevance.${key}.threshold" is not a number from 0 to 1 (or null)`);
+    thresholds[key] = t;
+  }
+  return thresholds.context === undefined && thresholds.answer === undefined ? undefined : thresholds;
+}
 
 /** The dataset fingerprint recorded in the file, or undefined when it has none; a hash of a bundled example counts as bundled whatever the file says. */
 function fingerprintOf(d: Record<string, unknown> | undefined, bundled: () => ReadonlySet<string>): DatasetFingerprint | undefined {
@@ -126,5 +160,6 @@ export function readCalibrationFile(path: string, field = "calibrationFile", opt
     labelsToSettle: finite(c.labelsToSettle) ? c.labelsToSettle : c.labelsToSettle === null ? null : undefined,
     unscorable: d && finite(d.unscorable) ? { rows: d.unscorable, excluded } : excluded !== undefined ? { rows: excluded, excluded } : undefined,
     dataset: fingerprintOf(d, bundled),
+    relevanceThresholds: relevanceOf(c.relevance, field, path),
   };
 }

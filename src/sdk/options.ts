@@ -13,7 +13,7 @@ import { resolveScoreSources } from "../config/score-options.ts";
 import type { ConfigFile } from "../config/file.ts";
 import { loadConfigFile } from "../config/file.ts";
 import type { Calibration } from "../config/calibration-file.ts";
-import { readCalibrationFile } from "../config/calibration-file.ts";
+import { readCalibrationFile, withCalibratedRelevance } from "../config/calibration-file.ts";
 import type { BackendIdentity, CalibrationCaveatKind } from "../core/calibration.ts";
 import { calibrationCaveats } from "../core/calibration.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
@@ -335,10 +335,10 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     throw new ConfigError("calibrationFile", calibrationFile, `its verdict is ${calibration.verdict ?? "not recorded"}${ci}, and requireValidCalibration is set: its threshold is not evidence; label more answers and run groundwatch calibrate again`);
   }
   // Scoring resolves here, once: option > env > config file > default, and the resolver says where
-  // the threshold came from. A calibrated threshold applies when none is set (option, env or file).
+  // the threshold came from. A calibrated threshold (and each relevance threshold) applies when none is set (option, env or file).
   const resolvedScoring = resolveScoreSources(options.scoring ?? {}, { env, ...(file.scoring ? { file: file.scoring } : {}) });
   const explicitThreshold = resolvedScoring.sources.threshold !== "default";
-  const score: ResolvedScoreOptions = calibration && !explicitThreshold ? { ...resolvedScoring.values, threshold: calibration.threshold } : resolvedScoring.values;
+  const score: ResolvedScoreOptions = withCalibratedRelevance(calibration && !explicitThreshold ? { ...resolvedScoring.values, threshold: calibration.threshold } : resolvedScoring.values, calibration);
   const thresholdSource: ThresholdSource = explicitThreshold ? THRESHOLD_SOURCE[resolvedScoring.sources.threshold] : calibration ? "calibration" : "default";
   const spanRelation = pick<"child" | "link">("spanRelation", undefined, (f, v) => parseOneOf(f, v, ["child", "link"] as const), "child");
   const drift = options.drift ?? (fm.drift as MonitorOptions["drift"]) ?? {};

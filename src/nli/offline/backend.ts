@@ -43,6 +43,16 @@ export function loadOfflineModel(path: string = DEFAULT_WEIGHTS_PATH): OfflineMo
 }
 
 /**
+ * The relevance thresholds fitted for the offline relevance scorer by `npm run bench:cause -- --fit`
+ * (core/relevance-fit.ts: balanced accuracy on the fit halves of the permissively licensed dev
+ * sets, 2026-12-01; the table and held-out figures are in docs/benchmarks.md). Not in weights.json:
+ * the relevance scorer is not part of the fitted NLI model, and fit:offline rewrites that file.
+ * Context: own vs swapped context (3,348 pairs, balanced accuracy 0.905); answer: own answer vs
+ * another question's, HaluEval QA only (776 pairs, balanced accuracy 0.799: weakly separated).
+ */
+export const OFFLINE_RELEVANCE_THRESHOLDS = { context: 0.4445, answer: 0.1664 } as const;
+
+/**
  * The embedded triage backend: lexical, vector and quantity features combined by a
  * logistic model. Deterministic, no download, ~1 ms a pair. Its relevance is lexical and
  * embedding coverage of the query by the passage (see relevance.ts).
@@ -93,6 +103,7 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
     version: model.version,
     tier: "triage",
     recommendedThreshold: model.threshold,
+    recommendedRelevanceThresholds: OFFLINE_RELEVANCE_THRESHOLDS,
     classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
       try {
         let hyp: Hypothesis | undefined;
