@@ -237,8 +237,10 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
   const triage = backend.tier === "triage" ? ` — TRIAGE-GRADE: not for paging or release decisions${backend.why ? ` (${backend.why})` : "; run `groundwatch model pull` for a production NLI model"}` : "";
   const defaultThreshold = backend.tier === "triage" ? loadOfflineModel().threshold : DEFAULT_SETTINGS.threshold;
   const cal = monitor.calibration;
-  // Relevance thresholds in force: explicit > the calibration's > the backend's fitted ones (the offline backend's for triage, as the threshold above).
-  const relevanceDefaults = backend.tier === "triage" ? OFFLINE_RELEVANCE_THRESHOLDS : DEFAULT_RELEVANCE_THRESHOLDS;
+  // Relevance thresholds in force: explicit > the calibration's > the backend's fitted ones (the offline backend's for triage,
+  // as the threshold above, and for onnx without a relevance cross-encoder, whose relevance is then the offline one).
+  const lexical = backend.tier === "triage" || (backend.name.split(" ")[0] === "onnx" && score.relevanceModel === undefined);
+  const relevanceDefaults = lexical ? OFFLINE_RELEVANCE_THRESHOLDS : DEFAULT_RELEVANCE_THRESHOLDS;
   const relevanceOf = (key: "context" | "answer", value: number | undefined): string =>
     value === undefined ? `${key} ${relevanceDefaults[key].toFixed(4)} (backend default)` : `${key} ${value.toFixed(4)} (${cal?.relevanceThresholds?.[key] === value ? "calibration" : "set"})`;
   const relevance = score.relevance ? `${relevanceOf("context", score.contextRelevanceThreshold)}, ${relevanceOf("answer", score.answerRelevanceThreshold)}` : "off (no relevance or cause)";

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { OFFLINE_RELEVANCE_THRESHOLDS } from "../../src/nli/offline/backend.ts";
 import { describe, expect, it } from "vitest";
 import { isConfigError } from "../../src/config/errors.ts";
 import { resolveBackendSettings } from "../../src/config/hub.ts";
@@ -36,6 +37,8 @@ describe("relevanceModel", () => {
     try {
       expect(warnings).toEqual([]);
       expect(backend.relevanceScorer).toMatchObject({ name: "onnx", model: expect.stringMatching(/relevance-bert:onnx\/model\.onnx@/) as unknown });
+      // A cross-encoder's sigmoid is read against the default thresholds, not the lexical scorer's fitted ones.
+      expect(backend.recommendedRelevanceThresholds).toBeUndefined();
       const [score] = (await backend.relevance?.([{ query: "where is the tower", passage: "the tower is in paris." }])) ?? [];
       expect(score).toBeGreaterThan(0);
       expect(score).toBeLessThan(1);
@@ -48,6 +51,8 @@ describe("relevanceModel", () => {
     const { backend } = await createBackend(resolveScoreOptions({ backend: "onnx", model: MODEL }), deps);
     try {
       expect(backend.relevanceScorer).toEqual({ name: "offline-lexical" });
+      // Lexical relevance is read against the thresholds fitted for it.
+      expect(backend.recommendedRelevanceThresholds).toEqual(OFFLINE_RELEVANCE_THRESHOLDS);
       const [on, off] = (await backend.relevance?.([
         { query: "When does the museum open?", passage: "The museum opens at nine." },
         { query: "When does the museum open?", passage: "Refunds take five business days." },

@@ -5,6 +5,7 @@ import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { locateModelFiles } from "./model-dir.ts";
 import type { InferencePool, RelevancePool } from "./pool.ts";
 import { createInferencePool, createRelevancePool } from "./pool.ts";
+import { OFFLINE_RELEVANCE_THRESHOLDS } from "../offline/backend.ts";
 import type { RelevanceModelInfo } from "./relevance-engine.ts";
 import type { OnnxImporter } from "./runtime.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
@@ -107,6 +108,8 @@ export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxB
     version: modelVersion(pool.info),
     tier: "production",
     recommendedThreshold: 0.5,
+    // Lexical relevance is the offline backend's, read against the thresholds fitted for it; a cross-encoder's sigmoid against 0.5.
+    ...(relevancePool === undefined && lexicalRelevance ? { recommendedRelevanceThresholds: OFFLINE_RELEVANCE_THRESHOLDS } : {}),
     model: pool.info,
     ...(relevancePool ? { relevanceModel: relevancePool.info } : {}),
     ...(relevance ? { relevance } : {}),
