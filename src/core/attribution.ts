@@ -24,6 +24,8 @@ export interface AttributionInput {
   readonly windows: readonly ContextWindow[];
   /** Documents in the context. */
   readonly documents: number;
+  /** The documents' texts as checked (the windows' offsets point into them), so a backend may read a window inside its document. */
+  readonly documentTexts?: readonly string[];
   readonly claims: readonly ClaimResult[];
   readonly verdict: "grounded" | "ungrounded";
   /** The answer threshold: which claims an answer with every claim supported fails on. */
@@ -96,7 +98,7 @@ export async function attributeCauses(input: AttributionInput): Promise<Attribut
     finish({ thresholds, calls, unmeasured: { reason, detail } }, withCauses(() => undefined));
 
   if (!backend.relevance) return unmeasured("no_relevance_scorer", `backend ${backend.name} has no relevance scorer`, 0);
-  const common = { windows, documents: input.documents, backend, analyzer, topK: settings.topK };
+  const common = { windows, documents: input.documents, backend, analyzer, topK: settings.topK, ...(input.documentTexts ? { documentTexts: input.documentTexts } : {}) };
   if (question !== undefined) {
     let calls = 0;
     try {

@@ -21,6 +21,8 @@ export interface PremiseSource {
 export interface RelevancePair {
   readonly query: string;
   readonly passage: string;
+  /** Where the passage was cut from, as NliPair.source: a backend may read it there; none has to, and none may send it anywhere. */
+  readonly source?: PremiseSource;
 }
 
 /** Class probabilities for one pair; they sum to 1. */

@@ -142,7 +142,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       const score = Math.min(...claimResults.map((c) => answerContribution(c.score, c.contradiction)));
       const verdict = score >= settings.threshold && claimResults.every((c) => c.verdict === "supported") ? "grounded" : "ungrounded";
       const attributed = relevance
-        ? await attributeCauses({ ...(question === undefined ? {} : { question: cutText(question) ?? "" }), answer: input.answer.text, windows, documents: checkedDocs.length, claims: claimResults, verdict, threshold: settings.threshold, backend, analyzer, settings: relevance })
+        ? await attributeCauses({ ...(question === undefined ? {} : { question: cutText(question) ?? "" }), answer: input.answer.text, windows, documents: checkedDocs.length, documentTexts: checkedDocs, claims: claimResults, verdict, threshold: settings.threshold, backend, analyzer, settings: relevance })
         : undefined;
       return {
         verdict,

@@ -27,6 +27,8 @@ export interface ContextRelevanceInput {
   readonly analyzer: TextAnalyzer;
   /** Windows of each document scored per query, those sharing most words with it first. Default 3. */
   readonly topK?: number;
+  /** The documents' texts the windows' offsets point into: each pair then names its source (RelevancePair.source). */
+  readonly documentTexts?: readonly string[];
 }
 
 /** Relevance of a context to one query. */
@@ -86,7 +88,8 @@ export async function contextRelevance(input: ContextRelevanceInput): Promise<Co
         const key = `${query}\u0000${w.text}`;
         let at = pairIndex.get(key);
         if (at === undefined) {
-          at = pairs.push({ query, passage: w.text }) - 1;
+          const document = input.documentTexts?.[w.doc];
+          at = pairs.push({ query, passage: w.text, ...(document === undefined ? {} : { source: { document, start: w.start, end: w.end } }) }) - 1;
           pairIndex.set(key, at);
         }
         return at;

@@ -21,6 +21,18 @@ const ON_TOPIC = "Deleted projects are kept for 30 days before they are purged p
 const OFF_TOPIC = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris.";
 
 describe("offline context relevance", () => {
+  it("reads a passage with a source inside its document's analysis, and scores it as the passage read alone", async () => {
+    const document = `Billing questions go to finance. ${ON_TOPIC} Archived projects stay forever.`;
+    const source = { document, start: document.indexOf(ON_TOPIC), end: document.indexOf(ON_TOPIC) + ON_TOPIC.length };
+    const fresh = createOfflineBackend({ analyzer: createTextAnalyzer(), lexicon, cacheSize: 1 });
+    const [withSource, alone] = await fresh.relevance!([
+      { query: QUESTION, passage: ON_TOPIC, source },
+      { query: QUESTION, passage: ON_TOPIC },
+    ]);
+    expect(withSource).toBeCloseTo(alone ?? -1, 6);
+    await fresh.close();
+  });
+
   it("scores a passage that states the question's words above one about something else", async () => {
     const [on, off] = await backend.relevance!([
       { query: QUESTION, passage: ON_TOPIC },

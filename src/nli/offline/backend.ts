@@ -74,21 +74,21 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
   // for a document up to MAX_SOURCE_CHARS, never for a longer one), kept beside the source it was
   // read from, so a window of the same text cut from another document is read again.
   const windowCache = createByteLru<{ source: PremiseSource; profile: TextProfile }>(cacheSize);
-  const premiseProfile = (pair: NliPair, documents: Map<string, AnalyzedText>): TextProfile => {
-    const source = pair.source;
-    if (!source || source.document.length > MAX_SOURCE_CHARS) return profile(pair.premise);
-    const hit = windowCache.get(pair.premise);
+  // A relevance passage with a source is read the same way (the windows it scores are mostly those classify read).
+  const premiseProfile = (text: string, source: PremiseSource | undefined, documents: Map<string, AnalyzedText>): TextProfile => {
+    if (!source || source.document.length > MAX_SOURCE_CHARS) return profile(text);
+    const hit = windowCache.get(text);
     if (hit && hit.source.start === source.start && hit.source.end === source.end && hit.source.document === source.document) return hit.profile;
     let doc = documents.get(source.document);
     if (!doc) documents.set(source.document, (doc = options.analyzer.analyze(source.document)));
     const p = profileText(sliceAnalysis(doc, source.start, source.end));
-    windowCache.set(pair.premise, { source, profile: p }, 1);
+    windowCache.set(text, { source, profile: p }, 1);
     return p;
   };
   type Hypothesis = { readonly text: string; readonly doc: AnalyzedText; readonly profile: TextProfile };
   // A claim is sent with each of its windows, adjacent in one batch: analyse it once, not per window.
   const classifyOne = (pair: NliPair, previous: Hypothesis | undefined, documents: Map<string, AnalyzedText>): { result: NliResult; hyp: Hypothesis } => {
-    const premise = premiseProfile(pair, documents);
+    const premise = premiseProfile(pair.premise, pair.source, documents);
     let hyp = previous;
     if (hyp?.text !== pair.hypothesis) {
       const doc = options.analyzer.analyze(pair.hypothesis);
@@ -125,11 +125,12 @@ export function createOfflineBackend(options: OfflineBackendOptions): Entailment
       try {
         // A query recurs across its passages: its words are read once per batch.
         const queries = new Map<string, Token[]>();
+        const documents = new Map<string, AnalyzedText>();
         return Promise.resolve(
           pairs.map((pair) => {
             let terms = queries.get(pair.query);
             if (!terms) queries.set(pair.query, (terms = queryTerms(options.analyzer.analyze(pair.query))));
-            return relevanceScore(profile(pair.passage), terms, lexicon);
+            return relevanceScore(premiseProfile(pair.passage, pair.source, documents), terms, lexicon);
           }),
         );
       } catch (error) {
