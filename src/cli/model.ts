@@ -6,9 +6,9 @@ import { SCORE_ENV } from "../config/score-options.ts";
 import { DEFAULT_MODEL_REPO, hubCacheDir, listCachedModels } from "../nli/hub/cache.ts";
 import { describeModelTarget } from "../nli/hub/describe.ts";
 import { pullModel } from "../nli/hub/pull.ts";
-import type { OnnxModelDescription } from "../nli/onnx/engine.ts";
-import { createOnnxEngine, describeOnnxModel } from "../nli/onnx/engine.ts";
-import { declaresOneLabel } from "../nli/onnx/relevance-engine.ts";
+import type { GraphDescription, OnnxModelDescription } from "../nli/onnx/engine.ts";
+import { createOnnxEngine, describeGraph, describeOnnxModel, readModelDir } from "../nli/onnx/engine.ts";
+import { createRelevanceEngine, declaresOneLabel } from "../nli/onnx/relevance-engine.ts";
 import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../nli/onnx/variants.ts";
@@ -204,25 +204,42 @@ async function pull(repo: string, variant: string | undefined, values: { dir?: s
   }
 }
 
-/** Describes a loaded model directory (a directory, or a cached repo's snapshot). */
-async function describeDir(dir: string, variant: string, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<OnnxModelDescription & { readonly inputs?: readonly string[] }> {
+/** What `model info` shows of a model directory: an NLI model's labels and mapping, or that it is a relevance cross-encoder. */
+type DirDescription = GraphDescription & { readonly maxLength: number; readonly inputs?: readonly string[] } & ({ readonly kind: "nli"; readonly labels: OnnxModelDescription["labels"] } | { readonly kind: "relevance" });
+
+/** Describes a loaded model directory (a directory, or a cached repo's snapshot); one declaring a single label is a relevance cross-encoder. */
+async function describeDir(dir: string, variant: string, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<DirDescription> {
   const options = { dir, variant, cpu };
   const runtime = await optionalRuntime(deps.importOnnxRuntime);
-  if (!runtime) return describeOnnxModel(options);
+  if (declaresOneLabel(dir)) {
+    if (!runtime) {
+      const { files, maxLength } = readModelDir(options);
+      return { kind: "relevance", ...describeGraph(files), maxLength };
+    }
+    const engine = await createRelevanceEngine(options, { runtime });
+    await engine.close();
+    return { kind: "relevance", ...engine.info };
+  }
+  if (!runtime) return { kind: "nli", ...describeOnnxModel(options) };
   const engine = await createOnnxEngine(options, { runtime });
   const described = engine.info;
   await engine.close();
-  return described;
+  return { kind: "nli", ...described };
 }
 
-function dirLines(dir: string, d: OnnxModelDescription & { readonly inputs?: readonly string[] }): string[] {
-  const mapping = d.labels.kind === "three" ? `entailment=${d.labels.entailment}, neutral=${d.labels.neutral}, contradiction=${d.labels.contradiction}` : `entailment=${d.labels.entailment}, not_entailment=${d.labels.notEntailment} (two-label: contradiction is reported as 0)`;
+function dirLines(dir: string, d: DirDescription): string[] {
+  const labelLines =
+    d.kind === "relevance"
+      ? [`labels:      one logit per (query, passage) pair: a relevance cross-encoder, not an NLI model`, `mapping:     relevance = sigmoid(logit); use it as ${SCORE_ENV.relevanceModel} or --relevance-model`]
+      : [
+          `labels:      ${sanitizeForTerminal(d.labels.labels.map((l, i) => `${i}:${l}`).join(" "))}`,
+          `mapping:     ${d.labels.kind === "three" ? `entailment=${d.labels.entailment}, neutral=${d.labels.neutral}, contradiction=${d.labels.contradiction}` : `entailment=${d.labels.entailment}, not_entailment=${d.labels.notEntailment} (two-label: contradiction is reported as 0)`}`,
+        ];
   return [
     `model:       ${dir}`,
     `graph:       ${sanitizeForTerminal(d.graph)} (${mb(statSync(join(dir, d.graph)).size)}, sha256 ${d.graphSha256}…)`,
     `variant:     ${d.variant.description}: ${sanitizeForTerminal(d.variant.reason)}`,
-    `labels:      ${sanitizeForTerminal(d.labels.labels.map((l, i) => `${i}:${l}`).join(" "))}`,
-    `mapping:     ${mapping}`,
+    ...labelLines,
     `inputs:      ${d.inputs ? d.inputs.join(", ") : `unknown: reading them needs ${ONNX_RUNTIME_PACKAGE}, which is not installed`}`,
     `max length:  ${d.maxLength} tokens`,
   ];
@@ -250,7 +267,7 @@ async function info(target: string, variant: string, revision: string | undefine
   }
   const { cached, listing, listingSaved, listingError } = found;
   const lines: string[] = [];
-  let described: (OnnxModelDescription & { readonly inputs?: readonly string[] }) | undefined;
+  let described: DirDescription | undefined;
   if (cached) {
     described = await describeDir(cached, variant, io, deps, cpu);
     lines.push(...dirLines(cached, described));

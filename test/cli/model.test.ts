@@ -130,6 +130,18 @@ describe("groundwatch model list and info: damaged caches and files", () => {
   });
 });
 
+// Issue 27: model info on a relevance cross-encoder failed with "cannot map the labels".
+describe("groundwatch model info: a relevance cross-encoder", () => {
+  it("says it is a relevance cross-encoder and how to use it, instead of failing on its one label", async () => {
+    const dir = fileURLToPath(new URL("../fixtures/models/relevance-bert/", import.meta.url));
+    const run = await runCli(["model", "info", dir]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("labels:      one logit per (query, passage) pair: a relevance cross-encoder, not an NLI model");
+    expect(run.stdout).toContain("use it as GROUNDWATCH_RELEVANCE_MODEL or --relevance-model");
+    expect(run.stdout).toContain("graph:       onnx/model.onnx");
+  });
+});
+
 // Issue 25: the offline message listed the model files but not onnxruntime-node, which the model also needs.
 describe("groundwatch model pull: offline", () => {
   it("says how to install the model by hand and that onnxruntime-node is needed too", async () => {
