@@ -38,3 +38,14 @@ describe("groundwatch score: cause and relevance", () => {
     expect(row).not.toHaveProperty("relevance");
   });
 });
+
+describe("groundwatch serve --log-evaluations: cause", () => {
+  it("names the cause of an ungrounded evaluation on its line, and none for a grounded one", async () => {
+    const { formatEvaluation } = await import("../../src/cli/serve.ts");
+    const base = { score: 0.1, threshold: 0.5, reason: null, skipped: 0, backend: { name: "offline", version: "v", tier: "triage" }, limits: [], claims: { supported: 0, contradicted: 0, unsupported: 1, misattributed: 0 } } as const;
+    expect(formatEvaluation({ route: "/ask", durationMs: 5, result: { ...base, verdict: "ungrounded", cause: "retrieval" } })).toBe(
+      "groundwatch serve: evaluation route=/ask ungrounded score 0.100 (threshold 0.5) cause retrieval; claims 0 supported, 0 contradicted, 1 unsupported; limits none; offline 5 ms",
+    );
+    expect(formatEvaluation({ route: "/ask", durationMs: 5, result: { ...base, verdict: "grounded" } })).not.toContain("cause");
+  });
+});
