@@ -24,7 +24,7 @@ evidence text appear only when the collector captures content (monitor.captureCo
 
   --url URL         the collector, e.g. http://127.0.0.1:4318
   --route R         only this route label (as /metrics shows it)
-  --cause C         only answers with this cause
+  --cause C         only answers with this cause: retrieval, generation, citation, mixed, unknown
   --since ISO       only answers scored at or after this ISO 8601 time
   --limit N         at most N answers (default 100, at most ${FLAGGED_MAX_LIMIT})
   --follow          keep polling and print only answers not printed yet; Ctrl-C stops
@@ -52,7 +52,8 @@ export function flaggedLines(a: FlaggedAnswer): string[] {
     const e = c.evidence ? `evidence doc ${clean(c.evidence.doc)} [${clean(c.evidence.start)}, ${clean(c.evidence.end)})` : "no evidence";
     const text = c.text !== undefined ? `: ${JSON.stringify(clean(c.text))}` : "";
     const evidenceText = c.evidenceText !== undefined ? ` ← ${JSON.stringify(clean(c.evidenceText))}` : "";
-    return `    ${clean(c.verdict)} answer [${clean(c.start)}, ${clean(c.end)}) ${e}${text}${evidenceText}`;
+    const cause = c.cause !== undefined ? ` (${clean(c.cause)})` : "";
+    return `    ${clean(c.verdict)}${cause} answer [${clean(c.start)}, ${clean(c.end)}) ${e}${text}${evidenceText}`;
   });
   return [row, ...claims];
 }

@@ -35,6 +35,11 @@ Output: one JSON object a line: the row's id, score (0–1, higher = better grou
        misattributed}), and each cited claim its citations with their status (supported,
        misattributed, unsupported, contradicted, not_retrieved); --format table shows them
        under each claim.
+       An ungrounded answer gets "cause" (retrieval | generation | citation | mixed | unknown),
+       each failing claim its "cause", and every row "relevance" (the documents' relevance to
+       the question per document and the best, the answer's relevance to the question, or why
+       it was not measured); without a question, each failing claim its "relevance". --format
+       table shows them on a line under the verdict. GROUNDWATCH_RELEVANCE=false turns this off.
 
 Options:
   FILE, --input, -i FILE  rows to score (or standard input, when piped)
@@ -79,6 +84,9 @@ function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unkno
     // With resamples: which claims the model would not say again (each claim carries resampleSupport).
     ...(r.unstableClaims ? { unstableClaims: r.unstableClaims } : {}),
     ...(r.claimConsistency ? { claimConsistency: r.claimConsistency } : {}),
+    // Why an ungrounded answer is not grounded, and how relevant the documents and the answer are.
+    ...(r.verdict === "ungrounded" && r.cause ? { cause: r.cause } : {}),
+    ...(r.relevance ? { relevance: r.relevance } : {}),
   };
 }
 

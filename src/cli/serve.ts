@@ -298,7 +298,7 @@ function resamplerLine(r: ResolvedCollectorOptions["resample"]): string {
 export function formatEvaluation(e: CompletedEvaluation): string {
   const r = e.result;
   const c = r.claims;
-  const verdict = r.verdict === "unscorable" ? `unscorable (${r.reason ?? "unknown"})` : `${r.verdict} score ${r.score?.toFixed(3) ?? "–"} (threshold ${r.threshold ?? "–"})`;
+  const verdict = r.verdict === "unscorable" ? `unscorable (${r.reason ?? "unknown"})` : `${r.verdict} score ${r.score?.toFixed(3) ?? "–"} (threshold ${r.threshold ?? "–"})${r.cause ? ` cause ${r.cause}` : ""}`;
   const entropy = r.entropy ? `; entropy ${r.entropy.normalized?.toFixed(3) ?? "not measured"}${r.combined ? `, combined ${r.combined.verdict}` : ""}` : "";
   return sanitizeForTerminal(
     `groundwatch serve: evaluation route=${e.route} ${verdict}; claims ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported${c.misattributed ? `, ${c.misattributed} misattributed` : ""}${r.skipped ? `, ${r.skipped} skipped` : ""}${r.citations ? `; ${citationsText(r.citations)}` : ""}; limits ${r.limits.length ? r.limits.join(",") : "none"}${entropy}; ${r.backend.name} ${Math.round(e.durationMs)} ms`,

@@ -44,6 +44,8 @@ export function formatResultBlock(id: string | number, answer: string, result: S
     const measured = cc.measured < cc.claims ? ` (${cc.measured} of ${cc.claims} claims measured)` : "";
     lines.push(`${INDENT}claim stability: ${cc.unstable} of ${cc.claims} claims entailed by fewer than ${share} of ${cc.samples} resamples${measured}${cc.reliable ? "" : ` — UNRELIABLE: ${clip(cc.reasons.join("; "), 80)}`}`);
   }
+  const why = causeAndRelevance(result);
+  if (why) lines.push(`${INDENT}${why}`);
   if (result.citations) lines.push(`${INDENT}${citationSummaryText(result.citations)}`);
   if (result.combined) lines.push(`${INDENT}combined: ${result.combined.verdict}${result.combined.reasons.length ? ` — ${clip(result.combined.reasons.join("; "), 90)}` : ""}`);
   if (result.verdict === "unscorable") {
@@ -58,7 +60,7 @@ export function formatResultBlock(id: string | number, answer: string, result: S
     if (c.verdict === "supported" && !isUnstable && cites.length === 0) continue;
     if (c.verdict === "supported") lines.push(isUnstable ? `${INDENT}~ supported (${c.score.toFixed(3)}) but unstable: "${clip(c.text, 80)}"` : `${INDENT}✓ supported (${c.score.toFixed(3)}): "${clip(c.text, 80)}"`);
     else {
-      lines.push(`${INDENT}✗ ${c.verdict} (${c.score.toFixed(3)}): "${clip(c.text, 80)}"`);
+      lines.push(`${INDENT}✗ ${c.verdict} (${c.score.toFixed(3)})${c.cause ? ` [${c.cause}]` : ""}: "${clip(c.text, 80)}"`);
       const shown = shownEvidence(c);
       if (shown) lines.push(`${INDENT2}${shown.label} [${evidenceLocation(shown.evidence)}]: "${clip(shown.evidence.text, EVIDENCE_WIDTH)}"`);
       if (c.notes.length > 0) lines.push(`${INDENT2}why: ${clip(c.notes.join("; "), 100)}`);
@@ -70,6 +72,21 @@ export function formatResultBlock(id: string | number, answer: string, result: S
   const skipped = result.skipped.length;
   if (skipped > 0) lines.push(`${INDENT}(${skipped} sentence${skipped === 1 ? "" : "s"} not checked: ${[...new Set(result.skipped.map((s) => s.reason))].join(", ")})`);
   return lines;
+}
+
+/**
+ * One line on why an answer failed and how relevant its context and it are: "cause: retrieval ·
+ * context relevance 0.12 (< 0.50: off-topic documents) · answer relevance 0.81"; undefined when
+ * there is neither a cause nor a relevance to show.
+ */
+export function causeAndRelevance(result: ScoredAnswer): string | undefined {
+  const parts: string[] = [];
+  if (result.verdict === "ungrounded" && result.cause) parts.push(`cause: ${result.cause}`);
+  const rel = result.relevance;
+  if (rel?.context) parts.push(`context relevance ${rel.context.best.toFixed(2)}${rel.context.addressed ? "" : ` (< ${rel.thresholds.context.toFixed(2)}: off-topic documents)`}`);
+  if (rel?.answer) parts.push(rel.answer.refusal ? "answer relevance 1.00 (a refusal)" : `answer relevance ${rel.answer.score.toFixed(2)}${rel.answer.onTopic ? "" : ` (< ${rel.thresholds.answer.toFixed(2)}: off-topic answer)`}`);
+  if (rel?.unmeasured) parts.push(`relevance not measured (${rel.unmeasured.reason})`);
+  return parts.length > 0 ? parts.join(" · ") : undefined;
 }
 
 export function tableHeader(): string[] {

@@ -1,7 +1,7 @@
 import { labelOrUndefined } from "../telemetry/labels.ts";
 import { absorbGenAiEvent, addGenAiSpanPrompt, genAiDocuments, genAiOutput, genAiQuery, isGenAiLlmOperation } from "./conventions/genai.ts";
 import type { Entries } from "./conventions/json.ts";
-import { documentsFrom, nonBlank } from "./conventions/json.ts";
+import { documentsFrom, lastUserOf, nonBlank } from "./conventions/json.ts";
 import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from "./conventions/keys.ts";
 import { openInferenceKind, openInferenceLastInput, openInferenceOutput, openInferenceOutputValue, openInferencePrompt, openInferenceQuery, openInferenceSpanDocuments } from "./conventions/openinference.ts";
 import { isOpenLlmetrySpan, openLlmetryCompletion, openLlmetryDocuments, openLlmetryPrompt } from "./conventions/openllmetry.ts";
@@ -50,7 +50,8 @@ export function absorbSpan(parts: TraceParts, span: OtlpSpan, mapping: Attribute
   const genAiUser = addGenAiSpanPrompt(parts, a);
   const openLlmetryMessages = openLlmetryPrompt(entries);
   addPrompt(parts, openLlmetryMessages);
-  const asked = question ?? genAiUser ?? openLlmetryMessages.at(-1)?.content;
+  // The question is the last user message (an assistant or tool turn after it is not a question).
+  const asked = question ?? genAiUser ?? lastUserOf(openLlmetryMessages, true);
   if (asked !== undefined) parts.question ??= asked;
 
   const mappedAnswer = (mapping.answer ?? []).flatMap((k) => mapped(span, k).map(nonBlank)).find((x) => x !== undefined);

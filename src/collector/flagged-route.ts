@@ -3,6 +3,8 @@ import { ConfigError } from "../config/errors.ts";
 import { parseInteger } from "../config/parse.ts";
 import type { FlaggedAnswer, FlaggedQuery } from "../telemetry/flagged.ts";
 import { FLAGGED_MAX_LIMIT } from "../telemetry/flagged.ts";
+import { causeLabel } from "../telemetry/labels.ts";
+import { CAUSES } from "../telemetry/semconv.ts";
 
 /** The longest route or cause a query may name: route labels are capped shorter, causes are a few words. */
 const MAX_PARAM_CHARS = 1024;
@@ -18,6 +20,8 @@ export function parseFlaggedQuery(query: Request["query"]): { readonly ok: true;
   try {
     const route = text("route");
     const cause = text("cause");
+    // A cause is one of five words: a typo would otherwise read as "no such answers".
+    if (cause && !causeLabel(cause)) throw new ConfigError("cause", cause.slice(0, 40), `expected one of ${CAUSES.join(", ")}`);
     const sinceText = text("since");
     const since = sinceText === undefined || sinceText === "" ? undefined : Date.parse(sinceText);
     if (since !== undefined && Number.isNaN(since)) throw new ConfigError("since", sinceText, "expected an ISO 8601 time");

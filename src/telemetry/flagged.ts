@@ -1,4 +1,5 @@
-import type { AnswerVerdict, ClaimVerdict } from "../core/result.ts";
+import type { AnswerCause, AnswerVerdict, ClaimCause, ClaimVerdict } from "../core/result.ts";
+import { causeLabel } from "./labels.ts";
 import type { FlaggedDropReason } from "./semconv.ts";
 import type { EvaluationSummary } from "./summary.ts";
 
@@ -10,6 +11,8 @@ export interface FlaggedClaim {
   readonly end: number;
   /** The sentence of the context that bears on the claim: its document's index and offsets (null when none). */
   readonly evidence: { readonly doc: number; readonly start: number; readonly end: number } | null;
+  /** Why the claim is not supported (retrieval, generation, citation, unknown), when the answer was attributed. */
+  readonly cause?: ClaimCause;
   /** The claim's text, capped and redacted; only with content capture on. */
   readonly text?: string;
   /** The evidence sentence's text, capped and redacted; only with content capture on. */
@@ -29,8 +32,8 @@ export interface FlaggedAnswer {
   readonly score: number | null;
   /** Why an unscorable answer could not be scored. */
   readonly reason?: string;
-  /** Why the answer is not grounded (retrieval, generation, citation, mixed), once attribution is in place. */
-  readonly cause?: string;
+  /** Why an ungrounded answer is not grounded (retrieval, generation, citation, mixed, unknown), when relevance is on. */
+  readonly cause?: AnswerCause;
   readonly claims: readonly FlaggedClaim[];
 }
 
@@ -201,9 +204,11 @@ export function flaggedAnswerOf(
       start: c.start,
       end: c.end,
       evidence: c.evidence,
+      ...(c.cause && causeLabel(c.cause) ? { cause: c.cause } : {}),
       ...(capture && text !== undefined ? { text: capture(text) } : {}),
       ...(capture && evidenceText ? { evidenceText: capture(evidenceText) } : {}),
     };
   });
-  return { traceId: at.traceId, spanId: at.spanId, route: at.route, verdict: r.verdict, score: r.score, ...(r.reason ? { reason: r.reason } : {}), claims };
+  const cause = r.verdict === "ungrounded" ? causeLabel(r.cause) : undefined;
+  return { traceId: at.traceId, spanId: at.spanId, route: at.route, verdict: r.verdict, score: r.score, ...(r.reason ? { reason: r.reason } : {}), ...(cause ? { cause } : {}), claims };
 }

@@ -7,6 +7,12 @@ export interface Instruments {
   readonly score: Histogram;
   readonly evaluations: Counter;
   readonly claims: Counter;
+  /** Best context relevance to the question, by route (evaluations with a question). */
+  readonly contextRelevance: Histogram;
+  /** Answer relevance to the question, by route (evaluations with a question). */
+  readonly answerRelevance: Histogram;
+  /** Evaluations whose relevance was not measured, by route and reason. */
+  readonly relevanceUnmeasured: Counter;
   /** Citation markers by route and status (groundwatch.citation.status). */
   readonly citations: Counter;
   /** Observable: read from the monitor's own tallies at collection, so observe() records nothing. */
@@ -47,6 +53,9 @@ export function createInstruments(meter: Meter): Instruments {
     score: histogram(METRICS.score, SCORE_BUCKETS),
     evaluations: counter(METRICS.evaluations),
     claims: counter(METRICS.claims),
+    contextRelevance: histogram(METRICS.contextRelevance, SCORE_BUCKETS),
+    answerRelevance: histogram(METRICS.answerRelevance, SCORE_BUCKETS),
+    relevanceUnmeasured: counter(METRICS.relevanceUnmeasured),
     citations: counter(METRICS.citations),
     seen: observableCounter(METRICS.seen),
     notSampled: observableCounter(METRICS.notSampled),

@@ -3,8 +3,10 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { Logger } from "@opentelemetry/api-logs";
 import type { EvaluationSummary } from "./summary.ts";
 import type { Instruments } from "./instruments.ts";
+import { causeLabel } from "./labels.ts";
 import {
   ATTR_BACKEND_NAME,
+  ATTR_CAUSE,
   ATTR_BACKEND_TIER,
   ATTR_CITATIONS_FOUND,
   ATTR_CITATIONS_INVALID,
@@ -32,10 +34,13 @@ import {
   ATTR_GEN_AI_EVALUATION_SCORE_LABEL,
   ATTR_GEN_AI_EVALUATION_SCORE_VALUE,
   ATTR_REASON,
+  ATTR_RELEVANCE_ANSWER,
+  ATTR_RELEVANCE_CONTEXT,
   ATTR_ROUTE,
   ATTR_SCORE,
   ATTR_VERDICT,
   CITATION_STATUSES,
+  RELEVANCE_UNMEASURED_REASONS,
   EVALUATION_GROUNDEDNESS,
   EVALUATION_SEMANTIC_ENTROPY,
   EVENT_GEN_AI_EVALUATION_RESULT,
@@ -61,13 +66,20 @@ export function unstableClaimCount(r: EvaluationSummary): number | undefined {
   return cc.reliable || cc.unstable > 0 ? cc.unstable : undefined;
 }
 
-/** A short explanation without user text: counts and reasons only, safe for any backend. */
+/** A short explanation without user text: counts, reasons and the cause only, safe for any backend. */
 export function explanationOf(r: EvaluationSummary): string {
   if (r.verdict === "unscorable" || r.score === null) return `unscorable: ${r.reason ?? "unknown"}`;
+  const cause = r.verdict === "ungrounded" ? causeLabel(r.cause) : undefined;
+  const counted = claimsExplanation(r, r.score);
+  return cause ? `ungrounded (cause: ${cause}); ${counted}` : counted;
+}
+
+/** The claim counts, score, citations and stability of a scored answer in words. */
+function claimsExplanation(r: EvaluationSummary, score: number): string {
   const c = r.claims;
   const misattributed = c.misattributed > 0 ? `, ${c.misattributed} misattributed` : "";
   const cited = r.citations ? `; ${citationsText(r.citations)}` : "";
-  const base = `${c.supported + c.contradicted + c.unsupported + c.misattributed} claims: ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported${misattributed}; score ${r.score.toFixed(3)} vs threshold ${r.threshold ?? ""}${cited}`;
+  const base = `${c.supported + c.contradicted + c.unsupported + c.misattributed} claims: ${c.supported} supported, ${c.contradicted} contradicted, ${c.unsupported} unsupported${misattributed}; score ${score.toFixed(3)} vs threshold ${r.threshold ?? ""}${cited}`;
   const cc = r.claimConsistency;
   if (!cc) return base;
   const unstable = unstableClaimCount(r);
@@ -78,6 +90,59 @@ export function explanationOf(r: EvaluationSummary): string {
 /** The citation summary in words: "3 citations: 2 valid, 1 not retrieved, 1 misattributed". */
 export function citationsText(c: NonNullable<EvaluationSummary["citations"]>): string {
   return `${c.found} citation${c.found === 1 ? "" : "s"}: ${c.valid} valid, ${c.invalid} not retrieved, ${c.misattributed} misattributed`;
+}
+
+/** The answer's cause as an attribute (span and evaluation event): ungrounded answers only, one of CAUSES. */
+function causeAttributes(r: EvaluationSummary): Attributes {
+  const cause = r.verdict === "ungrounded" ? causeLabel(r.cause) : undefined;
+  return cause ? { [ATTR_CAUSE]: cause } : {};
+}
+
+/** A relevance in [0, 1], or undefined for anything else (the histograms and span attributes take nothing out of range). */
+function unit(v: unknown): number | undefined {
+  return typeof v === "number" && v >= 0 && v <= 1 ? v : undefined;
+}
+
+/** Context and answer relevance as span attributes; only those measured against a question. */
+function relevanceAttributes(r: EvaluationSummary): Attributes {
+  const context = unit(r.relevance?.context);
+  const answer = unit(r.relevance?.answer);
+  return { ...(context === undefined ? {} : { [ATTR_RELEVANCE_CONTEXT]: context }), ...(answer === undefined ? {} : { [ATTR_RELEVANCE_ANSWER]: answer }) };
+}
+
+/** The relevance histograms by route, and the unmeasured counter with its reason. */
+function recordRelevance(r: EvaluationSummary, route: string, m: Instruments): void {
+  const context = unit(r.relevance?.context);
+  const answer = unit(r.relevance?.answer);
+  if (context !== undefined) m.contextRelevance.record(context, { [ATTR_ROUTE]: route });
+  if (answer !== undefined) m.answerRelevance.record(answer, { [ATTR_ROUTE]: route });
+  const reason = r.relevance?.unmeasured;
+  if (reason && (RELEVANCE_UNMEASURED_REASONS as readonly string[]).includes(reason)) m.relevanceUnmeasured.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
+}
+
+/**
+ * Claims by verdict and, for those not supported, by cause: each flagged claim carries its own
+ * (grouped by verdict and cause); a claim without one (an answer that was not attributed) is
+ * counted without the label.
+ */
+function recordClaims(r: EvaluationSummary, base: Attributes, m: Instruments): void {
+  const counts = r.claims;
+  if (counts.supported > 0) m.claims.add(counts.supported, { ...base, [ATTR_CLAIM_VERDICT]: "supported" });
+  const byKey = new Map<string, { verdict: string; cause: string | undefined; n: number }>();
+  const refs = r.flaggedClaims ?? [];
+  const attributed = r.verdict === "ungrounded" && refs.length === counts.contradicted + counts.unsupported + counts.misattributed;
+  if (attributed) {
+    for (const c of refs) {
+      const cause = causeLabel(c.cause);
+      const key = `${c.verdict} ${cause ?? ""}`;
+      const held = byKey.get(key);
+      if (held) held.n++;
+      else byKey.set(key, { verdict: c.verdict, cause, n: 1 });
+    }
+  } else {
+    for (const verdict of ["contradicted", "unsupported", "misattributed"] as const) if (counts[verdict] > 0) byKey.set(verdict, { verdict, cause: undefined, n: counts[verdict] });
+  }
+  for (const { verdict, cause, n } of byKey.values()) m.claims.add(n, { ...base, [ATTR_CLAIM_VERDICT]: verdict, ...(cause ? { [ATTR_CAUSE]: cause } : {}) });
 }
 
 /** The citation summary as attributes (span and evaluation event); empty when the answer cites nothing. */
@@ -120,6 +185,8 @@ export function recordEvaluation(params: {
     [ATTR_CLAIMS_MISATTRIBUTED]: counts.misattributed,
     [ATTR_CLAIMS_SKIPPED]: r.skipped,
     ...citationAttributes(r),
+    ...causeAttributes(r),
+    ...relevanceAttributes(r),
     ...(r.score !== null ? { [ATTR_SCORE]: r.score } : { [ATTR_REASON]: r.reason ?? "unknown" }),
   };
   if (r.entropy) {
@@ -154,6 +221,7 @@ export function recordEvaluation(params: {
     ...(r.score !== null ? { [ATTR_GEN_AI_EVALUATION_SCORE_VALUE]: r.score } : { [ATTR_ERROR_TYPE]: r.reason ?? "unknown" }),
     ...(unstable !== undefined ? { [ATTR_CLAIMS_UNSTABLE]: unstable } : {}),
     ...citationAttributes(r),
+    ...causeAttributes(r),
     ...base,
   };
   params.logger.emit({ eventName: EVENT_GEN_AI_EVALUATION_RESULT, attributes: eventAttrs, context: params.eventContext });
@@ -171,9 +239,11 @@ export function recordEvaluation(params: {
 
   m.scored.add(1, { [ATTR_ROUTE]: route });
   // An unscorable answer is counted with its reason (empty_context, language_mismatch, …): a handful of values.
-  m.evaluations.add(1, { ...base, [ATTR_VERDICT]: r.verdict, ...(r.verdict === "unscorable" ? { [ATTR_REASON]: r.reason ?? "unknown" } : {}) });
+  // An ungrounded one with its cause (one of five values, only when relevance is on).
+  m.evaluations.add(1, { ...base, [ATTR_VERDICT]: r.verdict, ...(r.verdict === "unscorable" ? { [ATTR_REASON]: r.reason ?? "unknown" } : {}), ...causeAttributes(r) });
   if (r.score !== null) m.score.record(r.score, { ...base, [ATTR_VERDICT]: r.verdict });
-  for (const [verdict, n] of Object.entries(counts)) if (n > 0) m.claims.add(n, { ...base, [ATTR_CLAIM_VERDICT]: verdict });
+  recordClaims(r, base, m);
+  recordRelevance(r, route, m);
   // Citations by route and status only: the invalid-citation alert sums them per route.
   if (r.citations) for (const status of CITATION_STATUSES) if (r.citations.byStatus[status] > 0) m.citations.add(r.citations.byStatus[status], { [ATTR_ROUTE]: route, [ATTR_CITATION_STATUS]: status });
   if (r.entropy) {

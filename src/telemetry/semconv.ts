@@ -4,6 +4,10 @@
  * package) and checked against @opentelemetry/semantic-conventions/incubating by a test.
  */
 
+import type { RelevanceReport } from "../core/result.ts";
+
+export { CAUSES } from "../core/cause.ts";
+
 // Spans
 export const SPAN_EVALUATE = "groundwatch.evaluate";
 
@@ -78,6 +82,17 @@ export const ATTR_CITATIONS_FOUND = "groundwatch.citations.found";
 export const ATTR_CITATIONS_VALID = "groundwatch.citations.valid";
 export const ATTR_CITATIONS_INVALID = "groundwatch.citations.invalid";
 export const ATTR_CITATIONS_MISATTRIBUTED = "groundwatch.citations.misattributed";
+/**
+ * Why an ungrounded answer, or a claim that is not supported, failed: one of CAUSES (retrieval,
+ * generation, citation, mixed, unknown). On groundwatch.evaluations for ungrounded answers only, on
+ * groundwatch.claims for claims other than supported, on the evaluation span and the groundedness
+ * evaluation event.
+ */
+export const ATTR_CAUSE = "groundwatch.cause";
+/** The best relevance of the retrieved documents to the question, in [0, 1] (span attribute; only when measured against a question). */
+export const ATTR_RELEVANCE_CONTEXT = "groundwatch.relevance.context";
+/** How well the answer addresses the question, in [0, 1]; a refusal is 1 (span attribute; only with a question). */
+export const ATTR_RELEVANCE_ANSWER = "groundwatch.relevance.answer";
 /** prompt or completion (on groundwatch.resample.tokens). */
 export const ATTR_TOKEN_KIND = "groundwatch.token.kind";
 /** Opt-in content (off by default; capped and passed through the redaction hook). */
@@ -103,8 +118,21 @@ function spec(name: string, unit: string, kind: MetricSpec["kind"], description:
 
 export const METRICS = {
   score: spec("groundwatch.groundedness.score", "1", "histogram", "Groundedness score of evaluated answers (0–1, higher is better grounded)"),
-  evaluations: spec("groundwatch.evaluations", "{evaluation}", "counter", "Evaluated answers by verdict (grounded, ungrounded, unscorable); unscorable ones also by reason (empty_answer, empty_context, no_checkable_claims, language_mismatch, backend_error)"),
-  claims: spec("groundwatch.claims", "{claim}", "counter", "Checked claims by verdict (supported, contradicted, unsupported, misattributed)"),
+  evaluations: spec(
+    "groundwatch.evaluations",
+    "{evaluation}",
+    "counter",
+    "Evaluated answers by verdict (grounded, ungrounded, unscorable); unscorable ones also by reason (empty_answer, empty_context, no_checkable_claims, language_mismatch, backend_error); ungrounded ones also by cause (retrieval, generation, citation, mixed, unknown) when relevance is on",
+  ),
+  claims: spec("groundwatch.claims", "{claim}", "counter", "Checked claims by verdict (supported, contradicted, unsupported, misattributed); those not supported of an ungrounded answer also by cause (retrieval, generation, citation, unknown)"),
+  contextRelevance: spec("groundwatch.context.relevance", "1", "histogram", "Best relevance of the retrieved documents to the question (0–1) of each scored evaluation with a question, by route: a drop means the retriever or the index went stale"),
+  answerRelevance: spec("groundwatch.answer.relevance", "1", "histogram", "How well the answer addresses the question (0–1; a refusal counts as relevant, 1) of each evaluation with a question, by route; not part of the verdict"),
+  relevanceUnmeasured: spec(
+    "groundwatch.relevance.unmeasured",
+    "{evaluation}",
+    "counter",
+    "Evaluations whose relevance could not be measured, by route and reason: no_relevance_scorer (the backend has none), backend_error (its relevance scorer failed); their ungrounded answers have cause unknown",
+  ),
   citations: spec(
     "groundwatch.citations",
     "{citation}",
@@ -172,6 +200,10 @@ export const METRICS = {
  */
 export const CITATION_STATUSES = ["supported", "misattributed", "unsupported", "contradicted", "not_retrieved", "unchecked"] as const;
 export type CitationCountStatus = (typeof CITATION_STATUSES)[number];
+
+/** Why relevance was not measured (groundwatch.reason on groundwatch.relevance.unmeasured). */
+export const RELEVANCE_UNMEASURED_REASONS = ["no_relevance_scorer", "backend_error"] as const satisfies ReadonlyArray<NonNullable<RelevanceReport["unmeasured"]>["reason"]>;
+export type RelevanceUnmeasuredReason = (typeof RELEVANCE_UNMEASURED_REASONS)[number];
 
 /** Why the ring of flagged answers let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
 export const FLAGGED_DROP_REASONS = ["route_full", "bytes", "cut", "too_large"] as const;

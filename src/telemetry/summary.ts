@@ -2,10 +2,10 @@ import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import type { ClaimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerVerdict, CitationSummary, ClaimVerdict } from "../core/result.ts";
+import type { AnswerCause, AnswerVerdict, CitationSummary, ClaimCause, ClaimVerdict, RelevanceReport } from "../core/result.ts";
 import { evidenceToShow } from "../core/verdict.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
-import type { CitationCountStatus } from "./semconv.ts";
+import type { CitationCountStatus, RelevanceUnmeasuredReason } from "./semconv.ts";
 import { CITATION_STATUSES } from "./semconv.ts";
 
 /**
@@ -22,6 +22,22 @@ export interface FlaggedClaimRef {
   readonly start: number;
   readonly end: number;
   readonly evidence: { readonly doc: number; readonly start: number; readonly end: number } | null;
+  /** Why the claim is not supported (retrieval, generation, citation, unknown), when the answer's failure was attributed. */
+  readonly cause?: ClaimCause;
+}
+
+/**
+ * An evaluation's relevance in numbers: the best context relevance against the question, the
+ * answer's relevance to it (a refusal: 1), and why neither was measured when it was not.
+ */
+export interface RelevanceSummary {
+  /** Best relevance of the retrieved documents to the question; only when measured against a question. */
+  readonly context?: number;
+  /** How well the answer addresses the question (a refusal: 1); only with a question. */
+  readonly answer?: number;
+  /** Whether the answer was below the answer relevance threshold; only with `answer`. */
+  readonly offTopic?: boolean;
+  readonly unmeasured?: RelevanceUnmeasuredReason;
 }
 
 /**
@@ -62,6 +78,21 @@ export interface EvaluationSummary {
   readonly combined?: CombinedVerdict;
   /** Present when the answer cites something ([1], (source: name)). */
   readonly citations?: CitationCounts;
+  /** Why an ungrounded answer is not grounded (core/cause.ts); only on ungrounded answers, when relevance is on. */
+  readonly cause?: AnswerCause;
+  /** Context and answer relevance, when relevance is on and there was something to measure. */
+  readonly relevance?: RelevanceSummary;
+}
+
+/** A relevance report in numbers (see RelevanceSummary); undefined when it holds none. */
+export function relevanceSummary(report: RelevanceReport | undefined): RelevanceSummary | undefined {
+  if (!report) return undefined;
+  const out: RelevanceSummary = {
+    ...(report.context ? { context: report.context.best } : {}),
+    ...(report.answer ? { answer: report.answer.score, offTopic: !report.answer.onTopic } : {}),
+    ...(report.unmeasured ? { unmeasured: report.unmeasured.reason } : {}),
+  };
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /**
@@ -87,9 +118,14 @@ function citationsOf(r: ScoredAnswer): { citations?: CitationCounts } {
   return counts ? { citations: counts } : {};
 }
 
+function relevanceOf(r: ScoredAnswer): { relevance?: RelevanceSummary } {
+  const relevance = relevanceSummary(r.relevance);
+  return relevance ? { relevance } : {};
+}
+
 function flaggedClaimRef(c: ScoredAnswer["claims"][number]): FlaggedClaimRef {
   const e = evidenceToShow(c);
-  return { verdict: c.verdict, start: c.start, end: c.end, evidence: e ? { doc: e.doc, start: e.start, end: e.end } : null };
+  return { verdict: c.verdict, start: c.start, end: c.end, evidence: e ? { doc: e.doc, start: e.start, end: e.end } : null, ...(c.cause ? { cause: c.cause } : {}) };
 }
 
 export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationSummary {
@@ -145,5 +181,7 @@ export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationS
       : {}),
     ...(r.combined ? { combined: r.combined } : {}),
     ...citationsOf(r),
+    ...(r.verdict === "ungrounded" && r.cause ? { cause: r.cause } : {}),
+    ...relevanceOf(r),
   };
 }

@@ -26,7 +26,7 @@ describe("groundwatch eval: junit.xml, report.md, report.html and the exit code 
     const r = await evalRun(set(rows(2)), ["--max-hallucination-rate", "0.25"]);
     expect(outcomes(r)).toEqual({ exit: 0, json: "passed", md: "PASSED", html: "PASSED", junitFailures: 0 });
     expect(r.junit).not.toContain("<failure");
-    expect(r.junit).toMatch(/<testcase classname="groundwatch\.eval" name="q0">\n {6}<system-out>ungrounded \(score 0\.\d{3}\): contradicted claim &quot;Items may be returned within 90 days in any condition\.&quot; — does not fail the gate<\/system-out>/);
+    expect(r.junit).toMatch(/<testcase classname="groundwatch\.eval" name="q0">\n {6}<system-out>ungrounded \(score 0\.\d{3}, cause generation\): contradicted claim &quot;Items may be returned within 90 days in any condition\.&quot; — does not fail the gate<\/system-out>/);
     expect(r.junit).toMatch(/<testcase classname="groundwatch\.eval\.gate" name="hallucination rate">\n {6}<system-out>hallucination rate 20\.0%, gate ≤ 25\.0% \(flag --max-hallucination-rate\)/);
     expect(r.md).not.toContain("fails it");
     expect(r.html).not.toContain("fails the gate");
@@ -59,7 +59,7 @@ describe("groundwatch eval: junit.xml, report.md, report.html and the exit code 
   it("a report-only run: exit 0, no JUnit failure, and every format says report only", async () => {
     const r = await evalRun(set(rows(9)), ["--no-gate"]);
     expect(outcomes(r)).toEqual({ exit: 0, json: "report-only", md: "report only, no gate", html: "report only, no gate", junitFailures: 0 });
-    expect(r.junit).toMatch(/<system-out>ungrounded \(score 0\.\d{3}\): [^<]* — report only, no gate<\/system-out>/);
+    expect(r.junit).toMatch(/<system-out>ungrounded \(score 0\.\d{3}, cause \w+\): [^<]* — report only, no gate<\/system-out>/);
   });
 
   it("fails a gate that has nothing to measure (every row unscorable), and fails those rows", async () => {

@@ -27,7 +27,7 @@ describe("groundwatch eval reports on a labelled set", () => {
     expect(r.md).not.toMatch(/\| (caught|right|unlabelled|empty) \| [01] \(/);
     expect(r.html).toContain(`<tr><td>label agreement (label 1 grounded, 0 not)</td><td>${summary}</td>`);
     expect(r.html).toContain("<th>score</th><th>label</th><th>gate</th>");
-    const cell = (id: string): string | undefined => new RegExp(`<tr class="\\w+"><td>${id}</td><td>\\w+</td><td>[\\d.–]+</td><td[^>]*>([^<]*)</td>`).exec(r.html)?.[1];
+    const cell = (id: string): string | undefined => new RegExp(`<tr class="\\w+"><td>${id}</td><td>\\w+(?:<br><span class="why">cause: \\w+</span>)?</td><td>[\\d.–]+</td><td[^>]*>([^<]*)</td>`).exec(r.html)?.[1];
     expect(["missed", "caught", "right", "flagged", "unlabelled", "empty"].map(cell)).toEqual(["disagree (label 0)", "agree (label 0)", "agree (label 1)", "disagree (label 1)", "–", "unscorable (label 1)"]);
   });
 
@@ -46,8 +46,8 @@ describe("groundwatch eval reports on a labelled set", () => {
     expect([first?.text, second?.text]).toEqual([CONTRADICTED, UNSUPPORTED]);
     expect(first!.verdict).not.toBe("supported");
     expect(second!.score).toBeLessThan(first!.score);
-    expect(r.md).toContain("| id | verdict | score | gate | lowest-scoring unsupported claim | evidence |");
-    expect(r.md).toMatch(new RegExp(`\\| caught \\| ungrounded \\| [\\d.]+ \\| – \\| ${UNSUPPORTED.replace(".", "\\.")} \\|`));
+    expect(r.md).toContain("| id | verdict | score | cause | gate | lowest-scoring unsupported claim | evidence |");
+    expect(r.md).toMatch(new RegExp(`\\| caught \\| ungrounded \\| [\\d.]+ \\| \\w+ \\| – \\| ${UNSUPPORTED.replace(".", "\\.")} \\|`));
     expect(r.junit).toContain(`unsupported claim &quot;${UNSUPPORTED}&quot;`);
   });
 });

@@ -168,11 +168,11 @@ describe("groundwatch eval: untrusted text in the reports", () => {
     const lines = md.split("\n");
     expect(lines.filter((l) => l.startsWith("#"))).toEqual(["## groundwatch eval — report only, no gate"]);
     for (const bad of ["![", "<!--", "<img", "<script", "](", "\u001b", "\u0000", "\u202e", "\u2066", "\u009b", "\ud800"]) expect(md, JSON.stringify(bad)).not.toContain(bad);
-    const summaryRows = ["| measure", "| answer threshold", "| hallucination", "| grounded share", "| mean", "| unscorable", "| regressions"];
+    const summaryRows = ["| measure", "| answer threshold", "| hallucination", "| grounded share", "| mean", "| unscorable", "| regressions", "| failing answers by cause", "| answer relevance"];
     const table = lines.filter((l) => l.startsWith("| ") && !summaryRows.some((p) => l.startsWith(p)));
     expect(table).toHaveLength(1 + hostile.length);
-    // Six columns (id, verdict, score, gate, claim, evidence): seven cell boundaries on every line.
-    for (const l of table) expect(pipes(l), l).toBe(7);
+    // Seven columns (id, verdict, score, cause, gate, claim, evidence): eight cell boundaries on every line.
+    for (const l of table) expect(pipes(l), l).toBe(8);
     expect(md).toContain("| a \\#\\# Injected heading \\!\\[pixel\\]\\(https://evil.example/p.png\\) | ungrounded |");
     expect(md).toContain("| &lt;\\!-- the rest is hidden |");
     expect(md).toContain("| \\*bold\\* \\_em\\_ \\`code\\` \\$x\\$ \\~\\~s\\~\\~ &amp;amp; \\\\ |");

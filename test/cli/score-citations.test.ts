@@ -21,12 +21,12 @@ describe("groundwatch score: citations", () => {
     expect(block("invented")).toContain(
       [
         "                     citations: 1 found, 1 not retrieved, 0 misattributed",
-        '                     ✗ unsupported (0.000): "Gift cards never expire."',
+        '                     ✗ unsupported (0.000) [citation]: "Gift cards never expire."',
         '                       why: cites "3", not among the 2 retrieved documents',
         '                       [3] not retrieved — names "3", not among the 2 retrieved documents',
       ].join("\n"),
     );
-    expect(block("misattributed")).toContain('                     ✗ misattributed (0.000): "Refunds are paid within 30 days of delivery."\n                       supported instead by [doc 0, 0–44]: "Refunds are paid within 30 days of delivery."');
+    expect(block("misattributed")).toContain('                     ✗ misattributed (0.000) [citation]: "Refunds are paid within 30 days of delivery."\n                       supported instead by [doc 0, 0–44]: "Refunds are paid within 30 days of delivery."');
     expect(block("misattributed")).toContain("                       [2] misattributed — supported by document 1 (refunds), not by document 2 (shipping)\n");
     // A supported claim is listed when it cites something, with its citations under it.
     expect(block("cited")).toContain(

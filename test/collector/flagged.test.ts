@@ -51,7 +51,7 @@ describe("collector: GET /v1/flagged", () => {
 
   it("answers a bad parameter with a 400 naming it", async () => {
     const c = await startTestCollector();
-    for (const [query, name] of [["limit=0", "limit"], ["limit=ten", "limit"], ["since=yesterday", "since"], ["route=a&route=b", "route"]] as const) {
+    for (const [query, name] of [["limit=0", "limit"], ["limit=ten", "limit"], ["since=yesterday", "since"], ["route=a&route=b", "route"], ["cause=retreival", "cause"]] as const) {
       const res = await fetch(`${c.url}/v1/flagged?${query}`);
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: string }).error).toContain(name);

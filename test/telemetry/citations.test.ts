@@ -59,7 +59,7 @@ describe("citation telemetry", () => {
     expect(span?.attributes).toMatchObject({ [ATTR_CLAIMS_MISATTRIBUTED]: 1, [ATTR_CITATIONS_FOUND]: 3, [ATTR_CITATIONS_VALID]: 2, [ATTR_CITATIONS_INVALID]: 1, [ATTR_CITATIONS_MISATTRIBUTED]: 1 });
     const event = logs.find((l) => l.eventName === "gen_ai.evaluation.result");
     expect(event?.attributes).toMatchObject({ [ATTR_CITATIONS_FOUND]: 3, [ATTR_CITATIONS_VALID]: 2, [ATTR_CITATIONS_INVALID]: 1, [ATTR_CITATIONS_MISATTRIBUTED]: 1 });
-    expect(explanationOf(s)).toMatch(/^3 claims: 1 supported, 0 contradicted, 1 unsupported, 1 misattributed; score 0\.\d{3} vs threshold [\d.]+; 3 citations: 2 valid, 1 not retrieved, 1 misattributed$/);
+    expect(explanationOf(s)).toMatch(/^ungrounded \(cause: citation\); 3 claims: 1 supported, 0 contradicted, 1 unsupported, 1 misattributed; score 0\.\d{3} vs threshold [\d.]+; 3 citations: 2 valid, 1 not retrieved, 1 misattributed$/);
     expect(span?.attributes["evaluations.0.evaluation.explanation"]).toBe(explanationOf(s));
   });
 

@@ -1,9 +1,10 @@
+import { CAUSES } from "../../core/cause.ts";
 import type { ClaimResult } from "../../core/result.ts";
 import { citationErrors, citationLines, citationSummaryText } from "../report-citations.ts";
 import { labelSummary, labelSummaryText } from "../report-labels.ts";
 import { fixed3, pct, plain } from "./format.ts";
 import { criterionLimit, describeSource } from "./gate.ts";
-import type { CriterionName, EvalReport, EvalRow } from "./types.ts";
+import type { CauseSummary, CriterionName, EvalReport, EvalRow } from "./types.ts";
 import { REPORT_ONLY } from "./types.ts";
 
 /** The run's outcome as a heading word. */
@@ -25,13 +26,13 @@ export function findingClaim(x: EvalRow): ClaimResult | undefined {
   return lowest ?? x.claims.find((c) => (c.citations ?? []).some((k) => k.status === "not_retrieved" || k.status === "misattributed"));
 }
 
-/** A row's finding in one line: its verdict, score and lowest-scoring unsupported claim with its citations (or why it is unscorable). */
+/** A row's finding in one line: its verdict, score, cause and lowest-scoring unsupported claim with its citations (or why it is unscorable). */
 export function finding(x: EvalRow): string {
   const cited = x.citations ? `; ${citationSummaryText(x.citations)}` : "";
   if (x.verdict === "unscorable") return `unscorable: ${x.reason ?? ""}${x.error ? ` (${x.error})` : ""}${cited}`;
   const claim = findingClaim(x);
   const citations = claim ? rowCitations(x, claim) : [];
-  return `${x.verdict} (score ${fixed3(x.score)})${claim ? `: ${claim.verdict} claim "${claim.text}"${citations.length > 0 ? ` (${citations.join("; ")})` : ""}` : ""}${cited}`;
+  return `${x.verdict} (score ${fixed3(x.score)}${x.cause ? `, cause ${x.cause}` : ""})${claim ? `: ${claim.verdict} claim "${claim.text}"${citations.length > 0 ? ` (${citations.join("; ")})` : ""}` : ""}${cited}`;
 }
 
 /** Every cited claim of the set, rows with citation errors first (then in set order). */
@@ -43,6 +44,30 @@ export function citedClaims(r: EvalReport): Array<{ row: EvalRow; claim: ClaimRe
 /** The set's citations in words, for the measures tables: "12.5% (1 of 8 citations: 1 not retrieved, 0 misattributed)". */
 export function citationMeasure(c: NonNullable<EvalReport["summary"]["citations"]>): string {
   return c.errorRate === null ? "– (no citations)" : `${pct(c.errorRate)} (${citationErrors(c)} of ${c.found} citations: ${c.invalid} not retrieved, ${c.misattributed} misattributed)`;
+}
+
+/** The failing answers by cause in words, causes with none left out: "2 retrieval, 1 generation" ("none" when no answer failed). */
+export function causeCounts(a: CauseSummary): string {
+  const parts = CAUSES.filter((c) => a.causes[c] > 0).map((c) => `${a.causes[c]} ${c}`);
+  return parts.length > 0 ? parts.join(", ") : "none";
+}
+
+/** The set's answer relevance in words: "0.812 mean over 4 answers with a question, 1 off-topic" ("–" when none had a question). */
+export function answerRelevanceMeasure(a: CauseSummary): string {
+  const r = a.answerRelevance;
+  return r.mean === null ? "– (no row with a question)" : `${fixed3(r.mean)} mean over ${r.measured} answer${r.measured === 1 ? "" : "s"} with a question, ${r.offTopic} off-topic`;
+}
+
+/** A row's relevance in words: "context 0.15 (off-topic documents), answer 0.81"; "" when none was measured. */
+export function rowRelevance(x: EvalRow): string {
+  const rel = x.relevance;
+  if (!rel) return "";
+  const parts = [
+    ...(rel.context ? [`context ${rel.context.best.toFixed(2)}${rel.context.addressed ? "" : " (off-topic documents)"}`] : []),
+    ...(rel.answer ? [`answer ${rel.answer.refusal ? "1.00 (a refusal)" : `${rel.answer.score.toFixed(2)}${rel.answer.onTopic ? "" : " (off-topic)"}`}`] : []),
+    ...(rel.unmeasured ? [`not measured (${rel.unmeasured.reason})`] : []),
+  ];
+  return parts.length > 0 ? `relevance: ${parts.join(", ")}` : "";
 }
 
 /** The set and backend in one sentence, as every report states them; `text` escapes the user's parts. */
@@ -85,6 +110,8 @@ export function measureRows(r: EvalReport, user: (text: string) => string = plai
     ...(crit.has("maxCitationErrorRate") || (s.citations?.found ?? 0) > 0 ? [row("citation error rate (not retrieved + misattributed)", s.citations ? citationMeasure(s.citations) : "–", "maxCitationErrorRate")] : []),
     row("unscorable", String(s.unscorable)),
     row("regressions vs baseline", String(r.regressions.length), "noRegressions"),
+    // Only when relevance was measured: failing answers by cause, and answer relevance.
+    ...(s.attribution ? [row("failing answers by cause", causeCounts(s.attribution)), row("answer relevance", answerRelevanceMeasure(s.attribution))] : []),
     ...(labels ? [row("label agreement (label 1 grounded, 0 not)", labelSummaryText(labels))] : []),
   ];
 }

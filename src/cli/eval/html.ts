@@ -3,7 +3,7 @@ import { escapeHtml } from "../escape.ts";
 import { citationSummaryText } from "../report-citations.ts";
 import { evidenceLine, shownEvidence } from "../report-evidence.ts";
 import { labelAgreement, labelCell, labelSummary } from "../report-labels.ts";
-import { describeRun, measureRows, outcome, rowCitations } from "./findings.ts";
+import { describeRun, measureRows, outcome, rowCitations, rowRelevance } from "./findings.ts";
 import { criterionMeasure, rowFailsGate } from "./gate.ts";
 import type { EvalReport } from "./types.ts";
 
@@ -49,13 +49,14 @@ export function reportHtml(r: EvalReport): string {
           const citations = rowCitations(x, c);
           const cites = citations.length > 0 ? `<ul class="cites">${citations.map((line, k) => `<li class="${escapeHtml(c.citations?.[k]?.status ?? "")}">${escapeHtml(line)}</li>`).join("")}</ul>` : "";
           const shown = shownEvidence(c);
-          return `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}): “${escapeHtml(c.text)}”${shown ? `<br><span class="ev">${evidenceLine(shown, (sentence) => escapeHtml(sentence.slice(0, 400)))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}${cites}</li>`;
+          return `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}${c.cause ? `, cause ${escapeHtml(c.cause)}` : ""}): “${escapeHtml(c.text)}”${shown ? `<br><span class="ev">${evidenceLine(shown, (sentence) => escapeHtml(sentence.slice(0, 400)))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}${cites}</li>`;
         })
         .join("");
       const against = rowFailsGate(r, x);
       const gate = against.length > 0 ? `<span class="fail">fails the gate (${escapeHtml(against.map((c) => criterionMeasure(c.name)).join(", "))})</span>` : "–";
       const label = labels ? `<td class="${labelAgreement(x) === "disagree" ? "fail" : ""}">${escapeHtml(labelCell(x))}</td>` : "";
-      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td>${label}<td>${gate}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${x.citations ? `<div class="why">${escapeHtml(citationSummaryText(x.citations))}</div>` : ""}${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
+      const relevance = rowRelevance(x);
+      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}${x.cause ? `<br><span class="why">cause: ${escapeHtml(x.cause)}</span>` : ""}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td>${label}<td>${gate}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${x.citations ? `<div class="why">${escapeHtml(citationSummaryText(x.citations))}</div>` : ""}${relevance ? `<div class="why">${escapeHtml(relevance)}</div>` : ""}${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
     })
     .join("\n");
   const scores = r.rows.filter((x) => x.score !== null).map((x) => x.score as number);

@@ -29,7 +29,7 @@ export function reportMarkdown(r: EvalReport): string {
   // Rows not grounded, and grounded rows that fail the gate (a misattributed citation).
   const bad = r.rows.filter((x) => x.verdict !== "grounded" || rowFailsGate(r, x).length > 0).slice(0, 20);
   if (bad.length > 0) {
-    lines.push("", "| id | verdict | score | gate | lowest-scoring unsupported claim | evidence |", "|---|---|---|---|---|---|");
+    lines.push("", "| id | verdict | score | cause | gate | lowest-scoring unsupported claim | evidence |", "|---|---|---|---|---|---|---|");
     for (const x of bad) {
       const first = findingClaim(x);
       const citations = first ? rowCitations(x, first) : [];
@@ -37,7 +37,7 @@ export function reportMarkdown(r: EvalReport): string {
       const shown = first ? shownEvidence(first) : undefined;
       const evidence = shown ? mdText(evidenceLine(shown), 240) : "–";
       const against = rowFailsGate(r, x);
-      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${mdText(claim, 240)} | ${evidence} |`);
+      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${x.cause ? mdText(x.cause) : "–"} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${mdText(claim, 240)} | ${evidence} |`);
     }
   }
   // Labelled rows whose verdict disagrees with their label, grounded ones included (a missed hallucination).

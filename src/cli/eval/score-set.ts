@@ -75,6 +75,8 @@ export async function scoreSet(set: readonly SetRow[], { scorer, target, concurr
           claims: r.claims,
           ...(r.combined ? { combined: r.combined.verdict } : {}),
           ...(r.citations ? { citations: r.citations, sources: sourceNames(context ?? []) } : {}),
+          ...(r.verdict === "ungrounded" && r.cause ? { cause: r.cause } : {}),
+          ...(r.relevance ? { relevance: r.relevance } : {}),
         };
       }
       done++;

@@ -3,7 +3,21 @@ import { wilsonInterval } from "../../core/calibration.ts";
 import { UsageError } from "../command.ts";
 import { readTextFile } from "../files.ts";
 import type { CommandIo } from "../io.ts";
-import type { EvalReport, EvalRow } from "./types.ts";
+import { CAUSES } from "../../core/cause.ts";
+import type { AnswerCause } from "../../core/result.ts";
+import type { CauseSummary, EvalReport, EvalRow } from "./types.ts";
+
+/** The set's failing answers by cause and its answer relevance; undefined when no row was attributed or measured (relevance off). */
+export function summariseCauses(results: readonly EvalRow[]): CauseSummary | undefined {
+  if (!results.some((r) => r.relevance !== undefined || r.cause !== undefined)) return undefined;
+  const causes = Object.fromEntries(CAUSES.map((c) => [c, 0])) as Record<AnswerCause, number>;
+  for (const r of results) if (r.verdict === "ungrounded" && r.cause) causes[r.cause]++;
+  const answers = results.flatMap((r) => (r.relevance?.answer ? [r.relevance.answer] : []));
+  return {
+    causes,
+    answerRelevance: { measured: answers.length, mean: answers.length > 0 ? answers.reduce((n, a) => n + a.score, 0) / answers.length : null, offTopic: answers.filter((a) => !a.onTopic).length },
+  };
+}
 
 /** The set's measures over its scored rows: shares, rates, the mean score and the citations. */
 export function summarise(results: readonly EvalRow[]): EvalReport["summary"] {
@@ -18,6 +32,7 @@ export function summarise(results: readonly EvalRow[]): EvalReport["summary"] {
     cited.invalid += r.citations.invalid;
     cited.misattributed += r.citations.misattributed;
   }
+  const attribution = summariseCauses(results);
   return {
     rows: results.length,
     scorable: scorable.length,
@@ -29,6 +44,7 @@ export function summarise(results: readonly EvalRow[]): EvalReport["summary"] {
     hallucinationInterval: scorable.length ? wilsonInterval(ungrounded, scorable.length) : null,
     // Citation errors over every citation the answers make: markers naming a document that was not retrieved, and misattributed ones.
     citations: { ...cited, errorRate: cited.found > 0 ? (cited.invalid + cited.misattributed) / cited.found : null },
+    ...(attribution ? { attribution } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { AnswerVerdict, CitationSummary, ClaimResult } from "../../core/result.ts";
+import type { AnswerCause, AnswerVerdict, CitationSummary, ClaimResult, RelevanceReport } from "../../core/result.ts";
 import type { BackendInfo } from "../../core/backend.ts";
 
 /** One evaluated row of the set, as stored in report.json. */
@@ -22,6 +22,18 @@ export interface EvalRow {
    * title, else URL; null when unnamed), so the reports can say which document supports a claim.
    */
   readonly sources?: ReadonlyArray<string | null>;
+  /** Why an ungrounded row is not grounded (retrieval, generation, citation, mixed, unknown); absent on the others and when relevance is off. */
+  readonly cause?: AnswerCause;
+  /** Context and answer relevance as the scorer measured them (or why it could not); absent when relevance is off. */
+  readonly relevance?: RelevanceReport;
+}
+
+/** The failing answers of a set by cause, and its answers' relevance to their questions where measured. */
+export interface CauseSummary {
+  /** Ungrounded rows by cause (every cause listed, 0 when none). */
+  readonly causes: Readonly<Record<AnswerCause, number>>;
+  /** Rows whose answer relevance was measured (they had a question), their mean relevance and those under the answer relevance threshold. */
+  readonly answerRelevance: { readonly measured: number; readonly mean: number | null; readonly offTopic: number };
 }
 
 /** Where a gate number came from; every report states it next to the number. */
@@ -90,6 +102,8 @@ export interface EvalReport {
      * null when no answer cites anything. Absent in reports written before citations were checked.
      */
     readonly citations?: CitationSummary & { readonly errorRate: number | null };
+    /** Failing answers by cause and answer relevance; absent when relevance was off (and in reports written before it). */
+    readonly attribution?: CauseSummary;
   };
   readonly gate: EvalGate;
   readonly regressions: ReadonlyArray<{ readonly id: string | number; readonly before: string; readonly after: string; readonly scoreBefore: number | null; readonly scoreAfter: number | null }>;

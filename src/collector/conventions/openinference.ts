@@ -1,5 +1,5 @@
 import type { Entries, PromptMessage, RetrievedDocument } from "./json.ts";
-import { MAX_FOUND, asObject, documentOf, indexed, indexedMessages, messagesOf, namedDocument, nonBlank, parseJson } from "./json.ts";
+import { MAX_FOUND, asObject, documentOf, indexed, indexedMessages, lastUserOf, messagesOf, namedDocument, nonBlank, parseJson } from "./json.ts";
 import {
   ATTR_INPUT_VALUE,
   ATTR_LLM_INPUT_MESSAGES,
@@ -64,9 +64,9 @@ export function openInferenceQuery(a: Attributes, kind: string): string | undefi
   return kind === "RETRIEVER" ? nonBlank(a[ATTR_INPUT_VALUE]) : undefined;
 }
 
-/** The last of the LLM span's indexed input messages (`llm.input_messages.N.message.content`). */
+/** The last user (or role-less) message of the LLM span's indexed input messages (`llm.input_messages.N.message.*`): the question. */
 export function openInferenceLastInput(entries: Entries): string | undefined {
-  return indexed(entries, ATTR_LLM_INPUT_MESSAGES, MESSAGE_CONTENT).at(-1);
+  return lastUserOf(indexedMessages(entries, ATTR_LLM_INPUT_MESSAGES, MESSAGE_ROLE, MESSAGE_CONTENT), true);
 }
 
 /** OpenInference LLM input: `llm.input_messages.N.message.*`, else the OpenAI request in `input.value`. */
