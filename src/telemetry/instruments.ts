@@ -41,6 +41,11 @@ export interface Instruments {
   readonly driftReferenceRefused: ObservableCounter;
   readonly scoringInfo: ObservableGauge;
   readonly scoringThreshold: ObservableGauge;
+  /**
+   * The (route, backend, tier) label sets whose ungrounded-by-cause series were started at 0 (record.ts):
+   * a series that first appears mid-window loses its first increase to rate(). Bounded by the route cap.
+   */
+  readonly causeSeriesStarted: Set<string>;
 }
 
 /** Creates every instrument from its semconv spec (names, units and descriptions live there). */
@@ -52,6 +57,7 @@ export function createInstruments(meter: Meter): Instruments {
   return {
     score: histogram(METRICS.score, SCORE_BUCKETS),
     evaluations: counter(METRICS.evaluations),
+    causeSeriesStarted: new Set<string>(),
     claims: counter(METRICS.claims),
     contextRelevance: histogram(METRICS.contextRelevance, SCORE_BUCKETS),
     answerRelevance: histogram(METRICS.answerRelevance, SCORE_BUCKETS),

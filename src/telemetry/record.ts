@@ -7,6 +7,7 @@ import { causeLabel } from "./labels.ts";
 import {
   ATTR_BACKEND_NAME,
   ATTR_CAUSE,
+  CAUSES,
   ATTR_BACKEND_TIER,
   ATTR_CITATIONS_FOUND,
   ATTR_CITATIONS_INVALID,
@@ -99,6 +100,23 @@ function causeAttributes(r: EvaluationSummary): Attributes {
 }
 
 /** A relevance in [0, 1], or undefined for anything else (the histograms and span attributes take nothing out of range). */
+/** The most label sets whose cause series are started at 0; past it (routes are capped far below), they start at their first answer. */
+const MAX_CAUSE_SERIES_STARTED = 10_000;
+
+/**
+ * Starts the ungrounded series of every cause at 0 the first time a (route, backend, tier) is
+ * scored with relevance on: Prometheus' rate() loses the first increase of a series that appears
+ * mid-window, so a cause first seen during an incident would be undercounted exactly when the
+ * by-cause panels and the paging alert's dominant cause are read.
+ */
+function startCauseSeries(r: EvaluationSummary, base: Attributes, m: Instruments): void {
+  if (r.relevance === undefined && r.cause === undefined) return;
+  const key = `${String(base[ATTR_ROUTE])}\u0000${String(base[ATTR_BACKEND_NAME])}\u0000${String(base[ATTR_BACKEND_TIER])}`;
+  if (m.causeSeriesStarted.has(key) || m.causeSeriesStarted.size >= MAX_CAUSE_SERIES_STARTED) return;
+  m.causeSeriesStarted.add(key);
+  for (const cause of CAUSES) m.evaluations.add(0, { ...base, [ATTR_VERDICT]: "ungrounded", [ATTR_CAUSE]: cause });
+}
+
 function unit(v: unknown): number | undefined {
   return typeof v === "number" && v >= 0 && v <= 1 ? v : undefined;
 }
@@ -240,6 +258,7 @@ export function recordEvaluation(params: {
   m.scored.add(1, { [ATTR_ROUTE]: route });
   // An unscorable answer is counted with its reason (empty_context, language_mismatch, …): a handful of values.
   // An ungrounded one with its cause (one of five values, only when relevance is on).
+  startCauseSeries(r, base, m);
   m.evaluations.add(1, { ...base, [ATTR_VERDICT]: r.verdict, ...(r.verdict === "unscorable" ? { [ATTR_REASON]: r.reason ?? "unknown" } : {}), ...causeAttributes(r) });
   if (r.score !== null) m.score.record(r.score, { ...base, [ATTR_VERDICT]: r.verdict });
   recordClaims(r, base, m);

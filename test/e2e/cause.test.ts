@@ -89,7 +89,8 @@ describe("the cause of ungrounded answers end to end (offline backend)", () => {
     expect(JSON.stringify(monitor.flagged())).not.toMatch(new RegExp(SECRET_TEXT.join("|")));
     const metrics = await otel.metrics();
     const evaluations = metrics.get(METRICS.evaluations.name) ?? [];
-    expect(evaluations.filter((p) => p.attributes[ATTR_VERDICT] === "ungrounded").map((p) => p.attributes[ATTR_CAUSE]).sort()).toEqual(["citation", "generation", "retrieval"]);
+    // Every cause's series is started at 0 per route (telemetry/record.ts); each route counts its one answer's cause.
+    expect(evaluations.filter((p) => p.attributes[ATTR_VERDICT] === "ungrounded" && Number(p.value) > 0).map((p) => p.attributes[ATTR_CAUSE]).sort()).toEqual(["citation", "generation", "retrieval"]);
     expect(evaluations.find((p) => p.attributes[ATTR_VERDICT] === "grounded")?.attributes).not.toHaveProperty(ATTR_CAUSE);
     expect(metrics.get(METRICS.contextRelevance.name)).toHaveLength(4);
     expect(metrics.get(METRICS.answerRelevance.name)).toHaveLength(4);

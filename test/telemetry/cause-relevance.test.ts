@@ -3,11 +3,14 @@ import type { RelevancePair } from "../../src/core/backend.ts";
 import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
 import { flaggedAnswerOf } from "../../src/telemetry/flagged.ts";
 import { causeLabel } from "../../src/telemetry/labels.ts";
-import { explanationOf } from "../../src/telemetry/record.ts";
+import { context } from "@opentelemetry/api";
+import { createInstruments } from "../../src/telemetry/instruments.ts";
+import { explanationOf, recordEvaluation } from "../../src/telemetry/record.ts";
 import { ATTR_CAUSE, ATTR_CLAIM_VERDICT, ATTR_REASON, ATTR_RELEVANCE_ANSWER, ATTR_RELEVANCE_CONTEXT, ATTR_ROUTE, ATTR_VERDICT, CAUSES, METRICS } from "../../src/telemetry/semconv.ts";
 import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
 import { summarize } from "../../src/telemetry/summary.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
+import { testOtel } from "../helpers/otel.ts";
 import { recordSummary, scoreOnce } from "../helpers/record-summary.ts";
 
 // Relevance scripted by topic: a passage speaks to a query when both name the same topic word.
@@ -36,7 +39,8 @@ describe("cause telemetry", () => {
     expect(explanationOf(s)).toMatch(/^ungrounded \(cause: retrieval\); 1 claims: 0 supported/);
     expect(event?.attributes?.["gen_ai.evaluation.explanation"]).toBe(explanationOf(s));
     const evaluations = metrics.get(METRICS.evaluations.name) ?? [];
-    expect(evaluations.map((p) => p.attributes)).toEqual([expect.objectContaining({ [ATTR_VERDICT]: "ungrounded", [ATTR_CAUSE]: "retrieval" })]);
+    // Every cause's series is started at 0 with the route's first evaluation; only retrieval counts one.
+    expect(evaluations.filter((p) => Number(p.value) > 0).map((p) => p.attributes)).toEqual([expect.objectContaining({ [ATTR_VERDICT]: "ungrounded", [ATTR_CAUSE]: "retrieval" })]);
     expect(sum(metrics.get(METRICS.claims.name), { [ATTR_CLAIM_VERDICT]: "unsupported", [ATTR_CAUSE]: "retrieval" })).toBe(1);
   });
 
@@ -45,7 +49,34 @@ describe("cause telemetry", () => {
     expect(s.verdict).toBe("grounded");
     const { span, metrics } = await record(s);
     expect(span?.attributes).not.toHaveProperty(ATTR_CAUSE);
-    for (const name of [METRICS.evaluations.name, METRICS.claims.name]) for (const p of metrics.get(name) ?? []) expect(p.attributes).not.toHaveProperty(ATTR_CAUSE);
+    for (const name of [METRICS.evaluations.name, METRICS.claims.name]) for (const p of metrics.get(name) ?? []) if (p.attributes[ATTR_VERDICT] !== "ungrounded") expect(p.attributes).not.toHaveProperty(ATTR_CAUSE);
+    // What carries a cause is only the ungrounded series, started at 0.
+    expect((metrics.get(METRICS.evaluations.name) ?? []).filter((p) => p.attributes[ATTR_CAUSE] !== undefined).map((p) => p.value)).toEqual(CAUSES.map(() => 0));
+  });
+
+  // Regression: a cause series that appeared mid-window lost its first increase to Prometheus'
+  // rate() (test/e2e/alerting.test.ts read 0.30 for a driven rate of 0.53).
+  it("starts every cause's ungrounded series at 0 with a route's first evaluation, once, and not with relevance off", async () => {
+    const grounded = summarize(await score({ question: QUESTION, answer: "The refund window is thirty days.", context: [REFUND_DOC] }), false);
+    const { metrics } = await record(grounded, "/api/refunds");
+    const started = (metrics.get(METRICS.evaluations.name) ?? []).filter((p) => p.attributes[ATTR_VERDICT] === "ungrounded");
+    expect(started.map((p) => [p.attributes[ATTR_ROUTE], p.attributes[ATTR_CAUSE], p.value]).sort()).toEqual(CAUSES.map((c) => ["/api/refunds", c, 0]).sort());
+    // The route's next evaluations start nothing again: an ungrounded one counts 1 on its cause only.
+    const otel = testOtel();
+    const instruments = createInstruments(otel.meterProvider.getMeter("test"));
+    const ungrounded = summarize(await score({ question: QUESTION, answer: "A refund is paid in gold.", context: [PARKING_DOC] }), false);
+    for (const summary of [grounded, ungrounded, grounded]) {
+      const span = otel.tracerProvider.getTracer("test").startSpan("groundwatch.evaluate");
+      recordEvaluation({ result: summary, route: "/api/refunds", span, eventContext: context.active(), logger: otel.loggerProvider.getLogger("test"), instruments, durationS: 0.01, options: { spanEvent: false, openInference: false, captureContent: false, contentMaxLength: 200 } });
+      span.end();
+    }
+    expect(instruments.causeSeriesStarted.size).toBe(1);
+    const points = ((await otel.metrics()).get(METRICS.evaluations.name) ?? []).filter((p) => p.attributes[ATTR_VERDICT] === "ungrounded");
+    expect(points.map((p) => [p.attributes[ATTR_CAUSE], p.value]).sort()).toEqual(CAUSES.map((c) => [c, c === "retrieval" ? 1 : 0]).sort());
+    // With relevance off (no relevance report, no cause) no cause series is started.
+    const { relevance: _off, ...withoutRelevance } = grounded;
+    const off = await record(withoutRelevance, "/api/other");
+    expect((off.metrics.get(METRICS.evaluations.name) ?? []).filter((p) => p.attributes[ATTR_CAUSE] !== undefined)).toEqual([]);
   });
 
   it("splits the failing claims of a mixed answer by their own causes and counts the answer as mixed", async () => {
@@ -64,7 +95,8 @@ describe("cause telemetry", () => {
     const forged: EvaluationSummary = { ...s, cause: "drop table" as never, flaggedClaims: (s.flaggedClaims ?? []).map((c) => ({ ...c, cause: "🔥" as never })) };
     const { span, metrics } = await record(forged);
     expect(span?.attributes).not.toHaveProperty(ATTR_CAUSE);
-    for (const name of [METRICS.evaluations.name, METRICS.claims.name]) for (const p of metrics.get(name) ?? []) expect(p.attributes).not.toHaveProperty(ATTR_CAUSE);
+    // Only the five causes' series started at 0 carry the label; nothing the summary forged reaches it.
+    for (const name of [METRICS.evaluations.name, METRICS.claims.name]) for (const p of metrics.get(name) ?? []) if (p.attributes[ATTR_CAUSE] !== undefined) expect([CAUSES.includes(p.attributes[ATTR_CAUSE] as never), p.value]).toEqual([true, 0]);
     expect(CAUSES.map((c) => causeLabel(c))).toEqual([...CAUSES]);
     expect([causeLabel("Retrieval"), causeLabel(undefined), causeLabel(1)]).toEqual([undefined, undefined, undefined]);
   });
