@@ -38,7 +38,8 @@ const record = (fit: RelevanceFit): RelevanceRecord =>
 export async function calibrateRelevance(rows: readonly RelevanceFitRow[], scorer: Pick<Scorer, "entailment" | "relevanceThresholds">, windows: { readonly topK: number; readonly tokenBudget: number }): Promise<RelevanceCalibration | undefined> {
   const backend = scorer.entailment;
   if (!backend.relevance || !scorer.relevanceThresholds) return undefined;
-  const deps = { backend, analyzer: createTextAnalyzer(), topK: windows.topK, tokenBudget: windows.tokenBudget };
+  // The windows per document the scorer's relevance reads (fewer for a backend that pays per pair).
+  const deps = { backend, analyzer: createTextAnalyzer(), topK: Math.min(windows.topK, backend.relevanceTopK ?? windows.topK), tokenBudget: windows.tokenBudget };
   const examples = await relevanceFitExamples(rows, deps, CALIBRATE_SWAP_SEED);
   return {
     context: { ...record(fitRelevanceThreshold(examples.context)), swappedRows: examples.swappedRows, labelledCauses: examples.labelledCauses },

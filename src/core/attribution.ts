@@ -1,6 +1,6 @@
 import type { EntailmentBackend } from "./backend.ts";
 import type { AnswerCause, ClaimCause } from "./cause.ts";
-import { answerCause, claimCause, failingClaims } from "./cause.ts";
+import { answerCause, claimCause, failingClaims, isCitationFailure } from "./cause.ts";
 import type { ContextWindow } from "./context.ts";
 import { isRefusalAnswer } from "./refusal.ts";
 import { contextRelevance } from "./relevance.ts";
@@ -56,6 +56,11 @@ export async function answerRelevance(question: string, answer: string, backend:
   if (isRefusalAnswer(answer)) return { score: 1, refusal: true, onTopic: true };
   if (!backend.relevance) throw new Error(`answer relevance: backend ${backend.name} has no relevance scorer`);
   const [score] = await backend.relevance([{ query: question, passage: answer }]);
+  return answerFrom(score, backend, threshold);
+}
+
+/** The answer's relevance from its score in a relevance batch; throws unless it is a score in [0, 1]. */
+function answerFrom(score: number | undefined, backend: EntailmentBackend, threshold: number): NonNullable<RelevanceReport["answer"]> {
   if (typeof score !== "number" || !Number.isFinite(score) || score < 0 || score > 1) throw new Error(`answer relevance: backend ${backend.name} returned ${String(score)}, not a score in [0, 1]`);
   return { score, refusal: false, onTopic: score >= threshold };
 }
@@ -79,13 +84,11 @@ export async function attributeCauses(input: AttributionInput): Promise<Attribut
   const thresholds = settings.thresholds;
   const question = input.question?.trim() ? input.question : undefined;
   const failing = input.verdict === "ungrounded" ? new Set(failingClaims(claims, input.threshold)) : new Set<ClaimResult>();
-  const withCauses = (addressed: (c: ClaimResult, i: number) => boolean | undefined, relevanceOf?: (c: ClaimResult, i: number) => number | undefined): Attribution["claims"] => {
-    let i = 0;
+  const withCauses = (addressed: (c: ClaimResult) => boolean | undefined, relevanceOf?: (c: ClaimResult) => number | undefined): Attribution["claims"] => {
     return claims.map((c) => {
       if (!failing.has(c)) return c;
-      const at = i++;
-      const cause: ClaimCause = claimCause(c, addressed(c, at));
-      const relevance = relevanceOf?.(c, at);
+      const cause: ClaimCause = claimCause(c, addressed(c));
+      const relevance = relevanceOf?.(c);
       return { ...c, cause, ...(relevance === undefined ? {} : { relevance }) };
     });
   };
@@ -102,35 +105,35 @@ export async function attributeCauses(input: AttributionInput): Promise<Attribut
   if (question !== undefined) {
     let calls = 0;
     try {
-      const context = await contextRelevance({ ...common, question });
+      // The answer against the question goes in the same batch as the documents (a refusal needs no score).
+      const refusal = isRefusalAnswer(input.answer);
+      const context = await contextRelevance({ ...common, question, ...(refusal ? {} : { extra: [{ query: question, passage: input.answer }] }) });
       calls = context.pairs;
       const addressed = context.best >= thresholds.context;
-      const answer = await answerRelevance(question, input.answer, backend, thresholds.answer);
-      calls += answer.refusal ? 0 : 1;
+      const answer = refusal ? { score: 1, refusal: true, onTopic: true } : answerFrom(context.extra[0], backend, thresholds.answer);
       return finish({ thresholds, calls, context: { perDocument: context.perDocument, best: context.best, addressed }, answer }, withCauses(() => addressed));
     } catch (error) {
       return unmeasured("backend_error", errorText(error), calls);
     }
   }
-  // Without a question: the documents' relevance to each failing claim (none for a grounded answer).
-  const failingList = claims.filter((c) => failing.has(c));
-  if (failingList.length === 0) return finish({ thresholds, calls: 0 }, claims);
+  // Without a question: the documents' relevance to each failing claim (none for a grounded answer)
+  // whose cause is not already a citation failure (decided without relevance: no model call for it).
+  const failingList = claims.filter((c) => failing.has(c) && !isCitationFailure(c));
+  if (failingList.length === 0) return finish({ thresholds, calls: 0 }, withCauses(() => undefined));
   // Each claim sends at most topK windows of each document: the claims measured are those the pair budget covers.
   const perQuery = Math.max(1, Math.min(windows.length, input.documents * Math.max(1, settings.topK)));
   const measuredClaims = failingList.slice(0, Math.max(1, Math.floor((settings.maxPairs ?? Infinity) / perQuery)));
   try {
     const measured = await contextRelevance({ ...common, claims: measuredClaims.map((c) => c.text) });
-    const perClaim = measured.perClaim ?? [];
-    const best = (i: number): number | undefined => perClaim[i]?.best;
-    const calls = measured.pairs;
+    const bestOf = new Map(measuredClaims.map((c, i) => [c, measured.perClaim?.[i]?.best] as const));
     return finish(
-      { thresholds, calls },
+      { thresholds, calls: measured.pairs },
       withCauses(
-        (_, i) => {
-          const b = best(i);
+        (c) => {
+          const b = bestOf.get(c);
           return b === undefined ? undefined : b >= thresholds.context;
         },
-        (_, i) => best(i),
+        (c) => bestOf.get(c),
       ),
     );
   } catch (error) {

@@ -78,6 +78,11 @@ export interface EntailmentBackend extends BackendInfo {
    * context-relevance signal, and callers say so rather than guess.
    */
   relevance?(pairs: readonly RelevancePair[]): Promise<number[]>;
+  /**
+   * Windows of each document its relevance reads per query, when fewer than the groundedness top-k
+   * should be (a backend that pays per pair: the judge reads 1); default the top-k.
+   */
+  readonly relevanceTopK?: number;
   /** What `relevance` runs on (see RelevanceScorerInfo). */
   readonly relevanceScorer?: RelevanceScorerInfo;
   /** Releases models, threads or connections. */

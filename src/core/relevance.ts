@@ -29,6 +29,8 @@ export interface ContextRelevanceInput {
   readonly topK?: number;
   /** The documents' texts the windows' offsets point into: each pair then names its source (RelevancePair.source). */
   readonly documentTexts?: readonly string[];
+  /** Other pairs scored in the same batch (the answer against the question), returned as `extra`. */
+  readonly extra?: readonly RelevancePair[];
 }
 
 /** Relevance of a context to one query. */
@@ -42,8 +44,10 @@ export interface ContextRelevance {
 export interface ContextRelevanceResult extends ContextRelevance {
   /** Which text the documents were measured against. */
   readonly against: "question" | "claims";
-  /** (query, window) pairs sent to the backend's relevance scorer. */
+  /** Pairs sent to the backend's relevance scorer, `extra` included. */
   readonly pairs: number;
+  /** The scores of the input's `extra` pairs, in order. */
+  readonly extra: readonly number[];
   /**
    * Without a question: per claim, in order, the documents' relevance to it. The top-level
    * `perDocument` and `best` are then each document's best over the claims.
@@ -97,6 +101,8 @@ export async function contextRelevance(input: ContextRelevanceInput): Promise<Co
     );
   });
 
+  const windowPairs = pairs.length;
+  pairs.push(...(input.extra ?? []));
   const scores = pairs.length === 0 ? [] : await backend.relevance(pairs);
   if (!Array.isArray(scores) || scores.length !== pairs.length) {
     throw new Error(`context relevance: backend ${backend.name} returned ${Array.isArray(scores) ? scores.length : "no"} scores for ${pairs.length} pairs`);
@@ -109,7 +115,8 @@ export async function contextRelevance(input: ContextRelevanceInput): Promise<Co
     const perDocument = chosen.map((ats) => ats.reduce((best, at) => Math.max(best, scores[at] ?? 0), 0));
     return { perDocument, best: perDocument.reduce((a, b) => Math.max(a, b), 0) };
   });
-  if (question !== undefined) return { against: "question", pairs: pairs.length, ...(perQuery[0] ?? { perDocument: [], best: 0 }) };
+  const extra = scores.slice(windowPairs);
+  if (question !== undefined) return { against: "question", pairs: pairs.length, extra, ...(perQuery[0] ?? { perDocument: [], best: 0 }) };
   const perDocument = Array.from({ length: documents }, (_, doc) => perQuery.reduce((best, r) => Math.max(best, r.perDocument[doc] ?? 0), 0));
-  return { against: "claims", pairs: pairs.length, perDocument, best: perDocument.reduce((a, b) => Math.max(a, b), 0), perClaim: perQuery };
+  return { against: "claims", pairs: pairs.length, extra, perDocument, best: perDocument.reduce((a, b) => Math.max(a, b), 0), perClaim: perQuery };
 }

@@ -108,7 +108,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
     maxTokenChars: resolved.maxTokenChars,
     maxEntailmentCalls: resolved.maxEntailmentCalls,
     windowCacheBytes: Math.floor(resolved.cacheBytes / 2),
-    ...(resolved.relevance ? { relevance: { thresholds: relevanceThresholds, topK: resolved.topK, maxPairs: resolved.maxEntailmentCalls } } : {}),
+    ...(resolved.relevance ? { relevance: { thresholds: relevanceThresholds, topK: Math.min(resolved.topK, backend.relevanceTopK ?? resolved.topK), maxPairs: resolved.maxEntailmentCalls } } : {}),
   });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
   // Judgements of (premise, hypothesis) pairs, shared by entropy and claim consistency: same pair, same backend, same answer.

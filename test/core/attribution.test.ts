@@ -77,6 +77,14 @@ describe("cause attribution of ungrounded answers", () => {
     expect(generation.claims[0]?.relevance).toBe(0.9);
   });
 
+  it("asks no relevance for a failing claim whose cause is its citation when there is no question", async () => {
+    let asked = 0;
+    const counting = createFakeBackend({ relevance: (pairs) => ((asked += pairs.length), topicRelevance(pairs)) });
+    const r = await score({ answer: "A refund is paid in gold [7].", context: [REFUND_DOC] }, counting);
+    expect(r.verdict === "ungrounded" && r.cause).toBe("citation");
+    expect([asked, r.relevance?.calls]).toEqual([0, 0]);
+  });
+
   it("says unknown, and why, when the backend has no relevance scorer — but still names a citation failure", async () => {
     const backend = createFakeBackend();
     const r = await score({ question: "How does a refund work?", answer: "A refund is paid in gold.", context: [PARKING_DOC] }, backend);

@@ -24,7 +24,9 @@ describe.skipIf(!prometheusAvailable())("a real Prometheus scraping the collecto
       if (evaluations.length >= 2) break;
       await new Promise((r) => setTimeout(r, 500));
     }
-    const byVerdict = Object.fromEntries(evaluations.map((r) => [r.metric.groundwatch_verdict, Number(r.value[1])]));
+    // Ungrounded answers are split by cause (every cause's series started at 0): summed per verdict.
+    const byVerdict: Record<string, number> = {};
+    for (const r of evaluations) byVerdict[r.metric.groundwatch_verdict ?? ""] = (byVerdict[r.metric.groundwatch_verdict ?? ""] ?? 0) + Number(r.value[1]);
     expect(byVerdict).toEqual({ grounded: 6, ungrounded: 4 });
     expect(evaluations[0]?.metric).toMatchObject({ job: "groundwatch", groundwatch_backend_name: "offline", groundwatch_backend_tier: "triage" });
     const seen = await prom.query("sum(groundwatch_observations_seen_total)");

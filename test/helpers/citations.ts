@@ -28,6 +28,11 @@ export function judgedPair(req: JudgeRequest): { premise: string; hypothesis: st
   return { premise: user.slice(0, at), hypothesis: user.slice(at) };
 }
 
+/** Whether a judge request is a relevance prompt (the judge's relevance system prompt), not an entailment one. */
+export function isRelevanceRequest(req: JudgeRequest): boolean {
+  return req.messages.some((m) => m.role === "system" && m.content.includes("You rate how relevant a passage is to a question."));
+}
+
 /**
  * A local LLM judge that reads the facts: ENTAILMENT when the premise states a fact the hypothesis
  * states, else NEUTRAL. Every request it answers is in `requests`, so a test can count the model
@@ -35,6 +40,8 @@ export function judgedPair(req: JudgeRequest): { premise: string; hypothesis: st
  */
 export function startCitingJudge(): Promise<ChatServer> {
   return startJudgeServer((req) => {
+    // A relevance prompt (QUESTION and PASSAGE fences) gets a relevance: every passage here is about the policies asked of.
+    if (isRelevanceRequest(req)) return { body: chat("0.9") };
     const { premise, hypothesis } = judgedPair(req);
     const entailed = FACTS.some((f) => hypothesis.includes(f) && premise.includes(f));
     return { body: chat(entailed ? "ENTAILMENT" : "NEUTRAL") };

@@ -117,6 +117,8 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
     tier: "production",
     recommendedThreshold: 0.5,
     relevanceScorer: { name: "judge", model: options.model },
+    // Each relevance pair is a model call: a document's best-ranked window speaks for it.
+    relevanceTopK: 1,
     usage: () => client.usage(),
     classify: (pairs: readonly NliPair[]): Promise<NliResult[]> => each(pairs, async (pair, signal) => parseJudgeReply(await ask(JUDGE_SYSTEM_PROMPT, judgeUserPrompt(pair), 5, signal), [options.apiKey])),
     /** A number in [0, 1] per pair from a fenced prompt (relevance.ts); an unparseable, out-of-range or missing reply fails the batch. */
