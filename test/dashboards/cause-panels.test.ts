@@ -1,11 +1,6 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
-import { stringify } from "yaml";
+import { describe, expect, it } from "vitest";
 import { panelQueries } from "../helpers/dashboards.ts";
-import { promtoolAvailable } from "../helpers/prometheus.ts";
+import { promtoolAvailable, promtoolExprTests } from "../helpers/prometheus.ts";
 
 const series = (name: string, labels: string, perStep: number): { series: string; values: string } => ({ series: `${name}{${labels}}`, values: `0+${perStep}x40` });
 const evaluations = (route: string, verdict: string, cause: string | undefined, perStep: number): { series: string; values: string } =>
@@ -91,22 +86,13 @@ describe.skipIf(!promtoolAvailable())("the cause and relevance panels on synthet
     const relevance = queries.filter((q) => /relevance/i.test(q.panel) || q.expr.startsWith("label_replace"));
     expect(relevance.length).toBeGreaterThanOrEqual(5);
     const none = relevance.map((q) => ({ expr: q.expr, eval_time: "10m", exp_samples: [] }));
-    const dir = mkdtempSync(join(tmpdir(), "gw-cause-panels-"));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-    writeFileSync(join(dir, "rules.yml"), "groups: []\n");
-    writeFileSync(
-      join(dir, "test.yml"),
-      stringify({
-        rule_files: ["rules.yml"],
-        evaluation_interval: "15s",
-        tests: [
+    const r = promtoolExprTests(
+      [
           { name: "cause and relevance panels", interval: "15s", input_series: INPUT, promql_expr_test: tests },
           { name: "no relevance, nothing ungrounded", interval: "15s", input_series: [evaluations("/b", "grounded", undefined, 1)], promql_expr_test: none },
-        ],
-      }),
+      ],
     );
-    const r = spawnSync("promtool", ["test", "rules", join(dir, "test.yml")], { encoding: "utf8" });
-    expect(`${r.stdout}${r.stderr}`).toContain("SUCCESS");
+    expect(r.output).toContain("SUCCESS");
     expect(r.status).toBe(0);
   });
 });

@@ -1,11 +1,6 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
-import { stringify } from "yaml";
+import { describe, expect, it } from "vitest";
 import { panelQueries } from "../helpers/dashboards.ts";
-import { promtoolAvailable } from "../helpers/prometheus.ts";
+import { promtoolAvailable, promtoolExprTests } from "../helpers/prometheus.ts";
 
 const calls = (route: string, outcome: string, perStep: number): { series: string; values: string } => ({ series: `groundwatch_resample_calls_total{groundwatch_route="${route}",groundwatch_resample_outcome="${outcome}"}`, values: `0+${perStep}x40` });
 
@@ -76,22 +71,13 @@ describe.skipIf(!promtoolAvailable())("the live semantic entropy panels on synth
     });
     // Answers scored, but nothing resampled and no samples sent: every panel of the row is no data, not 0.
     const off = queries.map((q) => ({ expr: q.expr, eval_time: "10m", exp_samples: [] }));
-    const dir = mkdtempSync(join(tmpdir(), "gw-panels-"));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-    writeFileSync(join(dir, "rules.yml"), "groups: []\n");
-    writeFileSync(
-      join(dir, "test.yml"),
-      stringify({
-        rule_files: ["rules.yml"],
-        evaluation_interval: "15s",
-        tests: [
+    const r = promtoolExprTests(
+      [
           { name: "resampler panels", interval: "15s", input_series: INPUT, promql_expr_test: tests },
           { name: "nothing resampled", interval: "15s", input_series: [{ series: 'groundwatch_evaluations_total{groundwatch_route="/a",groundwatch_verdict="grounded"}', values: "0+1x40" }], promql_expr_test: off },
-        ],
-      }),
+      ],
     );
-    const r = spawnSync("promtool", ["test", "rules", join(dir, "test.yml")], { encoding: "utf8" });
-    expect(`${r.stdout}${r.stderr}`).toContain("SUCCESS");
+    expect(r.output).toContain("SUCCESS");
     expect(r.status).toBe(0);
   });
 });

@@ -1,9 +1,10 @@
 import type { ChildProcess } from "node:child_process";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
+import { stringify } from "yaml";
 import { closedPort } from "./net.ts";
 import { waitUntil } from "./wait.ts";
 
@@ -23,6 +24,20 @@ export const prometheusAvailable = (): boolean => installed("prometheus");
 
 /** Whether promtool (from the same package) is installed. */
 export const promtoolAvailable = (): boolean => installed("promtool");
+
+/**
+ * Runs promtool unit tests of PromQL expressions (no rules: each test's `promql_expr_test` and
+ * `input_series` as promtool's test file takes them) and returns promtool's output and status.
+ * The files live in a temporary folder removed when the test ends.
+ */
+export function promtoolExprTests(tests: readonly unknown[]): { output: string; status: number | null } {
+  const dir = mkdtempSync(join(tmpdir(), "gw-promql-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, "rules.yml"), "groups: []\n");
+  writeFileSync(join(dir, "test.yml"), stringify({ rule_files: ["rules.yml"], evaluation_interval: "15s", tests }));
+  const r = spawnSync("promtool", ["test", "rules", join(dir, "test.yml")], { encoding: "utf8" });
+  return { output: `${r.stdout}${r.stderr}`, status: r.status };
+}
 
 export interface RunningPrometheus {
   readonly url: string;
