@@ -47,9 +47,10 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ["nli", ["nli", "core", "config", "net", "runtime"]],
   ["scoring", ["scoring", "nli", "core", "config", "net", "runtime"]],
   ["telemetry", ["telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["sdk", ["sdk", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["collector", ["collector", "sdk", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["cli", ["cli", "collector", "sdk", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
+  ["review", ["review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
+  ["sdk", ["sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
+  ["collector", ["collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
+  ["cli", ["cli", "collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
 ];
 
 describe("the parts depend one way: core ← config ← nli ← scoring ← telemetry ← sdk ← collector ← cli (net and runtime: for nli and above)", () => {

@@ -1,0 +1,107 @@
+import type { AnswerCause, AnswerVerdict, ClaimCause, ClaimVerdict } from "../core/result.ts";
+import type { BackendInfo } from "../core/backend.ts";
+
+/**
+ * What the review spool holds and what reviewers write: one JSON object a line each. A spool record
+ * is an answer kept for people to check (every flagged answer, and a random sample of grounded ones
+ * so that labels estimate recall too); a label record is one reviewer's judgement of one of them.
+ * Types and names only: the writer, reader and commands build on them.
+ */
+
+/** The version every record carries; a reader refuses another. */
+export const REVIEW_RECORD_VERSION = 1;
+
+/**
+ * Why an answer is in the spool: `flagged` (not grounded: ungrounded or, when kept, unscorable) or
+ * `grounded_sample` (a grounded answer drawn at the grounded sample rate).
+ */
+export type SpoolKind = "flagged" | "grounded_sample";
+export const SPOOL_KINDS = ["flagged", "grounded_sample"] as const satisfies readonly SpoolKind[];
+
+/** A retrieved document as the scorer read it (after redaction). */
+export interface SpoolDocument {
+  readonly id?: string;
+  readonly title?: string;
+  readonly url?: string;
+  readonly text: string;
+}
+
+/** Where in a document a claim's evidence lies (offsets into that document's `text`). */
+export interface SpoolEvidence {
+  readonly doc: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** One checked claim of the answer. */
+export interface SpoolClaim {
+  readonly index: number;
+  readonly text: string;
+  /** Offsets into the record's `answer`. */
+  readonly start: number;
+  readonly end: number;
+  readonly verdict: ClaimVerdict;
+  readonly score: number;
+  readonly cause?: ClaimCause;
+  /** The evidence shown beside the claim (the contradicting sentence for a contradicted claim). */
+  readonly evidence?: SpoolEvidence;
+}
+
+/** One answer kept for review. Text fields have passed the redaction hook. */
+export interface SpoolRecord {
+  readonly v: typeof REVIEW_RECORD_VERSION;
+  /** Unique per answer: `${traceId}-${spanId}` of its evaluation span when it has one, else a random id. */
+  readonly id: string;
+  readonly kind: SpoolKind;
+  /** When it was scored, ISO 8601. */
+  readonly time: string;
+  /** The capped route label. */
+  readonly route: string;
+  readonly traceId?: string;
+  readonly spanId?: string;
+  /** Which replica wrote it (the spool's replica name). */
+  readonly replica: string;
+  readonly question?: string;
+  readonly answer: string;
+  readonly documents: readonly SpoolDocument[];
+  readonly verdict: AnswerVerdict;
+  readonly score: number | null;
+  /** The answer threshold it was judged against. */
+  readonly threshold?: number;
+  readonly cause?: AnswerCause;
+  readonly claims: readonly SpoolClaim[];
+  readonly backend: BackendInfo;
+  /** The probability with which an answer of its kind was kept: 1 for flagged, the grounded sample rate for a grounded sample. */
+  readonly sampleRate: number;
+}
+
+/** A reviewer's judgement of a whole answer: grounded (1) or not (0). */
+export type ReviewLabelValue = 0 | 1;
+
+/** One reviewer's label of one spooled answer (append-only; a later record for the same id and reviewer replaces an earlier one). */
+export interface LabelRecord {
+  readonly v: typeof REVIEW_RECORD_VERSION;
+  /** The spool record's id. */
+  readonly id: string;
+  readonly reviewer: string;
+  /** When it was labelled, ISO 8601. */
+  readonly time: string;
+  /**
+   * What the reviewer says: the answer is grounded (1) or not (0); absent on an undo, which takes
+   * back this reviewer's earlier label of the id.
+   */
+  readonly label?: ReviewLabelValue;
+  /** Whether the label agrees with groundwatch's verdict (flagged ↔ 0, grounded ↔ 1). */
+  readonly agreement?: "agree" | "disagree";
+  /** Claim by claim, when the reviewer marked them: supported (1) or not (0), by claim index. */
+  readonly claims?: ReadonlyArray<{ readonly index: number; readonly label: ReviewLabelValue }>;
+  /** The record's kind, copied so that agreement can be counted from labels alone. */
+  readonly kind: SpoolKind;
+  /** True on a record that takes back the reviewer's earlier label of `id`. */
+  readonly undo?: true;
+}
+
+/** Whether a reviewer's label agrees with groundwatch's verdict of the answer. */
+export function agreementOf(kind: SpoolKind, label: ReviewLabelValue): "agree" | "disagree" {
+  return (kind === "flagged") === (label === 0) ? "agree" : "disagree";
+}
