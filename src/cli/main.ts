@@ -19,6 +19,7 @@ Commands:
   model     pull, list and inspect NLI models for the onnx backend
   serve     the collector: OTLP traces and JSON observations in, groundedness telemetry out
   flagged   the answers behind the page: a collector's recent flagged answers, with their trace ids
+  review    label spooled answers (terminal or --web); export the labels as eval rows; delete a trace
   eval      a CI release gate on a fixed eval set: report.json/.md/.html, junit.xml, exit 1 on failure
   evidence  an HTML (and PDF) report of trends, alerts and calibration from Prometheus, for risk owners
   calibrate choose a threshold from labelled answers: AUROC with its interval, label audit, calibration.json
@@ -72,6 +73,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   model: async () => (await import("./model.ts")).runModel,
   serve: async () => (await import("./serve.ts")).runServe,
   flagged: async () => (await import("./flagged.ts")).runFlagged,
+  review: async () => (await import("./review/index.ts")).runReview,
   demo: async () => (await import("./demo.ts")).runDemo,
   calibrate: async () => (await import("./calibrate.ts")).runCalibrate,
   eval: async () => (await import("./eval.ts")).runEval,

@@ -1,0 +1,93 @@
+import { resolve } from "node:path";
+import { stripControls } from "../../core/safe-text.ts";
+import { labelsPath } from "../../review/spool-files.ts";
+import { UsageError, parseFlags, runCommand } from "../command.ts";
+import { EXIT } from "../exit-codes.ts";
+import type { CommandIo } from "../io.ts";
+import { runTerminalReview } from "./terminal.ts";
+
+/** Environment variables of `groundwatch review`. */
+export const REVIEW_ENV = {
+  /** The spool directory reviewed when no --dir is given. */
+  dir: "GROUNDWATCH_REVIEW_DIR",
+  /** The reviewer's name when no --reviewer is given. */
+  reviewer: "GROUNDWATCH_REVIEWER",
+} as const;
+
+export const REVIEW_HELP = `groundwatch review — label the answers groundwatch spooled for review
+
+Usage:
+  groundwatch review [--dir D]... --reviewer NAME [--labels FILE]
+  groundwatch review --web [--dir D]... [--port N] [--host H] [--token T]
+  groundwatch review export --dir D... [--labels FILE] --out FILE [--only disagreements|all]
+  groundwatch review delete --dir D --trace TRACE_ID
+
+review (in the terminal) shows each answer this reviewer has not labelled yet, flagged answers
+first, then the grounded sample, oldest first: route, time, verdict, score and cause, the question,
+the answer, each document with the claims' evidence highlighted (cut around the evidence), and each
+claim with its verdict, score and cause. Each label is appended to the labels file at once: quit at
+any time, and a rerun shows only what is left.
+
+  --dir D           a spool directory (repeat for several replicas; they merge);
+                    default ${REVIEW_ENV.dir}
+  --reviewer NAME   who is labelling, recorded on each label (default ${REVIEW_ENV.reviewer})
+  --labels FILE     the labels file (default labels.jsonl in the first --dir)
+
+Keys at a terminal:
+  a  agree with groundwatch's verdict     d  disagree
+  c  mark claim by claim: j/k or arrows move, space toggles, 1 supported, 0 not supported,
+     enter saves (the answer is grounded iff every claim is supported), esc goes back
+  s  skip (shown again next time)         u  undo this session's last label
+  q  quit (prints how many were labelled and how many are left); Ctrl-C quits too
+Without a terminal, one command a line is read from standard input (scripts):
+  a, d, s, u, q, or "c 1 0 1" (a 1 or 0 per claim, in order).
+
+review --web serves the same review as a local page (loopback by default).
+review export writes the reviewed answers as eval-set rows (eval --set, calibrate --set take them).
+review delete removes one trace's spooled answers and their labels.
+
+Exit codes: 0 ok, 1 failure while running, 2 bad flags.
+`;
+
+type Subcommand = (argv: readonly string[], io: CommandIo) => Promise<number>;
+
+/**
+ * The subcommands of `groundwatch review` other than the terminal review, each loaded only when it
+ * runs (one line per subcommand file).
+ */
+const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {};
+
+/** `groundwatch review` in the terminal. */
+function runReviewTerminal(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("review", REVIEW_HELP, io, async () => {
+    const { values } = parseFlags(argv, {
+      dir: { type: "string", multiple: true },
+      reviewer: { type: "string" },
+      labels: { type: "string" },
+    });
+    const given = values.dir ?? [];
+    const envDir = io.env[REVIEW_ENV.dir];
+    const dirs = (given.length > 0 ? given : envDir ? [envDir] : []).map((d) => resolve(io.cwd, d));
+    const first = dirs[0];
+    if (first === undefined) throw new UsageError(`--dir is required (a spool directory; or set ${REVIEW_ENV.dir})`, true);
+    const reviewer = (values.reviewer ?? io.env[REVIEW_ENV.reviewer] ?? "").trim();
+    if (reviewer === "") throw new UsageError(`--reviewer is required: who is labelling (or set ${REVIEW_ENV.reviewer})`, true);
+    if (reviewer.length > 100 || stripControls(reviewer) !== reviewer) throw new UsageError("--reviewer must be at most 100 characters, without control characters");
+    const labels = values.labels !== undefined ? resolve(io.cwd, values.labels) : labelsPath(first);
+    await runTerminalReview({ dirs, labels, reviewer }, io);
+    return EXIT.ok;
+  });
+}
+
+/** Runs `groundwatch review` and its subcommands; resolves to the exit code. */
+export async function runReview(argv: readonly string[], io: CommandIo): Promise<number> {
+  const [first, ...rest] = argv;
+  const load = first !== undefined && Object.hasOwn(SUBCOMMANDS, first) ? SUBCOMMANDS[first] : undefined;
+  if (load) return (await load())(rest, io);
+  if (argv.includes("--web") && Object.hasOwn(SUBCOMMANDS, "--web")) return (await (SUBCOMMANDS["--web"] as () => Promise<Subcommand>)())(argv.filter((a) => a !== "--web"), io);
+  if (first !== undefined && !first.startsWith("-")) {
+    io.stderr.write(`groundwatch review: unknown subcommand ${JSON.stringify(first.slice(0, 40))}\nRun "groundwatch review --help" for usage.\n`);
+    return EXIT.usage;
+  }
+  return runReviewTerminal(argv, io);
+}

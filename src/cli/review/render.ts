@@ -1,0 +1,160 @@
+import type { SpoolClaim, SpoolDocument, SpoolRecord } from "../../review/record.ts";
+import { plainText } from "../escape.ts";
+import { sanitizeForTerminal } from "../io.ts";
+
+/**
+ * One spooled answer as the terminal shows it: header, question, answer, each document with its
+ * claims' evidence highlighted, each claim with its verdict, score and cause. Spooled text is
+ * attacker-controlled: every piece is cut first (by offsets into the original text) and then
+ * sanitised, so no escape sequence reaches the terminal and the output per answer is bounded
+ * whatever the size of the record. Every pass is linear in what it keeps.
+ */
+
+/** How highlighted spans are marked: ANSI inverse video on a colour terminal, plain markers otherwise. */
+export interface RenderStyle {
+  /** ANSI styling (a TTY without NO_COLOR); false: plain text markers `[[` … `]]`. */
+  readonly color: boolean;
+}
+
+/** Bounds of what one answer's view may hold. */
+export const RENDER_LIMITS = {
+  /** Characters of the question and of the answer shown (cut with an ellipsis beyond). */
+  text: 1500,
+  /** Characters of context shown on each side of an evidence span. */
+  context: 160,
+  /** Characters of one evidence span shown (its middle is cut beyond). */
+  span: 400,
+  /** Characters of a document shown when it has no evidence span. */
+  plainDoc: 400,
+  /** Evidence spans shown per document (merged spans; the rest are counted). */
+  spansPerDoc: 8,
+  /** Documents shown (the rest are counted). */
+  documents: 12,
+  /** Claims listed (the rest are counted). */
+  claims: 40,
+  /** Characters of one claim's text, a title, a URL, a route or a cause. */
+  line: 200,
+} as const;
+
+const HIGHLIGHT_ON = "\u001b[7m";
+const HIGHLIGHT_OFF = "\u001b[27m";
+const DIM_ON = "\u001b[2m";
+const DIM_OFF = "\u001b[22m";
+const MARK_ON = "[[";
+const MARK_OFF = "]]";
+const GAP = " … ";
+
+/** A half-open range of offsets into a document's text. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+const finite = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n);
+
+/**
+ * The evidence spans of `claims` that lie in document `doc`, clamped to `[0, length)`, sorted and
+ * merged where they overlap or touch. Spans with bad offsets are dropped.
+ */
+export function evidenceSpans(claims: readonly SpoolClaim[], doc: number, length: number): Span[] {
+  const spans: Span[] = [];
+  for (const c of claims) {
+    const e = c.evidence;
+    if (!e || e.doc !== doc || !finite(e.start) || !finite(e.end)) continue;
+    const start = Math.max(0, Math.min(length, Math.floor(e.start)));
+    const end = Math.max(0, Math.min(length, Math.floor(e.end)));
+    if (end > start) spans.push({ start, end });
+  }
+  spans.sort((a, b) => a.start - b.start || a.end - b.end);
+  const merged: Span[] = [];
+  for (const s of spans) {
+    const last = merged.at(-1);
+    if (last && s.start <= last.end) merged[merged.length - 1] = { start: last.start, end: Math.max(last.end, s.end) };
+    else merged.push(s);
+  }
+  return merged;
+}
+
+/** `text[start, end)` sanitised, its middle cut when longer than `max` code units. */
+function piece(text: string, start: number, end: number, max: number): string {
+  if (end - start <= max) return sanitizeForTerminal(text.slice(start, end));
+  const half = Math.floor(max / 2);
+  return `${sanitizeForTerminal(text.slice(start, start + half))}${GAP}${sanitizeForTerminal(text.slice(end - half, end))}`;
+}
+
+/** `text` sanitised and cut to `max` code units with an ellipsis. */
+export function cutText(text: string, max: number): string {
+  return text.length <= max ? sanitizeForTerminal(text) : `${sanitizeForTerminal(text.slice(0, max))}…`;
+}
+
+/**
+ * A document's text as shown: without evidence, its start; with evidence, each span highlighted
+ * with up to `context` characters around it, the gaps between elided. Bounded by the limits
+ * whatever the document's length; the spans are offsets into the original (unsanitised) text.
+ */
+export function documentExcerpt(text: string, spans: readonly Span[], style: RenderStyle): string {
+  const { context, span: spanMax, plainDoc, spansPerDoc } = RENDER_LIMITS;
+  if (spans.length === 0) return cutText(text, plainDoc);
+  const on = style.color ? HIGHLIGHT_ON : MARK_ON;
+  const off = style.color ? HIGHLIGHT_OFF : MARK_OFF;
+  const shown = spans.slice(0, spansPerDoc);
+  let out = "";
+  let at = 0; // how far the text has been shown (or elided)
+  for (const s of shown) {
+    const from = Math.max(at, s.start - context);
+    if (from > at) out += GAP;
+    out += piece(text, from, s.start, context);
+    out += `${on}${piece(text, s.start, s.end, spanMax)}${off}`;
+    at = s.end;
+    const next = shown[shown.indexOf(s) + 1];
+    const to = Math.min(text.length, s.end + context, next ? next.start : Infinity);
+    out += piece(text, at, to, context);
+    at = to;
+  }
+  if (at < text.length) out += GAP;
+  if (spans.length > shown.length) out += ` (${spans.length - shown.length} more evidence spans)`;
+  return out;
+}
+
+const scoreText = (score: unknown): string => (finite(score) ? score.toFixed(3) : "-");
+const one = (v: unknown): string => plainText(v ?? "-", RENDER_LIMITS.line);
+
+function documentTitle(d: SpoolDocument, i: number): string {
+  const parts = [`doc ${i}`];
+  if (d.id !== undefined) parts.push(`id ${one(d.id)}`);
+  if (d.title !== undefined) parts.push(one(d.title));
+  if (d.url !== undefined) parts.push(`<${one(d.url)}>`);
+  return parts.join("  ");
+}
+
+/** One claim's line: number, verdict, score, cause, evidence location, text. */
+export function claimLine(c: SpoolClaim, mark?: string): string {
+  const evidence = c.evidence && finite(c.evidence.doc) ? ` evidence doc ${c.evidence.doc}` : "";
+  const cause = c.cause !== undefined ? ` (${one(c.cause)})` : "";
+  return `${mark ?? ""}${one(c.index)}. ${one(c.verdict)}${cause} ${scoreText(c.score)}${evidence}: ${one(c.text)}`;
+}
+
+/** The whole view of one answer, as lines (without the key prompt). `marks` shows claim-by-claim marking, the cursor at `cursor`. */
+export function renderRecord(r: SpoolRecord, style: RenderStyle, marking?: { readonly marks: readonly (0 | 1)[]; readonly cursor: number }): string[] {
+  const dim = (s: string): string => (style.color ? `${DIM_ON}${s}${DIM_OFF}` : s);
+  const lines = [`${one(r.kind)}  ${one(r.route)}  ${one(r.time)}  ${one(r.verdict)}  score ${scoreText(r.score)}  cause ${one(r.cause)}`];
+  lines.push(dim("question:"), r.question !== undefined ? cutText(r.question, RENDER_LIMITS.text) : "-");
+  lines.push(dim("answer:"), cutText(r.answer, RENDER_LIMITS.text));
+  const docs = Array.isArray(r.documents) ? r.documents : [];
+  docs.slice(0, RENDER_LIMITS.documents).forEach((d, i) => {
+    const text = typeof d.text === "string" ? d.text : "";
+    lines.push(dim(documentTitle(d, i) + ":"), documentExcerpt(text, evidenceSpans(r.claims, i, text.length), style));
+  });
+  if (docs.length > RENDER_LIMITS.documents) lines.push(dim(`(${docs.length - RENDER_LIMITS.documents} more documents)`));
+  lines.push(dim("claims:"));
+  const claims = r.claims.slice(0, RENDER_LIMITS.claims);
+  claims.forEach((c, i) => {
+    if (!marking) return lines.push(`  ${claimLine(c)}`);
+    const cursor = i === marking.cursor ? "> " : "  ";
+    const mark = marking.marks[i] === 1 ? "[supported]     " : "[not supported] ";
+    return lines.push(`${cursor}${mark}${claimLine(c)}`);
+  });
+  if (r.claims.length === 0) lines.push("  (no claims)");
+  if (r.claims.length > claims.length) lines.push(dim(`  (${r.claims.length - claims.length} more claims)`));
+  return lines;
+}

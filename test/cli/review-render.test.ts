@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { RENDER_LIMITS, documentExcerpt, evidenceSpans, renderRecord } from "../../src/cli/review/render.ts";
+import { expectLinear, measureGrowth } from "../helpers/growth.ts";
+import { RETURNS_TEXT, spoolRecord } from "../helpers/review-terminal.ts";
+
+const PLAIN = { color: false };
+const COLOR = { color: true };
+const ESC = "\u001b";
+
+describe("the terminal review's rendering", () => {
+  it("highlights each claim's evidence span at its offsets in the document", () => {
+    const r = spoolRecord();
+    const plain = renderRecord(r, PLAIN).join("\n");
+    // The two claims' spans touch ([0,49) and [50,end) do not): two marked spans, the space between unmarked.
+    expect(plain).toContain("[[Items can be returned within 30 days of delivery.]] [[Refunds go to the original payment method.]]");
+    const color = renderRecord(r, COLOR).join("\n");
+    expect(color).toContain(`${ESC}[7mItems can be returned within 30 days of delivery.${ESC}[27m`);
+  });
+
+  it("merges overlapping spans, clamps them to the document and drops bad offsets", () => {
+    const claims = [
+      { ...spoolRecord().claims[0]!, evidence: { doc: 0, start: 5, end: 20 } },
+      { ...spoolRecord().claims[0]!, evidence: { doc: 0, start: 10, end: 30 } },
+      { ...spoolRecord().claims[0]!, evidence: { doc: 0, start: 90, end: 500 } },
+      { ...spoolRecord().claims[0]!, evidence: { doc: 0, start: Number.NaN, end: 3 } },
+      { ...spoolRecord().claims[0]!, evidence: { doc: 1, start: 0, end: 3 } },
+    ];
+    expect(evidenceSpans(claims, 0, 100)).toEqual([
+      { start: 5, end: 30 },
+      { start: 90, end: 100 },
+    ]);
+  });
+
+  it("shows each claim with its verdict, score and cause, and the answer's header", () => {
+    const lines = renderRecord(spoolRecord(), PLAIN);
+    expect(lines[0]).toBe("flagged  /ask  2026-12-01T10:00:00.000Z  ungrounded  score 0.120  cause generation");
+    expect(lines).toContain("  0. contradicted (generation) 0.050 evidence doc 0: You can return items within 90 days.");
+    expect(lines).toContain("  1. supported 0.930 evidence doc 0: Refunds go to the original payment method.");
+  });
+
+  it("cuts a long document around the evidence, eliding the rest", () => {
+    const text = `${"a".repeat(5000)}THE EVIDENCE${"b".repeat(5000)}`;
+    const out = documentExcerpt(text, [{ start: 5000, end: 5012 }], PLAIN);
+    expect(out).toBe(` … ${"a".repeat(RENDER_LIMITS.context)}[[THE EVIDENCE]]${"b".repeat(RENDER_LIMITS.context)} … `);
+    const none = documentExcerpt(text, [], PLAIN);
+    expect(none).toBe(`${"a".repeat(RENDER_LIMITS.plainDoc)}…`);
+  });
+
+  it("removes a hostile escape sequence from every spooled field, highlighting only with its own", () => {
+    const hostile = `${ESC}]8;;https://evil.example${ESC}\\click${ESC}]8;;${ESC}\\ ${ESC}[2J${ESC}[31mred\u202e`;
+    const r = spoolRecord({
+      route: `/ask${ESC}[2J`,
+      question: hostile,
+      answer: hostile,
+      documents: [{ title: hostile, url: hostile, text: `${hostile} ${RETURNS_TEXT}` }],
+      claims: [{ ...spoolRecord().claims[0]!, text: hostile, evidence: { doc: 0, start: 0, end: hostile.length + 10 } }],
+    });
+    for (const style of [PLAIN, COLOR]) {
+      const out = renderRecord(r, style).join("\n");
+      // What is left of ESC: only the view's own inverse and dim styling.
+      const escapes = out.match(new RegExp(`${ESC}\\[[0-9;]*m`, "g")) ?? [];
+      expect(out.split(ESC).length - 1).toBe(escapes.length);
+      for (const e of escapes) expect(["\u001b[7m", "\u001b[27m", "\u001b[2m", "\u001b[22m"]).toContain(e);
+      expect(out).not.toContain("evil.example");
+      expect(out).not.toContain("\u202e");
+      expect(out).toContain("click");
+    }
+  });
+
+  it("keeps the output per answer bounded on a huge document, many documents and many claims", () => {
+    const big = (n: number): ReturnType<typeof spoolRecord> =>
+      spoolRecord({
+        question: "q".repeat(n),
+        answer: "x".repeat(n),
+        documents: Array.from({ length: 50 }, () => ({ text: "word ".repeat(n) })),
+        claims: Array.from({ length: 200 }, (_, i) => ({ index: i, text: "c".repeat(n), start: 0, end: 1, verdict: "unsupported" as const, score: 0.1, evidence: { doc: i % 50, start: i * 7, end: i * 7 + n } })),
+      });
+    const small = renderRecord(big(1000), COLOR).join("\n").length;
+    const large = renderRecord(big(100_000), COLOR).join("\n").length;
+    // 100× the text, the same view give or take the cut pieces' edges.
+    expect(large).toBeLessThan(small * 1.2);
+    expect(large).toBeLessThan(100_000);
+  });
+
+  it("renders in time linear in the document's size (N vs 4N)", () => {
+    const make = (n: number): ReturnType<typeof spoolRecord> => {
+      const text = `${ESC}[31m`.repeat(n) + "x".repeat(n);
+      return spoolRecord({ documents: [{ text }], claims: [{ ...spoolRecord().claims[0]!, evidence: { doc: 0, start: 0, end: text.length } }] });
+    };
+    expectLinear("renderRecord", measureGrowth(make, (r) => renderRecord(r, COLOR), { n: 20_000 }));
+  });
+});
