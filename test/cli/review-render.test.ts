@@ -82,6 +82,16 @@ describe("the terminal review's rendering", () => {
     expect(large).toBeLessThan(100_000);
   });
 
+  it("while marking claim by claim, shows the claims around the cursor, each with its mark", () => {
+    const many = spoolRecord({ claims: Array.from({ length: 100 }, (_, i) => ({ ...spoolRecord().claims[0]!, index: i, text: `claim ${i}` })) });
+    const marks = many.claims.map((_, i) => (i === 70 ? 1 : 0) as 0 | 1);
+    const lines = renderRecord(many, PLAIN, { marks, cursor: 70 });
+    expect(lines).toContain("> [supported]     70. contradicted (generation) 0.050 evidence doc 0: claim 70");
+    expect(lines).toContain("  [not supported] 71. contradicted (generation) 0.050 evidence doc 0: claim 71");
+    expect(lines).toContain(`  (${70 - RENDER_LIMITS.claims / 2} claims above)`);
+    expect(lines.filter((l) => /^[> ] \[/.test(l))).toHaveLength(RENDER_LIMITS.claims);
+  });
+
   it("renders in time linear in the document's size (N vs 4N)", () => {
     const make = (n: number): ReturnType<typeof spoolRecord> => {
       const text = `${ESC}[31m`.repeat(n) + "x".repeat(n);

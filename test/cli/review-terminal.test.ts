@@ -44,10 +44,24 @@ describe("groundwatch review in the terminal, scripted (standard input not a ter
     // Another reviewer sees everything; alice sees only the grounded sample.
     const bob = await runCli(["review", "--dir", dir], { stdin: "q\n", env: { GROUNDWATCH_REVIEWER: "bob" } });
     expect(ids(bob.stdout)).toEqual(["f-early"]);
-    const again = await runCli(["review", "--dir", dir, "--reviewer", "alice"], { stdin: "d\n" });
+    const again = await runCli(["review", "--dir", dir, "--reviewer", "alice"], { stdin: "d\nq\n" });
     expect(ids(again.stdout)).toEqual(["g-1"]);
     expect(again.stdout).toContain("labelled 1, 0 left");
     expect(labelsOf(labelsPath(dir)).at(-1)).toMatchObject({ id: "g-1", label: 0, agreement: "disagree", kind: "grounded_sample" });
+  });
+
+  it("after the last answer, the last label can still be undone until the reviewer quits", async () => {
+    const dir = spool();
+    const run = await runCli(["review", "--dir", dir, "--reviewer", "alice"], { stdin: "a\na\nd\nx\nu\nq\n" });
+    expect(run.stdout).toContain("all answers shown: 3 labelled");
+    expect(run.stdout).toContain("nothing left to review: u undo, q quit");
+    expect(ids(run.stdout)).toEqual(["f-early", "f-late", "g-1", "g-1"]);
+    expect(run.stdout).toContain("labelled 2, 1 left");
+    expect(labelsOf(labelsPath(dir)).at(-1)).toMatchObject({ id: "g-1", undo: true });
+    // With nothing to review, it says so and ends.
+    const none = await runCli(["review", "--dir", tempDir(), "--reviewer", "alice"], { stdin: "" });
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain("labelled 0, 0 left");
   });
 
   it("writes to the --labels file it is given, and says what a bad line means without labelling", async () => {

@@ -147,14 +147,20 @@ export function renderRecord(r: SpoolRecord, style: RenderStyle, marking?: { rea
   });
   if (docs.length > RENDER_LIMITS.documents) lines.push(dim(`(${docs.length - RENDER_LIMITS.documents} more documents)`));
   lines.push(dim("claims:"));
-  const claims = r.claims.slice(0, RENDER_LIMITS.claims);
-  claims.forEach((c, i) => {
+  // A window of the claims: the first ones, or, while marking, the ones around the cursor.
+  const limit = RENDER_LIMITS.claims;
+  const from = marking ? Math.max(0, Math.min(marking.cursor - Math.floor(limit / 2), r.claims.length - limit)) : 0;
+  const claims = r.claims.slice(from, from + limit);
+  if (from > 0) lines.push(dim(`  (${from} claims above)`));
+  claims.forEach((c, k) => {
+    const i = from + k;
     if (!marking) return lines.push(`  ${claimLine(c)}`);
     const cursor = i === marking.cursor ? "> " : "  ";
     const mark = marking.marks[i] === 1 ? "[supported]     " : "[not supported] ";
     return lines.push(`${cursor}${mark}${claimLine(c)}`);
   });
   if (r.claims.length === 0) lines.push("  (no claims)");
-  if (r.claims.length > claims.length) lines.push(dim(`  (${r.claims.length - claims.length} more claims)`));
+  const below = r.claims.length - from - claims.length;
+  if (below > 0) lines.push(dim(`  (${below} more claims)`));
   return lines;
 }

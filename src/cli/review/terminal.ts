@@ -141,10 +141,16 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
     message = undefined;
   };
 
-  /** Performs an action; true when the session ends. */
-  const perform = (r: SpoolRecord, action: ReviewAction): boolean => {
+  const showFinished = (): void => {
+    io.stdout.write(`${tty && io.stdout.isTTY ? CLEAR : "\n"}all answers shown: ${done.length} labelled${skipped > 0 ? `, ${skipped} skipped` : ""}\n${message ? `${message}\n` : ""}u undo the last label  q quit\n`);
+    message = undefined;
+  };
+
+  /** Performs an action (on `r`, the answer shown; undefined once all are); true when the session ends. */
+  const perform = (r: SpoolRecord | undefined, action: ReviewAction): boolean => {
     switch (action.type) {
       case "label": {
+        if (!r) return false;
         const label: LabelRecord = { v: REVIEW_RECORD_VERSION, id: r.id, reviewer: options.reviewer, time: now().toISOString(), label: action.label, agreement: agreementOf(r.kind, action.label), ...(action.claims ? { claims: action.claims } : {}), kind: r.kind };
         appendLabel(options.labels, label);
         done.push({ record: r, label });
@@ -176,8 +182,22 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
 
   try {
     let mode: ReviewMode = ANSWER_MODE;
-    session: while (queue[0] !== undefined) {
-      const r: SpoolRecord = queue[0];
+    session: for (;;) {
+      const r = queue[0];
+      if (r === undefined) {
+        // Nothing left: the last label can still be undone, until the reviewer quits.
+        if (done.length === 0) break;
+        showFinished();
+        const got = await input.next();
+        if (got === undefined) break;
+        const keys: Key[] = "line" in got ? [(got.line.trim() as Key) || "enter"] : got.keys;
+        for (const key of keys) {
+          const action: ReviewAction = key === "u" ? { type: "undo" } : key === "q" || key === "interrupt" ? { type: "quit" } : { type: "none", message: "nothing left to review: u undo, q quit" };
+          if (perform(r, action)) break session;
+          if (queue.length > 0) break;
+        }
+        continue;
+      }
       show(r, mode);
       const got = await input.next();
       if (got === undefined) break;
