@@ -29,6 +29,7 @@ const TEXTS = DOCUMENTS.map((doc) => ({ doc, text: readFileSync(join(ROOT, doc),
 const NOT_WALKED: Readonly<Record<string, string>> = {
   "docs/deploy.md": "deployment steps: docker build and run, docker-compose, a registry push and kubectl against a cluster, none of which exists where the tests run; test/deploy/*.test.ts validate the Dockerfile, compose file and manifests those commands use",
   "docs/models.md": "exporting a model with pip and optimum-cli needs the internet and Python's ML stack; the groundwatch lines there run on the exported directory",
+  "docs/review.md": "groundwatch review is interactive (a terminal, a reviewer): test/e2e/review-terminal.test.ts drives it in tmux and test/cli/review-terminal.test.ts runs the scripted form",
 };
 
 const BLOCKS = TEXTS.flatMap(({ doc, text }) => codeBlocks(doc, text));
