@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RENDER_LIMITS, documentExcerpt, evidenceSpans, renderRecord } from "../../src/cli/review/render.ts";
+import { RENDER_LIMITS, documentExcerpt, evidenceSpans, renderRecord, viewableRecord } from "../../src/cli/review/render.ts";
 import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 import { RETURNS_TEXT, spoolRecord } from "../helpers/review-terminal.ts";
 
@@ -90,6 +90,17 @@ describe("the terminal review's rendering", () => {
     expect(lines).toContain("  [not supported] 71. contradicted (generation) 0.050 evidence doc 0: claim 71");
     expect(lines).toContain(`  (${70 - RENDER_LIMITS.claims / 2} claims above)`);
     expect(lines.filter((l) => /^[> ] \[/.test(l))).toHaveLength(RENDER_LIMITS.claims);
+  });
+
+  it("renders a record whose claims, documents or text are not what they should be, without throwing", () => {
+    const broken = { ...spoolRecord(), question: 7, answer: null, documents: [null, "x", { title: "t" }], claims: [null, 3, { text: "c", verdict: "unsupported", score: "high", evidence: "doc" }] } as unknown as ReturnType<typeof spoolRecord>;
+    const r = viewableRecord(broken);
+    expect(r.claims).toEqual([{ index: 0, text: "c", verdict: "unsupported", score: "high" }]);
+    expect(r.documents).toEqual([{ title: "t", text: "" }]);
+    expect(r.question).toBeUndefined();
+    const lines = renderRecord(r, PLAIN);
+    expect(lines).toContain("  0. unsupported -: c");
+    expect(lines).toContain("doc 0  t:");
   });
 
   it("renders in time linear in the document's size (N vs 4N)", () => {

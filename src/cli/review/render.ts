@@ -116,6 +116,23 @@ export function documentExcerpt(text: string, spans: readonly Span[], style: Ren
   return out;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A spool record as the view may rely on it: the reader checks a record's outline only, so claims
+ * and documents that are not objects are dropped, a claim without a numeric index takes its position,
+ * and text fields that are not strings become absent (question) or empty (answer, document text).
+ */
+export function viewableRecord(r: SpoolRecord): SpoolRecord {
+  const claims = (r.claims as readonly unknown[]).filter(isObject).map((c, i): SpoolClaim => {
+    const { evidence, ...claim } = c as unknown as SpoolClaim;
+    return { ...claim, index: finite(claim.index) ? claim.index : i, ...(isObject(evidence) ? { evidence } : {}) };
+  });
+  const documents = (r.documents as readonly unknown[]).filter(isObject).map((d) => ({ ...(d as unknown as SpoolDocument), text: typeof d.text === "string" ? d.text : "" }));
+  const { question, ...rest } = r;
+  return { ...rest, ...(typeof question === "string" ? { question } : {}), answer: typeof r.answer === "string" ? r.answer : "", claims, documents };
+}
+
 const scoreText = (score: unknown): string => (finite(score) ? score.toFixed(3) : "-");
 const one = (v: unknown): string => plainText(v ?? "-", RENDER_LIMITS.line);
 
@@ -134,16 +151,15 @@ export function claimLine(c: SpoolClaim, mark?: string): string {
   return `${mark ?? ""}${one(c.index)}. ${one(c.verdict)}${cause} ${scoreText(c.score)}${evidence}: ${one(c.text)}`;
 }
 
-/** The whole view of one answer, as lines (without the key prompt). `marks` shows claim-by-claim marking, the cursor at `cursor`. */
+/** The whole view of one answer (a `viewableRecord`), as lines (without the key prompt). `marks` shows claim-by-claim marking, the cursor at `cursor`. */
 export function renderRecord(r: SpoolRecord, style: RenderStyle, marking?: { readonly marks: readonly (0 | 1)[]; readonly cursor: number }): string[] {
   const dim = (s: string): string => (style.color ? `${DIM_ON}${s}${DIM_OFF}` : s);
   const lines = [`${one(r.kind)}  ${one(r.route)}  ${one(r.time)}  ${one(r.verdict)}  score ${scoreText(r.score)}  cause ${one(r.cause)}`];
   lines.push(dim("question:"), r.question !== undefined ? cutText(r.question, RENDER_LIMITS.text) : "-");
   lines.push(dim("answer:"), cutText(r.answer, RENDER_LIMITS.text));
-  const docs = Array.isArray(r.documents) ? r.documents : [];
+  const docs = r.documents;
   docs.slice(0, RENDER_LIMITS.documents).forEach((d, i) => {
-    const text = typeof d.text === "string" ? d.text : "";
-    lines.push(dim(documentTitle(d, i) + ":"), documentExcerpt(text, evidenceSpans(r.claims, i, text.length), style));
+    lines.push(dim(documentTitle(d, i) + ":"), documentExcerpt(d.text, evidenceSpans(r.claims, i, d.text.length), style));
   });
   if (docs.length > RENDER_LIMITS.documents) lines.push(dim(`(${docs.length - RENDER_LIMITS.documents} more documents)`));
   lines.push(dim("claims:"));

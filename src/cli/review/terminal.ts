@@ -4,7 +4,7 @@ import type { LabelRecord, SpoolRecord } from "../../review/record.ts";
 import { REVIEW_RECORD_VERSION, agreementOf } from "../../review/record.ts";
 import { appendLabel, currentLabels, readLabelRecords, readSpools } from "../../review/spool-files.ts";
 import type { CommandIo } from "../io.ts";
-import { renderRecord } from "./render.ts";
+import { renderRecord, viewableRecord } from "./render.ts";
 import type { Key, ReviewAction, ReviewMode } from "./state.ts";
 import { ANSWER_MODE, decodeKeys, lineAction, step } from "./state.ts";
 
@@ -123,7 +123,7 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
   const { labels, unreadable } = readLabelRecords(options.labels);
   if (spools.unreadable > 0) io.stderr.write(`groundwatch review: ${spools.unreadable} spool lines could not be read (a partial last write is expected after a crash)\n`);
   if (unreadable > 0) io.stderr.write(`groundwatch review: ${unreadable} label lines could not be read\n`);
-  const queue = reviewQueue(spools.records, labels, options.reviewer);
+  const queue = reviewQueue(spools.records, labels, options.reviewer).map(viewableRecord);
   const stdin = io.stdin as Partial<ReadStream>;
   const tty = stdin.isTTY === true && typeof stdin.setRawMode === "function";
   const color = io.stdout.isTTY === true && !io.env.NO_COLOR;
@@ -136,7 +136,7 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
     const position = `[${done.length + skipped + 1}/${done.length + queue.length + skipped}]`;
     const marking = mode.kind === "claims" ? { marks: mode.marks, cursor: mode.cursor } : undefined;
     const lines = renderRecord(r, { color }, marking);
-    const prompt = `${position} ${r.id.replace(/[^\w.-]/g, "?").slice(0, 80)}  ${mode.kind === "claims" ? CLAIM_KEYS_HELP : KEYS_HELP}`;
+    const prompt = `${position} ${r.id.slice(0, 80).replace(/[^\w.-]/g, "?")}  ${mode.kind === "claims" ? CLAIM_KEYS_HELP : KEYS_HELP}`;
     io.stdout.write(`${tty && io.stdout.isTTY ? CLEAR : "\n"}${lines.join("\n")}\n${message ? `${message}\n` : ""}${prompt}\n`);
     message = undefined;
   };
@@ -169,7 +169,7 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
         }
         appendLabel(options.labels, { v: REVIEW_RECORD_VERSION, id: last.record.id, reviewer: options.reviewer, time: now().toISOString(), kind: last.record.kind, undo: true });
         queue.unshift(last.record);
-        message = `undone: the label of ${last.record.id.replace(/[^\w.-]/g, "?").slice(0, 80)}`;
+        message = `undone: the label of ${last.record.id.slice(0, 80).replace(/[^\w.-]/g, "?")}`;
         return false;
       }
       case "quit":
