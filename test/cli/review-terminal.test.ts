@@ -64,6 +64,17 @@ describe("groundwatch review in the terminal, scripted (standard input not a ter
     expect(none.stdout).toContain("labelled 0, 0 left");
   });
 
+  it("prints no escape sequence from a hostile spooled answer, and marks evidence with plain markers off a terminal", async () => {
+    const dir = tempDir();
+    const hostile = "\u001b]8;;https://evil.example\u001b\\click\u001b]8;;\u001b\\\u001b[2J\u001b[?1049h\r overwritten";
+    writeSegment(dir, [spoolRecord({ id: "h-1", route: `/ask${hostile}`, question: hostile, answer: hostile, documents: [{ title: hostile, text: `${hostile} Items can be returned within 30 days.` }] })]);
+    const run = await runCli(["review", "--dir", dir, "--reviewer", "alice"], { stdin: "q\n" });
+    expect(run.stdout).not.toContain("\u001b");
+    expect(run.stdout).not.toContain("\r");
+    expect(run.stdout).not.toContain("evil.example");
+    expect(run.stdout).toContain("[[");
+  });
+
   it("writes to the --labels file it is given, and says what a bad line means without labelling", async () => {
     const dir = spool();
     const labels = join(tempDir(), "mine.jsonl");
