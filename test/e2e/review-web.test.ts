@@ -27,6 +27,8 @@ interface Browser {
   /** Evaluates an expression in the page and returns its value. */
   evaluate(expression: string): Promise<unknown>;
   press(key: string): Promise<void>;
+  /** The browser's log entries so far (CSP violations among them). */
+  log(): string[];
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ async function launch(url: string): Promise<Browser> {
   const pending = new Map<number, { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let buffered = "";
+  const logged: string[] = [];
   // A browser that died closes its pipe: the test fails on its waits, not on an unhandled EPIPE.
   toBrowser.on("error", () => undefined);
   fromBrowser.setEncoding("utf8");
@@ -45,8 +48,9 @@ async function launch(url: string): Promise<Browser> {
     buffered += chunk;
     let end: number;
     while ((end = buffered.indexOf("\0")) >= 0) {
-      const message = JSON.parse(buffered.slice(0, end)) as { id?: number; result?: Record<string, unknown>; error?: { message: string } };
+      const message = JSON.parse(buffered.slice(0, end)) as { id?: number; method?: string; params?: { entry?: { text?: string } }; result?: Record<string, unknown>; error?: { message: string } };
       buffered = buffered.slice(end + 1);
+      if (message.method === "Log.entryAdded") logged.push(String(message.params?.entry?.text ?? ""));
       const waiter = message.id === undefined ? undefined : pending.get(message.id);
       if (!waiter || message.id === undefined) continue;
       pending.delete(message.id);
@@ -75,6 +79,7 @@ async function launch(url: string): Promise<Browser> {
     const { targetId } = (await send("Target.createTarget", { url: "about:blank" })) as { targetId: string };
     attached.sessionId = ((await send("Target.attachToTarget", { targetId, flatten: true })) as { sessionId: string }).sessionId;
     await send("Page.enable");
+    await send("Log.enable");
     await send("Page.navigate", { url });
   } catch (error) {
     await close();
@@ -90,7 +95,7 @@ async function launch(url: string): Promise<Browser> {
     await send("Input.dispatchKeyEvent", { type: "keyDown", key, code, windowsVirtualKeyCode: keyCode, ...(text !== undefined ? { text } : {}) });
     await send("Input.dispatchKeyEvent", { type: "keyUp", key, code, windowsVirtualKeyCode: keyCode });
   };
-  return { send, evaluate, press, close };
+  return { send, evaluate, press, log: () => [...logged], close };
 }
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
@@ -103,6 +108,7 @@ describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chro
       spoolRecord("h1", { question: HOSTILE, answer: hostileAnswer, documents: [{ id: HOSTILE, title: HOSTILE, text: `Returns: unopened items may be returned within 30 days of delivery for a full refund. ${HOSTILE}` }] }),
       spoolRecord("a2"),
       spoolRecord("a3", { kind: "grounded_sample", verdict: "grounded", score: 0.9, sampleRate: 0.05 }),
+      spoolRecord("a4"),
     ]);
     const labels = join(dir, "labels.jsonl");
     const server = await startReviewWeb({ dirs: [dir], reviewer: "ana", labelsFile: labels, port: 0, now: () => new Date("2026-12-01T12:00:00.000Z") });
@@ -120,7 +126,7 @@ describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chro
     // The contradicted claim's evidence is marked in its document, cut from the offsets.
     expect(await browser.evaluate("document.querySelector('#documents mark.evidence').textContent")).toBe("unopened items may be returned within 30 days of delivery for a full refund");
     expect(await browser.evaluate("document.querySelector('#answer mark.claim.v-contradicted').textContent")).toBe("Items may be returned within 90 days.");
-    expect(await browser.evaluate("document.getElementById('progress').textContent")).toBe("0 labelled, 0 skipped, 3 to go, of 3");
+    expect(await browser.evaluate("document.getElementById('progress').textContent")).toBe("0 labelled, 0 skipped, 4 to go, of 4");
 
     await browser.press("a"); // agree: the flag was right
     await expect.poll(shown).toBe("a2");
@@ -138,9 +144,14 @@ describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chro
     await browser.press("Enter");
     await expect.poll(shown).toBe("a3");
     await browser.press("a"); // agree that the grounded sample is grounded
+    await expect.poll(shown).toBe("a4");
+    await browser.press("s"); // skip: no label, nothing left for this session
     await expect.poll(shown).toBe("");
     expect(await browser.evaluate("document.getElementById('done').hidden")).toBe(false);
+    expect(await browser.evaluate("document.getElementById('progress').textContent")).toBe("3 labelled, 1 skipped, 0 to go, of 4");
     expect(await browser.evaluate("window.__pwned")).toBeUndefined();
+    // The page's own script and style ran under its CSP: nothing was blocked.
+    expect(browser.log().filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
 
     const at = "2026-12-01T12:00:00.000Z";
     expect(readLabelRecords(labels).labels).toEqual([
