@@ -58,13 +58,14 @@ describe("groundwatch review --web: the API", () => {
     expect(await nextId(server)).toBe("a2");
     // Disagreeing with a grounded sample says it is not grounded.
     expect((await post(server, "/api/label", { id: "a2", agreement: "disagree" })).status).toBe(200);
-    expect((await post(server, "/api/label", { id: "a3", label: 1 })).status).toBe(200);
+    // Claim marks for claims the answer does not have are dropped; a claim marked twice keeps the last mark.
+    expect((await post(server, "/api/label", { id: "a3", label: 1, claims: [{ index: 1, label: 0 }, { index: 7, label: 1 }, { index: 1, label: 1 }] })).status).toBe(200);
     expect(json(await call(server, "GET", "/api/next"))).toMatchObject({ done: true, progress: { total: 3, labelled: 3, skipped: 0, remaining: 0 } });
 
     expect(readLabelRecords(labels).labels).toEqual([
       { v: 1, id: "a1", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", label: 0, agreement: "agree", claims: [{ index: 0, label: 0 }, { index: 1, label: 1 }], kind: "flagged" },
       { v: 1, id: "a2", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", label: 0, agreement: "disagree", kind: "grounded_sample" },
-      { v: 1, id: "a3", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", label: 1, agreement: "disagree", kind: "flagged" },
+      { v: 1, id: "a3", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", label: 1, agreement: "disagree", claims: [{ index: 1, label: 1 }], kind: "flagged" },
     ]);
   });
 

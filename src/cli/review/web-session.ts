@@ -93,7 +93,10 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
       if (!record) throw new ReviewRequestError(404, "no answer with this id in the spools");
       const label = input.label ?? (input.agreement === undefined ? undefined : labelFromAgreement(record.kind, input.agreement));
       if (label === undefined) throw new ReviewRequestError(400, "give label (0 or 1) or agreement (agree or disagree)");
-      const claims = input.claims?.filter((c) => record.claims.some((rc) => rc.index === c.index));
+      // The record's claims only, each once (the last mark given for an index), in index order.
+      const known = new Set(record.claims.map((c) => c.index));
+      const marks = new Map((input.claims ?? []).filter((c) => known.has(c.index)).map((c) => [c.index, c.label] as const));
+      const claims = [...marks].sort((x, y) => x[0] - y[0]).map(([index, mark]) => ({ index, label: mark }));
       const written: LabelRecord = {
         v: REVIEW_RECORD_VERSION,
         id: record.id,
@@ -101,7 +104,7 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
         time: now().toISOString(),
         label,
         agreement: agreementOf(record.kind, label),
-        ...(claims && claims.length > 0 ? { claims } : {}),
+        ...(claims.length > 0 ? { claims } : {}),
         kind: record.kind,
       };
       write(written);
