@@ -98,6 +98,8 @@ async function launch(url: string): Promise<Browser> {
   return { send, evaluate, press, log: () => [...logged], close };
 }
 
+/** How long a wait for the page may take on a loaded machine (expect.poll's default is 1 s). */
+const WAIT = { timeout: 15_000 };
 const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
 
 describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chromium", () => {
@@ -117,7 +119,7 @@ describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chro
     onTestFinished(() => browser.close());
     const shown = (): Promise<unknown> => browser.evaluate("document.body ? document.body.getAttribute('data-answer') : null");
 
-    await expect.poll(shown, { timeout: 20_000 }).toBe("h1");
+    await expect.poll(shown, WAIT).toBe("h1");
     // The hostile text is on the page as text: no element made from it, no script of it ran.
     expect(await browser.evaluate("window.__pwned")).toBeUndefined();
     expect(await browser.evaluate("document.querySelectorAll('img').length + ':' + document.querySelectorAll('script').length")).toBe("0:1");
@@ -129,24 +131,24 @@ describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chro
     expect(await browser.evaluate("document.getElementById('progress').textContent")).toBe("0 labelled, 0 skipped, 4 to go, of 4");
 
     await browser.press("a"); // agree: the flag was right
-    await expect.poll(shown).toBe("a2");
+    await expect.poll(shown, WAIT).toBe("a2");
     await browser.press("d"); // disagree
-    await expect.poll(shown).toBe("a3");
+    await expect.poll(shown, WAIT).toBe("a3");
     await browser.press("u"); // undo the disagreement: a2 again
-    await expect.poll(shown).toBe("a2");
+    await expect.poll(shown, WAIT).toBe("a2");
     await browser.press("c"); // claim by claim: claim 0 is marked not supported, claim 1 supported
-    await expect.poll(() => browser.evaluate("document.body.getAttribute('data-mode')")).toBe("claims");
+    await expect.poll(() => browser.evaluate("document.body.getAttribute('data-mode')"), WAIT).toBe("claims");
     await browser.press("j");
     await browser.press(" "); // claim 1: not supported either
     await browser.press("k");
     await browser.press(" "); // claim 0: supported after all
-    await expect.poll(() => browser.evaluate("Array.from(document.querySelectorAll('#claims li > span:first-child')).map(function (s) { return s.textContent; }).join('|')")).toBe("[supported] |[not supported] ");
+    await expect.poll(() => browser.evaluate("Array.from(document.querySelectorAll('#claims li > span:first-child')).map(function (s) { return s.textContent; }).join('|')"), WAIT).toBe("[supported] |[not supported] ");
     await browser.press("Enter");
-    await expect.poll(shown).toBe("a3");
+    await expect.poll(shown, WAIT).toBe("a3");
     await browser.press("a"); // agree that the grounded sample is grounded
-    await expect.poll(shown).toBe("a4");
+    await expect.poll(shown, WAIT).toBe("a4");
     await browser.press("s"); // skip: no label, nothing left for this session
-    await expect.poll(shown).toBe("");
+    await expect.poll(shown, WAIT).toBe("");
     expect(await browser.evaluate("document.getElementById('done').hidden")).toBe(false);
     expect(await browser.evaluate("document.getElementById('progress').textContent")).toBe("3 labelled, 1 skipped, 0 to go, of 4");
     expect(await browser.evaluate("window.__pwned")).toBeUndefined();
