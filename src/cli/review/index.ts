@@ -55,7 +55,9 @@ type Subcommand = (argv: readonly string[], io: CommandIo) => Promise<number>;
  * The subcommands of `groundwatch review` other than the terminal review, each loaded only when it
  * runs (one line per subcommand file).
  */
-const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {};
+const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
+  "--web": async () => (await import("./web.ts")).runReviewWeb,
+};
 
 /** `groundwatch review` in the terminal. */
 function runReviewTerminal(argv: readonly string[], io: CommandIo): Promise<number> {

@@ -1,0 +1,203 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { COLLECTOR_ENV } from "../../config/env.ts";
+import { ConfigError } from "../../config/errors.ts";
+import { HttpError, mediaType, readBody } from "../../collector/body.ts";
+import { isLoopbackHostHeader } from "../../collector/http.ts";
+import { MIN_TOKEN_LENGTH, isLoopbackBind } from "../../collector/options.ts";
+import type { SpoolRecord } from "../../review/record.ts";
+import type { LabelInput } from "./web-session.ts";
+import { ReviewRequestError, openReviewSession } from "./web-session.ts";
+import { reviewPage } from "./web-page.ts";
+
+/**
+ * The server behind `groundwatch review --web`: one self-contained page (a nonce'd script under a
+ * strict Content-Security-Policy) and a small JSON API over a review session. Local by default: it
+ * binds loopback and then answers only requests addressed to a loopback name (DNS rebinding); any
+ * other bind needs a token, checked on every request (a bearer header, or the cookie the page sets
+ * from `?token=` once). POSTs from another origin are refused, bodies are capped.
+ */
+
+export interface ReviewWebOptions {
+  /** Spool directories (replicas) to review, merged. */
+  readonly dirs: readonly string[];
+  /** The reviewer's name, written in every label. */
+  readonly reviewer: string;
+  /** The labels file (default: labels.jsonl in the first spool directory). */
+  readonly labelsFile: string;
+  /** Address to bind (default 127.0.0.1); another than loopback needs `token`. */
+  readonly host?: string | undefined;
+  /** Port (default 4320; 0 picks a free one). */
+  readonly port?: number | undefined;
+  /** Bearer token every request must carry; required off loopback, at least 16 characters. */
+  readonly token?: string | undefined;
+  /** The clock for label times (tests pass a fixed one). */
+  readonly now?: (() => Date) | undefined;
+}
+
+export interface ReviewWebServer {
+  /** The page's address (with the bound port). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export const REVIEW_WEB_DEFAULT_PORT = 4320;
+/** The largest request body read: a label with its claims is well under this. */
+export const REVIEW_WEB_MAX_BODY = 64 * 1024;
+const COOKIE = "groundwatch_review";
+
+/** Validates the options: a non-loopback host without a (long enough) token is a ConfigError. */
+export function checkReviewWebOptions(options: ReviewWebOptions): void {
+  const host = options.host ?? "127.0.0.1";
+  if (options.dirs.length === 0) throw new ConfigError("--dir", undefined, "give at least one spool directory");
+  if (!/^[\p{L}\p{N} ._@+-]{1,64}$/u.test(options.reviewer)) throw new ConfigError("--reviewer", options.reviewer, "1 to 64 letters, digits, spaces or . _ @ + -");
+  if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) throw new ConfigError("--token", `${options.token.length} characters`, `at least ${MIN_TOKEN_LENGTH} characters`);
+  if (!isLoopbackBind(host) && options.token === undefined) throw new ConfigError("--host", host, `binding another address than loopback needs --token (or ${COLLECTOR_ENV.token})`);
+  const port = options.port ?? REVIEW_WEB_DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("--port", port, "an integer from 0 to 65535");
+}
+
+/** The fields of a spooled answer the page shows. */
+function forReview(r: SpoolRecord): Record<string, unknown> {
+  return { id: r.id, kind: r.kind, time: r.time, route: r.route, traceId: r.traceId, replica: r.replica, question: r.question, answer: r.answer, documents: r.documents, verdict: r.verdict, score: r.score, threshold: r.threshold, cause: r.cause, claims: r.claims };
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", ...headers });
+  res.end(text);
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isLabelValue = (v: unknown): v is 0 | 1 => v === 0 || v === 1;
+
+/** A label request's body, checked field by field. */
+function parseLabelInput(body: unknown): LabelInput {
+  if (!isObject(body) || typeof body.id !== "string") throw new ReviewRequestError(400, "the body must be a JSON object with an id");
+  if (body.label !== undefined && !isLabelValue(body.label)) throw new ReviewRequestError(400, "label must be 0 or 1");
+  if (body.agreement !== undefined && body.agreement !== "agree" && body.agreement !== "disagree") throw new ReviewRequestError(400, "agreement must be agree or disagree");
+  let claims: LabelInput["claims"];
+  if (body.claims !== undefined) {
+    if (!Array.isArray(body.claims) || !body.claims.every((c) => isObject(c) && Number.isInteger(c.index) && isLabelValue(c.label))) throw new ReviewRequestError(400, "claims must be a list of {index, label 0 or 1}");
+    claims = (body.claims as Array<{ index: number; label: 0 | 1 }>).map((c) => ({ index: c.index, label: c.label }));
+  }
+  return { id: body.id, label: body.label as 0 | 1 | undefined, agreement: body.agreement as LabelInput["agreement"], claims };
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  if (mediaType(req.headers["content-type"]) !== "application/json") throw new HttpError(415, "send application/json");
+  const body = await readBody(req, REVIEW_WEB_MAX_BODY, "64kb");
+  try {
+    return JSON.parse(body.toString("utf8")) as unknown;
+  } catch {
+    throw new HttpError(400, "the body is not JSON");
+  }
+}
+
+/** Starts the review page's server; resolves once it listens. */
+export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewWebServer> {
+  checkReviewWebOptions(options);
+  const host = options.host ?? "127.0.0.1";
+  const session = openReviewSession({ dirs: options.dirs, labelsFile: options.labelsFile, reviewer: options.reviewer, now: options.now });
+  const expected = options.token === undefined ? undefined : createHash("sha256").update(options.token).digest();
+  const tokenMatches = (given: string | undefined): boolean => expected !== undefined && given !== undefined && timingSafeEqual(createHash("sha256").update(given).digest(), expected);
+
+  const authorized = (req: IncomingMessage): boolean => {
+    if (expected === undefined) return true;
+    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim();
+    return tokenMatches(bearer) || tokenMatches(cookieValue(req.headers.cookie, COOKIE));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // DNS rebinding: without a token, only requests addressed to a loopback name are answered.
+    if (expected === undefined && !isLoopbackHostHeader(req.headers.host)) return send(res, 421, { error: "this review page answers only requests addressed to localhost, 127.0.0.1 or [::1]" });
+    const url = new URL(req.url ?? "/", "http://review.invalid");
+    if (req.method === "GET" && url.pathname === "/" && expected !== undefined && url.searchParams.has("token")) {
+      if (!tokenMatches(url.searchParams.get("token") ?? undefined)) return send(res, 401, { error: "wrong token" });
+      // The token moves to a cookie only this origin sends; the address bar drops it.
+      res.writeHead(303, { location: "/", "set-cookie": `${COOKIE}=${encodeURIComponent(options.token ?? "")}; HttpOnly; SameSite=Strict; Path=/`, "cache-control": "no-store" });
+      return void res.end();
+    }
+    if (!authorized(req)) return send(res, 401, { error: "this review page needs its token: open it as /?token=… or send Authorization: Bearer …" }, { "www-authenticate": "Bearer" });
+    if (req.method === "POST") {
+      // Cross-origin requests: a page elsewhere must not label through the reviewer's browser.
+      const origin = req.headers.origin;
+      if (origin !== undefined && origin !== `http://${req.headers.host ?? ""}`) return send(res, 403, { error: "cross-origin requests are refused" });
+      if (req.headers["sec-fetch-site"] !== undefined && !["same-origin", "none"].includes(String(req.headers["sec-fetch-site"]))) return send(res, 403, { error: "cross-site requests are refused" });
+    }
+    const route = `${req.method ?? ""} ${url.pathname}`;
+    switch (route) {
+      case "GET /": {
+        const nonce = randomBytes(18).toString("base64");
+        res.writeHead(200, {
+          "content-type": "text/html; charset=utf-8",
+          "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+          "cache-control": "no-store",
+          "x-content-type-options": "nosniff",
+          "referrer-policy": "no-referrer",
+          "x-frame-options": "DENY",
+        });
+        return void res.end(reviewPage(nonce, options.reviewer));
+      }
+      case "GET /api/next": {
+        const next = session.next();
+        return send(res, 200, next ? { done: false, answer: forReview(next), progress: session.progress() } : { done: true, progress: session.progress() });
+      }
+      case "GET /api/progress":
+        return send(res, 200, session.progress());
+      case "POST /api/label": {
+        const written = session.label(parseLabelInput(await readJson(req)));
+        return send(res, 200, { label: written, progress: session.progress() });
+      }
+      case "POST /api/skip": {
+        const body = await readJson(req);
+        if (!isObject(body) || typeof body.id !== "string") throw new ReviewRequestError(400, "the body must be a JSON object with an id");
+        session.skip(body.id);
+        return send(res, 200, { skipped: body.id, progress: session.progress() });
+      }
+      case "POST /api/undo": {
+        await readJson(req);
+        const id = session.undo();
+        return id === undefined ? send(res, 409, { error: "nothing to undo in this session" }) : send(res, 200, { undone: id, progress: session.progress() });
+      }
+      default:
+        return send(res, 404, { error: "not found" });
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const status = error instanceof HttpError || error instanceof ReviewRequestError ? error.status : 500;
+      const message = status === 500 ? "internal error" : (error as Error).message;
+      if (!res.headersSent) send(res, status, { error: message }, status === 413 ? { connection: "close" } : {});
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? REVIEW_WEB_DEFAULT_PORT, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

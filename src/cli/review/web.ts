@@ -1,0 +1,68 @@
+import { resolve } from "node:path";
+import { COLLECTOR_ENV } from "../../config/env.ts";
+import { labelsPath } from "../../review/spool-files.ts";
+import { UsageError, numberFlag, parseFlags, runCommand } from "../command.ts";
+import { EXIT } from "../exit-codes.ts";
+import type { CommandIo } from "../io.ts";
+import { REVIEW_WEB_DEFAULT_PORT, startReviewWeb } from "./web-server.ts";
+
+export const REVIEW_WEB_HELP = `groundwatch review --web — label spooled answers in the browser
+
+Usage:
+  groundwatch review --web --dir D [--dir D2]... --reviewer NAME [--labels FILE]
+                     [--host 127.0.0.1] [--port ${REVIEW_WEB_DEFAULT_PORT}] [--token T]
+
+Serves a local page that shows one spooled answer at a time (question, documents with the evidence
+highlighted, each claim with its verdict, score and cause) and records your label in the labels
+file. Keys: a agree with groundwatch, d disagree, c claim by claim (j/k move, space toggles, Enter
+saves), s skip, u undo. Answers you labelled are not shown again; several spools (replicas) merge.
+
+  --dir D           a spool directory (repeat for several replicas)
+  --reviewer NAME   your name, written in every label
+  --labels FILE     the labels file (default: labels.jsonl in the first --dir)
+  --host H          address to bind (default 127.0.0.1); another than loopback needs --token
+  --port N          port (default ${REVIEW_WEB_DEFAULT_PORT}; 0 picks a free one)
+  --token T         a token (16 characters or more) every request must carry (default: ${COLLECTOR_ENV.token});
+                    open the page once as http://HOST:PORT/?token=T
+
+Ctrl-C stops. Exit codes: 0 ok, 1 the server could not start, 2 bad flags.
+`;
+
+/** Runs `groundwatch review --web` until SIGTERM/SIGINT; resolves to the exit code. */
+export function runReviewWeb(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("review", REVIEW_WEB_HELP, io, async () => {
+    const { values: args } = parseFlags(argv, {
+      web: { type: "boolean" },
+      dir: { type: "string", multiple: true },
+      reviewer: { type: "string" },
+      labels: { type: "string" },
+      host: { type: "string" },
+      port: { type: "string" },
+      token: { type: "string" },
+    });
+    const dirs = (args.dir ?? []).map((d) => resolve(io.cwd, d));
+    if (dirs.length === 0) throw new UsageError("--dir is required: the spool directory to review", true);
+    if (args.reviewer === undefined) throw new UsageError("--reviewer is required: your name, written in every label", true);
+    const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
+    const token = args.token ?? (io.env[COLLECTOR_ENV.token]?.trim() || undefined);
+    const server = await startReviewWeb({
+      dirs,
+      reviewer: args.reviewer,
+      labelsFile: args.labels !== undefined ? resolve(io.cwd, args.labels) : labelsPath(dirs[0] as string),
+      host: args.host,
+      port: port ?? REVIEW_WEB_DEFAULT_PORT,
+      token,
+    });
+    io.stderr.write(`groundwatch review: open ${server.url}${token ? "?token=… (your token)" : ""} — Ctrl-C stops\n`);
+    await new Promise<void>((done) => {
+      const stop = (): void => {
+        process.off("SIGTERM", stop);
+        process.off("SIGINT", stop);
+        server.close().then(done, done);
+      };
+      process.on("SIGTERM", stop);
+      process.on("SIGINT", stop);
+    });
+    return EXIT.ok;
+  });
+}
