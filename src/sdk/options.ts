@@ -19,6 +19,8 @@ import { calibrationCaveats } from "../core/calibration.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import type { SamplingRules } from "./sampling.ts";
 import type { ScoringWorkerData } from "./worker.ts";
+import type { ResolvedReviewOptions, ReviewOptions } from "./review-options.ts";
+import { resolveReviewOptions } from "./review-options.ts";
 
 /**
  * One completed evaluation, as `onEvaluation` receives it: what telemetry records, without any
@@ -29,7 +31,7 @@ export interface CompletedEvaluation {
   readonly route: string;
   /** From dequeue to result, ms. */
   readonly durationMs: number;
-  readonly result: Omit<EvaluationSummary, "content">;
+  readonly result: Omit<EvaluationSummary, "content" | "reviewClaims">;
 }
 
 /** What the host's resampler is asked for: redraw `n` answers to the same question from the same context. */
@@ -117,6 +119,8 @@ export interface MonitorOptions {
   readonly flaggedMaxBytes?: number;
   /** Applied to every captured text before it is recorded (e.g. to mask personal data). */
   readonly redact?: (text: string) => string;
+  /** Write flagged answers and a sample of grounded ones to a review spool on disk (needs captureContent): see ReviewOptions, docs/review.md. Off by default. */
+  readonly review?: ReviewOptions;
   /** Also attach the evaluation result as a span event (the log-based event is always emitted). Default false. */
   readonly spanEvent?: boolean;
   /** Also set OpenInference `evaluations.N.evaluation.*` attributes on the evaluation span. Default true. */
@@ -207,6 +211,8 @@ export interface ResolvedMonitorOptions {
   /** Where the answer threshold comes from (the value itself is scoring.threshold, or the backend's when "default"). */
   readonly thresholdSource: ThresholdSource;
   readonly requireValidCalibration: boolean;
+  /** The review spool in force; undefined when review is off. */
+  readonly review: ResolvedReviewOptions | undefined;
 }
 
 /**
@@ -359,6 +365,8 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
         ? { source: "calibration", scores: calibrationReference.length }
         : { source: "none", ...(refused ? { refused } : {}) };
   const resample = resolveResampleOptions(options.resample);
+  const captureContent = pick("captureContent", MONITOR_ENV.captureContent, parseBoolean, false);
+  const review = resolveReviewOptions(options.review, { env, file: fm.review as Readonly<Record<string, unknown>> | undefined, configFile, captureContent });
   return {
     sampling,
     resample,
@@ -373,7 +381,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
       return n;
     }, 1),
     maxRoutes: pick("maxRoutes", undefined, integer(1, 100_000), 200),
-    captureContent: pick("captureContent", MONITOR_ENV.captureContent, parseBoolean, false),
+    captureContent,
     contentMaxLength: pick("contentMaxLength", undefined, integer(1, 100_000), 500),
     flaggedPerRoute: pick("flaggedPerRoute", undefined, integer(0, 100_000), 50),
     flaggedMaxBytes: pick("flaggedMaxBytes", undefined, integer(0, 2 ** 40), 4 * 1024 * 1024),
@@ -385,6 +393,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     calibration,
     thresholdSource,
     requireValidCalibration,
+    review,
   };
 }
 
@@ -392,8 +401,8 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
  * What each scoring worker is started with: the scoring options resolved here, content capture, and
  * the backend's settings (model cache, judge API key) as values, never a copy of the process environment.
  */
-export function scoringWorkerData(resolved: Pick<ResolvedMonitorOptions, "score" | "captureContent">, settings: BackendSettings): ScoringWorkerData {
-  return { score: resolved.score, settings, captureContent: resolved.captureContent };
+export function scoringWorkerData(resolved: Pick<ResolvedMonitorOptions, "score" | "captureContent" | "review">, settings: BackendSettings): ScoringWorkerData {
+  return { score: resolved.score, settings, captureContent: resolved.captureContent, review: resolved.review !== undefined };
 }
 
 /** The monitor's name for each source of the threshold that is set explicitly. */
