@@ -14,7 +14,7 @@ import { SEGMENT_PATTERN, segmentFiles, segmentName } from "./spool-files.ts";
  */
 
 /** The file operations the writer uses (node:fs by default; tests inject failures). */
-export type SpoolFs = Pick<typeof nodeFs, "mkdirSync" | "readdirSync" | "statSync" | "unlinkSync" | "readFileSync" | "openSync" | "writeSync" | "closeSync" | "existsSync">;
+export type SpoolFs = Pick<typeof nodeFs, "mkdirSync" | "readdirSync" | "statSync" | "unlinkSync" | "readFileSync" | "appendFileSync">;
 
 export interface SpoolWriterOptions {
   /** The spool directory (created 0700 when absent). */
@@ -40,7 +40,7 @@ export type SpoolAppendResult = { readonly written: true } | { readonly written:
 export interface SpoolWriter {
   /** Writes one record as one line; never throws (a failed write is `io_error`). */
   append(record: SpoolRecord): SpoolAppendResult;
-  /** Closes the open segment; later appends are `io_error`. */
+  /** Stops writing; later appends are `io_error`. */
   close(): void;
 }
 
@@ -74,7 +74,7 @@ export function createSpoolWriter(options: SpoolWriterOptions): SpoolWriter {
   let total = 0;
   let lastRetention = clock();
   let seq = 0;
-  let current: { path: string; fd: number | undefined; bytes: number } | undefined;
+  let current: { path: string; bytes: number } | undefined;
   let closed = false;
 
   /** Removes expired segments (never the open one) and recounts the directory's bytes. */
@@ -110,22 +110,10 @@ export function createSpoolWriter(options: SpoolWriterOptions): SpoolWriter {
   }
   applyRetention();
 
-  const closeCurrent = (): void => {
-    if (current?.fd !== undefined) {
-      try {
-        fs.closeSync(current.fd);
-      } catch {
-        // Already gone: nothing to release.
-      }
-    }
-    current = undefined;
-  };
-
   const rotate = (): void => {
-    closeCurrent();
+    current = undefined;
     applyRetention();
-    const path = join(dir, segmentName(replica, clock(), seq++));
-    current = { path, fd: undefined, bytes: 0 };
+    current = { path: join(dir, segmentName(replica, clock(), seq++)), bytes: 0 };
   };
 
   return {
@@ -137,11 +125,9 @@ export function createSpoolWriter(options: SpoolWriterOptions): SpoolWriter {
         if (total + line.length > maxBytes && clock() - lastRetention >= CAP_RECHECK_MS) applyRetention();
         if (total + line.length > maxBytes) return { written: false, reason: "bytes" };
         if (!current || current.bytes + line.length > segmentBytes) rotate();
-        const seg = current as { path: string; fd: number | undefined; bytes: number };
-        seg.fd ??= fs.openSync(seg.path, "a", 0o600);
-        // One write call for the whole line; a short write (rare on a regular file) continues it.
-        let done = 0;
-        while (done < line.length) done += fs.writeSync(seg.fd, line, done, line.length - done);
+        const seg = current as { path: string; bytes: number };
+        // One append of the whole line, by path: a segment that `review delete` rewrote (renamed over) is written from then on.
+        fs.appendFileSync(seg.path, line, { mode: 0o600 });
         seg.bytes += line.length;
         total += line.length;
         const ms = Date.parse(record.time);
@@ -149,13 +135,13 @@ export function createSpoolWriter(options: SpoolWriterOptions): SpoolWriter {
         return { written: true };
       } catch {
         // A failed open or write: the next record tries a fresh segment.
-        closeCurrent();
+        current = undefined;
         return { written: false, reason: "io_error" };
       }
     },
     close(): void {
       closed = true;
-      closeCurrent();
+      current = undefined;
     },
   };
 }

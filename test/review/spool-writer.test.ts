@@ -106,10 +106,10 @@ describe("review spool writer", () => {
   it("turns a failed write into io_error without throwing, and writes again once the file system recovers", () => {
     const dir = join(tempDir(), "spool");
     let failing = true;
-    const fs: SpoolFs = { ...nodeFs, writeSync: ((...args: Parameters<typeof nodeFs.writeSync>) => {
+    const fs: SpoolFs = { ...nodeFs, appendFileSync: ((...args: Parameters<typeof nodeFs.appendFileSync>) => {
       if (failing) throw Object.assign(new Error("no space"), { code: "ENOSPC" });
-      return (nodeFs.writeSync as (...a: unknown[]) => number)(...args);
-    }) as typeof nodeFs.writeSync };
+      nodeFs.appendFileSync(...args);
+    }) as typeof nodeFs.appendFileSync };
     const { w } = writer(dir, { fs });
     expect(w.append(record("a-0"))).toEqual({ written: false, reason: "io_error" });
     failing = false;
