@@ -1,13 +1,15 @@
-import { appendFileSync, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { deleteTrace } from "../../../src/cli/review/delete.ts";
 import { runReview } from "../../../src/cli/review/index.ts";
 import { EXIT } from "../../../src/cli/exit-codes.ts";
 import type { LabelRecord, SpoolRecord } from "../../../src/review/record.ts";
-import { appendLabel, labelsPath, readLabelRecords, readSpools, segmentFiles } from "../../../src/review/spool-files.ts";
+import { appendLabel, labelsPath, readLabelRecords, readSpools, segmentFiles, segmentName } from "../../../src/review/spool-files.ts";
 import { createSpoolWriter } from "../../../src/review/spool-writer.ts";
 import { tempDir } from "../../helpers/cli.ts";
+import { expectLinear, measureGrowth } from "../../helpers/growth.ts";
 
 const T1 = "5b8efff798038103d269b633813fc60c";
 const T2 = "6c9f0008a9149214e37ac744924fd71d";
@@ -100,6 +102,21 @@ describe("groundwatch review delete", () => {
     writer.close();
     expect(segmentFiles(dir)).toHaveLength(1);
     expect(readSpools([dir]).records.map((r) => r.id)).toEqual([`${T2}-aaaaaaaaaaaaaaaa`, `${T2}-bbbbbbbbbbbbbbbb`]);
+  });
+
+  it("reads records whose text names the trace over and over in time linear in their length", () => {
+    const root = tempDir();
+    const near = `${T1} ${T1.slice(0, 31)}-`;
+    const make = (n: number): string => {
+      const dir = join(root, `g${n}`);
+      mkdirSync(dir, { recursive: true });
+      // Another trace's answer and label that quote the trace id: read, parsed, kept.
+      const quoted = record(T2, "aaaaaaaaaaaaaaaa", near.repeat(n));
+      writeFileSync(join(dir, segmentName("r1", 0, 0)), `${JSON.stringify(quoted)}\n`);
+      writeFileSync(labelsPath(dir), `${JSON.stringify({ ...label(`${T2}-aaaaaaaaaaaaaaaa`), reviewer: near.repeat(n) })}\n`);
+      return dir;
+    };
+    expectLinear("review delete over a record quoting the trace id", measureGrowth(make, (dir) => expect(deleteTrace(dir, T1)).toEqual({ records: 0, segments: 0, labels: 0 }), { n: 2000, maxN: 64_000 }));
   });
 
   it("refuses a missing directory, a value that is not a trace id, and missing flags, with exit 2", async () => {
