@@ -7,7 +7,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import express from "express";
-import type { ResampleOptions } from "../src/sdk/options.ts";
+import type { ResampleOptions } from "../src/sdk/resample-options.ts";
 import { builtMonitor } from "./sdk-built.ts";
 
 const { createMonitor } = await builtMonitor();

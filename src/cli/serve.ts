@@ -11,6 +11,7 @@ import { OFFLINE_RELEVANCE_THRESHOLDS, loadOfflineModel } from "../nli/offline/b
 import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
+import type { ResolvedReviewOptions, ReviewOptions } from "../sdk/review-options.ts";
 import { driftRefusal, resolveMonitorOptions } from "../sdk/options.ts";
 import { citationsText } from "../telemetry/record.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
@@ -25,7 +26,8 @@ Usage:
   groundwatch serve [--config FILE] [--host H] [--port P] [--sample-rate R] [--threshold T]
                     [--calibration FILE [--require-valid-calibration]] [--prompt-context off|system|REGEX]
                     [--resample-url URL --resample-model M [--resample-n N] [--resample-rate R]
-                     [--resample-temperature T]] [--log-evaluations] [--print-config]
+                     [--resample-temperature T]] [--review-dir DIR [--review-sample-rate R]]
+                    [--log-evaluations] [--print-config]
 
 Endpoints:
   POST /v1/traces         OTLP/HTTP traces (protobuf or JSON; gzip, deflate or br): retriever and LLM
@@ -76,6 +78,14 @@ Options:
   --resample-temperature T
                         sampling temperature, 0–2 (default 1; below 0.5 warns: the resamples would be
                         near-identical); env GROUNDWATCH_RESAMPLE_TEMPERATURE
+  --review-dir DIR      keep answers for people to review (docs/review.md): every flagged answer and a
+                        sample of grounded ones, redacted, in a spool under DIR (needs content capture:
+                        GROUNDWATCH_CAPTURE_CONTENT=1 or monitor.captureContent); env GROUNDWATCH_REVIEW_DIR,
+                        config file monitor.review (dir, groundedSampleRate, maxBytes, segmentBytes,
+                        retentionDays, replica)
+  --review-sample-rate R
+                        share of grounded answers also spooled, 0–1 (default 0.05); env
+                        GROUNDWATCH_REVIEW_SAMPLE_RATE
   --log-evaluations     print each evaluation as it completes (route, verdict, score, claim counts, limits;
                         never user text) to stderr, for wiring a service up; also on with OTEL_LOG_LEVEL=debug
   --print-config        print the resolved configuration (secrets masked) and exit
@@ -126,6 +136,8 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       "resample-n": { type: "string" },
       "resample-rate": { type: "string" },
       "resample-temperature": { type: "string" },
+      "review-dir": { type: "string" },
+      "review-sample-rate": { type: "string" },
       ...BACKEND_FLAGS,
     });
     const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
@@ -142,6 +154,9 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       ...(resampleRate !== undefined ? { resampleRate } : {}),
       ...(resampleTemperature !== undefined ? { resampleTemperature } : {}),
     };
+    const reviewRate = numberFlag("review-sample-rate", args["review-sample-rate"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1");
+    // Either flag alone overrides that field; the directory may come from GROUNDWATCH_REVIEW_DIR or the config file (the resolver says when none does).
+    const review = args["review-dir"] !== undefined || reviewRate !== undefined ? ({ ...(args["review-dir"] !== undefined ? { dir: resolve(io.cwd, args["review-dir"]) } : {}), ...(reviewRate !== undefined ? { groundedSampleRate: reviewRate } : {}) } as ReviewOptions) : undefined;
     const configFile = args.config ? resolve(io.cwd, args.config) : undefined;
     const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io, threshold !== undefined ? { threshold } : {});
     const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}), ...resample };
@@ -151,6 +166,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       ...(rate !== undefined ? { sampling: { default: rate } } : {}),
       ...(args.calibration ? { calibrationFile: resolve(io.cwd, args.calibration) } : {}),
       ...(args["require-valid-calibration"] ? { requireValidCalibration: true } : {}),
+      ...(review ? { review } : {}),
       ...(logEvaluations ? { onEvaluation: (e: CompletedEvaluation) => io.stderr.write(`${formatEvaluation(e)}\n`) } : {}),
       scoring,
     };
@@ -277,6 +293,7 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
     ["sampling", `${monitor.sampling.default} by default${routes.length ? `; ${routes.map(([r, v]) => `${r}=${v}`).join(", ")}` : "; no per-route rates"}`],
     ["queue", `${monitor.queueSize} observations or ${mib(monitor.queueBytes)} of text, ${monitor.workers} worker${monitor.workers === 1 ? "" : "s"}, ${monitor.timeoutMs} ms each; traces: ${collector.maxTraces} or ${mib(collector.maxBufferBytes)} joining`],
     ["resampler", resamplerLine(collector.resample)],
+    ["review", reviewLine(monitor.review)],
     ["auth", collector.token ? "on (bearer token)" : "off (loopback only)"],
     ["bind", new URL(s.url).host],
     ["otlp export", otlp.length ? otlp.join(", ") : "none (OTEL_EXPORTER_OTLP_ENDPOINT is not set; metrics at /metrics only)"],
@@ -292,6 +309,12 @@ function resamplerLine(r: ResolvedCollectorOptions["resample"]): string {
   const limits = `at most ${r.maxCallsPerMinute} calls/min, ${r.maxConcurrent} in flight, ${r.timeoutMs} ms each${r.budget !== undefined ? `, ${r.budget} requests in all` : ""}`;
   const warnings = r.warnings.map((w) => ` — WARNING: ${w}`).join("");
   return `${r.model} at ${r.url}: n ${r.n}, rate ${r.rate} of scored observations, temperature ${r.temperature}, ${limits}; API key ${r.apiKey ? "set (***)" : "not set"}${warnings}`;
+}
+
+/** The banner's review line: where the spool is and at which grounded sample rate, or that review is off. */
+function reviewLine(r: ResolvedReviewOptions | undefined): string {
+  if (!r) return "off (--review-dir DIR, with content capture, spools flagged answers for review)";
+  return `spooling to ${r.dir} (replica ${r.replica}): every flagged answer, grounded answers at rate ${r.groundedSampleRate}; cap ${mib(r.maxBytes)}, segments ${mib(r.segmentBytes)}, retention ${Number((r.retentionMs / 86_400_000).toFixed(3))} days`;
 }
 
 /** One line per completed evaluation, for --log-evaluations: counts, scores and limits, never user text. */

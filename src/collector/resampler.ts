@@ -2,7 +2,7 @@ import { diag } from "@opentelemetry/api";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import type { ChatChoice, ChatClientOptions, ChatCompletion } from "../nli/judge/chat.ts";
 import { ChatHttpError, createChatClient, fenced } from "../nli/judge/chat.ts";
-import type { ResampleOptions, ResampleRequest, ResampleResult } from "../sdk/options.ts";
+import type { ResampleOptions, ResampleRequest, ResampleResult } from "../sdk/resample-options.ts";
 import type { ResolvedResampler } from "./options.ts";
 
 /**

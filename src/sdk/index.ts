@@ -1,7 +1,9 @@
 export { createMonitor } from "./monitor.ts";
 export type { Monitor, MonitorHealth, MonitorStats, ObserveInput, ObserveOptions } from "./types.ts";
 export { resolveMonitorOptions } from "./options.ts";
-export type { CompletedEvaluation, DriftReferenceStatus, MonitorOptions, ResampleOptions, ResampleRequest, ResampleResult, ResolvedMonitorOptions, ThresholdSource } from "./options.ts";
+export type { CompletedEvaluation, DriftReferenceStatus, MonitorOptions, ResolvedMonitorOptions, ThresholdSource } from "./options.ts";
+export type { ResampleOptions, ResampleRequest, ResampleResult } from "./resample-options.ts";
+export type { ReviewOptions } from "./review-options.ts";
 export type { ResampleOutcome } from "./resample.ts";
 export type { FlaggedAnswer, FlaggedClaim, FlaggedQuery } from "../telemetry/flagged.ts";
 export { createSampler, traceFraction } from "./sampling.ts";

@@ -27,6 +27,7 @@ import { Scheduler } from "./scheduler.ts";
 import { createResampleStage } from "./resample-stage.ts";
 import { createRouteTallies } from "./route-tally.ts";
 import { checkStartup } from "./startup-checks.ts";
+import { createReviewSpool } from "./review-spool.ts";
 
 /**
  * observe() re-resolves the global MeterProvider on every this-many calls (and on the first);
@@ -81,6 +82,9 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
 
   // The answers behind the page: the most recent flagged ones per route label, bytes bounded.
   const flaggedRing = createFlaggedRing({ perRoute: resolved.flaggedPerRoute, maxBytes: resolved.flaggedMaxBytes, onDrop: (reason) => providers.instruments().flaggedDropped.add(1, { [ATTR_REASON]: reason }) });
+
+  // The review spool (review.dir, with content capture): flagged answers and a sample of grounded ones.
+  const reviewSpool = resolved.review ? createReviewSpool({ review: resolved.review, random, redact: options.redact, instruments: () => providers.instruments() }) : undefined;
 
   const workerData: ScoringWorkerData = scoringWorkerData(resolved, backendSettings);
   let pool: WorkerPool<ScoringRequest, EvaluationSummary> | undefined;
@@ -156,6 +160,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       recordEvaluation({ ...base, options: recording });
     }
     keepFlagged(result, job.route, span, recording);
+    reviewSpool?.offer(job.observation, result, { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId });
     counts.scored++;
     for (const limit of limits) instruments.limited.add(1, { [ATTR_ROUTE]: job.route, [ATTR_LIMIT]: limit });
     calibrationState.scored(result.backend, result.threshold);
@@ -186,7 +191,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       }
     };
     try {
-      const { content: _content, ...rest } = result;
+      const { content: _content, reviewClaims: _reviewClaims, ...rest } = result;
       const returned: unknown = callback({ route, durationMs: durationS * 1000, result: rest });
       if (returned instanceof Promise) returned.catch(report);
     } catch (error) {
@@ -303,6 +308,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       await pool?.close();
       // The pool rejected what was in flight: wait until each of those is counted.
       await scheduler.settled();
+      reviewSpool?.close();
     },
     reload(): void {
       try {

@@ -3,7 +3,7 @@ import { diag, context as otelContext } from "@opentelemetry/api";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { BodyTooLargeError } from "../net/read-capped.ts";
 import { copySamples } from "./copy.ts";
-import type { ResampleRequest, ResolvedResampleOptions } from "./options.ts";
+import type { ResampleRequest, ResolvedResampleOptions } from "./resample-options.ts";
 import type { Sampler } from "./sampling.ts";
 import { createSampler } from "./sampling.ts";
 

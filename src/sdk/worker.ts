@@ -16,6 +16,8 @@ export interface ScoringWorkerData {
   readonly settings: BackendSettings;
   /** Send unsupported claim text and evidence back (content capture is on). */
   readonly captureContent: boolean;
+  /** Send every claim with its text and offsets back (the review spool is on). */
+  readonly review?: boolean;
 }
 
 /** What the monitor sends a worker: the observation, and the resample note when it asked the host's sampler. */
@@ -32,7 +34,7 @@ void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
   const handle = async ({ resample, ...observation }: ScoringRequest): Promise<EvaluationSummary> => {
     // With a resample note the scorer fails closed on a short or failed set itself (scoring/resample-shortfall.ts).
     const asked: Partial<Observation> = resample ? { requested: resample.requested, ...(resample.failure !== undefined ? { resampleFailure: resample.failure } : {}) } : {};
-    return summarize(await scorer.score({ ...observation, ...asked }), data.captureContent);
+    return summarize(await scorer.score({ ...observation, ...asked }), data.captureContent, data.review === true);
   };
   return { handle, warnings: scorer.warnings };
 });

@@ -34,6 +34,10 @@ export interface Instruments {
   readonly workerRestarts: Counter;
   /** Flagged answers the ring let go or cut, by reason. */
   readonly flaggedDropped: Counter;
+  /** Answers written to the review spool, by kind. */
+  readonly reviewSpooled: Counter;
+  /** Answers picked for the review spool but not written, by reason. */
+  readonly reviewSkipped: Counter;
   readonly workersAlive: ObservableGauge;
   readonly queueDepth: ObservableGauge;
   readonly driftStatistic: ObservableGauge;
@@ -80,6 +84,8 @@ export function createInstruments(meter: Meter): Instruments {
     claimsUnstable: counter(METRICS.claimsUnstable),
     workerRestarts: counter(METRICS.workerRestarts),
     flaggedDropped: counter(METRICS.flaggedDropped),
+    reviewSpooled: counter(METRICS.reviewSpooled),
+    reviewSkipped: counter(METRICS.reviewSkipped),
     workersAlive: gauge(METRICS.workersAlive),
     queueDepth: gauge(METRICS.queueDepth),
     driftStatistic: gauge(METRICS.driftStatistic),

@@ -95,6 +95,8 @@ export const ATTR_RELEVANCE_CONTEXT = "groundwatch.relevance.context";
 export const ATTR_RELEVANCE_ANSWER = "groundwatch.relevance.answer";
 /** prompt or completion (on groundwatch.resample.tokens). */
 export const ATTR_TOKEN_KIND = "groundwatch.token.kind";
+/** Why an answer is in the review spool: flagged or grounded_sample (on groundwatch.review.spooled). */
+export const ATTR_REVIEW_KIND = "groundwatch.review.kind";
 /** Opt-in content (off by default; capped and passed through the redaction hook). */
 export const ATTR_CONTENT_UNSUPPORTED_CLAIMS = "groundwatch.content.unsupported_claims";
 export const ATTR_CONTENT_EVIDENCE = "groundwatch.content.evidence";
@@ -190,6 +192,13 @@ export const METRICS = {
     "counter",
     "Flagged answers the ring of recent flagged answers (/v1/flagged, Monitor.flagged) let go or cut, by reason: route_full (past the newest flaggedPerRoute of its route), bytes (the oldest, past flaggedMaxBytes), cut (kept with its last claims cut to fit), too_large (not kept)",
   ),
+  reviewSpooled: spec("groundwatch.review.spooled", "{answer}", "counter", "Answers written to the review spool, by kind: flagged (every answer not grounded and scorable) or grounded_sample (grounded answers drawn at the grounded sample rate)"),
+  reviewSkipped: spec(
+    "groundwatch.review.skipped",
+    "{answer}",
+    "counter",
+    "Answers picked for the review spool but not written, by reason: bytes (the spool is at its byte cap), too_large (one record is longer than a segment), io_error (the write failed, or the spool could not be opened), redact_error (the redact hook threw: never written unredacted)",
+  ),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
 } as const satisfies Record<string, MetricSpec>;
 
@@ -208,6 +217,9 @@ export type RelevanceUnmeasuredReason = (typeof RELEVANCE_UNMEASURED_REASONS)[nu
 /** Why the ring of flagged answers let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
 export const FLAGGED_DROP_REASONS = ["route_full", "bytes", "cut", "too_large"] as const;
 export type FlaggedDropReason = (typeof FLAGGED_DROP_REASONS)[number];
+
+/** Why an answer picked for the review spool was not written (groundwatch.reason on groundwatch.review.skipped). */
+export const REVIEW_SKIP_REASONS = ["bytes", "too_large", "io_error", "redact_error"] as const;
 
 /** Histogram bucket boundaries. */
 export const SCORE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1];

@@ -27,6 +27,22 @@ export interface FlaggedClaimRef {
 }
 
 /**
+ * One checked claim with its text, as the review spool keeps it: offsets into the answer, verdict,
+ * entailment score, cause, and where the evidence shown beside it lies (the contradicting sentence
+ * for a contradicted claim, else its nearest support). Sent by the scoring worker only when review is on.
+ */
+export interface ReviewClaim {
+  readonly index: number;
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+  readonly verdict: ClaimVerdict;
+  readonly score: number;
+  readonly cause?: ClaimCause;
+  readonly evidence?: { readonly doc: number; readonly start: number; readonly end: number };
+}
+
+/**
  * An evaluation's relevance in numbers: the best context relevance against the question, the
  * answer's relevance to it (a refusal: 1), and why neither was measured when it was not.
  */
@@ -82,6 +98,8 @@ export interface EvaluationSummary {
   readonly cause?: AnswerCause;
   /** Context and answer relevance, when relevance is on and there was something to measure. */
   readonly relevance?: RelevanceSummary;
+  /** Every checked claim with its text, for the review spool; present only when review is on (the summary stays small otherwise). */
+  readonly reviewClaims?: readonly ReviewClaim[];
 }
 
 /** A relevance report in numbers (see RelevanceSummary); undefined when it holds none. */
@@ -128,7 +146,13 @@ function flaggedClaimRef(c: ScoredAnswer["claims"][number]): FlaggedClaimRef {
   return { verdict: c.verdict, start: c.start, end: c.end, evidence: e ? { doc: e.doc, start: e.start, end: e.end } : null, ...(c.cause ? { cause: c.cause } : {}) };
 }
 
-export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationSummary {
+function reviewClaim(c: ScoredAnswer["claims"][number]): ReviewClaim {
+  const e = evidenceToShow(c);
+  return { index: c.index, text: c.text, start: c.start, end: c.end, verdict: c.verdict, score: c.score, ...(c.cause ? { cause: c.cause } : {}), ...(e ? { evidence: { doc: e.doc, start: e.start, end: e.end } } : {}) };
+}
+
+/** The summary a scoring worker sends; `review` adds every claim with its text (reviewClaims) for the review spool. */
+export function summarize(r: ScoredAnswer, captureContent: boolean, review = false): EvaluationSummary {
   const claims = { supported: 0, contradicted: 0, unsupported: 0, misattributed: 0 };
   for (const c of r.claims) claims[c.verdict]++;
   const unsupported = r.claims.filter((c) => c.verdict !== "supported");
@@ -183,5 +207,6 @@ export function summarize(r: ScoredAnswer, captureContent: boolean): EvaluationS
     ...citationsOf(r),
     ...(r.verdict === "ungrounded" && r.cause ? { cause: r.cause } : {}),
     ...relevanceOf(r),
+    ...(review ? { reviewClaims: r.claims.map(reviewClaim) } : {}),
   };
 }

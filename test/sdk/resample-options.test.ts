@@ -1,7 +1,7 @@
-/** sdk/options.ts: how the resample options resolve, and the errors a bad one gives. */
+/** sdk/resample-options.ts: how the resample options resolve, and the errors a bad one gives. */
 import { describe, expect, it } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
-import type { ResampleOptions } from "../../src/sdk/options.ts";
+import type { ResampleOptions } from "../../src/sdk/resample-options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { MONITOR_TEST_ENV } from "../helpers/monitor.ts";
 

@@ -1,7 +1,8 @@
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { createMonitor } from "../../src/sdk/monitor.ts";
 import type { Monitor } from "../../src/sdk/types.ts";
-import type { CompletedEvaluation, ResampleOptions, ResampleRequest, ResampleResult } from "../../src/sdk/options.ts";
+import type { CompletedEvaluation } from "../../src/sdk/options.ts";
+import type { ResampleOptions, ResampleRequest, ResampleResult } from "../../src/sdk/resample-options.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { testOtel } from "../helpers/otel.ts";
 import type { TestOtel } from "../helpers/otel.ts";

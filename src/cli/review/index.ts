@@ -57,6 +57,7 @@ type Subcommand = (argv: readonly string[], io: CommandIo) => Promise<number>;
  */
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   "--web": async () => (await import("./web.ts")).runReviewWeb,
+  delete: async () => (await import("./delete.ts")).runReviewDelete,
 };
 
 /** `groundwatch review` in the terminal. */
