@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { REVIEW_ENV as SPOOL_ENV } from "../../sdk/review-options.ts";
 import { stripControls } from "../../core/safe-text.ts";
 import { labelsPath } from "../../review/spool-files.ts";
 import { UsageError, parseFlags, runCommand } from "../command.ts";
@@ -6,10 +7,10 @@ import { EXIT } from "../exit-codes.ts";
 import type { CommandIo } from "../io.ts";
 import { runTerminalReview } from "./terminal.ts";
 
-/** Environment variables of `groundwatch review`. */
+/** Environment variables of `groundwatch review`: the spool directory is the monitor's (sdk/review-options.ts), the reviewer's name its own. */
 export const REVIEW_ENV = {
   /** The spool directory reviewed when no --dir is given. */
-  dir: "GROUNDWATCH_REVIEW_DIR",
+  dir: SPOOL_ENV.dir,
   /** The reviewer's name when no --reviewer is given. */
   reviewer: "GROUNDWATCH_REVIEWER",
 } as const;
