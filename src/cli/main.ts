@@ -22,6 +22,7 @@ Commands:
   eval      a CI release gate on a fixed eval set: report.json/.md/.html, junit.xml, exit 1 on failure
   evidence  an HTML (and PDF) report of trends, alerts and calibration from Prometheus, for risk owners
   calibrate choose a threshold from labelled answers: AUROC with its interval, label audit, calibration.json
+  review    people review flagged answers; export their labels as eval-set rows (review export)
   demo      the collector on localhost, fed bundled example traffic, with a live per-route view
   init      write a commented groundwatch.yaml and a small example eval set to start from
   version   print the version
@@ -77,6 +78,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   eval: async () => (await import("./eval.ts")).runEval,
   evidence: async () => (await import("./evidence.ts")).runEvidence,
   init: async () => (await import("./init.ts")).runInit,
+  review: async () => (await import("./review/index.ts")).runReview,
 };
 
 /** Dispatches a command line; resolves to the process exit code. */
