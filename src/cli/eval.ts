@@ -12,6 +12,7 @@ import { readBaseline, regressionsAgainst, summarise } from "./eval/summary.ts";
 import { targetFromFlags } from "./eval/target-flags.ts";
 import type { EvalReport, EvalRow, GateSource, GateSpec } from "./eval/types.ts";
 import { writeReports } from "./eval/write.ts";
+import { describeProduction, productionTally } from "../review/export.ts";
 import { EXIT } from "./exit-codes.ts";
 import { outputDir } from "./files.ts";
 import type { CommandIo } from "./io.ts";
@@ -187,7 +188,11 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       }
     }
 
-    const set = await readSet(source, io, { target: target !== undefined, contextPath: target?.contextPath !== undefined });
+    const production = productionTally();
+    const set = await readSet(source, io, { target: target !== undefined, contextPath: target?.contextPath !== undefined }, production);
+    // Rows exported from production review (groundwatch review export) say where their labels came from.
+    const fromProduction = production.provenance();
+    if (fromProduction) notices.push(describeProduction(fromProduction));
     if (target) {
       // The service's answers are what the gate is about: a row's own answer is not scored.
       const answered = set.filter((r) => r.answer !== undefined).length;
@@ -227,6 +232,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       threshold: scorer.threshold,
       thresholdSource,
       notices,
+      ...(fromProduction ? { production: fromProduction } : {}),
       summary,
       gate: evaluateGate(spec, summary, regressions.length, { value: scorer.threshold, source: thresholdSource }),
       regressions,

@@ -1,5 +1,6 @@
 import type { AnswerCause, AnswerVerdict, CitationSummary, ClaimResult, RelevanceReport } from "../../core/result.ts";
 import type { BackendInfo } from "../../core/backend.ts";
+import type { ProductionProvenance } from "../../core/calibration.ts";
 
 /** One evaluated row of the set, as stored in report.json. */
 export interface EvalRow {
@@ -84,6 +85,8 @@ export interface EvalReport {
   readonly thresholdSource: GateSource;
   /** Things the reader must know about this run (triage backend first), in groundwatch's words. */
   readonly notices: readonly string[];
+  /** Present when the set's rows came from production review (groundwatch review export); also named in the notices. */
+  readonly production?: ProductionProvenance;
   readonly summary: {
     readonly rows: number;
     readonly scorable: number;
