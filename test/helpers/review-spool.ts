@@ -40,3 +40,21 @@ export function writeSpool(dir: string, records: readonly SpoolRecord[], labels:
   for (const l of labels) appendFileSync(labelsPath(dir), `${JSON.stringify(l)}\n`);
   return dir;
 }
+
+/**
+ * The fixture, in the period (7 days): 12 flagged answers, 10 reviewed, 8 of them called not
+ * grounded (the flag was right); 25 grounded samples drawn at 5%, 20 reviewed, 1 called not
+ * grounded (a miss). One more flagged answer, reviewed, lies after the period and must not count.
+ */
+export function precisionFixture(): { records: SpoolRecord[]; labels: LabelRecord[] } {
+  const day = (i: number, hour: number): string => `2026-11-0${(i % 7) + 1}T${String(hour).padStart(2, "0")}:00:00.000Z`;
+  const flagged = Array.from({ length: 12 }, (_, i) => spoolRecord(`f${i}`, "flagged", day(i, 9)));
+  const grounded = Array.from({ length: 25 }, (_, i) => spoolRecord(`g${i}`, "grounded_sample", day(i, 15)));
+  const late = spoolRecord("late", "flagged", "2026-11-08T00:00:00.000Z");
+  const labels = [
+    ...flagged.slice(0, 10).map((r, i) => reviewLabel(r, "ann", i < 8 ? 0 : 1)),
+    ...grounded.slice(0, 20).map((r, i) => reviewLabel(r, "ann", i === 0 ? 0 : 1)),
+    reviewLabel(late, "ann", 1),
+  ];
+  return { records: [...flagged, ...grounded, late], labels };
+}
