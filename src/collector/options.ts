@@ -96,6 +96,8 @@ export interface CollectorOptions {
   readonly resampleTimeoutMs?: number;
   /** Most HTTP requests to the resampler endpoint in the collector's lifetime (retries and separate calls included). Default: no limit. */
   readonly resampleBudget?: number;
+  /** The review spool directory (`serve --review-dir`): its labels file feeds groundwatch.review.labels. */
+  readonly reviewDir?: string;
   readonly configFile?: string;
   readonly env?: NodeJS.ProcessEnv;
 }

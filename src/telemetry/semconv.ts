@@ -54,6 +54,10 @@ export const ATTR_LIMITS = "groundwatch.limits";
 export const ATTR_CONVENTION = "groundwatch.convention";
 /** The collector endpoint a request was refused on (on groundwatch.collector.refused): /v1/traces, /v1/logs, /v1/observations, /metrics, other, or connection (refused before any request). */
 export const ATTR_ENDPOINT = "groundwatch.endpoint";
+/** Why a reviewed answer was kept for review: flagged or grounded_sample (on groundwatch.review.*). */
+export const ATTR_REVIEW_KIND = "groundwatch.review.kind";
+/** Whether the reviewers' label agrees with groundwatch's verdict: agree or disagree (on groundwatch.review.labels). */
+export const ATTR_REVIEW_AGREEMENT = "groundwatch.review.agreement";
 export const ATTR_SCORE = "groundwatch.score";
 export const ATTR_CLAIMS_SUPPORTED = "groundwatch.claims.supported";
 export const ATTR_CLAIMS_CONTRADICTED = "groundwatch.claims.contradicted";
@@ -189,6 +193,12 @@ export const METRICS = {
     "{answer}",
     "counter",
     "Flagged answers the ring of recent flagged answers (/v1/flagged, Monitor.flagged) let go or cut, by reason: route_full (past the newest flaggedPerRoute of its route), bytes (the oldest, past flaggedMaxBytes), cut (kept with its last claims cut to fit), too_large (not kept)",
+  ),
+  reviewLabels: spec(
+    "groundwatch.review.labels",
+    "{answer}",
+    "gauge",
+    "Collector with a review dir: labelled answers in its labels file by kind (flagged, grounded_sample) and agreement (agree, disagree) with groundwatch's verdict; one label per answer, the majority of its reviewers (ties left out); precision of the flags = agree / all of kind flagged",
   ),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
 } as const satisfies Record<string, MetricSpec>;
