@@ -9,13 +9,14 @@ import type { CommandIo } from "./io.ts";
 import { escapeHtml } from "./escape.ts";
 import { explainCalibrationFailure } from "../core/calibration.ts";
 import { driftRefusedQuery, scoringInUse, scoringInfoQuery, scoringNotices } from "./evidence-scoring.ts";
-import { readReview, reviewCountsQuery, reviewSection } from "./report-review.ts";
+import { readReview, reviewCountsQuery, reviewOnlyHtml, reviewSection } from "./report-review.ts";
 import { chartResolution, describePeriod, formatDuration, formatTime, promDuration, resolvePeriod } from "./period.ts";
 
 export const EVIDENCE_HELP = `groundwatch evidence — a report a risk owner can hand a supervisor
 
 Usage:
   groundwatch evidence --prometheus URL (--from DATE [--to DATE] | --since LENGTH [--to DATE])
+  groundwatch evidence --review-dir D... (--from DATE [--to DATE] | --since LENGTH [--to DATE])
                        [--route R] [--threshold 0.1] [--calibration calibration.json]
                        [--out report.html] [--pdf [--paper letter|a4]]
                        [--review-dir D]... [--labels FILE]
@@ -39,6 +40,7 @@ the miss rate of grounded answers (from the random grounded sample), each with a
 interval, the estimated recall TP / (TP + FN) with a conservative interval from those two, the
 counts behind them and the trend per day (per week beyond 14 days). The period's answers come from
 Prometheus, else from the spool (each kept answer over its sample rate); the report says which.
+With --review-dir, --prometheus may be left out: the report then holds only that section.
 --pdf also prints it to PDF (beside the HTML, same name) with headless Chromium (Debian's chromium)
 when it is installed; --paper letter (the default, Chromium's own) or a4 sets the paper size, for
 the PDF and for printing the HTML from a browser.
@@ -139,7 +141,8 @@ function ratio(numerator: string, denominator: string): string {
 export function runEvidence(argv: readonly string[], io: CommandIo, now: () => Date = () => new Date()): Promise<number> {
   return runCommand("evidence", EVIDENCE_HELP, io, async () => {
     const { values: args } = parseFlags(argv, { prometheus: { type: "string" }, from: { type: "string" }, to: { type: "string" }, since: { type: "string" }, route: { type: "string" }, threshold: { type: "string" }, calibration: { type: "string" }, out: { type: "string" }, pdf: { type: "boolean" }, paper: { type: "string" }, "review-dir": { type: "string", multiple: true }, labels: { type: "string" } });
-    if (!args.prometheus || !/^https?:\/\//.test(args.prometheus)) throw new UsageError("--prometheus must be the http(s) URL of Prometheus", true);
+    // Without Prometheus, only a review of the monitor can be reported (from the spools alone).
+    if ((args.prometheus !== undefined || args["review-dir"] === undefined) && (!args.prometheus || !/^https?:\/\//.test(args.prometheus))) throw new UsageError("--prometheus must be the http(s) URL of Prometheus", true);
     const period = resolvePeriod({ from: args.from, to: args.to, since: args.since }, now);
     const { from, to } = period;
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.1;
@@ -153,6 +156,18 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
     if (args.paper !== undefined && !(PAPER_SIZES as readonly string[]).includes(args.paper)) throw new UsageError(`--paper must be ${PAPER_SIZES.join(" or ")} (got ${JSON.stringify(args.paper)})`, true);
     // Without --paper the HTML sets no page size: Chromium prints Letter, a browser its own default.
     const pageCss = args.paper === undefined ? "" : pageRule(args.paper as PaperSize);
+    const write = (html: string): number => {
+      makeOutputDir("--out", dirname(out));
+      writeOutputFile("--out", out, html);
+      io.stdout.write(`wrote ${out}\n`);
+      if (args.pdf) {
+        const pdf = out.replace(/\.html?$/i, "") + ".pdf";
+        printPdf(out, pdf);
+        io.stdout.write(`wrote ${pdf}\n`);
+      }
+      return EXIT.ok;
+    };
+    if (args.prometheus === undefined && review) return write(reviewOnlyHtml(reviewSection(review, [], period.from, period.to), describePeriod(period), args.route, `${formatTime(now().getTime() / 1000)} UTC`, pageCss));
     const route = args.route ? `groundwatch_route="${args.route.replace(/["\\]/g, "\\$&")}"` : 'groundwatch_route=~".+"';
     const resolution = chartResolution(to - from);
     const { step } = resolution;
@@ -219,7 +234,7 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:900px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:4px 10px;text-align:left}figure{margin:1em 0}figcaption{font-weight:600}.legend{font-size:12px}.over{color:#c0392b;font-weight:600}.no-data{color:#777}.alarm{border:4px solid #b00020;background:#fde0e0;color:#5c0010;padding:4px 16px;margin:1em 0}.alarm-title{color:#b00020;font-size:1.25em;font-weight:700}@media print{.alarm{-webkit-print-color-adjust:exact;print-color-adjust:exact}}${pageCss}</style>
 </head><body>
 <h1>Groundedness monitoring evidence</h1>
-<p>Period: ${escapeHtml(describePeriod(period))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. All times are UTC. Source: ${escapeHtml(args.prometheus)}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
+<p>Period: ${escapeHtml(describePeriod(period))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. All times are UTC. Source: ${escapeHtml(args.prometheus ?? "")}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
 ${notices}${alarm}<h2>Per route over the period</h2>
 <table><tr><th>route</th><th>answers scored</th><th>traffic sampled</th><th>hallucination rate</th></tr>
 ${routes.map((r) => `<tr><td>${escapeHtml(r)}</td><td>${Math.round(scoredBy.get(r) ?? 0)}</td><td>${pct(sampledBy.get(r))}</td>${rateCell(r)}</tr>`).join("\n") || `<tr><td colspan="4" class="no-data">${NOTHING_SCORED}</td></tr>`}
@@ -236,14 +251,6 @@ ${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixe
 <p style="font-size:12px;color:#777">Generated ${escapeHtml(utc(now().getTime() / 1000))} by groundwatch evidence.</p>
 </body></html>
 `;
-    makeOutputDir("--out", dirname(out));
-    writeOutputFile("--out", out, html);
-    io.stdout.write(`wrote ${out}\n`);
-    if (args.pdf) {
-      const pdf = out.replace(/\.html?$/i, "") + ".pdf";
-      printPdf(out, pdf);
-      io.stdout.write(`wrote ${pdf}\n`);
-    }
-    return EXIT.ok;
+    return write(html);
   });
 }

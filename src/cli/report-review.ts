@@ -90,3 +90,17 @@ export function reviewSection(read: ReviewRead, counts: readonly PromRow[], from
   const c = reviewCounts(counts, read.records);
   return reviewSectionHtml(monitorPrecision({ records: read.records, labels: read.labels.labels, from, to, ...(c ? { counts: c } : {}) }), read);
 }
+
+/** A report with only the review section: evidence with --review-dir and without Prometheus. */
+export function reviewOnlyHtml(section: string, period: string, route: string | undefined, generated: string, pageCss: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>groundwatch evidence: review of the monitor</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:900px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:4px 10px;text-align:left}.no-data{color:#777}${pageCss}</style>
+</head><body>
+<h1>Groundedness monitoring evidence: review of the monitor</h1>
+<p>Period: ${escapeHtml(period)}${route !== undefined ? `, route ${escapeHtml(route)}` : ", all routes"}. All times are UTC. No Prometheus was given (--prometheus): this report holds only what the review spools and labels show.</p>
+${section}<p style="font-size:12px;color:#777">Generated ${escapeHtml(generated)} by groundwatch evidence.</p>
+</body></html>
+`;
+}

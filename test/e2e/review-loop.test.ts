@@ -97,3 +97,25 @@ describe("the review loop: spool and labels → export → calibrate and eval �
     expect(run.stderr).toBe("groundwatch evidence: --review-dir /nonexistent/spool: no such directory\n");
   });
 });
+
+describe("groundwatch evidence --review-dir without Prometheus", () => {
+  it("writes a report of the review alone, the period's answers estimated from the spool", async () => {
+    const dir = tempDir();
+    const { records, labels } = precisionFixture();
+    const spool = writeSpool(join(dir, "spool"), records, labels);
+    const out = join(dir, "evidence.html");
+    const run = await runCli(["evidence", "--from", "2026-11-01", "--to", "2026-11-07", "--review-dir", spool, "--out", out]);
+    expect(run.code, run.stderr).toBe(0);
+    const html = readFileSync(out, "utf8");
+    expect(html).toContain("No Prometheus was given (--prometheus)");
+    expect(html).toContain("<tr><td>precision of the flags</td><td>80.0%</td><td>49.0%–94.3%</td>");
+    expect(html).toContain("estimated from the spool");
+    expect(html).not.toContain("Per route over the period");
+  });
+
+  it("still needs --prometheus without --review-dir", async () => {
+    const run = await runCli(["evidence", "--from", "2026-11-01", "--out", join(tempDir(), "e.html")]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--prometheus must be the http(s) URL of Prometheus");
+  });
+});
