@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readCalibrationFile } from "../../src/config/calibration-file.ts";
@@ -67,5 +67,42 @@ describe("groundwatch review export", () => {
     const ev = await runCli(["eval", "--set", "examples/labelled.jsonl", "--backend", "offline", "--no-gate", "--out", out]);
     expect(ev.code, ev.stderr).toBe(0);
     expect(readFileSync(join(out, "report.json"), "utf8")).not.toContain("production review");
+  });
+});
+
+describe("groundwatch eval --min-label-agreement on a regressions set", () => {
+  it("fails the gate while groundwatch still disagrees with the reviewers, naming the criterion in every report", async () => {
+    const dir = tempDir();
+    const spool = spoolWithLabels(join(dir, "spool"));
+    const set = join(dir, "regressions.jsonl");
+    expect((await runCli(["review", "export", "--dir", spool, "--out", set, "--only", "disagreements"])).code).toBe(0);
+    const out = join(dir, "report");
+    const ev = await runCli(["eval", "--set", set, "--backend", "offline", "--max-hallucination-rate", "1", "--min-label-agreement", "0.5", "--out", out]);
+    expect(ev.code, ev.stderr).toBe(1);
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { gate: { criteria: Array<{ name: string; measured: number | null; passed: boolean }>; failures: string[] } };
+    expect(report.gate.criteria.find((c) => c.name === "minLabelAgreement")).toMatchObject({ measured: 0, passed: false });
+    expect(report.gate.failures).toContain("label agreement 0.0% (0 of 2 labelled rows scored agree with their label) is below the minimum 50.0%");
+    expect(readFileSync(join(out, "report.md"), "utf8")).toContain("label agreement ≥ 50.0% (flag --min-label-agreement)");
+    expect(readFileSync(join(out, "junit.xml"), "utf8")).toContain("label agreement");
+  });
+
+  it("passes when enough labelled rows agree, and fails a set without labels as not measurable", async () => {
+    const dir = tempDir();
+    const spool = spoolWithLabels(join(dir, "spool"));
+    const set = join(dir, "reviewed.jsonl");
+    expect((await runCli(["review", "export", "--dir", spool, "--out", set])).code).toBe(0);
+    const ev = await runCli(["eval", "--set", set, "--backend", "offline", "--max-hallucination-rate", "1", "--min-label-agreement", "0.8", "--out", join(dir, "r1")]);
+    expect(ev.code, ev.stdout).toBe(0);
+    const unlabelled = join(dir, "unlabelled.jsonl");
+    writeFileSync(unlabelled, `${JSON.stringify({ id: 1, question: "q", context: "The sky is blue.", answer: "The sky is blue." })}\n`);
+    const none = await runCli(["eval", "--set", unlabelled, "--backend", "offline", "--min-label-agreement", "0.8", "--out", join(dir, "r2")]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toContain("label agreement not measurable: no row has a label and a verdict to compare it with");
+  });
+
+  it("is refused with --no-gate", async () => {
+    const run = await runCli(["eval", "--set", "examples/labelled.jsonl", "--no-gate", "--min-label-agreement", "0.9"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--no-gate runs without a gate, so --min-label-agreement would not apply");
   });
 });

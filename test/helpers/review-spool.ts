@@ -17,7 +17,7 @@ export function spoolRecord(id: string, kind: SpoolKind, time: string, sampleRat
     spanId: "00000000000000aa",
     replica: "r1",
     question: "Where is the office?",
-    answer: flagged ? `The office ${id} moved to the Moon in 1890.` : `The office ${id} is in Paris and opened in 1990.`,
+    answer: flagged ? `The office ${id} moved to the Moon in 1890.` : `The office ${id} is in Paris. It opened in 1990.`,
     documents: [{ id: "facts", text: `The office ${id} is in Paris. It opened in 1990.` }],
     verdict: flagged ? "ungrounded" : "grounded",
     score: flagged ? 0.1 : 0.9,

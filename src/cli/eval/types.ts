@@ -47,7 +47,7 @@ export type GateSource =
   | { readonly kind: "default" };
 
 /** The gate's criteria, by the name report.json gives them. */
-export type CriterionName = "maxHallucinationRate" | "maxUnscorableShare" | "minGroundedShare" | "minMeanScore" | "maxCitationErrorRate" | "noRegressions";
+export type CriterionName = "maxHallucinationRate" | "maxUnscorableShare" | "minGroundedShare" | "minMeanScore" | "maxCitationErrorRate" | "minLabelAgreement" | "noRegressions";
 
 /** One criterion of the gate, with what was measured and whether it held. */
 export interface GateCriterion {
@@ -122,6 +122,8 @@ export interface GateSpec {
   readonly minMeanScore?: { readonly value: number; readonly source: GateSource };
   /** Most citation errors (not retrieved or misattributed) among the citations found in the set. */
   readonly maxCitationErrorRate?: { readonly value: number; readonly source: GateSource };
+  /** Least share of the labelled, scored rows whose verdict agrees with their label (a regressions set from production review). */
+  readonly minLabelAgreement?: { readonly value: number; readonly source: GateSource };
   /** Present when --baseline was given: no row may regress. */
   readonly baseline?: { readonly source: GateSource };
 }
