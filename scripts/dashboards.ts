@@ -228,6 +228,17 @@ export function overviewDashboard(): object {
       description: "Ingest requests the collector answered with an error, by reason: queue_full and buffer_full (429: senders retry; alert GroundwatchCollectorRefusingIngest), too_large (413), unsupported_media_type, bad_request, unauthorized, misdirected (a Host other than loopback on a loopback bind without a token), too_many_connections, timeout.",
     }),
   );
+  y += 8;
+  d = d.withRow(row("Review of the monitor"));
+  const labelled = (kind: string, agreement?: string): string => `sum(groundwatch_review_labels{groundwatch_review_kind="${kind}"${agreement ? `, groundwatch_review_agreement="${agreement}"` : ""}})`;
+  d = d.withPanel(
+    ts({ id: 30, x: 0, y, w: 12, h: 8 }, "Review agreement", "percentunit", [q(ratio(labelled("flagged", "agree"), labelled("flagged")), "precision of the flags", "A"), q(ratio(labelled("grounded_sample", "disagree"), labelled("grounded_sample")), "miss rate of grounded samples", "B")], {
+      min: 0,
+      max: 1,
+      description:
+        "From the answers people reviewed (groundwatch review; the collector's labels file, groundwatch_review_labels): precision of the flags = flagged answers the reviewers call not grounded, of the flagged answers reviewed; miss rate = sampled grounded answers the reviewers call not grounded, of those reviewed. All labels so far, not a window: groundwatch evidence --review-dir gives them for a period, with intervals and the estimated recall. No data means nothing of that kind was reviewed.",
+    }),
+  );
   return d.build();
 }
 

@@ -14,6 +14,7 @@ import { inputLines, outputFile, writeOutputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { parseScoreRow } from "./score-rows.ts";
+import { describeProduction, productionTally } from "../review/export.ts";
 
 export const CALIBRATE_HELP: string = `groundwatch calibrate — choose a threshold from labelled answers, with the evidence for it
 
@@ -31,7 +32,8 @@ calibration.json: threshold, TPR/FPR, backend (name, version: the model, tier), 
 interval, the reference score distribution the SDK and the collector use for drift, and the set's
 fingerprint: its path as given, rows, the sha256 of its bytes (of its lines, each ending in "\n",
 for standard input) and whether it is one of groundwatch's bundled examples (by hash, whatever its
-name).
+name). Rows exported from production review (groundwatch review export: a "review" with its
+reviewers and time) make it say so: dataset.production {rows, reviewers, from, to}.
 
 It also fits the relevance thresholds the cause of an ungrounded answer is read with (as
 "relevance" in calibration.json, with their evidence): the context threshold from each row's own
@@ -104,6 +106,8 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     // Standard input cannot be read twice: its fingerprint is the hash of its lines, each ending in "\n".
     const stdinHash = source === "-" ? createHash("sha256") : undefined;
     const checkId = createIdChecker("the review candidates name rows by id");
+    // Rows exported from production review (groundwatch review export) carry their review: the calibration says so.
+    const production = productionTally();
     let n = 0;
     try {
       for await (const line of inputLines(source, io)) {
@@ -113,7 +117,9 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
         const parsed = parseScoreRow(line, n);
         if (!parsed.ok) throw new UsageError(parsed.error);
         checkId(parsed.row.id, n);
-        const { label, cause } = JSON.parse(line) as { label?: unknown; cause?: unknown };
+        const value = JSON.parse(line) as { label?: unknown; cause?: unknown };
+        const { label, cause } = value;
+        production.add(value);
         if (label !== 0 && label !== 1) throw new UsageError(`line ${n}: "label" must be 1 (grounded) or 0 (not grounded) (got ${JSON.stringify(label)})`);
         if (cause !== undefined && cause !== "retrieval" && cause !== "generation") throw new UsageError(`line ${n}: "cause" must be "retrieval" or "generation" when present (got ${JSON.stringify(cause)})`);
         const { question, answer, context } = parsed.row;
@@ -155,6 +161,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const sha256 = stdinHash ? stdinHash.digest("hex") : await hashFile(source);
     // By hash, not by name: a copy of examples/labelled.jsonl under another name is still the example.
     const bundled = bundledExampleHashes().has(sha256);
+    const fromProduction = production.provenance();
     const calibration = {
       version: 1,
       createdAt: new Date().toISOString(),
@@ -167,7 +174,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       precision: choice.precision,
       // rows/positives/negatives: what the AUROC and the threshold were fitted on.
       // The fingerprint: path as given, sha256 of the bytes, and whether they are groundwatch's own examples.
-      dataset: { path: args.set, rows: rows.length, positives, negatives: rows.length - positives, unscorable: unscorable.length, sha256, bundled },
+      dataset: { path: args.set, rows: rows.length, positives, negatives: rows.length - positives, unscorable: unscorable.length, sha256, bundled, ...(fromProduction ? { production: fromProduction } : {}) },
       unscorablePolicy,
       excluded: { unscorable: excluded },
       auroc: { value: est.auroc, low: est.low, high: est.high, continuityCorrected: est.continuityCorrected },
@@ -189,6 +196,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
           : `fitted ${unscorable.length} unscorable row${unscorable.length === 1 ? "" : "s"} as score 0 (${split}; --unscorable as-ungrounded)\n`,
       );
     }
+    if (fromProduction) io.stdout.write(`${describeProduction(fromProduction)} (dataset.production in calibration.json)\n`);
     io.stdout.write(`AUROC ${est.auroc.toFixed(3)} [${est.low.toFixed(3)}, ${est.high.toFixed(3)}] on ${rows.length} rows (${positives} grounded, ${rows.length - positives} not)${est.continuityCorrected ? " — perfect separation; interval continuity-corrected" : ""}\n`);
     if (verdict === "pass") io.stdout.write("PASS: the interval excludes 0.5 — the score separates grounded from ungrounded answers on this set.\n");
     else if (verdict === "anti-correlated") io.stdout.write("FAIL: ANTI-CORRELATED — higher scores go with answers labelled NOT grounded. Check which way the labels point (1 must mean grounded) before anything else.\n");

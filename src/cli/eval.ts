@@ -12,6 +12,8 @@ import { readBaseline, regressionsAgainst, summarise } from "./eval/summary.ts";
 import { targetFromFlags } from "./eval/target-flags.ts";
 import type { EvalReport, EvalRow, GateSource, GateSpec } from "./eval/types.ts";
 import { writeReports } from "./eval/write.ts";
+import { labelSummary } from "./report-labels.ts";
+import { describeProduction, productionTally } from "../review/export.ts";
 import { EXIT } from "./exit-codes.ts";
 import { outputDir } from "./files.ts";
 import type { CommandIo } from "./io.ts";
@@ -22,7 +24,7 @@ export const EVAL_HELP: string = `groundwatch eval — a CI release gate on a fi
 
 Usage:
   groundwatch eval --set eval.jsonl [--max-hallucination-rate 0.05] [--min-grounded-share 0.9]
-                   [--max-citation-error-rate 0.02]
+                   [--max-citation-error-rate 0.02] [--min-label-agreement 0.9]
                    [--calibration calibration.json] [--baseline previous/report.json]
                    [--target URL [--context-path PATH]] [--out DIR] [--no-gate]
 
@@ -57,6 +59,10 @@ section, else the default; every report says which applied and where each number
                               (source: name)): markers naming a document that was not retrieved,
                               and misattributed ones (another document supports the claim); a set
                               with no citations cannot be measured and fails it (default: not applied)
+  --min-label-agreement A     least share of the labelled rows scored whose verdict agrees with their
+                              "label" (1 grounded, 0 not): the gate on a regressions set from
+                              production review (groundwatch review export --only disagreements);
+                              a set without labels cannot be measured and fails it (default: not applied)
   --baseline FILE             a previous report.json: any row that regressed (was grounded, now
                               not; or its score fell by more than 0.1) fails the gate
   --no-gate                   report only: exit 0 whatever the numbers; not with the limits above
@@ -105,6 +111,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       "min-grounded-share": { type: "string" },
       "min-mean-score": { type: "string" },
       "max-citation-error-rate": { type: "string" },
+      "min-label-agreement": { type: "string" },
       floor: { type: "string" },
       "no-gate": { type: "boolean" },
       baseline: { type: "string" },
@@ -130,7 +137,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
 
     // The gate, resolved before anything is scored: a bad limit should not cost a whole run.
     const noGate = args["no-gate"] === true;
-    const gateFlags = (["max-hallucination-rate", "max-unscorable-share", "min-grounded-share", "min-mean-score", "max-citation-error-rate", "floor"] as const).filter((f) => args[f] !== undefined);
+    const gateFlags = (["max-hallucination-rate", "max-unscorable-share", "min-grounded-share", "min-mean-score", "max-citation-error-rate", "min-label-agreement", "floor"] as const).filter((f) => args[f] !== undefined);
     if (noGate && gateFlags.length > 0) throw new UsageError(`--no-gate runs without a gate, so --${gateFlags[0] ?? ""} would not apply: drop one of them`);
     if (args.floor !== undefined && args["min-mean-score"] !== undefined) throw new UsageError("--floor is the deprecated name of --min-mean-score: give only --min-mean-score");
     const rate = (flag: string, value: string | undefined): number | undefined => numberFlag(flag, value, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
@@ -139,6 +146,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     const minShareFlag = rate("min-grounded-share", args["min-grounded-share"]);
     const minMeanFlag = rate("min-mean-score", args["min-mean-score"]) ?? rate("floor", args.floor);
     const maxCitationFlag = rate("max-citation-error-rate", args["max-citation-error-rate"]);
+    const minAgreementFlag = rate("min-label-agreement", args["min-label-agreement"]);
     if (args.floor !== undefined) {
       warn("--floor is deprecated: it is a floor on the raw mean score, whose scale depends on the backend (a fully grounded set can average under 0.8). It now means --min-mean-score; for a backend-independent floor use --min-grounded-share.");
     }
@@ -156,7 +164,8 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       const minShare = pick("--min-grounded-share", minShareFlag, "minGroundedShare");
       const minMean = pick("--min-mean-score", minMeanFlag, "minMeanScore");
       const maxCitation = pick("--max-citation-error-rate", maxCitationFlag, "maxCitationErrorRate");
-      spec = { maxHallucinationRate: maxRate, maxUnscorableShare: maxUnscorable, ...(minShare ? { minGroundedShare: minShare } : {}), ...(minMean ? { minMeanScore: minMean } : {}), ...(maxCitation ? { maxCitationErrorRate: maxCitation } : {}), ...(args.baseline ? { baseline: { source: { kind: "flag", flag: "--baseline" } } } : {}) };
+      const minAgreement = minAgreementFlag !== undefined ? { value: minAgreementFlag, source: { kind: "flag", flag: "--min-label-agreement" } as const } : undefined;
+      spec = { maxHallucinationRate: maxRate, maxUnscorableShare: maxUnscorable, ...(minShare ? { minGroundedShare: minShare } : {}), ...(minMean ? { minMeanScore: minMean } : {}), ...(maxCitation ? { maxCitationErrorRate: maxCitation } : {}), ...(minAgreement ? { minLabelAgreement: minAgreement } : {}), ...(args.baseline ? { baseline: { source: { kind: "flag", flag: "--baseline" } } } : {}) };
     }
 
     const concurrency = numberFlag("concurrency", args.concurrency, (n) => Number.isInteger(n) && n >= 1 && n <= 256, "an integer from 1 to 256") ?? 4;
@@ -187,7 +196,11 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       }
     }
 
-    const set = await readSet(source, io, { target: target !== undefined, contextPath: target?.contextPath !== undefined });
+    const production = productionTally();
+    const set = await readSet(source, io, { target: target !== undefined, contextPath: target?.contextPath !== undefined }, production);
+    // Rows exported from production review (groundwatch review export) say where their labels came from.
+    const fromProduction = production.provenance();
+    if (fromProduction) notices.push(describeProduction(fromProduction));
     if (target) {
       // The service's answers are what the gate is about: a row's own answer is not scored.
       const answered = set.filter((r) => r.answer !== undefined).length;
@@ -227,8 +240,9 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       threshold: scorer.threshold,
       thresholdSource,
       notices,
+      ...(fromProduction ? { production: fromProduction } : {}),
       summary,
-      gate: evaluateGate(spec, summary, regressions.length, { value: scorer.threshold, source: thresholdSource }),
+      gate: evaluateGate(spec, summary, regressions.length, { value: scorer.threshold, source: thresholdSource }, labelSummary(results)),
       regressions,
       rows: results,
     };

@@ -9,14 +9,17 @@ import type { CommandIo } from "./io.ts";
 import { escapeHtml } from "./escape.ts";
 import { explainCalibrationFailure } from "../core/calibration.ts";
 import { driftRefusedQuery, scoringInUse, scoringInfoQuery, scoringNotices } from "./evidence-scoring.ts";
+import { readReview, reviewCountsQuery, reviewOnlyHtml, reviewSection } from "./report-review.ts";
 import { chartResolution, describePeriod, formatDuration, formatTime, promDuration, resolvePeriod } from "./period.ts";
 
 export const EVIDENCE_HELP = `groundwatch evidence — a report a risk owner can hand a supervisor
 
 Usage:
   groundwatch evidence --prometheus URL (--from DATE [--to DATE] | --since LENGTH [--to DATE])
+  groundwatch evidence --review-dir D... (--from DATE [--to DATE] | --since LENGTH [--to DATE])
                        [--route R] [--threshold 0.1] [--calibration calibration.json]
                        [--out report.html] [--pdf [--paper letter|a4]]
+                       [--review-dir D]... [--labels FILE]
 
 Queries the Prometheus that scrapes groundwatch and writes a self-contained HTML report: the
 hallucination rate and mean groundedness per route over the period with the threshold, alert
@@ -30,6 +33,14 @@ id. In red: a --calibration file that is not what the collector scored with (ano
 threshold), a calibration fitted on groundwatch's bundled examples or with another backend or model,
 a drift reference the collector refused, and a triage-tier backend for all or part of the period.
 --out's folder is created when it does not exist.
+--review-dir D (repeat it for each replica's spool) adds "Review of the monitor": over the answers
+of the period people reviewed (groundwatch review; labels from --labels, default labels.jsonl in
+the first D; one label per answer, the majority of its reviewers), the precision of the flags and
+the miss rate of grounded answers (from the random grounded sample), each with a Wilson 95%
+interval, the estimated recall TP / (TP + FN) with a conservative interval from those two, the
+counts behind them and the trend per day (per week beyond 14 days). The period's answers come from
+Prometheus, else from the spool (each kept answer over its sample rate); the report says which.
+With --review-dir, --prometheus may be left out: the report then holds only that section.
 --pdf also prints it to PDF (beside the HTML, same name) with headless Chromium (Debian's chromium)
 when it is installed; --paper letter (the default, Chromium's own) or a4 sets the paper size, for
 the PDF and for printing the HTML from a browser.
@@ -129,17 +140,34 @@ function ratio(numerator: string, denominator: string): string {
 /** Runs `groundwatch evidence`; resolves to the exit code. `now` is the clock (--since, the default --to, "generated"). */
 export function runEvidence(argv: readonly string[], io: CommandIo, now: () => Date = () => new Date()): Promise<number> {
   return runCommand("evidence", EVIDENCE_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, { prometheus: { type: "string" }, from: { type: "string" }, to: { type: "string" }, since: { type: "string" }, route: { type: "string" }, threshold: { type: "string" }, calibration: { type: "string" }, out: { type: "string" }, pdf: { type: "boolean" }, paper: { type: "string" } });
-    if (!args.prometheus || !/^https?:\/\//.test(args.prometheus)) throw new UsageError("--prometheus must be the http(s) URL of Prometheus", true);
+    const { values: args } = parseFlags(argv, { prometheus: { type: "string" }, from: { type: "string" }, to: { type: "string" }, since: { type: "string" }, route: { type: "string" }, threshold: { type: "string" }, calibration: { type: "string" }, out: { type: "string" }, pdf: { type: "boolean" }, paper: { type: "string" }, "review-dir": { type: "string", multiple: true }, labels: { type: "string" } });
+    // Without Prometheus, only a review of the monitor can be reported (from the spools alone).
+    if ((args.prometheus !== undefined || args["review-dir"] === undefined) && (!args.prometheus || !/^https?:\/\//.test(args.prometheus))) throw new UsageError("--prometheus must be the http(s) URL of Prometheus", true);
     const period = resolvePeriod({ from: args.from, to: args.to, since: args.since }, now);
     const { from, to } = period;
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.1;
     const calibration = args.calibration ? readCalibrationFlag("--calibration", args.calibration, io) : undefined;
     // Checked before Prometheus is queried.
     const out = outputFileCreatingDir("--out", args.out ?? "evidence.html", io);
+    // The review spools are read before Prometheus is queried: a wrong --review-dir should not cost the queries.
+    const reviewDirs = args["review-dir"] ?? [];
+    if (args.labels !== undefined && reviewDirs.length === 0) throw new UsageError("--labels needs --review-dir (the spools whose answers the labels are of)", true);
+    const review = reviewDirs.length > 0 ? readReview(reviewDirs, args.labels, io.cwd, args.route) : undefined;
     if (args.paper !== undefined && !(PAPER_SIZES as readonly string[]).includes(args.paper)) throw new UsageError(`--paper must be ${PAPER_SIZES.join(" or ")} (got ${JSON.stringify(args.paper)})`, true);
     // Without --paper the HTML sets no page size: Chromium prints Letter, a browser its own default.
     const pageCss = args.paper === undefined ? "" : pageRule(args.paper as PaperSize);
+    const write = (html: string): number => {
+      makeOutputDir("--out", dirname(out));
+      writeOutputFile("--out", out, html);
+      io.stdout.write(`wrote ${out}\n`);
+      if (args.pdf) {
+        const pdf = out.replace(/\.html?$/i, "") + ".pdf";
+        printPdf(out, pdf);
+        io.stdout.write(`wrote ${pdf}\n`);
+      }
+      return EXIT.ok;
+    };
+    if (args.prometheus === undefined && review) return write(reviewOnlyHtml(reviewSection(review, [], period.from, period.to), describePeriod(period), args.route, `${formatTime(now().getTime() / 1000)} UTC`, pageCss));
     const route = args.route ? `groundwatch_route="${args.route.replace(/["\\]/g, "\\$&")}"` : 'groundwatch_route=~".+"';
     const resolution = chartResolution(to - from);
     const { step } = resolution;
@@ -164,6 +192,7 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
     const used = scoringInUse(await instant(scoringInfoQuery(range)));
     const driftRefused = (await instant(driftRefusedQuery(range))).flatMap((r) => (typeof r.metric.groundwatch_reason === "string" ? [r.metric.groundwatch_reason] : []));
     const notices = scoringNotices({ used, calibration, driftRefused, backends });
+    const reviewHtml = review ? reviewSection(review, await instant(reviewCountsQuery(route, range)), from, to) : "";
 
     const utc = (t: number): string => `${formatTime(t)} UTC`;
     const firings = alerts.map((s) => {
@@ -205,7 +234,7 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:900px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:4px 10px;text-align:left}figure{margin:1em 0}figcaption{font-weight:600}.legend{font-size:12px}.over{color:#c0392b;font-weight:600}.no-data{color:#777}.alarm{border:4px solid #b00020;background:#fde0e0;color:#5c0010;padding:4px 16px;margin:1em 0}.alarm-title{color:#b00020;font-size:1.25em;font-weight:700}@media print{.alarm{-webkit-print-color-adjust:exact;print-color-adjust:exact}}${pageCss}</style>
 </head><body>
 <h1>Groundedness monitoring evidence</h1>
-<p>Period: ${escapeHtml(describePeriod(period))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. All times are UTC. Source: ${escapeHtml(args.prometheus)}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
+<p>Period: ${escapeHtml(describePeriod(period))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. All times are UTC. Source: ${escapeHtml(args.prometheus ?? "")}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
 ${notices}${alarm}<h2>Per route over the period</h2>
 <table><tr><th>route</th><th>answers scored</th><th>traffic sampled</th><th>hallucination rate</th></tr>
 ${routes.map((r) => `<tr><td>${escapeHtml(r)}</td><td>${Math.round(scoredBy.get(r) ?? 0)}</td><td>${pct(sampledBy.get(r))}</td>${rateCell(r)}</tr>`).join("\n") || `<tr><td colspan="4" class="no-data">${NOTHING_SCORED}</td></tr>`}
@@ -215,21 +244,13 @@ ${lineChart(`Hallucination rate (${resolution.label})`, rate, from, to, { step, 
 ${lineChart(`Mean groundedness (${resolution.label})`, mean, from, to, { step, max: 1, percent: false, empty: `no data: ${NOTHING_SCORED}` })}
 <h2>Alert firings</h2>
 ${firings.length ? `<p class="note">Alerts are read per ${escapeHtml(formatDuration(step))} window: an alert counts in a window when it fired at any moment of it, so the times are the ends of those windows.</p><table><tr><th>alert</th><th>route</th><th>severity</th><th>first window firing (ends)</th><th>last window firing (ends)</th><th>windows firing, in all</th></tr>${firings.map((f) => `<tr><td>${escapeHtml(f.name)}</td><td>${escapeHtml(f.route)}</td><td>${escapeHtml(f.severity)}</td><td>${escapeHtml(utc(f.first))}</td><td>${escapeHtml(utc(f.last))}</td><td>${escapeHtml(formatDuration(f.firing))}</td></tr>`).join("")}</table>` : "<p>No groundwatch alert fired in this period.</p>"}
-<h2>Scoring backend</h2>
+${reviewHtml}<h2>Scoring backend</h2>
 ${backends.length ? `<table><tr><th>backend</th><th>tier</th><th>answers</th></tr>${backends.map((b) => `<tr><td>${escapeHtml(b.metric.groundwatch_backend_name ?? "")}</td><td>${escapeHtml(b.metric.groundwatch_backend_tier ?? "")}</td><td>${Math.round(Number(b.value[1]))}</td></tr>`).join("")}</table>${backends.some((b) => b.metric.groundwatch_backend_tier === "triage") ? "<p class=\"over\">Answers scored by a triage-tier backend are indicative, not decision-grade (see the top of this report).</p>" : ""}` : "<p>No answers scored in this period.</p>"}
 <h2>Calibration record</h2>
 ${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold.toFixed(4)} (${escapeHtml(calibration.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibration.auroc ? `${calibration.auroc.value.toFixed(3)} (95% CI ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "–"}</td></tr>${calibration.relevanceThresholds ? `<tr><td>relevance thresholds</td><td>context ${calibration.relevanceThresholds.context?.toFixed(4) ?? "not fitted"}, answer ${calibration.relevanceThresholds.answer?.toFixed(4) ?? "not fitted"}</td></tr>` : ""}<tr><td>verdict</td><td class="${failed ? "over" : ""}">${escapeHtml(verdictName)}${failed ? " — not trustworthy (see the warning at the top)" : " — the interval excludes 0.5"}</td></tr><tr><td>labelled set</td><td>${calibration.rows !== undefined ? Math.round(calibration.rows) : "–"} answers</td></tr>${unscorableRow}<tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ? `${calibration.backend.name} ${calibration.backend.version ?? ""} (${calibration.backend.tier ?? "?"})` : "–")}</td></tr><tr><td>data set</td><td>${escapeHtml(calibration.dataset ? `${calibration.dataset.path}, sha256 ${calibration.dataset.sha256.slice(0, 12)}…${calibration.dataset.bundled ? " — groundwatch's bundled examples, not your data" : ""}` : "fingerprint unknown")}</td></tr><tr><td>calibration id</td><td>${escapeHtml(calibration.id)}</td></tr></table>` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
 <p style="font-size:12px;color:#777">Generated ${escapeHtml(utc(now().getTime() / 1000))} by groundwatch evidence.</p>
 </body></html>
 `;
-    makeOutputDir("--out", dirname(out));
-    writeOutputFile("--out", out, html);
-    io.stdout.write(`wrote ${out}\n`);
-    if (args.pdf) {
-      const pdf = out.replace(/\.html?$/i, "") + ".pdf";
-      printPdf(out, pdf);
-      io.stdout.write(`wrote ${pdf}\n`);
-    }
-    return EXIT.ok;
+    return write(html);
   });
 }

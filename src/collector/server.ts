@@ -14,6 +14,8 @@ import { labelOrUndefined } from "../telemetry/labels.ts";
 import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
 import type { RefusalReason } from "./buffer-metrics.ts";
 import { createFullWatch, createRequestMetrics, endpointOf, refusalOf } from "./buffer-metrics.ts";
+import { registerReviewLabelsGauge } from "../review/labels-gauge.ts";
+import { labelsPath } from "../review/spool-files.ts";
 import { isOwnEvaluation, ownRoute } from "./own-telemetry.ts";
 import type { ObservationInfo, TracedObservation } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
@@ -120,6 +122,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     canHandOff: (route, bytes) => monitor.hasRoomFor([route], bytes),
   });
   const refusedStats: Record<string, number> = {};
+  // The review spool's labels (monitor.review.dir, serve --review-dir): labelled answers by kind and agreement.
+  if (monitor.reviewDir !== undefined) registerReviewLabelsGauge(meter, { path: labelsPath(monitor.reviewDir) });
   const requestMetrics = createRequestMetrics(meter, () => ({ traces: joiner.size, waiting: joiner.waiting, bytes: joiner.bytes, maxTraces: resolved.maxTraces, maxBytes: resolved.maxBufferBytes }));
   const countRefused = (endpoint: string, reason: RefusalReason): void => {
     const key = `${endpoint} ${reason}`;

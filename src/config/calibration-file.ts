@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BackendIdentity, CalibrationProvenance, CalibrationVerdict, DatasetFingerprint } from "../core/calibration.ts";
+import type { BackendIdentity, CalibrationProvenance, CalibrationVerdict, DatasetFingerprint, ProductionProvenance } from "../core/calibration.ts";
 import { CALIBRATION_VERDICTS, calibrationVerdict } from "../core/calibration.ts";
 import { ConfigError } from "./errors.ts";
 import type { ResolvedScoreOptions } from "./score-options.ts";
@@ -99,7 +99,16 @@ function relevanceOf(v: unknown, field: string, path: string): Calibration["rele
 function fingerprintOf(d: Record<string, unknown> | undefined, bundled: () => ReadonlySet<string>): DatasetFingerprint | undefined {
   const sha256 = text(d?.sha256);
   if (!d || !sha256 || !/^[0-9a-f]{64}$/.test(sha256)) return undefined;
-  return { path: text(d.path) ?? "(path not recorded)", rows: finite(d.rows) ? d.rows : undefined, sha256, bundled: d.bundled === true || bundled().has(sha256) };
+  const production = productionOf(record(d.production));
+  return { path: text(d.path) ?? "(path not recorded)", rows: finite(d.rows) ? d.rows : undefined, sha256, bundled: d.bundled === true || bundled().has(sha256), ...(production ? { production } : {}) };
+}
+
+/** The dataset's "production" (labels from production review), or undefined when absent or not well formed. */
+function productionOf(p: Record<string, unknown> | undefined): ProductionProvenance | undefined {
+  if (!p || !finite(p.rows) || !finite(p.reviewers)) return undefined;
+  const from = text(p.from);
+  const to = text(p.to);
+  return from !== undefined && to !== undefined ? { rows: p.rows, reviewers: p.reviewers, from, to } : undefined;
 }
 
 /** How readCalibrationFile reads a file. */

@@ -189,6 +189,16 @@ export interface DatasetFingerprint {
   readonly sha256: string;
   /** True when the bytes are one of groundwatch's own example files (by hash, whatever the path). */
   readonly bundled: boolean;
+  /** Present when the set's rows came from production review (`groundwatch review export`): how many, by how many reviewers, and when the answers were scored. */
+  readonly production?: ProductionProvenance;
+}
+
+/** Labels from production review in a labelled set: rows carrying review fields, distinct reviewers, and the first and last time those answers were scored (ISO 8601). */
+export interface ProductionProvenance {
+  readonly rows: number;
+  readonly reviewers: number;
+  readonly from: string;
+  readonly to: string;
 }
 
 /** Where a calibration came from: what the SDK, serve, doctor and evidence check before trusting it. */

@@ -4,3 +4,9 @@ export { SEGMENT_PATTERN, appendLabel, currentLabels, labelsPath, readLabelRecor
 export type { SpoolRead } from "./spool-files.ts";
 export { createSpoolWriter } from "./spool-writer.ts";
 export type { SpoolAppendResult, SpoolFs, SpoolSkipReason, SpoolWriter, SpoolWriterOptions } from "./spool-writer.ts";
+export { EXPORT_ONLY, describeProduction, exportRow, exportRows, majorityLabels, productionTally } from "./export.ts";
+export type { AnswerLabel, ExportOnly, ExportResult, ExportReview, ExportRow, MajorityLabels } from "./export.ts";
+export { monitorPrecision } from "./precision.ts";
+export type { CountsFrom, MonitorPrecision, PrecisionBucket, PrecisionInput, ReviewedProportion } from "./precision.ts";
+export { countLabels, createLabelCounts, registerReviewLabelsGauge } from "./labels-gauge.ts";
+export type { LabelCounts, LabelCountsOptions } from "./labels-gauge.ts";

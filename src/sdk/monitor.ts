@@ -226,6 +226,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
   };
 
   return {
+    reviewDir: resolved.review?.dir,
     observe(input: ObserveInput | Omit<ObserveInput, "route">, observeOptions?: ObserveOptions): void {
       // Where this observation stands, so an unexpected error still leaves it accounted for.
       let stage: "none" | "seen" | "sampled" | "settled" = "none";

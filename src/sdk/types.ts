@@ -53,6 +53,8 @@ export interface ObserveOptions {
 }
 
 export interface Monitor {
+  /** The review spool directory in force (docs/review.md), or undefined when review is off. */
+  readonly reviewDir: string | undefined;
   /**
    * Returns at once and never throws; scoring happens off the request path. The route is
    * `options.route` when given, otherwise `input.route`.

@@ -54,6 +54,10 @@ export const ATTR_LIMITS = "groundwatch.limits";
 export const ATTR_CONVENTION = "groundwatch.convention";
 /** The collector endpoint a request was refused on (on groundwatch.collector.refused): /v1/traces, /v1/logs, /v1/observations, /metrics, other, or connection (refused before any request). */
 export const ATTR_ENDPOINT = "groundwatch.endpoint";
+/** Why an answer is in the review spool: flagged or grounded_sample (on groundwatch.review.spooled and groundwatch.review.labels). */
+export const ATTR_REVIEW_KIND = "groundwatch.review.kind";
+/** Whether the reviewers' label agrees with groundwatch's verdict: agree or disagree (on groundwatch.review.labels). */
+export const ATTR_REVIEW_AGREEMENT = "groundwatch.review.agreement";
 export const ATTR_SCORE = "groundwatch.score";
 export const ATTR_CLAIMS_SUPPORTED = "groundwatch.claims.supported";
 export const ATTR_CLAIMS_CONTRADICTED = "groundwatch.claims.contradicted";
@@ -95,8 +99,6 @@ export const ATTR_RELEVANCE_CONTEXT = "groundwatch.relevance.context";
 export const ATTR_RELEVANCE_ANSWER = "groundwatch.relevance.answer";
 /** prompt or completion (on groundwatch.resample.tokens). */
 export const ATTR_TOKEN_KIND = "groundwatch.token.kind";
-/** Why an answer is in the review spool: flagged or grounded_sample (on groundwatch.review.spooled). */
-export const ATTR_REVIEW_KIND = "groundwatch.review.kind";
 /** Opt-in content (off by default; capped and passed through the redaction hook). */
 export const ATTR_CONTENT_UNSUPPORTED_CLAIMS = "groundwatch.content.unsupported_claims";
 export const ATTR_CONTENT_EVIDENCE = "groundwatch.content.evidence";
@@ -198,6 +200,12 @@ export const METRICS = {
     "{answer}",
     "counter",
     "Answers picked for the review spool but not written, by reason: bytes (the spool is at its byte cap), too_large (one record is longer than a segment), io_error (the write failed, or the spool could not be opened), redact_error (the redact hook threw: never written unredacted)",
+  ),
+  reviewLabels: spec(
+    "groundwatch.review.labels",
+    "{answer}",
+    "gauge",
+    "Collector with a review dir: labelled answers in its labels file by kind (flagged, grounded_sample) and agreement (agree, disagree) with groundwatch's verdict; one label per answer, the majority of its reviewers (ties left out); precision of the flags = agree / all of kind flagged",
   ),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
 } as const satisfies Record<string, MetricSpec>;

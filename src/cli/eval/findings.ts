@@ -112,6 +112,6 @@ export function measureRows(r: EvalReport, user: (text: string) => string = plai
     row("regressions vs baseline", String(r.regressions.length), "noRegressions"),
     // Only when relevance was measured: failing answers by cause, and answer relevance.
     ...(s.attribution ? [row("failing answers by cause", causeCounts(s.attribution)), row("answer relevance", answerRelevanceMeasure(s.attribution))] : []),
-    ...(labels ? [row("label agreement (label 1 grounded, 0 not)", labelSummaryText(labels))] : []),
+    ...(labels || crit.has("minLabelAgreement") ? [row("label agreement (label 1 grounded, 0 not)", labels ? labelSummaryText(labels) : "–", "minLabelAgreement")] : []),
   ];
 }

@@ -1,4 +1,6 @@
 import { citationErrors } from "../report-citations.ts";
+import type { LabelSummary } from "../report-labels.ts";
+import { labelAgreement } from "../report-labels.ts";
 import { pct, plain } from "./format.ts";
 import type { CriterionName, EvalGate, EvalReport, EvalRow, GateCriterion, GateSource, GateSpec } from "./types.ts";
 import { REPORT_ONLY } from "./types.ts";
@@ -40,6 +42,8 @@ export function criterionMeasure(name: CriterionName): string {
       return "mean score (raw)";
     case "maxCitationErrorRate":
       return "citation error rate";
+    case "minLabelAgreement":
+      return "label agreement";
     case "noRegressions":
       return "regressions vs baseline";
   }
@@ -53,6 +57,7 @@ export function criterionLimit(c: Pick<GateCriterion, "name" | "limit">): string
     case "maxCitationErrorRate":
       return `≤ ${pct(c.limit)}`;
     case "minGroundedShare":
+    case "minLabelAgreement":
       return `≥ ${pct(c.limit)}`;
     case "minMeanScore":
       return `≥ ${c.limit.toFixed(3)}`;
@@ -63,9 +68,9 @@ export function criterionLimit(c: Pick<GateCriterion, "name" | "limit">): string
 
 /**
  * Applies the gate to the measures. Every criterion that cannot be measured (no scorable row)
- * fails: a gate never passes on nothing.
+ * fails: a gate never passes on nothing. `labels` is the set's label agreement (for minLabelAgreement).
  */
-export function evaluateGate(spec: GateSpec | "report-only", summary: EvalReport["summary"], regressions: number, threshold: { readonly value: number; readonly source: GateSource }): EvalGate {
+export function evaluateGate(spec: GateSpec | "report-only", summary: EvalReport["summary"], regressions: number, threshold: { readonly value: number; readonly source: GateSource }, labels?: LabelSummary): EvalGate {
   if (spec === "report-only") return { status: "report-only", passed: null, description: describeGate([], threshold), criteria: [], failures: [] };
   const criteria: GateCriterion[] = [];
   const add = (name: CriterionName, limit: number, measured: number | null, source: GateSource, passed: boolean, failure: string): void => {
@@ -92,6 +97,11 @@ export function evaluateGate(spec: GateSpec | "report-only", summary: EvalReport
     const errorRate = c?.errorRate ?? null;
     const measured = c && errorRate !== null ? `citation error rate ${pct(errorRate)} (${citationErrors(c)} of ${c.found} citations: ${c.invalid} not retrieved, ${c.misattributed} misattributed)` : "";
     add("maxCitationErrorRate", m.value, errorRate, m.source, errorRate !== null && errorRate <= m.value, errorRate === null ? "citation error rate not measurable: no answer in the set cites a document ([1], (source: name)), so there is nothing to check; drop --max-citation-error-rate for sets without citations" : `${measured} is above the maximum ${pct(m.value)}`);
+  }
+  if (spec.minLabelAgreement) {
+    const m = spec.minLabelAgreement;
+    const share = labels?.share ?? null;
+    add("minLabelAgreement", m.value, share, m.source, share !== null && share >= m.value, share === null || !labels ? "label agreement not measurable: no row has a label and a verdict to compare it with" : `label agreement ${pct(share)} (${labels.agree} of ${labels.agree + labels.disagree} labelled rows scored agree with their label) is below the minimum ${pct(m.value)}`);
   }
   if (spec.baseline) add("noRegressions", 0, regressions, spec.baseline.source, regressions === 0, `${regressions} row(s) regressed against the baseline`);
   const failures = criteria.flatMap((c) => (c.failure ? [c.failure] : []));
@@ -126,6 +136,8 @@ export function rowFailsGate(r: Pick<EvalReport, "gate" | "regressions">, row: E
       case "maxCitationErrorRate":
         // Unmeasurable (nothing cited anywhere): no row is to blame.
         return row.citations !== undefined && citationErrors(row.citations) > 0;
+      case "minLabelAgreement":
+        return labelAgreement(row) === "disagree";
       case "noRegressions":
         return r.regressions.some((g) => String(g.id) === String(row.id));
     }

@@ -10,9 +10,10 @@ export type SetRow = Omit<EvalSetRow, "format">;
 /**
  * Reads the set: JSONL (one row a line; blank lines skipped) or, when it starts with "[", one
  * JSON array (as RAGAS datasets are often exported). Every row is checked before anything is
- * scored, and an error names its line (or its position in the array) and field.
+ * scored, and an error names its line (or its position in the array) and field. `production`
+ * sees every row as read (the rows' production review provenance).
  */
-export async function readSet(source: string, io: CommandIo, asking: { target: boolean; contextPath: boolean }): Promise<SetRow[]> {
+export async function readSet(source: string, io: CommandIo, asking: { target: boolean; contextPath: boolean }, production?: { add(row: unknown): void }): Promise<SetRow[]> {
   const lines: string[] = [];
   for await (const line of inputLines(source, io)) lines.push(line);
   const entries: Array<{ value: unknown; where: string; position: number }> = [];
@@ -52,6 +53,7 @@ export async function readSet(source: string, io: CommandIo, asking: { target: b
       throw new UsageError(`${where}: ${explicit ? `id ${JSON.stringify(row.id)}` : `has no "id", and its default id ${row.id}`} is already used on ${first}; ids must be unique because the report, junit.xml and --baseline match rows by id`);
     }
     seen.set(String(row.id), where);
+    production?.add(value);
     const asked = row.answer === undefined;
     if (asked && !asking.target) throw new UsageError(`${where}: no "${names.answer}", and no --target to ask for one`);
     if (asking.target && row.question === undefined) throw new UsageError(`${where}: --target needs a "${names.question}" to ask the service`);

@@ -1,5 +1,6 @@
 import type { AnswerCause, AnswerVerdict, CitationSummary, ClaimResult, RelevanceReport } from "../../core/result.ts";
 import type { BackendInfo } from "../../core/backend.ts";
+import type { ProductionProvenance } from "../../core/calibration.ts";
 
 /** One evaluated row of the set, as stored in report.json. */
 export interface EvalRow {
@@ -46,7 +47,7 @@ export type GateSource =
   | { readonly kind: "default" };
 
 /** The gate's criteria, by the name report.json gives them. */
-export type CriterionName = "maxHallucinationRate" | "maxUnscorableShare" | "minGroundedShare" | "minMeanScore" | "maxCitationErrorRate" | "noRegressions";
+export type CriterionName = "maxHallucinationRate" | "maxUnscorableShare" | "minGroundedShare" | "minMeanScore" | "maxCitationErrorRate" | "minLabelAgreement" | "noRegressions";
 
 /** One criterion of the gate, with what was measured and whether it held. */
 export interface GateCriterion {
@@ -84,6 +85,8 @@ export interface EvalReport {
   readonly thresholdSource: GateSource;
   /** Things the reader must know about this run (triage backend first), in groundwatch's words. */
   readonly notices: readonly string[];
+  /** Present when the set's rows came from production review (groundwatch review export); also named in the notices. */
+  readonly production?: ProductionProvenance;
   readonly summary: {
     readonly rows: number;
     readonly scorable: number;
@@ -119,6 +122,8 @@ export interface GateSpec {
   readonly minMeanScore?: { readonly value: number; readonly source: GateSource };
   /** Most citation errors (not retrieved or misattributed) among the citations found in the set. */
   readonly maxCitationErrorRate?: { readonly value: number; readonly source: GateSource };
+  /** Least share of the labelled, scored rows whose verdict agrees with their label (a regressions set from production review). */
+  readonly minLabelAgreement?: { readonly value: number; readonly source: GateSource };
   /** Present when --baseline was given: no row may regress. */
   readonly baseline?: { readonly source: GateSource };
 }

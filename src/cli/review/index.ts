@@ -59,6 +59,7 @@ type Subcommand = (argv: readonly string[], io: CommandIo) => Promise<number>;
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   "--web": async () => (await import("./web.ts")).runReviewWeb,
   delete: async () => (await import("./delete.ts")).runReviewDelete,
+  export: async () => (await import("./export.ts")).runReviewExport,
 };
 
 /** `groundwatch review` in the terminal. */

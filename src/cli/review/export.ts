@@ -1,0 +1,60 @@
+import { resolve } from "node:path";
+import { exportRows, EXPORT_ONLY, majorityLabels } from "../../review/export.ts";
+import type { ExportOnly } from "../../review/export.ts";
+import { currentLabels, labelsPath, readLabelRecords, readSpools } from "../../review/spool-files.ts";
+import { UsageError, parseFlags, runCommand } from "../command.ts";
+import { EXIT } from "../exit-codes.ts";
+import { outputFile, writeOutputFile } from "../files.ts";
+import type { CommandIo } from "../io.ts";
+
+export const REVIEW_EXPORT_HELP = `groundwatch review export — reviewed answers as eval-set rows
+
+Usage:
+  groundwatch review export --dir D [--dir D2]... [--labels FILE] --out FILE
+                            [--only disagreements|all] [--reviewer NAME]
+
+Writes one JSONL row per reviewed answer of the spools (replicas merge), in the rows that
+"groundwatch eval --set" and "groundwatch calibrate --set" read as they are:
+  {"id", "question", "context": [{"id", "title"?, "url"?, "text"}], "answer", "label": 1|0,
+   "claimLabels"?: [{"index", "text", "start", "end", "label"}],
+   "review": {"traceId", "spanId", "reviewers", "votes", "reviewedAt", "time", "kind", "route",
+              "replica", "verdict", "score", "threshold", "cause", "backend", "agreement"}}
+A document without an id gets its position (1-based). Labels are those in force (a reviewer's
+last label of an answer, undo taken into account), from --labels (default: labels.jsonl in the
+first --dir). Several reviewers of one answer make one row with the majority label; an even split
+is left out and counted. calibrate and eval name such a set's production provenance.
+  --only disagreements  only answers whose label disagrees with groundwatch's verdict: the
+                        regression set to gate releases on (groundwatch eval --set)
+  --reviewer NAME       only that reviewer's labels
+
+Exit codes: 0 written, 2 bad flags or input.
+`;
+
+/** Runs `groundwatch review export`; resolves to the exit code. */
+export function runReviewExport(argv: readonly string[], io: CommandIo): Promise<number> {
+  return runCommand("review export", REVIEW_EXPORT_HELP, io, () => {
+    const { values: args } = parseFlags(argv, { dir: { type: "string", multiple: true }, labels: { type: "string" }, out: { type: "string" }, only: { type: "string" }, reviewer: { type: "string" } });
+    const dirs = (args.dir ?? []).map((d) => resolve(io.cwd, d));
+    const [first] = dirs;
+    if (first === undefined) throw new UsageError("--dir is required (a spool directory; repeat it for each replica)", true);
+    if (args.out === undefined) throw new UsageError("--out is required", true);
+    const only = (args.only ?? "all") as ExportOnly;
+    if (!EXPORT_ONLY.includes(only)) throw new UsageError(`--only must be one of ${EXPORT_ONLY.join(", ")} (got ${JSON.stringify(args.only)})`);
+    if (args.reviewer !== undefined && args.reviewer.trim() === "") throw new UsageError("--reviewer must name a reviewer");
+    const out = outputFile("--out", args.out, io);
+    const labelsFile = args.labels !== undefined ? resolve(io.cwd, args.labels) : labelsPath(first);
+    const spool = readSpools(dirs);
+    const read = readLabelRecords(labelsFile);
+    const majority = majorityLabels(currentLabels(read.labels), args.reviewer);
+    const result = exportRows(spool.records, majority, only);
+    writeOutputFile("--out", out, result.rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const left = [
+      result.ties > 0 ? `${result.ties} tied (reviewers evenly split)` : "",
+      result.agreeing > 0 ? `${result.agreeing} agreeing with groundwatch (--only disagreements)` : "",
+      result.notInSpool > 0 ? `${result.notInSpool} labelled but not in the spools` : "",
+      spool.unreadable + read.unreadable > 0 ? `${spool.unreadable + read.unreadable} unreadable lines skipped` : "",
+    ].filter((s) => s !== "");
+    io.stdout.write(`wrote ${result.rows.length} row${result.rows.length === 1 ? "" : "s"} to ${out}${left.length > 0 ? `; left out: ${left.join(", ")}` : ""}\n`);
+    return Promise.resolve(EXIT.ok);
+  });
+}
