@@ -6,6 +6,8 @@ import { dashboardFiles } from "../../scripts/dashboards.ts";
  * other two, "Semantic entropy by route" and "Unstable-claim share by route", also read what is
  * measured on samples sent with observations, so they have data without the resampler.
  */
+/** Panels that read the review loop's labels: no data on a collector without a review spool. */
+export const REVIEW_PANELS = ["Review agreement"];
 export const RESAMPLER_PANELS = ["Resampler calls by outcome", "Resampler success rate by route", "Resampler tokens per minute, by kind", "Resampler latency"];
 
 /**
