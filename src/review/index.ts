@@ -10,3 +10,4 @@ export { monitorPrecision } from "./precision.ts";
 export type { CountsFrom, MonitorPrecision, PrecisionBucket, PrecisionInput, ReviewedProportion } from "./precision.ts";
 export { countLabels, createLabelCounts, registerReviewLabelsGauge } from "./labels-gauge.ts";
 export type { LabelCounts, LabelCountsOptions } from "./labels-gauge.ts";
+export { reviewOrder, reviewQueue } from "./queue.ts";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LabelRecord } from "../../src/review/record.ts";
 import { appendLabel, labelsPath } from "../../src/review/spool-files.ts";
-import { reviewQueue } from "../../src/cli/review/terminal.ts";
+import { reviewQueue } from "../../src/review/queue.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 import { spoolRecord, writeSegment } from "../helpers/review-terminal.ts";
 

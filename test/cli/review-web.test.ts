@@ -35,7 +35,8 @@ const json = (r: Reply): Record<string, unknown> => JSON.parse(r.body) as Record
 async function serve(overrides: Partial<ReviewWebOptions> = {}): Promise<{ server: ReviewWebServer; dir: string; labels: string }> {
   const dir = tempDir();
   const spool = join(dir, "spool");
-  writeSpool(spool, [spoolRecord("a1"), spoolRecord("a2", { kind: "grounded_sample", verdict: "grounded", score: 0.9, sampleRate: 0.05 }), spoolRecord("a3")]);
+  // Review order puts flagged answers first (review/queue.ts): a1, a2, then the grounded sample a3.
+  writeSpool(spool, [spoolRecord("a1"), spoolRecord("a2"), spoolRecord("a3", { kind: "grounded_sample", verdict: "grounded", score: 0.9, sampleRate: 0.05 })]);
   const labels = join(spool, "labels.jsonl");
   const server = await startReviewWeb({ dirs: [spool], reviewer: "ana", labelsFile: labels, port: 0, now: NOW, ...overrides });
   onTestFinished(() => server.close());
@@ -64,8 +65,8 @@ describe("groundwatch review --web: the API", () => {
 
     expect(readLabelRecords(labels).labels).toEqual([
       { v: 1, id: "a1", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", label: 0, agreement: "agree", claims: [{ index: 0, label: 0 }, { index: 1, label: 1 }], kind: "flagged" },
-      { v: 1, id: "a2", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", label: 0, agreement: "disagree", kind: "grounded_sample" },
-      { v: 1, id: "a3", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", label: 1, agreement: "disagree", claims: [{ index: 1, label: 1 }], kind: "flagged" },
+      { v: 1, id: "a2", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", label: 1, agreement: "disagree", kind: "flagged" },
+      { v: 1, id: "a3", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", label: 1, agreement: "agree", claims: [{ index: 1, label: 1 }], kind: "grounded_sample" },
     ]);
   });
 
@@ -101,7 +102,7 @@ describe("groundwatch review --web: the API", () => {
     expect(json(undone)).toMatchObject({ undone: "a2" });
     expect(await nextId(server)).toBe("a2");
     const records = readLabelRecords(labels).labels;
-    expect(records.at(-1)).toEqual({ v: 1, id: "a2", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", kind: "grounded_sample", undo: true });
+    expect(records.at(-1)).toEqual({ v: 1, id: "a2", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", kind: "flagged", undo: true });
     expect([...currentLabels(records).values()].map((l) => l.id)).toEqual(["a1"]);
     await post(server, "/api/undo", {});
     expect(await nextId(server)).toBe("a1");

@@ -133,7 +133,7 @@ describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chro
     await browser.press("a"); // agree: the flag was right
     await expect.poll(shown, WAIT).toBe("a2");
     await browser.press("d"); // disagree
-    await expect.poll(shown, WAIT).toBe("a3");
+    await expect.poll(shown, WAIT).toBe("a4");
     await browser.press("u"); // undo the disagreement: a2 again
     await expect.poll(shown, WAIT).toBe("a2");
     await browser.press("c"); // claim by claim: claim 0 is marked not supported, claim 1 supported
@@ -144,10 +144,11 @@ describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chro
     await browser.press(" "); // claim 0: supported after all
     await expect.poll(() => browser.evaluate("Array.from(document.querySelectorAll('#claims li > span:first-child')).map(function (s) { return s.textContent; }).join('|')"), WAIT).toBe("[supported] |[not supported] ");
     await browser.press("Enter");
-    await expect.poll(shown, WAIT).toBe("a3");
-    await browser.press("a"); // agree that the grounded sample is grounded
+    // Flagged answers first (review/queue.ts): a4, then the grounded sample a3.
     await expect.poll(shown, WAIT).toBe("a4");
-    await browser.press("s"); // skip: no label, nothing left for this session
+    await browser.press("s"); // skip: no label
+    await expect.poll(shown, WAIT).toBe("a3");
+    await browser.press("a"); // agree that the grounded sample is grounded: nothing left for this session
     await expect.poll(shown, WAIT).toBe("");
     expect(await browser.evaluate("document.getElementById('done').hidden")).toBe(false);
     expect(await browser.evaluate("document.getElementById('progress').textContent")).toBe("3 labelled, 1 skipped, 0 to go, of 4");

@@ -2,7 +2,8 @@ import { createInterface } from "node:readline";
 import type { ReadStream } from "node:tty";
 import type { LabelRecord, SpoolRecord } from "../../review/record.ts";
 import { REVIEW_RECORD_VERSION, agreementOf } from "../../review/record.ts";
-import { appendLabel, currentLabels, readLabelRecords, readSpools } from "../../review/spool-files.ts";
+import { reviewQueue } from "../../review/queue.ts";
+import { appendLabel, readLabelRecords, readSpools } from "../../review/spool-files.ts";
 import type { CommandIo } from "../io.ts";
 import { renderRecord, viewableRecord } from "./render.ts";
 import type { Key, ReviewAction, ReviewMode } from "./state.ts";
@@ -31,21 +32,6 @@ export interface TerminalReviewOptions {
 export interface TerminalReviewResult {
   readonly labelled: number;
   readonly left: number;
-}
-
-/** The answers `reviewer` has not labelled, flagged first then grounded samples, oldest first. */
-export function reviewQueue(records: readonly SpoolRecord[], labels: readonly LabelRecord[], reviewer: string): SpoolRecord[] {
-  const current = currentLabels(labels);
-  const rank = (r: SpoolRecord): number => (r.kind === "flagged" ? 0 : 1);
-  const time = (r: SpoolRecord): number => {
-    const t = Date.parse(r.time);
-    return Number.isNaN(t) ? Infinity : t;
-  };
-  return records
-    .filter((r) => !current.has(`${r.id}\u0000${reviewer}`))
-    .map((r, i) => ({ r, i, t: time(r) }))
-    .sort((a, b) => rank(a.r) - rank(b.r) || a.t - b.t || a.i - b.i)
-    .map((e) => e.r);
 }
 
 const KEYS_HELP = "a agree  d disagree  c claim by claim  s skip  u undo  q quit";

@@ -1,10 +1,11 @@
 import type { LabelRecord, ReviewLabelValue, SpoolRecord } from "../../review/record.ts";
+import { reviewOrder } from "../../review/queue.ts";
 import { REVIEW_RECORD_VERSION, agreementOf } from "../../review/record.ts";
 import { appendLabel, currentLabels, readLabelRecords, readSpools } from "../../review/spool-files.ts";
 
 /**
- * One reviewer's pass over the spools for `groundwatch review --web`: which answer comes next (the
- * spools' order, oldest first, replicas merged, each answer once; those this reviewer labelled are
+ * One reviewer's pass over the spools for `groundwatch review --web`: which answer comes next (in
+ * review order — flagged first, then the grounded sample, oldest first (review/queue.ts) — replicas merged, each answer once; those this reviewer labelled are
  * not shown again, those skipped in this session neither), and what a label, a skip and an undo
  * write. Labels are appended to the labels file through `appendLabel`; an undo appends an undo
  * record that takes back this session's last label, whose answer then comes next again.
@@ -67,7 +68,8 @@ export interface ReviewSession {
 /** Reads the spools and the labels file once and keeps this reviewer's state. */
 export function openReviewSession(options: ReviewSessionOptions): ReviewSession {
   const now = options.now ?? (() => new Date());
-  const { records } = readSpools(options.dirs);
+  // The terminal's order: flagged first, then the grounded sample, oldest first.
+  const records = reviewOrder(readSpools(options.dirs).records);
   const byId = new Map(records.map((r) => [r.id, r]));
   const labelRecords: LabelRecord[] = readLabelRecords(options.labelsFile).labels.filter((l) => l.reviewer === options.reviewer);
   const skipped = new Set<string>();
