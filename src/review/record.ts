@@ -1,5 +1,6 @@
-import type { AnswerCause, AnswerVerdict, ClaimCause, ClaimVerdict } from "../core/result.ts";
+import type { AnswerCause, AnswerVerdict } from "../core/result.ts";
 import type { BackendInfo } from "../core/backend.ts";
+import type { ReviewClaim } from "../telemetry/summary.ts";
 
 /**
  * What the review spool holds and what reviewers write: one JSON object a line each. A spool record
@@ -27,25 +28,13 @@ export interface SpoolDocument {
 }
 
 /** Where in a document a claim's evidence lies (offsets into that document's `text`). */
-export interface SpoolEvidence {
-  readonly doc: number;
-  readonly start: number;
-  readonly end: number;
-}
+export type SpoolEvidence = NonNullable<ReviewClaim["evidence"]>;
 
-/** One checked claim of the answer. */
-export interface SpoolClaim {
-  readonly index: number;
-  readonly text: string;
-  /** Offsets into the record's `answer`. */
-  readonly start: number;
-  readonly end: number;
-  readonly verdict: ClaimVerdict;
-  readonly score: number;
-  readonly cause?: ClaimCause;
-  /** The evidence shown beside the claim (the contradicting sentence for a contradicted claim). */
-  readonly evidence?: SpoolEvidence;
-}
+/**
+ * One checked claim of the answer: its text, offsets into the record's `answer`, verdict, score,
+ * cause and where its evidence lies — what the scoring worker sends when review is on (the same type).
+ */
+export type SpoolClaim = ReviewClaim;
 
 /** One answer kept for review. Text fields have passed the redaction hook. */
 export interface SpoolRecord {
