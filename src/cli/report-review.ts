@@ -68,7 +68,8 @@ export function reviewSectionHtml(p: MonitorPrecision, read: ReviewRead): string
     ? `<tr><td>estimated recall</td><td>${pct(p.recall.value)}</td><td>${pct(p.recall.low)}–${pct(p.recall.high)} (conservative)</td><td>TP = ${(f.rate ?? 0).toFixed(3)} × ${count(f.answers)} flagged = ${((f.rate ?? 0) * f.answers).toFixed(1)}, FN = ${(g.rate ?? 0).toFixed(3)} × ${count(g.answers)} grounded = ${((g.rate ?? 0) * g.answers).toFixed(1)}; recall = TP / (TP + FN)</td></tr>`
     : `<tr><td>estimated recall</td><td class="no-data">not estimated: it needs reviewed flagged answers and reviewed grounded samples</td><td>–</td><td>–</td></tr>`;
   const trend = p.trend.buckets
-    .map((b) => `<tr><td>${escapeHtml(formatTime(b.start).slice(0, 10))}</td><td>${b.flagged.reviewed}</td>${rateCell(b.flagged)}<td>${b.grounded.reviewed}</td>${rateCell(b.grounded)}</tr>`)
+    // Each bucket as the range it covers: buckets run from the period's start, not from midnight.
+    .map((b) => `<tr><td>${escapeHtml(`${formatTime(b.start)} – ${formatTime(b.end)}`)}</td><td>${b.flagged.reviewed}</td>${rateCell(b.flagged)}<td>${b.grounded.reviewed}</td>${rateCell(b.grounded)}</tr>`)
     .join("\n");
   const left = [read.labels.ties.length > 0 ? `${read.labels.ties.length} answer${read.labels.ties.length === 1 ? "" : "s"} whose reviewers are evenly split left out` : "", read.unreadable > 0 ? `${read.unreadable} unreadable line${read.unreadable === 1 ? "" : "s"} skipped` : ""].filter((s) => s !== "");
   return `<h2>Review of the monitor</h2>
@@ -79,7 +80,7 @@ export function reviewSectionHtml(p: MonitorPrecision, read: ReviewRead): string
 ${recallRow}
 </table>
 <h3>Trend (per ${p.trend.bucket}, UTC)</h3>
-<table class="review-trend"><tr><th>${p.trend.bucket} from</th><th>flagged reviewed</th><th>precision</th><th>grounded reviewed</th><th>miss rate</th></tr>
+<table class="review-trend"><tr><th>${p.trend.bucket} (from – to, UTC)</th><th>flagged reviewed</th><th>precision</th><th>grounded reviewed</th><th>miss rate</th></tr>
 ${trend}
 </table>
 `;

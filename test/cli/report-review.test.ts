@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { reviewCounts } from "../../src/cli/report-review.ts";
-import { spoolRecord } from "../helpers/review-spool.ts";
+import { reviewCounts, reviewSection } from "../../src/cli/report-review.ts";
+import { majorityLabels } from "../../src/review/export.ts";
+import { currentLabels } from "../../src/review/spool-files.ts";
+import { reviewLabel, spoolRecord } from "../helpers/review-spool.ts";
 
 const row = (verdict: string | undefined, n: number): { metric: Record<string, string>; value: [number, string] } => ({ metric: verdict === undefined ? {} : { groundwatch_verdict: verdict }, value: [1_700_000_000, String(n)] });
 
@@ -15,5 +17,17 @@ describe("evidence's count of the period's answers for the review section", () =
   it("has no counts when Prometheus has no series by verdict (the spool then estimates them)", () => {
     expect(reviewCounts([], [])).toBeUndefined();
     expect(reviewCounts([row(undefined, 3)], [])).toBeUndefined();
+  });
+
+  // Regression: the trend printed each bucket's start date only, so a period starting at 22:37 the
+  // day before showed that day for answers scored the next day.
+  it("shows each trend bucket as the range it covers when the period does not start at midnight", () => {
+    const r = spoolRecord("f1", "flagged", "2026-12-01T22:37:35.000Z");
+    const labels = [reviewLabel(r, "ana", 0)];
+    const read = { dirs: ["spool"], labelsFile: "spool/labels.jsonl", records: [r], labels: majorityLabels(currentLabels(labels)), unreadable: 0 };
+    const from = Date.parse("2026-11-30T22:38:00Z") / 1000;
+    const html = reviewSection(read, [], from, from + 86_400);
+    expect(html).toContain("<tr><td>2026-11-30 22:38 – 2026-12-01 22:38</td><td>1</td>");
+    expect(html).not.toContain("<td>2026-11-30</td>");
   });
 });

@@ -71,7 +71,8 @@ describe("the review loop: spool and labels → export → calibrate and eval �
     expect(html).toContain("<td>64.0%</td><td>18.7%–92.2% (conservative)</td>");
     expect(html).toContain("from Prometheus (increase of groundwatch_evaluations_total by verdict over the period)");
     expect(html).toContain("<h3>Trend (per day, UTC)</h3>");
-    expect(html).toContain("<tr><td>2026-11-01</td><td>2</td><td>100.0%</td><td>3</td><td>33.3%</td></tr>");
+    // Each bucket shows the range it covers (here the period starts at midnight).
+    expect(html).toContain("<tr><td>2026-11-01 00:00 – 2026-11-02 00:00</td><td>2</td><td>100.0%</td><td>3</td><td>33.3%</td></tr>");
   });
 
   it("estimates the period's answers from the spool when Prometheus has none, and says so", async () => {
