@@ -21,6 +21,18 @@ export const MONITOR_ENV = {
   requireValidCalibration: "GROUNDWATCH_REQUIRE_VALID_CALIBRATION",
 } as const;
 
+/** The review spool's options (`createMonitor({ review })`, sdk/review-options.ts) and `groundwatch review`'s reviewer. */
+export const REVIEW_ENV = {
+  dir: "GROUNDWATCH_REVIEW_DIR",
+  groundedSampleRate: "GROUNDWATCH_REVIEW_SAMPLE_RATE",
+  maxBytes: "GROUNDWATCH_REVIEW_MAX_BYTES",
+  segmentBytes: "GROUNDWATCH_REVIEW_SEGMENT_BYTES",
+  retentionDays: "GROUNDWATCH_REVIEW_RETENTION_DAYS",
+  replica: "GROUNDWATCH_REVIEW_REPLICA",
+  /** The reviewer's name when `groundwatch review` gets no --reviewer. */
+  reviewer: "GROUNDWATCH_REVIEWER",
+} as const;
+
 /** `groundwatch serve` (collector) options read from the environment. */
 export const COLLECTOR_ENV = {
   host: "GROUNDWATCH_HOST",

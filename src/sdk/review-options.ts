@@ -1,3 +1,4 @@
+import { REVIEW_ENV } from "../config/env.ts";
 import { hostname } from "node:os";
 import { dirname, resolve as resolvePath } from "node:path";
 import { ConfigError } from "../config/errors.ts";
@@ -25,15 +26,8 @@ export interface ReviewOptions {
   readonly replica?: string;
 }
 
-/** The review options' environment variables. */
-export const REVIEW_ENV = {
-  dir: "GROUNDWATCH_REVIEW_DIR",
-  groundedSampleRate: "GROUNDWATCH_REVIEW_SAMPLE_RATE",
-  maxBytes: "GROUNDWATCH_REVIEW_MAX_BYTES",
-  segmentBytes: "GROUNDWATCH_REVIEW_SEGMENT_BYTES",
-  retentionDays: "GROUNDWATCH_REVIEW_RETENTION_DAYS",
-  replica: "GROUNDWATCH_REVIEW_REPLICA",
-} as const;
+/** The review options' environment variables: spelled once, in config/env.ts. */
+export { REVIEW_ENV };
 
 export interface ResolvedReviewOptions {
   readonly dir: string;

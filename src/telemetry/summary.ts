@@ -2,7 +2,7 @@ import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import type { ClaimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerCause, AnswerVerdict, CitationSummary, ClaimCause, ClaimVerdict, RelevanceReport } from "../core/result.ts";
+import type { AnswerCause, AnswerVerdict, CitationSummary, ClaimCause, ClaimResult, ClaimVerdict, Evidence, RelevanceReport } from "../core/result.ts";
 import { evidenceToShow } from "../core/verdict.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
 import type { CitationCountStatus, RelevanceUnmeasuredReason } from "./semconv.ts";
@@ -31,16 +31,9 @@ export interface FlaggedClaimRef {
  * entailment score, cause, and where the evidence shown beside it lies (the contradicting sentence
  * for a contradicted claim, else its nearest support). Sent by the scoring worker only when review is on.
  */
-export interface ReviewClaim {
-  readonly index: number;
-  readonly text: string;
-  readonly start: number;
-  readonly end: number;
-  readonly verdict: ClaimVerdict;
-  readonly score: number;
-  readonly cause?: ClaimCause;
-  readonly evidence?: { readonly doc: number; readonly start: number; readonly end: number };
-}
+export type ReviewClaim = Pick<ClaimResult, "index" | "text" | "start" | "end" | "verdict" | "score" | "cause"> & {
+  readonly evidence?: Pick<Evidence, "doc" | "start" | "end">;
+};
 
 /**
  * An evaluation's relevance in numbers: the best context relevance against the question, the

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { REVIEW_ENV as SPOOL_ENV } from "../../sdk/review-options.ts";
+import { REVIEW_ENV } from "../../config/env.ts";
 import { stripControls } from "../../core/safe-text.ts";
 import { labelsPath } from "../../review/spool-files.ts";
 import { UsageError, parseFlags, runCommand } from "../command.ts";
@@ -7,13 +7,8 @@ import { EXIT } from "../exit-codes.ts";
 import type { CommandIo } from "../io.ts";
 import { runTerminalReview } from "./terminal.ts";
 
-/** Environment variables of `groundwatch review`: the spool directory is the monitor's (sdk/review-options.ts), the reviewer's name its own. */
-export const REVIEW_ENV = {
-  /** The spool directory reviewed when no --dir is given. */
-  dir: SPOOL_ENV.dir,
-  /** The reviewer's name when no --reviewer is given. */
-  reviewer: "GROUNDWATCH_REVIEWER",
-} as const;
+/** Environment variables of `groundwatch review`: the spool directory and the reviewer (config/env.ts). */
+export { REVIEW_ENV };
 
 export const REVIEW_HELP = `groundwatch review — label the answers groundwatch spooled for review
 
