@@ -1,7 +1,8 @@
-/** Review spools and labels in the contract's layout, for the tests of what reads them (export, precision, evidence). */
+/** Review spools and labels in the contract's layout, for the tests of what writes and reads them (writer, delete, export, precision, evidence). */
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LabelRecord, SpoolKind, SpoolRecord } from "../../src/review/record.ts";
+import { agreementOf } from "../../src/review/record.ts";
 import { labelsPath, segmentName } from "../../src/review/spool-files.ts";
 
 /** A spooled answer: a flagged one is ungrounded (score 0.1), a grounded sample grounded (0.9), kept at `sampleRate`. */
@@ -30,7 +31,7 @@ export function spoolRecord(id: string, kind: SpoolKind, time: string, sampleRat
 
 /** One reviewer's label of a spooled answer. */
 export function reviewLabel(record: SpoolRecord, reviewer: string, label: 0 | 1, time = "2026-11-20T12:00:00.000Z"): LabelRecord {
-  return { v: 1, id: record.id, reviewer, time, label, kind: record.kind, agreement: (record.kind === "flagged") === (label === 0) ? "agree" : "disagree" };
+  return { v: 1, id: record.id, reviewer, time, label, kind: record.kind, agreement: agreementOf(record.kind, label) };
 }
 
 /** Writes `records` as one segment of replica r1 in `dir` and `labels` to its labels.jsonl; returns the dir. */

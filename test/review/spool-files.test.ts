@@ -5,22 +5,9 @@ import type { LabelRecord, SpoolRecord } from "../../src/review/record.ts";
 import { agreementOf } from "../../src/review/record.ts";
 import { appendLabel, currentLabels, labelsPath, readLabelRecords, readSpools, segmentFiles, segmentName } from "../../src/review/spool-files.ts";
 import { tempDir } from "../helpers/cli.ts";
+import { spoolRecord } from "../helpers/review-spool.ts";
 
-const record = (id: string, kind: SpoolRecord["kind"] = "flagged"): SpoolRecord => ({
-  v: 1,
-  id,
-  kind,
-  time: "2026-12-01T00:00:00.000Z",
-  route: "/ask",
-  replica: "r1",
-  answer: "An answer.",
-  documents: [{ text: "A document." }],
-  verdict: kind === "flagged" ? "ungrounded" : "grounded",
-  score: kind === "flagged" ? 0.1 : 0.9,
-  claims: [],
-  backend: { name: "offline", version: "1", tier: "triage" },
-  sampleRate: kind === "flagged" ? 1 : 0.05,
-});
+const record = (id: string, kind: SpoolRecord["kind"] = "flagged"): SpoolRecord => spoolRecord(id, kind, "2026-12-01T00:00:00.000Z");
 
 describe("review spool files", () => {
   it("reads the segments of several replicas oldest first, each answer once, skipping a partial last line", () => {

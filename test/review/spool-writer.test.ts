@@ -7,26 +7,13 @@ import { readSpools, segmentFiles, segmentName } from "../../src/review/spool-fi
 import type { SpoolFs, SpoolWriterOptions } from "../../src/review/spool-writer.ts";
 import { createSpoolWriter } from "../../src/review/spool-writer.ts";
 import { tempDir } from "../helpers/cli.ts";
+import { spoolRecord } from "../helpers/review-spool.ts";
 import { spawnGroup } from "../helpers/processes.ts";
 
 const DAY = 86_400_000;
 const T0 = Date.parse("2026-12-01T00:00:00.000Z");
 
-const record = (id: string, timeMs = T0, answer = "An answer."): SpoolRecord => ({
-  v: 1,
-  id,
-  kind: "flagged",
-  time: new Date(timeMs).toISOString(),
-  route: "/ask",
-  replica: "r1",
-  answer,
-  documents: [{ text: "A document." }],
-  verdict: "ungrounded",
-  score: 0.1,
-  claims: [],
-  backend: { name: "offline", version: "1", tier: "triage" },
-  sampleRate: 1,
-});
+const record = (id: string, timeMs = T0, answer = "An answer."): SpoolRecord => ({ ...spoolRecord(id, "flagged", new Date(timeMs).toISOString()), answer });
 const lineBytes = (r: SpoolRecord): number => Buffer.byteLength(`${JSON.stringify(r)}\n`);
 
 function writer(dir: string, over: Partial<SpoolWriterOptions> = {}) {

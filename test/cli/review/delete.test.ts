@@ -9,28 +9,13 @@ import type { LabelRecord, SpoolRecord } from "../../../src/review/record.ts";
 import { appendLabel, labelsPath, readLabelRecords, readSpools, segmentFiles, segmentName } from "../../../src/review/spool-files.ts";
 import { createSpoolWriter } from "../../../src/review/spool-writer.ts";
 import { tempDir } from "../../helpers/cli.ts";
+import { spoolRecord } from "../../helpers/review-spool.ts";
 import { expectLinear, measureGrowth } from "../../helpers/growth.ts";
 
 const T1 = "5b8efff798038103d269b633813fc60c";
 const T2 = "6c9f0008a9149214e37ac744924fd71d";
 
-const record = (traceId: string, spanId: string, answer = "An answer."): SpoolRecord => ({
-  v: 1,
-  id: `${traceId}-${spanId}`,
-  kind: "flagged",
-  time: "2026-12-01T00:00:00.000Z",
-  route: "/ask",
-  traceId,
-  spanId,
-  replica: "r1",
-  answer,
-  documents: [{ text: "A document." }],
-  verdict: "ungrounded",
-  score: 0.1,
-  claims: [],
-  backend: { name: "offline", version: "1", tier: "triage" },
-  sampleRate: 1,
-});
+const record = (traceId: string, spanId: string, answer = "An answer."): SpoolRecord => ({ ...spoolRecord(`${traceId}-${spanId}`, "flagged", "2026-12-01T00:00:00.000Z"), traceId, spanId, answer });
 const label = (id: string): LabelRecord => ({ v: 1, id, reviewer: "ana", time: "2026-12-01T00:00:00.000Z", label: 0, agreement: "agree", kind: "flagged" });
 
 async function review(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
