@@ -57,6 +57,8 @@ export interface WorkerPoolOptions {
 export interface WorkerPool<Q, R> {
   /** Sends a job to the least busy live worker; rejects with PoolError("unavailable") when none is live. */
   run(payload: Q): Promise<R>;
+  /** Sends the same job to every live worker (e.g. to read each one's counters); the replies, one per worker. */
+  runOnEach(payload: Q): Promise<R[]>;
   /** Jobs sent and not yet answered (including those waiting for a replacement worker). */
   readonly busy: number;
   /** Workers running and able to take jobs. */
@@ -322,6 +324,10 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
       return new Promise((resolve, reject) => {
         send(slot, { id: nextId++, payload, resolve, reject, timer: undefined, resent: false });
       });
+    },
+    runOnEach(payload: Q): Promise<R[]> {
+      if (closed) return Promise.reject(new PoolError("closed", "worker pool is closed"));
+      return Promise.all(live().map((slot) => new Promise<R>((resolve, reject) => send(slot, { id: nextId++, payload, resolve, reject, timer: undefined, resent: false }))));
     },
     async close(): Promise<void> {
       if (closed) return;

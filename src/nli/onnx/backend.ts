@@ -1,7 +1,7 @@
 import type { EntailmentBackend, RelevancePair, RelevanceScorerInfo } from "../../core/backend.ts";
 import { ConfigError, isConfigError } from "../../config/errors.ts";
 import { VARIANT_NAMES } from "../../config/variant.ts";
-import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
+import type { InferenceStats, OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { locateModelFiles } from "./model-dir.ts";
 import type { InferencePool, RelevancePool } from "./pool.ts";
 import { createInferencePool, createRelevancePool } from "./pool.ts";
@@ -16,6 +16,11 @@ export interface OnnxBackendOptions extends OnnxEngineOptions {
   /** Worker threads, each with its own session (default 1); a relevance model gets as many of its own. */
   readonly workers?: number;
   /**
+   * The wait bound, in ms: the longest a pair waits for other observations' pairs to fill its batch
+   * (of at most `maxBatch`) while an inference worker is idle; 0 = never wait. Default 5.
+   */
+  readonly batchWaitMs?: number;
+  /**
    * A relevance cross-encoder's directory (relevance-engine.ts: one logit per pair, read as its
    * sigmoid). Its graph is chosen as the NLI model's: by `variant` when that names a kind (auto,
    * fp32, int8, quantized, …), by auto when it names one file of the NLI model. Without it,
@@ -28,6 +33,8 @@ export interface OnnxBackend extends EntailmentBackend {
   readonly model: OnnxModelInfo;
   /** The relevance cross-encoder, when one is loaded. */
   readonly relevanceModel?: RelevanceModelInfo;
+  /** session.run calls and pairs run so far, summed over the NLI inference workers (for tests and the bench). */
+  inferenceStats(): Promise<InferenceStats>;
 }
 
 export interface OnnxBackendDeps {
@@ -55,8 +62,8 @@ function modelVersion(info: { readonly dir: string; readonly graph: string; read
 async function startRelevance(options: OnnxBackendOptions, dir: string, cpu: CpuFeatures, workers: number): Promise<RelevancePool> {
   const variant = relevanceVariant(options.variant);
   locateModelFiles(dir, variant, cpu);
-  const { workers: _, relevanceDir: __, ...engineOptions } = options;
-  return createRelevancePool({ ...engineOptions, dir, variant, cpu }, workers);
+  const { workers: _, relevanceDir: __, batchWaitMs, ...engineOptions } = options;
+  return createRelevancePool({ ...engineOptions, dir, variant, cpu }, { size: workers, ...(batchWaitMs !== undefined ? { batchWaitMs } : {}) });
 }
 
 /**
@@ -77,8 +84,8 @@ export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxB
   // choose again for the same CPU, and so take the same graph, with the same reason.
   const cpu = options.cpu ?? readCpuFeatures();
   locateModelFiles(options.dir, options.variant, cpu);
-  const { workers: _, relevanceDir, ...engineOptions } = options;
-  const pool: InferencePool = await createInferencePool({ ...engineOptions, cpu }, workers);
+  const { workers: _, relevanceDir, batchWaitMs, ...engineOptions } = options;
+  const pool: InferencePool = await createInferencePool({ ...engineOptions, cpu }, { size: workers, ...(batchWaitMs !== undefined ? { batchWaitMs } : {}) });
   let relevancePool: RelevancePool | undefined;
   if (relevanceDir !== undefined) {
     try {
@@ -115,6 +122,7 @@ export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxB
     ...(relevance ? { relevance } : {}),
     ...(relevanceScorer ? { relevanceScorer } : {}),
     classify: (pairs) => pool.classify(pairs),
+    inferenceStats: () => pool.stats(),
     close: async () => {
       await Promise.all([pool.close(), relevancePool?.close(), lexical?.close()]);
     },

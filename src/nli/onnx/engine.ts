@@ -56,8 +56,16 @@ export interface OnnxEngineDeps {
   readonly importOnnxRuntime?: OnnxImporter;
 }
 
+/** Inference done so far: session.run calls and the pairs they ran. */
+export interface InferenceStats {
+  readonly runs: number;
+  readonly pairs: number;
+}
+
 export interface OnnxEngine {
   readonly info: OnnxModelInfo;
+  /** session.run calls and pairs run since the engine was created. */
+  stats(): InferenceStats;
   classify(pairs: readonly NliPair[]): Promise<NliResult[]>;
   /** Raw logits and the encoded inputs, in input order (for checks against reference outputs). */
   logits(pairs: readonly NliPair[]): Promise<{ logits: number[][]; encoded: EncodedPair[] }>;
@@ -191,8 +199,12 @@ export async function createOnnxEngine(options: OnnxEngineOptions, deps: OnnxEng
   const s = await openPairSession(ort, files.graph, options.threads);
   const nLabels = labels.labels.length;
   const maxBatch = options.maxBatch ?? 32;
+  let runs = 0;
+  let ran = 0;
 
   const runBatch = async (batch: readonly EncodedPair[]): Promise<number[][]> => {
+    runs++;
+    ran += batch.length;
     const out = await runPairBatch(ort, s, batch, encoder.padId);
     if (!out || out.dims.length !== 2 || out.dims[0] !== batch.length || out.dims[1] !== nLabels) {
       throw new Error(`onnx backend: ${files.graph} returned ${s.outputName} of shape [${out?.dims.join(", ") ?? ""}], expected [${batch.length}, ${nLabels}] for the ${nLabels} labels in config.json`);
@@ -208,6 +220,7 @@ export async function createOnnxEngine(options: OnnxEngineOptions, deps: OnnxEng
 
   return {
     info: { ...describe(files, labels, maxLength), inputs: s.session.inputNames },
+    stats: () => ({ runs, pairs: ran }),
     logits,
     async classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
       const { logits: rows, encoded } = await logits(pairs);

@@ -1,12 +1,17 @@
 import type { NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
+import type { WorkerPool } from "../../runtime/worker-pool.ts";
 import { createWorkerPool, workerUrl } from "../../runtime/worker-pool.ts";
-import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
+import type { DynamicBatcher } from "./batcher.ts";
+import { createDynamicBatcher } from "./batcher.ts";
+import type { InferenceStats, OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import type { RelevanceModelInfo } from "./relevance-engine.ts";
 import type { OnnxWorkerData, OnnxWorkerReply, OnnxWorkerRequest } from "./worker.ts";
 
 export interface InferencePool {
   readonly info: OnnxModelInfo;
   classify(pairs: readonly NliPair[]): Promise<NliResult[]>;
+  /** session.run calls and pairs run so far, summed over the workers. */
+  stats(): Promise<InferenceStats>;
   close(): Promise<void>;
 }
 
@@ -14,42 +19,101 @@ export interface RelevancePool {
   readonly info: RelevanceModelInfo;
   /** sigmoid(logit) per pair, in order. */
   score(pairs: readonly RelevancePair[]): Promise<number[]>;
+  /** session.run calls and pairs run so far, summed over the workers. */
+  stats(): Promise<InferenceStats>;
   close(): Promise<void>;
 }
 
-/** Splits `items` into chunks of `chunk`, runs each on the pool (least busy worker first), and joins the replies in order. */
-async function chunked<T, R>(items: readonly T[], chunk: number, run: (part: T[]) => Promise<R[]>): Promise<R[]> {
-  if (items.length === 0) return [];
-  const parts: Array<Promise<R[]>> = [];
-  for (let i = 0; i < items.length; i += chunk) parts.push(run(items.slice(i, i + chunk)));
-  return (await Promise.all(parts)).flat();
+/** How a pool batches the pairs of every caller in flight (batcher.ts). */
+export interface InferencePoolOptions {
+  /** Worker threads, each with its own session. */
+  readonly size: number;
+  /** Longest a pair waits for other callers' pairs to fill its batch while a worker is idle, in ms; 0 = never wait. Default 5. */
+  readonly batchWaitMs?: number;
 }
 
 /**
- * Runs inference in worker threads, so the host's event loop never waits on a
- * model. A call is split into chunks spread over the least busy workers.
+ * Batches each worker runs at once. One: a second batch sent to a busy worker would only contend for
+ * the same session's intra-op threads, and queued pairs are better kept here, where they join the next
+ * batch, than in the worker's message queue (measured: see the timing note in docs/backends.md).
  */
-export async function createInferencePool(options: OnnxEngineOptions, size: number): Promise<InferencePool> {
+export const BATCHES_PER_WORKER = 1;
+
+/** A pair's length proxy: its characters. */
+const nliLength = (p: NliPair): number => p.premise.length + p.hypothesis.length;
+const relevanceLength = (p: RelevancePair): number => p.query.length + p.passage.length;
+/** Identical pairs (same texts) queued at once run once. The first length makes the key unambiguous. */
+const nliKey = (p: NliPair): string => `${p.premise.length}:${p.premise}${p.hypothesis}`;
+const relevanceKey = (p: RelevancePair): string => `${p.query.length}:${p.query}${p.passage}`;
+
+async function sumStats(pool: WorkerPool<OnnxWorkerRequest, OnnxWorkerReply>): Promise<InferenceStats> {
+  const each = (await pool.runOnEach({ kind: "stats" })) as InferenceStats[];
+  return each.reduce((a, b) => ({ runs: a.runs + b.runs, pairs: a.pairs + b.pairs }), { runs: 0, pairs: 0 });
+}
+
+/** A batcher feeding `pool`'s workers: at most maxBatch pairs a batch, BATCHES_PER_WORKER per live worker. */
+function batcherFor<T, R>(pool: WorkerPool<OnnxWorkerRequest, OnnxWorkerReply>, options: OnnxEngineOptions, waitMs: number | undefined, run: (part: readonly T[]) => Promise<readonly R[]>, lengthOf: (t: T) => number, keyOf: (t: T) => string): DynamicBatcher<T, R> {
+  return createDynamicBatcher<T, R>({
+    maxBatch: Math.max(1, options.maxBatch ?? 32),
+    waitMs: waitMs ?? 5,
+    // No live worker (one is being replaced): one batch goes, and the pool answers it (queued or "unavailable").
+    slots: () => Math.max(1, pool.alive) * BATCHES_PER_WORKER,
+    run,
+    lengthOf,
+    keyOf,
+  });
+}
+
+/**
+ * Runs inference in worker threads, so the host's event loop never waits on a model. The pairs of
+ * every call in flight are gathered into length-bucketed batches (batcher.ts), each sent to the
+ * least busy worker.
+ */
+export async function createInferencePool(options: OnnxEngineOptions, sizing: InferencePoolOptions | number): Promise<InferencePool> {
+  const { size, batchWaitMs } = typeof sizing === "number" ? { size: sizing, batchWaitMs: undefined } : sizing;
   const data: OnnxWorkerData = { ...options, head: "nli" };
   const pool = await createWorkerPool<OnnxWorkerRequest, OnnxWorkerReply>(workerUrl(import.meta.url), data, size);
   const info = (await pool.run({ kind: "info" })) as OnnxModelInfo;
-  const chunk = Math.max(1, options.maxBatch ?? 32);
+  const batcher = batcherFor<NliPair, NliResult>(
+    pool,
+    options,
+    batchWaitMs,
+    (part) => pool.run({ kind: "classify", pairs: part.map(({ premise, hypothesis }) => ({ premise, hypothesis })) }) as Promise<NliResult[]>,
+    nliLength,
+    nliKey,
+  );
   return {
     info,
-    classify: (pairs) => chunked(pairs, chunk, (part) => pool.run({ kind: "classify", pairs: part.map(({ premise, hypothesis }) => ({ premise, hypothesis })) }) as Promise<NliResult[]>),
-    close: () => pool.close(),
+    classify: (pairs) => batcher.submit(pairs),
+    stats: () => sumStats(pool),
+    close: async () => {
+      batcher.close();
+      await pool.close();
+    },
   };
 }
 
 /** The same machinery for a relevance cross-encoder (relevance-engine.ts): its own workers, each with its own session. */
-export async function createRelevancePool(options: OnnxEngineOptions, size: number): Promise<RelevancePool> {
+export async function createRelevancePool(options: OnnxEngineOptions, sizing: InferencePoolOptions | number): Promise<RelevancePool> {
+  const { size, batchWaitMs } = typeof sizing === "number" ? { size: sizing, batchWaitMs: undefined } : sizing;
   const data: OnnxWorkerData = { ...options, head: "relevance" };
   const pool = await createWorkerPool<OnnxWorkerRequest, OnnxWorkerReply>(workerUrl(import.meta.url), data, size);
   const info = (await pool.run({ kind: "info" })) as RelevanceModelInfo;
-  const chunk = Math.max(1, options.maxBatch ?? 32);
+  const batcher = batcherFor<RelevancePair, number>(
+    pool,
+    options,
+    batchWaitMs,
+    (part) => pool.run({ kind: "relevance", pairs: part.map(({ query, passage }) => ({ query, passage })) }) as Promise<number[]>,
+    relevanceLength,
+    relevanceKey,
+  );
   return {
     info,
-    score: (pairs) => chunked(pairs, chunk, (part) => pool.run({ kind: "relevance", pairs: part.map(({ query, passage }) => ({ query, passage })) }) as Promise<number[]>),
-    close: () => pool.close(),
+    score: (pairs) => batcher.submit(pairs),
+    stats: () => sumStats(pool),
+    close: async () => {
+      batcher.close();
+      await pool.close();
+    },
   };
 }

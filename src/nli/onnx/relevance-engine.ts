@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { RelevancePair } from "../../core/backend.ts";
 import type { EncodedPair } from "./encoder.ts";
 import { createPairEncoder } from "./encoder.ts";
-import type { GraphDescription, OnnxEngineDeps, OnnxEngineOptions } from "./engine.ts";
+import type { GraphDescription, InferenceStats, OnnxEngineDeps, OnnxEngineOptions } from "./engine.ts";
 import { describeGraph, floatValues, readModelDir } from "./engine.ts";
 import { readJsonFile } from "./model-dir.ts";
 import type { OnnxTensor } from "./runtime.ts";
@@ -23,6 +23,8 @@ export interface RelevanceModelInfo extends GraphDescription {
 
 export interface RelevanceEngine {
   readonly info: RelevanceModelInfo;
+  /** session.run calls and pairs run since the engine was created (the load probe included). */
+  stats(): InferenceStats;
   /** sigmoid(logit) per pair, in order. */
   score(pairs: readonly RelevancePair[]): Promise<number[]>;
   /** Raw logits and the encoded inputs, in input order (for checks against reference outputs). */
@@ -88,7 +90,13 @@ export async function createRelevanceEngine(options: OnnxEngineOptions, deps: On
   const s = await openPairSession(ort, files.graph, options.threads);
   const maxBatch = options.maxBatch ?? 32;
   const where = `${named(files.dir)} (${files.graph})`;
-  const runBatch = async (batch: readonly EncodedPair[]): Promise<number[]> => singleLogits(await runPairBatch(ort, s, batch, encoder.padId), batch.length, where);
+  let runs = 0;
+  let ran = 0;
+  const runBatch = async (batch: readonly EncodedPair[]): Promise<number[]> => {
+    runs++;
+    ran += batch.length;
+    return singleLogits(await runPairBatch(ort, s, batch, encoder.padId), batch.length, where);
+  };
   try {
     // The graph's output shape is only known by running it: one probe pair, at load.
     await runBatch([encoder.encode("query", "passage")]);
@@ -102,6 +110,7 @@ export async function createRelevanceEngine(options: OnnxEngineOptions, deps: On
   };
   return {
     info: { ...describeGraph(files), maxLength, inputs: s.session.inputNames },
+    stats: () => ({ runs, pairs: ran }),
     logits,
     async score(pairs: readonly RelevancePair[]): Promise<number[]> {
       return (await logits(pairs)).logits.map(sigmoid);

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
 import { serveWorker } from "../../runtime/worker-pool.ts";
-import type { OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
+import type { InferenceStats, OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { createOnnxEngine } from "./engine.ts";
 import type { RelevanceModelInfo } from "./relevance-engine.ts";
 import { createRelevanceEngine } from "./relevance-engine.ts";
@@ -11,11 +11,11 @@ export interface OnnxWorkerData extends OnnxEngineOptions {
   readonly head?: "nli" | "relevance";
 }
 
-/** Requests to an inference worker: classify pairs (NLI), score relevance pairs (relevance), or describe the loaded model. */
-export type OnnxWorkerRequest = { readonly kind: "classify"; readonly pairs: readonly NliPair[] } | { readonly kind: "relevance"; readonly pairs: readonly RelevancePair[] } | { readonly kind: "info" };
+/** Requests to an inference worker: classify pairs (NLI), score relevance pairs (relevance), describe the loaded model, or count its inference (stats). */
+export type OnnxWorkerRequest = { readonly kind: "classify"; readonly pairs: readonly NliPair[] } | { readonly kind: "relevance"; readonly pairs: readonly RelevancePair[] } | { readonly kind: "info" } | { readonly kind: "stats" };
 
 /** What a worker answers. */
-export type OnnxWorkerReply = NliResult[] | number[] | OnnxModelInfo | RelevanceModelInfo;
+export type OnnxWorkerReply = NliResult[] | number[] | OnnxModelInfo | RelevanceModelInfo | InferenceStats;
 
 if (!parentPort) throw new Error("onnx worker: must run in a worker thread");
 // No top-level await: the same module also compiles to CommonJS.
@@ -23,8 +23,8 @@ void serveWorker<OnnxWorkerRequest, OnnxWorkerReply>(parentPort, async () => {
   const data = workerData as OnnxWorkerData;
   if (data.head === "relevance") {
     const engine = await createRelevanceEngine(data);
-    return (req) => (req.kind === "info" ? Promise.resolve(engine.info) : req.kind === "relevance" ? engine.score(req.pairs) : Promise.reject(new Error("onnx worker: a relevance model does not classify entailment")));
+    return (req) => (req.kind === "info" ? Promise.resolve(engine.info) : req.kind === "stats" ? Promise.resolve(engine.stats()) : req.kind === "relevance" ? engine.score(req.pairs) : Promise.reject(new Error("onnx worker: a relevance model does not classify entailment")));
   }
   const engine = await createOnnxEngine(data);
-  return (req) => (req.kind === "info" ? Promise.resolve(engine.info) : req.kind === "classify" ? engine.classify(req.pairs) : Promise.reject(new Error("onnx worker: an NLI model does not score relevance")));
+  return (req) => (req.kind === "info" ? Promise.resolve(engine.info) : req.kind === "stats" ? Promise.resolve(engine.stats()) : req.kind === "classify" ? engine.classify(req.pairs) : Promise.reject(new Error("onnx worker: an NLI model does not score relevance")));
 });
