@@ -9,6 +9,8 @@ export const BACKEND_FLAGS = {
   "require-production": { type: "boolean" },
   "onnx-threads": { type: "string" },
   "onnx-workers": { type: "string" },
+  "onnx-max-batch": { type: "string" },
+  "onnx-batch-wait-ms": { type: "string" },
   "judge-url": { type: "string" },
   "judge-model": { type: "string" },
   "judge-budget": { type: "string" },
@@ -28,6 +30,8 @@ export const BACKEND_FLAGS_HELP = `Backend:
                         env GROUNDWATCH_RELEVANCE_MODEL; without one, relevance is lexical
   --require-production  refuse to run on a triage-tier backend (env GROUNDWATCH_REQUIRE_PRODUCTION=1)
   --onnx-threads N      onnxruntime threads per worker;  --onnx-workers N  inference worker threads
+  --onnx-max-batch N    most pairs in one inference call, across observations (1-256, default 32)
+  --onnx-batch-wait-ms MS  longest a pair waits for others to fill its batch (0-1000, default 5)
   --judge-url URL       OpenAI-compatible base URL (key from env GROUNDWATCH_JUDGE_API_KEY)
   --judge-model NAME    judge chat model;  --judge-budget N  most judge calls this run (default 1000)
   --config FILE         config file, JSON or YAML (.yaml, .yml), with a "scoring" section
@@ -40,6 +44,8 @@ export function backendOptionsFromFlags(values: Values): { options: ScoreOptions
   const numbers: Array<[keyof Values, keyof ScoreOptions]> = [
     ["onnx-threads", "onnxThreads"],
     ["onnx-workers", "onnxWorkers"],
+    ["onnx-max-batch", "onnxMaxBatch"],
+    ["onnx-batch-wait-ms", "onnxBatchWaitMs"],
     ["judge-budget", "judgeBudget"],
   ];
   const options: Record<string, unknown> = {};

@@ -43,6 +43,14 @@ export interface ScoreOptions {
   readonly onnxThreads?: number;
   /** Inference worker threads, 1–16. Default 1. Env GROUNDWATCH_ONNX_WORKERS. */
   readonly onnxWorkers?: number;
+  /** Most pairs in one ONNX inference call, gathered from every observation in flight, 1–256. Default 32. Env GROUNDWATCH_ONNX_MAX_BATCH. */
+  readonly onnxMaxBatch?: number;
+  /**
+   * The wait bound, 0–1000 ms: the longest a pair waits for other observations' pairs to fill its batch while an
+   * inference worker is idle. 0 = never wait (what queues while the workers are busy is still batched together).
+   * Default 5. Env GROUNDWATCH_ONNX_BATCH_WAIT_MS.
+   */
+  readonly onnxBatchWaitMs?: number;
   /** Judge: OpenAI-compatible base URL, e.g. https://api.openai.com/v1. Env GROUNDWATCH_JUDGE_URL. */
   readonly judgeUrl?: string;
   /** Judge: chat model name. Env GROUNDWATCH_JUDGE_MODEL. */
@@ -104,6 +112,8 @@ export interface ResolvedScoreOptions {
   readonly tokenBudget: number;
   readonly onnxThreads: number | undefined;
   readonly onnxWorkers: number;
+  readonly onnxMaxBatch: number;
+  readonly onnxBatchWaitMs: number;
   readonly judgeUrl: string | undefined;
   readonly judgeModel: string | undefined;
   readonly judgeBudget: number;
@@ -139,6 +149,8 @@ export const SCORE_ENV = {
   tokenBudget: "GROUNDWATCH_TOKEN_BUDGET",
   onnxThreads: "GROUNDWATCH_ONNX_THREADS",
   onnxWorkers: "GROUNDWATCH_ONNX_WORKERS",
+  onnxMaxBatch: "GROUNDWATCH_ONNX_MAX_BATCH",
+  onnxBatchWaitMs: "GROUNDWATCH_ONNX_BATCH_WAIT_MS",
   judgeUrl: "GROUNDWATCH_JUDGE_URL",
   judgeModel: "GROUNDWATCH_JUDGE_MODEL",
   judgeBudget: "GROUNDWATCH_JUDGE_BUDGET",
@@ -221,6 +233,8 @@ export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSourc
     tokenBudget: num("tokenBudget", 16, 8192, true) ?? DEFAULT_SETTINGS.tokenBudget,
     onnxThreads: num("onnxThreads", 1, 64, true),
     onnxWorkers: num("onnxWorkers", 1, 16, true) ?? 1,
+    onnxMaxBatch: num("onnxMaxBatch", 1, 256, true) ?? 32,
+    onnxBatchWaitMs: num("onnxBatchWaitMs", 0, 1000, false) ?? 5,
     judgeUrl: str("judgeUrl").value,
     judgeModel: str("judgeModel").value,
     judgeBudget: num("judgeBudget", 1, 10_000_000, true) ?? 1000,

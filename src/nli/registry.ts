@@ -118,6 +118,8 @@ export async function createBackend(options: ResolvedScoreOptions, deps: CreateB
           {
             dir,
             workers: options.onnxWorkers,
+            maxBatch: options.onnxMaxBatch,
+            batchWaitMs: options.onnxBatchWaitMs,
             ...(options.variant ? { variant: options.variant } : {}),
             ...(options.onnxThreads ? { threads: options.onnxThreads } : {}),
             ...(relevanceDir !== undefined ? { relevanceDir } : {}),

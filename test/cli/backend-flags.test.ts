@@ -9,4 +9,12 @@ describe("backend flags", () => {
   it("names a number flag that is not a number", () => {
     expect(backendOptionsFromFlags({ "onnx-threads": "many" }).error).toBe('--onnx-threads must be a number (got "many")');
   });
+
+  it("turns --onnx-max-batch and --onnx-batch-wait-ms into onnxMaxBatch and onnxBatchWaitMs, which take precedence over env", async () => {
+    const { options } = backendOptionsFromFlags({ "onnx-max-batch": "64", "onnx-batch-wait-ms": "0" });
+    expect(options).toEqual({ onnxMaxBatch: 64, onnxBatchWaitMs: 0 });
+    const { resolveScoreOptions } = await import("../../src/config/score-options.ts");
+    expect(resolveScoreOptions(options, { env: { GROUNDWATCH_ONNX_MAX_BATCH: "8", GROUNDWATCH_ONNX_BATCH_WAIT_MS: "20" } })).toMatchObject({ onnxMaxBatch: 64, onnxBatchWaitMs: 0 });
+    expect(backendOptionsFromFlags({ "onnx-batch-wait-ms": "soon" }).error).toBe('--onnx-batch-wait-ms must be a number (got "soon")');
+  });
 });

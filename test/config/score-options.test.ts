@@ -135,3 +135,26 @@ describe("loadConfigFile", () => {
     expect(() => loadConfigFile(broken)).toThrow(/broken\.json.*cannot read it as JSON/);
   });
 });
+
+describe("onnx batching options", () => {
+  it("default to batches of 32 and a wait bound of 5 ms", () => {
+    expect(resolveScoreOptions()).toMatchObject({ onnxMaxBatch: 32, onnxBatchWaitMs: 5 });
+  });
+
+  it("are read option > GROUNDWATCH_ONNX_MAX_BATCH / GROUNDWATCH_ONNX_BATCH_WAIT_MS > config file > default", () => {
+    expect(SCORE_ENV).toMatchObject({ onnxMaxBatch: "GROUNDWATCH_ONNX_MAX_BATCH", onnxBatchWaitMs: "GROUNDWATCH_ONNX_BATCH_WAIT_MS" });
+    const env = { GROUNDWATCH_ONNX_MAX_BATCH: "64", GROUNDWATCH_ONNX_BATCH_WAIT_MS: "2.5" };
+    const file = { onnxMaxBatch: 16, onnxBatchWaitMs: 10 };
+    expect(resolveScoreOptions({ onnxMaxBatch: 8, onnxBatchWaitMs: 0 }, { env, file })).toMatchObject({ onnxMaxBatch: 8, onnxBatchWaitMs: 0 });
+    expect(resolveScoreOptions({}, { env, file })).toMatchObject({ onnxMaxBatch: 64, onnxBatchWaitMs: 2.5 });
+    expect(resolveScoreOptions({}, { file })).toMatchObject({ onnxMaxBatch: 16, onnxBatchWaitMs: 10 });
+  });
+
+  it("throw a ConfigError naming the field for values out of range", () => {
+    expect(() => resolveScoreOptions({ onnxMaxBatch: 0 })).toThrow(ConfigError);
+    expect(() => resolveScoreOptions({ onnxMaxBatch: 257 })).toThrow("invalid onnxMaxBatch: 257 (expected an integer from 1 to 256)");
+    expect(() => resolveScoreOptions({ onnxMaxBatch: 2.5 })).toThrow("invalid onnxMaxBatch: 2.5");
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_ONNX_BATCH_WAIT_MS: "1001" } })).toThrow("invalid GROUNDWATCH_ONNX_BATCH_WAIT_MS: 1001 (expected a number from 0 to 1000)");
+    expect(() => resolveScoreOptions({}, { file: { onnxBatchWaitMs: -1 } })).toThrow("invalid config file scoring.onnxBatchWaitMs: -1");
+  });
+});

@@ -5,6 +5,10 @@ import { describe, expect, it } from "vitest";
 import type { NliPair, NliResult } from "../../src/core/backend.ts";
 import type { OnnxBackend } from "../../src/nli/onnx/backend.ts";
 import { createOnnxBackend } from "../../src/nli/onnx/backend.ts";
+import { resolveBackendSettings } from "../../src/config/hub.ts";
+import { resolveScoreOptions } from "../../src/config/score-options.ts";
+import { createTextAnalyzer } from "../../src/core/text.ts";
+import { createBackend } from "../../src/nli/registry.ts";
 
 const MODELS = fileURLToPath(new URL("../fixtures/models/", import.meta.url));
 
@@ -79,5 +83,20 @@ describe.each(["bert-wordpiece", "deberta-unigram"])("batching across observatio
       expect(a).toEqual(b);
       expect(await backend.inferenceStats()).toEqual({ runs: 1, pairs: 1 });
     });
+  });
+});
+
+describe("the registry's onnx backend", () => {
+  it("batches at most onnxMaxBatch pairs a run", async () => {
+    const settings = resolveBackendSettings({ HF_HOME: "/nonexistent/groundwatch-test-hf-home" });
+    const options = resolveScoreOptions({ backend: "onnx", model: join(MODELS, "bert-wordpiece"), onnxMaxBatch: 2, onnxBatchWaitMs: 0 });
+    const { backend } = await createBackend(options, { analyzer: createTextAnalyzer(), settings });
+    try {
+      const pairs = observations(reference("bert-wordpiece"), 5).map((o) => o[0] as NliPair);
+      expect(await backend.classify(pairs)).toHaveLength(5);
+      expect(await (backend as OnnxBackend).inferenceStats()).toEqual({ runs: 3, pairs: 5 });
+    } finally {
+      await backend.close();
+    }
   });
 });
