@@ -14,6 +14,7 @@ export const MONITOR_ENV = {
   queueSize: "GROUNDWATCH_QUEUE_SIZE",
   queueBytes: "GROUNDWATCH_QUEUE_BYTES",
   workers: "GROUNDWATCH_WORKERS",
+  inFlightPerWorker: "GROUNDWATCH_IN_FLIGHT_PER_WORKER",
   timeoutMs: "GROUNDWATCH_TIMEOUT_MS",
   scoringShare: "GROUNDWATCH_SCORING_SHARE",
   captureContent: "GROUNDWATCH_CAPTURE_CONTENT",

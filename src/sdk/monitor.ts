@@ -101,6 +101,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     now,
     scoringShare: resolved.scoringShare,
     workers: resolved.workers,
+    inFlightPerWorker: resolved.inFlightPerWorker,
     queueSize: resolved.queueSize,
     queueBytes: resolved.queueBytes,
     workersState: () => (!pool && !poolError ? "starting" : pool && pool.alive === 0 && !closing ? "down" : "open"),

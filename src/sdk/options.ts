@@ -54,6 +54,12 @@ export interface MonitorOptions {
   /** Scoring worker threads. Env GROUNDWATCH_WORKERS, default 1. */
   readonly workers?: number;
   /**
+   * Observations each scoring worker scores at once, 1–256. Default 2; 8 when scoring uses the onnx backend
+   * (backend "onnx", or "auto" with a model set), so that the inference batcher has other observations' pairs
+   * to batch with. With scoringShare below 1 each worker scores one at a time. Env GROUNDWATCH_IN_FLIGHT_PER_WORKER.
+   */
+  readonly inFlightPerWorker?: number;
+  /**
    * Share of one core the scoring workers may keep busy, in (0, 1]: after a job that took
    * d ms the next starts no sooner than d·(1/share − 1) ms later. Lower it on small hosts
    * where scoring competes with request handling. Env GROUNDWATCH_SCORING_SHARE, default 1.
@@ -140,6 +146,8 @@ export interface ResolvedMonitorOptions {
   readonly queueSize: number;
   readonly queueBytes: number;
   readonly workers: number;
+  /** Observations each scoring worker scores at once (scoringShare below 1: one). */
+  readonly inFlightPerWorker: number;
   readonly timeoutMs: number;
   readonly scoringShare: number;
   readonly maxRoutes: number;
@@ -287,6 +295,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     queueSize: pick("queueSize", MONITOR_ENV.queueSize, integer(1, 1_000_000), 1000),
     queueBytes: pick("queueBytes", MONITOR_ENV.queueBytes, integer(1024, 2 ** 40), 64 * 1024 * 1024),
     workers: pick("workers", MONITOR_ENV.workers, integer(1, 64), 1),
+    inFlightPerWorker: pick("inFlightPerWorker", MONITOR_ENV.inFlightPerWorker, integer(1, 256), usesOnnx(score) ? 8 : 2),
     timeoutMs: pick("timeoutMs", MONITOR_ENV.timeoutMs, integer(1, 3_600_000), 30_000),
     scoringShare: pick("scoringShare", MONITOR_ENV.scoringShare, (f, v) => {
       const n = parseNumber(f, v, { min: 0, max: 1, what: "a share of one core" });
@@ -316,6 +325,11 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
  */
 export function scoringWorkerData(resolved: Pick<ResolvedMonitorOptions, "score" | "captureContent" | "review">, settings: BackendSettings): ScoringWorkerData {
   return { score: resolved.score, settings, captureContent: resolved.captureContent, review: resolved.review !== undefined };
+}
+
+/** Whether the resolved scoring options choose the onnx backend: "onnx", or "auto" with a model set. */
+function usesOnnx(score: Pick<ResolvedScoreOptions, "backend" | "model">): boolean {
+  return score.backend === "onnx" || (score.backend === "auto" && score.model !== undefined);
 }
 
 /** The monitor's name for each source of the threshold that is set explicitly. */

@@ -43,8 +43,10 @@ export interface SchedulerOptions {
   readonly now: () => number;
   /** The share of a core scoring may keep busy; below 1 each job is followed by an idle cooldown. */
   readonly scoringShare: number;
-  /** Scoring workers: jobs scored at once are as many (share below 1) or twice as many. */
+  /** Scoring workers: jobs scored at once are as many (share below 1) or `inFlightPerWorker` times as many. */
   readonly workers: number;
+  /** Jobs each worker scores at once when the scoring share is 1. Default 2. */
+  readonly inFlightPerWorker?: number;
   /** Most observations waiting: queued, in the stage, or back from it. */
   readonly queueSize: number;
   /** Most text (≈ bytes) held by waiting and in-flight jobs. */
@@ -81,7 +83,7 @@ export class Scheduler {
 
   constructor(options: SchedulerOptions) {
     this.options = options;
-    this.slots = options.scoringShare < 1 ? options.workers : options.workers * 2;
+    this.slots = options.scoringShare < 1 ? options.workers : options.workers * (options.inFlightPerWorker ?? 2);
   }
 
   /** Observations waiting to be scored: queued, in the stage, or back from it. */

@@ -9,6 +9,7 @@ import { resolveBackendSettings } from "../../src/config/hub.ts";
 import { resolveScoreOptions } from "../../src/config/score-options.ts";
 import { createTextAnalyzer } from "../../src/core/text.ts";
 import { createBackend } from "../../src/nli/registry.ts";
+import { createScorer } from "../../src/scoring/scorer.ts";
 
 const MODELS = fileURLToPath(new URL("../fixtures/models/", import.meta.url));
 
@@ -97,6 +98,34 @@ describe("the registry's onnx backend", () => {
       expect(await (backend as OnnxBackend).inferenceStats()).toEqual({ runs: 3, pairs: 5 });
     } finally {
       await backend.close();
+    }
+  });
+});
+
+describe("per-observation budgets with several observations in flight on one scorer", () => {
+  it("cap each observation's entailment calls, with the results each gets alone", async () => {
+    const context = ["The museum opens at nine. Tickets cost ten euros. The cafe closes at five. Guided tours start at noon."];
+    const answers = Array.from({ length: 6 }, (_, i) => `The museum opens at nine each day. Tickets cost ${i + 2} euros. The cafe closes at five daily. Tours begin at noon.`);
+    const options = { backend: "onnx", model: join(MODELS, "bert-wordpiece"), maxEntailmentCalls: 2, relevance: false, onnxBatchWaitMs: 20 };
+    const env = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
+    const alone = await createScorer(options, { env });
+    const together = await createScorer(options, { env });
+    try {
+      const one: Array<Awaited<ReturnType<typeof alone.score>>> = [];
+      for (const answer of answers) one.push(await alone.score({ answer, context }));
+      const many = await Promise.all(answers.map((answer) => together.score({ answer, context })));
+      // Their pairs shared batches: fewer runs than pairs sent.
+      const sent = many.reduce((n, r) => n + r.entailmentCalls, 0);
+      expect((await (together.entailment as OnnxBackend).inferenceStats()).runs).toBeLessThan(sent);
+      many.forEach((r, i) => {
+        expect(r.entailmentCalls).toBeLessThanOrEqual(2);
+        expect(r.limits).toContain("entailment_calls");
+        expect(r.entailmentCalls).toBe(one[i]?.entailmentCalls);
+        expect(r.score).toBeCloseTo(one[i]?.score ?? NaN, 5);
+        expect(r.verdict).toBe(one[i]?.verdict);
+      });
+    } finally {
+      await Promise.all([alone.close(), together.close()]);
     }
   });
 });

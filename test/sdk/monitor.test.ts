@@ -391,6 +391,21 @@ describe("hostile input and faults (issue 13)", () => {
     expect(restarts?.[0]).toMatchObject({ attributes: { "groundwatch.reason": "timeout" }, value: 1 });
   });
 
+  it("times out only the hanging job among several in flight on one worker; the others on it are scored", async () => {
+    const { startJudgeServer, chat } = await import("../helpers/judge-server.ts");
+    const judge = await startJudgeServer((req) => (req.messages.some((m) => m.content.includes("Zanzibar")) ? { body: chat("ENTAILMENT"), delayMs: 60_000 } : { body: chat("ENTAILMENT") }));
+    const otel = testOtel();
+    const monitor = monitorWith(otel, { sampling: { default: 1 }, workers: 1, inFlightPerWorker: 6, timeoutMs: 1500, env: { ...ENV, GROUNDWATCH_JUDGE_API_KEY: "k" }, scoring: { backend: "judge", judgeUrl: judge.url, judgeModel: "m" } });
+    await monitor.ready();
+    monitor.observe({ route: "/r", context: ["Zanzibar is an island."], answer: "Zanzibar is an island." });
+    for (let i = 0; i < 5; i++) monitor.observe({ route: "/r", ...GOOD });
+    await monitor.flush();
+    const s = monitor.stats();
+    expect(s.failed.timeout).toBe(1);
+    expect(s.scored).toBe(5);
+    expect(identityHolds(s)).toBe(true);
+  });
+
   it("counts a throwing redact hook once: scored, recorded without content", async () => {
     const otel = testOtel();
     const monitor = monitorWith(otel, {

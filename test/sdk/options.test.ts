@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/config/errors.ts";
 import { resolveBackendSettings } from "../../src/config/hub.ts";
 import { resolveMonitorOptions, scoringWorkerData } from "../../src/sdk/options.ts";
 import { tempDir } from "../helpers/cli.ts";
@@ -69,5 +70,29 @@ describe("scoring workers", () => {
     expect(JSON.stringify(data)).not.toContain("hunter2");
     expect(JSON.stringify(data)).not.toContain("collector-secret");
     expect(JSON.stringify(data)).not.toContain("/usr/bin");
+  });
+});
+
+describe("observations in flight per scoring worker", () => {
+  it("default to 2, and to 8 when scoring uses the onnx backend (onnx, or auto with a model)", () => {
+    expect(resolveMonitorOptions({ env: {} }).inFlightPerWorker).toBe(2);
+    expect(resolveMonitorOptions({ env: {}, scoring: { backend: "offline", model: "/m" } }).inFlightPerWorker).toBe(2);
+    expect(resolveMonitorOptions({ env: {}, scoring: { backend: "onnx" } }).inFlightPerWorker).toBe(8);
+    expect(resolveMonitorOptions({ env: { GROUNDWATCH_MODEL: "/m" } }).inFlightPerWorker).toBe(8);
+  });
+
+  it("are read option > GROUNDWATCH_IN_FLIGHT_PER_WORKER > config file's monitor section", () => {
+    const file = configFile({ monitor: { inFlightPerWorker: 4 } });
+    const env = { GROUNDWATCH_IN_FLIGHT_PER_WORKER: "16" };
+    expect(resolveMonitorOptions({ env, configFile: file, inFlightPerWorker: 3 }).inFlightPerWorker).toBe(3);
+    expect(resolveMonitorOptions({ env, configFile: file }).inFlightPerWorker).toBe(16);
+    expect(resolveMonitorOptions({ env: {}, configFile: file }).inFlightPerWorker).toBe(4);
+  });
+
+  it("throw a ConfigError naming the field for values out of range", () => {
+    expect(() => resolveMonitorOptions({ env: {}, inFlightPerWorker: 0 })).toThrow(ConfigError);
+    expect(() => resolveMonitorOptions({ env: {}, inFlightPerWorker: 257 })).toThrow(/invalid inFlightPerWorker: 257/);
+    expect(() => resolveMonitorOptions({ env: { GROUNDWATCH_IN_FLIGHT_PER_WORKER: "many" } })).toThrow(/invalid GROUNDWATCH_IN_FLIGHT_PER_WORKER/);
+    expect(() => resolveMonitorOptions({ env: {}, configFile: configFile({ monitor: { inFlightPerWorker: 1.5 } }) })).toThrow(/invalid config file monitor.inFlightPerWorker: 1.5/);
   });
 });

@@ -69,6 +69,23 @@ describe("Scheduler", () => {
     expect(h.scheduler.bytes()).toBe(0);
   });
 
+  it("scores inFlightPerWorker jobs per worker at once (share 1)", async () => {
+    const h = harness({ workers: 2, inFlightPerWorker: 3 });
+    for (const r of ["a", "b", "c", "d", "e", "f", "g"]) h.scheduler.enqueue(job(r));
+    h.scheduler.pump();
+    expect(h.scheduler.slots).toBe(6);
+    expect(h.started).toEqual(["a", "b", "c", "d", "e", "f"]);
+    await h.end("c");
+    expect(h.started).toHaveLength(7);
+  });
+
+  it("scores one job per worker at a time with a scoring share below 1, whatever inFlightPerWorker says", () => {
+    const h = harness({ workers: 2, inFlightPerWorker: 8, scoringShare: 0.5 });
+    for (const r of ["a", "b", "c"]) h.scheduler.enqueue(job(r));
+    h.scheduler.pump();
+    expect(h.started).toEqual(["a", "b"]);
+  });
+
   it("with a scoring share below 1, idles after each job in proportion to its duration, on the injected clock", async () => {
     const h = harness({ scoringShare: 0.25 });
     h.scheduler.enqueue(job("a"));
