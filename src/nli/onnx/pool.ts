@@ -30,12 +30,19 @@ export interface InferencePoolOptions {
   readonly size: number;
   /** Longest a pair waits for other callers' pairs to fill its batch while a worker is idle, in ms; 0 = never wait. Default 5. */
   readonly batchWaitMs?: number;
+  /** Batches each worker is sent at once. Default BATCHES_PER_WORKER (for the timing comparison). */
+  readonly batchesPerWorker?: number;
 }
 
 /**
- * Batches each worker runs at once. One: a second batch sent to a busy worker would only contend for
- * the same session's intra-op threads, and queued pairs are better kept here, where they join the next
- * batch, than in the worker's message queue (measured: see the timing note in docs/backends.md).
+ * Batches each worker is sent at once: one. A second batch in flight would overlap its tokenisation
+ * with the first one's session.run, but it runs the same session concurrently (contending for its
+ * intra-op threads), and it takes pairs out of the queue before they can fill a batch. Measured
+ * (16 clients × 30 observations of 4 pairs, MiniLM-L6-shaped graph, seq ≤ 128, one worker, one
+ * intra-op thread, wait bound 2 ms, inferenceStats for runs; on 2 shared cores at a load average of about 7, so noisy):
+ * one in flight ran full batches (32.0 pairs a run) at fp32 13.3 / 11.3 pairs/s and int8 29.9 / 25.7;
+ * two ran 21–27 pairs a run at fp32 11.6 and int8 41.0 / 26.5 — no gain beyond the noise, smaller
+ * batches, and two concurrent runs of one session.
  */
 export const BATCHES_PER_WORKER = 1;
 
@@ -52,12 +59,12 @@ async function sumStats(pool: WorkerPool<OnnxWorkerRequest, OnnxWorkerReply>): P
 }
 
 /** A batcher feeding `pool`'s workers: at most maxBatch pairs a batch, BATCHES_PER_WORKER per live worker. */
-function batcherFor<T, R>(pool: WorkerPool<OnnxWorkerRequest, OnnxWorkerReply>, options: OnnxEngineOptions, waitMs: number | undefined, run: (part: readonly T[]) => Promise<readonly R[]>, lengthOf: (t: T) => number, keyOf: (t: T) => string): DynamicBatcher<T, R> {
+function batcherFor<T, R>(pool: WorkerPool<OnnxWorkerRequest, OnnxWorkerReply>, options: OnnxEngineOptions, sizing: InferencePoolOptions, run: (part: readonly T[]) => Promise<readonly R[]>, lengthOf: (t: T) => number, keyOf: (t: T) => string): DynamicBatcher<T, R> {
   return createDynamicBatcher<T, R>({
     maxBatch: Math.max(1, options.maxBatch ?? 32),
-    waitMs: waitMs ?? 5,
+    waitMs: sizing.batchWaitMs ?? 5,
     // No live worker (one is being replaced): one batch goes, and the pool answers it (queued or "unavailable").
-    slots: () => Math.max(1, pool.alive) * BATCHES_PER_WORKER,
+    slots: () => Math.max(1, pool.alive) * (sizing.batchesPerWorker ?? BATCHES_PER_WORKER),
     run,
     lengthOf,
     keyOf,
@@ -70,14 +77,14 @@ function batcherFor<T, R>(pool: WorkerPool<OnnxWorkerRequest, OnnxWorkerReply>, 
  * least busy worker.
  */
 export async function createInferencePool(options: OnnxEngineOptions, sizing: InferencePoolOptions | number): Promise<InferencePool> {
-  const { size, batchWaitMs } = typeof sizing === "number" ? { size: sizing, batchWaitMs: undefined } : sizing;
+  const opts: InferencePoolOptions = typeof sizing === "number" ? { size: sizing } : sizing;
   const data: OnnxWorkerData = { ...options, head: "nli" };
-  const pool = await createWorkerPool<OnnxWorkerRequest, OnnxWorkerReply>(workerUrl(import.meta.url), data, size);
+  const pool = await createWorkerPool<OnnxWorkerRequest, OnnxWorkerReply>(workerUrl(import.meta.url), data, opts.size);
   const info = (await pool.run({ kind: "info" })) as OnnxModelInfo;
   const batcher = batcherFor<NliPair, NliResult>(
     pool,
     options,
-    batchWaitMs,
+    opts,
     (part) => pool.run({ kind: "classify", pairs: part.map(({ premise, hypothesis }) => ({ premise, hypothesis })) }) as Promise<NliResult[]>,
     nliLength,
     nliKey,
@@ -95,14 +102,14 @@ export async function createInferencePool(options: OnnxEngineOptions, sizing: In
 
 /** The same machinery for a relevance cross-encoder (relevance-engine.ts): its own workers, each with its own session. */
 export async function createRelevancePool(options: OnnxEngineOptions, sizing: InferencePoolOptions | number): Promise<RelevancePool> {
-  const { size, batchWaitMs } = typeof sizing === "number" ? { size: sizing, batchWaitMs: undefined } : sizing;
+  const opts: InferencePoolOptions = typeof sizing === "number" ? { size: sizing } : sizing;
   const data: OnnxWorkerData = { ...options, head: "relevance" };
-  const pool = await createWorkerPool<OnnxWorkerRequest, OnnxWorkerReply>(workerUrl(import.meta.url), data, size);
+  const pool = await createWorkerPool<OnnxWorkerRequest, OnnxWorkerReply>(workerUrl(import.meta.url), data, opts.size);
   const info = (await pool.run({ kind: "info" })) as RelevanceModelInfo;
   const batcher = batcherFor<RelevancePair, number>(
     pool,
     options,
-    batchWaitMs,
+    opts,
     (part) => pool.run({ kind: "relevance", pairs: part.map(({ query, passage }) => ({ query, passage })) }) as Promise<number[]>,
     relevanceLength,
     relevanceKey,
