@@ -31,6 +31,13 @@ function failureOf(error: unknown): string | undefined {
 }
 
 describe("worker pool", () => {
+  it("sends a job to every live worker with runOnEach, one reply each", async () => {
+    const pool = await poolOf({ size: 3 });
+    const replies = await pool.runOnEach({ kind: "echo", value: 7 });
+    expect(replies.map((r) => r.value)).toEqual([7, 7, 7]);
+    expect(new Set(replies.map((r) => r.thread)).size).toBe(3);
+  });
+
   it("replaces a worker that exits, failing only the job it was running", async () => {
     const restarts: string[] = [];
     const pool = await poolOf({ size: 1, restartDelayMs: 10, onRestart: (cause) => restarts.push(cause) });
