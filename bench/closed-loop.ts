@@ -1,0 +1,91 @@
+/**
+ * Closed-loop load for the model-tier bench: each client keeps one observation outstanding (sent and
+ * not yet scored) and sends the next when it is scored. An observation is known scored by its route:
+ * each client sends under routes of its own (`/bench/c<client>/<k>`, turning over ROUTES_PER_CLIENT
+ * of them, so a late answer to a timed-out observation cannot complete a later one), and the monitor
+ * reports each completed evaluation with its route.
+ */
+
+/** Routes each client turns over (16 clients × 4 = 64, under the default route-label cap of 200). */
+const ROUTES_PER_CLIENT = 4;
+
+/** The route of a client's k-th observation. */
+export function clientRoute(client: number, k: number): string {
+  return `/bench/c${client}/${k % ROUTES_PER_CLIENT}`;
+}
+
+/** Observations waiting to be reported scored, by route. */
+export interface CompletionWaiter {
+  /** Resolves true when `route` is reported scored, false after `timeoutMs`. Call before sending. */
+  wait(route: string, timeoutMs: number): Promise<boolean>;
+  /** Reports `route` scored. */
+  done(route: string): void;
+  /** Gives up on `route` (it was refused): its wait resolves false now. */
+  cancel(route: string): void;
+}
+
+export function completionWaiter(): CompletionWaiter {
+  const waiting = new Map<string, (scored: boolean) => void>();
+  return {
+    wait(route, timeoutMs) {
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => {
+          waiting.delete(route);
+          resolve(false);
+        }, timeoutMs);
+        waiting.set(route, (scored) => {
+          clearTimeout(timer);
+          waiting.delete(route);
+          resolve(scored);
+        });
+      });
+    },
+    done(route) {
+      waiting.get(route)?.(true);
+    },
+    cancel(route) {
+      waiting.get(route)?.(false);
+    },
+  };
+}
+
+export interface LoopResult {
+  /** Observations scored within the timed window. */
+  readonly completed: number;
+  /** Observations never reported scored (refused, failed, or over the timeout). */
+  readonly lost: number;
+  /** Send-to-scored latency of each observation scored within the window, ms. */
+  readonly latenciesMs: readonly number[];
+  readonly elapsedS: number;
+}
+
+/**
+ * Runs `clients` closed loops for `seconds`: `one(client, k)` sends the client's k-th observation and
+ * resolves true once it is scored (false when lost). Observations still outstanding at the end are
+ * awaited but not counted.
+ */
+export async function closedLoop(clients: number, seconds: number, one: (client: number, k: number) => Promise<boolean>): Promise<LoopResult> {
+  const latenciesMs: number[] = [];
+  let lost = 0;
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let k = 0; performance.now() < end; k++) {
+        const t0 = performance.now();
+        const scored = await one(client, k);
+        const t1 = performance.now();
+        if (!scored) lost++;
+        else if (t1 <= end) latenciesMs.push(t1 - t0);
+      }
+    }),
+  );
+  return { completed: latenciesMs.length, lost, latenciesMs, elapsedS: seconds };
+}
+
+/** The q-quantile (0–1) of `values` (nearest rank); NaN when empty. */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
+}
