@@ -33,6 +33,8 @@ export function completionWaiter(): CompletionWaiter {
           waiting.delete(route);
           resolve(false);
         }, timeoutMs);
+        // A wait left behind when a cell ends (its process stopped) must not hold this one open.
+        timer.unref();
         waiting.set(route, (scored) => {
           clearTimeout(timer);
           waiting.delete(route);
@@ -61,26 +63,29 @@ export interface LoopResult {
 
 /**
  * Runs `clients` closed loops for `seconds`: `one(client, k)` sends the client's k-th observation and
- * resolves true once it is scored (false when lost). Observations still outstanding at the end are
- * awaited but not counted.
+ * resolves true once it is scored (false when lost). Resolves when the window ends, with what was
+ * scored or lost within it; observations still outstanding then are neither awaited nor counted
+ * (the caller stops the process that holds them).
  */
 export async function closedLoop(clients: number, seconds: number, one: (client: number, k: number) => Promise<boolean>): Promise<LoopResult> {
   const latenciesMs: number[] = [];
   let lost = 0;
   const start = performance.now();
   const end = start + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: clients }, async (_, client) => {
-      for (let k = 0; performance.now() < end; k++) {
-        const t0 = performance.now();
-        const scored = await one(client, k);
-        const t1 = performance.now();
-        if (!scored) lost++;
-        else if (t1 <= end) latenciesMs.push(t1 - t0);
-      }
-    }),
-  );
-  return { completed: latenciesMs.length, lost, latenciesMs, elapsedS: seconds };
+  let open = true;
+  const loops = Array.from({ length: clients }, async (_, client) => {
+    for (let k = 0; open && performance.now() < end; k++) {
+      const t0 = performance.now();
+      const scored = await one(client, k);
+      const t1 = performance.now();
+      if (!open || t1 > end) break;
+      if (scored) latenciesMs.push(t1 - t0);
+      else lost++;
+    }
+  });
+  await Promise.race([Promise.all(loops), new Promise((resolve) => setTimeout(resolve, seconds * 1000))]);
+  open = false;
+  return { completed: latenciesMs.length, lost, latenciesMs: [...latenciesMs], elapsedS: seconds };
 }
 
 /** The q-quantile (0–1) of `values` (nearest rank); NaN when empty. */

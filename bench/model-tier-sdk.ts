@@ -72,8 +72,8 @@ async function main(): Promise<void> {
     monitor.observe({ route, context: obs.context, answer: obs.answer, question: obs.question });
     return scored;
   };
-  // Warm-up: one observation per client, not timed.
-  await Promise.all(Array.from({ length: cell.clients }, (_, c) => one(c, ROUTE_WARMUP)));
+  // Warm-up, not timed: one observation through the whole path.
+  if (!(await one(0, ROUTE_WARMUP))) throw new Error("the warm-up observation was not scored");
   const before = await Promise.all([counter(reader, "groundwatch.entailment.calls"), counter(reader, "groundwatch.entailment.saved")]);
   const atEnd = new Promise<Array<number | undefined>>((resolve) => setTimeout(() => resolve(Promise.all([counter(reader, "groundwatch.entailment.calls"), counter(reader, "groundwatch.entailment.saved")])), cell.seconds * 1000));
   const loop = await closedLoop(cell.clients, cell.seconds, one);
@@ -88,10 +88,15 @@ async function main(): Promise<void> {
     saved: diff(after[1], before[1]),
     peakRssMb: procStatusMb(process.pid, "VmHWM"),
   };
-  await monitor.shutdown(1000);
-  await meterProvider.shutdown();
   process.send?.(result);
+  // Drains what is still in flight (past the window, not counted): stopping onnxruntime's workers
+  // mid-run would abort the process.
+  await monitor.shutdown(TIMEOUT_DRAIN_MS);
+  process.exit(0);
 }
+
+/** How long the child waits for the observations still in flight at the end of the window. */
+const TIMEOUT_DRAIN_MS = 120_000;
 
 /** The warm-up observation's k: its route is the client's last (the timed loop starts at k = 0). */
 const ROUTE_WARMUP = 3;

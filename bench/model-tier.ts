@@ -27,7 +27,8 @@
  *    latency is post → scored, end to end); observations/s, per core (cores = os.cpus().length),
  *    pairs/s (groundwatch_entailment_calls_total over the window when the build has it, else the
  *    recorded pairs per observation × observations), as a share of the engine's batch-32 rate,
- *    p50/p99 latency, peak RSS (VmHWM of the serve process);
+ *    p50/p99 latency, peak RSS (VmHWM of the serve process). Each cell scores one untimed warm-up
+ *    observation first; observations still outstanding when the window ends are not counted;
  *  - the lone observation: the 1-client collector cell again with GROUNDWATCH_ONNX_BATCH_WAIT_MS=0;
  *    target p99(batching on) ≤ p99(wait 0) + the wait bound;
  *  - SDK: the same workload through createMonitor (dist/) in a child process, latency observe() →
@@ -52,7 +53,7 @@ import { closedLoop, clientRoute, completionWaiter, quantile } from "./closed-lo
 import type { SdkCell, SdkCellResult } from "./model-tier-sdk.ts";
 import { ROOT, SHAPES, tierModelDir } from "./models.ts";
 import type { RagObservation } from "./rag-workload.ts";
-import { ragObservation, workloadWords } from "./rag-workload.ts";
+import { ragObservation, workloadOverlap, workloadWords } from "./rag-workload.ts";
 import { metricSum, procStatusMb, startServe, stopServe } from "./serve-process.ts";
 
 function list(name: string, fallback: string[]): string[] {
@@ -164,7 +165,8 @@ async function collectorCell(model: string, dir: string, variant: string, client
       if ((await post(serve.port, agent, JSON.stringify([{ route, ...ragObservation(SEED, n++) }]))) !== 202) waiter.cancel(route);
       return scored;
     };
-    await Promise.all(Array.from({ length: clients }, (_, c) => one(c, 3)));
+    // Warm-up, not timed: one observation through the whole path.
+    if (!(await one(0, 3))) throw new Error(`${model} ${variant}: the warm-up observation was not scored`);
     const scrape = async (): Promise<string> => (await fetch(`${url}/metrics`)).text();
     const before = await scrape();
     const atEnd = new Promise<string>((resolve) => setTimeout(() => resolve(scrape()), SECONDS * 1000));
@@ -178,7 +180,8 @@ async function collectorCell(model: string, dir: string, variant: string, client
     return { model, variant, clients, label, completed: loop.completed, lost: loop.lost, p50Ms: quantile(loop.latenciesMs, 0.5), p99Ms: quantile(loop.latenciesMs, 0.99), elapsedS: loop.elapsedS, calls: delta("groundwatch_entailment_calls_total"), saved: delta("groundwatch_entailment_saved_total"), peakRssMb };
   } finally {
     agent.destroy();
-    await stopServe(serve.child);
+    // Killed, not drained: what is still queued is past the window and would only delay the next cell.
+    await stopServe(serve.child, "SIGKILL");
   }
 }
 
@@ -186,9 +189,11 @@ async function collectorCell(model: string, dir: string, variant: string, client
 function sdkCell(model: string, dir: string, variant: string, clients: number, base: number): Promise<Cell> {
   const cell: SdkCell = { dir, variant, clients, seconds: SECONDS, seed: SEED, base, timeoutMs: TIMEOUT_MS };
   const child = fork(join(import.meta.dirname, "model-tier-sdk.ts"), [], { execArgv: ["--import", "tsx"], env: { ...process.env, BENCH_CELL: JSON.stringify(cell) } });
+  // Resolves once the child has reported and exited, so that it does not run into the next cell.
   return new Promise((resolve, reject) => {
-    child.once("message", (r: SdkCellResult) => resolve({ model, variant, clients, label: "SDK", ...r }));
-    child.once("exit", (code) => reject(new Error(`SDK cell exited ${code} before reporting`)));
+    let result: SdkCellResult | undefined;
+    child.once("message", (r: SdkCellResult) => (result = r));
+    child.once("exit", (code) => (result ? resolve({ model, variant, clients, label: "SDK", ...result }) : reject(new Error(`SDK cell exited ${code} before reporting`))));
   });
 }
 
@@ -206,9 +211,12 @@ async function main(): Promise<void> {
   const words = workloadWords(Array.from({ length: 500 }, (_, i) => ragObservation(SEED, i)));
   const pairs = await recordPairs(sample);
   const pairsPerObservation = pairs.length / SAMPLE;
+  const overlap = workloadOverlap(Array.from({ length: 2000 }, (_, i) => ragObservation(SEED, i)));
+  const repeatedPairs = pairs.length - new Set(pairs.map((p) => `${p.premise}\u0000${p.hypothesis}`)).size;
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
   console.log(`machine: ${CORES} cores (os.cpus().length; ${cpus()[0]?.model ?? "unknown"}), Node ${process.version}, onnxruntime-node ${ort.env.versions.common}, commit ${commit}, ${new Date().toISOString()}`);
   console.log(`workload: seed ${SEED}; ${pairsPerObservation.toFixed(2)} pairs per observation (the scorer's, over ${SAMPLE} observations); ${SECONDS} s per cell; intra-op threads ${threads ?? "onnxruntime default"}; batching across observations: ${waitBound === undefined ? "not in this build" : `wait bound ${waitBound} ms, max batch ${engineBatch}`}`);
+  console.log(`workload check: of 2000 observations, ${overlap.verbatim} claims are a document sentence verbatim and ${overlap.sharedClaims} claims recur in another observation; of the ${pairs.length} pairs recorded, ${repeatedPairs} repeat${overlap.verbatim + overlap.sharedClaims + repeatedPairs > 0 ? " (NOT every pair is a model call: the figures overstate model work)" : ""}`);
   console.log("");
   const engineRows: string[] = [];
   const cells: Cell[] = [];

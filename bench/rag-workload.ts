@@ -99,3 +99,25 @@ export function workloadWords(observations: readonly RagObservation[]): Set<stri
   for (const o of observations) for (const text of [o.question, o.answer, ...o.context]) for (const m of text.toLowerCase().matchAll(/[a-z]+/g)) words.add(m[0]);
   return words;
 }
+
+const sentences = (text: string): string[] => text.split(/(?<=[.!?])\s+/).map((t) => t.toLowerCase().replace(/[^a-z0-9 ]/g, "").replace(/\s+/g, " ").trim());
+
+/**
+ * Checks the workload's premise on `observations`: claims that are a document sentence verbatim
+ * (after lower-casing and dropping punctuation), and claims that occur in more than one observation.
+ */
+export function workloadOverlap(observations: readonly RagObservation[]): { verbatim: number; sharedClaims: number } {
+  let verbatim = 0;
+  let sharedClaims = 0;
+  const owner = new Map<string, number>();
+  observations.forEach((o, i) => {
+    const stated = new Set(o.context.flatMap(sentences));
+    for (const claim of sentences(o.answer)) {
+      if (stated.has(claim)) verbatim++;
+      const first = owner.get(claim);
+      if (first !== undefined && first !== i) sharedClaims++;
+      owner.set(claim, first ?? i);
+    }
+  });
+  return { verbatim, sharedClaims };
+}

@@ -61,10 +61,10 @@ export function metricSum(text: string, name: string, orUndefined?: true): numbe
   return series.reduce((a, m) => a + Number(m[1]), 0);
 }
 
-/** Kills the process with SIGTERM and waits for it to exit. */
-export async function stopServe(child: ChildProcess): Promise<void> {
+/** Sends the process `signal` (default SIGTERM) and waits for it to exit. */
+export async function stopServe(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((res) => child.once("exit", res));
-  child.kill("SIGTERM");
+  child.kill(signal);
   await exited;
 }
