@@ -62,16 +62,18 @@ export interface LoopResult {
 }
 
 /**
- * Runs `clients` closed loops for `seconds`: `one(client, k)` sends the client's k-th observation and
- * resolves true once it is scored (false when lost). Resolves when the window ends, with what was
- * scored or lost within it; observations still outstanding then are neither awaited nor counted
- * (the caller stops the process that holds them).
+ * Runs `clients` closed loops: `one(client, k)` sends the client's k-th observation and resolves true
+ * once it is scored (false when lost). The first `warmupS` seconds bring the loops to their steady
+ * state (all clients start at once: the first observations meet an empty queue) and are not counted;
+ * then the window of `seconds` counts what is scored or lost within it. Resolves when the window ends;
+ * observations still outstanding then are neither awaited nor counted (the caller stops the process
+ * that holds them).
  */
-export async function closedLoop(clients: number, seconds: number, one: (client: number, k: number) => Promise<boolean>): Promise<LoopResult> {
+export async function closedLoop(clients: number, warmupS: number, seconds: number, one: (client: number, k: number) => Promise<boolean>): Promise<LoopResult> {
   const latenciesMs: number[] = [];
   let lost = 0;
-  const start = performance.now();
-  const end = start + seconds * 1000;
+  const from = performance.now() + warmupS * 1000;
+  const end = from + seconds * 1000;
   let open = true;
   const loops = Array.from({ length: clients }, async (_, client) => {
     for (let k = 0; open && performance.now() < end; k++) {
@@ -79,13 +81,22 @@ export async function closedLoop(clients: number, seconds: number, one: (client:
       const scored = await one(client, k);
       const t1 = performance.now();
       if (!open || t1 > end) break;
+      if (t1 < from) continue;
       if (scored) latenciesMs.push(t1 - t0);
       else lost++;
     }
   });
-  await Promise.race([Promise.all(loops), new Promise((resolve) => setTimeout(resolve, seconds * 1000))]);
+  await Promise.race([Promise.all(loops), new Promise((resolve) => setTimeout(resolve, (warmupS + seconds) * 1000))]);
   open = false;
   return { completed: latenciesMs.length, lost, latenciesMs: [...latenciesMs], elapsedS: seconds };
+}
+
+/**
+ * The warm-up before a cell's window: about one round of `clients` observations at the latency of a
+ * lone one (`loneMs`, measured on the first, so generous), at most `maxS`.
+ */
+export function warmupSeconds(clients: number, loneMs: number, maxS: number): number {
+  return Math.min(maxS, (clients * loneMs) / 1000);
 }
 
 /** The q-quantile (0–1) of `values` (nearest rank); NaN when empty. */

@@ -6,7 +6,7 @@
  */
 import type { MetricData } from "@opentelemetry/sdk-metrics";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
-import { closedLoop, clientRoute, completionWaiter, quantile } from "./closed-loop.ts";
+import { closedLoop, clientRoute, completionWaiter, quantile, warmupSeconds } from "./closed-loop.ts";
 import { ragObservation } from "./rag-workload.ts";
 import { procStatusMb } from "./serve-process.ts";
 import { builtMonitor } from "./sdk-built.ts";
@@ -72,12 +72,14 @@ async function main(): Promise<void> {
     monitor.observe({ route, context: obs.context, answer: obs.answer, question: obs.question });
     return scored;
   };
-  // Warm-up, not timed: one observation through the whole path.
+  // Warm-up, not timed: one observation through the whole path, then the loops' first round.
+  const t0 = performance.now();
   if (!(await one(0, ROUTE_WARMUP))) throw new Error("the warm-up observation was not scored");
-  const before = await Promise.all([counter(reader, "groundwatch.entailment.calls"), counter(reader, "groundwatch.entailment.saved")]);
-  const atEnd = new Promise<Array<number | undefined>>((resolve) => setTimeout(() => resolve(Promise.all([counter(reader, "groundwatch.entailment.calls"), counter(reader, "groundwatch.entailment.saved")])), cell.seconds * 1000));
-  const loop = await closedLoop(cell.clients, cell.seconds, one);
-  const after = await atEnd;
+  const warmupS = warmupSeconds(cell.clients, performance.now() - t0, cell.seconds);
+  const at = (s: number): Promise<Array<number | undefined>> => new Promise((resolve) => setTimeout(() => resolve(Promise.all([counter(reader, "groundwatch.entailment.calls"), counter(reader, "groundwatch.entailment.saved")])), s * 1000));
+  const [atStart, atEnd] = [at(warmupS), at(warmupS + cell.seconds)];
+  const loop = await closedLoop(cell.clients, warmupS, cell.seconds, one);
+  const [before, after] = await Promise.all([atStart, atEnd]);
   const result: SdkCellResult = {
     completed: loop.completed,
     lost: loop.lost,
