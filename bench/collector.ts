@@ -12,38 +12,17 @@
  *
  *   npm run bench:collector [-- --seconds 60] [--phase TEXT]   (only the phases whose label contains TEXT)
  */
-import type { ChildProcess } from "node:child_process";
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { cpus } from "node:os";
-import { join } from "node:path";
+import type { ServeProcess } from "./serve-process.ts";
+import { metricSum, procStatusMb, startServe } from "./serve-process.ts";
 
-const ROOT = join(import.meta.dirname, "..");
 const BATCH = 10;
 const CONCURRENCY = 8;
 const DOCS = ["Returns: You may return most new, unopened items within 30 days of delivery for a full refund.", "Shipping: Standard shipping is free on orders over $50."];
 
-function start(rate: number): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ["bin/groundwatch.js", "serve", "--port", "0", "--sample-rate", String(rate), "--backend", "offline"], { cwd: ROOT, env: { ...process.env, HF_HOME: "/nonexistent" }, stdio: ["ignore", "ignore", "pipe"] });
-  return new Promise((resolve, reject) => {
-    let err = "";
-    child.stderr?.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-      if (m?.[1]) resolve({ child, port: Number(m[1]) });
-    });
-    child.on("exit", (code) => reject(new Error(`collector exited ${code}: ${err}`)));
-  });
-}
-
-function rssMb(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m?.[1] ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
+function start(rate: number): Promise<ServeProcess> {
+  return startServe(["--sample-rate", String(rate), "--backend", "offline"], { HF_HOME: "/nonexistent" });
 }
 
 /** One request a client sends: where, what, how many interactions it carries, the status that means accepted. */
@@ -58,7 +37,7 @@ async function load(port: number, pid: number, seconds: number, make: () => Send
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const counts = { accepted: 0, rejected429: 0, other: 0, halfRefused: 0 };
   let peakRss = 0;
-  const poll = setInterval(() => (peakRss = Math.max(peakRss, rssMb(pid))), 200);
+  const poll = setInterval(() => (peakRss = Math.max(peakRss, procStatusMb(pid, "VmRSS"))), 200);
   const end = Date.now() + seconds * 1000;
   const post = (s: Send): Promise<number> =>
     new Promise((resolve) => {
@@ -131,7 +110,7 @@ const otlp = (genai: boolean): Send[] => {
 
 async function stats(port: number): Promise<{ scored: number; dropped: number; failed: number; seen: number; sampled: number; notSampled: number; interactions: number; incomplete: number; reasons: Record<string, number> }> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const sum = (name: string): number => [...text.matchAll(new RegExp(`^${name}\\{[^}]*\\} (\\S+)`, "gm"))].reduce((a, m) => a + Number(m[1]), 0);
+  const sum = (name: string): number => metricSum(text, name);
   const reasons: Record<string, number> = {};
   for (const m of text.matchAll(/^groundwatch_collector_incomplete_total\{[^}]*groundwatch_reason="([^"]+)"[^}]*\} (\S+)/gm)) reasons[m[1]!] = (reasons[m[1]!] ?? 0) + Number(m[2]);
   return { reasons, interactions: sum("groundwatch_collector_interactions_total"), incomplete: sum("groundwatch_collector_incomplete_total"), sampled: sum("groundwatch_observations_sampled_total"), notSampled: sum("groundwatch_observations_not_sampled_total"), seen: sum("groundwatch_observations_seen_total"), scored: sum("groundwatch_observations_scored_total"), dropped: sum("groundwatch_observations_dropped_total"), failed: sum("groundwatch_observations_failed_total") };

@@ -14,26 +14,13 @@
  * fp32 and int8 are timed cell by cell, alternately, GROUNDWATCH_BENCH_ROUNDS times (default 3) for
  * GROUNDWATCH_BENCH_ROUND_MS each (default 1000), and each one's best round is reported.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { cpus, homedir } from "node:os";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { cpuIsaOrder, readCpuFeatures } from "../src/nli/onnx/variants.ts";
+import type { Shape } from "./models.ts";
+import { build, buildShape, CACHE, SHAPES } from "./models.ts";
 
-interface Shape {
-  readonly name: string;
-  readonly layers: number;
-  readonly hidden: number;
-  readonly heads: number;
-  readonly intermediate: number;
-  readonly vocab: number;
-}
-
-const SHAPES: Shape[] = [
-  { name: "minilm-l6-h384", layers: 6, hidden: 384, heads: 12, intermediate: 1536, vocab: 30522 },
-  { name: "deberta-v3-xsmall-encoder", layers: 12, hidden: 384, heads: 6, intermediate: 1536, vocab: 128100 },
-];
 const SEQS = [128, 256];
 const BATCHES = [1, 8, 32];
 const THREADS = Number(process.env.GROUNDWATCH_BENCH_THREADS ?? cpus().length);
@@ -47,22 +34,6 @@ const MATMULS: Array<[number, number, number]> = [
   [4096, 384, 1536],
   [4096, 1536, 384],
 ];
-const ROOT = join(import.meta.dirname, "..");
-const CACHE = join(process.env.GROUNDWATCH_CACHE ?? join(homedir(), ".cache", "groundwatch"), "bench-models");
-
-function build(args: string[], out: string): void {
-  if (existsSync(out)) return;
-  runFixtures(args, out);
-}
-
-function runFixtures(args: string[], out: string): void {
-  try {
-    execFileSync("/usr/bin/python3", [join(ROOT, "scripts", "onnx_fixtures.py"), ...args], { stdio: "inherit" });
-  } catch (error) {
-    throw new Error(`building ${out} failed (needs Debian's python3-onnx and python3-numpy: apt-get install python3-onnx): ${(error as Error).message}`);
-  }
-}
-
 /** Multiply-adds ×2 of one encoder pass over a sequence of length s. */
 function flopsPerPair(shape: Shape, s: number): number {
   const h = shape.hidden;
@@ -89,13 +60,7 @@ async function session(path: string): Promise<ort.InferenceSession> {
 
 async function main(): Promise<void> {
   for (const [m, k, n] of MATMULS) build(["matmul", join(CACHE, `matmul-${m}x${k}x${n}`), "--m", String(m), "--k", String(k), "--n", String(n)], join(CACHE, `matmul-${m}x${k}x${n}`));
-  for (const s of SHAPES) {
-    const dir = join(CACHE, s.name);
-    build(["shape", dir, "--layers", String(s.layers), "--hidden", String(s.hidden), "--heads", String(s.heads), "--intermediate", String(s.intermediate), "--vocab", String(s.vocab), "--int8"], dir);
-    // A cache built before the int8 rows existed has only the fp32 graph: quantise it.
-    const int8 = join(dir, "onnx", "model_int8.onnx");
-    if (!existsSync(int8)) runFixtures(["quantize", join(dir, "onnx", "model.onnx"), int8], int8);
-  }
+  for (const s of SHAPES) buildShape(s);
   // The peak is the best rate any of these GEMMs reaches: the ceiling the encoder's FLOPs run into.
   const gemmRates: string[] = [];
   let peak = 0;
