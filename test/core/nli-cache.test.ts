@@ -36,25 +36,25 @@ describe("the NLI judgement cache", () => {
 
   it("keys a pair by premise and hypothesis only, not by the document a premise was cut from", () => {
     const cache = createNliCache(1024);
-    cache.set({ premise: "p", hypothesis: "h", source: { document: "xp", start: 1, end: 2 } }, RESULT);
-    expect(cache.get({ premise: "p", hypothesis: "h" })).toEqual(RESULT);
-    expect(cache.get({ premise: "h", hypothesis: "p" })).toBeUndefined();
+    cache.set({ premise: "p", hypothesis: "h", source: { document: "xp", start: 1, end: 2 } }, "v1", RESULT);
+    expect(cache.get({ premise: "p", hypothesis: "h" }, "v1")).toEqual(RESULT);
+    expect(cache.get({ premise: "h", hypothesis: "p" }, "v1")).toBeUndefined();
   });
 
   it("stays within its byte bound, dropping the least recently used judgements first", () => {
     const text = "x".repeat(500);
     const cache = createNliCache(16 * 1024);
     const pair = (i: number): { premise: string; hypothesis: string } => ({ premise: `${i} ${text}`, hypothesis: `claim ${i}` });
-    cache.set(pair(0), RESULT);
+    cache.set(pair(0), "v1", RESULT);
     for (let i = 1; i < 1000; i++) {
-      cache.set(pair(i), RESULT);
+      cache.set(pair(i), "v1", RESULT);
       // Pair 0 is read all along, so it stays while older unread ones go.
-      expect(cache.get(pair(0))).toEqual(RESULT);
+      expect(cache.get(pair(0), "v1")).toEqual(RESULT);
     }
-    expect(cache.get(pair(999))).toEqual(RESULT);
-    expect(cache.get(pair(1))).toBeUndefined();
+    expect(cache.get(pair(999), "v1")).toEqual(RESULT);
+    expect(cache.get(pair(1), "v1")).toBeUndefined();
     let kept = 0;
-    for (let i = 0; i < 1000; i++) if (cache.get(pair(i))) kept++;
+    for (let i = 0; i < 1000; i++) if (cache.get(pair(i), "v1")) kept++;
     // Each entry is over 1 KiB (two bytes a character), so at most 16 fit.
     expect(kept).toBeGreaterThan(1);
     expect(kept).toBeLessThanOrEqual(16);
@@ -62,7 +62,7 @@ describe("the NLI judgement cache", () => {
 
   it("keeps no judgement whose texts alone are over the bound", () => {
     const cache = createNliCache(1000);
-    cache.set({ premise: "y".repeat(1000), hypothesis: "h" }, RESULT);
-    expect(cache.get({ premise: "y".repeat(1000), hypothesis: "h" })).toBeUndefined();
+    cache.set({ premise: "y".repeat(1000), hypothesis: "h" }, "v1", RESULT);
+    expect(cache.get({ premise: "y".repeat(1000), hypothesis: "h" }, "v1")).toBeUndefined();
   });
 });
