@@ -41,6 +41,22 @@ describe("the NLI judgement cache", () => {
     expect(cache.get({ premise: "h", hypothesis: "p" }, "v1")).toBeUndefined();
   });
 
+  it("keys a judgement by the backend's version too: the same pair judged by a new model or graph misses", () => {
+    const cache = createNliCache(1024);
+    cache.set({ premise: "p", hypothesis: "h" }, "models/a/model.onnx sha256:1", RESULT);
+    expect(cache.get({ premise: "p", hypothesis: "h" }, "models/a/model.onnx sha256:1")).toEqual(RESULT);
+    expect(cache.get({ premise: "p", hypothesis: "h" }, "models/a/model_int8.onnx sha256:2")).toBeUndefined();
+  });
+
+  it("never answers one pair with another's judgement, whatever separators their texts hold", () => {
+    const cache = createNliCache(1024);
+    cache.set({ premise: "a\u0000b", hypothesis: "c" }, "v1", RESULT);
+    expect(cache.get({ premise: "a", hypothesis: "b\u0000c" }, "v1")).toBeUndefined();
+    cache.set({ premise: "p", hypothesis: "h" }, "1:v", RESULT);
+    expect(cache.get({ premise: "p", hypothesis: "h" }, "1")).toBeUndefined();
+    expect(nliCacheKey({ premise: "a\u0000b", hypothesis: "c" })).not.toBe(nliCacheKey({ premise: "a", hypothesis: "b\u0000c" }));
+  });
+
   it("stays within its byte bound, dropping the least recently used judgements first", () => {
     const text = "x".repeat(500);
     const cache = createNliCache(16 * 1024);
