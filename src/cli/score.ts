@@ -8,7 +8,9 @@ import { runRowCommand } from "./rows.ts";
 import type { ScoreRow } from "./score-rows.ts";
 import { parseScoreRow } from "./score-rows.ts";
 import { outputFile } from "./files.ts";
-import { formatResultBlock, tableHeader } from "./table.ts";
+import { formatResultBlock, modelWorkLine, tableHeader } from "./table.ts";
+import type { EntailmentCounts } from "../telemetry/summary.ts";
+import { entailmentCounts } from "../telemetry/summary.ts";
 
 export const SCORE_HELP: string = `groundwatch score — check each answer's claims against its retrieved context
 
@@ -76,6 +78,9 @@ function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unkno
     claims: r.claims,
     skipped: r.skipped,
     backend: r.backend,
+    // Pairs sent to the backend for groundedness; callsSaved only when some were decided without a model call.
+    entailmentCalls: r.entailmentCalls,
+    ...(r.callsSaved ? { callsSaved: r.callsSaved } : {}),
     // Only when the answer cites something ([1], (source: name)): markers found, valid, invalid, misattributed.
     ...(r.citations ? { citations: r.citations } : {}),
     // Only when an input limit cut the row, so ordinary rows read as before.
@@ -132,6 +137,8 @@ export function runScore(argv: readonly string[], io: CommandIo): Promise<number
 async function scoreRows(output: string | undefined, skipInvalid: boolean, inputPath: string, format: "jsonl" | "json" | "table", scorer: Scorer, io: CommandIo): Promise<number> {
   const totalBytes = inputPath === "-" ? 0 : statSync(inputPath).size;
   const summary: Summary = { rows: 0, grounded: 0, ungrounded: 0, unscorable: 0 };
+  // The run's model work, for the table's closing line.
+  let work: EntailmentCounts = { calls: 0, saved: { verbatim: 0, cache: 0 } };
   const showProgress = io.stderr.isTTY === true;
   const started = Date.now();
   let lastProgress = 0;
@@ -163,6 +170,8 @@ async function scoreRows(output: string | undefined, skipInvalid: boolean, input
       });
       summary.rows++;
       summary[result.verdict]++;
+      const counts = entailmentCounts(result);
+      work = { calls: work.calls + counts.calls, saved: { verbatim: work.saved.verbatim + counts.saved.verbatim, cache: work.saved.cache + counts.saved.cache } };
       if (format === "table") {
         for (const l of formatResultBlock(row.id, row.answer, result, row.context)) await writeLine(out, l);
       } else if (format === "json") {
@@ -181,6 +190,7 @@ async function scoreRows(output: string | undefined, skipInvalid: boolean, input
     },
     finish: async (out) => {
       if (format === "json") await writeLine(out, "]");
+      if (format === "table") await writeLine(out, modelWorkLine(work));
     },
     done: () => {
       if (showProgress) io.stderr.write("\n");

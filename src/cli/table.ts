@@ -1,5 +1,6 @@
 import type { ContextInput } from "../core/context.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
+import type { EntailmentCounts } from "../telemetry/summary.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { citationLines, citationSummaryText } from "./report-citations.ts";
 import { evidenceLocation, shownEvidence } from "./report-evidence.ts";
@@ -91,4 +92,9 @@ export function causeAndRelevance(result: ScoredAnswer): string | undefined {
 
 export function tableHeader(): string[] {
   return [`${"id".padEnd(ID_WIDTH)} ${"verdict".padEnd(11)} score  answer`, "─".repeat(104)];
+}
+
+/** The closing line of a table: "model calls 12, saved 3 verbatim + 5 cached" (pairs sent to the backend, and decided without it). */
+export function modelWorkLine(work: EntailmentCounts): string {
+  return `model calls ${work.calls}, saved ${work.saved.verbatim} verbatim + ${work.saved.cache} cached`;
 }

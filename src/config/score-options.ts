@@ -1,4 +1,5 @@
 import { JUDGE_API_KEY_ENV_NAME } from "./env.ts";
+import { DEFAULT_NLI_CACHE_BYTES } from "../core/nli-cache.ts";
 import { DEFAULT_LIMITS, DEFAULT_SETTINGS } from "./defaults.ts";
 import { parseBoolean, parseNonEmpty, parseNumber, parseOneOf } from "./parse.ts";
 import type { PickedValue, ValueSource } from "./resolve.ts";
@@ -92,6 +93,8 @@ export interface ScoreOptions {
   readonly maxEntailmentCalls?: number;
   /** Estimated bytes of text analyses and document windows a scorer keeps for reuse (recurring documents and claims are read once), 0–4 294 967 296, half each; 0 turns caching off. Default 33 554 432 (32 MiB) per scorer: per SDK worker, per collector, per CLI run. Env GROUNDWATCH_CACHE_BYTES. */
   readonly cacheBytes?: number;
+  /** Estimated bytes of entailment judgements a scorer keeps for reuse across observations (groundedness, semantic entropy and claim consistency share them; keyed by the backend's version), 0–1 073 741 824; 0 turns it off. Default 16 777 216 (16 MiB) per scorer. Env GROUNDWATCH_NLI_CACHE_BYTES. */
+  readonly nliCacheBytes?: number;
   /** Measure context and answer relevance and name the cause of each ungrounded answer (retrieval, generation, citation, mixed). Default true. Env GROUNDWATCH_RELEVANCE. */
   readonly relevance?: boolean;
   /** Context relevance in [0, 1] below which the retrieved documents do not address the question (or claim): the cause is retrieval. Default: the backend's fitted one. Env GROUNDWATCH_CONTEXT_RELEVANCE_THRESHOLD. */
@@ -131,6 +134,7 @@ export interface ResolvedScoreOptions {
   readonly maxSamples: number;
   readonly maxEntailmentCalls: number;
   readonly cacheBytes: number;
+  readonly nliCacheBytes: number;
   readonly relevance: boolean;
   /** Undefined means "use the backend's recommended relevance thresholds". */
   readonly contextRelevanceThreshold: number | undefined;
@@ -171,6 +175,7 @@ export const SCORE_ENV = {
   maxSamples: "GROUNDWATCH_MAX_SAMPLES",
   maxEntailmentCalls: "GROUNDWATCH_MAX_ENTAILMENT_CALLS",
   cacheBytes: "GROUNDWATCH_CACHE_BYTES",
+  nliCacheBytes: "GROUNDWATCH_NLI_CACHE_BYTES",
 } as const satisfies Record<keyof ScoreOptions, string>;
 
 export const JUDGE_API_KEY_ENV = JUDGE_API_KEY_ENV_NAME;
@@ -252,6 +257,7 @@ export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSourc
     maxSamples: num("maxSamples", 2, 1000, true) ?? DEFAULT_LIMITS.maxSamples,
     maxEntailmentCalls: num("maxEntailmentCalls", 1, 1_000_000, true) ?? DEFAULT_LIMITS.maxEntailmentCalls,
     cacheBytes: num("cacheBytes", 0, 4 * 1024 ** 3, true) ?? DEFAULT_LIMITS.cacheBytes,
+    nliCacheBytes: num("nliCacheBytes", 0, 1024 ** 3, true) ?? DEFAULT_NLI_CACHE_BYTES,
     relevance: bool("relevance") ?? true,
     contextRelevanceThreshold: num("contextRelevanceThreshold", 0, 1, false),
     answerRelevanceThreshold: num("answerRelevanceThreshold", 0, 1, false),

@@ -67,6 +67,8 @@ export interface WindowSentence {
   readonly start: number;
   readonly end: number;
   readonly terms: readonly string[];
+  /** True on a part of a sentence cut at the token budget: not a whole sentence (core/verbatim.ts compares whole ones only). */
+  readonly part?: true;
 }
 
 /** A run of consecutive sentences of one document that fits the token budget. */
@@ -187,6 +189,7 @@ function sentencePieces(doc: AnalyzedText, budget: number, count: (t: string) =>
           end: last.end,
           tokens: used,
           terms: contentTerms(part),
+          part: true,
         });
       }
       from = to;

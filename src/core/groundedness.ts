@@ -11,6 +11,7 @@ import { limitInput } from "./input-limits.ts";
 import { scriptMismatch } from "./language.ts";
 import type { LimitName } from "./limits.ts";
 import { limitText, orderLimits } from "./limits.ts";
+import { callsSavedOf, lookUpPairs } from "./pair-lookup.ts";
 import { attachMarkers, claimsWithinBudget, planClaimChecks, windowsToCheck } from "./plan.ts";
 import type { AnswerInput, AnswerResult, CitationSummary, ClaimResult, Evidence, GroundednessScorer, GroundednessSettings, UnscorableReason } from "./result.ts";
 import type { TextAnalyzer } from "./text.ts";
@@ -115,15 +116,19 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         }
         ranges.push({ from, to: pairs.length });
       });
-      let results: NliResult[];
+      // Only what no verbatim sentence, cached judgement or earlier pair of this answer decides goes to the backend.
+      const lookup = lookUpPairs(pairs, owners, settings.nliCache, backend.version);
+      const { send } = lookup;
+      let sent: NliResult[];
       try {
-        results = pairs.length > 0 ? await backend.classify(pairs) : [];
+        sent = send.length > 0 ? await backend.classify(send) : [];
       } catch (error) {
-        return unscorable("backend_error", `${info.name} backend failed: ${(error as Error).message}`, skipped, limits, pairs.length, summary(0));
+        return unscorable("backend_error", `${info.name} backend failed: ${(error as Error).message}`, skipped, limits, send.length, summary(0));
       }
-      if (results.length !== pairs.length) {
-        return unscorable("backend_error", `${info.name} backend returned ${results.length} results for ${pairs.length} pairs`, skipped, limits, pairs.length, summary(0));
+      if (sent.length !== send.length) {
+        return unscorable("backend_error", `${info.name} backend returned ${sent.length} results for ${send.length} pairs`, skipped, limits, send.length, summary(0));
       }
+      const results = lookup.complete(sent);
       const claimResults = claims.map((claim, ci): ClaimResult => {
         const range = ranges[ci] ?? { from: 0, to: 0 };
         const judged: JudgedWindow[] = [];
@@ -136,7 +141,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       });
       for (const r of claimResults) {
         if (!Number.isFinite(r.score) || r.score < 0 || r.score > 1) {
-          return unscorable("backend_error", `${info.name} backend returned an invalid probability ${r.score}`, skipped, limits, pairs.length, summary(0));
+          return unscorable("backend_error", `${info.name} backend returned an invalid probability ${r.score}`, skipped, limits, send.length, summary(0));
         }
       }
       const score = Math.min(...claimResults.map((c) => answerContribution(c.score, c.contradiction)));
@@ -153,7 +158,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         skipped,
         backend: info,
         limits: orderLimits(limits),
-        entailmentCalls: pairs.length,
+        entailmentCalls: send.length,
+        ...callsSavedOf(lookup.saved),
         ...citationsOf(summary(misattributedCitations(claimResults))),
         ...(attributed ? { relevance: attributed.relevance } : {}),
       };

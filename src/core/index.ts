@@ -14,6 +14,7 @@ export type {
   AnswerInput,
   AnswerResult,
   AnswerVerdict,
+  CallsSaved,
   CitationStatus,
   CitationSummary,
   ClaimCitation,

@@ -2,15 +2,18 @@ import type { NliPair, NliResult } from "./backend.ts";
 import { createByteLru } from "./byte-lru.ts";
 
 /**
- * Judgements of (premise, hypothesis) pairs kept for reuse across measurements: semantic entropy
- * and claim-level consistency share one, so a pair judged by either costs no second call. The key
- * and the question prefix are decided here only, so the two cannot drift apart and miss each other.
+ * Judgements of (premise, hypothesis) pairs kept for reuse across measurements and observations:
+ * groundedness, semantic entropy and claim-level consistency share one per scorer, so a pair judged
+ * by any of them costs no second call. A judgement is kept under the version of the backend that
+ * made it (`backend.version`: for onnx the model directory, graph and graph hash), so a new model
+ * or graph misses. The key and the question prefix are decided here only, so the users cannot
+ * drift apart and miss each other.
  */
 export interface NliCache {
-  /** The judgement of this pair, marked as just used; undefined when it is not kept. */
-  get(pair: NliPair): NliResult | undefined;
-  /** Keeps the judgement, evicting the least recently used ones past the byte bound. */
-  set(pair: NliPair, result: NliResult): void;
+  /** The judgement of this pair by the backend of this version, marked as just used; undefined when it is not kept. */
+  get(pair: NliPair, version: string): NliResult | undefined;
+  /** Keeps the judgement made by the backend of this version, evicting the least recently used ones past the byte bound. */
+  set(pair: NliPair, version: string, result: NliResult): void;
 }
 
 /** Default bound of a scorer's judgement cache, in estimated bytes (16 MiB). */
@@ -19,9 +22,18 @@ export const DEFAULT_NLI_CACHE_BYTES = 16 * 1024 * 1024;
 /** Estimated bytes of one judgement besides its texts: three numbers, the entry and the key's overhead. */
 const RESULT_BYTES = 96;
 
-/** The cache key of a pair: its premise and hypothesis (the source a premise was cut from does not change the judgement). */
+/**
+ * The cache key of a pair: its premise and hypothesis (the source a premise was cut from does not
+ * change the judgement). The premise's length leads, so no two pairs share a key whatever their
+ * texts hold: the cache spans observations, and one caller's pair must never answer another's.
+ */
 export function nliCacheKey(pair: NliPair): string {
-  return `${pair.premise}\u0000${pair.hypothesis}`;
+  return `${pair.premise.length}:${pair.premise}\u0000${pair.hypothesis}`;
+}
+
+/** The key of a pair judged by the backend of this version (the version's length leads, as the premise's does). */
+function versionedKey(pair: NliPair, version: string): string {
+  return `${version.length}:${version}${nliCacheKey(pair)}`;
 }
 
 /**
@@ -38,9 +50,9 @@ export function withQuestion(question: string, text: string): string {
 export function createNliCache(maxBytes: number = DEFAULT_NLI_CACHE_BYTES): NliCache {
   const lru = createByteLru<NliResult>(maxBytes);
   return {
-    get: (pair) => lru.get(nliCacheKey(pair)),
-    set(pair, result) {
-      const key = nliCacheKey(pair);
+    get: (pair, version) => lru.get(versionedKey(pair, version)),
+    set(pair, version, result) {
+      const key = versionedKey(pair, version);
       let chars = key.length;
       for (const note of result.notes ?? []) chars += note.length;
       lru.set(key, result, chars * 2 + RESULT_BYTES);
@@ -50,13 +62,14 @@ export function createNliCache(maxBytes: number = DEFAULT_NLI_CACHE_BYTES): NliC
 
 /**
  * The cache a measurement uses: the given one; a Map (the public options' older shape) keyed by
- * nliCacheKey; or, without one, a fresh bounded cache for this measurement alone.
+ * nliCacheKey, for one backend (its caller's: the version is not in its keys); or, without one, a
+ * fresh bounded cache for this measurement alone.
  */
 export function asNliCache(cache: NliCache | Map<string, NliResult> | undefined): NliCache {
   if (cache === undefined) return createNliCache();
   if (!(cache instanceof Map)) return cache;
   return {
     get: (pair) => cache.get(nliCacheKey(pair)),
-    set: (pair, result) => void cache.set(nliCacheKey(pair), result),
+    set: (pair, _version, result) => void cache.set(nliCacheKey(pair), result),
   };
 }

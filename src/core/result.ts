@@ -2,6 +2,7 @@ import type { BackendInfo } from "./backend.ts";
 import type { SkippedSentence } from "./claims/types.ts";
 import type { ContextInput } from "./context.ts";
 import type { LimitName } from "./limits.ts";
+import type { NliCache } from "./nli-cache.ts";
 
 /**
  * What the groundedness check returns and is configured by: claim and answer results, their
@@ -168,6 +169,16 @@ export interface RelevanceReport {
  */
 export type UnscorableReason = "empty_answer" | "empty_context" | "no_checkable_claims" | "language_mismatch" | "backend_error";
 
+/**
+ * Entailment pairs of one answer decided without a model call (core/pair-lookup.ts), by why.
+ */
+export interface CallsSaved {
+  /** Pairs whose window states the claim as one of its whole sentences (core/verbatim.ts): entailment 1. */
+  readonly verbatim: number;
+  /** Pairs judged before by the same backend version: kept in the scorer's judgement cache, or repeated within the answer. */
+  readonly cache: number;
+}
+
 /** What every answer result carries besides its verdict. */
 interface AnswerResultBase {
   readonly claims: readonly ClaimResult[];
@@ -179,8 +190,10 @@ interface AnswerResultBase {
    * as its first characters and "…", while `start`/`end` still point into the original.
    */
   readonly limits: readonly LimitName[];
-  /** Entailment pairs sent to the backend for this answer. */
+  /** Entailment pairs sent to the backend for this answer (model calls made; pairs decided without one are in `callsSaved`). */
   readonly entailmentCalls: number;
+  /** Pairs decided without a model call, by why; present when either count is above 0. */
+  readonly callsSaved?: CallsSaved;
   /** Citation markers found in the answer and how they checked out; absent when it cites nothing. */
   readonly citations?: CitationSummary;
   /** Context and answer relevance, when relevance is measured (settings.relevance) and there is something to measure. */
@@ -232,6 +245,12 @@ export interface GroundednessSettings {
   readonly maxEntailmentCalls?: number;
   /** Estimated bytes of documents' windows kept for reuse across answers (default 16 MiB; 0: none). */
   readonly windowCacheBytes?: number;
+  /**
+   * Judgements kept across answers (core/nli-cache.ts), keyed by the backend's version: a pair found
+   * there is not sent again. The scorer shares one with semantic entropy and claim consistency.
+   * Absent: none is kept (identical pairs of one answer are still sent once).
+   */
+  readonly nliCache?: NliCache;
   /** Measure context and answer relevance and name the cause of ungrounded answers; absent: neither is done. */
   readonly relevance?: RelevanceSettings;
 }

@@ -97,6 +97,11 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
   const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
   const fitted = backend.recommendedRelevanceThresholds ?? DEFAULT_RELEVANCE_THRESHOLDS;
   const relevanceThresholds: RelevanceThresholds = { context: resolved.contextRelevanceThreshold ?? fitted.context, answer: resolved.answerRelevanceThreshold ?? fitted.answer };
+  // Judgements of (premise, hypothesis) pairs by this backend's version, shared by groundedness, entropy and
+  // claim consistency across observations: a pair judged once costs no second call while it stays.
+  // Bounded by bytes (least recently used out first); nliCacheBytes 0: none kept across observations.
+  const nliCache = resolved.nliCacheBytes === 0 ? undefined : createNliCache(resolved.nliCacheBytes);
+  const cacheOption = nliCache ? { cache: nliCache } : {};
   const pipeline = createGroundednessScorer(backend, analyzer, {
     threshold,
     topK: resolved.topK,
@@ -108,12 +113,10 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
     maxTokenChars: resolved.maxTokenChars,
     maxEntailmentCalls: resolved.maxEntailmentCalls,
     windowCacheBytes: Math.floor(resolved.cacheBytes / 2),
+    ...(nliCache ? { nliCache } : {}),
     ...(resolved.relevance ? { relevance: { thresholds: relevanceThresholds, topK: Math.min(resolved.topK, backend.relevanceTopK ?? resolved.topK), maxPairs: resolved.maxEntailmentCalls } } : {}),
   });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
-  // Judgements of (premise, hypothesis) pairs, shared by entropy and claim consistency: same pair, same backend, same answer.
-  // Reused within a run, bounded by bytes (least recently used out first).
-  const nliCache = createNliCache();
   return {
     policy,
     async score(input: Observation): Promise<ScoredAnswer> {
@@ -134,7 +137,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
       const question = cut(input.question ?? "");
       // Whether the set is short is decided below, against what was received before the cut at
       // maxSamples (the cut is the "samples" limit): core measures the set it is given.
-      const measured = await semanticEntropy({ question, samples, backend, options: { cache: nliCache, maxEntailmentCalls: budget } });
+      const measured = await semanticEntropy({ question, samples, backend, options: { ...cacheOption, maxEntailmentCalls: budget } });
       if (measured.overBudget) limits.add("entailment_calls");
       let scored: ScoredAnswer = { ...groundedness, entropy: measured };
       // No samples came: no claim is checked against them.
@@ -147,7 +150,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
           samples,
           backend,
           analyzer,
-          options: { threshold, unstableShare: resolved.unstableShare, tokenBudget: resolved.tokenBudget, topK: resolved.topK, maxEntailmentCalls: left, cache: nliCache },
+          options: { threshold, unstableShare: resolved.unstableShare, tokenBudget: resolved.tokenBudget, topK: resolved.topK, maxEntailmentCalls: left, ...cacheOption },
         });
         if (consistency.summary.overBudget) limits.add("entailment_calls");
         const claims = groundedness.claims.map((c, i) => {

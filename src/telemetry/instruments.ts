@@ -26,6 +26,10 @@ export interface Instruments {
   readonly duration: Histogram;
   readonly degenerate: Counter;
   readonly limited: Counter;
+  /** Entailment pairs sent to the backend, by route. */
+  readonly entailmentCalls: Counter;
+  /** Groundedness pairs decided without a model call, by route and reason (verbatim, cache). */
+  readonly entailmentSaved: Counter;
   readonly resampleCalls: Counter;
   readonly resampleTokens: Counter;
   readonly resampleDuration: Histogram;
@@ -77,6 +81,8 @@ export function createInstruments(meter: Meter): Instruments {
     duration: histogram(METRICS.duration, DURATION_BUCKETS),
     degenerate: counter(METRICS.degenerate),
     limited: counter(METRICS.limited),
+    entailmentCalls: counter(METRICS.entailmentCalls),
+    entailmentSaved: counter(METRICS.entailmentSaved),
     resampleCalls: counter(METRICS.resampleCalls),
     resampleTokens: counter(METRICS.resampleTokens),
     resampleDuration: histogram(METRICS.resampleDuration, RESAMPLE_DURATION_BUCKETS),

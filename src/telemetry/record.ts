@@ -41,6 +41,7 @@ import {
   ATTR_SCORE,
   ATTR_VERDICT,
   CITATION_STATUSES,
+  ENTAILMENT_SAVED_REASONS,
   RELEVANCE_UNMEASURED_REASONS,
   EVALUATION_GROUNDEDNESS,
   EVALUATION_SEMANTIC_ENTROPY,
@@ -263,6 +264,11 @@ export function recordEvaluation(params: {
   if (r.score !== null) m.score.record(r.score, { ...base, [ATTR_VERDICT]: r.verdict });
   recordClaims(r, base, m);
   recordRelevance(r, route, m);
+  // Model work by route only: pairs sent, and pairs decided without a call by why.
+  if (r.entailment) {
+    if (r.entailment.calls > 0) m.entailmentCalls.add(r.entailment.calls, { [ATTR_ROUTE]: route });
+    for (const reason of ENTAILMENT_SAVED_REASONS) if (r.entailment.saved[reason] > 0) m.entailmentSaved.add(r.entailment.saved[reason], { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
+  }
   // Citations by route and status only: the invalid-citation alert sums them per route.
   if (r.citations) for (const status of CITATION_STATUSES) if (r.citations.byStatus[status] > 0) m.citations.add(r.citations.byStatus[status], { [ATTR_ROUTE]: route, [ATTR_CITATION_STATUS]: status });
   if (r.entropy) {

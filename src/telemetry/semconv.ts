@@ -4,7 +4,7 @@
  * package) and checked against @opentelemetry/semantic-conventions/incubating by a test.
  */
 
-import type { RelevanceReport } from "../core/result.ts";
+import type { CallsSaved, RelevanceReport } from "../core/result.ts";
 
 export { CAUSES } from "../core/cause.ts";
 
@@ -180,6 +180,18 @@ export const METRICS = {
   collectorBufferMaxTraces: spec("groundwatch.collector.buffer.max_traces", "{trace}", "gauge", "The trace buffer's limit in traces (collector.maxTraces): fill = buffer.traces / buffer.max_traces"),
   collectorBufferMaxBytes: spec("groundwatch.collector.buffer.max_bytes", "By", "gauge", "The trace buffer's limit in text (collector.maxBufferBytes): fill = buffer.bytes / buffer.max_bytes"),
   collectorInteractions: spec("groundwatch.collector.interactions", "{interaction}", "counter", "Interactions the collector joined from traces and handed to scoring, by route and convention"),
+  entailmentCalls: spec(
+    "groundwatch.entailment.calls",
+    "{call}",
+    "counter",
+    "Entailment pairs sent to the backend (model calls), by route: groundedness, semantic entropy and claim consistency together",
+  ),
+  entailmentSaved: spec(
+    "groundwatch.entailment.saved",
+    "{call}",
+    "counter",
+    "Groundedness (claim, window) pairs decided without a model call, by route and reason: verbatim (the window states the claim as one of its whole sentences), cache (judged before by the same backend version, or repeated within the answer)",
+  ),
   limited: spec("groundwatch.observations.limited", "{observation}", "counter", "Scored observations a size limit cut short (answer_chars, context_chars, documents, samples, token_chars, entailment_calls), by route and limit"),
   resampleCalls: spec("groundwatch.resample.calls", "{call}", "counter", "Resampler calls (redrawing an answer for semantic entropy), by route and outcome: ok, error, too_large (the endpoint's reply was over its byte cap: aborted), timeout, short (fewer answers than asked), shutdown (aborted at shutdown); and, never called, scored without entropy: budget (over maxCallsPerMinute), busy (maxConcurrent calls running and as many waiting), no_question (nothing to redraw an answer to)"),
   resampleTokens: spec("groundwatch.resample.tokens", "{token}", "counter", "Tokens the resampler reported using, by route and kind (prompt, completion)"),
@@ -221,6 +233,9 @@ export type CitationCountStatus = (typeof CITATION_STATUSES)[number];
 /** Why relevance was not measured (groundwatch.reason on groundwatch.relevance.unmeasured). */
 export const RELEVANCE_UNMEASURED_REASONS = ["no_relevance_scorer", "backend_error"] as const satisfies ReadonlyArray<NonNullable<RelevanceReport["unmeasured"]>["reason"]>;
 export type RelevanceUnmeasuredReason = (typeof RELEVANCE_UNMEASURED_REASONS)[number];
+
+/** Why a pair was decided without a model call (groundwatch.reason on groundwatch.entailment.saved): the keys of AnswerResult.callsSaved. */
+export const ENTAILMENT_SAVED_REASONS = ["verbatim", "cache"] as const satisfies ReadonlyArray<keyof CallsSaved>;
 
 /** Why the ring of flagged answers let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
 export const FLAGGED_DROP_REASONS = ["route_full", "bytes", "cut", "too_large"] as const;

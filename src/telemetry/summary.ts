@@ -2,7 +2,7 @@ import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import type { ClaimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerCause, AnswerVerdict, CitationSummary, ClaimCause, ClaimResult, ClaimVerdict, Evidence, RelevanceReport } from "../core/result.ts";
+import type { AnswerCause, AnswerVerdict, CallsSaved, CitationSummary, ClaimCause, ClaimResult, ClaimVerdict, Evidence, RelevanceReport } from "../core/result.ts";
 import { evidenceToShow } from "../core/verdict.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
 import type { CitationCountStatus, RelevanceUnmeasuredReason } from "./semconv.ts";
@@ -36,6 +36,21 @@ export type ReviewClaim = Pick<ClaimResult, "index" | "text" | "start" | "end" |
 };
 
 /**
+ * Entailment pairs of one observation: `calls` sent to the backend (groundedness, semantic entropy
+ * and claim consistency together), and the groundedness pairs `saved` without a call, by why.
+ */
+export interface EntailmentCounts {
+  readonly calls: number;
+  readonly saved: CallsSaved;
+}
+
+/** The model work of a scored answer in counts. */
+export function entailmentCounts(r: Pick<ScoredAnswer, "entailmentCalls" | "callsSaved" | "entropy" | "claimConsistency">): EntailmentCounts {
+  const calls = r.entailmentCalls + (r.entropy?.entailmentCalls ?? 0) + (r.claimConsistency?.entailmentCalls ?? 0);
+  return { calls, saved: { verbatim: r.callsSaved?.verbatim ?? 0, cache: r.callsSaved?.cache ?? 0 } };
+}
+
+/**
  * An evaluation's relevance in numbers: the best context relevance against the question, the
  * answer's relevance to it (a refusal: 1), and why neither was measured when it was not.
  */
@@ -64,6 +79,8 @@ export interface EvaluationSummary {
   readonly backend: BackendInfo;
   /** Input limits the observation was cut by (answer_chars, context_chars, documents, token_chars, claims, samples, entailment_calls); [] when none. */
   readonly limits: readonly string[];
+  /** The model work of the observation (summarize always sets it). */
+  readonly entailment?: EntailmentCounts;
   /**
    * The claims not supported and, for each, the sentence of the context that bears on it (the one
    * that contradicts it, else its nearest support; "" when none), and (with resamples) the unstable
@@ -158,6 +175,7 @@ export function summarize(r: ScoredAnswer, captureContent: boolean, review = fal
     skipped: r.skipped.length,
     backend: r.backend,
     limits: r.limits,
+    entailment: entailmentCounts(r),
     ...(r.verdict !== "grounded" ? { flaggedClaims: unsupported.map(flaggedClaimRef) } : {}),
     ...(captureContent
       ? {

@@ -96,7 +96,8 @@ describe("groundwatch score", () => {
   });
 
   it("applies --threshold to verdicts", async () => {
-    const input = writeInput([ROW_GOOD]);
+    // Not a sentence of the context word for word (that would be entailment 1, whatever the threshold).
+    const input = writeInput([{ ...ROW_GOOD, answer: "The museum opens at nine." }]);
     const strict = await runCli(["score", "--input", input, "--threshold", "0.999"]);
     const row = JSON.parse(strict.stdout) as { verdict: string; threshold: number };
     expect(row).toMatchObject({ verdict: "ungrounded", threshold: 0.999 });

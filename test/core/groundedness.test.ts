@@ -20,7 +20,7 @@ function expectUnscorable(result: AnswerResult, reason: string): void {
 
 describe("groundedness scoring", () => {
   it("scores a supported answer grounded with evidence pointing into the right document", async () => {
-    const docs = ["Nothing relevant is here about cats.", "The museum opens at nine. Entry costs ten euros."];
+    const docs = ["Nothing relevant is here about cats.", "The museum opens at nine every morning. Entry costs ten euros."];
     const result = await scorerWith(createFakeBackend()).score({ answer: "The museum opens at nine.", context: docs });
     expect(result.verdict).toBe("grounded");
     expect(result.score).toBeCloseTo(0.9);
@@ -90,19 +90,19 @@ describe("groundedness scoring", () => {
 
     it("when the backend throws", async () => {
       const backend = createFakeBackend({ classify: () => Promise.reject(new Error("model exploded")) });
-      const result = await scorerWith(backend).score({ answer: "The museum opens at nine.", context: "The museum opens at nine." });
+      const result = await scorerWith(backend).score({ answer: "The museum opens at nine.", context: "The museum opens at nine every morning." });
       expectUnscorable(result, "backend_error");
       if (result.verdict === "unscorable") expect(result.detail).toContain("model exploded");
     });
 
     it("when the backend returns the wrong number of results", async () => {
       const backend = createFakeBackend({ classify: () => Promise.resolve([]) });
-      expectUnscorable(await scorerWith(backend).score({ answer: "The museum opens at nine.", context: "The museum opens at nine." }), "backend_error");
+      expectUnscorable(await scorerWith(backend).score({ answer: "The museum opens at nine.", context: "The museum opens at nine every morning." }), "backend_error");
     });
 
     it("when the backend returns a probability that is not one", async () => {
       const bad = (pairs: readonly NliPair[]): Promise<NliResult[]> => Promise.resolve(pairs.map(() => ({ entailment: NaN, neutral: 0, contradiction: 0 })));
-      const result = await scorerWith(createFakeBackend({ classify: bad })).score({ answer: "The museum opens at nine.", context: "The museum opens at nine." });
+      const result = await scorerWith(createFakeBackend({ classify: bad })).score({ answer: "The museum opens at nine.", context: "The museum opens at nine every morning." });
       expectUnscorable(result, "backend_error");
     });
   });

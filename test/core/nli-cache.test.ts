@@ -36,25 +36,41 @@ describe("the NLI judgement cache", () => {
 
   it("keys a pair by premise and hypothesis only, not by the document a premise was cut from", () => {
     const cache = createNliCache(1024);
-    cache.set({ premise: "p", hypothesis: "h", source: { document: "xp", start: 1, end: 2 } }, RESULT);
-    expect(cache.get({ premise: "p", hypothesis: "h" })).toEqual(RESULT);
-    expect(cache.get({ premise: "h", hypothesis: "p" })).toBeUndefined();
+    cache.set({ premise: "p", hypothesis: "h", source: { document: "xp", start: 1, end: 2 } }, "v1", RESULT);
+    expect(cache.get({ premise: "p", hypothesis: "h" }, "v1")).toEqual(RESULT);
+    expect(cache.get({ premise: "h", hypothesis: "p" }, "v1")).toBeUndefined();
+  });
+
+  it("keys a judgement by the backend's version too: the same pair judged by a new model or graph misses", () => {
+    const cache = createNliCache(1024);
+    cache.set({ premise: "p", hypothesis: "h" }, "models/a/model.onnx sha256:1", RESULT);
+    expect(cache.get({ premise: "p", hypothesis: "h" }, "models/a/model.onnx sha256:1")).toEqual(RESULT);
+    expect(cache.get({ premise: "p", hypothesis: "h" }, "models/a/model_int8.onnx sha256:2")).toBeUndefined();
+  });
+
+  it("never answers one pair with another's judgement, whatever separators their texts hold", () => {
+    const cache = createNliCache(1024);
+    cache.set({ premise: "a\u0000b", hypothesis: "c" }, "v1", RESULT);
+    expect(cache.get({ premise: "a", hypothesis: "b\u0000c" }, "v1")).toBeUndefined();
+    cache.set({ premise: "p", hypothesis: "h" }, "1:v", RESULT);
+    expect(cache.get({ premise: "p", hypothesis: "h" }, "1")).toBeUndefined();
+    expect(nliCacheKey({ premise: "a\u0000b", hypothesis: "c" })).not.toBe(nliCacheKey({ premise: "a", hypothesis: "b\u0000c" }));
   });
 
   it("stays within its byte bound, dropping the least recently used judgements first", () => {
     const text = "x".repeat(500);
     const cache = createNliCache(16 * 1024);
     const pair = (i: number): { premise: string; hypothesis: string } => ({ premise: `${i} ${text}`, hypothesis: `claim ${i}` });
-    cache.set(pair(0), RESULT);
+    cache.set(pair(0), "v1", RESULT);
     for (let i = 1; i < 1000; i++) {
-      cache.set(pair(i), RESULT);
+      cache.set(pair(i), "v1", RESULT);
       // Pair 0 is read all along, so it stays while older unread ones go.
-      expect(cache.get(pair(0))).toEqual(RESULT);
+      expect(cache.get(pair(0), "v1")).toEqual(RESULT);
     }
-    expect(cache.get(pair(999))).toEqual(RESULT);
-    expect(cache.get(pair(1))).toBeUndefined();
+    expect(cache.get(pair(999), "v1")).toEqual(RESULT);
+    expect(cache.get(pair(1), "v1")).toBeUndefined();
     let kept = 0;
-    for (let i = 0; i < 1000; i++) if (cache.get(pair(i))) kept++;
+    for (let i = 0; i < 1000; i++) if (cache.get(pair(i), "v1")) kept++;
     // Each entry is over 1 KiB (two bytes a character), so at most 16 fit.
     expect(kept).toBeGreaterThan(1);
     expect(kept).toBeLessThanOrEqual(16);
@@ -62,7 +78,7 @@ describe("the NLI judgement cache", () => {
 
   it("keeps no judgement whose texts alone are over the bound", () => {
     const cache = createNliCache(1000);
-    cache.set({ premise: "y".repeat(1000), hypothesis: "h" }, RESULT);
-    expect(cache.get({ premise: "y".repeat(1000), hypothesis: "h" })).toBeUndefined();
+    cache.set({ premise: "y".repeat(1000), hypothesis: "h" }, "v1", RESULT);
+    expect(cache.get({ premise: "y".repeat(1000), hypothesis: "h" }, "v1")).toBeUndefined();
   });
 });

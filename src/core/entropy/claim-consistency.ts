@@ -147,7 +147,7 @@ export async function claimConsistency({ question, claims, samples, backend, ana
       return chosen.map((w) => {
         const pair = { premise: withQuestion(question, w.text), hypothesis: claim.text };
         const key = nliCacheKey(pair);
-        const cached = known.get(key) ?? cache.get(pair);
+        const cached = known.get(key) ?? cache.get(pair, backend.version);
         if (cached) hits.set(key, cached);
         else if (!fresh.has(key)) added.set(key, pair);
         return key;
@@ -173,7 +173,7 @@ export async function claimConsistency({ question, claims, samples, backend, ana
         pairs.forEach((p, i) => {
           const r = results[i] as NliResult;
           known.set(nliCacheKey(p), r);
-          cache.set(p, r);
+          cache.set(p, backend.version, r);
         });
       }
     } catch (error) {

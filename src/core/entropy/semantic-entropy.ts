@@ -228,16 +228,16 @@ export async function semanticEntropy({ question, samples, backend, options = {}
     if (normaliseAnswer(ta) === normaliseAnswer(tb)) return { a, b, source: "normalised", equivalent: true };
     const pairF = { premise: withQuestion(question, ta), hypothesis: withQuestion(question, tb) };
     const pairB = { premise: pairF.hypothesis, hypothesis: pairF.premise };
-    const cachedF = cache.get(pairF);
-    const cachedB = cache.get(pairB);
+    const cachedF = cache.get(pairF, backend.version);
+    const cachedB = cache.get(pairB, backend.version);
     const needed = [...(cachedF ? [] : [pairF]), ...(cachedB ? [] : [pairB])];
     const fresh = needed.length > 0 ? await backend.classify(needed) : [];
     calls += needed.length;
     const forward = cachedF ?? fresh.shift();
     const backward = cachedB ?? fresh.shift();
     if (!forward || !backward) throw new Error(`${info.name} backend returned too few results`);
-    cache.set(pairF, forward);
-    cache.set(pairB, backward);
+    cache.set(pairF, backend.version, forward);
+    cache.set(pairB, backend.version, backward);
     return { a, b, source: needed.length === 0 ? "cache" : "backend", equivalent: argmaxIsEntailment(forward) && argmaxIsEntailment(backward), forward, backward };
   };
 
