@@ -14,6 +14,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { cpus } from "node:os";
@@ -112,7 +113,9 @@ const otlp = (genai: boolean): Send[] => {
   const logs: object[] = [];
   for (let k = 0; k < BATCH; k++) {
     const i = ++n;
-    const traceId = hex(i, 16);
+    // Random low bytes, as real trace ids have: the collector samples on them (traceFraction), and
+    // a counter there put every trace under 5% (all scored, none "not sampled").
+    const traceId = `${hex(i, 8)}${randomBytes(8).toString("hex")}`;
     const [root, retriever, llm] = [hex(3 * i, 8), hex(3 * i + 1, 8), hex(3 * i + 2, 8)];
     spans.push({ traceId, spanId: root, name: "POST /api/answer", attributes: [kv("http.route", `/api/r${i % 5}`)] });
     spans.push({ traceId, spanId: retriever, parentSpanId: root, name: "retrieve", attributes: [kv("openinference.span.kind", "RETRIEVER"), kv("input.value", "How long do I have to return an item?"), ...DOCS.map((d, j) => kv(`retrieval.documents.${j}.document.content`, d))] });
