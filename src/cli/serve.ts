@@ -101,7 +101,7 @@ trace_too_large) and maxBufferBytes (64 MiB of text for all traces being joined:
 incomplete ones are evicted as buffer_full); traceTimeoutMs (5000); maxTraceAgeMs (6 x
 traceTimeoutMs: a trace is settled that long after its first record); headersTimeoutMs (10000),
 requestTimeoutMs (60000), keepAliveTimeoutMs (5000), maxConnections (1024); drainMs (10000);
-heapGrowthPercent (50: how far the JS heaps may grow past what a full garbage collection left
+heapGrowthPercent (100: how far the JS heaps may grow past what a full garbage collection left
 live, in percent, 0–300, 0 = V8's own choice; env GROUNDWATCH_HEAP_GROWTH_PERCENT). The
 resampler: resampleUrl, resampleModel, resampleN, resampleRate, resampleTemperature, resampleMaxTokens (1024),
 resampleMaxConcurrent (2 calls in flight), resampleMaxCallsPerMinute (60; over it an observation is

@@ -4,11 +4,13 @@ import { setFlagsFromString } from "node:v8";
  * `groundwatch serve`'s heap growth (collector.heapGrowthPercent): after a full collection V8 lets a
  * heap grow by a factor it picks from how fast the program allocates, up to 4× the live size when
  * the process may use gigabytes. Under the collector's ingest (JSON and OTLP decoding: much
- * short-lived garbage, little kept) that put the main thread's heap at 110–125 MB and the scoring
- * worker's at 70–90 MB with about 30 MB live in each (docs/benchmarks.md, collector). A fixed factor
- * of 1.5 holds both near 70 MB at the same throughput.
+ * short-lived garbage, little kept) that put the main thread's heap at 110–134 MB and the scoring
+ * worker's at 70–90 MB with about 30–60 MB in use in each, and the process at 315–361 MB
+ * (docs/benchmarks.md, the collector's memory). A factor of 2 holds it at 265–269 MB at the same
+ * throughput; 1.5 held it no lower and cost about 15% of the OTLP + GenAI logs phase's throughput,
+ * whose joiner keeps more live (more to mark at each of the more frequent full collections).
  */
-export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
+export const DEFAULT_HEAP_GROWTH_PERCENT = 100;
 
 /** The largest heapGrowthPercent accepted: 300 is V8's own ceiling (a factor of 4). */
 export const MAX_HEAP_GROWTH_PERCENT = 300;

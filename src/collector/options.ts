@@ -64,7 +64,7 @@ export interface CollectorOptions {
   /**
    * How far `groundwatch serve`'s JS heaps (the main thread's and each scoring worker's) may grow past
    * what a full garbage collection left live before the next full collection, in percent, 0–300.
-   * Default 50 (DEFAULT_HEAP_GROWTH_PERCENT); 0 leaves it to V8, which lets a busy heap grow up to
+   * Default 100 (DEFAULT_HEAP_GROWTH_PERCENT); 0 leaves it to V8, which lets a busy heap grow up to
    * 4× its live size on a machine with memory to spare. Applied by `groundwatch serve` only (a
    * process-wide V8 setting: startCollector embedded in another program leaves it alone). Env
    * GROUNDWATCH_HEAP_GROWTH_PERCENT.

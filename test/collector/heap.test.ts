@@ -37,7 +37,7 @@ describe("the collector's heap growth (collector.heapGrowthPercent)", () => {
     const flags: string[] = [];
     applyHeapGrowth(DEFAULT_HEAP_GROWTH_PERCENT, (f) => flags.push(f));
     applyHeapGrowth(0, (f) => flags.push(f));
-    expect(flags).toEqual(["--heap-growing-percent=50", "--heap-growing-percent=0"]);
+    expect(flags).toEqual(["--heap-growing-percent=100", "--heap-growing-percent=0"]);
     expect(heapGrowthFlag(25)).toBe("--heap-growing-percent=25");
   });
 
@@ -49,7 +49,7 @@ describe("the collector's heap growth (collector.heapGrowthPercent)", () => {
     expect(bounded).toBeLessThan(own * 0.85);
   });
 
-  it("is applied by groundwatch serve before it listens (default 50)", { timeout: 30_000 }, async () => {
+  it("is applied by groundwatch serve before it listens (default 100)", { timeout: 30_000 }, async () => {
     // A preload that reports every V8 flag set at run time (node:v8's ESM export follows the CommonJS one).
     const preload = join(tempDir(), "report-flags.mjs");
     writeFileSync(
@@ -65,7 +65,7 @@ syncBuiltinESMExports();
     const run = spawnGroup(process.execPath, ["--import", preload, "bin/groundwatch.js", "serve", "--port", "0", "--backend", "offline"], { cwd: ROOT, env });
     await listeningUrl(run);
     const out = run.output();
-    expect(out).toContain("v8 flags set: --heap-growing-percent=50\n");
-    expect(out.indexOf("v8 flags set: --heap-growing-percent=50")).toBeLessThan(out.indexOf("listening on"));
+    expect(out).toContain("v8 flags set: --heap-growing-percent=100\n");
+    expect(out.indexOf("v8 flags set: --heap-growing-percent=100")).toBeLessThan(out.indexOf("listening on"));
   });
 });
