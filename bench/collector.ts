@@ -12,6 +12,7 @@
  *
  *   npm run bench:collector [-- --seconds 60] [--phase TEXT]   (only the phases whose label contains TEXT)
  */
+import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
 import { cpus } from "node:os";
 import type { ServeProcess } from "./serve-process.ts";
@@ -77,7 +78,11 @@ async function load(port: number, pid: number, seconds: number, make: () => Send
 }
 
 let n = 0;
-const answer = (): string => `You can return unopened items within ${n % 2 ? 30 : 90} days of delivery.`;
+// Each answer names its own order, so no two observations share a (window, claim) pair: the scorer's
+// judgement cache (core/pair-lookup.ts) would otherwise answer every observation after the first
+// without scoring it, and the 100% phase would measure cache hits. (Before issue 29 every answer was
+// one of two sentences; with no cache, each was scored in full.)
+const answer = (): string => `Order ${n} can be returned unopened within ${n % 2 ? 30 : 90} days of delivery.`;
 const observations = (): Send[] => {
   const rows = Array.from({ length: BATCH }, () => ({ route: `/api/r${n++ % 5}`, context: DOCS, answer: answer() }));
   return [{ path: "/v1/observations", body: JSON.stringify(rows), items: BATCH, ok: 202 }];
@@ -91,7 +96,9 @@ const otlp = (genai: boolean): Send[] => {
   const logs: object[] = [];
   for (let k = 0; k < BATCH; k++) {
     const i = ++n;
-    const traceId = hex(i, 16);
+    // Random low bytes, as real trace ids have: the collector samples on them (traceFraction), and
+    // a counter there put every trace under 5% (all scored, none "not sampled").
+    const traceId = `${hex(i, 8)}${randomBytes(8).toString("hex")}`;
     const [root, retriever, llm] = [hex(3 * i, 8), hex(3 * i + 1, 8), hex(3 * i + 2, 8)];
     spans.push({ traceId, spanId: root, name: "POST /api/answer", attributes: [kv("http.route", `/api/r${i % 5}`)] });
     spans.push({ traceId, spanId: retriever, parentSpanId: root, name: "retrieve", attributes: [kv("openinference.span.kind", "RETRIEVER"), kv("input.value", "How long do I have to return an item?"), ...DOCS.map((d, j) => kv(`retrieval.documents.${j}.document.content`, d))] });

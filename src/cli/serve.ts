@@ -3,6 +3,7 @@ import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
 import { RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, resolveCollectorOptions } from "../collector/options.ts";
+import { applyHeapGrowth } from "../collector/heap.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
 import { calibrationCaveats, explainCalibrationFailure } from "../core/calibration.ts";
@@ -99,7 +100,9 @@ too_many_documents / answer_too_large); maxTraces (10000) and maxTraceBytes (4 M
 trace_too_large) and maxBufferBytes (64 MiB of text for all traces being joined: the oldest
 incomplete ones are evicted as buffer_full); traceTimeoutMs (5000); maxTraceAgeMs (6 x
 traceTimeoutMs: a trace is settled that long after its first record); headersTimeoutMs (10000),
-requestTimeoutMs (60000), keepAliveTimeoutMs (5000), maxConnections (1024); drainMs (10000). The
+requestTimeoutMs (60000), keepAliveTimeoutMs (5000), maxConnections (1024); drainMs (10000);
+heapGrowthPercent (100: how far the JS heaps may grow past what a full garbage collection left
+live, in percent, 0–300, 0 = V8's own choice; env GROUNDWATCH_HEAP_GROWTH_PERCENT). The
 resampler: resampleUrl, resampleModel, resampleN, resampleRate, resampleTemperature, resampleMaxTokens (1024),
 resampleMaxConcurrent (2 calls in flight), resampleMaxCallsPerMinute (60; over it an observation is
 scored without entropy), resampleTimeoutMs (30000 a call, retries included), resampleBudget (most
@@ -197,6 +200,8 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       io.stdout.write(`${JSON.stringify(printable, null, 2)}\n`);
       return EXIT.ok;
     }
+    // Before the scoring workers start: the setting is process-wide and theirs too.
+    applyHeapGrowth(collector.heapGrowthPercent);
     // Resolves once listening with the scorer loaded; a busy port or a scorer that cannot load rejects (exit 1).
     const running = await startCollector({ ...collectorOptions, monitor: monitorOptions });
     // One write: whoever reads "listening" (a person, a supervisor, a test) gets the whole banner with it.

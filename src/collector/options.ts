@@ -7,6 +7,7 @@ import { parseBoolean, parseInteger, parseNonEmpty, parseNumber } from "../confi
 import type { PickedValue } from "../config/resolve.ts";
 import { pickSource } from "../config/resolve.ts";
 import { parseSize } from "./body.ts";
+import { DEFAULT_HEAP_GROWTH_PERCENT, MAX_HEAP_GROWTH_PERCENT } from "./heap.ts";
 import type { AttributeMapping, PromptContext } from "./trace-parts.ts";
 
 /** Options of the collector service (`groundwatch serve`). Resolution: option/flag > env > config file > default. */
@@ -60,6 +61,15 @@ export interface CollectorOptions {
   readonly maxConnections?: number;
   /** On SIGTERM, how long to drain the queue before exiting, ms. Default 10 000. */
   readonly drainMs?: number;
+  /**
+   * How far `groundwatch serve`'s JS heaps (the main thread's and each scoring worker's) may grow past
+   * what a full garbage collection left live before the next full collection, in percent, 0–300.
+   * Default 100 (DEFAULT_HEAP_GROWTH_PERCENT); 0 leaves it to V8, which lets a busy heap grow up to
+   * 4× its live size on a machine with memory to spare. Applied by `groundwatch serve` only (a
+   * process-wide V8 setting: startCollector embedded in another program leaves it alone). Env
+   * GROUNDWATCH_HEAP_GROWTH_PERCENT.
+   */
+  readonly heapGrowthPercent?: number;
   /** Log request bodies on errors (off by default: no raw text in logs). */
   readonly logContent?: boolean;
   /** Extra span attributes to read documents, question and answer from (also looked up in span events and log records). */
@@ -118,6 +128,7 @@ export interface ResolvedCollectorOptions {
   readonly keepAliveTimeoutMs: number;
   readonly maxConnections: number;
   readonly drainMs: number;
+  readonly heapGrowthPercent: number;
   readonly logContent: boolean;
   readonly attributeMapping: AttributeMapping;
   readonly promptContext: PromptContext;
@@ -326,6 +337,7 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
     keepAliveTimeoutMs: pickInt("keepAliveTimeoutMs", undefined, 1, 3_600_000, 5000),
     maxConnections: pickInt("maxConnections", undefined, 1, 1_000_000, 1024),
     drainMs: pickInt("drainMs", undefined, 0, 3_600_000, 10_000),
+    heapGrowthPercent: pickInt("heapGrowthPercent", COLLECTOR_ENV.heapGrowthPercent, 0, MAX_HEAP_GROWTH_PERCENT, DEFAULT_HEAP_GROWTH_PERCENT),
     logContent,
     attributeMapping: mapping,
     promptContext,

@@ -41,6 +41,7 @@ export const COLLECTOR_ENV = {
   /** The bearer token: a secret, never read from a file. */
   token: "GROUNDWATCH_TOKEN",
   promptContext: "GROUNDWATCH_PROMPT_CONTEXT",
+  heapGrowthPercent: "GROUNDWATCH_HEAP_GROWTH_PERCENT",
   resampleUrl: "GROUNDWATCH_RESAMPLE_URL",
   resampleModel: "GROUNDWATCH_RESAMPLE_MODEL",
   resampleN: "GROUNDWATCH_RESAMPLE_N",

@@ -26,6 +26,8 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
     ...["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraceAgeMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"],
     // The HTTP server's timeouts and connection cap.
     ...["headersTimeoutMs", "requestTimeoutMs", "keepAliveTimeoutMs", "maxConnections"],
+    // How far `groundwatch serve`'s JS heaps grow between full collections.
+    "heapGrowthPercent",
     // The resampler (live semantic entropy); its API key is read from GROUNDWATCH_RESAMPLE_API_KEY only.
     ...["resampleUrl", "resampleModel", "resampleN", "resampleRate", "resampleTemperature", "resampleMaxTokens", "resampleMaxConcurrent", "resampleMaxCallsPerMinute", "resampleTimeoutMs", "resampleBudget"],
   ]),

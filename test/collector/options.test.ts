@@ -30,4 +30,14 @@ describe("collector options", () => {
     expect(() => resolveCollectorOptions({ env: {}, configFile: configFile({ port: 70000 }) })).toThrow("invalid config file collector.port: 70000");
     expect(() => resolveCollectorOptions({ env: { GROUNDWATCH_PORT: "http" } })).toThrow('invalid GROUNDWATCH_PORT: "http"');
   });
+
+  // Issue 29: the collector's heap growth bound (collector/heap.ts) is an option like the others.
+  it("resolves heapGrowthPercent: 100 by default, from the env or the config file, refused outside 0–300 by name", () => {
+    expect(resolveCollectorOptions({ env: {} }).heapGrowthPercent).toBe(100);
+    expect(resolveCollectorOptions({ env: { GROUNDWATCH_HEAP_GROWTH_PERCENT: "0" } }).heapGrowthPercent).toBe(0);
+    expect(resolveCollectorOptions({ env: {}, configFile: configFile({ heapGrowthPercent: 50 }) }).heapGrowthPercent).toBe(50);
+    expect(resolveCollectorOptions({ env: { GROUNDWATCH_HEAP_GROWTH_PERCENT: "25" }, configFile: configFile({ heapGrowthPercent: 50 }) }).heapGrowthPercent).toBe(25);
+    expect(() => resolveCollectorOptions({ env: { GROUNDWATCH_HEAP_GROWTH_PERCENT: "400" } })).toThrow("invalid GROUNDWATCH_HEAP_GROWTH_PERCENT: 400 (expected an integer from 0 to 300)");
+    expect(() => resolveCollectorOptions({ env: {}, heapGrowthPercent: 1.5 })).toThrow("invalid heapGrowthPercent: 1.5");
+  });
 });
