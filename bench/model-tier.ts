@@ -294,6 +294,33 @@ async function main(): Promise<void> {
       }
     }
   }
+  printSizing(cells, shapes.map((s) => s.name));
+}
+
+/** Scored observations a second that docs/deploy.md's model-tier table sizes for (requests/s × sample rate). */
+const SIZING_RATES = [1, 5, 20, 100];
+/** The CPU utilisation a deployment is sized to (the HPA's target in deploy/kubernetes). */
+const SIZING_UTILISATION = 0.7;
+
+/**
+ * docs/deploy.md's model-tier table, from this run: the collector's observations/s per core at its
+ * busiest (the most clients run), and the cores that many scored observations a second need at 70%
+ * utilisation. Per core is observations/s ÷ os.cpus().length: on this machine the load clients and
+ * the collector share the cores, so it is a floor for a dedicated one.
+ */
+function printSizing(cells: readonly Cell[], models: readonly string[]): void {
+  const busiest = Math.max(...cells.map((c) => c.clients));
+  console.log("");
+  console.log(`sizing (collector, ${busiest} clients; cores = scored observations/s ÷ (observations/s per core × ${SIZING_UTILISATION})):`);
+  console.log("");
+  console.log(`| model | variant | observations/s per core | ${SIZING_RATES.map((r) => `cores for ${r} scored/s`).join(" | ")} |`);
+  console.log(`|---|---|---|${SIZING_RATES.map(() => "---").join("|")}|`);
+  for (const model of models) {
+    for (const c of cells.filter((x) => x.model === model && x.label === "collector" && x.clients === busiest)) {
+      const perCore = c.completed / c.elapsedS / CORES;
+      console.log(`| ${c.model} | ${c.variant} | ${fmt(perCore, 2)} | ${SIZING_RATES.map((r) => fmt(r / (perCore * SIZING_UTILISATION), 1)).join(" | ")} |`);
+    }
+  }
 }
 
 await main();

@@ -27,6 +27,7 @@ const DOCUMENTS = ["README.md", "docs/scoring.md", "docs/entropy.md", "docs/ci-g
 const TEXTS = DOCUMENTS.map((doc) => ({ doc, text: readFileSync(join(ROOT, doc), "utf8") }));
 /** Pages under docs/ with shell blocks that are not walked, and why; a new page with commands must be walked or named here. */
 const NOT_WALKED: Readonly<Record<string, string>> = {
+  "docs/benchmarks.md": "benchmark runs: minutes of CPU each, on generated models and loads, with timings that are the output (benchmarks are not part of CI; each command is the package.json script the page names)",
   "docs/deploy.md": "deployment steps: docker build and run, docker-compose, a registry push and kubectl against a cluster, none of which exists where the tests run; test/deploy/*.test.ts validate the Dockerfile, compose file and manifests those commands use",
   "docs/models.md": "exporting a model with pip and optimum-cli needs the internet and Python's ML stack; the groundwatch lines there run on the exported directory",
   "docs/review.md": "groundwatch review is interactive (a terminal, a reviewer): test/e2e/review-terminal.test.ts drives it in tmux and test/cli/review-terminal.test.ts runs the scripted form",

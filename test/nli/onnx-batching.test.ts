@@ -106,7 +106,8 @@ describe("per-observation budgets with several observations in flight on one sco
   it("cap each observation's entailment calls, with the results each gets alone", async () => {
     const context = ["The museum opens at nine. Tickets cost ten euros. The cafe closes at five. Guided tours start at noon."];
     const answers = Array.from({ length: 6 }, (_, i) => `The museum opens at nine each day. Tickets cost ${i + 2} euros. The cafe closes at five daily. Tours begin at noon.`);
-    const options = { backend: "onnx", model: join(MODELS, "bert-wordpiece"), maxEntailmentCalls: 2, relevance: false, onnxBatchWaitMs: 20 };
+    // No judgement cache: the answers share claims, and the sequential scorer would find the later ones' pairs cached.
+    const options = { backend: "onnx", model: join(MODELS, "bert-wordpiece"), maxEntailmentCalls: 2, relevance: false, onnxBatchWaitMs: 20, nliCacheBytes: 0 };
     const env = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
     const alone = await createScorer(options, { env });
     const together = await createScorer(options, { env });

@@ -397,7 +397,8 @@ describe("hostile input and faults (issue 13)", () => {
     const otel = testOtel();
     const monitor = monitorWith(otel, { sampling: { default: 1 }, workers: 1, inFlightPerWorker: 6, timeoutMs: 1500, env: { ...ENV, GROUNDWATCH_JUDGE_API_KEY: "k" }, scoring: { backend: "judge", judgeUrl: judge.url, judgeModel: "m" } });
     await monitor.ready();
-    monitor.observe({ route: "/r", context: ["Zanzibar is an island."], answer: "Zanzibar is an island." });
+    // Not a verbatim sentence of its document: a verbatim claim is supported without asking the judge.
+    monitor.observe({ route: "/r", context: ["Zanzibar is an island off the coast of Tanzania."], answer: "Zanzibar is an island." });
     for (let i = 0; i < 5; i++) monitor.observe({ route: "/r", ...GOOD });
     await monitor.flush();
     const s = monitor.stats();
