@@ -21,13 +21,18 @@
  *    createScorer with a backend that answers neutral), through createOnnxEngine in length-sorted
  *    batches of 32, and of 1, with the collector's intra-op threads (GROUNDWATCH_ONNX_THREADS, else
  *    onnxruntime's default); pairs/s;
+ *  - onnx backend: the same pairs through createOnnxBackend (the batcher, one inference worker; no
+ *    scorer, no collector), 1 and 16 concurrent callers each sending one observation's pairs at a time:
+ *    pairs/s and pairs a session.run (inferenceStats) — batching across observations on its own;
+ *  - the scorer's own CPU per observation, besides the model (a backend that answers at once);
  *  - collector: `serve --port 0 --backend onnx --model DIR --variant V --sample-rate 1
  *    --log-evaluations`, one process per cell, driven closed loop by 1, 4 and 16 clients (each keeps
  *    one observation posted and not yet scored; scored = its route's --log-evaluations line, so
  *    latency is post → scored, end to end); observations/s, per core (cores = os.cpus().length),
  *    pairs/s (groundwatch_entailment_calls_total over the window when the build has it, else the
  *    recorded pairs per observation × observations), as a share of the engine's batch-32 rate,
- *    p50/p99 latency, peak RSS (VmHWM of the serve process). Each cell scores one untimed warm-up
+ *    p50/p99 latency, peak RSS (VmHWM of the serve process), and the CPU seconds the serve process
+ *    used per second of the window (/proc: cores busy; the load clients run on the same machine). Each cell scores one untimed warm-up
  *    observation first, then runs its loops for about one round (clients × that observation's
  *    latency, at most the window) before the window opens; observations still outstanding when the
  *    window ends are not counted;
@@ -46,12 +51,14 @@
  * GROUNDWATCH_ONNX_MAX_BATCH says).
  */
 import { execFileSync, fork } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import type { EntailmentBackend, NliPair, NliResult } from "../src/core/backend.ts";
 import { resolveScoreOptions } from "../src/config/score-options.ts";
+import { createOnnxBackend } from "../src/nli/onnx/backend.ts";
 import { createOnnxEngine } from "../src/nli/onnx/engine.ts";
 import { createScorer } from "../src/scoring/scorer.ts";
 import { closedLoop, clientRoute, completionWaiter, quantile, warmupSeconds } from "./closed-loop.ts";
@@ -91,17 +98,29 @@ interface Cell {
   readonly calls: number | undefined;
   readonly saved: number | undefined;
   readonly peakRssMb: number;
+  /** CPU seconds the collector process used per second of the window (cores busy); undefined for the SDK cells. */
+  readonly coresBusy?: number;
+}
+
+/** CPU seconds (user + system) process `pid` has used, from /proc (clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+  // After "pid (comm) ": state is field 3, utime 14 and stime 15 (1-based), so indexes 11 and 12 here.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The pairs the scorer sends for `observations`, recorded by a backend that answers neutral. */
-async function recordPairs(observations: readonly RagObservation[]): Promise<NliPair[]> {
+async function recordPairs(observations: readonly RagObservation[]): Promise<{ pairs: NliPair[]; groups: NliPair[][] }> {
   const pairs: NliPair[] = [];
+  const groups: NliPair[][] = [];
   const recorder: EntailmentBackend = {
     name: "bench-recorder",
     version: "1",
     tier: "production",
     classify(batch: readonly NliPair[]): Promise<NliResult[]> {
-      pairs.push(...batch.map((p) => ({ premise: p.premise, hypothesis: p.hypothesis })));
+      const group = batch.map((p) => ({ premise: p.premise, hypothesis: p.hypothesis }));
+      pairs.push(...group);
+      groups.push(group);
       return Promise.resolve(batch.map(() => ({ entailment: 0, neutral: 1, contradiction: 0 })));
     },
     close: () => Promise.resolve(),
@@ -109,7 +128,31 @@ async function recordPairs(observations: readonly RagObservation[]): Promise<Nli
   const scorer = await createScorer({}, { backend: recorder, env: process.env });
   for (const o of observations) await scorer.score({ context: o.context, answer: o.answer, question: o.question });
   await scorer.close();
-  return pairs;
+  return { pairs, groups };
+}
+
+/**
+ * The scorer's own CPU per observation, besides the model: claims, windows, verdicts and the lexical
+ * relevance the onnx backend uses without a relevance model, with a backend that answers at once
+ * (neutral, as the random-weight graphs mostly do). Over observations the recording pass did not see,
+ * after it warmed the code up. ms per observation.
+ */
+async function pipelineMs(observations: readonly RagObservation[]): Promise<number> {
+  const instant: EntailmentBackend = {
+    name: "bench-instant",
+    version: "1",
+    tier: "production",
+    classify: (batch) => Promise.resolve(batch.map(() => ({ entailment: 0, neutral: 1, contradiction: 0 }))),
+    close: () => Promise.resolve(),
+  };
+  const scorer = await createScorer({}, { backend: instant, env: process.env });
+  try {
+    const start = performance.now();
+    for (const o of observations) await scorer.score({ context: o.context, answer: o.answer, question: o.question });
+    return (performance.now() - start) / observations.length;
+  } finally {
+    await scorer.close();
+  }
 }
 
 /** Pairs/s of the engine over `pairs`, `maxBatch` at a time (length-sorted within each run of 4 batches), for about `seconds`. */
@@ -130,6 +173,36 @@ async function engineRate(dir: string, variant: string, threads: number | undefi
     return done / ((performance.now() - t0) / 1000);
   } finally {
     await engine.close();
+  }
+}
+
+/**
+ * Pairs/s through the onnx backend itself — the batcher and one inference worker, no scorer, no
+ * collector — with `clients` concurrent callers, each sending one observation's pairs at a time (the
+ * scorer's groups, as recorded), for about `seconds`; and the pairs a session.run averaged.
+ */
+async function poolRate(dir: string, variant: string, threads: number | undefined, groups: readonly (readonly NliPair[])[], clients: number, seconds: number): Promise<{ pairsPerS: number; perRun: number }> {
+  const backend = await createOnnxBackend({ dir, variant, workers: 1, ...(threads ? { threads } : {}) });
+  try {
+    await backend.classify(groups.flat().slice(0, 32));
+    const s0 = await backend.inferenceStats();
+    let done = 0;
+    let g = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (performance.now() - t0 < seconds * 1000) {
+          const group = groups[g++ % groups.length] ?? [];
+          await backend.classify(group);
+          done += group.length;
+        }
+      }),
+    );
+    const pairsPerS = done / ((performance.now() - t0) / 1000);
+    const s1 = await backend.inferenceStats();
+    return { pairsPerS, perRun: (s1.pairs - s0.pairs) / Math.max(1, s1.runs - s0.runs) };
+  } finally {
+    await backend.close();
   }
 }
 
@@ -176,7 +249,15 @@ async function collectorCell(model: string, dir: string, variant: string, client
     if (!(await one(0, 3))) throw new Error(`${model} ${variant}: the warm-up observation was not scored`);
     const warmupS = warmupSeconds(clients, performance.now() - t0, seconds);
     const scrape = async (): Promise<string> => (await fetch(`${url}/metrics`)).text();
-    const at = (s: number): Promise<string> => new Promise<string>((resolve) => setTimeout(() => resolve(scrape()), s * 1000));
+    const pid = serve.child.pid ?? 0;
+    const cpu: number[] = [];
+    const at = (s: number): Promise<string> =>
+      new Promise<string>((resolve) =>
+        setTimeout(() => {
+          cpu.push(cpuSeconds(pid));
+          resolve(scrape());
+        }, s * 1000),
+      );
     const [before, after] = [at(warmupS), at(warmupS + seconds)];
     const loop = await closedLoop(clients, warmupS, seconds, one);
     const [textBefore, textAfter] = await Promise.all([before, after]);
@@ -185,7 +266,7 @@ async function collectorCell(model: string, dir: string, variant: string, client
       return a === undefined ? undefined : a - metricSum(textBefore, name);
     };
     const peakRssMb = procStatusMb(serve.child.pid ?? 0, "VmHWM");
-    return { model, variant, clients, label, completed: loop.completed, lost: loop.lost, p50Ms: quantile(loop.latenciesMs, 0.5), p99Ms: quantile(loop.latenciesMs, 0.99), elapsedS: loop.elapsedS, calls: delta("groundwatch_entailment_calls_total"), saved: delta("groundwatch_entailment_saved_total"), peakRssMb };
+    return { model, variant, clients, label, completed: loop.completed, lost: loop.lost, p50Ms: quantile(loop.latenciesMs, 0.5), p99Ms: quantile(loop.latenciesMs, 0.99), elapsedS: loop.elapsedS, calls: delta("groundwatch_entailment_calls_total"), saved: delta("groundwatch_entailment_saved_total"), peakRssMb, coresBusy: ((cpu[1] ?? Number.NaN) - (cpu[0] ?? Number.NaN)) / seconds };
   } finally {
     agent.destroy();
     // Killed, not drained: what is still queued is past the window and would only delay the next cell.
@@ -226,13 +307,15 @@ async function main(): Promise<void> {
   const engineBatch = (resolved as { onnxMaxBatch?: number }).onnxMaxBatch ?? 32;
   const sample = Array.from({ length: SAMPLE }, (_, i) => ragObservation(SEED, i));
   const words = workloadWords(Array.from({ length: 500 }, (_, i) => ragObservation(SEED, i)));
-  const pairs = await recordPairs(sample);
+  const { pairs, groups } = await recordPairs(sample);
   const pairsPerObservation = pairs.length / SAMPLE;
+  const pipeline = await pipelineMs(Array.from({ length: 4 * SAMPLE }, (_, i) => ragObservation(SEED, SAMPLE + i)));
   const overlap = workloadOverlap(Array.from({ length: 2000 }, (_, i) => ragObservation(SEED, i)));
   const repeatedPairs = pairs.length - new Set(pairs.map((p) => `${p.premise}\u0000${p.hypothesis}`)).size;
   const commit = gitCommit();
   console.log(`machine: ${CORES} cores (os.cpus().length; ${cpus()[0]?.model ?? "unknown"}), Node ${process.version}, onnxruntime-node ${ort.env.versions.common}, commit ${commit}, ${new Date().toISOString()}`);
   console.log(`workload: seed ${SEED}; ${pairsPerObservation.toFixed(2)} pairs per observation (the scorer's, over ${SAMPLE} observations); ${SECONDS} s per cell; intra-op threads ${threads ?? "onnxruntime default"}; batching across observations: ${waitBound === undefined ? "not in this build" : `wait bound ${waitBound} ms, max batch ${engineBatch}`}`);
+  console.log(`the scorer without the model (a backend that answers at once; on this thread): ${fmt(pipeline, 2)} ms per observation — CPU each observation needs besides the model's`);
   console.log(`workload check: of 2000 observations, ${overlap.verbatim} claims are a document sentence verbatim and ${overlap.sharedClaims} claims recur in another observation; of the ${pairs.length} pairs recorded, ${repeatedPairs} repeat${overlap.verbatim + overlap.sharedClaims + repeatedPairs > 0 ? " (NOT every pair is a model call: the figures overstate model work)" : ""}`);
   console.log("");
   const engineRows: string[] = [];
@@ -246,7 +329,9 @@ async function main(): Promise<void> {
       const b32 = await engineRate(dir, variant, threads, pairs, 32, SECONDS);
       const b1 = await engineRate(dir, variant, threads, pairs, 1, SECONDS);
       engine.set(key, { b1, b32 });
-      engineRows.push(`| ${shape.name} | ${variant} | ${fmt(b1)} | ${fmt(b32)} | ${fmt(b32 / b1, 2)}× |`);
+      const pool1 = await poolRate(dir, variant, threads, groups, 1, SECONDS);
+      const pool16 = await poolRate(dir, variant, threads, groups, 16, SECONDS);
+      engineRows.push(`| ${shape.name} | ${variant} | ${fmt(b1)} | ${fmt(b32)} | ${fmt(b32 / b1, 2)}× | ${fmt(pool1.pairsPerS)} (${fmt(pool1.perRun)} a run) | ${fmt(pool16.pairsPerS)} (${fmt(pool16.perRun)} a run): ${fmt((100 * pool16.pairsPerS) / b32, 0)}% of batch 32 |`);
       for (const clients of CLIENTS) {
         const seconds = clients === 1 ? LONE_SECONDS : SECONDS;
         cells.push(await collectorCell(shape.name, dir, variant, clients, seconds, (base += 1_000_000), "collector"));
@@ -255,22 +340,22 @@ async function main(): Promise<void> {
       for (const clients of CLIENTS) cells.push(await sdkCell(shape.name, dir, variant, clients, (base += 1_000_000)));
     }
   }
-  console.log(`engine (createOnnxEngine on this thread, the scorer's pairs for this workload, length-sorted batches):`);
+  console.log(`engine (createOnnxEngine on this thread, the scorer's pairs for this workload, length-sorted batches), and the onnx backend (createOnnxBackend: the batcher and one inference worker; each caller sends one observation's pairs at a time):`);
   console.log("");
-  console.log("| model | variant | batch 1 pairs/s | batch 32 pairs/s | batch 32 ÷ batch 1 |");
-  console.log("|---|---|---|---|---|");
+  console.log("| model | variant | batch 1 pairs/s | batch 32 pairs/s | batch 32 ÷ batch 1 | onnx backend, 1 caller, pairs/s | onnx backend, 16 concurrent callers, pairs/s |");
+  console.log("|---|---|---|---|---|---|---|");
   for (const r of engineRows) console.log(r);
   console.log("");
   console.log(`end to end, closed loop (each client keeps one observation outstanding; latency from post or observe() to scored; per core: ÷ ${CORES}):`);
   console.log("");
-  console.log("| model | variant | path | clients | observations/s | per core | pairs/s | share of engine batch 32 | p50 ms | p99 ms | scored in window | peak RSS MB | calls saved | lost |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("| model | variant | path | clients | observations/s | per core | pairs/s | share of engine batch 32 | p50 ms | p99 ms | scored in window | peak RSS MB | calls saved | lost | collector cores busy |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   const pairsPerS = (c: Cell): { value: number; measured: boolean } => (c.calls !== undefined ? { value: c.calls / c.elapsedS, measured: true } : { value: (c.completed * pairsPerObservation) / c.elapsedS, measured: false });
   for (const c of cells) {
     const e = engine.get(`${c.model} ${c.variant}`);
     const p = pairsPerS(c);
     const obs = c.completed / c.elapsedS;
-    console.log(`| ${c.model} | ${c.variant} | ${c.label} | ${c.clients} | ${fmt(obs, 2)} | ${fmt(obs / CORES, 2)} | ${p.measured ? "" : "≈"}${fmt(p.value)} | ${e ? `${fmt((100 * p.value) / e.b32, 0)}%` : "–"} | ${fmt(c.p50Ms, 0)} | ${fmt(c.p99Ms, 0)} | ${c.completed} in ${c.elapsedS} s | ${fmt(c.peakRssMb, 0)} | ${c.saved ?? "–"} | ${c.lost} |`);
+    console.log(`| ${c.model} | ${c.variant} | ${c.label} | ${c.clients} | ${fmt(obs, 2)} | ${fmt(obs / CORES, 2)} | ${p.measured ? "" : "≈"}${fmt(p.value)} | ${e ? `${fmt((100 * p.value) / e.b32, 0)}%` : "–"} | ${fmt(c.p50Ms, 0)} | ${fmt(c.p99Ms, 0)} | ${c.completed} in ${c.elapsedS} s | ${fmt(c.peakRssMb, 0)} | ${c.saved ?? "–"} | ${c.lost} | ${c.coresBusy === undefined ? "–" : fmt(c.coresBusy, 2)} |`);
   }
   if (cells.some((c) => c.calls === undefined)) console.log(`\n≈: this build counts no groundwatch.entailment.calls; pairs/s is observations/s × ${pairsPerObservation.toFixed(2)} (the scorer's pairs per observation).`);
   console.log("");
