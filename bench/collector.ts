@@ -23,7 +23,7 @@ const CONCURRENCY = 8;
 const DOCS = ["Returns: You may return most new, unopened items within 30 days of delivery for a full refund.", "Shipping: Standard shipping is free on orders over $50."];
 
 function start(rate: number): Promise<ServeProcess> {
-  return startServe(["--sample-rate", String(rate), "--backend", "offline"], { HF_HOME: "/nonexistent" });
+  return startServe(["--sample-rate", String(rate), "--backend", "offline"], { HF_HOME: "/nonexistent", ...(UNIQUE_ANSWERS ? {} : { GROUNDWATCH_NLI_CACHE_BYTES: "0" }) });
 }
 
 /** One request a client sends: where, what, how many interactions it carries, the status that means accepted. */
@@ -78,11 +78,16 @@ async function load(port: number, pid: number, seconds: number, make: () => Send
 }
 
 let n = 0;
-// Each answer names its own order, so no two observations share a (window, claim) pair: the scorer's
-// judgement cache (core/pair-lookup.ts) would otherwise answer every observation after the first
-// without scoring it, and the 100% phase would measure cache hits. (Before issue 29 every answer was
-// one of two sentences; with no cache, each was scored in full.)
-const answer = (): string => `Order ${n} can be returned unopened within ${n % 2 ? 30 : 90} days of delivery.`;
+/**
+ * The answers: one of two sentences, as this bench has always sent (the figures in docs/benchmarks.md
+ * before 2026-12-02 and the memory target of issue 29 are on it), scored with the judgement cache off
+ * (GROUNDWATCH_NLI_CACHE_BYTES=0 below) so that issue 29's cache does not turn the scoring into cache
+ * hits; the analysis caches still hold the two answers' analysis, as they always did. With
+ * GROUNDWATCH_BENCH_UNIQUE_ANSWERS=1 every answer names its own order, as production answers differ:
+ * each is analysed and judged in full (a heavier workload, reported as such).
+ */
+const UNIQUE_ANSWERS = process.env.GROUNDWATCH_BENCH_UNIQUE_ANSWERS === "1";
+const answer = (): string => (UNIQUE_ANSWERS ? `Order ${n} can be returned unopened within ${n % 2 ? 30 : 90} days of delivery.` : `You can return unopened items within ${n % 2 ? 30 : 90} days of delivery.`);
 const observations = (): Send[] => {
   const rows = Array.from({ length: BATCH }, () => ({ route: `/api/r${n++ % 5}`, context: DOCS, answer: answer() }));
   return [{ path: "/v1/observations", body: JSON.stringify(rows), items: BATCH, ok: 202 }];
