@@ -85,19 +85,12 @@ const TIMEOUT_MS = 120_000;
 const CORES = cpus().length;
 const TARGET_SHARE = 0.8;
 
-interface Cell {
+/** One cell's figures: an SDK cell's (model-tier-sdk.ts), and which cell it is. */
+interface Cell extends SdkCellResult {
   readonly model: string;
   readonly variant: string;
   readonly clients: number;
   readonly label: string;
-  readonly completed: number;
-  readonly lost: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly elapsedS: number;
-  readonly calls: number | undefined;
-  readonly saved: number | undefined;
-  readonly peakRssMb: number;
   /** CPU seconds the collector process used per second of the window (cores busy); undefined for the SDK cells. */
   readonly coresBusy?: number;
 }
