@@ -14,25 +14,62 @@ export const VERBATIM_NOTE = "verbatim: the claim is a whole sentence of this wi
 /** The judgement of a pair whose window states the claim verbatim. */
 export const VERBATIM_RESULT = { entailment: 1, neutral: 0, contradiction: 0, notes: [VERBATIM_NOTE] } as const;
 
-/** Whether a UTF-16 code unit is whitespace as `\s` reads it (after NFKC most wide spaces are already U+0020). */
+/** Whether a UTF-16 code unit is whitespace as `\s` reads it (wide spaces included: only width forms are folded). */
 function isSpaceCode(c: number): boolean {
   return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 const SPACE = 0x20;
+const DOT = 0x2e;
 /** Quotes that may surround a sentence or a claim, as UTF-16 code units. */
 const QUOTES = new Set([..."\"'`\u201C\u201D\u2018\u2019\u00AB\u00BB\u201E\u201A\u2039\u203A"].map((c) => c.charCodeAt(0)));
-/** Punctuation that ends a sentence (after NFKC: full-width forms are already the ASCII ones), as UTF-16 code units. */
-const FINAL = new Set([...".!?\u2026\u3002\u061F\u0964"].map((c) => c.charCodeAt(0)));
+/**
+ * Marks that end a statement and say nothing more (after width folding: full-width forms are the
+ * ASCII ones), as UTF-16 code units. Not `?` nor any question mark (a question states nothing, so
+ * "Is it safe?" must not read as "It is safe."), and not `…` (a sentence that trails off is not the
+ * assertion it starts): those stay as content.
+ */
+const FINAL = new Set([...".!\u3002\u0964"].map((c) => c.charCodeAt(0)));
 const UTF16 = new TextDecoder("utf-16le");
 
 /**
- * A sentence or claim as compared for verbatim support: Unicode NFKC, case-folded, whitespace runs
- * as one space, and the quotes around it and its final sentence punctuation dropped (repeatedly, so
- * `"It rained."` and `It rained` read the same). Linear in the text.
+ * The half-width and full-width forms block (U+FF01–U+FFEE), every character of which NFKC maps to
+ * the same character at its usual width ("５００" is "500"); folded one character at a time, so no
+ * other compatibility mapping applies.
+ */
+const WIDTH_FORM = /[\uFF01-\uFFEE]/g;
+/** A run of letters and the marks on them: what is lower-cased, or kept, as one word. */
+const WORD = /[\p{L}\p{M}]+/gu;
+
+/** NFKC of one width form: the same character at its usual width. */
+const foldWidth = (c: string): string => c.normalize("NFKC");
+
+/**
+ * A word as compared: lower case, unless it is written in capitals (two cased letters or more, none
+ * lower case), where the case is what it says: "US" is not "us", "IT" is not "it". A single capital
+ * ("A", "I") starts sentences and is lower-cased.
+ */
+function foldCase(word: string): string {
+  let upper = 0;
+  for (const ch of word) {
+    const lower = ch.toLowerCase();
+    if (lower !== ch) upper++;
+    else if (ch.toUpperCase() !== ch) return word.toLowerCase();
+  }
+  return upper >= 2 ? word : word.toLowerCase();
+}
+
+/**
+ * A sentence or claim as compared for verbatim support: Unicode NFC with half- and full-width forms
+ * folded to their usual width (and no other compatibility mapping: "10⁵" is not "105", "2³" not
+ * "23", "CO₂" not "CO2", "½" not "1⁄2"), each word lower-cased unless written in capitals, whitespace
+ * runs as one space, the quotes around it dropped, and one final `.`, `!`, `。` or `।` dropped unless
+ * it ends an ellipsis (`...`). A question mark and `…` are content. So `"It rained."` and `It
+ * rained` read the same, and `It rained?`, `It rained…` and `It rained...` each read only as
+ * themselves. What this does not fold goes to the model, which is the safe side. Linear in the text.
  */
 export function normaliseSentence(text: string): string {
-  const folded = text.normalize("NFKC").toLowerCase();
+  const folded = text.replace(WIDTH_FORM, foldWidth).normalize("NFC").replace(WORD, foldCase);
   // Whitespace runs as one space, written into one buffer in one pass (no regular expression, no
   // string per word: a text of single letters between spaces costs no more than any other).
   const units = new Uint16Array(folded.length);
@@ -48,11 +85,18 @@ export function normaliseSentence(text: string): string {
     pendingSpace = false;
     units[n++] = c;
   }
-  // Quotes, final punctuation and the spaces between them off both ends, one unit at a time.
+  // Quotes and spaces off both ends, one unit at a time; then one final mark that is not the last
+  // dot of an ellipsis, and the quotes and spaces before it (`"It rained".` and `"It rained."`).
+  const isEdge = (c: number | undefined): boolean => c === SPACE || QUOTES.has(c ?? 0);
   let start = 0;
   let end = n;
-  while (start < end && (QUOTES.has(units[start] ?? 0) || units[start] === SPACE)) start++;
-  while (end > start && (QUOTES.has(units[end - 1] ?? 0) || FINAL.has(units[end - 1] ?? 0) || units[end - 1] === SPACE)) end--;
+  while (start < end && isEdge(units[start])) start++;
+  while (end > start && isEdge(units[end - 1])) end--;
+  const last = units[end - 1];
+  if (end > start && FINAL.has(last ?? 0) && !(last === DOT && units[end - 2] === DOT)) {
+    end--;
+    while (end > start && isEdge(units[end - 1])) end--;
+  }
   return UTF16.decode(units.subarray(start, end));
 }
 

@@ -11,13 +11,25 @@ import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 const SETTINGS: GroundednessSettings = { threshold: 0.5, topK: 2, tokenBudget: 40 };
 
 describe("verbatim claims", () => {
-  it("normalise a sentence by NFKC, case, whitespace, surrounding quotes and final punctuation only", () => {
-    expect(normaliseSentence("  “The  Sky\nis GREEN.”  ")).toBe("the sky is green");
-    expect(normaliseSentence("The sky is green!?")).toBe("the sky is green");
+  it("normalise a sentence by NFC, width, case, whitespace, surrounding quotes and one final full stop only", () => {
+    expect(normaliseSentence("  “The  Sky\nis green.”  ")).toBe("the sky is green");
+    expect(normaliseSentence("“It rained”.")).toBe("it rained");
     expect(normaliseSentence("Ｔｈｅ ｓｋｙ ｉｓ ｇｒｅｅｎ．")).toBe("the sky is green");
     // Punctuation inside the sentence stays: "3.5" is not "35".
     expect(normaliseSentence("The fee is 3.5%.")).toBe("the fee is 3.5%");
     expect(normaliseSentence(" \"'. ")).toBe("");
+  });
+
+  it("keep what changes a sentence's meaning: powers, subscripts, number forms, questions, ellipses and words in capitals", () => {
+    expect(normaliseSentence("The dose is 10⁵ units.")).toBe("the dose is 10⁵ units");
+    expect(normaliseSentence("Take 1½ tablets.")).toBe("take 1½ tablets");
+    expect(normaliseSentence("The sky is green!?")).toBe("the sky is green!?");
+    expect(normaliseSentence("The sky is green?")).toBe("the sky is green?");
+    expect(normaliseSentence("It will be approved…")).toBe("it will be approved…");
+    expect(normaliseSentence("It will be approved...")).toBe("it will be approved...");
+    expect(normaliseSentence("Approved by US regulators.")).toBe("approved by US regulators");
+    // One capital starts a sentence: "A" and "I" are lower-cased.
+    expect(normaliseSentence("A dog barks.")).toBe("a dog barks");
   });
 
   it("are supported by a window holding them as a whole sentence, with no model call for that window", async () => {
@@ -62,5 +74,52 @@ describe("verbatim claims", () => {
     expectLinear("verbatim lookup over a window's sentences", measureGrowth(make, (w) => createVerbatimMatcher().states(w, "A claim not in the window."), { n: 25_000, maxN: 25_000, repeats: 15 }));
     const spaced = (n: number): string => `"${" \u201C".repeat(n)}x${". \u201D".repeat(n)}`;
     expectLinear("normalising quotes, spaces and final punctuation", measureGrowth(spaced, (t) => normaliseSentence(t), { n: 25_000, maxN: 25_000, repeats: 15 }));
+    // Words of capitals, one-letter words, full-width forms and marks: the width and case passes are one pass each.
+    const words = (n: number): string => `${"US ａ Ｂ e\u0301 ".repeat(n)}${"X".repeat(n)}y`;
+    expectLinear("folding width and case", measureGrowth(words, (t) => normaliseSentence(t), { n: 5_000, maxN: 25_000, repeats: 15 }));
+  });
+
+  // redteam-4 M5: each context sentence and claim differ in meaning, and were decided "verbatim" (entailment 1, no model call).
+  const MEANING_CHANGED: ReadonlyArray<readonly [string, string, string]> = [
+    ["a power is not its digits", "The maximum daily dose is 10⁵ units.", "The maximum daily dose is 105 units."],
+    ["a cube is not its digits", "The tank holds 2³ cubic metres.", "The tank holds 23 cubic metres."],
+    ["a question does not state its assertion", "The drug is safe for children?", "The drug is safe for children."],
+    ["a sentence that trails off (…) is not the assertion", "The merger will be approved…", "The merger will be approved."],
+    ["a sentence that trails off (...) is not the assertion", "The merger will be approved...", "The merger will be approved."],
+    ["a word in capitals is not the lower-case word", "The merger was approved by US regulators.", "The merger was approved by us regulators."],
+    // Folds that keep the meaning but are not width: decided by the model, the safe side ("1½" under NFKC is "11⁄2").
+    ["a mixed number is not its compatibility digits", "Take 1½ tablets.", "Take 11⁄2 tablets."],
+    ["a vulgar fraction is not spelled out", "Add ½ cup of sugar.", "Add 1⁄2 cup of sugar."],
+    ["a Roman numeral character is not letters", "Chapter Ⅻ covers refunds.", "Chapter XII covers refunds."],
+    ["a subscript is not a digit", "The plant emits CO₂ at night.", "The plant emits CO2 at night."],
+  ];
+
+  // What is verbatim still is, with no model call.
+  const STILL_VERBATIM: ReadonlyArray<readonly [string, string, string]> = [
+    ["the same power", "The maximum daily dose is 10⁵ units.", "the maximum daily dose is 10⁵ units"],
+    ["full-width digits and sign", "The deposit is ＄５００.", "The deposit is $500."],
+    ["a quoted sentence with its capitals", "“The merger was approved by US regulators.”", "The merger was approved by US regulators"],
+    ["the same trailing-off sentence", "The merger will be approved…", "The merger will be approved…"],
+  ];
+
+  describe("a claim whose meaning differs from the sentence goes to the model", () => {
+    it.each(MEANING_CHANGED)("%s", async (_case, sentence, claim) => {
+      const backend = createFakeBackend();
+      const result = await createGroundednessScorer(backend, testAnalyzer(), SETTINGS).score({ answer: claim, context: `The office closes at five. ${sentence}` });
+      expect(backend.calls.flat().map((p) => p.hypothesis)).toContain(claim);
+      expect(result.callsSaved?.verbatim ?? 0).toBe(0);
+      expect(result.claims[0]?.notes ?? []).not.toContain(VERBATIM_NOTE);
+    });
+  });
+
+  describe("a claim the sentence states word for word is still decided without the model", () => {
+    it.each(STILL_VERBATIM)("%s", async (_case, sentence, claim) => {
+      const backend = createFakeBackend();
+      const result = await createGroundednessScorer(backend, testAnalyzer(), SETTINGS).score({ answer: claim, context: `The office closes at five. ${sentence}` });
+      expect(result.claims).toHaveLength(1);
+      expect(result.claims[0]).toMatchObject({ verdict: "supported", score: 1, notes: [VERBATIM_NOTE] });
+      expect(backend.calls.flat()).toHaveLength(0);
+      expect(result.callsSaved).toEqual({ verbatim: 1, cache: 0 });
+    });
   });
 });
