@@ -4,6 +4,9 @@
  * routed back to the caller that sent it.
  */
 
+import type { BatchQueue } from "./batch-queue.ts";
+import { createBatchQueue } from "./batch-queue.ts";
+
 /** A timer's handle, as the injected `setTimer` returns it. */
 export type TimerHandle = unknown;
 
@@ -39,8 +42,10 @@ export interface DynamicBatcher<T, R> {
   close(): void;
 }
 
-interface Submitter<R> {
+interface Submitter<T, R> {
   readonly results: R[];
+  /** The entries it queued (those still queued are withdrawn when it fails). */
+  readonly entries: Array<Entry<T, R>>;
   remaining: number;
   done: boolean;
   readonly resolve: (r: R[]) => void;
@@ -52,7 +57,7 @@ interface Entry<T, R> {
   readonly length: number;
   readonly key: string | undefined;
   readonly at: number;
-  readonly submitter: Submitter<R>;
+  readonly submitter: Submitter<T, R>;
   readonly index: number;
 }
 
@@ -62,40 +67,6 @@ export class BatcherClosedError extends Error {
     super("onnx backend: the inference batcher is closed");
     this.name = "BatcherClosedError";
   }
-}
-
-/**
- * The batch to send: the oldest queued entry (so it never starves) and the queued entries nearest to
- * it in length, up to `maxBatch` distinct items; entries with the key of one chosen ride along.
- * Returns the chosen entries (their queue order kept) and the distinct items to run.
- */
-function pickBatch<T, R>(queue: readonly Entry<T, R>[], maxBatch: number): { entries: Array<Entry<T, R>>; items: T[]; slotOf: number[] } {
-  const oldest = queue[0];
-  if (!oldest) return { entries: [], items: [], slotOf: [] };
-  const byNearness = queue.map((e, i) => ({ i, d: Math.abs(e.length - oldest.length) })).sort((a, b) => a.d - b.d || a.i - b.i);
-  const chosen = new Map<number, number>();
-  const keys = new Map<string, number>();
-  let distinct = 0;
-  for (const { i } of byNearness) {
-    const e = queue[i] as Entry<T, R>;
-    const same = e.key === undefined ? undefined : keys.get(e.key);
-    if (same !== undefined) chosen.set(i, same);
-    else if (distinct < maxBatch) {
-      chosen.set(i, distinct);
-      if (e.key !== undefined) keys.set(e.key, distinct);
-      distinct++;
-    }
-  }
-  const entries: Array<Entry<T, R>> = [];
-  const slotOf: number[] = [];
-  const items = new Array<T>(distinct);
-  for (const [i, slot] of [...chosen].sort((a, b) => a[0] - b[0])) {
-    const e = queue[i] as Entry<T, R>;
-    entries.push(e);
-    slotOf.push(slot);
-    items[slot] = e.item;
-  }
-  return { entries, items, slotOf };
 }
 
 /**
@@ -112,7 +83,7 @@ export function createDynamicBatcher<T, R>(options: DynamicBatcherOptions<T, R>)
   const now = options.now ?? Date.now;
   const setTimer = options.setTimer ?? ((fn: () => void, ms: number): TimerHandle => setTimeout(fn, ms));
   const clearTimer = options.clearTimer ?? ((h: TimerHandle): void => clearTimeout(h as NodeJS.Timeout));
-  let queue: Array<Entry<T, R>> = [];
+  const queue: BatchQueue<Entry<T, R>> = createBatchQueue();
   let inFlight = 0;
   let closed = false;
   let timer: { handle: TimerHandle; at: number } | undefined;
@@ -121,20 +92,18 @@ export function createDynamicBatcher<T, R>(options: DynamicBatcherOptions<T, R>)
     if (timer) clearTimer(timer.handle);
     timer = undefined;
   };
-  const fail = (submitters: Iterable<Submitter<R>>, error: Error): void => {
-    const failed = new Set<Submitter<R>>();
+  const fail = (submitters: Iterable<Submitter<T, R>>, error: Error): void => {
     for (const s of submitters) {
       if (s.done) continue;
       s.done = true;
-      failed.add(s);
+      queue.withdraw(s.entries);
       s.reject(error);
     }
-    if (failed.size > 0) queue = queue.filter((e) => !failed.has(e.submitter));
   };
   const dispatch = (): void => {
-    const { entries, items, slotOf } = pickBatch(queue, maxBatch);
-    const taken = new Set(entries);
-    queue = queue.filter((e) => !taken.has(e));
+    const { entries, slotOf, distinct } = queue.take(maxBatch);
+    const items = new Array<T>(distinct);
+    entries.forEach((e, k) => (items[slotOf[k] as number] = e.item));
     inFlight++;
     const settle = (results: readonly R[] | undefined, error: Error | undefined): void => {
       inFlight--;
@@ -169,10 +138,10 @@ export function createDynamicBatcher<T, R>(options: DynamicBatcherOptions<T, R>)
   };
   const pump = (): void => {
     if (closed) return;
-    while (queue.length > 0 && inFlight < Math.max(1, options.slots())) {
-      const oldest = queue[0] as Entry<T, R>;
+    let oldest: Entry<T, R> | undefined;
+    while ((oldest = queue.oldest()) && inFlight < Math.max(1, options.slots())) {
       const left = oldest.at + waitMs - now();
-      if (queue.length < maxBatch && left > 0) {
+      if (queue.size < maxBatch && left > 0) {
         // Not full and the oldest may still wait: come back when its wait is over.
         const at = oldest.at + waitMs;
         if (!timer || timer.at !== at) {
@@ -188,7 +157,7 @@ export function createDynamicBatcher<T, R>(options: DynamicBatcherOptions<T, R>)
       disarm();
       dispatch();
     }
-    if (queue.length === 0) disarm();
+    if (queue.size === 0) disarm();
   };
 
   return {
@@ -196,14 +165,18 @@ export function createDynamicBatcher<T, R>(options: DynamicBatcherOptions<T, R>)
       if (closed) return Promise.reject(new BatcherClosedError());
       if (items.length === 0) return Promise.resolve([]);
       return new Promise<R[]>((resolve, reject) => {
-        const submitter: Submitter<R> = { results: new Array<R>(items.length), remaining: items.length, done: false, resolve, reject };
+        const submitter: Submitter<T, R> = { results: new Array<R>(items.length), entries: [], remaining: items.length, done: false, resolve, reject };
         const at = now();
-        items.forEach((item, index) => queue.push({ item, length: options.lengthOf(item), key: options.keyOf?.(item), at, submitter, index }));
+        items.forEach((item, index) => {
+          const entry: Entry<T, R> = { item, length: options.lengthOf(item), key: options.keyOf?.(item), at, submitter, index };
+          submitter.entries.push(entry);
+          queue.push(entry);
+        });
         pump();
       });
     },
     get queued() {
-      return queue.length;
+      return queue.size;
     },
     get inFlight() {
       return inFlight;
@@ -212,9 +185,10 @@ export function createDynamicBatcher<T, R>(options: DynamicBatcherOptions<T, R>)
       if (closed) return;
       closed = true;
       disarm();
-      const queued = queue.map((e) => e.submitter);
-      queue = [];
-      fail(queued, new BatcherClosedError());
+      fail(
+        queue.clear().map((e) => e.submitter),
+        new BatcherClosedError(),
+      );
     },
   };
 }
