@@ -10,7 +10,7 @@ import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, resolveCliScoring, runCommand, scorerFor } from "./command.ts";
 import { createIdChecker } from "./unique-ids.ts";
 import { EXIT } from "./exit-codes.ts";
-import { inputLines, outputFile, writeOutputFile } from "./files.ts";
+import { inputLines, outputFile, readsOnce, writeOutputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { parseScoreRow } from "./score-rows.ts";
@@ -103,8 +103,8 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const read: Array<{ id: string | number; label: 0 | 1; score: number | null }> = [];
     const fitRows: RelevanceFitRow[] = [];
     let relevance: RelevanceCalibration | undefined;
-    // Standard input cannot be read twice: its fingerprint is the hash of its lines, each ending in "\n".
-    const stdinHash = source === "-" ? createHash("sha256") : undefined;
+    // Standard input or a pipe cannot be read twice: its fingerprint is the hash of its lines, each ending in "\n".
+    const stdinHash = readsOnce(source) ? createHash("sha256") : undefined;
     const checkId = createIdChecker("the review candidates name rows by id");
     // Rows exported from production review (groundwatch review export) carry their review: the calibration says so.
     const production = productionTally();

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
@@ -111,17 +112,34 @@ export function inputSource(given: string | undefined, positionals: readonly str
   return inputPath(input, io, flag);
 }
 
-/** The --input path ("-" for standard input), checked to exist. */
+/**
+ * Why an input path cannot be read as rows, or undefined when it can: a regular file, or a pipe (a
+ * named pipe made by mkfifo, or the /dev/fd/N a shell's process substitution `<(…)` names), read
+ * line by line as standard input is. A directory is not text; a device (a terminal, /dev/zero, a
+ * disk) or a socket has no end or no lines to speak of, so it is refused rather than read without
+ * bound.
+ */
+function unreadableAsRows(stat: Stats): string | undefined {
+  if (stat.isFile() || stat.isFIFO()) return undefined;
+  if (stat.isDirectory()) return "it is a directory";
+  const kind = stat.isCharacterDevice() ? "a character device (a terminal, /dev/zero…)" : stat.isBlockDevice() ? "a block device" : stat.isSocket() ? "a socket" : "neither a file nor a pipe";
+  return `it is ${kind}: give a file or a pipe, or - for standard input`;
+}
+
+/** The --input path ("-" for standard input), checked to exist and to be a file or a pipe. */
 export function inputPath(input: string | undefined, io: CommandIo, flag = "input"): string {
   if (!input) throw new UsageError(`--${flag} is required`, true);
   if (input === "-") return "-";
   const path = resolve(io.cwd, input);
+  let stat: Stats;
   try {
-    if (!statSync(path).isFile()) throw new Error("not a file");
+    stat = statSync(path);
   } catch (error) {
     const code = (error as { code?: string }).code;
     throw new UsageError(`cannot read ${input}: ${code === "ENOENT" ? `no such file${bundledExampleHint(input)}` : code === "EACCES" ? "permission denied" : (error as Error).message}`);
   }
+  const unreadable = unreadableAsRows(stat);
+  if (unreadable) throw new UsageError(`cannot read ${input}: ${unreadable}`);
   return path;
 }
 

@@ -12,7 +12,21 @@ import type { CommandIo } from "./io.ts";
 
 export { readTextFile, stripBom } from "../config/text-file.ts";
 
-/** The lines of an input file, or of standard input for "-", the first without its byte order mark. */
+/**
+ * Whether an input can be read only once: standard input ("-"), or a pipe (a named pipe, or the
+ * /dev/fd/N of a shell's `<(…)`). Such an input is never opened a second time (to hash it, say):
+ * what it held is gone once read.
+ */
+export function readsOnce(source: string): boolean {
+  if (source === "-") return true;
+  try {
+    return statSync(source).isFIFO();
+  } catch {
+    return false;
+  }
+}
+
+/** The lines of an input file or pipe, or of standard input for "-", the first without its byte order mark. */
 export async function* inputLines(source: string, io: CommandIo): AsyncGenerator<string> {
   const input = source === "-" ? io.stdin : createReadStream(source);
   const lines = createInterface({ input, crlfDelay: Infinity });

@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
 import type { EntailmentBackend } from "../core/backend.ts";
 import { EXIT } from "./exit-codes.ts";
-import { closeOutputStream, inputLines, openOutputStream } from "./files.ts";
+import { closeOutputStream, inputLines, openOutputStream, readsOnce } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { isBrokenPipe } from "./io.ts";
 import { describeUsage } from "./usage.ts";
@@ -61,12 +61,13 @@ export async function runRowCommand<Row>(o: RowCommandOptions<Row>): Promise<num
   const out: Writable = file ?? io.stdout;
   let invalid = 0;
   let exit: number = EXIT.ok;
-  // Reading standard input that never sends anything would look like a hang: say what is awaited.
+  // Reading standard input or a pipe that never sends anything would look like a hang: say what is awaited.
   let received = false;
+  const awaited = o.source === "-" ? `standard input (give a file, or pipe JSONL in; "groundwatch ${name} --help")` : readsOnce(o.source) ? `the pipe ${o.source} (nothing has been written to it yet)` : undefined;
   const hint =
-    o.source === "-"
+    awaited !== undefined
       ? setTimeout(() => {
-          if (!received) io.stderr.write(`groundwatch ${name}: waiting for rows on standard input (give a file, or pipe JSONL in; "groundwatch ${name} --help")\n`);
+          if (!received) io.stderr.write(`groundwatch ${name}: waiting for rows on ${awaited}\n`);
         }, STDIN_HINT_MS)
       : undefined;
   hint?.unref();
