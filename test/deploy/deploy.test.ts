@@ -20,7 +20,7 @@ function have(cmd: string): boolean {
 }
 
 /** The variables docker-compose.yml requires, set as the README says to. */
-const REQUIRED = { GROUNDWATCH_TOKEN: "a".repeat(32), GRAFANA_ADMIN_PASSWORD: "b".repeat(32) };
+const REQUIRED = { GROUNDWATCH_TOKEN: "a".repeat(32), GROUNDWATCH_SENDER_TOKEN: "s".repeat(32), GRAFANA_ADMIN_PASSWORD: "b".repeat(32) };
 
 describe("docker-compose.yml", () => {
   it("is valid for docker-compose", () => {
@@ -55,7 +55,7 @@ describe("docker-compose.yml", () => {
       for (const [key, value] of Object.entries(s.environment ?? {})) {
         if (!/TOKEN|PASSWORD|SECRET|KEY/.test(key)) continue;
         // ${NAME:?message}: required, and no value written in the file.
-        expect(value, `${service} ${key}`).toMatch(/^\$\{(GROUNDWATCH_TOKEN|GRAFANA_ADMIN_PASSWORD):\?[^}]+\}$/);
+        expect(value, `${service} ${key}`).toMatch(/^\$\{(GROUNDWATCH_TOKEN|GROUNDWATCH_SENDER_TOKEN|GRAFANA_ADMIN_PASSWORD):\?[^}]+\}$/);
       }
     }
     expect(compose.services.grafana?.environment?.GF_SECURITY_ADMIN_PASSWORD).toMatch(/^\$\{GRAFANA_ADMIN_PASSWORD:\?/);
@@ -83,6 +83,14 @@ describe("docker-compose.yml", () => {
     const data = (prometheus.volumes ?? []).find((v) => v.endsWith(":/prometheus"));
     expect(data, "a volume mounted on /prometheus").toBeDefined();
     expect(Object.keys(compose.volumes ?? {})).toContain(data!.split(":")[0]);
+  });
+
+  it("runs Prometheus without its lifecycle and admin APIs: nothing that reaches port 9090 can stop it, reload it or delete its data", () => {
+    const compose = read("docker-compose.yml") as { services: Record<string, { command?: string[]; entrypoint?: string[] }> };
+    const prometheus = compose.services.prometheus!;
+    const line = [...(prometheus.entrypoint ?? []), ...(prometheus.command ?? [])].join(" ");
+    expect(line).toContain("/bin/prometheus");
+    expect(line).not.toMatch(/--web\.enable-(lifecycle|admin-api)/);
   });
 
   it("points the alerts' runbook links at the runbooks its groundwatch serves on the published port", () => {

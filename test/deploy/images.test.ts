@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { baseImages, imageName, unpinnedImages } from "../../scripts/image-pins.ts";
+import { baseImages, imageName, renderedImages, unpinnedImages, unpinnedRendered } from "../../scripts/image-pins.ts";
 import type { KustomizeImage } from "../../scripts/image-pins.ts";
 import { DIR, ROOT } from "./manifests.ts";
 
@@ -24,6 +24,27 @@ const PINS = (parse(readFileSync(join(ROOT, "deploy", "images.yaml"), "utf8")) a
 const OVERLAY_DIR = join(ROOT, "deploy", "overlays", "production");
 const overlay = (): { resources: string[]; images: KustomizeImage[] } => parse(readFileSync(join(OVERLAY_DIR, "kustomization.yaml"), "utf8")) as { resources: string[]; images: KustomizeImage[] };
 const HEX64 = "0123456789abcdef".repeat(4);
+const SCRIPT = join(ROOT, "scripts", "image-pins.ts");
+
+function hasKubectl(): boolean {
+  try {
+    execFileSync("kubectl", ["version", "--client"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `image-pins.ts --render DIR` run as a user runs it: its exit code, what it wrote to stdout (what `kubectl apply -f -` would get) and to stderr. */
+function renderGate(dir: string): { code: number; stdout: string; stderr: string } {
+  try {
+    const stdout = execFileSync(process.execPath, ["--import", "tsx", SCRIPT, "--render", dir], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    return { code: 0, stdout, stderr: "" };
+  } catch (error) {
+    const e = error as { status?: number; stdout?: string; stderr?: string };
+    return { code: e.status ?? -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
 
 /** Every third-party image reference, with where it is: compose services without a build, the Dockerfile's base, the Kubernetes containers but groundwatch's own. */
 function references(): Array<{ where: string; ref: string }> {
@@ -113,6 +134,54 @@ describe("deploy/overlays/production: every Kubernetes image by digest", () => {
       expect(images.length).toBe(baseImages(DIR).length);
       for (const image of images) expect(image).toMatch(new RegExp(`@sha256:${HEX64}$`));
       expect(images).toContain(`registry.internal:5000/groundwatch@sha256:${HEX64}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("image-pins.ts --render: the one way an overlay reaches kubectl apply", () => {
+  const deployment = (image: string, init?: string): string =>
+    stringify({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { template: { spec: { containers: [{ name: "c", image }], ...(init ? { initContainers: [{ name: "i", image: init }] } : {}) } } } });
+  const cronJob = (image: string): string => stringify({ apiVersion: "batch/v1", kind: "CronJob", metadata: { name: "j" }, spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: "c", image }] } } } } } });
+
+  it("checks every container of every workload in the rendered manifests, init containers and CronJobs included", () => {
+    const pinned = `registry.internal:5000/groundwatch@sha256:${HEX64}`;
+    expect(unpinnedRendered(`${deployment(pinned, `busybox@sha256:${HEX64}`)}---\n${cronJob(`otel/opentelemetry-collector-contrib:0.114.0@sha256:${HEX64}`)}`)).toEqual([]);
+    expect(unpinnedRendered(deployment(pinned, "busybox:1.36"))).toEqual(["Deployment/d i: busybox:1.36 is not pinned by digest (NAME@sha256:<64 hex digits>)"]);
+    expect(unpinnedRendered(cronJob("otel/opentelemetry-collector-contrib@sha256:SET-ME"))).toEqual(["CronJob/j c: otel/opentelemetry-collector-contrib@sha256:SET-ME is not pinned by digest (NAME@sha256:<64 hex digits>)"]);
+    expect(unpinnedRendered(deployment(`registry.example.com/groundwatch@sha256:${HEX64}`))).toEqual([`Deployment/d c: registry.example.com/groundwatch@sha256:${HEX64} is the template's registry; name your registry`]);
+    expect(unpinnedRendered(stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "only" } }))).toHaveLength(1);
+  });
+
+  it("writes nothing for kubectl apply while the shipped overlays, or the base itself, run any image by tag or placeholder (when kubectl is installed)", () => {
+    if (!hasKubectl()) return; // the checks above do not need it
+    for (const dir of [OVERLAY_DIR, join(ROOT, "deploy", "overlays", "model-tier"), DIR]) {
+      const run = renderGate(dir);
+      expect(run.code, dir).toBe(1);
+      expect(run.stdout, dir).toBe("");
+      expect(run.stderr, dir).toContain("is not pinned by digest");
+    }
+  });
+
+  it("writes the rendered manifests, every image by digest, once the overlay is filled in, and refuses one a patch adds a tagged image to (when kubectl is installed)", () => {
+    if (!hasKubectl()) return; // the checks above do not need it
+    const dir = mkdtempSync(join(tmpdir(), "gw-overlay-"));
+    try {
+      const filled = filledOverlay(dir);
+      const run = renderGate(dir);
+      expect(run.code, run.stderr).toBe(0);
+      const images = renderedImages(run.stdout);
+      expect(images.length).toBe(baseImages(DIR).length);
+      for (const { image } of images) expect(image).toMatch(new RegExp(`@sha256:${HEX64}$`));
+      // What the kustomization-only check cannot see: a patch that adds a container by tag.
+      writeFileSync(join(dir, "debug-patch.yaml"), stringify({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "groundwatch" }, spec: { template: { spec: { initContainers: [{ name: "debug", image: "busybox:1.36" }] } } } }));
+      writeFileSync(join(dir, "kustomization.yaml"), stringify({ ...filled, patches: [{ path: "debug-patch.yaml" }] }));
+      expect(unpinnedImages(filled)).toEqual([]);
+      const patched = renderGate(dir);
+      expect(patched.code).toBe(1);
+      expect(patched.stdout).toBe("");
+      expect(patched.stderr).toContain("Deployment/groundwatch debug: busybox:1.36 is not pinned by digest");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -378,6 +378,6 @@ export const NOT_EXECUTED: ReadonlyArray<{ readonly command: string; readonly re
   { command: "ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node", reason: "as npm install onnxruntime-node" },
   { command: "npm ci && npm start", reason: "installs the dependencies from the registry into this clone; CI (.ci/run) runs `npm ci` on a fresh clone, and `npm start` is `groundwatch demo`, which the quick start's `npx groundwatch demo` line runs below" },
   { command: "npm test", reason: "the test suite this file is part of; CI runs it" },
-  { command: "export GROUNDWATCH_TOKEN=$(openssl rand -hex 16) GRAFANA_ADMIN_PASSWORD=$(openssl rand -hex 16)", reason: "sets the two variables docker-compose.yml requires, for the docker-compose line after it; test/deploy/deploy.test.ts runs `docker-compose config` with both set, and without each (refused, naming it)" },
+  { command: "export GROUNDWATCH_TOKEN=$(openssl rand -hex 16) GROUNDWATCH_SENDER_TOKEN=$(openssl rand -hex 16) GRAFANA_ADMIN_PASSWORD=$(openssl rand -hex 16)", reason: "sets the three variables docker-compose.yml requires, for the docker-compose line after it; test/deploy/deploy.test.ts runs `docker-compose config` with all three set, and without each (refused, naming it)" },
   { command: "docker-compose up", reason: "there is no Docker engine where the tests run; test/deploy/deploy.test.ts validates the stack's files and test/e2e/alerting.test.ts runs its pieces without Docker" },
 ];
