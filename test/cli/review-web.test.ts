@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startReviewWeb } from "../../src/cli/review/web-server.ts";
 import type { ReviewWebOptions, ReviewWebServer } from "../../src/cli/review/web-server.ts";
+import type { SpoolRecord } from "../../src/review/record.ts";
 import { currentLabels, readLabelRecords } from "../../src/review/spool-files.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 import { spoolRecord, writeSpool } from "./review-web-fixtures.ts";
@@ -201,6 +202,24 @@ describe("groundwatch review --web: the page", () => {
     expect(page.body).not.toContain("returned within 90 days");
     const second = await call(server, "GET", "/");
     expect(String(second.headers["content-security-policy"])).not.toContain(nonce ?? "");
+  });
+
+  it("sends each answer as the terminal view shows it: a null claim or document is dropped, not sent for the page to trip on", async () => {
+    const dir = tempDir();
+    const good = spoolRecord("x1");
+    // A spool line whose outline is right but whose claims and documents hold nulls (a crafted or damaged record).
+    const crafted = { ...good, claims: [null, good.claims[0], 5], documents: [null, good.documents[0]], question: null } as unknown as SpoolRecord;
+    writeSpool(dir, [crafted]);
+    const server = await startReviewWeb({ dirs: [dir], reviewer: "ana", labelsFile: join(dir, "labels.jsonl"), port: 0, now: NOW });
+    onTestFinished(() => server.close());
+    const answer = json(await call(server, "GET", "/api/next")).answer as { id: string; claims: unknown[]; documents: unknown[]; question?: unknown };
+    expect(answer.id).toBe("x1");
+    expect(answer.claims).toEqual([good.claims[0]]);
+    expect(answer.documents).toEqual([good.documents[0]]);
+    expect(answer.question).toBeUndefined();
+    // Labelling it claim by claim works on what was sent.
+    expect((await post(server, "/api/label", { id: "x1", agreement: "agree", claims: [{ index: 0, label: 0 }] })).status).toBe(200);
+    expect(readLabelRecords(join(dir, "labels.jsonl")).labels[0]?.claims).toEqual([{ index: 0, label: 0 }]);
   });
 
   it("keeps a hostile answer as JSON text in the API", async () => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startReviewWeb } from "../../src/cli/review/web-server.ts";
+import type { SpoolRecord } from "../../src/review/record.ts";
 import { readLabelRecords } from "../../src/review/spool-files.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { spoolRecord, writeSpool } from "../cli/review-web-fixtures.ts";
@@ -164,5 +165,19 @@ describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chro
       { v: 1, id: "a2", reviewer: "ana", time: at, label: 0, agreement: "agree", claims: [{ index: 0, label: 1 }, { index: 1, label: 0 }], kind: "flagged" },
       { v: 1, id: "a3", reviewer: "ana", time: at, label: 1, agreement: "agree", kind: "grounded_sample" },
     ]);
+  });
+  it("shows an answer whose spool record holds a null claim, without it", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const good = spoolRecord("n1");
+    writeSpool(dir, [{ ...good, claims: [null, good.claims[0]], documents: [null, good.documents[0]] } as unknown as SpoolRecord]);
+    const server = await startReviewWeb({ dirs: [dir], reviewer: "ana", labelsFile: join(dir, "labels.jsonl"), port: 0 });
+    onTestFinished(() => server.close());
+    const browser = await launch(server.url);
+    onTestFinished(() => browser.close());
+    await expect.poll(() => browser.evaluate("document.body ? document.body.getAttribute('data-answer') : null"), WAIT).toBe("n1");
+    await expect.poll(() => browser.evaluate("document.getElementById('answer').textContent"), WAIT).toBe(good.answer);
+    expect(await browser.evaluate("document.querySelectorAll('#claims li').length")).toBe(1);
+    expect(await browser.evaluate("document.querySelector('#documents mark.evidence').textContent")).toBe("unopened items may be returned within 30 days of delivery for a full refund");
+    expect(await browser.evaluate("document.getElementById('status').textContent")).toBe("");
   });
 });
