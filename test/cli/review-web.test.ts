@@ -44,6 +44,8 @@ async function serve(overrides: Partial<ReviewWebOptions> = {}): Promise<{ serve
   return { server, dir: spool, labels };
 }
 const nextId = async (server: ReviewWebServer, headers: Record<string, string> = {}): Promise<unknown> => (json(await call(server, "GET", "/api/next", { headers })).answer as { id?: string } | undefined)?.id;
+/** The `name=value` a reply's Set-Cookie sets (the header a browser would store). */
+const sessionCookie = (reply: Reply): string => String(reply.headers["set-cookie"]).split(";")[0] ?? "";
 const post = (server: ReviewWebServer, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> => call(server, "POST", path, { body: JSON.stringify(body), headers });
 
 describe("groundwatch review --web: the API", () => {
@@ -164,7 +166,7 @@ describe("groundwatch review --web: local by default", () => {
     expect((await post(server, "/api/label", { id: "a1", label: 1 }, { origin: `http://${host}`, "sec-fetch-site": "same-origin" })).status).toBe(200);
   });
 
-  it("with a token, checks it on every request: bearer header, or the cookie the page sets from ?token= once", async () => {
+  it("with a token, checks it on every request: bearer header, or the cookie of a session opened from ?token= once", async () => {
     const { server } = await serve({ token: TOKEN });
     expect((await call(server, "GET", "/api/next")).status).toBe(401);
     expect((await call(server, "GET", "/")).status).toBe(401);
@@ -175,12 +177,56 @@ describe("groundwatch review --web: local by default", () => {
     const opened = await call(server, "GET", `/?token=${encodeURIComponent(TOKEN)}`);
     expect(opened.status).toBe(303);
     expect(opened.headers.location).toBe("/");
-    const cookie = String(opened.headers["set-cookie"]).split(";")[0] ?? "";
-    expect(String(opened.headers["set-cookie"])).toMatch(/HttpOnly; SameSite=Strict/);
+    const cookie = sessionCookie(opened);
+    expect(String(opened.headers["set-cookie"])).toMatch(/HttpOnly; SameSite=Strict; Path=\//);
     expect((await call(server, "GET", "/", { headers: { cookie } })).status).toBe(200);
     expect(await nextId(server, { cookie })).toBe("a1");
+    expect((await post(server, "/api/label", { id: "a1", label: 1 }, { cookie })).status).toBe(200);
     // A token makes the Host check unnecessary: the token is what a remote reviewer proves.
     expect((await call(server, "GET", "/api/progress", { headers: { cookie, host: "review.internal:4320" } })).status).toBe(200);
+  });
+
+  it("puts a random session id in the cookie, never the token: every port of the host name receives it", async () => {
+    const { server } = await serve({ token: TOKEN });
+    const first = await call(server, "GET", `/?token=${encodeURIComponent(TOKEN)}`);
+    const second = await call(server, "GET", `/?token=${encodeURIComponent(TOKEN)}`);
+    const header = String(first.headers["set-cookie"]);
+    expect(header).not.toContain(TOKEN);
+    expect(header).not.toContain(encodeURIComponent(TOKEN));
+    const [name, id] = sessionCookie(first).split("=");
+    expect(name).toBe("groundwatch_review_session");
+    // 32 random bytes, base64url: 256 bits, and a new one for every session.
+    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(sessionCookie(second)).not.toBe(sessionCookie(first));
+    expect(await nextId(server, { cookie: sessionCookie(second) })).toBe("a1");
+  });
+
+  it("does not take the token as a cookie, nor a session id it did not open", async () => {
+    const { server } = await serve({ token: TOKEN });
+    for (const cookie of [`groundwatch_review=${TOKEN}`, `groundwatch_review_session=${TOKEN}`, `groundwatch_review_session=${encodeURIComponent(TOKEN)}`, `groundwatch_review_session=${"A".repeat(43)}`]) {
+      expect((await call(server, "GET", "/api/next", { headers: { cookie } })).status, cookie).toBe(401);
+      expect((await post(server, "/api/label", { id: "a1", label: 1 }, { cookie })).status, cookie).toBe(401);
+    }
+  });
+
+  it("ends a session 12 hours after it was opened, and keeps at most 64 (the oldest goes first)", async () => {
+    let nowMs = Date.parse("2026-12-01T12:00:00.000Z");
+    const { server } = await serve({ token: TOKEN, now: () => new Date(nowMs) });
+    const open = async (): Promise<string> => sessionCookie(await call(server, "GET", `/?token=${encodeURIComponent(TOKEN)}`));
+    const status = async (cookie: string): Promise<number> => (await call(server, "GET", "/api/progress", { headers: { cookie } })).status;
+    const early = await open();
+    expect(await status(early)).toBe(200);
+    expect(String((await call(server, "GET", `/?token=${encodeURIComponent(TOKEN)}`)).headers["set-cookie"])).toContain("Max-Age=43200");
+    nowMs += 12 * 3600_000 - 1;
+    expect(await status(early)).toBe(200);
+    nowMs += 1;
+    expect(await status(early)).toBe(401);
+
+    const sessions: string[] = [];
+    for (let i = 0; i < 65; i++) sessions.push(await open());
+    expect(await status(sessions[0] ?? "")).toBe(401);
+    expect(await status(sessions[1] ?? "")).toBe(200);
+    expect(await status(sessions[64] ?? "")).toBe(200);
   });
 });
 
