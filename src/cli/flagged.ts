@@ -1,5 +1,5 @@
 import { COLLECTOR_ENV } from "../config/env.ts";
-import { stripControls } from "../core/safe-text.ts";
+import { jsonForTerminal, stripControls } from "../core/safe-text.ts";
 import { fetchWithTimeout } from "../net/fetch-timeout.ts";
 import { readCappedText } from "../net/read-capped.ts";
 import { redactSecrets } from "../net/redact.ts";
@@ -29,7 +29,8 @@ evidence text appear only when the collector captures content (monitor.captureCo
   --limit N         at most N answers (default 100, at most ${FLAGGED_MAX_LIMIT})
   --follow          keep polling and print only answers not printed yet; Ctrl-C stops
   --interval S      seconds between polls with --follow (default 2)
-  --format F        table (default) or jsonl (one answer per line, as the collector sends it)
+  --format F        table (default) or jsonl (one answer per line, as the collector sends it, with
+                    the code points a terminal acts on written as \\u escapes)
   --token T         the collector's bearer token (default: ${COLLECTOR_ENV.token})
 
 Exit codes: 0 ok, 1 the collector could not be read, 2 bad flags.
@@ -129,7 +130,7 @@ export function runFlagged(argv: readonly string[], io: CommandIo): Promise<numb
       const print = async (answers: readonly FlaggedAnswer[]): Promise<void> => {
         for (const a of answers) {
           if (format === "jsonl") {
-            await writeLine(io.stdout, JSON.stringify(a));
+            await writeLine(io.stdout, jsonForTerminal(a));
             continue;
           }
           if (!headerShown) await writeLine(io.stdout, TABLE_HEADER);

@@ -54,6 +54,27 @@ describe("groundwatch flagged", () => {
     expect(lines[0]?.claims[0]?.text).toContain("90 days");
   });
 
+  it("prints JSONL with the code points a terminal acts on escaped (8-bit CSI, bidi overrides): valid JSON, the same text", async () => {
+    const c = await startTestCollector({ traceTimeoutMs: 200, monitor: { captureContent: true } });
+    const answer = "You can return unopened items within \u009b31m90\u009b0m days \u202eof delivery\u202c and \u2066more\u2069.";
+    const trace = tracesJson(T1, [
+      { spanId: "aaaaaaaaaaaaaaaa", name: "POST /ask", attributes: { "http.route": "/ask" } },
+      { spanId: "bbbbbbbbbbbbbbbb", parentSpanId: "aaaaaaaaaaaaaaaa", name: "retrieve", attributes: { "openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.content": RETURNS_DOC } },
+      { spanId: "cccccccccccccccc", parentSpanId: "aaaaaaaaaaaaaaaa", name: "llm", attributes: { "openinference.span.kind": "LLM", "llm.output_messages.0.message.role": "assistant", "llm.output_messages.0.message.content": answer } },
+    ]);
+    expect((await postJson(`${c.url}/v1/traces`, trace)).status).toBe(200);
+    await expect.poll(() => c.monitor.flagged().length, { timeout: 15_000 }).toBe(1);
+    const sent = c.monitor.flagged()[0]?.claims.map((claim) => claim.text ?? "").join("") ?? "";
+    expect(sent).toContain("\u009b");
+    expect(sent).toContain("\u202e");
+    const run = await runCli(["flagged", "--url", c.url, "--format", "jsonl"], { env: ENV });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(run.stdout).toContain("\\u009b31m90");
+    const printed = JSON.parse(run.stdout.trim()) as { claims: Array<{ text?: string }> };
+    expect(printed.claims.map((claim) => claim.text ?? "").join("")).toBe(sent);
+  });
+
   it("exits 2 on bad flags and 1 when the collector cannot be reached", async () => {
     for (const argv of [["flagged"], ["flagged", "--url", "http://127.0.0.1:1", "--limit", "0"], ["flagged", "--url", "http://127.0.0.1:1", "--format", "csv"], ["flagged", "--url", "http://127.0.0.1:1", "--since", "soon"], ["flagged", "--url", "ftp://x"]]) {
       expect((await runCli(argv, { env: ENV })).code).toBe(2);
