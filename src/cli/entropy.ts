@@ -21,6 +21,7 @@ import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal, writeLine } from "./io.ts";
 import { runRowCommand } from "./rows.ts";
 import { parseSamples } from "./score-rows.ts";
+import { jsonForTerminal } from "../core/safe-text.ts";
 
 /** Entailment calls per row when --max-calls is not given: enough for about 100 samples, and never unbounded. */
 const DEFAULT_ENTROPY_ROW_CALLS = 10_000;
@@ -178,7 +179,7 @@ async function measureEntropyRows(
               claimConsistency: claims.result.summary,
             }
           : {};
-        await writeLine(jsonOut, JSON.stringify({ id: row.id, ...result, ...extra }));
+        await writeLine(jsonOut, jsonForTerminal({ id: row.id, ...result, ...extra }));
       }
       if (args.explain) io.stdout.write(explainEntropy(row.id, result, threshold) + (claims ? explainClaims(claims.claims, claims.result) : ""));
     },

@@ -1,11 +1,11 @@
 import { COLLECTOR_ENV } from "../config/env.ts";
-import { stripControls } from "../core/safe-text.ts";
+import { jsonForTerminal, stripControls } from "../core/safe-text.ts";
 import { fetchWithTimeout } from "../net/fetch-timeout.ts";
 import { readCappedText } from "../net/read-capped.ts";
 import { redactSecrets } from "../net/redact.ts";
 import { sleep } from "../net/retry.ts";
 import type { FlaggedAnswer, FlaggedClaim } from "../telemetry/flagged.ts";
-import { FLAGGED_MAX_LIMIT } from "../telemetry/flagged.ts";
+import { FLAGGED_MAX_LIMIT, isFlaggedCursor } from "../telemetry/flagged.ts";
 import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
@@ -26,10 +26,14 @@ evidence text appear only when the collector captures content (monitor.captureCo
   --route R         only this route label (as /metrics shows it)
   --cause C         only answers with this cause: retrieval, generation, citation, mixed, unknown
   --since ISO       only answers scored at or after this ISO 8601 time
-  --limit N         at most N answers (default 100, at most ${FLAGGED_MAX_LIMIT})
-  --follow          keep polling and print only answers not printed yet; Ctrl-C stops
+  --limit N         at most N answers (default 100, at most ${FLAGGED_MAX_LIMIT}; says so when more are kept);
+                    with --follow, answers per request
+  --follow          keep polling and print each new answer once, reading every page the collector
+                    has (never only the newest --limit); says how many the collector let go
+                    before they could be read; Ctrl-C stops
   --interval S      seconds between polls with --follow (default 2)
-  --format F        table (default) or jsonl (one answer per line, as the collector sends it)
+  --format F        table (default) or jsonl (one answer per line, as the collector sends it, with
+                    the code points a terminal acts on written as \\u escapes)
   --token T         the collector's bearer token (default: ${COLLECTOR_ENV.token})
 
 Exit codes: 0 ok, 1 the collector could not be read, 2 bad flags.
@@ -40,8 +44,6 @@ const MAX_REPLY_BYTES = 32 * 2 ** 20;
 /** How long to wait for the collector's headers, and for its body to move. */
 const TIMEOUT_MS = 10_000;
 
-/** The key an answer is printed once under with --follow. */
-const keyOf = (a: FlaggedAnswer): string => `${a.traceId} ${a.spanId} ${a.time}`;
 const clean = (v: unknown): string => stripControls(String(v ?? ""));
 
 /** One answer as table lines: its row, then a line per claim. */
@@ -60,8 +62,16 @@ export function flaggedLines(a: FlaggedAnswer): string[] {
 
 const TABLE_HEADER = ["TIME".padEnd(24), "ROUTE".padEnd(20), "VERDICT".padEnd(11), "SCORE".padStart(6), "CAUSE".padEnd(10), "TRACE"].join("  ");
 
+/** A reply of /v1/flagged: the answers, and (from a collector that pages) where to read on, whether more are kept, and how many were let go unread. */
+interface FlaggedReply {
+  readonly flagged: FlaggedAnswer[];
+  readonly cursor?: string | undefined;
+  readonly more: boolean;
+  readonly missed: number;
+}
+
 /** Reads /v1/flagged once through the bounded client; throws with why it could not. */
-async function readFlagged(url: string, token: string | undefined, signal: AbortSignal): Promise<FlaggedAnswer[]> {
+async function readFlagged(url: string, token: string | undefined, signal: AbortSignal): Promise<FlaggedReply> {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   let reply;
   try {
@@ -77,10 +87,15 @@ async function readFlagged(url: string, token: string | undefined, signal: Abort
   } catch {
     throw new Error(`the collector answered HTTP ${reply.res.status} with a body that is not JSON`);
   }
-  const b = body as { flagged?: unknown; error?: unknown };
+  const b = body as { flagged?: unknown; error?: unknown; cursor?: unknown; more?: unknown; missed?: unknown };
   if (reply.res.status !== 200) throw new Error(`the collector answered HTTP ${reply.res.status}: ${clean(b.error ?? "")}`);
   if (!Array.isArray(b.flagged)) throw new Error("the collector's reply has no flagged list");
-  return b.flagged.filter((a): a is FlaggedAnswer => typeof a === "object" && a !== null);
+  return {
+    flagged: b.flagged.filter((a): a is FlaggedAnswer => typeof a === "object" && a !== null),
+    cursor: typeof b.cursor === "string" && isFlaggedCursor(b.cursor) ? b.cursor : undefined,
+    more: b.more === true,
+    missed: typeof b.missed === "number" && Number.isSafeInteger(b.missed) && b.missed > 0 ? b.missed : 0,
+  };
 }
 
 /** Runs `groundwatch flagged`; resolves to the exit code. */
@@ -111,12 +126,13 @@ export function runFlagged(argv: readonly string[], io: CommandIo): Promise<numb
     const intervalS = numberFlag("interval", args.interval, (n) => n >= 0.1 && n <= 3600, "a number of seconds from 0.1 to 3600") ?? 2;
     if (args.since !== undefined && Number.isNaN(Date.parse(args.since))) throw new UsageError(`--since must be an ISO 8601 time (got ${JSON.stringify(args.since)})`);
     const token = args.token ?? io.env[COLLECTOR_ENV.token];
-    const query = (since: string | undefined): string => {
+    const query = (at: { readonly since?: string | undefined; readonly after?: string | undefined }): string => {
       const params = new URLSearchParams();
       if (args.route !== undefined) params.set("route", args.route);
       if (args.cause !== undefined) params.set("cause", args.cause);
-      if (since !== undefined) params.set("since", since);
+      if (at.since !== undefined) params.set("since", at.since);
       if (limit !== undefined) params.set("limit", String(limit));
+      if (at.after !== undefined) params.set("after", at.after);
       const q = params.toString();
       return q ? `${base.href}?${q}` : base.href;
     };
@@ -129,7 +145,7 @@ export function runFlagged(argv: readonly string[], io: CommandIo): Promise<numb
       const print = async (answers: readonly FlaggedAnswer[]): Promise<void> => {
         for (const a of answers) {
           if (format === "jsonl") {
-            await writeLine(io.stdout, JSON.stringify(a));
+            await writeLine(io.stdout, jsonForTerminal(a));
             continue;
           }
           if (!headerShown) await writeLine(io.stdout, TABLE_HEADER);
@@ -138,27 +154,30 @@ export function runFlagged(argv: readonly string[], io: CommandIo): Promise<numb
         }
       };
       // Newest first from the collector; printed oldest first, so the newest is at the bottom.
-      let answers = await readFlagged(query(args.since), token, stop.signal);
-      await print([...answers].reverse());
+      const first = await readFlagged(query({ since: args.since }), token, stop.signal);
+      await print([...first.flagged].reverse());
+      if (first.more) io.stderr.write(`groundwatch flagged: the collector keeps more answers than these ${first.flagged.length} (the newest); raise --limit (at most ${FLAGGED_MAX_LIMIT}) or narrow with --route, --cause or --since\n`);
       if (!args.follow) {
-        if (answers.length === 0 && format === "table") io.stderr.write("groundwatch flagged: no flagged answers\n");
+        if (first.flagged.length === 0 && format === "table") io.stderr.write("groundwatch flagged: no flagged answers\n");
         return EXIT.ok;
       }
-      // What the last reply held: an answer leaves it only by getting older, so it is never printed twice.
-      let printed = new Set(answers.map(keyOf));
-      let since = answers[0]?.time ?? args.since;
+      if (first.cursor === undefined) throw new Error("the collector does not page /v1/flagged (a groundwatch older than --follow's cursor): upgrade it, or run without --follow");
+      // From the cursor on: every answer kept since, oldest first, page by page; none printed twice.
+      let cursor = first.cursor;
       for (;;) {
         try {
           await sleep(intervalS * 1000, stop.signal);
-          answers = await readFlagged(query(since), token, stop.signal);
+          for (let more = true; more; ) {
+            const page = await readFlagged(query({ after: cursor }), token, stop.signal);
+            await print(page.flagged);
+            if (page.missed > 0) io.stderr.write(`groundwatch flagged: ${page.missed} flagged answer${page.missed === 1 ? " was" : "s were"} let go by the collector before they could be read (it keeps monitor.flaggedPerRoute per route within monitor.flaggedMaxBytes); poll more often with --interval\n`);
+            if (page.cursor === undefined) throw new Error("the collector's reply has no cursor");
+            cursor = page.cursor;
+            more = page.more;
+          }
         } catch (error) {
           if (stop.signal.aborted) return EXIT.ok;
           throw error;
-        }
-        await print(answers.filter((a) => !printed.has(keyOf(a))).reverse());
-        if (answers.length > 0) {
-          printed = new Set(answers.map(keyOf));
-          since = answers[0]?.time ?? since;
         }
       }
     } finally {

@@ -7,6 +7,7 @@ import { outputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { writeLine } from "./io.ts";
 import { runRowCommand } from "./rows.ts";
+import { jsonForTerminal } from "../core/safe-text.ts";
 
 export const NLI_HELP: string = `groundwatch nli — classify (premise, hypothesis) pairs with an entailment backend
 
@@ -101,7 +102,7 @@ async function classifyRows(source: string, output: string | undefined, skipInva
       const r = results[i] ?? { error: "no result" };
       if ("error" in r) counts.failed++;
       else counts.classified++;
-      await writeLine(out, JSON.stringify({ id: row.id, ...r }));
+      await writeLine(out, jsonForTerminal({ id: row.id, ...r }));
     }
   };
   const exit = await runRowCommand<Row>({

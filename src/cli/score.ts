@@ -11,6 +11,7 @@ import { outputFile } from "./files.ts";
 import { formatResultBlock, modelWorkLine, tableHeader } from "./table.ts";
 import type { EntailmentCounts } from "../telemetry/summary.ts";
 import { entailmentCounts } from "../telemetry/summary.ts";
+import { jsonForTerminal } from "../core/safe-text.ts";
 
 export const SCORE_HELP: string = `groundwatch score — check each answer's claims against its retrieved context
 
@@ -176,9 +177,9 @@ async function scoreRows(output: string | undefined, skipInvalid: boolean, input
         for (const l of formatResultBlock(row.id, row.answer, result, row.context)) await writeLine(out, l);
       } else if (format === "json") {
         // One array, streamed: a separator before every element but the first.
-        await writeLine(out, `${written > 0 ? "," : ""}${JSON.stringify(toOutputRow(row.id, result))}`);
+        await writeLine(out, `${written > 0 ? "," : ""}${jsonForTerminal(toOutputRow(row.id, result))}`);
       } else {
-        await writeLine(out, JSON.stringify(toOutputRow(row.id, result)));
+        await writeLine(out, jsonForTerminal(toOutputRow(row.id, result)));
       }
       written++;
       if (showProgress && Date.now() - lastProgress > 200) {

@@ -20,6 +20,7 @@ import { numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./com
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
+import { jsonForTerminal } from "../core/safe-text.ts";
 
 export const SERVE_HELP: string = `groundwatch serve — the collector: score RAG traces and observations from any service
 
@@ -197,7 +198,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
         scoring: monitor.score,
         secrets: { GROUNDWATCH_TOKEN: io.env.GROUNDWATCH_TOKEN ? "***" : "(not set)", GROUNDWATCH_JUDGE_API_KEY: io.env.GROUNDWATCH_JUDGE_API_KEY ? "***" : "(not set)", [RESAMPLE_API_KEY_ENV]: io.env[RESAMPLE_API_KEY_ENV]?.trim() ? "***" : "(not set)" },
       };
-      io.stdout.write(`${JSON.stringify(printable, null, 2)}\n`);
+      io.stdout.write(`${jsonForTerminal(printable, 2)}\n`);
       return EXIT.ok;
     }
     // Before the scoring workers start: the setting is process-wide and theirs too.

@@ -1,8 +1,8 @@
 import type { Request, Response } from "express";
 import { ConfigError } from "../config/errors.ts";
 import { parseInteger } from "../config/parse.ts";
-import type { FlaggedAnswer, FlaggedQuery } from "../telemetry/flagged.ts";
-import { FLAGGED_MAX_LIMIT } from "../telemetry/flagged.ts";
+import type { FlaggedPage, FlaggedPageQuery } from "../telemetry/flagged.ts";
+import { FLAGGED_MAX_LIMIT, isFlaggedCursor } from "../telemetry/flagged.ts";
 import { causeLabel } from "../telemetry/labels.ts";
 import { CAUSES } from "../telemetry/semconv.ts";
 
@@ -10,7 +10,7 @@ import { CAUSES } from "../telemetry/semconv.ts";
 const MAX_PARAM_CHARS = 1024;
 
 /** The query of GET /v1/flagged as the ring reads it, or the parameter that is wrong and why. */
-export function parseFlaggedQuery(query: Request["query"]): { readonly ok: true; readonly query: FlaggedQuery } | { readonly ok: false; readonly error: string } {
+export function parseFlaggedQuery(query: Request["query"]): { readonly ok: true; readonly query: FlaggedPageQuery } | { readonly ok: false; readonly error: string } {
   const text = (name: string): string | undefined => {
     const v = query[name];
     if (v === undefined) return undefined;
@@ -27,6 +27,8 @@ export function parseFlaggedQuery(query: Request["query"]): { readonly ok: true;
     if (since !== undefined && Number.isNaN(since)) throw new ConfigError("since", sinceText, "expected an ISO 8601 time");
     // A limit over the cap is read as the cap: the reply stays bounded either way.
     const limit = parseInteger("limit", text("limit"), 1, Number.MAX_SAFE_INTEGER);
+    const after = text("after");
+    if (after !== undefined && after !== "" && !isFlaggedCursor(after)) throw new ConfigError("after", after.slice(0, 60), "expected the cursor of an earlier reply");
     return {
       ok: true,
       query: {
@@ -34,6 +36,7 @@ export function parseFlaggedQuery(query: Request["query"]): { readonly ok: true;
         ...(cause ? { cause } : {}),
         ...(since !== undefined ? { since } : {}),
         ...(limit !== undefined ? { limit: Math.min(limit, FLAGGED_MAX_LIMIT) } : {}),
+        ...(after ? { after } : {}),
       },
     };
   } catch (error) {
@@ -43,18 +46,19 @@ export function parseFlaggedQuery(query: Request["query"]): { readonly ok: true;
 }
 
 /**
- * GET /v1/flagged?route=&cause=&since=&limit=: the most recent flagged answers the monitor keeps,
- * newest first, as `{ flagged: [...] }`; a bad parameter is a 400 naming it. Mounted behind the
- * collector's auth.
+ * GET /v1/flagged?route=&cause=&since=&limit=&after=: the most recent flagged answers the monitor
+ * keeps, newest first, as `{ flagged: [...], cursor, more, missed }`; with `after` (an earlier reply's
+ * cursor), those kept since, oldest first, and how many were let go unread (Monitor.flaggedPage). A
+ * bad parameter is a 400 naming it. Mounted behind the collector's auth.
  */
 export function flaggedHandler(deps: {
-  readonly flagged: (query: FlaggedQuery) => FlaggedAnswer[];
+  readonly page: (query: FlaggedPageQuery) => FlaggedPage;
   readonly badRequest: (req: Request, res: Response, error: string) => void;
 }): (req: Request, res: Response) => void {
   return (req, res) => {
     const parsed = parseFlaggedQuery(req.query);
     if (!parsed.ok) return deps.badRequest(req, res, parsed.error);
     res.setHeader("Cache-Control", "no-store");
-    res.json({ flagged: deps.flagged(parsed.query) });
+    res.json(deps.page(parsed.query));
   };
 }

@@ -224,7 +224,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   app.get("/metrics", auth, (req, res) => {
     prometheus.getMetricsRequestHandler(req, res);
   });
-  app.get("/v1/flagged", auth, flaggedHandler({ flagged: (q) => monitor.flagged(q), badRequest: (req, res, error) => refuse(req, res, 400, { error }) }));
+  app.get("/v1/flagged", auth, flaggedHandler({ page: (q) => monitor.flaggedPage(q), badRequest: (req, res, error) => refuse(req, res, 400, { error }) }));
 
   /**
    * OTLP/HTTP ingest of one signal: protobuf or JSON (gzip, deflate, br), partial success for rejected

@@ -22,7 +22,7 @@ export const MONITOR_ENV = {
   requireValidCalibration: "GROUNDWATCH_REQUIRE_VALID_CALIBRATION",
 } as const;
 
-/** The review spool's options (`createMonitor({ review })`, sdk/review-options.ts) and `groundwatch review`'s reviewer. */
+/** The review spool's options (`createMonitor({ review })`, sdk/review-options.ts), `groundwatch review`'s reviewer and its page's token. */
 export const REVIEW_ENV = {
   dir: "GROUNDWATCH_REVIEW_DIR",
   groundedSampleRate: "GROUNDWATCH_REVIEW_SAMPLE_RATE",
@@ -32,6 +32,8 @@ export const REVIEW_ENV = {
   replica: "GROUNDWATCH_REVIEW_REPLICA",
   /** The reviewer's name when `groundwatch review` gets no --reviewer. */
   reviewer: "GROUNDWATCH_REVIEWER",
+  /** `groundwatch review --web`'s token when it gets no --token: a secret of its own, never the collector's GROUNDWATCH_TOKEN. */
+  token: "GROUNDWATCH_REVIEW_TOKEN",
 } as const;
 
 /** `groundwatch serve` (collector) options read from the environment. */

@@ -10,12 +10,17 @@
  * this file holds none of them literally.
  */
 
+/** The Unicode bidirectional controls (marks, embeddings, overrides, isolates), as a character-class body. */
+const BIDI_CONTROLS = String.raw`\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069`;
+
 // Alternatives, in order: a CSI, 7-bit (ESC [) or 8-bit, with its parameter, intermediate and final
 // bytes; an OSC, DCS, SOS, PM or APC string (7- or 8-bit), payload included, up to BEL or ST (or the
 // end of the text, as a terminal would swallow it); any other escape (a few intermediate bytes, one
 // final byte); a line end (CR LF is one); one C0 or C1 control, DEL, or bidirectional control.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const ESCAPES_AND_CONTROLS = /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[ -/]{0,8}[0-~]|\r\n?|[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const ESCAPES_AND_CONTROLS = new RegExp(
+  String.raw`(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[ -/]{0,8}[0-~]|\r\n?|[\u0000-\u001f\u007f-\u009f${BIDI_CONTROLS}]`,
+  "g",
+);
 
 export interface StripControlsOptions {
   /**
@@ -24,6 +29,23 @@ export interface StripControlsOptions {
    * so the words on either side stay apart on one line.
    */
   readonly keepWhitespace?: boolean | undefined;
+}
+
+// The code points JSON.stringify leaves raw that a terminal acts on, or that reorder or break what is
+// shown: DEL, the C1 controls (U+009B is an 8-bit CSI, U+009D an 8-bit OSC), the bidirectional
+// controls of ESCAPES_AND_CONTROLS, and the line and paragraph separators (a line break to some
+// JSONL readers). JSON.stringify already escapes U+0000-U+001F (ESC among them).
+const RAW_IN_JSON = new RegExp(String.raw`[\u007f-\u009f\u2028\u2029${BIDI_CONTROLS}]`, "g");
+
+/**
+ * `JSON.stringify(value, null, space)` with every code point a terminal acts on written as a `\uXXXX`
+ * escape: still valid JSON that parses to the same value, but safe to print (JSONL on standard
+ * output). Such code points can only be inside the JSON's strings, so escaping them there is exact.
+ */
+export function jsonForTerminal(value: unknown, space?: number): string {
+  // JSON.stringify gives undefined for what JSON cannot hold (undefined, a function): written as null.
+  const json = (JSON.stringify(value, null, space) as string | undefined) ?? "null";
+  return json.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**

@@ -20,7 +20,7 @@ import type { ScoringRequest, ScoringWorkerData } from "./worker.ts";
 import type { Resampler } from "./resample.ts";
 import { createResampler } from "./resample.ts";
 import { copyInput, readRouting } from "./input.ts";
-import type { FlaggedAnswer, FlaggedQuery } from "../telemetry/flagged.ts";
+import type { FlaggedAnswer, FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../telemetry/flagged.ts";
 import type { Monitor, MonitorHealth, MonitorStats, ObserveInput, ObserveOptions } from "./types.ts";
 import type { Job } from "./scheduler.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -330,6 +330,15 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       } catch (error) {
         diag.error(`groundwatch: flagged() failed: ${(error as Error).message}`);
         return [];
+      }
+    },
+    flaggedPage(query?: FlaggedPageQuery): FlaggedPage {
+      try {
+        return flaggedRing.page(query);
+      } catch (error) {
+        diag.error(`groundwatch: flaggedPage() failed: ${(error as Error).message}`);
+        // Nothing read: the reader tries again from where it was.
+        return { flagged: [], cursor: query?.after ?? "", more: false, missed: 0 };
       }
     },
     routeLabel(route: string): string {

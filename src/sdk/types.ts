@@ -1,7 +1,7 @@
 import type { Attributes, Context } from "@opentelemetry/api";
 import type { ContextInput } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
-import type { FlaggedAnswer, FlaggedQuery } from "../telemetry/flagged.ts";
+import type { FlaggedAnswer, FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../telemetry/flagged.ts";
 import type { ResampleOutcome } from "./resample.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
@@ -77,6 +77,13 @@ export interface Monitor {
    * with their evidence offsets; claim and evidence text only with captureContent, after `redact`.
    */
   flagged(query?: FlaggedQuery): FlaggedAnswer[];
+  /**
+   * The same answers a page at a time, to read on without missing any: pass a page's `cursor` back as
+   * `after` (same route and cause) for the answers kept since, oldest first; `more` says another page
+   * is ready, `missed` how many the monitor let go (flaggedPerRoute, flaggedMaxBytes) before they
+   * were read. Without `after`, the newest first, as `flagged`.
+   */
+  flaggedPage(query?: FlaggedPageQuery): FlaggedPage;
   /** Re-reads sampling rates from the config file and environment, without a restart. */
   reload(): void;
   stats(): MonitorStats;

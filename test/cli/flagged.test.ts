@@ -1,6 +1,11 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import express from "express";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { flaggedLines } from "../../src/cli/flagged.ts";
+import { flaggedHandler } from "../../src/collector/flagged-route.ts";
+import { createFlaggedRing } from "../../src/telemetry/flagged.ts";
 import { runCli } from "../helpers/cli.ts";
 import { RETURNS_DOC, postJson, startTestCollector } from "../helpers/collector.ts";
 import { closedPort } from "../helpers/net.ts";
@@ -54,6 +59,27 @@ describe("groundwatch flagged", () => {
     expect(lines[0]?.claims[0]?.text).toContain("90 days");
   });
 
+  it("prints JSONL with the code points a terminal acts on escaped (8-bit CSI, bidi overrides): valid JSON, the same text", async () => {
+    const c = await startTestCollector({ traceTimeoutMs: 200, monitor: { captureContent: true } });
+    const answer = "You can return unopened items within \u009b31m90\u009b0m days \u202eof delivery\u202c and \u2066more\u2069.";
+    const trace = tracesJson(T1, [
+      { spanId: "aaaaaaaaaaaaaaaa", name: "POST /ask", attributes: { "http.route": "/ask" } },
+      { spanId: "bbbbbbbbbbbbbbbb", parentSpanId: "aaaaaaaaaaaaaaaa", name: "retrieve", attributes: { "openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.content": RETURNS_DOC } },
+      { spanId: "cccccccccccccccc", parentSpanId: "aaaaaaaaaaaaaaaa", name: "llm", attributes: { "openinference.span.kind": "LLM", "llm.output_messages.0.message.role": "assistant", "llm.output_messages.0.message.content": answer } },
+    ]);
+    expect((await postJson(`${c.url}/v1/traces`, trace)).status).toBe(200);
+    await expect.poll(() => c.monitor.flagged().length, { timeout: 15_000 }).toBe(1);
+    const sent = c.monitor.flagged()[0]?.claims.map((claim) => claim.text ?? "").join("") ?? "";
+    expect(sent).toContain("\u009b");
+    expect(sent).toContain("\u202e");
+    const run = await runCli(["flagged", "--url", c.url, "--format", "jsonl"], { env: ENV });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(run.stdout).toContain("\\u009b31m90");
+    const printed = JSON.parse(run.stdout.trim()) as { claims: Array<{ text?: string }> };
+    expect(printed.claims.map((claim) => claim.text ?? "").join("")).toBe(sent);
+  });
+
   it("exits 2 on bad flags and 1 when the collector cannot be reached", async () => {
     for (const argv of [["flagged"], ["flagged", "--url", "http://127.0.0.1:1", "--limit", "0"], ["flagged", "--url", "http://127.0.0.1:1", "--format", "csv"], ["flagged", "--url", "http://127.0.0.1:1", "--since", "soon"], ["flagged", "--url", "ftp://x"]]) {
       expect((await runCli(argv, { env: ENV })).code).toBe(2);
@@ -86,4 +112,49 @@ describe("groundwatch flagged", () => {
     const traces = follow.stdout().trim().split("\n").map((l) => (JSON.parse(l) as { traceId: string }).traceId);
     expect(traces).toEqual([T1, T2]);
   }, 60_000);
+
+  it("with --follow, prints every answer that arrives between two polls, page by page past --limit, and says how many the collector let go unread", async () => {
+    // The collector's /v1/flagged (its route and ring) on a ring of 20 per route; a flood of 45
+    // answers lands right after the command's first read, so its next poll finds 20 kept (two pages
+    // of --limit 10) and 25 let go.
+    const flaggedRing = createFlaggedRing({ perRoute: 20, maxBytes: 64 << 20 });
+    const flood = (from: number, n: number): void => {
+      for (let i = from; i < from + n; i++) flaggedRing.add({ traceId: i.toString(16).padStart(32, "0"), spanId: "b7ad6b7169203331", route: "/ask", verdict: "ungrounded", score: 0.1, claims: [] });
+    };
+    flood(0, 1);
+    let requests = 0;
+    const app = express();
+    const handle = flaggedHandler({ page: (q) => flaggedRing.page(q), badRequest: (_req, res, error) => void res.status(400).json({ error }) });
+    app.get("/v1/flagged", (req, res) => {
+      handle(req, res);
+      if (++requests === 1) flood(1, 45);
+    });
+    const server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const follow = spawnGroup(process.execPath, ["bin/groundwatch.js", "flagged", "--url", url, "--follow", "--interval", "0.1", "--limit", "10", "--format", "jsonl"], { cwd: ROOT, env: ENV });
+    await follow.waitFor(/25 flagged answers were let go by the collector before they could be read/);
+    const printed = (): number[] => follow.stdout().trim().split("\n").filter(Boolean).map((l) => parseInt((JSON.parse(l) as { traceId: string }).traceId, 16));
+    await expect.poll(() => printed().length, { timeout: 15_000 }).toBe(21);
+    flood(46, 3);
+    await expect.poll(() => printed().length, { timeout: 15_000 }).toBe(24);
+    follow.signal("SIGINT");
+    expect((await follow.exited).code).toBe(0);
+    expect(printed()).toEqual([0, ...Array.from({ length: 20 }, (_, i) => 26 + i), 46, 47, 48]);
+    expect(follow.stderr().match(/let go/g)).toHaveLength(1);
+  }, 60_000);
+
+  it("says when the collector keeps more answers than --limit printed", async () => {
+    const c = await startTestCollector({ traceTimeoutMs: 200 });
+    await postJson(`${c.url}/v1/traces`, ungrounded(T1));
+    await postJson(`${c.url}/v1/traces`, ungrounded(T2));
+    await expect.poll(() => c.monitor.flagged().length, { timeout: 15_000 }).toBe(2);
+    const run = await runCli(["flagged", "--url", c.url, "--limit", "1", "--format", "jsonl"], { env: ENV });
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain("the collector keeps more answers than these 1 (the newest)");
+    expect((await runCli(["flagged", "--url", c.url, "--limit", "2", "--format", "jsonl"], { env: ENV })).stderr).toBe("");
+  });
 });

@@ -20,6 +20,41 @@ describe("groundwatch review --web from the command line", () => {
     expect((await p.exited).code).toBe(0);
   });
 
+  it("takes its token from GROUNDWATCH_REVIEW_TOKEN, never from the collector's GROUNDWATCH_TOKEN", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    writeSpool(dir, [spoolRecord("a1")]);
+    const collectorToken = "the-collector-ingest-and-metrics-token";
+    const reviewToken = "the-review-page-token-of-its-own";
+    const start = async (env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> => {
+      const p = spawnGroup(process.execPath, [join(ROOT, "bin/groundwatch.js"), "review", "--web", "--dir", dir, "--reviewer", "ana", "--port", "0"], { env: { PATH: process.env.PATH ?? "", ...env } });
+      const url = (await p.waitFor(/open (http:\/\/127\.0\.0\.1:\d+\/)/))[1] ?? "";
+      return {
+        url,
+        stop: async () => {
+          p.signal("SIGTERM");
+          expect((await p.exited).code).toBe(0);
+        },
+      };
+    };
+    const status = async (url: string, token?: string): Promise<number> => (await fetch(`${url}api/progress`, { headers: token ? { authorization: `Bearer ${token}` } : {} })).status;
+
+    // The collector's token alone: the page has no token (local only), and that token opens nothing.
+    const local = await start({ GROUNDWATCH_TOKEN: collectorToken });
+    expect(await status(local.url)).toBe(200);
+    await local.stop();
+
+    const guarded = await start({ GROUNDWATCH_TOKEN: collectorToken, GROUNDWATCH_REVIEW_TOKEN: reviewToken });
+    expect(await status(guarded.url)).toBe(401);
+    expect(await status(guarded.url, collectorToken)).toBe(401);
+    expect(await status(guarded.url, reviewToken)).toBe(200);
+    await guarded.stop();
+
+    // Off loopback a token is required, and the collector's does not count as one.
+    const remote = await runCli(["review", "--web", "--dir", dir, "--reviewer", "ana", "--host", "0.0.0.0", "--port", "0"], { env: { PATH: process.env.PATH, GROUNDWATCH_TOKEN: collectorToken } });
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toContain("GROUNDWATCH_REVIEW_TOKEN");
+  });
+
   it("prints its help, and refuses to start without --dir or --reviewer (exit 2)", async () => {
     const help = await runCli(["review", "--web", "--help"]);
     expect(help.code).toBe(0);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startReviewWeb } from "../../src/cli/review/web-server.ts";
 import type { ReviewWebOptions, ReviewWebServer } from "../../src/cli/review/web-server.ts";
+import type { SpoolRecord } from "../../src/review/record.ts";
 import { currentLabels, readLabelRecords } from "../../src/review/spool-files.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 import { spoolRecord, writeSpool } from "./review-web-fixtures.ts";
@@ -43,6 +44,8 @@ async function serve(overrides: Partial<ReviewWebOptions> = {}): Promise<{ serve
   return { server, dir: spool, labels };
 }
 const nextId = async (server: ReviewWebServer, headers: Record<string, string> = {}): Promise<unknown> => (json(await call(server, "GET", "/api/next", { headers })).answer as { id?: string } | undefined)?.id;
+/** The `name=value` a reply's Set-Cookie sets (the header a browser would store). */
+const sessionCookie = (reply: Reply): string => String(reply.headers["set-cookie"]).split(";")[0] ?? "";
 const post = (server: ReviewWebServer, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> => call(server, "POST", path, { body: JSON.stringify(body), headers });
 
 describe("groundwatch review --web: the API", () => {
@@ -163,7 +166,7 @@ describe("groundwatch review --web: local by default", () => {
     expect((await post(server, "/api/label", { id: "a1", label: 1 }, { origin: `http://${host}`, "sec-fetch-site": "same-origin" })).status).toBe(200);
   });
 
-  it("with a token, checks it on every request: bearer header, or the cookie the page sets from ?token= once", async () => {
+  it("with a token, checks it on every request: bearer header, or the cookie of a session opened from ?token= once", async () => {
     const { server } = await serve({ token: TOKEN });
     expect((await call(server, "GET", "/api/next")).status).toBe(401);
     expect((await call(server, "GET", "/")).status).toBe(401);
@@ -174,12 +177,56 @@ describe("groundwatch review --web: local by default", () => {
     const opened = await call(server, "GET", `/?token=${encodeURIComponent(TOKEN)}`);
     expect(opened.status).toBe(303);
     expect(opened.headers.location).toBe("/");
-    const cookie = String(opened.headers["set-cookie"]).split(";")[0] ?? "";
-    expect(String(opened.headers["set-cookie"])).toMatch(/HttpOnly; SameSite=Strict/);
+    const cookie = sessionCookie(opened);
+    expect(String(opened.headers["set-cookie"])).toMatch(/HttpOnly; SameSite=Strict; Path=\//);
     expect((await call(server, "GET", "/", { headers: { cookie } })).status).toBe(200);
     expect(await nextId(server, { cookie })).toBe("a1");
+    expect((await post(server, "/api/label", { id: "a1", label: 1 }, { cookie })).status).toBe(200);
     // A token makes the Host check unnecessary: the token is what a remote reviewer proves.
     expect((await call(server, "GET", "/api/progress", { headers: { cookie, host: "review.internal:4320" } })).status).toBe(200);
+  });
+
+  it("puts a random session id in the cookie, never the token: every port of the host name receives it", async () => {
+    const { server } = await serve({ token: TOKEN });
+    const first = await call(server, "GET", `/?token=${encodeURIComponent(TOKEN)}`);
+    const second = await call(server, "GET", `/?token=${encodeURIComponent(TOKEN)}`);
+    const header = String(first.headers["set-cookie"]);
+    expect(header).not.toContain(TOKEN);
+    expect(header).not.toContain(encodeURIComponent(TOKEN));
+    const [name, id] = sessionCookie(first).split("=");
+    expect(name).toBe("groundwatch_review_session");
+    // 32 random bytes, base64url: 256 bits, and a new one for every session.
+    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(sessionCookie(second)).not.toBe(sessionCookie(first));
+    expect(await nextId(server, { cookie: sessionCookie(second) })).toBe("a1");
+  });
+
+  it("does not take the token as a cookie, nor a session id it did not open", async () => {
+    const { server } = await serve({ token: TOKEN });
+    for (const cookie of [`groundwatch_review=${TOKEN}`, `groundwatch_review_session=${TOKEN}`, `groundwatch_review_session=${encodeURIComponent(TOKEN)}`, `groundwatch_review_session=${"A".repeat(43)}`]) {
+      expect((await call(server, "GET", "/api/next", { headers: { cookie } })).status, cookie).toBe(401);
+      expect((await post(server, "/api/label", { id: "a1", label: 1 }, { cookie })).status, cookie).toBe(401);
+    }
+  });
+
+  it("ends a session 12 hours after it was opened, and keeps at most 64 (the oldest goes first)", async () => {
+    let nowMs = Date.parse("2026-12-01T12:00:00.000Z");
+    const { server } = await serve({ token: TOKEN, now: () => new Date(nowMs) });
+    const open = async (): Promise<string> => sessionCookie(await call(server, "GET", `/?token=${encodeURIComponent(TOKEN)}`));
+    const status = async (cookie: string): Promise<number> => (await call(server, "GET", "/api/progress", { headers: { cookie } })).status;
+    const early = await open();
+    expect(await status(early)).toBe(200);
+    expect(String((await call(server, "GET", `/?token=${encodeURIComponent(TOKEN)}`)).headers["set-cookie"])).toContain("Max-Age=43200");
+    nowMs += 12 * 3600_000 - 1;
+    expect(await status(early)).toBe(200);
+    nowMs += 1;
+    expect(await status(early)).toBe(401);
+
+    const sessions: string[] = [];
+    for (let i = 0; i < 65; i++) sessions.push(await open());
+    expect(await status(sessions[0] ?? "")).toBe(401);
+    expect(await status(sessions[1] ?? "")).toBe(200);
+    expect(await status(sessions[64] ?? "")).toBe(200);
   });
 });
 
@@ -201,6 +248,24 @@ describe("groundwatch review --web: the page", () => {
     expect(page.body).not.toContain("returned within 90 days");
     const second = await call(server, "GET", "/");
     expect(String(second.headers["content-security-policy"])).not.toContain(nonce ?? "");
+  });
+
+  it("sends each answer as the terminal view shows it: a null claim or document is dropped, not sent for the page to trip on", async () => {
+    const dir = tempDir();
+    const good = spoolRecord("x1");
+    // A spool line whose outline is right but whose claims and documents hold nulls (a crafted or damaged record).
+    const crafted = { ...good, claims: [null, good.claims[0], 5], documents: [null, good.documents[0]], question: null } as unknown as SpoolRecord;
+    writeSpool(dir, [crafted]);
+    const server = await startReviewWeb({ dirs: [dir], reviewer: "ana", labelsFile: join(dir, "labels.jsonl"), port: 0, now: NOW });
+    onTestFinished(() => server.close());
+    const answer = json(await call(server, "GET", "/api/next")).answer as { id: string; claims: unknown[]; documents: unknown[]; question?: unknown };
+    expect(answer.id).toBe("x1");
+    expect(answer.claims).toEqual([good.claims[0]]);
+    expect(answer.documents).toEqual([good.documents[0]]);
+    expect(answer.question).toBeUndefined();
+    // Labelling it claim by claim works on what was sent.
+    expect((await post(server, "/api/label", { id: "x1", agreement: "agree", claims: [{ index: 0, label: 0 }] })).status).toBe(200);
+    expect(readLabelRecords(join(dir, "labels.jsonl")).labels[0]?.claims).toEqual([{ index: 0, label: 0 }]);
   });
 
   it("keeps a hostile answer as JSON text in the API", async () => {

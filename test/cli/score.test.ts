@@ -120,6 +120,18 @@ describe("groundwatch score", () => {
     expect(run.stdout).not.toContain("\u202e");
   });
 
+  it("escapes 8-bit CSI and bidi controls in JSONL and JSON output, which still parse to the same text", async () => {
+    const id = "row\u009b31m\u202e";
+    const input = writeInput([{ id, context: "The museum opens at nine.", answer: "The museum \u009b31mopens\u009b0m at nine.\u2067" }]);
+    for (const format of ["jsonl", "json"]) {
+      const run = await runCli(["score", "--input", input, "--format", format]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+      const parsed = JSON.parse(format === "json" ? run.stdout : run.stdout.trim()) as { id: string } | Array<{ id: string }>;
+      expect(Array.isArray(parsed) ? parsed[0]?.id : parsed.id).toBe(id);
+    }
+  });
+
   describe("with resamples: claim-level consistency", () => {
     const ROW_RESAMPLED = {
       id: "zorbex",

@@ -46,12 +46,25 @@ describe("collector: GET /v1/flagged", () => {
     expect((await fetch(`${c.url}/v1/flagged`)).status).toBe(401);
     const ok = await fetch(`${c.url}/v1/flagged`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ flagged: [] });
+    expect(await ok.json()).toMatchObject({ flagged: [], more: false, missed: 0 });
+  });
+
+  it("gives a cursor to read on from: with after=, the answers kept since, oldest first, and how many were let go unread", async () => {
+    const c = await startTestCollector({ traceTimeoutMs: 200 });
+    const first = (await (await fetch(`${c.url}/v1/flagged`)).json()) as { flagged: Flagged[]; cursor: string; more: boolean; missed: number };
+    expect(first).toMatchObject({ flagged: [], more: false, missed: 0 });
+    expect(first.cursor).toMatch(/^\d+\.\d+\.\d+$/);
+    await postJson(`${c.url}/v1/traces`, UNGROUNDED);
+    await expect.poll(() => c.monitor.flagged().length, { timeout: 15_000 }).toBe(1);
+    const next = (await (await fetch(`${c.url}/v1/flagged?after=${first.cursor}&limit=1`)).json()) as { flagged: Flagged[]; cursor: string; more: boolean; missed: number };
+    expect(next.flagged.map((a) => a.traceId)).toEqual([TRACE_ID]);
+    expect(next).toMatchObject({ more: false, missed: 0 });
+    expect(await (await fetch(`${c.url}/v1/flagged?after=${next.cursor}`)).json()).toEqual({ flagged: [], cursor: next.cursor, more: false, missed: 0 });
   });
 
   it("answers a bad parameter with a 400 naming it", async () => {
     const c = await startTestCollector();
-    for (const [query, name] of [["limit=0", "limit"], ["limit=ten", "limit"], ["since=yesterday", "since"], ["route=a&route=b", "route"], ["cause=retreival", "cause"]] as const) {
+    for (const [query, name] of [["limit=0", "limit"], ["limit=ten", "limit"], ["since=yesterday", "since"], ["route=a&route=b", "route"], ["cause=retreival", "cause"], ["after=yesterday", "after"], ["after=1.2", "after"]] as const) {
       const res = await fetch(`${c.url}/v1/flagged?${query}`);
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: string }).error).toContain(name);

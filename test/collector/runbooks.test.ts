@@ -127,6 +127,22 @@ describe("runbooks: the alerts' links", () => {
     const doc = readFileSync(RUNBOOKS_PATH, "utf8");
     for (const label of ["groundwatch_collector_base", "groundwatch_jaeger_base", "groundwatch_trace_service"]) expect(doc, label).toContain(`\`${label}\``);
   });
+
+  it("every summary and description shows the route label with the characters Slack and Markdown render replaced, never raw (alerts/rules_test.yml renders a hostile one)", () => {
+    const SHOWN = '{{ $route := $labels.groundwatch_route | reReplaceAll "[][<>|*`~@]" "\uFFFD" }}';
+    let withRoute = 0;
+    for (const a of alerts()) {
+      for (const key of ["summary", "description"]) {
+        const text = a.annotations?.[key] ?? "";
+        // The raw label appears only as a PromQL string (printf %q … | query), never as text.
+        expect(text.replace(/printf (?:`[^`]*`|\\?"[^"]*") \$labels\.groundwatch_route \|/g, ""), `${a.alert ?? ""} ${key}`).not.toMatch(/\$labels\.groundwatch_route(?! \| reReplaceAll)/);
+        if (!text.includes("$route")) continue;
+        withRoute++;
+        expect(text.startsWith(SHOWN), `${a.alert ?? ""} ${key}`).toBe(true);
+      }
+    }
+    expect(withRoute).toBe(16);
+  });
 });
 
 describe("runbooks: GET /runbooks on the collector", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/cli/escape.ts";
 import { sanitizeForTerminal } from "../../src/cli/io.ts";
-import { stripControls } from "../../src/core/safe-text.ts";
+import { jsonForTerminal, stripControls } from "../../src/core/safe-text.ts";
 import { sanitizeLabel } from "../../src/telemetry/labels.ts";
 import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 
@@ -71,5 +71,25 @@ describe("the label, terminal and report sanitisers: one answer for hostile text
     expect.soft(sanitizeLabel(HOSTILE)).toBe("alink red b");
     expect.soft(sanitizeForTerminal(HOSTILE)).toBe("alink red\tb");
     expect.soft(plainText(HOSTILE)).toBe("alink red b");
+  });
+});
+
+describe("jsonForTerminal", () => {
+  const HOSTILE_VALUES = { csi: "\u009b31mred\u009b0m", osc: "\u009d8;;http://evil\u009clink", bidi: "a\u202eb\u202cc\u2066d\u2069\u200e\u200f\u061c", del: "x\u007fy", lines: "p\u2028q\u2029r", esc: `${ESC}[2J` };
+
+  it("writes C1 controls, DEL, bidi controls and line separators as \\u escapes: valid JSON that parses to the same value", () => {
+    const json = jsonForTerminal(HOSTILE_VALUES);
+    expect(json).not.toContain(ESC);
+    expect(json).not.toMatch(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    expect(json).toContain("\\u009b31mred");
+    expect(json).toContain("a\\u202eb");
+    expect(JSON.parse(json)).toEqual(HOSTILE_VALUES);
+    expect(JSON.parse(jsonForTerminal(HOSTILE_VALUES, 2))).toEqual(HOSTILE_VALUES);
+    // Text without such code points is JSON.stringify's, byte for byte.
+    expect(jsonForTerminal({ a: "plain é 😀 <b>", n: [1, null] })).toBe(JSON.stringify({ a: "plain é 😀 <b>", n: [1, null] }));
+  });
+
+  it("is linear in the text", () => {
+    expectLinear("jsonForTerminal", measureGrowth((n) => ({ text: "\u009b\u202ea".repeat(n) }), (value) => jsonForTerminal(value), { n: 20_000, maxN: 20_000, repeats: 25 }));
   });
 });

@@ -1,10 +1,13 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startReviewWeb } from "../../src/cli/review/web-server.ts";
+import type { SpoolRecord } from "../../src/review/record.ts";
 import { readLabelRecords } from "../../src/review/spool-files.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { spoolRecord, writeSpool } from "../cli/review-web-fixtures.ts";
@@ -164,5 +167,46 @@ describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chro
       { v: 1, id: "a2", reviewer: "ana", time: at, label: 0, agreement: "agree", claims: [{ index: 0, label: 1 }, { index: 1, label: 0 }], kind: "flagged" },
       { v: 1, id: "a3", reviewer: "ana", time: at, label: 1, agreement: "agree", kind: "grounded_sample" },
     ]);
+  });
+  it("opened with ?token=, gives another port of the same host only a session id, never the token", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    writeSpool(dir, [spoolRecord("a1")]);
+    const token = "the-review-page-token-0123456789";
+    const server = await startReviewWeb({ dirs: [dir], reviewer: "ana", labelsFile: join(dir, "labels.jsonl"), port: 0, token });
+    onTestFinished(() => server.close());
+    // Another web server on the same host name (any other service there): what the browser sends it.
+    const cookies: string[] = [];
+    const other = createServer((req, res) => {
+      cookies.push(req.headers.cookie ?? "");
+      res.end("other service");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => new Promise<void>((resolve) => other.close(() => resolve())));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/`;
+
+    const browser = await launch(`${server.url}?token=${token}`);
+    onTestFinished(() => browser.close());
+    await expect.poll(() => browser.evaluate("document.body ? document.body.getAttribute('data-answer') : null"), WAIT).toBe("a1");
+    expect(await browser.evaluate("location.search")).toBe("");
+    await browser.send("Page.navigate", { url: otherUrl });
+    await expect.poll(() => cookies.length, WAIT).toBeGreaterThan(0);
+    // Cookies are not bound to a port: the other server gets the session's cookie, and nothing in it is the token.
+    expect(cookies[0]).toMatch(/^groundwatch_review_session=[A-Za-z0-9_-]{43}$/);
+    expect(cookies.join("\n")).not.toContain(token);
+  });
+
+  it("shows an answer whose spool record holds a null claim, without it", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const good = spoolRecord("n1");
+    writeSpool(dir, [{ ...good, claims: [null, good.claims[0]], documents: [null, good.documents[0]] } as unknown as SpoolRecord]);
+    const server = await startReviewWeb({ dirs: [dir], reviewer: "ana", labelsFile: join(dir, "labels.jsonl"), port: 0 });
+    onTestFinished(() => server.close());
+    const browser = await launch(server.url);
+    onTestFinished(() => browser.close());
+    await expect.poll(() => browser.evaluate("document.body ? document.body.getAttribute('data-answer') : null"), WAIT).toBe("n1");
+    await expect.poll(() => browser.evaluate("document.getElementById('answer').textContent"), WAIT).toBe(good.answer);
+    expect(await browser.evaluate("document.querySelectorAll('#claims li').length")).toBe(1);
+    expect(await browser.evaluate("document.querySelector('#documents mark.evidence').textContent")).toBe("unopened items may be returned within 30 days of delivery for a full refund");
+    expect(await browser.evaluate("document.getElementById('status').textContent")).toBe("");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { FlaggedAnswer } from "../../src/telemetry/flagged.ts";
+import type { FlaggedAnswer, FlaggedQuery, FlaggedRing } from "../../src/telemetry/flagged.ts";
 import { FLAGGED_MAX_LIMIT, createFlaggedRing, flaggedAnswerOf } from "../../src/telemetry/flagged.ts";
 import type { FlaggedDropReason } from "../../src/telemetry/semconv.ts";
 import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
@@ -89,6 +89,122 @@ describe("flagged ring", () => {
       for (let i = 0; i < n; i++) r.add(answer("/a", i));
       return r;
     }, (r) => r.read({ cause: "none", limit: FLAGGED_MAX_LIMIT }), { n: 2000, maxN: 32_000 }));
+  });
+});
+
+describe("flagged ring pages", () => {
+  const ids = (answers: readonly FlaggedAnswer[]): number[] => answers.map((a) => parseInt(a.traceId, 16));
+  /** Reads every page after `cursor`: the answers, the missed count, and where the last page left off. */
+  function readOn(r: FlaggedRing, cursor: string, query: FlaggedQuery = {}): { answers: FlaggedAnswer[]; missed: number; cursor: string; pages: number } {
+    const answers: FlaggedAnswer[] = [];
+    let missed = 0;
+    let pages = 0;
+    for (let more = true; more; pages++) {
+      const page = r.page({ ...query, after: cursor });
+      answers.push(...page.flagged);
+      missed += page.missed;
+      cursor = page.cursor;
+      more = page.more;
+    }
+    return { answers, missed, cursor, pages };
+  }
+
+  it("reads on from a cursor, oldest first, page by page: however many arrive between two reads, none is missed", () => {
+    const { r } = ring(1000, 64 << 20);
+    r.add(answer("/a", 0));
+    const start = r.page({ limit: 100 });
+    expect(ids(start.flagged)).toEqual([0]);
+    expect(start.more).toBe(false);
+    for (let i = 1; i <= 451; i++) r.add(answer("/a", i));
+    const read = readOn(r, start.cursor, { limit: 100 });
+    expect(ids(read.answers)).toEqual(Array.from({ length: 451 }, (_, i) => i + 1));
+    expect(read.missed).toBe(0);
+    expect(read.pages).toBe(5);
+    // Nothing new: an empty page, the same place.
+    expect(r.page({ after: read.cursor })).toMatchObject({ flagged: [], more: false, missed: 0 });
+    r.add(answer("/a", 452));
+    expect(ids(r.page({ after: read.cursor }).flagged)).toEqual([452]);
+  });
+
+  it("says how many answers the ring let go after the cursor before they were read, once", () => {
+    const { r } = ring(20, 64 << 20);
+    const start = r.page();
+    for (let i = 1; i <= 45; i++) r.add(answer("/a", i));
+    const first = r.page({ after: start.cursor, limit: 10 });
+    expect(ids(first.flagged)).toEqual([26, 27, 28, 29, 30, 31, 32, 33, 34, 35]);
+    expect(first).toMatchObject({ more: true, missed: 25 });
+    const second = r.page({ after: first.cursor, limit: 10 });
+    expect(ids(second.flagged)).toEqual([36, 37, 38, 39, 40, 41, 42, 43, 44, 45]);
+    expect(second).toMatchObject({ more: false, missed: 0 });
+  });
+
+  it("accounts for every answer of the reader's route and cause, read or let go, over routes evicting out of order and the byte budget", () => {
+    // A seeded sequence of floods over 3 routes and 2 causes into a small ring; four readers, one per
+    // kind of query, each reading every page after every flood.
+    const { r, drops } = ring(7, 3000);
+    let seed = 42;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const queries: FlaggedQuery[] = [{}, { route: "/b" }, { cause: "retrieval" }, { route: "/c", cause: "generation" }];
+    const readers = queries.map((query) => ({ query, cursor: r.page(query).cursor, seen: [] as number[], missed: 0 }));
+    const added: Array<{ id: number; route: string; cause: string | undefined }> = [];
+    let id = 0;
+    for (let round = 0; round < 60; round++) {
+      const n = Math.floor(random() * 40);
+      for (let i = 0; i < n; i++) {
+        const route = ["/a", "/b", "/c"][Math.floor(random() * 3)] ?? "/a";
+        const cause = [undefined, "retrieval", "generation"][Math.floor(random() * 3)] as "retrieval" | "generation" | undefined;
+        r.add(answer(route, ++id, cause ? { cause } : {}));
+        added.push({ id, route, cause });
+      }
+      for (const reader of readers) {
+        const read = readOn(r, reader.cursor, { ...reader.query, limit: 3 });
+        reader.seen.push(...ids(read.answers));
+        reader.missed += read.missed;
+        reader.cursor = read.cursor;
+      }
+    }
+    expect(new Set(drops)).toEqual(new Set(["route_full", "bytes"]));
+    for (const reader of readers) {
+      const matching = added.filter((a) => (reader.query.route === undefined || a.route === reader.query.route) && (reader.query.cause === undefined || a.cause === reader.query.cause)).map((a) => a.id);
+      // Each answer read once, in order, each one the reader's; what was not read was counted as let go.
+      expect(reader.seen).toEqual([...reader.seen].sort((x, y) => x - y));
+      expect(new Set(reader.seen).size).toBe(reader.seen.length);
+      expect(reader.seen.every((n) => matching.includes(n))).toBe(true);
+      expect(reader.seen.length + reader.missed, JSON.stringify(reader.query)).toBe(matching.length);
+      expect(reader.missed).toBeGreaterThan(0);
+    }
+  });
+
+  it("says when more answers are kept than a page without a cursor holds", () => {
+    const { r } = ring(100, 64 << 20);
+    for (let i = 1; i <= 12; i++) r.add(answer("/a", i));
+    expect(r.page({ limit: 12 }).more).toBe(false);
+    const page = r.page({ limit: 10 });
+    expect(ids(page.flagged)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
+    expect(page.more).toBe(true);
+  });
+
+  it("reads a cursor of another ring (a restarted collector), or none of its form, from its start", () => {
+    let t = 0;
+    const before = createFlaggedRing({ perRoute: 5, maxBytes: 1 << 20, now: () => t++, ringId: 1 });
+    before.add(answer("/a", 1));
+    const old = before.page().cursor;
+    const after = createFlaggedRing({ perRoute: 5, maxBytes: 1 << 20, now: () => t++, ringId: 2 });
+    for (let i = 1; i <= 8; i++) after.add(answer("/a", 100 + i));
+    for (const cursor of [old, "not a cursor", "2.999.999"]) {
+      const page = after.page({ after: cursor });
+      expect(ids(page.flagged)).toEqual([104, 105, 106, 107, 108]);
+      expect(page.missed).toBe(3);
+    }
+  });
+
+  it("reads on in time linear in what the ring holds", () => {
+    expectLinear("flagged ring page", measureGrowth((n) => {
+      const { r } = ring(n, 1 << 30);
+      const start = r.page();
+      for (let i = 0; i < n; i++) r.add(answer("/a", i, i % 2 ? { cause: "retrieval" } : {}));
+      return { r, start };
+    }, ({ r, start }) => r.page({ after: start.cursor, cause: "generation", limit: FLAGGED_MAX_LIMIT }), { n: 2000, maxN: 32_000 }));
   });
 });
 

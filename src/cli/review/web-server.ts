@@ -1,13 +1,14 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { COLLECTOR_ENV } from "../../config/env.ts";
+import { REVIEW_ENV } from "../../config/env.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { HttpError, mediaType, readBody } from "../../collector/body.ts";
 import { isLoopbackHostHeader } from "../../collector/http.ts";
 import { MIN_TOKEN_LENGTH, isLoopbackBind } from "../../collector/options.ts";
 import type { SpoolRecord } from "../../review/record.ts";
+import { createReviewAuth } from "./web-auth.ts";
 import type { LabelInput } from "./web-session.ts";
 import { ReviewRequestError, openReviewSession } from "./web-session.ts";
 import { reviewPage } from "./web-page.ts";
@@ -16,8 +17,8 @@ import { reviewPage } from "./web-page.ts";
  * The server behind `groundwatch review --web`: one self-contained page (a nonce'd script under a
  * strict Content-Security-Policy) and a small JSON API over a review session. Local by default: it
  * binds loopback and then answers only requests addressed to a loopback name (DNS rebinding); any
- * other bind needs a token, checked on every request (a bearer header, or the cookie the page sets
- * from `?token=` once). POSTs from another origin are refused, bodies are capped.
+ * other bind needs a token, checked on every request (a bearer header, or the cookie of a session the
+ * page opens from `?token=` once: web-auth.ts). POSTs from another origin are refused, bodies are capped.
  */
 
 export interface ReviewWebOptions {
@@ -31,9 +32,9 @@ export interface ReviewWebOptions {
   readonly host?: string | undefined;
   /** Port (default 4320; 0 picks a free one). */
   readonly port?: number | undefined;
-  /** Bearer token every request must carry; required off loopback, at least 16 characters. */
+  /** The review token every request must carry (or a session opened with it); required off loopback, at least 16 characters. */
   readonly token?: string | undefined;
-  /** The clock for label times (tests pass a fixed one). */
+  /** The clock for label times and session expiry (tests pass a fixed one). */
   readonly now?: (() => Date) | undefined;
 }
 
@@ -46,7 +47,6 @@ export interface ReviewWebServer {
 export const REVIEW_WEB_DEFAULT_PORT = 4320;
 /** The largest request body read: a label with its claims is well under this. */
 export const REVIEW_WEB_MAX_BODY = 64 * 1024;
-const COOKIE = "groundwatch_review";
 
 /** Validates the options: a non-loopback host without a (long enough) token is a ConfigError. */
 export function checkReviewWebOptions(options: ReviewWebOptions): void {
@@ -54,7 +54,7 @@ export function checkReviewWebOptions(options: ReviewWebOptions): void {
   if (options.dirs.length === 0) throw new ConfigError("--dir", undefined, "give at least one spool directory");
   if (!/^[\p{L}\p{N} ._@+-]{1,64}$/u.test(options.reviewer)) throw new ConfigError("--reviewer", options.reviewer, "1 to 64 letters, digits, spaces or . _ @ + -");
   if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) throw new ConfigError("--token", `${options.token.length} characters`, `at least ${MIN_TOKEN_LENGTH} characters`);
-  if (!isLoopbackBind(host) && options.token === undefined) throw new ConfigError("--host", host, `binding another address than loopback needs --token (or ${COLLECTOR_ENV.token})`);
+  if (!isLoopbackBind(host) && options.token === undefined) throw new ConfigError("--host", host, `binding another address than loopback needs --token (or ${REVIEW_ENV.token})`);
   const port = options.port ?? REVIEW_WEB_DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("--port", port, "an integer from 0 to 65535");
 }
@@ -68,14 +68,6 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", ...headers });
   res.end(text);
-}
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return undefined;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -109,26 +101,20 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
   checkReviewWebOptions(options);
   const host = options.host ?? "127.0.0.1";
   const session = openReviewSession({ dirs: options.dirs, labelsFile: options.labelsFile, reviewer: options.reviewer, now: options.now });
-  const expected = options.token === undefined ? undefined : createHash("sha256").update(options.token).digest();
-  const tokenMatches = (given: string | undefined): boolean => expected !== undefined && given !== undefined && timingSafeEqual(createHash("sha256").update(given).digest(), expected);
-
-  const authorized = (req: IncomingMessage): boolean => {
-    if (expected === undefined) return true;
-    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim();
-    return tokenMatches(bearer) || tokenMatches(cookieValue(req.headers.cookie, COOKIE));
-  };
+  const now = options.now ?? (() => new Date());
+  const auth = createReviewAuth({ token: options.token, now: () => now().getTime() });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // DNS rebinding: without a token, only requests addressed to a loopback name are answered.
-    if (expected === undefined && !isLoopbackHostHeader(req.headers.host)) return send(res, 421, { error: "this review page answers only requests addressed to localhost, 127.0.0.1 or [::1]" });
+    if (!auth.required && !isLoopbackHostHeader(req.headers.host)) return send(res, 421, { error: "this review page answers only requests addressed to localhost, 127.0.0.1 or [::1]" });
     const url = new URL(req.url ?? "/", "http://review.invalid");
-    if (req.method === "GET" && url.pathname === "/" && expected !== undefined && url.searchParams.has("token")) {
-      if (!tokenMatches(url.searchParams.get("token") ?? undefined)) return send(res, 401, { error: "wrong token" });
-      // The token moves to a cookie only this origin sends; the address bar drops it.
-      res.writeHead(303, { location: "/", "set-cookie": `${COOKIE}=${encodeURIComponent(options.token ?? "")}; HttpOnly; SameSite=Strict; Path=/`, "cache-control": "no-store" });
+    if (req.method === "GET" && url.pathname === "/" && auth.required && url.searchParams.has("token")) {
+      if (!auth.tokenMatches(url.searchParams.get("token") ?? undefined)) return send(res, 401, { error: "wrong token" });
+      // The token opens a session whose random id goes in the cookie (never the token); the address bar drops it.
+      res.writeHead(303, { location: "/", "set-cookie": auth.openSession(), "cache-control": "no-store", "referrer-policy": "no-referrer" });
       return void res.end();
     }
-    if (!authorized(req)) return send(res, 401, { error: "this review page needs its token: open it as /?token=… or send Authorization: Bearer …" }, { "www-authenticate": "Bearer" });
+    if (!auth.authorized(req)) return send(res, 401, { error: "this review page needs its token: open it as /?token=… or send Authorization: Bearer …" }, { "www-authenticate": "Bearer" });
     if (req.method === "POST") {
       // Cross-origin requests: a page elsewhere must not label through the reviewer's browser.
       const origin = req.headers.origin;

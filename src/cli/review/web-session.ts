@@ -2,6 +2,7 @@ import type { LabelRecord, ReviewLabelValue, SpoolRecord } from "../../review/re
 import { reviewOrder } from "../../review/queue.ts";
 import { REVIEW_RECORD_VERSION, agreementOf } from "../../review/record.ts";
 import { appendLabel, currentLabels, readLabelRecords, readSpools } from "../../review/spool-files.ts";
+import { viewableRecord } from "./render.ts";
 
 /**
  * One reviewer's pass over the spools for `groundwatch review --web`: which answer comes next (in
@@ -68,8 +69,10 @@ export interface ReviewSession {
 /** Reads the spools and the labels file once and keeps this reviewer's state. */
 export function openReviewSession(options: ReviewSessionOptions): ReviewSession {
   const now = options.now ?? (() => new Date());
-  // The terminal's order: flagged first, then the grounded sample, oldest first.
-  const records = reviewOrder(readSpools(options.dirs).records);
+  // The terminal's order: flagged first, then the grounded sample, oldest first. Each record as the
+  // terminal view shows it (viewableRecord): the reader checks a record's outline only, so a claim or
+  // document that is not an object (a null claim) is dropped here, for the page, the API and labels.
+  const records = reviewOrder(readSpools(options.dirs).records).map(viewableRecord);
   const byId = new Map(records.map((r) => [r.id, r]));
   const labelRecords: LabelRecord[] = readLabelRecords(options.labelsFile).labels.filter((l) => l.reviewer === options.reviewer);
   const skipped = new Set<string>();

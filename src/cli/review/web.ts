@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { COLLECTOR_ENV } from "../../config/env.ts";
+import { REVIEW_ENV } from "../../config/env.ts";
 import { labelsPath } from "../../review/spool-files.ts";
 import { UsageError, numberFlag, parseFlags, runCommand } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -22,8 +22,9 @@ saves), s skip, u undo. Answers you labelled are not shown again; several spools
   --labels FILE     the labels file (default: labels.jsonl in the first --dir)
   --host H          address to bind (default 127.0.0.1); another than loopback needs --token
   --port N          port (default ${REVIEW_WEB_DEFAULT_PORT}; 0 picks a free one)
-  --token T         a token (16 characters or more) every request must carry (default: ${COLLECTOR_ENV.token});
-                    open the page once as http://HOST:PORT/?token=T
+  --token T         a token (16 characters or more) every request must carry (default: ${REVIEW_ENV.token},
+                    not the collector's token); open the page once as http://HOST:PORT/?token=T,
+                    which opens a 12-hour session (its cookie holds a random id, not the token)
 
 Ctrl-C stops. Exit codes: 0 ok, 1 the server could not start, 2 bad flags.
 `;
@@ -44,7 +45,8 @@ export function runReviewWeb(argv: readonly string[], io: CommandIo): Promise<nu
     if (dirs.length === 0) throw new UsageError("--dir is required: the spool directory to review", true);
     if (args.reviewer === undefined) throw new UsageError("--reviewer is required: your name, written in every label", true);
     const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
-    const token = args.token ?? (io.env[COLLECTOR_ENV.token]?.trim() || undefined);
+    // The review page's own secret: the collector's GROUNDWATCH_TOKEN (ingest, /metrics) is never read here.
+    const token = args.token ?? (io.env[REVIEW_ENV.token]?.trim() || undefined);
     const server = await startReviewWeb({
       dirs,
       reviewer: args.reviewer,
