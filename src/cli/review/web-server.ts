@@ -8,6 +8,7 @@ import { HttpError, mediaType, readBody } from "../../collector/body.ts";
 import { isLoopbackHostHeader } from "../../collector/http.ts";
 import { MIN_TOKEN_LENGTH, isLoopbackBind } from "../../collector/options.ts";
 import type { SpoolRecord } from "../../review/record.ts";
+import type { SkippedSpoolFile } from "../../review/spool-files.ts";
 import type { LabelInput } from "./web-session.ts";
 import { ReviewRequestError, openReviewSession } from "./web-session.ts";
 import { reviewPage } from "./web-page.ts";
@@ -40,6 +41,8 @@ export interface ReviewWebOptions {
 export interface ReviewWebServer {
   /** The page's address (with the bound port). */
   readonly url: string;
+  /** Segment-named files of the spools that were passed over (links, FIFOs, devices, over the read cap). */
+  readonly skippedFiles: readonly SkippedSpoolFile[];
   close(): Promise<void>;
 }
 
@@ -194,6 +197,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/`,
+    skippedFiles: session.skippedFiles,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
