@@ -138,6 +138,9 @@ export function createLabelCounts(options: LabelCountsOptions): LabelCountsReade
       behind = rescan || (position as Position).offset < size;
       if (!behind) shown = tally.counts();
     } catch (error) {
+      // Some of the lines read may be counted already: the next look reads the file from its start.
+      restart(undefined);
+      behind = false;
       diag.warn(`groundwatch: cannot read the review labels file ${options.path}: ${(error as Error).message}`);
     } finally {
       fs.closeSync(fd);

@@ -188,6 +188,28 @@ describe("groundwatch.review.labels", () => {
     expect(Object.fromEntries(reader.counts())).toEqual({ "grounded_sample disagree": 1 });
   });
 
+  it("reads the file from its start after a read failed half-way through a look, counting no label twice", () => {
+    const path = join(tempDir(), "labels.jsonl");
+    // Over 2 MiB: one look (a slice larger than the file) reads it in several 1 MiB chunks.
+    const labels = labelRun(20_000, 8);
+    writeFileSync(path, labels.map(line).join(""));
+    let reads = 0;
+    const fs: SpoolFileOps = {
+      ...nodeFs,
+      readSync: ((...args: Parameters<typeof nodeFs.readSync>) => {
+        if (++reads === 2) throw Object.assign(new Error("I/O error"), { code: "EIO" });
+        return nodeFs.readSync(...args);
+      }) as typeof nodeFs.readSync,
+    };
+    let now = 0;
+    const reader = createLabelCounts({ path, now: () => now, fs, sliceBytes: 8 * 2 ** 20 });
+    // The second read fails after the first chunk's labels were counted: the next look starts over.
+    expect(reader.counts().size).toBe(0);
+    expect(reads).toBe(2);
+    now += 30_000;
+    expect(Object.fromEntries(reader.counts())).toEqual(wholeFileCounts(labels));
+  });
+
   it("counts what the whole file says, label by label, whatever the order of labels, undos and reviewers", () => {
     for (const seed of [3, 4, 5, 6]) {
       const labels = labelRun(3000, seed);
