@@ -43,6 +43,15 @@ describe("review commands over a spool where someone planted links and FIFOs", (
     expect(readFileSync(out, "utf8")).toContain("Review of the monitor");
   });
 
+  it("the terminal review passes over a segment-named FIFO, says so on stderr, and reviews the rest", async () => {
+    const dir = writeSpool(join(tempDir(), "spool"), [f1], []);
+    const pipe = fifo(join(dir, segmentName("zz", Date.parse("2026-11-02T00:00:00Z"), 0)));
+    const run = await runCli(["review", "--dir", dir, "--reviewer", "ann"], { stdin: "a\nq\n" });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`groundwatch review: passed over ${pipe}: not a regular file`);
+    expect(readFileSync(labelsPath(dir), "utf8")).toContain('"id":"f1"');
+  });
+
   it("the terminal review refuses a labels.jsonl that links outside the spool, and appends nothing to its target", async () => {
     const dir = writeSpool(join(tempDir(), "spool"), [f1], []);
     const outside = join(tempDir(), "elsewhere.txt");
@@ -62,11 +71,13 @@ describe("review commands over a spool where someone planted links and FIFOs", (
     writeFileSync(victim, "precious\n");
     // What the old rewrite wrote to before renaming it over the file: `<file>.delete-<pid>.tmp`.
     for (const file of [...segmentFiles(dir), labelsPath(dir)]) symlinkSync(victim, `${file}.delete-${process.pid}.tmp`);
+    const pipe = fifo(join(dir, segmentName("zz", Date.parse("2026-11-02T00:00:00Z"), 0)));
     const run = await runCli(["review", "delete", "--dir", dir, "--trace", T1]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(`removed 1 spooled answer (from 1 segment) and 1 label of trace ${T1}\n`);
+    expect(run.stderr).toBe(`groundwatch review delete: passed over ${pipe}: not a regular file (a link, FIFO, socket, device or directory)\n`);
     expect(readFileSync(victim, "utf8")).toBe("precious\n");
-    for (const file of [...segmentFiles(dir), labelsPath(dir)]) expect(lstatSync(file).isFile()).toBe(true);
+    for (const file of [...segmentFiles(dir).filter((f) => f !== pipe), labelsPath(dir)]) expect(lstatSync(file).isFile()).toBe(true);
   });
 });
 
