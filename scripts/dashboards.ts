@@ -239,6 +239,19 @@ export function overviewDashboard(): object {
         "From the answers people reviewed (groundwatch review; the collector's labels file, groundwatch_review_labels): precision of the flags = flagged answers the reviewers call not grounded, of the flagged answers reviewed; miss rate = sampled grounded answers the reviewers call not grounded, of those reviewed. All labels so far, not a window: groundwatch evidence --review-dir gives them for a period, with intervals and the estimated recall. No data means nothing of that kind was reviewed.",
     }),
   );
+  d = d.withPanel(
+    ts(
+      { id: 31, x: 12, y, w: 12, h: 8 },
+      "Review spool: answers written and skipped",
+      "short",
+      [q("sum by (groundwatch_review_kind) (rate(groundwatch_review_spooled_total[$__rate_interval]))", "written: {{groundwatch_review_kind}}", "A"), q("sum by (groundwatch_reason) (rate(groundwatch_review_skipped_total[$__rate_interval]))", "skipped: {{groundwatch_reason}}", "B")],
+      {
+        min: 0,
+        description:
+          "Answers a second the review spool kept for people to review (every flagged answer, a sample of grounded ones), and those it could not keep, by reason: bytes (the spool is at its byte cap review.maxBytes: alert GroundwatchReviewSpoolFull), too_large, io_error, redact_error. No data means review is off (serve --review-dir).",
+      },
+    ),
+  );
   return d.build();
 }
 

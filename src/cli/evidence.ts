@@ -6,6 +6,7 @@ import { makeOutputDir, outputFileCreatingDir, writeOutputFile } from "./files.t
 import type { PaperSize } from "./print-pdf.ts";
 import { PAPER_SIZES, pageRule, printPdf } from "./print-pdf.ts";
 import type { CommandIo } from "./io.ts";
+import { reportSkippedFiles } from "./review/skips.ts";
 import { escapeHtml } from "./escape.ts";
 import { explainCalibrationFailure } from "../core/calibration.ts";
 import { driftRefusedQuery, scoringInUse, scoringInfoQuery, scoringNotices } from "./evidence-scoring.ts";
@@ -153,6 +154,7 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
     const reviewDirs = args["review-dir"] ?? [];
     if (args.labels !== undefined && reviewDirs.length === 0) throw new UsageError("--labels needs --review-dir (the spools whose answers the labels are of)", true);
     const review = reviewDirs.length > 0 ? readReview(reviewDirs, args.labels, io.cwd, args.route) : undefined;
+    if (review) reportSkippedFiles("evidence", review.skipped, io.stderr);
     if (args.paper !== undefined && !(PAPER_SIZES as readonly string[]).includes(args.paper)) throw new UsageError(`--paper must be ${PAPER_SIZES.join(" or ")} (got ${JSON.stringify(args.paper)})`, true);
     // Without --paper the HTML sets no page size: Chromium prints Letter, a browser its own default.
     const pageCss = args.paper === undefined ? "" : pageRule(args.paper as PaperSize);

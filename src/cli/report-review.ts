@@ -5,6 +5,7 @@ import { majorityLabels } from "../review/export.ts";
 import type { MonitorPrecision, ReviewedProportion } from "../review/precision.ts";
 import { monitorPrecision } from "../review/precision.ts";
 import type { SpoolRecord } from "../review/record.ts";
+import type { SkippedSpoolFile } from "../review/spool-files.ts";
 import { currentLabels, labelsPath, readLabelRecords, readSpools } from "../review/spool-files.ts";
 import { escapeHtml } from "./escape.ts";
 import { formatTime } from "./period.ts";
@@ -39,6 +40,8 @@ export interface ReviewRead {
   readonly records: SpoolRecord[];
   readonly labels: ReturnType<typeof majorityLabels>;
   readonly unreadable: number;
+  /** Files under spool names passed over (links, FIFOs, devices, over the read cap), the labels file included. */
+  readonly skipped: readonly SkippedSpoolFile[];
 }
 
 /** Reads the spools of `dirs` (replicas merge) and the labels (`labels`, else labels.jsonl in the first dir); `route` keeps that route's answers. */
@@ -49,7 +52,8 @@ export function readReview(dirs: readonly string[], labels: string | undefined, 
   const spool = readSpools(abs);
   const read = readLabelRecords(labelsFile);
   const records = route === undefined ? spool.records : spool.records.filter((r) => r.route === route);
-  return { dirs: abs, labelsFile, records, labels: majorityLabels(currentLabels(read.labels)), unreadable: spool.unreadable + read.unreadable };
+  const skipped = [...spool.skipped, ...(read.skipped !== undefined ? [{ path: labelsFile, reason: read.skipped }] : [])];
+  return { dirs: abs, labelsFile, records, labels: majorityLabels(currentLabels(read.labels)), unreadable: spool.unreadable + read.unreadable, skipped };
 }
 
 const pct = (v: number): string => `${(100 * v).toFixed(1)}%`;

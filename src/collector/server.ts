@@ -11,6 +11,7 @@ import { flaggedHandler } from "./flagged-route.ts";
 import { observationBytes } from "../sdk/copy.ts";
 import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
 import { labelOrUndefined } from "../telemetry/labels.ts";
+import { reviewFilesSkippedCounter } from "../telemetry/providers.ts";
 import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
 import type { RefusalReason } from "./buffer-metrics.ts";
 import { createFullWatch, createRequestMetrics, endpointOf, refusalOf } from "./buffer-metrics.ts";
@@ -123,7 +124,10 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   });
   const refusedStats: Record<string, number> = {};
   // The review spool's labels (monitor.review.dir, serve --review-dir): labelled answers by kind and agreement.
-  if (monitor.reviewDir !== undefined) registerReviewLabelsGauge(meter, { path: labelsPath(monitor.reviewDir) });
+  if (monitor.reviewDir !== undefined) {
+    const filesSkipped = reviewFilesSkippedCounter(meterProvider);
+    registerReviewLabelsGauge(meter, { path: labelsPath(monitor.reviewDir), onSkipped: (reason) => filesSkipped.add(1, { [ATTR_REASON]: reason }) });
+  }
   const requestMetrics = createRequestMetrics(meter, () => ({ traces: joiner.size, waiting: joiner.waiting, bytes: joiner.bytes, maxTraces: resolved.maxTraces, maxBytes: resolved.maxBufferBytes }));
   const countRefused = (endpoint: string, reason: RefusalReason): void => {
     const key = `${endpoint} ${reason}`;

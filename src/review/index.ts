@@ -1,7 +1,11 @@
 export { REVIEW_RECORD_VERSION, SPOOL_KINDS, agreementOf } from "./record.ts";
-export type { LabelRecord, ReviewLabelValue, SpoolClaim, SpoolDocument, SpoolEvidence, SpoolKind, SpoolRecord } from "./record.ts";
-export { SEGMENT_PATTERN, appendLabel, currentLabels, labelsPath, readLabelRecords, readSpools, segmentFiles, segmentName } from "./spool-files.ts";
-export type { SpoolRead } from "./spool-files.ts";
+export type { ErasureRecord, LabelRecord, ReviewLabelValue, SpoolClaim, SpoolDocument, SpoolEvidence, SpoolKind, SpoolRecord } from "./record.ts";
+export { SEGMENT_PATTERN, appendLabel, currentLabels, labelsPath, parseLabelLine, readLabelRecords, readSpools, segmentFiles, segmentName } from "./spool-files.ts";
+export type { LabelLine, LabelsRead, SkippedSpoolFile, SpoolRead } from "./spool-files.ts";
+export { SPOOL_FILE_MAX_BYTES, SpoolFileRefused, appendSpoolLine, describeSkip, openSpoolFile, readSpoolFile, readSpoolLines } from "./spool-fs.ts";
+export type { SpoolFileOps, SpoolFileSkip, SpoolLine } from "./spool-fs.ts";
+export { createLabelTally } from "./label-tally.ts";
+export type { LabelTally } from "./label-tally.ts";
 export { createSpoolWriter } from "./spool-writer.ts";
 export type { SpoolAppendResult, SpoolFs, SpoolSkipReason, SpoolWriter, SpoolWriterOptions } from "./spool-writer.ts";
 export { EXPORT_ONLY, describeProduction, exportRow, exportRows, majorityLabels, productionTally } from "./export.ts";
@@ -9,5 +13,5 @@ export type { AnswerLabel, ExportOnly, ExportResult, ExportReview, ExportRow, Ma
 export { monitorPrecision } from "./precision.ts";
 export type { CountsFrom, MonitorPrecision, PrecisionBucket, PrecisionInput, ReviewedProportion } from "./precision.ts";
 export { countLabels, createLabelCounts, registerReviewLabelsGauge } from "./labels-gauge.ts";
-export type { LabelCounts, LabelCountsOptions } from "./labels-gauge.ts";
+export type { LabelCounts, LabelCountsOptions, LabelCountsReader } from "./labels-gauge.ts";
 export { reviewOrder, reviewQueue } from "./queue.ts";

@@ -90,6 +90,19 @@ export interface LabelRecord {
   readonly undo?: true;
 }
 
+/**
+ * What `review delete` appends to a labels file after it blanked labels in place: not a label
+ * (readers skip it), but a sign to a reader that keeps counts as the file grows (the labels gauge)
+ * that lines it already counted changed, so it reads the file again from the start.
+ */
+export interface ErasureRecord {
+  readonly v: typeof REVIEW_RECORD_VERSION;
+  /** How many label lines were blanked. */
+  readonly erased: number;
+  /** When, ISO 8601. */
+  readonly time: string;
+}
+
 /** Whether a reviewer's label agrees with groundwatch's verdict of the answer. */
 export function agreementOf(kind: SpoolKind, label: ReviewLabelValue): "agree" | "disagree" {
   return (kind === "flagged") === (label === 0) ? "agree" : "disagree";

@@ -2,6 +2,8 @@ import * as nodeFs from "node:fs";
 import { join } from "node:path";
 import type { SpoolRecord } from "./record.ts";
 import { SEGMENT_PATTERN, segmentFiles, segmentName } from "./spool-files.ts";
+import type { SpoolFileSkip } from "./spool-fs.ts";
+import { SpoolFileRefused, appendSpoolLine, lastSpoolLine, openSpoolFile } from "./spool-fs.ts";
 
 /**
  * The review spool's writer: append-only JSONL segments in one directory, one whole line per record
@@ -11,10 +13,13 @@ import { SEGMENT_PATTERN, segmentFiles, segmentName } from "./spool-files.ts";
  * whose newest record is older than `retentionMs` is removed, on open and at each rotation). A writer
  * that opens a directory holding segments continues after them in a new segment with the next
  * sequence number, so a restart never appends to a possibly torn segment and never duplicates.
+ * Files are opened through spool-fs.ts: a segment-named file that is not a regular file (a link, a
+ * FIFO) is neither read, counted, removed nor written through; each one met is reported to
+ * `onSkippedFile`.
  */
 
 /** The file operations the writer uses (node:fs by default; tests inject failures). */
-export type SpoolFs = Pick<typeof nodeFs, "mkdirSync" | "readdirSync" | "statSync" | "unlinkSync" | "readFileSync" | "appendFileSync">;
+export type SpoolFs = Pick<typeof nodeFs, "mkdirSync" | "readdirSync" | "unlinkSync" | "openSync" | "fstatSync" | "readSync" | "writeSync" | "closeSync">;
 
 export interface SpoolWriterOptions {
   /** The spool directory (created 0700 when absent). */
@@ -31,6 +36,8 @@ export interface SpoolWriterOptions {
   readonly clock: () => number;
   /** File operations (default node:fs). */
   readonly fs?: SpoolFs;
+  /** Told of each segment-named file passed over (not a regular file, or over the read cap), each time one is met. */
+  readonly onSkippedFile?: (path: string, reason: SpoolFileSkip) => void;
 }
 
 /** Why a record was not written. */
@@ -47,21 +54,29 @@ export interface SpoolWriter {
 /** How often (clock ms) a writer at its byte cap looks again for segments retention removes. */
 const CAP_RECHECK_MS = 60_000;
 
-/** A segment's newest record time (ms): the `time` of its last whole line, else its modification time. */
-function newestRecordMs(fs: SpoolFs, path: string): number {
+/**
+ * A segment's size and newest record time (ms: the `time` of its last whole line, else its
+ * modification time), or why it was passed over; undefined when it is gone.
+ */
+function lookAt(fs: SpoolFs, path: string, newest: number | undefined): { size: number; newestMs: number } | { skipped: SpoolFileSkip } | undefined {
+  const opened = openSpoolFile(path, "read", { fs });
+  if ("absent" in opened) return undefined;
+  if ("skipped" in opened) return opened;
+  const { fd, size } = opened.file;
   try {
-    const text = fs.readFileSync(path, "utf8");
-    const end = text.lastIndexOf("\n");
-    if (end > 0) {
-      const line = text.slice(text.lastIndexOf("\n", end - 1) + 1, end);
-      const time = (JSON.parse(line) as { time?: unknown }).time;
+    if (newest !== undefined) return { size, newestMs: newest };
+    try {
+      const line = lastSpoolLine(fs, fd, size);
+      const time = line === undefined ? undefined : (JSON.parse(line) as { time?: unknown }).time;
       const ms = typeof time === "string" ? Date.parse(time) : NaN;
-      if (Number.isFinite(ms)) return ms;
+      if (Number.isFinite(ms)) return { size, newestMs: ms };
+    } catch {
+      // A torn or unreadable last line: fall back to when the file was last written.
     }
-  } catch {
-    // A torn or unreadable last line: fall back to when the file was last written.
+    return { size, newestMs: fs.fstatSync(fd).mtimeMs };
+  } finally {
+    fs.closeSync(fd);
   }
-  return fs.statSync(path).mtimeMs;
 }
 
 /** Opens (or creates) a spool directory for appending; throws only when the directory cannot be created or read. */
@@ -83,21 +98,23 @@ export function createSpoolWriter(options: SpoolWriterOptions): SpoolWriter {
     let bytes = 0;
     for (const path of segmentFiles(dir)) {
       try {
+        const seen = lookAt(fs, path, newest.get(path));
+        if (seen === undefined) continue;
+        if ("skipped" in seen) {
+          options.onSkippedFile?.(path, seen.skipped);
+          continue;
+        }
         if (path !== current?.path) {
-          let ms = newest.get(path);
-          if (ms === undefined) {
-            ms = newestRecordMs(fs, path);
-            newest.set(path, ms);
-          }
-          if (lastRetention - ms > retentionMs) {
+          newest.set(path, seen.newestMs);
+          if (lastRetention - seen.newestMs > retentionMs) {
             fs.unlinkSync(path);
             newest.delete(path);
             continue;
           }
         }
-        bytes += fs.statSync(path).size;
+        bytes += seen.size;
       } catch {
-        // Removed by another process meanwhile: nothing to count.
+        // Removed by another process meanwhile, or unreadable: nothing to count.
       }
     }
     total = Math.max(bytes, current?.bytes ?? 0);
@@ -126,15 +143,18 @@ export function createSpoolWriter(options: SpoolWriterOptions): SpoolWriter {
         if (total + line.length > maxBytes) return { written: false, reason: "bytes" };
         if (!current || current.bytes + line.length > segmentBytes) rotate();
         const seg = current as { path: string; bytes: number };
-        // One append of the whole line, by path: a segment that `review delete` rewrote (renamed over) is written from then on.
-        fs.appendFileSync(seg.path, line, { mode: 0o600 });
+        // One append of the whole line, by an O_NOFOLLOW descriptor opened for it: never through a
+        // link planted under the segment's name. `review delete` blanks lines in place and never
+        // replaces a segment, so nothing appended here can land in a file that is about to go.
+        appendSpoolLine(seg.path, line, { fs, mode: 0o600 });
         seg.bytes += line.length;
         total += line.length;
         const ms = Date.parse(record.time);
         newest.set(seg.path, Number.isFinite(ms) ? ms : clock());
         return { written: true };
-      } catch {
+      } catch (error) {
         // A failed open or write: the next record tries a fresh segment.
+        if (error instanceof SpoolFileRefused) options.onSkippedFile?.(error.path, error.reason);
         current = undefined;
         return { written: false, reason: "io_error" };
       }

@@ -4,6 +4,7 @@ import { dirname, resolve as resolvePath } from "node:path";
 import { ConfigError } from "../config/errors.ts";
 import { parseInteger, parseNonEmpty, parseNumber, parseRate } from "../config/parse.ts";
 import { pickSource } from "../config/resolve.ts";
+import { SPOOL_LINE_MAX_BYTES } from "../review/spool-fs.ts";
 
 /**
  * The review spool's options (`createMonitor({ review })`, the config file's monitor.review, the
@@ -18,7 +19,7 @@ export interface ReviewOptions {
   readonly groundedSampleRate?: number;
   /** Most bytes the spool's segments may hold; past it answers are skipped (counted). Env GROUNDWATCH_REVIEW_MAX_BYTES, default 256 MiB. */
   readonly maxBytes?: number;
-  /** A new segment starts before one would pass this size; a longer record is skipped. Env GROUNDWATCH_REVIEW_SEGMENT_BYTES, default 8 MiB. */
+  /** A new segment starts before one would pass this size; a longer record is skipped. Env GROUNDWATCH_REVIEW_SEGMENT_BYTES, default 8 MiB, at most 256 MiB. */
   readonly segmentBytes?: number;
   /** Segments whose newest answer is older than this many days are removed. Env GROUNDWATCH_REVIEW_RETENTION_DAYS, default 30. */
   readonly retentionDays?: number;
@@ -76,7 +77,8 @@ export function resolveReviewOptions(
     return parse(picked.field, picked.value) ?? fallback;
   };
   const maxBytes = value("maxBytes", (f, v) => parseInteger(f, v, 1024, 2 ** 48), 256 * 1024 * 1024);
-  const segmentBytes = value("segmentBytes", (f, v) => parseInteger(f, v, 1024, 2 ** 40), 8 * 1024 * 1024);
+  // A segment is read whole line by line: no longer than the longest line a reader takes.
+  const segmentBytes = value("segmentBytes", (f, v) => parseInteger(f, v, 1024, SPOOL_LINE_MAX_BYTES), 8 * 1024 * 1024);
   if (segmentBytes > maxBytes) throw new ConfigError("review.segmentBytes", segmentBytes, `expected at most review.maxBytes (${maxBytes})`);
   const replicaPick = pick("replica");
   const replica = parseNonEmpty(replicaPick.field, replicaPick.value);

@@ -5,8 +5,10 @@ import type { SpoolDocument, SpoolKind, SpoolRecord } from "../review/record.ts"
 import { REVIEW_RECORD_VERSION } from "../review/record.ts";
 import type { SpoolSkipReason, SpoolWriter } from "../review/spool-writer.ts";
 import { createSpoolWriter } from "../review/spool-writer.ts";
+import type { SpoolFileSkip } from "../review/spool-fs.ts";
+import { describeSkip } from "../review/spool-fs.ts";
 import type { Instruments } from "../telemetry/instruments.ts";
-import { ATTR_REASON, ATTR_REVIEW_KIND } from "../telemetry/semconv.ts";
+import { ATTR_REASON, ATTR_REVIEW_KIND, METRICS } from "../telemetry/semconv.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import type { ResolvedReviewOptions } from "./review-options.ts";
 import type { ScoringRequest } from "./worker.ts";
@@ -86,9 +88,17 @@ export function createReviewSpool(options: ReviewSpoolOptions): ReviewSpool {
   const { review, random, instruments } = options;
   const clock = options.clock ?? Date.now;
   const redact = options.redact ?? ((text: string) => text);
+  /** Reasons already said (diag, once each); every file passed over is counted. */
+  const said = new Set<SpoolFileSkip>();
+  const onSkippedFile = (path: string, reason: SpoolFileSkip): void => {
+    instruments().reviewFilesSkipped.add(1, { [ATTR_REASON]: reason });
+    if (said.has(reason)) return;
+    said.add(reason);
+    diag.warn(`groundwatch: the review spool passes over ${path}: it is ${describeSkip(reason)}; counted on ${METRICS.reviewFilesSkipped.prometheus}{groundwatch_reason="${reason}"}`);
+  };
   let writer: SpoolWriter | undefined;
   try {
-    writer = createSpoolWriter({ dir: review.dir, replica: review.replica, maxBytes: review.maxBytes, segmentBytes: review.segmentBytes, retentionMs: review.retentionMs, clock });
+    writer = createSpoolWriter({ dir: review.dir, replica: review.replica, maxBytes: review.maxBytes, segmentBytes: review.segmentBytes, retentionMs: review.retentionMs, clock, onSkippedFile });
   } catch (error) {
     diag.error(`groundwatch: the review spool ${review.dir} cannot be opened (${(error as Error).message}); answers picked for review are counted as skipped (io_error)`);
   }

@@ -42,6 +42,8 @@ export interface Instruments {
   readonly reviewSpooled: Counter;
   /** Answers picked for the review spool but not written, by reason. */
   readonly reviewSkipped: Counter;
+  /** Files under a review spool name passed over (not regular, too large), by reason. */
+  readonly reviewFilesSkipped: Counter;
   readonly workersAlive: ObservableGauge;
   readonly queueDepth: ObservableGauge;
   readonly driftStatistic: ObservableGauge;
@@ -56,9 +58,14 @@ export interface Instruments {
   readonly causeSeriesStarted: Set<string>;
 }
 
+/** A counter from its semconv spec: the one way counters are made, so that two registrations of one spec are identical (one instrument). */
+export function counterOf(meter: Meter, s: MetricSpec): Counter {
+  return meter.createCounter(s.name, { unit: s.unit, description: s.description, valueType: ValueType.INT });
+}
+
 /** Creates every instrument from its semconv spec (names, units and descriptions live there). */
 export function createInstruments(meter: Meter): Instruments {
-  const counter = (s: MetricSpec): Counter => meter.createCounter(s.name, { unit: s.unit, description: s.description, valueType: ValueType.INT });
+  const counter = (s: MetricSpec): Counter => counterOf(meter, s);
   const histogram = (s: MetricSpec, buckets: number[]): Histogram => meter.createHistogram(s.name, { unit: s.unit, description: s.description, advice: { explicitBucketBoundaries: buckets } });
   const observableCounter = (s: MetricSpec): ObservableCounter => meter.createObservableCounter(s.name, { unit: s.unit, description: s.description, valueType: ValueType.INT });
   const gauge = (s: MetricSpec): ObservableGauge => meter.createObservableGauge(s.name, { unit: s.unit, description: s.description });
@@ -92,6 +99,7 @@ export function createInstruments(meter: Meter): Instruments {
     flaggedDropped: counter(METRICS.flaggedDropped),
     reviewSpooled: counter(METRICS.reviewSpooled),
     reviewSkipped: counter(METRICS.reviewSkipped),
+    reviewFilesSkipped: counter(METRICS.reviewFilesSkipped),
     workersAlive: gauge(METRICS.workersAlive),
     queueDepth: gauge(METRICS.queueDepth),
     driftStatistic: gauge(METRICS.driftStatistic),

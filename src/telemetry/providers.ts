@@ -1,12 +1,21 @@
-import type { Meter, MeterProvider, Tracer, TracerProvider } from "@opentelemetry/api";
+import type { Counter, Meter, MeterProvider, Tracer, TracerProvider } from "@opentelemetry/api";
 import { ProxyTracerProvider, createNoopMeter, diag, metrics, trace } from "@opentelemetry/api";
 import type { Logger, LoggerProvider } from "@opentelemetry/api-logs";
 import { createNoopLogger, logs } from "@opentelemetry/api-logs";
 import type { Instruments, ObservableSources } from "./instruments.ts";
-import { createInstruments, observeSources } from "./instruments.ts";
+import { counterOf, createInstruments, observeSources } from "./instruments.ts";
 import { EVENT_GEN_AI_EVALUATION_RESULT, METRICS, SPAN_EVALUATE } from "./semconv.ts";
 
 const PACKAGE = "groundwatch";
+
+/**
+ * groundwatch.review.files_skipped as the monitor records it on `provider`: the same registration
+ * on the monitor's meter, so what a collector's labels gauge passes over adds to the series the
+ * monitor's spool writer adds to (one metric family on /metrics, not one per meter).
+ */
+export function reviewFilesSkippedCounter(provider: MeterProvider): Counter {
+  return counterOf(provider.getMeter(PACKAGE), METRICS.reviewFilesSkipped);
+}
 
 /**
  * `resolve()` gives the provider to use now, `bind` what the monitor takes from it (a tracer,

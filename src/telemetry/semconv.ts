@@ -213,6 +213,12 @@ export const METRICS = {
     "counter",
     "Answers picked for the review spool but not written, by reason: bytes (the spool is at its byte cap), too_large (one record is longer than a segment), io_error (the write failed, or the spool could not be opened), redact_error (the redact hook threw: never written unredacted)",
   ),
+  reviewFilesSkipped: spec(
+    "groundwatch.review.files_skipped",
+    "{file}",
+    "counter",
+    "Files under a review spool name (a segment, the labels file) that the spool writer or the labels gauge passed over, each time one met it, by reason: not_regular (a link, FIFO, socket, device or directory: never followed, waited on or written through), too_large (over the 1 GiB read cap, or the labels gauge's byte cap)",
+  ),
   reviewLabels: spec(
     "groundwatch.review.labels",
     "{answer}",
@@ -243,6 +249,9 @@ export type FlaggedDropReason = (typeof FLAGGED_DROP_REASONS)[number];
 
 /** Why an answer picked for the review spool was not written (groundwatch.reason on groundwatch.review.skipped). */
 export const REVIEW_SKIP_REASONS = ["bytes", "too_large", "io_error", "redact_error"] as const;
+
+/** Why a file under a review spool name was passed over (groundwatch.reason on groundwatch.review.files_skipped). */
+export const REVIEW_FILE_SKIP_REASONS = ["not_regular", "too_large"] as const;
 
 /** Histogram bucket boundaries. */
 export const SCORE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1];

@@ -24,7 +24,7 @@ describe("evidence's count of the period's answers for the review section", () =
   it("shows each trend bucket as the range it covers when the period does not start at midnight", () => {
     const r = spoolRecord("f1", "flagged", "2026-12-01T22:37:35.000Z");
     const labels = [reviewLabel(r, "ana", 0)];
-    const read = { dirs: ["spool"], labelsFile: "spool/labels.jsonl", records: [r], labels: majorityLabels(currentLabels(labels)), unreadable: 0 };
+    const read = { dirs: ["spool"], labelsFile: "spool/labels.jsonl", records: [r], labels: majorityLabels(currentLabels(labels)), unreadable: 0, skipped: [] };
     const from = Date.parse("2026-11-30T22:38:00Z") / 1000;
     const html = reviewSection(read, [], from, from + 86_400);
     expect(html).toContain("<tr><td>2026-11-30 22:38 – 2026-12-01 22:38</td><td>1</td>");

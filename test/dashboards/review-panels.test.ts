@@ -54,3 +54,26 @@ describe("the overview's Review agreement panel", () => {
     expect(r.status).toBe(0);
   });
 });
+
+describe("the overview's review spool panel", () => {
+  it.skipIf(!promtoolAvailable())("draws answers written by kind and skipped by reason, a second (promtool)", () => {
+    const [written, skipped] = panelQueries().filter((q) => q.panel === "Review spool: answers written and skipped");
+    const r = promtoolExprTests([
+      {
+        name: "review spool",
+        interval: "15s",
+        input_series: [
+          { series: 'groundwatch_review_spooled_total{instance="a",groundwatch_review_kind="flagged"}', values: "0+3x40" },
+          { series: 'groundwatch_review_spooled_total{instance="b",groundwatch_review_kind="flagged"}', values: "0+3x40" },
+          { series: 'groundwatch_review_skipped_total{instance="a",groundwatch_reason="bytes"}', values: "0+15x40" },
+        ],
+        promql_expr_test: [
+          { expr: written!.expr, eval_time: "5m", exp_samples: [{ labels: '{groundwatch_review_kind="flagged"}', value: 0.4 }] },
+          { expr: skipped!.expr, eval_time: "5m", exp_samples: [{ labels: '{groundwatch_reason="bytes"}', value: 1 }] },
+        ],
+      },
+    ]);
+    expect(r.output).toContain("SUCCESS");
+    expect(r.status).toBe(0);
+  });
+});

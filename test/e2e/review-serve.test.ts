@@ -1,9 +1,11 @@
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readSpools } from "../../src/review/spool-files.ts";
+import { labelsPath, readSpools, segmentName } from "../../src/review/spool-files.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { RETURNS_DOC } from "../helpers/collector.ts";
-import { metric, post, startServe } from "../helpers/serve.ts";
+import { fifo } from "../helpers/review-spool.ts";
+import { metric, post, rss, startServe } from "../helpers/serve.ts";
 import { tracesJson } from "../collector/otlp-json.ts";
 
 const QUESTION = "How long do I have to return an item?";
@@ -50,6 +52,27 @@ describe("groundwatch serve --review-dir", () => {
     expect(after.unreadable).toBe(0);
     second.signal("SIGTERM");
     await second.exited;
+  });
+
+  it("listens and spools with a FIFO named like a segment and labels.jsonl linked to /dev/zero in its review dir, passing over both and counting them", async () => {
+    const dir = join(tempDir(), "spool");
+    mkdirSync(dir, { mode: 0o700 });
+    // The writer reads each segment's last line when it opens the directory; the labels gauge reads labels.jsonl at a scrape.
+    fifo(join(dir, segmentName("planted", Date.parse("2026-11-01T00:00:00Z"), 0)));
+    symlinkSync("/dev/zero", labelsPath(dir));
+    const env = { GROUNDWATCH_CAPTURE_CONTENT: "1", GROUNDWATCH_REVIEW_REPLICA: "serve-b" };
+    const s = await startServe(["--port", "0", "--sample-rate", "1", "--review-dir", dir], env).started;
+    expect(await post(`${s.url}/v1/observations`, JSON.stringify([observation(BAD)]))).toBe(202);
+    await expect.poll(() => scored(s.url), { timeout: 30_000 }).toBe(1);
+    const text = await (await fetch(`${s.url}/metrics`)).text();
+    expect(metric(text, "groundwatch_review_spooled_total")).toBe(1);
+    expect(metric(text, "groundwatch_review_labels")).toBe(0);
+    expect(metric(text, "groundwatch_review_files_skipped_total", 'groundwatch_reason="not_regular"')).toBeGreaterThanOrEqual(2);
+    // Nothing of /dev/zero was read: the collector stays at its usual size (it reached 8 GB reading it).
+    expect(rss(s.pid)).toBeLessThan(1024 ** 3);
+    expect(readSpools([dir]).records.map((r) => r.answer)).toEqual([BAD]);
+    s.signal("SIGTERM");
+    await s.exited;
   });
 
   it("says review is off without a directory, and refuses a directory without content capture (exit 2, naming review.dir)", async () => {

@@ -7,7 +7,7 @@ import { dashboardFiles } from "../../scripts/dashboards.ts";
  * measured on samples sent with observations, so they have data without the resampler.
  */
 /** Panels that read the review loop's labels: no data on a collector without a review spool. */
-export const REVIEW_PANELS = ["Review agreement"];
+export const REVIEW_PANELS = ["Review agreement", "Review spool: answers written and skipped"];
 export const RESAMPLER_PANELS = ["Resampler calls by outcome", "Resampler success rate by route", "Resampler tokens per minute, by kind", "Resampler latency"];
 
 /**

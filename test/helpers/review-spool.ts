@@ -1,4 +1,5 @@
 /** Review spools and labels in the contract's layout, for the tests of what writes and reads them (writer, delete, export, precision, evidence). */
+import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LabelRecord, SpoolKind, SpoolRecord } from "../../src/review/record.ts";
@@ -58,4 +59,10 @@ export function precisionFixture(): { records: SpoolRecord[]; labels: LabelRecor
     reviewLabel(late, "ann", 1),
   ];
   return { records: [...flagged, ...grounded, late], labels };
+}
+
+/** A FIFO at `path` (mkfifo): opening it to read or write blocks until the other side opens, unless O_NONBLOCK. */
+export function fifo(path: string): string {
+  execFileSync("mkfifo", [path]);
+  return path;
 }

@@ -93,10 +93,10 @@ describe("review spool writer", () => {
   it("turns a failed write into io_error without throwing, and writes again once the file system recovers", () => {
     const dir = join(tempDir(), "spool");
     let failing = true;
-    const fs: SpoolFs = { ...nodeFs, appendFileSync: ((...args: Parameters<typeof nodeFs.appendFileSync>) => {
+    const fs: SpoolFs = { ...nodeFs, writeSync: ((...args: Parameters<typeof nodeFs.writeSync>) => {
       if (failing) throw Object.assign(new Error("no space"), { code: "ENOSPC" });
-      nodeFs.appendFileSync(...args);
-    }) as typeof nodeFs.appendFileSync };
+      return nodeFs.writeSync(...args);
+    }) as typeof nodeFs.writeSync };
     const { w } = writer(dir, { fs });
     expect(w.append(record("a-0"))).toEqual({ written: false, reason: "io_error" });
     failing = false;

@@ -101,6 +101,9 @@ describe("the monitor's review spool", () => {
     expect(resolveMonitorOptions({ env: MONITOR_TEST_ENV }).review).toBeUndefined();
     expect(() => resolveMonitorOptions({ env, review: { dir: "/tmp/x", groundedSampleRate: 2 } })).toThrow(/review\.groundedSampleRate/);
     expect(() => resolveMonitorOptions({ env: { ...env, GROUNDWATCH_REVIEW_MAX_BYTES: "nope" } })).toThrow(/GROUNDWATCH_REVIEW_MAX_BYTES/);
+    // Readers take lines up to 256 MiB: a segment may not be longer.
+    expect(resolveMonitorOptions({ env: { ...env, GROUNDWATCH_REVIEW_SEGMENT_BYTES: String(2 ** 28) } }).review?.segmentBytes).toBe(2 ** 28);
+    expect(() => resolveMonitorOptions({ env: { ...env, GROUNDWATCH_REVIEW_SEGMENT_BYTES: String(2 ** 28 + 1) } })).toThrow(/GROUNDWATCH_REVIEW_SEGMENT_BYTES/);
     expect(sanitizeReplica("host:1/2")).toBe("host_1_2");
   });
 });

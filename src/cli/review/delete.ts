@@ -1,9 +1,16 @@
-import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { labelsPath, segmentFiles } from "../../review/spool-files.ts";
+import { existsSync, statSync, unlinkSync } from "node:fs";
+import * as nodeFs from "node:fs";
+import { basename, resolve } from "node:path";
+import { REVIEW_RECORD_VERSION } from "../../review/record.ts";
+import type { SkippedSpoolFile } from "../../review/spool-files.ts";
+import { SEGMENT_PATTERN, appendLabel, labelsPath, segmentFiles } from "../../review/spool-files.ts";
+import type { SpoolFileOps } from "../../review/spool-fs.ts";
+import { blankSpoolRanges, openSpoolFile, readSpoolLines } from "../../review/spool-fs.ts";
 import { UsageError, parseFlags, runCommand } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import type { CommandIo } from "../io.ts";
+import { sanitizeForTerminal } from "../io.ts";
+import { reportSkippedFiles } from "./skips.ts";
 
 export const REVIEW_DELETE_HELP = `groundwatch review delete — remove one trace's answers and labels from a review spool
 
@@ -11,16 +18,18 @@ Usage:
   groundwatch review delete --dir DIR --trace TRACE_ID [--labels FILE]
 
 Removes every spooled answer of the trace (32 hex digits) from every segment of DIR, and every
-label of those answers from the labels file (DIR/labels.jsonl, or --labels FILE). Each file that
-holds one is rewritten to a temporary file beside it and renamed over it, so a reader sees the old
-file or the new one, never half of each. A partial last line (a write cut by a crash) that names the
-trace is removed too. Prints how many answers and labels it removed.
+label of those answers from the labels file (DIR/labels.jsonl, or --labels FILE). Each line removed
+is overwritten in place with spaces (readers skip blank lines): no file is replaced, so what a
+running collector or a reviewer appends meanwhile is kept. A segment no writer appends to any more
+that is left with nothing is removed. A partial last line (a write cut by a crash) that names the
+trace is removed too, once no writer appends to its file. Prints how many answers and labels it
+removed; a link, FIFO or device under a spool name is passed over and named on stderr.
 
   --dir DIR         the spool directory (groundwatch serve --review-dir)
   --trace ID        the trace id, as on the evaluation span (groundwatch flagged shows it)
   --labels FILE     the labels file (default DIR/labels.jsonl)
 
-Exit codes: 0 done (also when the trace had nothing spooled), 1 a file could not be rewritten,
+Exit codes: 0 done (also when the trace had nothing spooled), 1 a file could not be changed,
 2 bad flags (no such directory, not a trace id).
 `;
 
@@ -39,49 +48,128 @@ function lineOf(line: string, traceId: string): { drop: boolean; id?: string } {
   }
 }
 
+/** What blanking one file did. */
+type Blanked = { readonly removed: number; readonly gone: boolean; readonly tornLeft: boolean } | { readonly skipped: SkippedSpoolFile };
+
 /**
- * Rewrites `path` without the lines `drop` picks, atomically (temporary file, then rename; the file
- * removed when nothing is left). Returns the lines removed; a file without any is left untouched.
+ * Overwrites the lines `drop` picks with spaces, in place, through one descriptor (never through a
+ * link, never a FIFO). The file keeps its inode and size, so appends that land meanwhile (at its
+ * end) are kept. `sealed`: no writer appends to the file any more, so its unterminated last line
+ * is a crash's leftover (dropped when it names the trace) and, left with nothing, the file is
+ * removed. In a file still appended to, an unterminated last line may be a write in progress: it
+ * is left (`tornLeft` when it names the trace).
  */
-function rewriteWithout(path: string, drop: (line: string) => boolean): string[] {
-  const text = readFileSync(path, "utf8");
-  const lines = text.split("\n");
-  const removed: string[] = [];
-  const kept: string[] = [];
-  lines.forEach((line, i) => {
-    if (line === "" && i === lines.length - 1) return;
-    if (line !== "" && drop(line)) removed.push(line);
-    else kept.push(line);
-  });
-  if (removed.length === 0) return removed;
-  const rest = kept.length === 0 ? "" : `${kept.join("\n")}${text.endsWith("\n") ? "\n" : ""}`;
-  if (rest === "") {
-    unlinkSync(path);
-    return removed;
+function blankLines(fs: SpoolFileOps, path: string, drop: (line: string) => boolean, sealed: boolean): Blanked {
+  const opened = openSpoolFile(path, "update", { fs });
+  if ("absent" in opened) return { removed: 0, gone: false, tornLeft: false };
+  if ("skipped" in opened) return { skipped: { path, reason: opened.skipped } };
+  const { fd, size } = opened.file;
+  const ranges: Array<{ start: number; end: number }> = [];
+  let kept = 0;
+  let tornLeft = false;
+  try {
+    readSpoolLines(
+      fs,
+      fd,
+      0,
+      size,
+      (line) => {
+        if (line.text === undefined || line.text.trim() === "") {
+          if (line.text === undefined) kept++;
+          return;
+        }
+        const dropped = drop(line.text);
+        if (dropped && (line.terminated || sealed)) ranges.push({ start: line.start, end: line.end });
+        else {
+          kept++;
+          if (dropped) tornLeft = true;
+        }
+      },
+      { tail: true },
+    );
+    if (ranges.length === 0) return { removed: 0, gone: false, tornLeft };
+    if (kept === 0 && sealed) {
+      unlinkSync(path);
+      return { removed: ranges.length, gone: true, tornLeft };
+    }
+    blankSpoolRanges(fs, fd, ranges);
+    return { removed: ranges.length, gone: false, tornLeft };
+  } finally {
+    fs.closeSync(fd);
   }
-  const tmp = `${path}.delete-${process.pid}.tmp`;
-  writeFileSync(tmp, rest, { mode: statSync(path).mode & 0o777 });
-  renameSync(tmp, path);
-  return removed;
 }
 
-/** Removes a trace's spooled answers and their labels; returns the counts. */
-export function deleteTrace(dir: string, traceId: string, labels: string = labelsPath(dir)): { records: number; segments: number; labels: number } {
+/** The segments of `files` some writer may still append to: the newest (highest sequence number) of each replica. */
+function liveSegments(files: readonly string[]): Set<string> {
+  const newest = new Map<string, { seq: number; path: string }>();
+  for (const path of files) {
+    const m = SEGMENT_PATTERN.exec(basename(path));
+    if (!m) continue;
+    const replica = m[1] ?? "";
+    const seq = Number(m[3]);
+    const had = newest.get(replica);
+    if (!had || seq > had.seq) newest.set(replica, { seq, path });
+  }
+  return new Set([...newest.values()].map((n) => n.path));
+}
+
+/** What deleting a trace did. */
+export interface DeleteResult {
+  readonly records: number;
+  readonly segments: number;
+  readonly labels: number;
+  /** Files under spool names that were passed over (not regular files, or over the read cap). */
+  readonly skipped: readonly SkippedSpoolFile[];
+  /** Files still appended to whose unterminated last line names the trace: left, as it may be a write in progress. */
+  readonly tornLeft: readonly string[];
+}
+
+export interface DeleteOptions {
+  /** The clock for the erasure mark's time (default: now). */
+  readonly now?: () => Date;
+  /** File operations (default node:fs; tests interleave appends with them). */
+  readonly fs?: SpoolFileOps;
+}
+
+/**
+ * Removes a trace's spooled answers and their labels by blanking their lines in place; returns the
+ * counts. After labels were blanked, an erasure mark is appended to the labels file, so that a
+ * reader that counts labels as the file grows (the labels gauge) reads it again.
+ */
+export function deleteTrace(dir: string, traceId: string, labels: string = labelsPath(dir), options: DeleteOptions = {}): DeleteResult {
+  const fs = options.fs ?? nodeFs;
+  const now = options.now ?? (() => new Date());
   const ids = new Set<string>();
+  const skipped: SkippedSpoolFile[] = [];
+  const tornLeft: string[] = [];
   let records = 0;
   let segments = 0;
-  for (const file of segmentFiles(dir)) {
-    const removed = rewriteWithout(file, (line) => {
-      const seen = lineOf(line, traceId);
-      if (seen.drop && seen.id !== undefined) ids.add(seen.id);
-      return seen.drop;
-    });
-    if (removed.length > 0) segments++;
-    records += removed.length;
+  const files = segmentFiles(dir);
+  const live = liveSegments(files);
+  for (const file of files) {
+    const done = blankLines(
+      fs,
+      file,
+      (line) => {
+        const seen = lineOf(line, traceId);
+        if (seen.drop && seen.id !== undefined) ids.add(seen.id);
+        return seen.drop;
+      },
+      !live.has(file),
+    );
+    if ("skipped" in done) {
+      skipped.push(done.skipped);
+      continue;
+    }
+    if (done.tornLeft) tornLeft.push(file);
+    if (done.removed > 0) segments++;
+    records += done.removed;
   }
   let labelCount = 0;
-  if (existsSync(labels)) {
-    labelCount = rewriteWithout(labels, (line) => {
+  const done = blankLines(
+    fs,
+    labels,
+    (line) => {
       if (!line.includes(traceId) && ![...ids].some((id) => line.includes(id))) return false;
       try {
         const id = (JSON.parse(line) as { id?: unknown }).id;
@@ -89,9 +177,16 @@ export function deleteTrace(dir: string, traceId: string, labels: string = label
       } catch {
         return line.includes(traceId);
       }
-    }).length;
+    },
+    false,
+  );
+  if ("skipped" in done) skipped.push(done.skipped);
+  else {
+    if (done.tornLeft) tornLeft.push(labels);
+    labelCount = done.removed;
+    if (labelCount > 0) appendLabel(labels, { v: REVIEW_RECORD_VERSION, erased: labelCount, time: now().toISOString() });
   }
-  return { records, segments, labels: labelCount };
+  return { records, segments, labels: labelCount, skipped, tornLeft };
 }
 
 /** `groundwatch review delete`. */
@@ -106,6 +201,8 @@ export function runReviewDelete(argv: readonly string[], io: CommandIo): Promise
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--dir: ${values.dir} is not a directory`);
     const labels = values.labels !== undefined ? resolve(io.cwd, values.labels) : labelsPath(dir);
     const done = deleteTrace(dir, traceId, labels);
+    reportSkippedFiles("review delete", done.skipped, io.stderr);
+    for (const file of done.tornLeft) io.stderr.write(`groundwatch review delete: the last line of ${sanitizeForTerminal(file)} names the trace but is not finished (a write in progress, or a writer that crashed and has not restarted): left; run the command again once the writer has moved on\n`);
     io.stdout.write(`removed ${done.records} spooled answer${done.records === 1 ? "" : "s"} (from ${done.segments} segment${done.segments === 1 ? "" : "s"}) and ${done.labels} label${done.labels === 1 ? "" : "s"} of trace ${traceId}\n`);
     return EXIT.ok;
   });

@@ -6,6 +6,7 @@ import { UsageError, parseFlags, runCommand } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { outputFile, writeOutputFile } from "../files.ts";
 import type { CommandIo } from "../io.ts";
+import { reportSkippedFiles } from "./skips.ts";
 
 export const REVIEW_EXPORT_HELP = `groundwatch review export — reviewed answers as eval-set rows
 
@@ -19,7 +20,8 @@ Writes one JSONL row per reviewed answer of the spools (replicas merge), in the 
    "claimLabels"?: [{"index", "text", "start", "end", "label"}],
    "review": {"traceId", "spanId", "reviewers", "votes", "reviewedAt", "time", "kind", "route",
               "replica", "verdict", "score", "threshold", "cause", "backend", "agreement"}}
-A document without an id gets its position (1-based). Labels are those in force (a reviewer's
+A document without an id gets its position (1-based). A link, FIFO or device under a spool
+name is passed over and named on stderr. Labels are those in force (a reviewer's
 last label of an answer, undo taken into account), from --labels (default: labels.jsonl in the
 first --dir). Several reviewers of one answer make one row with the majority label; an even split
 is left out and counted. calibrate and eval name such a set's production provenance.
@@ -45,6 +47,7 @@ export function runReviewExport(argv: readonly string[], io: CommandIo): Promise
     const labelsFile = args.labels !== undefined ? resolve(io.cwd, args.labels) : labelsPath(first);
     const spool = readSpools(dirs);
     const read = readLabelRecords(labelsFile);
+    reportSkippedFiles("review export", [...spool.skipped, ...(read.skipped !== undefined ? [{ path: labelsFile, reason: read.skipped }] : [])], io.stderr);
     const majority = majorityLabels(currentLabels(read.labels), args.reviewer);
     const result = exportRows(spool.records, majority, only);
     writeOutputFile("--out", out, result.rows.map((r) => `${JSON.stringify(r)}\n`).join(""));

@@ -4,7 +4,11 @@ import type { LabelRecord, SpoolRecord } from "../../review/record.ts";
 import { REVIEW_RECORD_VERSION, agreementOf } from "../../review/record.ts";
 import { reviewQueue } from "../../review/queue.ts";
 import { appendLabel, readLabelRecords, readSpools } from "../../review/spool-files.ts";
+import { describeSkip } from "../../review/spool-fs.ts";
+import { UsageError } from "../command.ts";
 import type { CommandIo } from "../io.ts";
+import { sanitizeForTerminal } from "../io.ts";
+import { reportSkippedFiles } from "./skips.ts";
 import { renderRecord, viewableRecord } from "./render.ts";
 import type { Key, ReviewAction, ReviewMode } from "./state.ts";
 import { ANSWER_MODE, decodeKeys, lineAction, step } from "./state.ts";
@@ -105,8 +109,11 @@ function lineInput(io: CommandIo): Input {
 /** Runs a review session; resolves when the reviewer quits, input ends or nothing is left. */
 export async function runTerminalReview(options: TerminalReviewOptions, io: CommandIo): Promise<TerminalReviewResult> {
   const now = options.now ?? (() => new Date());
+  const read = readLabelRecords(options.labels);
+  if (read.skipped !== undefined) throw new UsageError(`--labels: ${sanitizeForTerminal(options.labels)} is ${describeSkip(read.skipped)}: labels are read from and appended to a regular file only`);
+  const { labels, unreadable } = read;
   const spools = readSpools(options.dirs);
-  const { labels, unreadable } = readLabelRecords(options.labels);
+  reportSkippedFiles("review", spools.skipped, io.stderr);
   if (spools.unreadable > 0) io.stderr.write(`groundwatch review: ${spools.unreadable} spool lines could not be read (a partial last write is expected after a crash)\n`);
   if (unreadable > 0) io.stderr.write(`groundwatch review: ${unreadable} label lines could not be read\n`);
   const queue = reviewQueue(spools.records, labels, options.reviewer).map(viewableRecord);

@@ -8,6 +8,7 @@ import { HttpError, mediaType, readBody } from "../../collector/body.ts";
 import { isLoopbackHostHeader } from "../../collector/http.ts";
 import { MIN_TOKEN_LENGTH, isLoopbackBind } from "../../collector/options.ts";
 import type { SpoolRecord } from "../../review/record.ts";
+import type { SkippedSpoolFile } from "../../review/spool-files.ts";
 import { createReviewAuth } from "./web-auth.ts";
 import type { LabelInput } from "./web-session.ts";
 import { ReviewRequestError, openReviewSession } from "./web-session.ts";
@@ -41,6 +42,8 @@ export interface ReviewWebOptions {
 export interface ReviewWebServer {
   /** The page's address (with the bound port). */
   readonly url: string;
+  /** Segment-named files of the spools that were passed over (links, FIFOs, devices, over the read cap). */
+  readonly skippedFiles: readonly SkippedSpoolFile[];
   close(): Promise<void>;
 }
 
@@ -180,6 +183,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/`,
+    skippedFiles: session.skippedFiles,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

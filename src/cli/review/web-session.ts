@@ -1,7 +1,10 @@
 import type { LabelRecord, ReviewLabelValue, SpoolRecord } from "../../review/record.ts";
 import { reviewOrder } from "../../review/queue.ts";
 import { REVIEW_RECORD_VERSION, agreementOf } from "../../review/record.ts";
+import type { SkippedSpoolFile } from "../../review/spool-files.ts";
 import { appendLabel, currentLabels, readLabelRecords, readSpools } from "../../review/spool-files.ts";
+import { describeSkip } from "../../review/spool-fs.ts";
+import { ConfigError } from "../../config/errors.ts";
 import { viewableRecord } from "./render.ts";
 
 /**
@@ -64,17 +67,26 @@ export interface ReviewSession {
   /** Takes back this session's last label (an undo record); returns the id, or undefined when there is none to take back. */
   undo(): string | undefined;
   progress(): ReviewProgress;
+  /** Segment-named files of the spools that were passed over (links, FIFOs, devices, over the read cap). */
+  readonly skippedFiles: readonly SkippedSpoolFile[];
 }
 
-/** Reads the spools and the labels file once and keeps this reviewer's state. */
+/**
+ * Reads the spools and the labels file once and keeps this reviewer's state. A labels file that is
+ * not a regular file (a link, a FIFO) or is over the read cap is a ConfigError naming --labels:
+ * labels are appended only to a regular file, never through a link.
+ */
 export function openReviewSession(options: ReviewSessionOptions): ReviewSession {
   const now = options.now ?? (() => new Date());
+  const read = readLabelRecords(options.labelsFile);
+  if (read.skipped !== undefined) throw new ConfigError("--labels", options.labelsFile, `it is ${describeSkip(read.skipped)}: labels are read from and appended to a regular file only`);
   // The terminal's order: flagged first, then the grounded sample, oldest first. Each record as the
   // terminal view shows it (viewableRecord): the reader checks a record's outline only, so a claim or
   // document that is not an object (a null claim) is dropped here, for the page, the API and labels.
-  const records = reviewOrder(readSpools(options.dirs).records).map(viewableRecord);
+  const spools = readSpools(options.dirs);
+  const records = reviewOrder(spools.records).map(viewableRecord);
   const byId = new Map(records.map((r) => [r.id, r]));
-  const labelRecords: LabelRecord[] = readLabelRecords(options.labelsFile).labels.filter((l) => l.reviewer === options.reviewer);
+  const labelRecords: LabelRecord[] = read.labels.filter((l) => l.reviewer === options.reviewer);
   const skipped = new Set<string>();
   /** Ids labelled in this session, most recent last: what undo takes back. */
   const undoStack: string[] = [];
@@ -88,6 +100,7 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
   };
 
   return {
+    skippedFiles: spools.skipped,
     next() {
       const labelled = labelledIds();
       if (front !== undefined && !labelled.has(front) && byId.has(front)) return byId.get(front);

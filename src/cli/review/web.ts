@@ -4,6 +4,7 @@ import { labelsPath } from "../../review/spool-files.ts";
 import { UsageError, numberFlag, parseFlags, runCommand } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import type { CommandIo } from "../io.ts";
+import { reportSkippedFiles } from "./skips.ts";
 import { REVIEW_WEB_DEFAULT_PORT, startReviewWeb } from "./web-server.ts";
 
 export const REVIEW_WEB_HELP = `groundwatch review --web — label spooled answers in the browser
@@ -55,6 +56,7 @@ export function runReviewWeb(argv: readonly string[], io: CommandIo): Promise<nu
       port: port ?? REVIEW_WEB_DEFAULT_PORT,
       token,
     });
+    reportSkippedFiles("review", server.skippedFiles, io.stderr);
     io.stderr.write(`groundwatch review: open ${server.url}${token ? "?token=… (your token)" : ""} — Ctrl-C stops\n`);
     await new Promise<void>((done) => {
       const stop = (): void => {

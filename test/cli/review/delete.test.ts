@@ -1,3 +1,4 @@
+import * as nodeFs from "node:fs";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
@@ -8,7 +9,9 @@ import { EXIT } from "../../../src/cli/exit-codes.ts";
 import type { LabelRecord, SpoolRecord } from "../../../src/review/record.ts";
 import { appendLabel, labelsPath, readLabelRecords, readSpools, segmentFiles, segmentName } from "../../../src/review/spool-files.ts";
 import { createSpoolWriter } from "../../../src/review/spool-writer.ts";
+import type { SpoolFileOps } from "../../../src/review/spool-fs.ts";
 import { tempDir } from "../../helpers/cli.ts";
+import { spawnGroup } from "../../helpers/processes.ts";
 import { spoolRecord } from "../../helpers/review-spool.ts";
 import { expectLinear, measureGrowth } from "../../helpers/growth.ts";
 
@@ -77,7 +80,7 @@ describe("groundwatch review delete", () => {
     expect(readFileSync(second ?? "", "utf8")).toContain(T2);
   });
 
-  it("leaves a running writer appending to the rewritten segment, so nothing it writes after the delete is lost", async () => {
+  it("leaves a running writer appending to the segment it changed, so nothing it writes after the delete is lost", async () => {
     const dir = join(tempDir(), "spool");
     const writer = createSpoolWriter({ dir, replica: "r1", maxBytes: 1024 * 1024, segmentBytes: 64 * 1024, retentionMs: 1e12, clock: () => Date.parse("2026-12-01T00:00:00.000Z") });
     writer.append(record(T1, "aaaaaaaaaaaaaaaa"));
@@ -87,6 +90,62 @@ describe("groundwatch review delete", () => {
     writer.close();
     expect(segmentFiles(dir)).toHaveLength(1);
     expect(readSpools([dir]).records.map((r) => r.id)).toEqual([`${T2}-aaaaaaaaaaaaaaaa`, `${T2}-bbbbbbbbbbbbbbbb`]);
+  });
+
+  it("keeps what a writer and a reviewer append between its read of a file and its change of it", async () => {
+    const dir = join(tempDir(), "spool");
+    const writer = createSpoolWriter({ dir, replica: "r1", maxBytes: 1024 * 1024, segmentBytes: 64 * 1024, retentionMs: 1e12, clock: () => Date.parse("2026-12-01T00:00:00.000Z") });
+    writer.append(record(T1, "aaaaaaaaaaaaaaaa"));
+    writer.append(record(T2, "aaaaaaaaaaaaaaaa"));
+    const labels = labelsPath(dir);
+    appendLabel(labels, label(`${T1}-aaaaaaaaaaaaaaaa`));
+    appendLabel(labels, label(`${T2}-aaaaaaaaaaaaaaaa`));
+    // Each time the delete changes a file (it has read it), the collector and a reviewer append.
+    let n = 0;
+    const fs: SpoolFileOps = {
+      ...nodeFs,
+      writeSync: ((...args: Parameters<typeof nodeFs.writeSync>) => {
+        n++;
+        expect(writer.append(record(T2, `c${String(n).padStart(15, "0")}`))).toEqual({ written: true });
+        appendLabel(labels, label(`${T2}-c${String(n).padStart(15, "0")}`));
+        return nodeFs.writeSync(...args);
+      }) as typeof nodeFs.writeSync,
+    };
+    expect(deleteTrace(dir, T1, labels, { fs })).toMatchObject({ records: 1, segments: 1, labels: 1 });
+    writer.close();
+    expect(n).toBe(2);
+    const appended = [`${T2}-c000000000000001`, `${T2}-c000000000000002`];
+    expect(readSpools([dir]).records.map((r) => r.id)).toEqual([`${T2}-aaaaaaaaaaaaaaaa`, ...appended]);
+    expect(readLabelRecords(labels).labels.map((l) => l.id)).toEqual([`${T2}-aaaaaaaaaaaaaaaa`, ...appended]);
+    expect(readLabelRecords(labels).unreadable).toBe(0);
+  });
+
+  it("loses nothing another process appends while deletes run back to back: every other record and label is there, once", async () => {
+    const dir = join(tempDir(), "spool");
+    mkdirSync(dir);
+    const n = 4000;
+    const child = spawnGroup(process.execPath, ["--import", "tsx", "test/fixtures/review/spool-labeller.ts", dir, String(n), T1]);
+    await child.waitFor(/appending/);
+    let exited = false;
+    const done = child.exited.then((e) => {
+      exited = true;
+      return e;
+    });
+    while (!exited) {
+      deleteTrace(dir, T1);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect((await done).code, child.output()).toBe(0);
+    expect(child.output()).toContain(`done ${n}`);
+    // What the child appended after the last delete: removed too.
+    deleteTrace(dir, T1);
+    const kept = Array.from({ length: n }, (_, i) => i).filter((i) => i % 10 !== 0).map((i) => `keep-${i}`);
+    const spool = readSpools([dir]);
+    expect(spool.records.map((r) => r.id)).toEqual(kept);
+    expect(spool.unreadable).toBe(0);
+    const read = readLabelRecords(labelsPath(dir));
+    expect(read.labels.map((l) => l.id)).toEqual(kept);
+    expect(read.unreadable).toBe(0);
   });
 
   it("reads records whose text names the trace over and over in time linear in their length", () => {
@@ -101,7 +160,7 @@ describe("groundwatch review delete", () => {
       writeFileSync(labelsPath(dir), `${JSON.stringify({ ...label(`${T2}-aaaaaaaaaaaaaaaa`), reviewer: near.repeat(n) })}\n`);
       return dir;
     };
-    expectLinear("review delete over a record quoting the trace id", measureGrowth(make, (dir) => expect(deleteTrace(dir, T1)).toEqual({ records: 0, segments: 0, labels: 0 }), { n: 2000, maxN: 64_000 }));
+    expectLinear("review delete over a record quoting the trace id", measureGrowth(make, (dir) => expect(deleteTrace(dir, T1)).toEqual({ records: 0, segments: 0, labels: 0, skipped: [], tornLeft: [] }), { n: 2000, maxN: 64_000 }));
   });
 
   it("refuses a missing directory, a value that is not a trace id, and missing flags, with exit 2", async () => {
