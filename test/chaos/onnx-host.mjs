@@ -1,4 +1,4 @@
-/* global Buffer, console, process */
+/* global Buffer, console, process, URL */
 // A RAG service host with groundwatch's SDK in-process and the onnx backend (run with plain node on
 // the built package, dist/), for the chaos suite's inference tests. GW_MODEL is the model directory,
 // GW_TIMEOUT_MS the time budget per observation (default: the SDK's). POST /answer with an observation

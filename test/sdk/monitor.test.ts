@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import { cooldownMs } from "../../src/sdk/scheduler.ts";
 import { traceFraction } from "../../src/sdk/sampling.ts";
