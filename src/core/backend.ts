@@ -63,6 +63,34 @@ export interface RelevanceScorerInfo {
   readonly model?: string;
 }
 
+/** How one call to a backend is made: what may abort it, and where it queues. */
+export interface CallOptions {
+  /**
+   * Aborts the call: a backend that can stops the call's work (its queued pairs are withdrawn) and
+   * rejects with the signal's reason; one that cannot lets it finish. Either way nothing made up is returned.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * Where the call's pairs queue in a backend that serves several callers at once (the onnx batcher):
+   * lower ranks first, calls of one rank in the order they came. A scoring worker gives every call
+   * of one observation the rank of when it started the observation, so an observation started earlier
+   * is finished first. Default: the order calls came.
+   */
+  readonly rank?: number;
+}
+
+/** A view of `backend` whose calls all carry `options` (an observation's signal and rank); the backend itself when there are none. The view does not own the backend: closing it closes nothing. */
+export function scopedBackend(backend: EntailmentBackend, options: CallOptions | undefined): EntailmentBackend {
+  if (!options || (options.signal === undefined && options.rank === undefined)) return backend;
+  const relevance = backend.relevance?.bind(backend);
+  return {
+    ...backend,
+    classify: (pairs) => backend.classify(pairs, options),
+    ...(relevance ? { relevance: (pairs: readonly RelevancePair[]) => relevance(pairs, options) } : {}),
+    close: () => Promise.resolve(),
+  };
+}
+
 /** Scores batches of (premise, hypothesis) pairs. */
 export interface EntailmentBackend extends BackendInfo {
   /** Answer threshold fitted for this backend's scores, used when the user sets none. */
@@ -70,14 +98,14 @@ export interface EntailmentBackend extends BackendInfo {
   /** Context and answer relevance thresholds fitted for this backend's relevance scores, used when the user sets none. */
   readonly recommendedRelevanceThresholds?: { readonly context: number; readonly answer: number };
   /** Classifies every pair; resolves to one result per pair, in order, or rejects. */
-  classify(pairs: readonly NliPair[]): Promise<NliResult[]>;
+  classify(pairs: readonly NliPair[], options?: CallOptions): Promise<NliResult[]>;
   /**
    * How well each passage addresses its query (relevance, not support: a passage about the
    * question's subject that does not answer it still scores high), one score in [0, 1] per pair,
    * in order, or rejects — never a made-up number. Optional: a backend without it has no
    * context-relevance signal, and callers say so rather than guess.
    */
-  relevance?(pairs: readonly RelevancePair[]): Promise<number[]>;
+  relevance?(pairs: readonly RelevancePair[], options?: CallOptions): Promise<number[]>;
   /**
    * Windows of each document its relevance reads per query, when fewer than the groundedness top-k
    * should be (a backend that pays per pair: the judge reads 1); default the top-k.

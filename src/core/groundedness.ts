@@ -1,5 +1,5 @@
-import type { EntailmentBackend, NliPair, NliResult } from "./backend.ts";
-import { backendInfo } from "./backend.ts";
+import type { CallOptions, EntailmentBackend, NliPair, NliResult } from "./backend.ts";
+import { backendInfo, scopedBackend } from "./backend.ts";
 import { attributeCauses, unscoredRelevance } from "./attribution.ts";
 import type { SkippedSentence } from "./claims/types.ts";
 import { resolveCitations } from "./citations.ts";
@@ -27,8 +27,8 @@ function contextIsEmpty(texts: readonly string[]): boolean {
  * backend → per-claim verdicts → answer score. Fails closed: anything that prevents
  * a real measurement yields `unscorable` with a reason, never a high score.
  */
-export function createGroundednessScorer(backend: EntailmentBackend, analyzer: TextAnalyzer, settings: GroundednessSettings): GroundednessScorer {
-  const info = backendInfo(backend);
+export function createGroundednessScorer(shared: EntailmentBackend, analyzer: TextAnalyzer, settings: GroundednessSettings): GroundednessScorer {
+  const info = backendInfo(shared);
   // Retrieved documents recur across requests: each is cut into windows once while it stays cached.
   const windowCache = settings.windowCacheBytes === 0 ? undefined : createWindowCache(settings.windowCacheBytes);
   const unscorable = (reason: UnscorableReason, detail: string, skipped: readonly SkippedSentence[] = [], limits: ReadonlySet<LimitName> = new Set(), entailmentCalls = 0, citations?: CitationSummary): AnswerResult => ({
@@ -46,7 +46,7 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
   const relevance = settings.relevance;
   // The question is read no further than an answer would be (attacker-sized text meets the same limits).
   const cutText = (text: string | undefined): string | undefined => (text === undefined ? undefined : limitText(text, settings.maxAnswerChars ?? Infinity, settings.maxTokenChars ?? Infinity).text);
-  const scoreAnswer = async ({ answer, context, question }: AnswerInput): Promise<AnswerResult> => {
+  const scoreAnswer = async ({ answer, context, question }: AnswerInput, backend: EntailmentBackend): Promise<AnswerResult> => {
       if (answer.trim() === "") return unscorable("empty_answer", "the answer is empty");
       const documents = toDocuments(context);
       const texts = documents.map((d) => d.text);
@@ -165,8 +165,9 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       };
   };
   return {
-    async score(input: AnswerInput): Promise<AnswerResult> {
-      const result = await scoreAnswer(input);
+    async score(input: AnswerInput, options?: CallOptions): Promise<AnswerResult> {
+      const backend = scopedBackend(shared, options);
+      const result = await scoreAnswer(input, backend);
       if (result.verdict !== "unscorable" || !relevance || result.reason === "backend_error") return result;
       // Nothing was scored: whether the answer addresses the question is still worth knowing (a refusal does).
       const measured = await unscoredRelevance(cutText(input.question), cutText(input.answer) ?? "", backend, relevance);

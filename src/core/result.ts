@@ -1,4 +1,4 @@
-import type { BackendInfo } from "./backend.ts";
+import type { BackendInfo, CallOptions } from "./backend.ts";
 import type { SkippedSentence } from "./claims/types.ts";
 import type { ContextInput } from "./context.ts";
 import type { LimitName } from "./limits.ts";
@@ -264,5 +264,6 @@ export interface AnswerInput {
 }
 
 export interface GroundednessScorer {
-  score(input: AnswerInput): Promise<AnswerResult>;
+  /** Scores one answer; `options` (an abort signal, a queue rank) go with every backend call it makes. */
+  score(input: AnswerInput, options?: CallOptions): Promise<AnswerResult>;
 }

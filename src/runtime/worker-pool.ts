@@ -1,5 +1,11 @@
-import type { MessagePort } from "node:worker_threads";
-import { Worker } from "node:worker_threads";
+import { Worker, isMainThread } from "node:worker_threads";
+import type { GatedWorkerData, NativeGate } from "./native-gate.ts";
+import { closeNativeGate, createNativeGate, threadNativeGates, waitNativeIdleSync, whenNativeIdle } from "./native-gate.ts";
+import type { PoolMessage, PoolReply } from "./protocol.ts";
+
+export type { PoolControl, PoolMessage, PoolReply, PoolRequest } from "./protocol.ts";
+export type { WorkerHandler, WorkerInit } from "./serve-worker.ts";
+export { JobAbortedError, serveWorker } from "./serve-worker.ts";
 
 /**
  * The worker script beside the module at `moduleUrl` (pass `import.meta.url`). Compiled
@@ -8,19 +14,6 @@ import { Worker } from "node:worker_threads";
  */
 export function workerUrl(moduleUrl: string): URL {
   return new URL(moduleUrl.endsWith(".ts") ? "./worker-entry.js" : "./worker.js", moduleUrl);
-}
-
-/** Worker → pool messages. */
-export type PoolReply<R> =
-  | { readonly type: "ready"; readonly warnings?: readonly string[] }
-  | { readonly type: "error"; readonly message: string }
-  | { readonly type: "result"; readonly id: number; readonly value: R }
-  | { readonly type: "failed"; readonly id: number; readonly message: string };
-
-/** Pool → worker messages. */
-export interface PoolRequest<Q> {
-  readonly id: number;
-  readonly payload: Q;
 }
 
 /** Why a job did not get a result from a worker: each maps to a reason the caller counts. */
@@ -40,17 +33,25 @@ export interface WorkerPoolOptions {
   /** Worker threads to keep running. */
   readonly size: number;
   /**
-   * A job that has not answered this long after it was sent fails with PoolError("timeout"), and its
-   * worker is terminated and replaced, so one runaway job cannot hold a worker. Default: no limit.
+   * A job's time limit, from when its worker starts it: jobs sent to one worker share it and are
+   * served oldest first, so a job's limit runs from when every job sent to that worker before it has
+   * ended. Over it the job fails with PoolError("timeout") and the worker is told to give it up; a
+   * worker that does not within `cancelGraceMs` is taken out of rotation and replaced. Default: none.
    */
   readonly timeoutMs?: number;
+  /** How long a worker has to give up a job that ran past its time limit before it is replaced. Default 5 000. */
+  readonly cancelGraceMs?: number;
+  /** How long close() waits for a worker to end its jobs and release what it holds before ending it anyway. Default 10 000. */
+  readonly closeGraceMs?: number;
+  /** On the main thread: the longest the process's exit waits for native calls in flight on the pool's threads. Default 30 000. */
+  readonly exitWaitMs?: number;
   /** First delay before replacing a worker that died (doubles on each failed start, up to maxRestartDelayMs). Default 100. */
   readonly restartDelayMs?: number;
   /** Longest delay between attempts to replace a worker. Default 30 000. */
   readonly maxRestartDelayMs?: number;
   /** Called when a worker starts, dies or is replaced (for readiness and for resuming work). */
   readonly onChange?: () => void;
-  /** Called each time a worker is replaced, with why it went: it crashed or exited, or a job on it timed out. */
+  /** Called each time a worker is replaced, with why it went: it crashed or exited, or it did not give up a job past its time limit. */
   readonly onRestart?: (cause: "crashed" | "timeout", message: string) => void;
 }
 
@@ -70,6 +71,11 @@ export interface WorkerPool<Q, R> {
   readonly lastError: string | undefined;
   /** What the workers said the user must be told when they started (e.g. a fallback to a triage backend), each once. */
   readonly warnings: readonly string[];
+  /**
+   * Rejects every job not answered yet ("closed"), then closes each worker: it gives up its jobs,
+   * waits until none is running, releases what it holds and ends. Resolves once every worker has
+   * ended; none is ever ended inside a native call (native-gate.ts).
+   */
   close(): Promise<void>;
 }
 
@@ -78,34 +84,47 @@ interface Job<Q, R> {
   readonly payload: Q;
   readonly resolve: (r: R) => void;
   readonly reject: (e: Error) => void;
-  timer: NodeJS.Timeout | undefined;
-  /** Resent once already after its worker was terminated for another job's timeout. */
+  /** Resent once already after its worker was replaced for another job. */
   resent: boolean;
+  /** Past its time limit: its caller was told, and its worker was asked to give it up. */
+  cancelled: boolean;
+  /** While cancelled: when its worker is replaced unless it has given the job up. */
+  graceTimer: NodeJS.Timeout | undefined;
 }
 
 interface Slot<Q, R> {
   worker: Worker | undefined;
-  /** Jobs sent to this slot's current worker. */
+  /** The current worker's gate: closed before the worker is ended. */
+  gate: NativeGate | undefined;
+  /** Jobs sent to this slot's current worker, oldest first. */
   readonly jobs: Map<number, Job<Q, R>>;
+  /** The job whose time limit is running (the oldest not cancelled), and its timer. */
+  timed: { readonly job: Job<Q, R>; readonly timer: NodeJS.Timeout } | undefined;
   /** Consecutive failed starts (reset when the worker answers a job). */
   failures: number;
   restartTimer: NodeJS.Timeout | undefined;
+  /** Resolves the wait of close() when the worker answers "closed". */
+  onClosed: (() => void) | undefined;
 }
 
-/** A started worker and the warnings its "ready" carried. */
+/** A started worker, its gate and the warnings its "ready" carried. */
 interface Started {
   readonly worker: Worker;
+  readonly gate: NativeGate;
   readonly warnings: readonly string[];
 }
 
-/** Starts one worker and waits for its "ready" (or its startup error). */
-function start(entry: URL, workerData: unknown): Promise<Started> {
+/** Starts one worker with a gate of its own (under this thread's) and waits for its "ready" (or its startup error). */
+function start(entry: URL, data: unknown): Promise<Started> {
+  const gate = createNativeGate();
+  const workerData: GatedWorkerData = { data, gates: [...threadNativeGates(), gate] };
   const worker = new Worker(entry, { workerData });
   return new Promise((resolve, reject) => {
     const onMessage = (m: PoolReply<unknown>): void => {
       cleanup();
-      if (m.type === "ready") resolve({ worker, warnings: Array.isArray(m.warnings) ? m.warnings.filter((w): w is string => typeof w === "string") : [] });
+      if (m.type === "ready") resolve({ worker, gate, warnings: Array.isArray(m.warnings) ? m.warnings.filter((w): w is string => typeof w === "string") : [] });
       else {
+        // Nothing started inside it yet: it answered before taking any job.
         void worker.terminate();
         reject(new Error(m.type === "error" ? m.message : `worker sent ${m.type} before ready`));
       }
@@ -130,12 +149,15 @@ function start(entry: URL, workerData: unknown): Promise<Started> {
 }
 
 /**
- * Starts `size` worker threads from `entry` and spreads requests over the least busy. Rejects
- * if any worker fails to start (the error is the worker's own). After that the pool keeps
- * itself whole: a worker that exits or crashes is replaced with backoff (its jobs fail
- * "worker_crashed": one of them may be what killed it), and a job over `timeoutMs` fails
- * "timeout" and its worker is terminated and replaced (the other jobs on that worker are
- * innocent: they are sent again, once, to a live worker).
+ * Starts `size` worker threads from `entry` and spreads requests over the least busy. Rejects if any
+ * worker fails to start (the error is the worker's own). After that the pool keeps itself whole: a
+ * worker that exits or crashes is replaced with backoff (its jobs fail "worker_crashed": one of them
+ * may be what killed it); a job past `timeoutMs` fails "timeout" and is cancelled on its worker, which
+ * is replaced only if it does not give the job up (its other jobs, innocent, are sent again once).
+ *
+ * No worker is ever ended while a native call may be running on it (native-gate.ts): its gate is
+ * closed, the calls in flight finish, then it is terminated. On the main thread the same holds for
+ * the process's exit: an 'exit' listener waits (up to `exitWaitMs`) for the calls in flight.
  */
 export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, options: WorkerPoolOptions | number): Promise<WorkerPool<Q, R>> {
   const opts: WorkerPoolOptions = typeof options === "number" ? { size: options } : options;
@@ -147,9 +169,16 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
   }
   const baseDelay = opts.restartDelayMs ?? 100;
   const maxDelay = opts.maxRestartDelayMs ?? 30_000;
+  const cancelGraceMs = opts.cancelGraceMs ?? 5_000;
+  const closeGraceMs = opts.closeGraceMs ?? 10_000;
+  const exitWaitMs = opts.exitWaitMs ?? 30_000;
   const slots: Array<Slot<Q, R>> = [];
-  /** Innocent jobs whose worker was terminated, waiting for a live worker. */
+  /** Innocent jobs whose worker was replaced, waiting for a live worker. */
   const waiting: Array<Job<Q, R>> = [];
+  /** The gates of every worker not ended yet (live, or waiting for its native calls to end). */
+  const gates = new Set<NativeGate>();
+  /** Workers taken out of rotation and not ended yet. */
+  const ending = new Set<Promise<void>>();
   let nextId = 0;
   let closed = false;
   let restarts = 0;
@@ -164,24 +193,69 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
     }
   };
 
+  /** Ends a worker out of rotation: no native call starts on it any more; once none is in flight, it is terminated. */
+  const end = (worker: Worker, gate: NativeGate): void => {
+    worker.removeAllListeners("exit");
+    worker.removeAllListeners("message");
+    worker.on("error", () => undefined);
+    closeNativeGate(gate);
+    const ended = (async (): Promise<void> => {
+      await whenNativeIdle(gate);
+      await worker.terminate().catch(() => undefined);
+      gates.delete(gate);
+    })();
+    ending.add(ended);
+    void ended.finally(() => ending.delete(ended));
+  };
+
+  /** The process exits (main thread only): close every gate and wait for the native calls in flight, or the exit aborts. */
+  const onProcessExit = (): void => {
+    for (const gate of gates) closeNativeGate(gate);
+    for (const gate of gates) waitNativeIdleSync(gate, exitWaitMs);
+  };
+  if (isMainThread) process.on("exit", onProcessExit);
+
+  const post = (slot: Slot<Q, R>, message: PoolMessage<Q>): boolean => {
+    try {
+      slot.worker?.postMessage(message);
+      return slot.worker !== undefined;
+    } catch {
+      return false;
+    }
+  };
+
+  /** Runs the time limit of the slot's oldest job not cancelled, from now if it was not running yet. */
+  const timeHead = (slot: Slot<Q, R>): void => {
+    if (opts.timeoutMs === undefined) return;
+    let head: Job<Q, R> | undefined;
+    for (const job of slot.jobs.values()) {
+      if (!job.cancelled) {
+        head = job;
+        break;
+      }
+    }
+    if (slot.timed?.job === head) return;
+    if (slot.timed) clearTimeout(slot.timed.timer);
+    slot.timed = undefined;
+    if (!head || !slot.worker) return;
+    const job = head;
+    const timer = setTimeout(() => onTimeout(slot, job), opts.timeoutMs);
+    timer.unref?.();
+    slot.timed = { job, timer };
+  };
+
   const send = (slot: Slot<Q, R>, job: Job<Q, R>): void => {
-    const worker = slot.worker;
-    if (!worker) return;
+    if (!slot.worker) return;
     slot.jobs.set(job.id, job);
     // A worker with work keeps the process alive until it answers; an idle one does not (see idle()).
-    worker.ref();
-    if (opts.timeoutMs !== undefined) {
-      clearTimeout(job.timer);
-      job.timer = setTimeout(() => onTimeout(slot, job), opts.timeoutMs);
-      job.timer.unref?.();
-    }
+    slot.worker.ref();
     try {
-      worker.postMessage({ id: job.id, payload: job.payload } satisfies PoolRequest<Q>);
+      slot.worker.postMessage({ id: job.id, payload: job.payload } satisfies PoolMessage<Q>);
     } catch (error) {
       slot.jobs.delete(job.id);
-      clearTimeout(job.timer);
       job.reject(error instanceof Error ? error : new Error(String(error)));
     }
+    timeHead(slot);
   };
   const live = (): Array<Slot<Q, R>> => slots.filter((s) => s.worker !== undefined);
   const leastBusy = (): Slot<Q, R> | undefined => live().reduce<Slot<Q, R> | undefined>((a, b) => (!a || b.jobs.size < a.jobs.size ? b : a), undefined);
@@ -194,16 +268,29 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
     }
   };
 
-  /** Takes the slot's worker out of service and schedules its replacement. */
-  const retire = (slot: Slot<Q, R>, cause: "crashed" | "timeout", message: string): void => {
-    const worker = slot.worker;
-    slot.worker = undefined;
-    if (worker) {
-      worker.removeAllListeners("exit");
-      worker.removeAllListeners("message");
-      worker.on("error", () => undefined);
-      void worker.terminate().catch(() => undefined);
+  /** Empties a slot whose worker is going: cancelled jobs are done with; the others are innocent and go to another worker, once. */
+  const evacuate = (slot: Slot<Q, R>, failure: (job: Job<Q, R>) => PoolError | undefined): void => {
+    if (slot.timed) clearTimeout(slot.timed.timer);
+    slot.timed = undefined;
+    for (const job of slot.jobs.values()) {
+      clearTimeout(job.graceTimer);
+      if (job.cancelled) continue;
+      const error = failure(job);
+      if (error) job.reject(error);
+      else {
+        job.resent = true;
+        waiting.push(job);
+      }
     }
+    slot.jobs.clear();
+  };
+
+  /** Takes the slot's worker out of rotation (ended safely, see end()) and schedules its replacement. */
+  const retire = (slot: Slot<Q, R>, cause: "crashed" | "timeout", message: string): void => {
+    const { worker, gate } = slot;
+    slot.worker = undefined;
+    slot.gate = undefined;
+    if (worker && gate) end(worker, gate);
     if (closed) return;
     restarts++;
     try {
@@ -220,12 +307,12 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
       slot.restartTimer = undefined;
       if (closed) return;
       start(entry, workerData).then(
-        ({ worker }) => {
+        ({ worker, gate }) => {
           if (closed) {
             void worker.terminate();
             return;
           }
-          attach(slot, worker);
+          attach(slot, worker, gate);
           if (live().length === slots.length) lastError = undefined;
           sendWaiting();
           changed();
@@ -242,20 +329,22 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
   };
 
   const onTimeout = (slot: Slot<Q, R>, job: Job<Q, R>): void => {
-    if (!slot.jobs.delete(job.id)) return;
-    job.reject(new PoolError("timeout", `no result within ${opts.timeoutMs} ms; the worker was terminated and is being replaced`));
-    // The other jobs on this worker did nothing wrong: they go to another worker (once).
-    for (const other of slot.jobs.values()) {
-      clearTimeout(other.timer);
-      if (other.resent) other.reject(new PoolError("worker_crashed", "its worker was terminated twice for other jobs' timeouts"));
-      else {
-        other.resent = true;
-        waiting.push(other);
-      }
-    }
-    slot.jobs.clear();
-    retire(slot, "timeout", `a job ran over ${opts.timeoutMs} ms`);
-    sendWaiting();
+    slot.timed = undefined;
+    if (slot.jobs.get(job.id) !== job) return;
+    job.cancelled = true;
+    job.reject(new PoolError("timeout", `no result within ${opts.timeoutMs} ms of its start; it was cancelled`));
+    const told = post(slot, { control: "cancel", id: job.id });
+    const replace = (): void => {
+      if (slot.jobs.get(job.id) !== job) return;
+      evacuate(slot, (other) => (other.resent ? new PoolError("worker_crashed", "its worker was replaced twice for other jobs past their time limit") : undefined));
+      retire(slot, "timeout", `a job ran over ${opts.timeoutMs} ms and its worker did not give it up within ${cancelGraceMs} ms`);
+      sendWaiting();
+    };
+    if (!told) return replace();
+    job.graceTimer = setTimeout(replace, cancelGraceMs);
+    job.graceTimer.unref?.();
+    // The next job's limit starts now.
+    timeHead(slot);
   };
 
   /**
@@ -265,31 +354,36 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
   const idle = (slot: Slot<Q, R>): void => {
     if (slot.jobs.size === 0) slot.worker?.unref();
   };
-  const attach = (slot: Slot<Q, R>, worker: Worker): void => {
+  const attach = (slot: Slot<Q, R>, worker: Worker, gate: NativeGate): void => {
     slot.worker = worker;
+    slot.gate = gate;
+    gates.add(gate);
     let crash: string | undefined;
     worker.on("message", (m: PoolReply<R>) => {
+      if (m.type === "closed") return slot.onClosed?.();
       if (m.type !== "result" && m.type !== "failed") return;
       const job = slot.jobs.get(m.id);
       if (!job) return;
       slot.jobs.delete(m.id);
-      idle(slot);
-      clearTimeout(job.timer);
+      clearTimeout(job.graceTimer);
       slot.failures = 0;
-      if (m.type === "result") job.resolve(m.value);
-      else job.reject(new Error(m.message));
+      if (!job.cancelled) {
+        if (m.type === "result") job.resolve(m.value);
+        else job.reject(new Error(m.message));
+      }
+      timeHead(slot);
+      idle(slot);
     });
     worker.on("error", (e: Error) => {
       crash = e.message;
     });
     worker.on("exit", (code: number) => {
       if (slot.worker !== worker) return;
+      // The thread is gone, and with it whatever ran on it: its gate no longer guards anything.
+      gates.delete(gate);
+      slot.gate = undefined;
       const message = crash ? `worker crashed: ${crash}` : `worker exited with code ${code}`;
-      for (const job of slot.jobs.values()) {
-        clearTimeout(job.timer);
-        job.reject(new PoolError("worker_crashed", message));
-      }
-      slot.jobs.clear();
+      evacuate(slot, () => new PoolError("worker_crashed", message));
       retire(slot, "crashed", message);
     });
     // After the listeners: adding a message listener refs the worker's port again.
@@ -297,10 +391,37 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
   };
 
   for (const s of started) {
-    const slot: Slot<Q, R> = { worker: undefined, jobs: new Map(), failures: 0, restartTimer: undefined };
+    const slot: Slot<Q, R> = { worker: undefined, gate: undefined, jobs: new Map(), timed: undefined, failures: 0, restartTimer: undefined, onClosed: undefined };
     slots.push(slot);
-    attach(slot, (s as PromiseFulfilledResult<Started>).value.worker);
+    const { worker, gate } = (s as PromiseFulfilledResult<Started>).value;
+    attach(slot, worker, gate);
   }
+
+  /** Closes one worker: it ends its jobs and releases what it holds ("closed"), or the grace passes; then it is ended safely. */
+  const closeSlot = async (slot: Slot<Q, R>): Promise<void> => {
+    const { worker, gate } = slot;
+    if (!worker || !gate) return;
+    // Out of rotation first: its exit from here on is the end of this close, not a crash to replace.
+    slot.worker = undefined;
+    slot.gate = undefined;
+    // No new inference starts on it: its jobs' next batches are refused at once.
+    closeNativeGate(gate);
+    let timer: NodeJS.Timeout | undefined;
+    const answered = new Promise<void>((resolve) => {
+      slot.onClosed = resolve;
+      worker.once("exit", () => resolve());
+      timer = setTimeout(resolve, closeGraceMs);
+    });
+    try {
+      worker.postMessage({ control: "close" } satisfies PoolMessage<Q>);
+      await answered;
+    } catch {
+      // It cannot be told: it is ended below, as safely.
+    }
+    clearTimeout(timer);
+    slot.onClosed = undefined;
+    end(worker, gate);
+  };
 
   return {
     get busy() {
@@ -322,53 +443,24 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
       const slot = leastBusy();
       if (!slot) return Promise.reject(new PoolError("unavailable", `no scoring worker is running${lastError ? ` (last start failed: ${lastError})` : ""}`));
       return new Promise((resolve, reject) => {
-        send(slot, { id: nextId++, payload, resolve, reject, timer: undefined, resent: false });
+        send(slot, { id: nextId++, payload, resolve, reject, resent: false, cancelled: false, graceTimer: undefined });
       });
     },
     runOnEach(payload: Q): Promise<R[]> {
       if (closed) return Promise.reject(new PoolError("closed", "worker pool is closed"));
-      return Promise.all(live().map((slot) => new Promise<R>((resolve, reject) => send(slot, { id: nextId++, payload, resolve, reject, timer: undefined, resent: false }))));
+      return Promise.all(live().map((slot) => new Promise<R>((resolve, reject) => send(slot, { id: nextId++, payload, resolve, reject, resent: false, cancelled: false, graceTimer: undefined }))));
     },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      const workers = slots.map((s) => s.worker).filter((w): w is Worker => w !== undefined);
       for (const slot of slots) {
         clearTimeout(slot.restartTimer);
-        for (const w of [slot.worker]) w?.removeAllListeners("exit");
-        slot.worker = undefined;
+        evacuate(slot, () => new PoolError("closed", "worker pool closed"));
       }
-      await Promise.all(workers.map((w) => w.terminate().catch(() => undefined)));
-      const pending = [...slots.flatMap((s) => [...s.jobs.values()]), ...waiting.splice(0)];
-      for (const slot of slots) slot.jobs.clear();
-      for (const job of pending) {
-        clearTimeout(job.timer);
-        job.reject(new PoolError("closed", "worker pool closed"));
-      }
+      for (const job of waiting.splice(0)) job.reject(new PoolError("closed", "worker pool closed"));
+      await Promise.all(slots.map((slot) => closeSlot(slot)));
+      await Promise.all([...ending]);
+      if (isMainThread) process.off("exit", onProcessExit);
     },
   };
-}
-
-/** What a worker's init builds: the handler, or the handler and the warnings its "ready" carries to the pool. */
-export type WorkerInit<Q, R> = ((payload: Q) => Promise<R>) | { readonly handle: (payload: Q) => Promise<R>; readonly warnings: readonly string[] };
-
-/** Worker side: build a handler from workerData, report ready (with its warnings) or the error, then answer requests. */
-export async function serveWorker<Q, R>(port: MessagePort, init: () => Promise<WorkerInit<Q, R>>): Promise<void> {
-  let handler: ((payload: Q) => Promise<R>) | undefined;
-  try {
-    const built = await init();
-    handler = typeof built === "function" ? built : built.handle;
-    const warnings = typeof built === "function" ? [] : [...built.warnings];
-    port.postMessage({ type: "ready", ...(warnings.length > 0 ? { warnings } : {}) } satisfies PoolReply<R>);
-  } catch (error) {
-    port.postMessage({ type: "error", message: (error as Error).message } satisfies PoolReply<R>);
-    return;
-  }
-  const h = handler;
-  port.on("message", (req: PoolRequest<Q>) => {
-    h(req.payload).then(
-      (value) => port.postMessage({ type: "result", id: req.id, value } satisfies PoolReply<R>),
-      (error: unknown) => port.postMessage({ type: "failed", id: req.id, message: (error as Error).message } satisfies PoolReply<R>),
-    );
-  });
 }

@@ -16,8 +16,8 @@ import { createNliCache } from "../core/nli-cache.ts";
 import { applyResampleShortfall } from "./resample-shortfall.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import { createTextAnalyzer } from "../core/text.ts";
-import type { BackendInfo, EntailmentBackend } from "../core/backend.ts";
-import { backendInfo } from "../core/backend.ts";
+import type { BackendInfo, CallOptions, EntailmentBackend } from "../core/backend.ts";
+import { backendInfo, scopedBackend } from "../core/backend.ts";
 import type { OnnxImporter } from "../nli/onnx/runtime.ts";
 import { createBackend } from "../nli/registry.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
@@ -56,7 +56,12 @@ export type ScoredAnswer = AnswerResult & {
 
 /** A ready-to-use scorer: resolved options, a loaded backend, and the pipeline. */
 export interface Scorer {
-  score(input: Observation): Promise<ScoredAnswer>;
+  /**
+   * Scores one observation. `options.signal` gives it up: its queued inference is withdrawn and the
+   * promise rejects with the signal's reason (a scoring worker aborts a job past its time limit);
+   * `options.rank` is where its inference queues (CallOptions).
+   */
+  score(input: Observation, options?: CallOptions): Promise<ScoredAnswer>;
   /** The combination policy in force. */
   readonly policy: CombinedPolicy;
   readonly backend: BackendInfo;
@@ -93,16 +98,16 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
   const resolved = deps.resolved ?? resolveScoreOptions(options, { env, ...(deps.file ? { file: deps.file } : {}) });
   const analyzer = deps.analyzer ?? createTextAnalyzer({ maxTokenChars: resolved.maxTokenChars, cacheBytes: Math.floor(resolved.cacheBytes / 2) });
   const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, settings: deps.settings ?? resolveBackendSettings(env), ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
-  const backend = created.backend;
-  const threshold = resolved.threshold ?? backend.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
-  const fitted = backend.recommendedRelevanceThresholds ?? DEFAULT_RELEVANCE_THRESHOLDS;
+  const shared = created.backend;
+  const threshold = resolved.threshold ?? shared.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
+  const fitted = shared.recommendedRelevanceThresholds ?? DEFAULT_RELEVANCE_THRESHOLDS;
   const relevanceThresholds: RelevanceThresholds = { context: resolved.contextRelevanceThreshold ?? fitted.context, answer: resolved.answerRelevanceThreshold ?? fitted.answer };
   // Judgements of (premise, hypothesis) pairs by this backend's version, shared by groundedness, entropy and
   // claim consistency across observations: a pair judged once costs no second call while it stays.
   // Bounded by bytes (least recently used out first); nliCacheBytes 0: none kept across observations.
   const nliCache = resolved.nliCacheBytes === 0 ? undefined : createNliCache(resolved.nliCacheBytes);
   const cacheOption = nliCache ? { cache: nliCache } : {};
-  const pipeline = createGroundednessScorer(backend, analyzer, {
+  const pipeline = createGroundednessScorer(shared, analyzer, {
     threshold,
     topK: resolved.topK,
     tokenBudget: resolved.tokenBudget,
@@ -114,13 +119,17 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
     maxEntailmentCalls: resolved.maxEntailmentCalls,
     windowCacheBytes: Math.floor(resolved.cacheBytes / 2),
     ...(nliCache ? { nliCache } : {}),
-    ...(resolved.relevance ? { relevance: { thresholds: relevanceThresholds, topK: Math.min(resolved.topK, backend.relevanceTopK ?? resolved.topK), maxPairs: resolved.maxEntailmentCalls } } : {}),
+    ...(resolved.relevance ? { relevance: { thresholds: relevanceThresholds, topK: Math.min(resolved.topK, shared.relevanceTopK ?? resolved.topK), maxPairs: resolved.maxEntailmentCalls } } : {}),
   });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
   return {
     policy,
-    async score(input: Observation): Promise<ScoredAnswer> {
-      const groundedness = await pipeline.score(input);
+    async score(input: Observation, options?: CallOptions): Promise<ScoredAnswer> {
+      const backend = scopedBackend(shared, options);
+      // A job given up (its signal aborted) ends between stages too, not only inside a backend call.
+      const given = (): void => options?.signal?.throwIfAborted();
+      const groundedness = await pipeline.score(input, options);
+      given();
       const received = input.samples?.length ?? 0;
       // Without samples, and none asked for, there is nothing to measure besides groundedness.
       if (received === 0 && input.requested === undefined) return groundedness;
@@ -138,6 +147,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
       // Whether the set is short is decided below, against what was received before the cut at
       // maxSamples (the cut is the "samples" limit): core measures the set it is given.
       const measured = await semanticEntropy({ question, samples, backend, options: { ...cacheOption, maxEntailmentCalls: budget } });
+      given();
       if (measured.overBudget) limits.add("entailment_calls");
       let scored: ScoredAnswer = { ...groundedness, entropy: measured };
       // No samples came: no claim is checked against them.
@@ -152,6 +162,7 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
           analyzer,
           options: { threshold, unstableShare: resolved.unstableShare, tokenBudget: resolved.tokenBudget, topK: resolved.topK, maxEntailmentCalls: left, ...cacheOption },
         });
+        given();
         if (consistency.summary.overBudget) limits.add("entailment_calls");
         const claims = groundedness.claims.map((c, i) => {
           const support = consistency.support[i];
@@ -165,11 +176,11 @@ export async function createScorer(options: ScoreOptions = {}, deps: CreateScore
       const claims = consistency && scored.unstableClaims ? { summary: consistency, unstableClaims: scored.unstableClaims } : undefined;
       return { ...scored, limits: orderLimits(limits), combined: combineVerdicts(groundedness, entropy, policy, claims) };
     },
-    backend: backendInfo(backend),
-    entailment: backend,
+    backend: backendInfo(shared),
+    entailment: shared,
     threshold,
     relevanceThresholds: resolved.relevance ? relevanceThresholds : undefined,
     warnings: created.warnings,
-    close: () => backend.close(),
+    close: () => shared.close(),
   };
 }

@@ -66,9 +66,16 @@ export interface MonitorOptions {
    */
   readonly scoringShare?: number;
   /**
-   * Time budget per observation in ms, from when a worker takes it; over it the observation fails with
-   * reason "timeout" and its worker is terminated and replaced, so the queue moves on. A resample
-   * comes before and is not counted here (it has `resample.timeoutMs`). Env GROUNDWATCH_TIMEOUT_MS, default 30 000. */
+   * Time budget per observation in ms, 1–3 600 000, from when its worker starts it: the observations a
+   * worker scores at once share its inference, the one it started first served first, so an observation's
+   * budget runs from when those started before it on that worker have ended. Over it the observation
+   * fails with reason "timeout" and is given up on its worker (its queued inference withdrawn; a worker
+   * that does not give it up within seconds is replaced, never while a model runs on it). A resample
+   * comes before and is not counted here (it has `resample.timeoutMs`). Default 30 000; 120 000 when
+   * scoring uses the onnx backend (backend "onnx", or "auto" with a model set), so that an observation
+   * at the entailment budget (1 000 pairs) fits well inside it on the pods docs/deploy.md sizes (2 cores:
+   * ≈ 17 s for the default model's int8 graph, ≈ 41 s for its fp32 graph). Env GROUNDWATCH_TIMEOUT_MS.
+   */
   readonly timeoutMs?: number;
   /** Distinct route labels kept; further routes are reported as "__other__". Default 200. */
   readonly maxRoutes?: number;
@@ -296,7 +303,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     queueBytes: pick("queueBytes", MONITOR_ENV.queueBytes, integer(1024, 2 ** 40), 64 * 1024 * 1024),
     workers: pick("workers", MONITOR_ENV.workers, integer(1, 64), 1),
     inFlightPerWorker: pick("inFlightPerWorker", MONITOR_ENV.inFlightPerWorker, integer(1, 256), usesOnnx(score) ? 8 : 2),
-    timeoutMs: pick("timeoutMs", MONITOR_ENV.timeoutMs, integer(1, 3_600_000), 30_000),
+    timeoutMs: pick("timeoutMs", MONITOR_ENV.timeoutMs, integer(1, 3_600_000), usesOnnx(score) ? ONNX_TIMEOUT_MS : DEFAULT_TIMEOUT_MS),
     scoringShare: pick("scoringShare", MONITOR_ENV.scoringShare, (f, v) => {
       const n = parseNumber(f, v, { min: 0, max: 1, what: "a share of one core" });
       if (n === 0) throw new ConfigError(f, v, "expected a share of one core, greater than 0 and at most 1");
@@ -326,6 +333,16 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
 export function scoringWorkerData(resolved: Pick<ResolvedMonitorOptions, "score" | "captureContent" | "review">, settings: BackendSettings): ScoringWorkerData {
   return { score: resolved.score, settings, captureContent: resolved.captureContent, review: resolved.review !== undefined };
 }
+
+/** The default time budget per observation (timeoutMs). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * The default with the onnx backend: three times the ≈ 41 s one observation at the default entailment
+ * budget (1 000 pairs) takes on a 2-core pod with the default model's fp32 graph (docs/deploy.md,
+ * "Sizing the model tier": 1.38 observations/s of 8.94 pairs per core, ≈ 12.3 pairs/s), and seven
+ * times the ≈ 17 s of its int8 graph (≈ 29.8 pairs/s per core).
+ */
+export const ONNX_TIMEOUT_MS = 120_000;
 
 /** Whether the resolved scoring options choose the onnx backend: "onnx", or "auto" with a model set. */
 function usesOnnx(score: Pick<ResolvedScoreOptions, "backend" | "model">): boolean {

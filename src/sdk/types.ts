@@ -63,7 +63,12 @@ export interface Monitor {
   observe(input: Omit<ObserveInput, "route">, options: ObserveOptions & { readonly route: string }): void;
   /** Resolves when every observation sampled so far has been scored, dropped or failed. */
   flush(): Promise<void>;
-  /** Stops accepting observations, drains within `deadlineMs` (default 10 s), drops the rest (counted), stops workers. */
+  /**
+   * Stops accepting observations, drains within `deadlineMs` (default 10 s), gives up the rest (counted),
+   * then stops the workers: no new inference starts, the batch running finishes, models are released.
+   * So it may resolve up to one inference batch after the deadline; a worker is never ended inside a
+   * model run (that would abort the process).
+   */
   shutdown(deadlineMs?: number): Promise<void>;
   /**
    * The label this monitor records a route under on its metrics: the route sanitised, or

@@ -1,7 +1,8 @@
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import type { BackendSettings } from "../config/hub.ts";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
-import { serveWorker } from "../runtime/worker-pool.ts";
+import { workerPayload } from "../runtime/native-gate.ts";
+import { serveWorker } from "../runtime/serve-worker.ts";
 import type { Observation } from "../scoring/scorer.ts";
 import { createScorer } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
@@ -28,13 +29,17 @@ export interface ScoringRequest extends Observation {
 if (!parentPort) throw new Error("groundwatch scoring worker: must run in a worker thread");
 // No top-level await: the same module also compiles to CommonJS.
 void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
-  const data = workerData as ScoringWorkerData;
+  const data = workerPayload<ScoringWorkerData>();
   const scorer = await createScorer({}, { resolved: data.score, settings: data.settings });
+  /** Jobs started so far: each job's inference queues by when it started (the pool times the oldest first). */
+  let started = 0;
   // The scorer's warnings (a fallback to the triage backend, a judge without an API key) go back with "ready".
-  const handle = async ({ resample, ...observation }: ScoringRequest): Promise<EvaluationSummary> => {
+  const handle = async ({ resample, ...observation }: ScoringRequest, signal: AbortSignal): Promise<EvaluationSummary> => {
+    const rank = started++;
     // With a resample note the scorer fails closed on a short or failed set itself (scoring/resample-shortfall.ts).
     const asked: Partial<Observation> = resample ? { requested: resample.requested, ...(resample.failure !== undefined ? { resampleFailure: resample.failure } : {}) } : {};
-    return summarize(await scorer.score({ ...observation, ...asked }), data.captureContent, data.review === true);
+    return summarize(await scorer.score({ ...observation, ...asked }, { signal, rank }), data.captureContent, data.review === true);
   };
-  return { handle, warnings: scorer.warnings };
+  // Closing (once no job runs here) releases the backend: its inference workers end their batches and release their sessions.
+  return { handle, warnings: scorer.warnings, close: () => scorer.close() };
 });

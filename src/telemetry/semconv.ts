@@ -198,7 +198,7 @@ export const METRICS = {
   resampleDuration: spec("groundwatch.resample.duration", "s", "histogram", "Time of one resampler call, by route"),
   claimsResampled: spec("groundwatch.claims.resampled", "{claim}", "counter", "Claims checked against resamples (drawn by the resampler or sent with the observation): claim-level consistency, by route"),
   claimsUnstable: spec("groundwatch.claims.unstable", "{claim}", "counter", "Claims the resamples support less often than unstableShare: the model would not say them again, by route"),
-  workerRestarts: spec("groundwatch.workers.restarts", "{restart}", "counter", "Scoring workers replaced, by reason (crashed: it exited or crashed; timeout: a job on it ran over timeoutMs)"),
+  workerRestarts: spec("groundwatch.workers.restarts", "{restart}", "counter", "Scoring workers replaced, by reason (crashed: it exited or crashed; timeout: a job on it ran over timeoutMs and the worker did not give it up when told to)"),
   workersAlive: spec("groundwatch.workers.alive", "{worker}", "gauge", "Scoring workers running and able to take observations"),
   flaggedDropped: spec(
     "groundwatch.flagged.dropped",

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createJudgeBackend, judgeUserPrompt, parseJudgeReply } from "../../src/nli/judge/backend.ts";
 import { createChatClient } from "../../src/nli/judge/chat.ts";
 import { chat, startJudgeServer } from "../helpers/judge-server.ts";
@@ -15,6 +15,17 @@ describe("judge backend", () => {
     expect(req?.messages[1]?.content).toContain("<<<>>>\nThe museum opens at nine.\n<<<>>>");
     expect(judge.tier).toBe("production");
     expect(judge.usage()).toEqual({ calls: 1, promptTokens: 100, completionTokens: 2 });
+  });
+
+  it("stops a call's requests when the caller's signal aborts, and starts no further one", async () => {
+    const server = await startJudgeServer(() => ({ body: chat("ENTAILMENT"), delayMs: 60_000 }));
+    const judge = createJudgeBackend({ baseUrl: server.url, model: "m", concurrency: 1, attempts: 1 });
+    const controller = new AbortController();
+    const pending = judge.classify([PAIR, PAIR, PAIR], { signal: controller.signal }).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+    controller.abort(new Error("given up: past its time limit"));
+    expect(((await pending) as Error).message).toBe("given up: past its time limit");
+    expect(server.requests).toHaveLength(1);
   });
 
   it("keeps its prompt byte for byte (the HTTP code it shares with the resampler moved to chat.ts)", () => {

@@ -202,4 +202,55 @@ describe("dynamic batcher", () => {
     expect(await h.batcher.submit([])).toEqual([]);
     expect(h.runs).toHaveLength(0);
   });
+
+  it("withdraws an aborted submitter's queued items and rejects it with the signal's reason, leaving the others", async () => {
+    const h = harness({ maxBatch: 2 });
+    const controller = new AbortController();
+    const a = h.batcher.submit([item("a1"), item("a2"), item("a3"), item("a4")], { signal: controller.signal }).catch((e: unknown) => e);
+    const b = h.batcher.submit([item("b1")]);
+    h.advance(5);
+    expect(h.names(0)).toEqual(["a1", "a2"]);
+    controller.abort(new Error("over its time limit"));
+    expect(((await a) as Error).message).toBe("over its time limit");
+    // The batch in flight runs on; a3 and a4 are not run at all.
+    h.runs[0]?.resolve();
+    await tick();
+    expect(h.names(1)).toEqual(["b1"]);
+    h.runs[1]?.resolve();
+    expect(await b).toEqual(["r:b1"]);
+    expect(h.batcher.queued).toBe(0);
+  });
+
+  it("refuses a submission whose signal has already aborted, queueing nothing", async () => {
+    const h = harness();
+    await expect(h.batcher.submit([item("a")], { signal: AbortSignal.abort(new Error("given up")) })).rejects.toThrow("given up");
+    expect(h.batcher.queued).toBe(0);
+  });
+
+  it("fills batches with the lowest rank's items first, so an observation started earlier is finished first", async () => {
+    const h = harness({ maxBatch: 2 });
+    // The later observation's item is queued first and is the oldest: the rank still leads.
+    const later = h.batcher.submit([item("late1", 50)], { rank: 7 });
+    const earlier = h.batcher.submit([item("early1", 10), item("early2", 90), item("early3", 130)], { rank: 3 });
+    expect(h.names(0)).toEqual(["early1", "early2"]);
+    h.runs[0]?.resolve();
+    await tick();
+    // Room left by the earlier observation's last item is filled with the others' oldest.
+    expect(h.names(1)).toEqual(["early3", "late1"]);
+    h.runs[1]?.resolve();
+    expect(await earlier).toEqual(["r:early1", "r:early2", "r:early3"]);
+    expect(await later).toEqual(["r:late1"]);
+    expect(h.runs).toHaveLength(2);
+  });
+
+  it("runs an item identical to one of a lower rank's with it, once", async () => {
+    const h = harness({ maxBatch: 2 });
+    const later = h.batcher.submit([item("shared", 10)], { rank: 7 });
+    const earlier = h.batcher.submit([item("shared", 10), item("own", 90)], { rank: 3 });
+    expect(h.names(0)).toEqual(["shared", "own"]);
+    h.runs[0]?.resolve();
+    expect(await earlier).toEqual(["r:shared", "r:own"]);
+    expect(await later).toEqual(["r:shared"]);
+    expect(h.runs).toHaveLength(1);
+  });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import { cooldownMs } from "../../src/sdk/scheduler.ts";
 import { traceFraction } from "../../src/sdk/sampling.ts";
@@ -369,7 +369,7 @@ describe("hostile input and faults (issue 13)", () => {
     expect(identityHolds(s)).toBe(true);
   });
 
-  it("times out a job whose backend hangs, replaces its worker, and scores what comes after", async () => {
+  it("times out a job whose backend hangs, gives it up on its worker (which stays), and scores what comes after", async () => {
     const { startJudgeServer, chat } = await import("../helpers/judge-server.ts");
     const judge = await startJudgeServer((req) => (req.messages.some((m) => m.content.includes("Zanzibar")) ? { body: chat("ENTAILMENT"), delayMs: 60_000 } : { body: chat("ENTAILMENT") }));
     const otel = testOtel();
@@ -382,13 +382,13 @@ describe("hostile input and faults (issue 13)", () => {
     expect(s.failed.timeout).toBe(1);
     expect(s.scored).toBe(3);
     expect(identityHolds(s)).toBe(true);
-    // The replacement starts in the background: wait for it to be up.
-    await vi.waitFor(() => expect(monitor.health()).toMatchObject({ ready: true, workers: { alive: 1, restarts: 1 } }), { timeout: 10_000, interval: 20 });
+    // The hanging call was aborted on the worker: nothing had to be replaced.
+    expect(monitor.health()).toMatchObject({ ready: true, workers: { alive: 1, restarts: 0 } });
     monitor.observe({ route: "/r", ...GOOD });
     await monitor.flush();
     expect(monitor.stats().scored).toBe(4);
-    const restarts = (await otel.metrics()).get(METRICS.workerRestarts.name);
-    expect(restarts?.[0]).toMatchObject({ attributes: { "groundwatch.reason": "timeout" }, value: 1 });
+    expect(monitor.health().workers.restarts).toBe(0);
+    expect((await otel.metrics()).get(METRICS.workerRestarts.name)).toBeUndefined();
   });
 
   it("times out only the hanging job among several in flight on one worker; the others on it are scored", async () => {

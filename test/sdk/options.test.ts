@@ -73,6 +73,16 @@ describe("scoring workers", () => {
   });
 });
 
+describe("time budget per observation", () => {
+  it("defaults to 30 s, and to 120 s when scoring uses the onnx backend, so an observation at the entailment budget fits well inside it", () => {
+    expect(resolveMonitorOptions({ env: {} }).timeoutMs).toBe(30_000);
+    expect(resolveMonitorOptions({ env: {}, scoring: { backend: "offline", model: "/m" } }).timeoutMs).toBe(30_000);
+    expect(resolveMonitorOptions({ env: {}, scoring: { backend: "onnx" } }).timeoutMs).toBe(120_000);
+    expect(resolveMonitorOptions({ env: { GROUNDWATCH_MODEL: "/m" } }).timeoutMs).toBe(120_000);
+    expect(resolveMonitorOptions({ env: { GROUNDWATCH_TIMEOUT_MS: "5000" }, scoring: { backend: "onnx" } }).timeoutMs).toBe(5_000);
+  });
+});
+
 describe("observations in flight per scoring worker", () => {
   it("default to 2, and to 8 when scoring uses the onnx backend (onnx, or auto with a model)", () => {
     expect(resolveMonitorOptions({ env: {} }).inFlightPerWorker).toBe(2);

@@ -1,4 +1,4 @@
-import type { EntailmentBackend, NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
+import type { CallOptions, EntailmentBackend, NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
 import type { ChatClientOptions, ChatUsage } from "./chat.ts";
 import { redactSecrets } from "../../net/redact.ts";
 import { abortReason } from "../../net/retry.ts";
@@ -85,14 +85,15 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
    * One call per item, at most `concurrency` in flight, the budget checked for all of them before
    * the first: one result per item, in order, or the first failure (the other calls stop).
    */
-  const each = async <P, R>(items: readonly P[], one: (item: P, signal: AbortSignal) => Promise<R>): Promise<R[]> => {
+  const each = async <P, R>(items: readonly P[], one: (item: P, signal: AbortSignal) => Promise<R>, call?: CallOptions): Promise<R[]> => {
     // Retries may add calls, but the budget is checked against the first attempts before any is made.
     client.checkBudget(items.length);
     const results = new Array<R>(items.length);
     let next = 0;
     // After one item fails the batch is unscorable: the other calls stop and no further one starts.
     const failed = new AbortController();
-    const signal = AbortSignal.any([closed.signal, failed.signal]);
+    // The caller's signal too (a scoring job given up): the calls in flight stop and none starts.
+    const signal = AbortSignal.any([closed.signal, failed.signal, ...(call?.signal ? [call.signal] : [])]);
     const worker = async (): Promise<void> => {
       while (next < items.length && !signal.aborted) {
         const i = next++;
@@ -120,10 +121,10 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
     // Each relevance pair is a model call: a document's best-ranked window speaks for it.
     relevanceTopK: 1,
     usage: () => client.usage(),
-    classify: (pairs: readonly NliPair[]): Promise<NliResult[]> => each(pairs, async (pair, signal) => parseJudgeReply(await ask(JUDGE_SYSTEM_PROMPT, judgeUserPrompt(pair), 5, signal), [options.apiKey])),
+    classify: (pairs: readonly NliPair[], call?: CallOptions): Promise<NliResult[]> => each(pairs, async (pair, signal) => parseJudgeReply(await ask(JUDGE_SYSTEM_PROMPT, judgeUserPrompt(pair), 5, signal), [options.apiKey]), call),
     /** A number in [0, 1] per pair from a fenced prompt (relevance.ts); an unparseable, out-of-range or missing reply fails the batch. */
-    relevance: (pairs: readonly RelevancePair[]): Promise<number[]> =>
-      each(pairs, async (pair, signal) => parseRelevanceReply(await ask(JUDGE_RELEVANCE_SYSTEM_PROMPT, judgeRelevancePrompt(pair), RELEVANCE_MAX_TOKENS, signal), [options.apiKey])),
+    relevance: (pairs: readonly RelevancePair[], call?: CallOptions): Promise<number[]> =>
+      each(pairs, async (pair, signal) => parseRelevanceReply(await ask(JUDGE_RELEVANCE_SYSTEM_PROMPT, judgeRelevancePrompt(pair), RELEVANCE_MAX_TOKENS, signal), [options.apiKey]), call),
     close: () => {
       closed.abort(new Error("the judge backend was closed"));
       return Promise.resolve();

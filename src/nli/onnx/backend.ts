@@ -1,4 +1,4 @@
-import type { EntailmentBackend, RelevancePair, RelevanceScorerInfo } from "../../core/backend.ts";
+import type { CallOptions, EntailmentBackend, RelevancePair, RelevanceScorerInfo } from "../../core/backend.ts";
 import { ConfigError, isConfigError } from "../../config/errors.ts";
 import { VARIANT_NAMES } from "../../config/variant.ts";
 import type { InferenceStats, OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
@@ -102,7 +102,7 @@ export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxB
   let lexical: EntailmentBackend | undefined;
   const lexicalBackend = (): EntailmentBackend | undefined => (lexicalRelevance ? (lexical ??= lexicalRelevance()) : undefined);
   const relevance = relevancePool
-    ? (pairs: readonly RelevancePair[]): Promise<number[]> => (relevancePool as RelevancePool).score(pairs)
+    ? (pairs: readonly RelevancePair[], callOptions?: CallOptions): Promise<number[]> => (relevancePool as RelevancePool).score(pairs, callOptions)
     : lexicalRelevance
       ? (pairs: readonly RelevancePair[]): Promise<number[]> => {
           const backend = lexicalBackend();
@@ -121,7 +121,7 @@ export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxB
     ...(relevancePool ? { relevanceModel: relevancePool.info } : {}),
     ...(relevance ? { relevance } : {}),
     ...(relevanceScorer ? { relevanceScorer } : {}),
-    classify: (pairs) => pool.classify(pairs),
+    classify: (pairs, callOptions) => pool.classify(pairs, callOptions),
     inferenceStats: () => pool.stats(),
     close: async () => {
       await Promise.all([pool.close(), relevancePool?.close(), lexical?.close()]);

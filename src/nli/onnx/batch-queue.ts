@@ -39,6 +39,8 @@ export interface BatchQueue<E extends QueuedEntry> {
    * distinct items; every queued entry with the key of one taken rides along.
    */
   take(maxBatch: number): TakenBatch<E>;
+  /** Takes every queued entry with `key` (identical to one taken elsewhere: they ride along with it). */
+  takeKey(key: string): E[];
   /** Withdraws those of `entries` still queued (taken ones are left alone). */
   withdraw(entries: Iterable<E>): void;
   /** Takes every queued entry, oldest first, and leaves the queue empty. */
@@ -173,6 +175,18 @@ export function createBatchQueue<E extends QueuedEntry>(): BatchQueue<E> {
         takeGroup(gLo && (!gHi || gLo.seq < gHi.seq) ? gLo : (gHi as Group<E>));
       }
       return { entries, slotOf, distinct };
+    },
+    takeKey(key) {
+      const group = groupOfKey.get(key);
+      const out: E[] = [];
+      if (!group) return out;
+      for (const node of group.nodes) {
+        if (!node.queued) continue;
+        unqueue(node);
+        out.push(node.entry);
+      }
+      groupOfKey.delete(key);
+      return out;
     },
     withdraw(entries) {
       for (const entry of entries) {

@@ -5,7 +5,7 @@
  */
 
 import type { BatchQueue } from "./batch-queue.ts";
-import { createBatchQueue } from "./batch-queue.ts";
+import { createRankedQueue } from "./ranked-queue.ts";
 
 /** A timer's handle, as the injected `setTimer` returns it. */
 export type TimerHandle = unknown;
@@ -31,9 +31,17 @@ export interface DynamicBatcherOptions<T, R> {
   readonly clearTimer?: (handle: TimerHandle) => void;
 }
 
+/** How one submit is made. */
+export interface SubmitOptions {
+  /** Withdraws the submit's items still queued and rejects it with the signal's reason (a batch in flight that holds some runs on for its other submitters). */
+  readonly signal?: AbortSignal;
+  /** Lower ranks lead the batches (ranked-queue.ts); default: unranked, after every ranked submit. */
+  readonly rank?: number;
+}
+
 export interface DynamicBatcher<T, R> {
-  /** Queues `items`; resolves with their results in order, or rejects once with the error of a failed batch that held one of them. */
-  submit(items: readonly T[]): Promise<R[]>;
+  /** Queues `items`; resolves with their results in order, or rejects once with the error of a failed batch that held one of them (or when its signal aborts). */
+  submit(items: readonly T[], options?: SubmitOptions): Promise<R[]>;
   /** Items queued and not dispatched yet. */
   readonly queued: number;
   /** Batches dispatched and not settled yet. */
@@ -53,12 +61,19 @@ interface Submitter<T, R> {
 }
 
 interface Entry<T, R> {
+  readonly rank: number;
   readonly item: T;
   readonly length: number;
   readonly key: string | undefined;
   readonly at: number;
   readonly submitter: Submitter<T, R>;
   readonly index: number;
+}
+
+/** The signal's reason as an Error. */
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(reason === undefined ? "onnx backend: the call was aborted" : String(reason));
 }
 
 /** The error close() rejects queued submitters with. */
@@ -83,7 +98,7 @@ export function createDynamicBatcher<T, R>(options: DynamicBatcherOptions<T, R>)
   const now = options.now ?? Date.now;
   const setTimer = options.setTimer ?? ((fn: () => void, ms: number): TimerHandle => setTimeout(fn, ms));
   const clearTimer = options.clearTimer ?? ((h: TimerHandle): void => clearTimeout(h as NodeJS.Timeout));
-  const queue: BatchQueue<Entry<T, R>> = createBatchQueue();
+  const queue: BatchQueue<Entry<T, R>> = createRankedQueue();
   let inFlight = 0;
   let closed = false;
   let timer: { handle: TimerHandle; at: number } | undefined;
@@ -161,14 +176,33 @@ export function createDynamicBatcher<T, R>(options: DynamicBatcherOptions<T, R>)
   };
 
   return {
-    submit(items: readonly T[]): Promise<R[]> {
+    submit(items: readonly T[], submitOptions: SubmitOptions = {}): Promise<R[]> {
+      const { signal } = submitOptions;
+      const rank = submitOptions.rank ?? Infinity;
       if (closed) return Promise.reject(new BatcherClosedError());
+      if (signal?.aborted) return Promise.reject(abortError(signal));
       if (items.length === 0) return Promise.resolve([]);
       return new Promise<R[]>((resolve, reject) => {
-        const submitter: Submitter<T, R> = { results: new Array<R>(items.length), entries: [], remaining: items.length, done: false, resolve, reject };
+        const onAbort = (): void => fail([submitter], abortError(signal as AbortSignal));
+        const settled = (): void => signal?.removeEventListener("abort", onAbort);
+        const submitter: Submitter<T, R> = {
+          results: new Array<R>(items.length),
+          entries: [],
+          remaining: items.length,
+          done: false,
+          resolve: (r) => {
+            settled();
+            resolve(r);
+          },
+          reject: (e) => {
+            settled();
+            reject(e);
+          },
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
         const at = now();
         items.forEach((item, index) => {
-          const entry: Entry<T, R> = { item, length: options.lengthOf(item), key: options.keyOf?.(item), at, submitter, index };
+          const entry: Entry<T, R> = { item, length: options.lengthOf(item), key: options.keyOf?.(item), at, submitter, index, rank };
           submitter.entries.push(entry);
           queue.push(entry);
         });

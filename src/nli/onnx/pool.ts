@@ -1,7 +1,7 @@
-import type { NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
+import type { CallOptions, NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
 import type { WorkerPool } from "../../runtime/worker-pool.ts";
 import { createWorkerPool, workerUrl } from "../../runtime/worker-pool.ts";
-import type { DynamicBatcher } from "./batcher.ts";
+import type { DynamicBatcher, SubmitOptions } from "./batcher.ts";
 import { createDynamicBatcher } from "./batcher.ts";
 import type { InferenceStats, OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import type { RelevanceModelInfo } from "./relevance-engine.ts";
@@ -9,7 +9,7 @@ import type { OnnxWorkerData, OnnxWorkerReply, OnnxWorkerRequest } from "./worke
 
 export interface InferencePool {
   readonly info: OnnxModelInfo;
-  classify(pairs: readonly NliPair[]): Promise<NliResult[]>;
+  classify(pairs: readonly NliPair[], options?: CallOptions): Promise<NliResult[]>;
   /** session.run calls and pairs run so far, summed over the workers. */
   stats(): Promise<InferenceStats>;
   close(): Promise<void>;
@@ -18,7 +18,7 @@ export interface InferencePool {
 export interface RelevancePool {
   readonly info: RelevanceModelInfo;
   /** sigmoid(logit) per pair, in order. */
-  score(pairs: readonly RelevancePair[]): Promise<number[]>;
+  score(pairs: readonly RelevancePair[], options?: CallOptions): Promise<number[]>;
   /** session.run calls and pairs run so far, summed over the workers. */
   stats(): Promise<InferenceStats>;
   close(): Promise<void>;
@@ -52,6 +52,11 @@ const relevanceLength = (p: RelevancePair): number => p.query.length + p.passage
 /** Identical pairs (same texts) queued at once run once. The first length makes the key unambiguous. */
 const nliKey = (p: NliPair): string => `${p.premise.length}:${p.premise}${p.hypothesis}`;
 const relevanceKey = (p: RelevancePair): string => `${p.query.length}:${p.query}${p.passage}`;
+
+/** What the batcher takes of a call's options. */
+function submitOptions(options: CallOptions | undefined): SubmitOptions {
+  return { ...(options?.signal ? { signal: options.signal } : {}), ...(options?.rank !== undefined ? { rank: options.rank } : {}) };
+}
 
 async function sumStats(pool: WorkerPool<OnnxWorkerRequest, OnnxWorkerReply>): Promise<InferenceStats> {
   const each = (await pool.runOnEach({ kind: "stats" })) as InferenceStats[];
@@ -91,7 +96,7 @@ export async function createInferencePool(options: OnnxEngineOptions, sizing: In
   );
   return {
     info,
-    classify: (pairs) => batcher.submit(pairs),
+    classify: (pairs, callOptions) => batcher.submit(pairs, submitOptions(callOptions)),
     stats: () => sumStats(pool),
     close: async () => {
       batcher.close();
@@ -116,7 +121,7 @@ export async function createRelevancePool(options: OnnxEngineOptions, sizing: In
   );
   return {
     info,
-    score: (pairs) => batcher.submit(pairs),
+    score: (pairs, callOptions) => batcher.submit(pairs, submitOptions(callOptions)),
     stats: () => sumStats(pool),
     close: async () => {
       batcher.close();

@@ -1,4 +1,5 @@
 /** One onnxruntime session over a cross-encoder graph, and batches of encoded pairs fed to it: what the NLI and relevance engines share. */
+import { throughNativeGates } from "../../runtime/native-gate.ts";
 import type { EncodedPair } from "./encoder.ts";
 import type { OnnxRuntime, OnnxSession, OnnxTensor } from "./runtime.ts";
 
@@ -21,11 +22,11 @@ export interface PairSession {
 export async function openPairSession(ort: OnnxRuntime, graph: string, threads?: number): Promise<PairSession> {
   let session: OnnxSession;
   try {
-    session = await ort.InferenceSession.create(graph, {
+    session = await throughNativeGates(() => ort.InferenceSession.create(graph, {
       executionProviders: ["cpu"],
       graphOptimizationLevel: "all",
       ...(threads ? { intraOpNumThreads: threads, interOpNumThreads: 1 } : {}),
-    });
+    }));
   } catch (error) {
     throw new Error(`onnx backend: cannot load ${graph}: ${(error as Error).message}`);
   }
@@ -56,7 +57,8 @@ export async function runPairBatch(ort: OnnxRuntime, s: PairSession, batch: read
   const dims = [batch.length, width];
   const feeds: Record<string, OnnxTensor> = { input_ids: new ort.Tensor("int64", ids, dims), attention_mask: new ort.Tensor("int64", mask, dims) };
   if (s.useTypes) feeds.token_type_ids = new ort.Tensor("int64", types, dims);
-  return (await s.session.run(feeds))[s.outputName];
+  // Through this thread's gates: a thread is never ended while a run is in flight on it (runtime/native-gate.ts).
+  return (await throughNativeGates(() => s.session.run(feeds)))[s.outputName];
 }
 
 /**

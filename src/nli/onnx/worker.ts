@@ -1,6 +1,7 @@
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import type { NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
-import { serveWorker } from "../../runtime/worker-pool.ts";
+import { workerPayload } from "../../runtime/native-gate.ts";
+import { serveWorker } from "../../runtime/serve-worker.ts";
 import type { InferenceStats, OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { createOnnxEngine } from "./engine.ts";
 import type { RelevanceModelInfo } from "./relevance-engine.ts";
@@ -20,11 +21,18 @@ export type OnnxWorkerReply = NliResult[] | number[] | OnnxModelInfo | Relevance
 if (!parentPort) throw new Error("onnx worker: must run in a worker thread");
 // No top-level await: the same module also compiles to CommonJS.
 void serveWorker<OnnxWorkerRequest, OnnxWorkerReply>(parentPort, async () => {
-  const data = workerData as OnnxWorkerData;
+  const data = workerPayload<OnnxWorkerData>();
+  // Closing (the pool's "close", once no batch is running here) releases the session.
   if (data.head === "relevance") {
     const engine = await createRelevanceEngine(data);
-    return (req) => (req.kind === "info" ? Promise.resolve(engine.info) : req.kind === "stats" ? Promise.resolve(engine.stats()) : req.kind === "relevance" ? engine.score(req.pairs) : Promise.reject(new Error("onnx worker: a relevance model does not classify entailment")));
+    return {
+      handle: (req) => (req.kind === "info" ? Promise.resolve(engine.info) : req.kind === "stats" ? Promise.resolve(engine.stats()) : req.kind === "relevance" ? engine.score(req.pairs) : Promise.reject(new Error("onnx worker: a relevance model does not classify entailment"))),
+      close: () => engine.close(),
+    };
   }
   const engine = await createOnnxEngine(data);
-  return (req) => (req.kind === "info" ? Promise.resolve(engine.info) : req.kind === "stats" ? Promise.resolve(engine.stats()) : req.kind === "classify" ? engine.classify(req.pairs) : Promise.reject(new Error("onnx worker: an NLI model does not score relevance")));
+  return {
+    handle: (req) => (req.kind === "info" ? Promise.resolve(engine.info) : req.kind === "stats" ? Promise.resolve(engine.stats()) : req.kind === "classify" ? engine.classify(req.pairs) : Promise.reject(new Error("onnx worker: an NLI model does not score relevance"))),
+    close: () => engine.close(),
+  };
 });
