@@ -17,6 +17,14 @@ export interface CollectorOptions {
   /** Port. Default 4319 (0 = any free port). Env GROUNDWATCH_PORT. */
   readonly port?: number;
   /**
+   * Port of a second listener, on the same address, that answers only GET /healthz and /readyz: the
+   * orchestrator's probes, kept apart from ingest so that connections holding the main port cannot
+   * fail them (and restart a healthy pod). It takes at most 64 connections, 8 from one address, and
+   * waits at most 2 s for a request. Default: none (off); /healthz and /readyz are answered on
+   * `port` either way. 0 = any free port. Env GROUNDWATCH_HEALTH_PORT.
+   */
+  readonly healthPort?: number;
+  /**
    * Bearer token required on ingest and /metrics. Env GROUNDWATCH_TOKEN (never put it in a file you
    * commit). Binding another address than loopback needs one of at least 16 characters.
    */
@@ -59,6 +67,12 @@ export interface CollectorOptions {
   readonly keepAliveTimeoutMs?: number;
   /** Most connections open at once; one over it is closed at once (counted as too_many_connections). Default 1024. */
   readonly maxConnections?: number;
+  /**
+   * Most connections open at once from one address (an IPv6 /64), at most maxConnections; one over
+   * it is closed at once (counted as too_many_per_address), so that one peer cannot take every
+   * connection. Default 256, or maxConnections when that is smaller.
+   */
+  readonly maxConnectionsPerAddress?: number;
   /** On SIGTERM, how long to drain the queue before exiting, ms. Default 10 000. */
   readonly drainMs?: number;
   /**
@@ -113,6 +127,8 @@ export interface CollectorOptions {
 export interface ResolvedCollectorOptions {
   readonly host: string;
   readonly port: number;
+  /** The probe listener's port; undefined when off. */
+  readonly healthPort: number | undefined;
   readonly token: string | undefined;
   readonly bodyLimit: string;
   readonly maxDocuments: number;
@@ -127,6 +143,7 @@ export interface ResolvedCollectorOptions {
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
   readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
   readonly drainMs: number;
   readonly heapGrowthPercent: number;
   readonly logContent: boolean;
@@ -175,6 +192,8 @@ export function isLoopbackBind(host: string): boolean {
 }
 /** The shortest bearer token accepted on an address other than loopback. */
 export const MIN_TOKEN_LENGTH = 16;
+/** maxConnectionsPerAddress when not set (or maxConnections, when that is smaller). */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 
 /** A URL with any password masked, for messages. */
 function maskUrl(raw: string): string {
@@ -319,9 +338,17 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
   const headersTimeoutMs = pickInt("headersTimeoutMs", undefined, 100, 3_600_000, 10_000);
   const requestTimeoutMs = pickInt("requestTimeoutMs", undefined, 100, 3_600_000, 60_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError("headersTimeoutMs", headersTimeoutMs, `expected at most requestTimeoutMs (${requestTimeoutMs})`);
+  const maxConnections = pickInt("maxConnections", undefined, 1, 1_000_000, 1024);
+  const perAddressPick = pick("maxConnectionsPerAddress");
+  const maxConnectionsPerAddress = parseInteger(perAddressPick.field, perAddressPick.value, 1, maxConnections) ?? Math.min(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, maxConnections);
+  const port = pickInt("port", COLLECTOR_ENV.port, 0, 65535, 4319);
+  const healthPick = pick("healthPort", COLLECTOR_ENV.healthPort);
+  const healthPort = parseInteger(healthPick.field, healthPick.value, 0, 65535);
+  if (healthPort !== undefined && healthPort !== 0 && healthPort === port) throw new ConfigError(healthPick.field, healthPort, `expected another port than the collector's own (${port}): the probes need a listener of their own`);
   return {
     host,
-    port: pickInt("port", "GROUNDWATCH_PORT", 0, 65535, 4319),
+    port,
+    healthPort,
     token,
     bodyLimit,
     maxDocuments: pickInt("maxDocuments", undefined, 1, 100_000, 200),
@@ -335,7 +362,8 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: pickInt("keepAliveTimeoutMs", undefined, 1, 3_600_000, 5000),
-    maxConnections: pickInt("maxConnections", undefined, 1, 1_000_000, 1024),
+    maxConnections,
+    maxConnectionsPerAddress,
     drainMs: pickInt("drainMs", undefined, 0, 3_600_000, 10_000),
     heapGrowthPercent: pickInt("heapGrowthPercent", COLLECTOR_ENV.heapGrowthPercent, 0, MAX_HEAP_GROWTH_PERCENT, DEFAULT_HEAP_GROWTH_PERCENT),
     logContent,

@@ -5,8 +5,6 @@
  */
 import { writeFileSync } from "node:fs";
 import { request } from "node:http";
-import type { Socket } from "node:net";
-import { connect } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { resolveCollectorOptions } from "../../src/collector/options.ts";
@@ -14,6 +12,7 @@ import { isLoopbackHostHeader } from "../../src/collector/http.ts";
 import type { RunningCollector } from "../../src/collector/server.ts";
 import { startCollector } from "../../src/collector/server.ts";
 import { tempDir } from "../helpers/cli.ts";
+import { rawConnection } from "../helpers/net.ts";
 import { metric } from "../helpers/serve.ts";
 import { logsJson, tracesJson } from "./otlp-json.ts";
 
@@ -49,18 +48,6 @@ function getWithHost(url: string, path: string, host: string, headers: Record<st
     req.on("error", reject);
     req.end();
   });
-}
-
-/** A raw connection to the collector, closed when the test ends; `answer` collects what the server sends, `closed` resolves when it closes. */
-function rawConnection(url: string): { socket: Socket; answer: () => string; closed: Promise<void> } {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  let answer = "";
-  socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
-  socket.on("error", () => undefined);
-  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
-  onTestFinished(() => void socket.destroy());
-  return { socket, answer: () => answer, closed };
 }
 
 describe("collector: the trace buffer on /metrics and /readyz", () => {
