@@ -48,7 +48,8 @@ Options:
   --config FILE         config file, JSON or YAML (.yaml, .yml), with sections collector, sampling,
                         monitor, scoring; env GROUNDWATCH_CONFIG
   --host H              bind address (default 127.0.0.1; anything else needs GROUNDWATCH_TOKEN, at
-                        least 16 characters, sent as "Authorization: Bearer <token>")
+                        least 16 characters, sent as "Authorization: Bearer <token>"). On loopback
+                        only requests whose Host is localhost, 127.x.x.x or [::1] are answered (421)
   --port P              port (default 4319)
   --health-port P       a second port, on the same address, answering only GET /healthz and /readyz
                         (64 connections, 8 from one address, 2 s to ask): point liveness and readiness

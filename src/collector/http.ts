@@ -133,15 +133,16 @@ export function isLoopbackHostHeader(host: string | undefined): boolean {
 }
 
 /**
- * On a loopback bind without a token, a web page can reach the collector through DNS rebinding (its
- * own name resolving to 127.0.0.1): such requests carry the page's host name. This refuses any request
- * whose Host is not a loopback name with 421, telling `onRefused`.
+ * On a loopback bind a web page can reach the collector through DNS rebinding (its own name resolving
+ * to 127.0.0.1): such requests carry the page's host name. This refuses any request whose Host is not
+ * a loopback name with 421, telling `onRefused`; with a token or without, since a token is then the
+ * only thing between the page and the collector.
  */
 export function loopbackHostGuard(onRefused: (req: Request) => void): RequestHandler {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (isLoopbackHostHeader(req.headers.host)) return next();
     onRefused(req);
     res.setHeader("Connection", "close");
-    res.status(421).json({ error: "this collector listens on loopback without a token and answers only requests addressed to localhost, 127.0.0.1 or [::1]; set GROUNDWATCH_TOKEN to accept other Host names" });
+    res.status(421).json({ error: "this collector listens on loopback and answers only requests addressed to localhost, 127.0.0.1 or [::1]; send one of those as Host (a proxy: its upstream Host), or bind another address (--host, with GROUNDWATCH_TOKEN)" });
   };
 }

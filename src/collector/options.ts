@@ -25,8 +25,8 @@ export interface CollectorOptions {
    */
   readonly healthPort?: number;
   /**
-   * Bearer token required on ingest and /metrics. Env GROUNDWATCH_TOKEN (never put it in a file you
-   * commit). Binding another address than loopback needs one of at least 16 characters.
+   * Bearer token required on ingest and /metrics, at least 16 characters. Env GROUNDWATCH_TOKEN
+   * (never put it in a file you commit). Binding another address than loopback needs one.
    */
   readonly token?: string;
   /** Largest request body, e.g. "1mb". Default 2mb. */
@@ -190,7 +190,7 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 export function isLoopbackBind(host: string): boolean {
   return LOOPBACK.has(host);
 }
-/** The shortest bearer token accepted on an address other than loopback. */
+/** The shortest bearer token accepted, on any address. */
 export const MIN_TOKEN_LENGTH = 16;
 /** maxConnectionsPerAddress when not set (or maxConnections, when that is smaller). */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
@@ -314,9 +314,10 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
   if (!LOOPBACK.has(host) && token === undefined) {
     throw new ConfigError("host", host, `binding an address other than 127.0.0.1 needs a bearer token: set ${COLLECTOR_ENV.token}`);
   }
-  if (!LOOPBACK.has(host) && token !== undefined && token.length < MIN_TOKEN_LENGTH) {
+  // On loopback too: anything that reaches the port (another local user, a process in the pod, a rebinding page) may try tokens.
+  if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
     // The value is a secret: the message gives its length, never the token.
-    throw new ConfigError(options.token !== undefined ? "token" : COLLECTOR_ENV.token, `(${token.length} characters)`, `a bearer token on an address other than 127.0.0.1 must be at least ${MIN_TOKEN_LENGTH} characters; use a random one, e.g. \`openssl rand -hex 32\``);
+    throw new ConfigError(options.token !== undefined ? "token" : COLLECTOR_ENV.token, `(${token.length} characters)`, `a bearer token must be at least ${MIN_TOKEN_LENGTH} characters; use a random one, e.g. \`openssl rand -hex 32\``);
   }
   const mapping = options.attributeMapping ?? (c.attributeMapping as AttributeMapping | undefined) ?? {};
   for (const key of ["documents", "question", "answer"] as const) {

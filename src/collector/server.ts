@@ -205,8 +205,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   const queueFull = (req: Request, res: Response): void => refuse(req, res, 429, { error: "the scoring queue is full; retry later" }, true, "queue_full");
   const bufferFull = (req: Request, res: Response): void => refuse(req, res, 429, { error: "the trace buffer is full of traces waiting for the scoring queue; retry later" }, true, "buffer_full");
 
-  // DNS rebinding: on loopback without a token, only requests addressed to a loopback name are answered.
-  const hostGuard = isLoopbackBind(resolved.host) && resolved.token === undefined ? loopbackHostGuard((req) => countRefused(endpointOf(req.path), "misdirected")) : undefined;
+  // DNS rebinding: on loopback, with a token or without, only requests addressed to a loopback name are answered.
+  const hostGuard = isLoopbackBind(resolved.host) ? loopbackHostGuard((req) => countRefused(endpointOf(req.path), "misdirected")) : undefined;
   if (hostGuard) app.use(hostGuard);
   const readiness = (): Readiness => {
     const health = monitor.health();
