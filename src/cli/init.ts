@@ -69,6 +69,8 @@ collector:
   # maxTraceAgeMs: 30000      # a trace is settled this long after its first record, however often it is refreshed
   # requestTimeoutMs: 60000   # a request's headers and body must arrive within it (slower: 408)
   # maxConnections: 1024      # connections open at once; one over it is closed
+  # maxConnectionsPerAddress: 256   # connections from one address (an IPv6 /64) at once
+  # healthPort: 4320          # a listener for /healthz and /readyz only: point the orchestrator's probes at it
 `;
 
 /** Six rows in groundwatch's own eval format: three answers the context supports, three it does not. */

@@ -25,7 +25,7 @@ import { jsonForTerminal } from "../core/safe-text.ts";
 export const SERVE_HELP: string = `groundwatch serve — the collector: score RAG traces and observations from any service
 
 Usage:
-  groundwatch serve [--config FILE] [--host H] [--port P] [--sample-rate R] [--threshold T]
+  groundwatch serve [--config FILE] [--host H] [--port P] [--health-port P] [--sample-rate R] [--threshold T]
                     [--calibration FILE [--require-valid-calibration]] [--prompt-context off|system|REGEX]
                     [--resample-url URL --resample-model M [--resample-n N] [--resample-rate R]
                      [--resample-temperature T]] [--review-dir DIR [--review-sample-rate R]]
@@ -41,15 +41,21 @@ Endpoints:
   POST /v1/observations   JSON observations, one or an array (schema: docs/observation.schema.json)
   GET  /metrics           Prometheus text format
   GET  /v1/flagged        recent answers that are not grounded, with trace ids (groundwatch flagged)
-  GET  /healthz, /readyz  liveness; readiness (503 with the reason while the scorer cannot score)
+  GET  /healthz, /readyz  liveness; readiness (503 with the reason while the scorer cannot score);
+                          also on --health-port, a listener for the orchestrator's probes only
   GET  /runbooks          the alerts' runbooks as an HTML page (each alert's runbook_url points here)
 
 Options:
   --config FILE         config file, JSON or YAML (.yaml, .yml), with sections collector, sampling,
                         monitor, scoring; env GROUNDWATCH_CONFIG
   --host H              bind address (default 127.0.0.1; anything else needs GROUNDWATCH_TOKEN, at
-                        least 16 characters, sent as "Authorization: Bearer <token>")
+                        least 16 characters, sent as "Authorization: Bearer <token>"). On loopback
+                        only requests whose Host is localhost, 127.x.x.x or [::1] are answered (421)
   --port P              port (default 4319)
+  --health-port P       a second port, on the same address, answering only GET /healthz and /readyz
+                        (64 connections, 8 from one address, 2 s to ask): point liveness and readiness
+                        probes at it, so that connections holding the main port cannot fail them;
+                        env GROUNDWATCH_HEALTH_PORT (default: none)
   --sample-rate R       sampling rate for routes without a rule (default 0.05)
   --prompt-context M    where the context is when a trace has no retrieved documents: off (default),
                         system (the LLM's system messages), or a regular expression with a named
@@ -101,7 +107,9 @@ too_many_documents / answer_too_large); maxTraces (10000) and maxTraceBytes (4 M
 trace_too_large) and maxBufferBytes (64 MiB of text for all traces being joined: the oldest
 incomplete ones are evicted as buffer_full); traceTimeoutMs (5000); maxTraceAgeMs (6 x
 traceTimeoutMs: a trace is settled that long after its first record); headersTimeoutMs (10000),
-requestTimeoutMs (60000), keepAliveTimeoutMs (5000), maxConnections (1024); drainMs (10000);
+requestTimeoutMs (60000; also how long an answer the client stopped reading may stall),
+keepAliveTimeoutMs (5000), maxConnections (1024), maxConnectionsPerAddress (256: from one address or
+IPv6 /64); drainMs (10000);
 heapGrowthPercent (100: how far the JS heaps may grow past what a full garbage collection left
 live, in percent, 0–300, 0 = V8's own choice; env GROUNDWATCH_HEAP_GROWTH_PERCENT). The
 resampler: resampleUrl, resampleModel, resampleN, resampleRate, resampleTemperature, resampleMaxTokens (1024),
@@ -128,6 +136,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     const { values: args } = parseFlags(argv, {
       host: { type: "string" },
       port: { type: "string" },
+      "health-port": { type: "string" },
       "sample-rate": { type: "string" },
       threshold: { type: "string" },
       "prompt-context": { type: "string" },
@@ -145,6 +154,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       ...BACKEND_FLAGS,
     });
     const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
+    const healthPort = numberFlag("health-port", args["health-port"], (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
     const rate = numberFlag("sample-rate", args["sample-rate"], (n) => n >= 0 && n <= 1, "a rate from 0 to 1");
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a threshold from 0 to 1");
     const { n: nRange, rate: rateRange, temperature: tRange } = RESAMPLE_LIMITS;
@@ -163,7 +173,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     const review = args["review-dir"] !== undefined || reviewRate !== undefined ? ({ ...(args["review-dir"] !== undefined ? { dir: resolve(io.cwd, args["review-dir"]) } : {}), ...(reviewRate !== undefined ? { groundedSampleRate: reviewRate } : {}) } as ReviewOptions) : undefined;
     const configFile = args.config ? resolve(io.cwd, args.config) : undefined;
     const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io, threshold !== undefined ? { threshold } : {});
-    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}), ...resample };
+    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(healthPort !== undefined ? { healthPort } : {}), ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}), ...resample };
     // OTEL_LOG_LEVEL=debug (or verbose, all) asks for everything: the evaluations too.
     const logEvaluations = args["log-evaluations"] === true || ["DEBUG", "VERBOSE", "ALL"].includes(String(io.env.OTEL_LOG_LEVEL ?? "").trim().toUpperCase());
     const monitorOptions = {
@@ -206,7 +216,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     // Resolves once listening with the scorer loaded; a busy port or a scorer that cannot load rejects (exit 1).
     const running = await startCollector({ ...collectorOptions, monitor: monitorOptions });
     // One write: whoever reads "listening" (a person, a supervisor, a test) gets the whole banner with it.
-    io.stderr.write(`groundwatch serve: listening on ${running.url} (metrics at ${running.url}/metrics)\n${startupBanner({ url: running.url, collector: running.options, monitor, env: io.env, logEvaluations })}`);
+    io.stderr.write(`groundwatch serve: listening on ${running.url} (metrics at ${running.url}/metrics${running.healthUrl ? `; probes at ${running.healthUrl}/healthz and /readyz` : ""})\n${startupBanner({ url: running.url, healthUrl: running.healthUrl, collector: running.options, monitor, env: io.env, logEvaluations })}`);
     await new Promise<void>((done) => {
       const stop = (): void => {
         process.off("SIGTERM", stop);
@@ -252,7 +262,7 @@ const mib = (bytes: number): string => `${Number((bytes / 2 ** 20).toFixed(1))} 
  * serve's start-up banner: a few aligned lines on stderr saying what this collector will do, so a
  * misconfiguration (a triage backend, a failed calibration, no export) is seen before the first request.
  */
-export function startupBanner(s: { url: string; collector: ResolvedCollectorOptions; monitor: ResolvedMonitorOptions; env: NodeJS.ProcessEnv; logEvaluations: boolean }): string {
+export function startupBanner(s: { url: string; healthUrl?: string | undefined; collector: ResolvedCollectorOptions; monitor: ResolvedMonitorOptions; env: NodeJS.ProcessEnv; logEvaluations: boolean }): string {
   const { monitor, collector, env } = s;
   const score = monitor.score;
   const backend = expectedBackend(score, env);
@@ -301,7 +311,7 @@ export function startupBanner(s: { url: string; collector: ResolvedCollectorOpti
     ["resampler", resamplerLine(collector.resample)],
     ["review", reviewLine(monitor.review)],
     ["auth", collector.token ? "on (bearer token)" : "off (loopback only)"],
-    ["bind", new URL(s.url).host],
+    ["bind", `${new URL(s.url).host}${s.healthUrl ? `; probes (/healthz, /readyz) also on ${new URL(s.healthUrl).host}` : ""}`],
     ["otlp export", otlp.length ? otlp.join(", ") : "none (OTEL_EXPORTER_OTLP_ENDPOINT is not set; metrics at /metrics only)"],
     ["evaluations", s.logEvaluations ? "logged here as they complete" : "not logged (--log-evaluations)"],
   ];

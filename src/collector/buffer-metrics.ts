@@ -4,9 +4,12 @@ import type { MetricSpec } from "../telemetry/semconv.ts";
 import { ATTR_ENDPOINT, ATTR_REASON, METRICS } from "../telemetry/semconv.ts";
 
 /** Why the collector refused a request (or a connection), as groundwatch.collector.refused counts it. */
-export type RefusalReason = "buffer_full" | "queue_full" | "too_large" | "unsupported_media_type" | "bad_request" | "unauthorized" | "misdirected" | "too_many_connections" | "timeout" | "internal_error";
+export type RefusalReason = "buffer_full" | "queue_full" | "too_large" | "unsupported_media_type" | "bad_request" | "unauthorized" | "misdirected" | "too_many_connections" | "too_many_per_address" | "timeout" | "internal_error";
 
-/** The endpoints refusals are counted under; any other path is `other`, a refusal before any request `connection`. */
+/**
+ * The endpoints refusals are counted under; any other path is `other`, a refusal before any request
+ * `connection` (the main port) or `health_connection` (the probe listener, collector.healthPort).
+ */
 const ENDPOINTS = new Set(["/v1/traces", "/v1/logs", "/v1/observations", "/v1/flagged", "/metrics"]);
 
 /** A request path as the endpoint label: one of ENDPOINTS, else "other" (paths are attacker text; the label set stays fixed). */

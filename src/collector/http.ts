@@ -1,7 +1,9 @@
 import type { Server } from "node:http";
 import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Express, NextFunction, Request, RequestHandler, Response } from "express";
+import { answerAndClose, limitPerAddress } from "./connections.ts";
 
 /** Binding the port failed: the message names port, address and why; `code` is the system's (EADDRINUSE, EACCES, …). */
 export class ListenError extends Error {
@@ -14,7 +16,10 @@ export class ListenError extends Error {
   }
 }
 
-/** How the collector's HTTP server listens: address, timeouts and connection cap (see CollectorOptions). */
+/** Why a connection was closed before a request reached the app (groundwatch.collector.refused's reason). */
+export type ConnectionRefusal = "too_many_connections" | "too_many_per_address" | "timeout";
+
+/** How the collector's HTTP server listens: address, timeouts and connection caps (see CollectorOptions). */
 export interface HttpServerOptions {
   /** Port to bind (0 = any free port). */
   readonly port: number;
@@ -28,9 +33,18 @@ export interface HttpServerOptions {
   readonly keepAliveTimeoutMs: number;
   /** Most connections open at once; one over it is closed at once. */
   readonly maxConnections: number;
-  /** Told of each connection refused before a request reached the app: `too_many_connections`, or `timeout` (headers or body too slow). */
-  readonly onRefused: (reason: "too_many_connections" | "timeout") => void;
+  /** Most connections open at once from one address (an IPv6 /64); one over it is closed at once. */
+  readonly maxConnectionsPerAddress: number;
+  /**
+   * Told of each connection closed without the app answering: `too_many_connections`,
+   * `too_many_per_address`, or `timeout` (headers or body too slow, or an answer the peer stopped
+   * reading for requestTimeoutMs).
+   */
+  readonly onRefused: (reason: ConnectionRefusal) => void;
 }
+
+/** Whether an answer is being written on a connection (Node's server keeps it as the socket's `_httpMessage`). */
+const responseInFlight = (socket: Duplex): boolean => (socket as Duplex & { _httpMessage?: unknown })._httpMessage != null;
 
 /** The status line Node's own clientError handling answers with, by error code. */
 function clientErrorStatus(code: string | undefined): string {
@@ -40,25 +54,37 @@ function clientErrorStatus(code: string | undefined): string {
 }
 
 /**
- * Listens on port and host with explicit timeouts and a connection cap (Node's defaults let a body
- * trickle in for 300 s and take any number of connections); a failure (the port in use, no
- * permission) rejects with a ListenError saying so.
+ * Listens on port and host with explicit timeouts and connection caps (Node's defaults let a body
+ * trickle in for 300 s, take any number of connections and keep a socket answered 408 open until
+ * the peer closes it); a failure (the port in use, no permission) rejects with a ListenError saying so.
+ * Every connection closed for a timeout or an error is closed whatever the peer does, so its slot
+ * comes back.
  */
 export function listen(app: Express, options: HttpServerOptions): Promise<Server> {
   const { port, host } = options;
+  // Timeouts are checked this often (Node's default, 30 s, would let a short timeout run far over).
+  const checkEveryMs = Math.max(50, Math.min(30_000, Math.floor(options.headersTimeoutMs / 4)));
   // Not app.listen(): Express 5 hands a listen error to the callback, which would then run as if listening.
   const server = createServer(
     {
       headersTimeout: options.headersTimeoutMs,
       requestTimeout: options.requestTimeoutMs,
       keepAliveTimeout: options.keepAliveTimeoutMs,
-      // Timeouts are checked this often (Node's default, 30 s, would let a short timeout run far over).
-      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(options.headersTimeoutMs / 4))),
+      connectionsCheckingInterval: checkEveryMs,
     },
     app,
   );
   server.maxConnections = options.maxConnections;
   server.on("drop", () => options.onRefused("too_many_connections"));
+  limitPerAddress(server, options.maxConnectionsPerAddress, () => options.onRefused("too_many_per_address"));
+  // Nothing sent or read either way for requestTimeoutMs (and two checks, so that a request too slow
+  // is answered 408 first) while an answer is being written: the peer has stopped reading (pipelined
+  // requests whose answers fill the buffers). Idle keep-alive connections end here too (after
+  // keepAliveTimeoutMs), uncounted.
+  server.setTimeout(options.requestTimeoutMs + 2 * checkEveryMs, (socket: Duplex) => {
+    if (responseInFlight(socket)) options.onRefused("timeout");
+    socket.destroy();
+  });
   // Node's own answer to a malformed or too slow request, counted when it is a timeout.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") options.onRefused("timeout");
@@ -67,7 +93,7 @@ export function listen(app: Express, options: HttpServerOptions): Promise<Server
       socket.destroy();
       return;
     }
-    socket.end(`HTTP/1.1 ${clientErrorStatus(error.code)}\r\nConnection: close\r\n\r\n`);
+    answerAndClose(socket, `HTTP/1.1 ${clientErrorStatus(error.code)}\r\nConnection: close\r\n\r\n`);
   });
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
@@ -86,6 +112,18 @@ export function listen(app: Express, options: HttpServerOptions): Promise<Server
   });
 }
 
+/** The URL a listening server answers on: http://address:port (an IPv6 address in brackets). */
+export function serverUrl(server: Server): string {
+  const address = server.address() as AddressInfo;
+  return `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+}
+
+/** Stops a server at once: no new connections, and every open one closed. */
+export function stopNow(server: Server): void {
+  server.close();
+  server.closeAllConnections();
+}
+
 /** Whether a Host header names this machine by a loopback name: localhost, 127.x.x.x or [::1], with any port. */
 export function isLoopbackHostHeader(host: string | undefined): boolean {
   if (host === undefined) return false;
@@ -95,15 +133,16 @@ export function isLoopbackHostHeader(host: string | undefined): boolean {
 }
 
 /**
- * On a loopback bind without a token, a web page can reach the collector through DNS rebinding (its
- * own name resolving to 127.0.0.1): such requests carry the page's host name. This refuses any request
- * whose Host is not a loopback name with 421, telling `onRefused`.
+ * On a loopback bind a web page can reach the collector through DNS rebinding (its own name resolving
+ * to 127.0.0.1): such requests carry the page's host name. This refuses any request whose Host is not
+ * a loopback name with 421, telling `onRefused`; with a token or without, since a token is then the
+ * only thing between the page and the collector.
  */
 export function loopbackHostGuard(onRefused: (req: Request) => void): RequestHandler {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (isLoopbackHostHeader(req.headers.host)) return next();
     onRefused(req);
     res.setHeader("Connection", "close");
-    res.status(421).json({ error: "this collector listens on loopback without a token and answers only requests addressed to localhost, 127.0.0.1 or [::1]; set GROUNDWATCH_TOKEN to accept other Host names" });
+    res.status(421).json({ error: "this collector listens on loopback and answers only requests addressed to localhost, 127.0.0.1 or [::1]; send one of those as Host (a proxy: its upstream Host), or bind another address (--host, with GROUNDWATCH_TOKEN)" });
   };
 }

@@ -17,8 +17,16 @@ export interface CollectorOptions {
   /** Port. Default 4319 (0 = any free port). Env GROUNDWATCH_PORT. */
   readonly port?: number;
   /**
-   * Bearer token required on ingest and /metrics. Env GROUNDWATCH_TOKEN (never put it in a file you
-   * commit). Binding another address than loopback needs one of at least 16 characters.
+   * Port of a second listener, on the same address, that answers only GET /healthz and /readyz: the
+   * orchestrator's probes, kept apart from ingest so that connections holding the main port cannot
+   * fail them (and restart a healthy pod). It takes at most 64 connections, 8 from one address, and
+   * waits at most 2 s for a request. Default: none (off); /healthz and /readyz are answered on
+   * `port` either way. 0 = any free port. Env GROUNDWATCH_HEALTH_PORT.
+   */
+  readonly healthPort?: number;
+  /**
+   * Bearer token required on ingest and /metrics, at least 16 characters. Env GROUNDWATCH_TOKEN
+   * (never put it in a file you commit). Binding another address than loopback needs one.
    */
   readonly token?: string;
   /** Largest request body, e.g. "1mb". Default 2mb. */
@@ -59,6 +67,12 @@ export interface CollectorOptions {
   readonly keepAliveTimeoutMs?: number;
   /** Most connections open at once; one over it is closed at once (counted as too_many_connections). Default 1024. */
   readonly maxConnections?: number;
+  /**
+   * Most connections open at once from one address (an IPv6 /64), at most maxConnections; one over
+   * it is closed at once (counted as too_many_per_address), so that one peer cannot take every
+   * connection. Default 256, or maxConnections when that is smaller.
+   */
+  readonly maxConnectionsPerAddress?: number;
   /** On SIGTERM, how long to drain the queue before exiting, ms. Default 10 000. */
   readonly drainMs?: number;
   /**
@@ -113,6 +127,8 @@ export interface CollectorOptions {
 export interface ResolvedCollectorOptions {
   readonly host: string;
   readonly port: number;
+  /** The probe listener's port; undefined when off. */
+  readonly healthPort: number | undefined;
   readonly token: string | undefined;
   readonly bodyLimit: string;
   readonly maxDocuments: number;
@@ -127,6 +143,7 @@ export interface ResolvedCollectorOptions {
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
   readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
   readonly drainMs: number;
   readonly heapGrowthPercent: number;
   readonly logContent: boolean;
@@ -173,8 +190,10 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 export function isLoopbackBind(host: string): boolean {
   return LOOPBACK.has(host);
 }
-/** The shortest bearer token accepted on an address other than loopback. */
+/** The shortest bearer token accepted, on any address. */
 export const MIN_TOKEN_LENGTH = 16;
+/** maxConnectionsPerAddress when not set (or maxConnections, when that is smaller). */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 
 /** A URL with any password masked, for messages. */
 function maskUrl(raw: string): string {
@@ -295,9 +314,10 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
   if (!LOOPBACK.has(host) && token === undefined) {
     throw new ConfigError("host", host, `binding an address other than 127.0.0.1 needs a bearer token: set ${COLLECTOR_ENV.token}`);
   }
-  if (!LOOPBACK.has(host) && token !== undefined && token.length < MIN_TOKEN_LENGTH) {
+  // On loopback too: anything that reaches the port (another local user, a process in the pod, a rebinding page) may try tokens.
+  if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
     // The value is a secret: the message gives its length, never the token.
-    throw new ConfigError(options.token !== undefined ? "token" : COLLECTOR_ENV.token, `(${token.length} characters)`, `a bearer token on an address other than 127.0.0.1 must be at least ${MIN_TOKEN_LENGTH} characters; use a random one, e.g. \`openssl rand -hex 32\``);
+    throw new ConfigError(options.token !== undefined ? "token" : COLLECTOR_ENV.token, `(${token.length} characters)`, `a bearer token must be at least ${MIN_TOKEN_LENGTH} characters; use a random one, e.g. \`openssl rand -hex 32\``);
   }
   const mapping = options.attributeMapping ?? (c.attributeMapping as AttributeMapping | undefined) ?? {};
   for (const key of ["documents", "question", "answer"] as const) {
@@ -319,9 +339,17 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
   const headersTimeoutMs = pickInt("headersTimeoutMs", undefined, 100, 3_600_000, 10_000);
   const requestTimeoutMs = pickInt("requestTimeoutMs", undefined, 100, 3_600_000, 60_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError("headersTimeoutMs", headersTimeoutMs, `expected at most requestTimeoutMs (${requestTimeoutMs})`);
+  const maxConnections = pickInt("maxConnections", undefined, 1, 1_000_000, 1024);
+  const perAddressPick = pick("maxConnectionsPerAddress");
+  const maxConnectionsPerAddress = parseInteger(perAddressPick.field, perAddressPick.value, 1, maxConnections) ?? Math.min(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, maxConnections);
+  const port = pickInt("port", COLLECTOR_ENV.port, 0, 65535, 4319);
+  const healthPick = pick("healthPort", COLLECTOR_ENV.healthPort);
+  const healthPort = parseInteger(healthPick.field, healthPick.value, 0, 65535);
+  if (healthPort !== undefined && healthPort !== 0 && healthPort === port) throw new ConfigError(healthPick.field, healthPort, `expected another port than the collector's own (${port}): the probes need a listener of their own`);
   return {
     host,
-    port: pickInt("port", "GROUNDWATCH_PORT", 0, 65535, 4319),
+    port,
+    healthPort,
     token,
     bodyLimit,
     maxDocuments: pickInt("maxDocuments", undefined, 1, 100_000, 200),
@@ -335,7 +363,8 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: pickInt("keepAliveTimeoutMs", undefined, 1, 3_600_000, 5000),
-    maxConnections: pickInt("maxConnections", undefined, 1, 1_000_000, 1024),
+    maxConnections,
+    maxConnectionsPerAddress,
     drainMs: pickInt("drainMs", undefined, 0, 3_600_000, 10_000),
     heapGrowthPercent: pickInt("heapGrowthPercent", COLLECTOR_ENV.heapGrowthPercent, 0, MAX_HEAP_GROWTH_PERCENT, DEFAULT_HEAP_GROWTH_PERCENT),
     logContent,

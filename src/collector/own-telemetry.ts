@@ -23,3 +23,23 @@ export function ownRoute(record: NamedRecord): string {
   const route = record.attributes[ATTR_ROUTE];
   return typeof route === "string" ? route : "unknown";
 }
+
+/**
+ * Takes groundwatch's own evaluation spans and events (an SDK exporting here) out of a decoded
+ * request: they join no trace, and are counted already_evaluated (by their route, in `own`) once accepted.
+ */
+export function withoutOwnEvaluations<S extends NamedRecord, L extends NamedRecord, D extends { records: { spans?: S[]; logs?: L[] } }>(decoded: D): { decoded: D; own: string[] } {
+  const own: string[] = [];
+  const keep = <R extends NamedRecord>(records: R[] | undefined): R[] | undefined => {
+    if (!records) return undefined;
+    const kept: R[] = [];
+    for (const r of records) {
+      if (isOwnEvaluation(r)) own.push(ownRoute(r));
+      else kept.push(r);
+    }
+    return kept;
+  };
+  const spans = keep(decoded.records.spans);
+  const logs = keep(decoded.records.logs);
+  return { decoded: { ...decoded, records: { ...(spans ? { spans } : {}), ...(logs ? { logs } : {}) } }, own };
+}

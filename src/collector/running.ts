@@ -10,6 +10,8 @@ export const METRICS_ELSEWHERE =
 
 export interface RunningCollector {
   readonly url: string;
+  /** The probe listener's URL (collector.healthPort: /healthz and /readyz only); undefined when off. */
+  readonly healthUrl: string | undefined;
   readonly monitor: Monitor;
   readonly options: ResolvedCollectorOptions;
   /** Traces not scored and records not used while joining (duplicate_event, duplicate_span, late, invalid_id, …), by reason, as groundwatch.collector.incomplete counts them. */

@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ROOT_CONTEXT, TraceFlags, diag, trace } from "@opentelemetry/api";
 import express from "express";
 import type { NextFunction, Request, Response } from "express";
@@ -17,13 +16,16 @@ import type { RefusalReason } from "./buffer-metrics.ts";
 import { createFullWatch, createRequestMetrics, endpointOf, refusalOf } from "./buffer-metrics.ts";
 import { registerReviewLabelsGauge } from "../review/labels-gauge.ts";
 import { labelsPath } from "../review/spool-files.ts";
-import { isOwnEvaluation, ownRoute } from "./own-telemetry.ts";
+import { withoutOwnEvaluations } from "./own-telemetry.ts";
 import type { ObservationInfo, TracedObservation } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
 import { createObservationParser } from "./observations.ts";
 import type { CollectorOptions } from "./options.ts";
 import { isLoopbackBind, resolveCollectorOptions } from "./options.ts";
-import { listen, loopbackHostGuard } from "./http.ts";
+import { listen, loopbackHostGuard, serverUrl, stopNow } from "./http.ts";
+import { answeredAtConnection } from "./connections.ts";
+import type { Readiness } from "./health.ts";
+import { addProbes, listenForProbes } from "./health.ts";
 import { createOtlpCodecs } from "./otlp-proto.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 import { OtlpDecodeError, decodeLogsPausing, decodeSpansPausing, encodeLogsResponse, encodeResponse } from "./otlp.ts";
@@ -207,12 +209,10 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   const queueFull = (req: Request, res: Response): void => refuse(req, res, 429, { error: "the scoring queue is full; retry later" }, true, "queue_full");
   const bufferFull = (req: Request, res: Response): void => refuse(req, res, 429, { error: "the trace buffer is full of traces waiting for the scoring queue; retry later" }, true, "buffer_full");
 
-  // DNS rebinding: on loopback without a token, only requests addressed to a loopback name are answered.
-  if (isLoopbackBind(resolved.host) && resolved.token === undefined) app.use(loopbackHostGuard((req) => countRefused(endpointOf(req.path), "misdirected")));
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  app.get("/readyz", (_req, res) => {
+  // DNS rebinding: on loopback, with a token or without, only requests addressed to a loopback name are answered.
+  const hostGuard = isLoopbackBind(resolved.host) ? loopbackHostGuard((req) => countRefused(endpointOf(req.path), "misdirected")) : undefined;
+  if (hostGuard) app.use(hostGuard);
+  const readiness = (): Readiness => {
     const health = monitor.health();
     const heldMs = fullWatch.heldForMs();
     const reason =
@@ -220,9 +220,9 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
       (heldMs !== undefined
         ? `the trace buffer has been full for ${Math.round(heldMs / 1000)} s (${joiner.size} of ${resolved.maxTraces} traces, ${joiner.bytes} of ${resolved.maxBufferBytes} bytes of text): incomplete traces are evicted for new ones (buffer_full)`
         : undefined);
-    const ready = health.ready && heldMs === undefined;
-    res.status(ready ? 200 : 503).json({ ready, ...(reason !== undefined ? { reason } : {}) });
-  });
+    return { ready: health.ready && heldMs === undefined, ...(reason !== undefined ? { reason } : {}) };
+  };
+  addProbes(app, readiness);
   // Runbooks (issue 14): docs/runbooks.md as HTML, the target of the alerts' runbook_url; no auth (src/collector/runbooks.ts).
   app.get("/runbooks", runbooksHandler());
   app.get("/metrics", auth, (req, res) => {
@@ -235,25 +235,6 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
    * records. A request is admitted only when the trace buffer can hold it and the queue has room for
    * the interactions it could complete; otherwise 429 before anything is kept, so the sender retries.
    */
-  /**
-   * Takes groundwatch's own evaluation spans and events (an SDK exporting here) out of a decoded
-   * request: they join no trace, and are counted already_evaluated (by their route) once accepted.
-   */
-  const withoutOwnEvaluations = <D extends { records: { spans?: OtlpSpan[]; logs?: OtlpLog[] } }>(decoded: D): { decoded: D; own: string[] } => {
-    const own: string[] = [];
-    const keep = <R extends OtlpSpan | OtlpLog>(records: R[] | undefined): R[] | undefined => {
-      if (!records) return undefined;
-      const kept: R[] = [];
-      for (const r of records) {
-        if (isOwnEvaluation(r)) own.push(ownRoute(r));
-        else kept.push(r);
-      }
-      return kept;
-    };
-    const spans = keep(decoded.records.spans);
-    const logs = keep(decoded.records.logs);
-    return { decoded: { ...decoded, records: { ...(spans ? { spans } : {}), ...(logs ? { logs } : {}) } }, own };
-  };
   const otlpIngest =
     (decode: (body: Buffer, json: boolean) => Promise<{ records: { spans?: OtlpSpan[]; logs?: OtlpLog[] }; rejected: number; tooManyAttributes: number; errors: string[] }>, encode: (rejected: number, message: string, json: boolean) => Buffer | string) =>
     async (req: Request, res: Response): Promise<void> => {
@@ -354,7 +335,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     const message = status === 500 ? "internal error" : error.message;
     if (status === 500) diag.error(`groundwatch collector: ${req.method} ${req.path} failed: ${error.message}`);
     else if (resolved.logContent) diag.warn(`groundwatch collector: ${req.method} ${req.path}: ${message}`);
-    if (res.headersSent) return;
+    // A request cut off by a 408 on its connection (counted as timeout there) is not refused twice.
+    if (res.headersSent || answeredAtConnection(req.socket)) return;
     refuse(req, res, status, { error: message });
   });
   app.use((_req, res) => {
@@ -362,16 +344,20 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   });
 
   let server: Server | undefined;
+  let probes: Server | undefined;
   try {
     server = await listen(app, { ...resolved, onRefused: (reason) => countRefused("connection", reason) });
+    // The orchestrator's probes on a listener of their own (collector.healthPort), out of ingest's reach.
+    if (resolved.healthPort !== undefined) {
+      probes = await listenForProbes({ ...resolved, port: resolved.healthPort, guard: hostGuard, readiness, onRefused: (reason) => countRefused("health_connection", reason) });
+    }
     try {
       await monitor.ready();
     } catch (error) {
       throw new Error(`the scoring backend could not start: ${(error as Error).message}`);
     }
   } catch (error) {
-    server?.close();
-    server?.closeAllConnections();
+    for (const s of [server, probes]) if (s) stopNow(s);
     await monitor.shutdown(0);
     await providers.shutdown(1000);
     throw error;
@@ -381,11 +367,10 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     joiner.sweep();
     fullWatch.check();
   }, Math.min(1000, resolved.traceTimeoutMs)).unref();
-  const address = listening.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${address.port}`,
+    url: serverUrl(listening),
+    healthUrl: probes ? serverUrl(probes) : undefined,
     monitor,
     options: resolved,
     incompleteStats: () => ({ ...incompleteStats }),
@@ -398,6 +383,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
         clearInterval(sweeper);
         // No new connections; idle ones close now, busy ones once their request is answered (or at once, past the wait).
         const stopped = new Promise<void>((resolve) => listening.close(() => resolve()));
+        if (probes) stopNow(probes);
         await within(Promise.allSettled([...inflight]), left());
         listening.closeAllConnections();
         await within(stopped, left());

@@ -40,6 +40,7 @@ export const REVIEW_ENV = {
 export const COLLECTOR_ENV = {
   host: "GROUNDWATCH_HOST",
   port: "GROUNDWATCH_PORT",
+  healthPort: "GROUNDWATCH_HEALTH_PORT",
   /** The bearer token: a secret, never read from a file. */
   token: "GROUNDWATCH_TOKEN",
   promptContext: "GROUNDWATCH_PROMPT_CONTEXT",

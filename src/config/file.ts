@@ -24,8 +24,8 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
   sampling: new Set(["default", "routes"]),
   collector: new Set([
     ...["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraceAgeMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"],
-    // The HTTP server's timeouts and connection cap.
-    ...["headersTimeoutMs", "requestTimeoutMs", "keepAliveTimeoutMs", "maxConnections"],
+    // The HTTP server's timeouts and connection caps, and the probe listener.
+    ...["headersTimeoutMs", "requestTimeoutMs", "keepAliveTimeoutMs", "maxConnections", "maxConnectionsPerAddress", "healthPort"],
     // How far `groundwatch serve`'s JS heaps grow between full collections.
     "heapGrowthPercent",
     // The resampler (live semantic entropy); its API key is read from GROUNDWATCH_RESAMPLE_API_KEY only.

@@ -52,7 +52,7 @@ export const ATTR_LIMIT = "groundwatch.limit";
 export const ATTR_LIMITS = "groundwatch.limits";
 /** The instrumentation convention an interaction was read from (collector): openinference, genai, openllmetry, mapping, prompt, mixed. */
 export const ATTR_CONVENTION = "groundwatch.convention";
-/** The collector endpoint a request was refused on (on groundwatch.collector.refused): /v1/traces, /v1/logs, /v1/observations, /metrics, other, or connection (refused before any request). */
+/** The collector endpoint a request was refused on (on groundwatch.collector.refused): /v1/traces, /v1/logs, /v1/observations, /v1/flagged, /metrics, other, or connection / health_connection (a connection closed before any request reached the app, on the main port / the probe listener). */
 export const ATTR_ENDPOINT = "groundwatch.endpoint";
 /** Why an answer is in the review spool: flagged or grounded_sample (on groundwatch.review.spooled and groundwatch.review.labels). */
 export const ATTR_REVIEW_KIND = "groundwatch.review.kind";
@@ -172,7 +172,7 @@ export const METRICS = {
     "groundwatch.collector.refused",
     "{request}",
     "counter",
-    "Requests (and connections) the collector refused, by endpoint and reason: buffer_full and queue_full (429), too_large (413), unsupported_media_type (415), bad_request (400), unauthorized (401), misdirected (421: a Host that is not a loopback name on a loopback bind without a token), too_many_connections (over maxConnections), internal_error (500)",
+    "Requests (and connections) the collector refused, by endpoint and reason: buffer_full and queue_full (429), too_large (413), unsupported_media_type (415), bad_request (400), unauthorized (401), misdirected (421: a Host that is not a loopback name on a loopback bind), too_many_connections (over maxConnections), too_many_per_address (over maxConnectionsPerAddress from one address), timeout (408: headers or body too slow; or an answer the client stopped reading), internal_error (500)",
   ),
   collectorBufferTraces: spec("groundwatch.collector.buffer.traces", "{trace}", "gauge", "Traces the collector's trace buffer holds (being joined, or complete and waiting for the scoring queue)"),
   collectorBufferWaiting: spec("groundwatch.collector.buffer.waiting", "{trace}", "gauge", "Complete traces in the trace buffer waiting for room in the scoring queue (they cannot be evicted)"),

@@ -174,10 +174,25 @@ describe("collector: authentication", () => {
   it.each([
     [{ host: "0.0.0.0" }, /needs a bearer token/],
     [{ host: "0.0.0.0", token: "   " }, /needs a bearer token/],
-    [{ host: "0.0.0.0", token: "short-token" }, /invalid token: "\(11 characters\)" \(a bearer token on an address other than 127\.0\.0\.1 must be at least 16 characters/],
+    [{ host: "0.0.0.0", token: "short-token" }, /invalid token: "\(11 characters\)" \(a bearer token must be at least 16 characters/],
     [{ host: "0.0.0.0", env: { GROUNDWATCH_TOKEN: "abc" } }, /invalid GROUNDWATCH_TOKEN: "\(3 characters\)"/],
   ])("refuses a non-loopback bind with %j", (options, message) => {
     expect(() => resolveCollectorOptions({ env: {}, ...options })).toThrow(message);
+  });
+
+  it.each([
+    // Before: any length was taken on loopback (GROUNDWATCH_TOKEN=short started serve).
+    [{ token: "short" }, /invalid token: "\(5 characters\)" \(a bearer token must be at least 16 characters/],
+    [{ env: { GROUNDWATCH_TOKEN: "short" } }, /invalid GROUNDWATCH_TOKEN: "\(5 characters\)"/],
+    [{ host: "localhost", token: "x".repeat(15) }, /invalid token: "\(15 characters\)"/],
+    [{ host: "::1", token: "x".repeat(15) }, /invalid token: "\(15 characters\)"/],
+  ])("refuses a token under 16 characters on loopback too: %j", (options, message) => {
+    expect(() => resolveCollectorOptions({ env: {}, ...options })).toThrow(expect.objectContaining({ name: "ConfigError", message: expect.stringMatching(message) }));
+  });
+
+  it("takes a token of 16 characters or more on loopback, and none at all", () => {
+    expect(resolveCollectorOptions({ env: { GROUNDWATCH_TOKEN: "x".repeat(16) } }).token).toBe("x".repeat(16));
+    expect(resolveCollectorOptions({ env: {} }).token).toBeUndefined();
   });
 
   it("never echoes a short token in the error", () => {

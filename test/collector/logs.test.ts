@@ -98,9 +98,9 @@ describe("collector: /v1/logs bad input", () => {
   });
 
   it("requires the bearer token", async () => {
-    const c = await startTestCollector({ token: "s3cret" });
+    const c = await startTestCollector({ token: "s3cret-of-16-chars!" });
     expect((await postJson(`${c.url}/v1/logs`, logsJson(T, []))).status).toBe(401);
-    expect((await postJson(`${c.url}/v1/logs`, logsJson(T, []), { "content-type": "application/json", authorization: "Bearer s3cret" })).status).toBe(200);
+    expect((await postJson(`${c.url}/v1/logs`, logsJson(T, []), { "content-type": "application/json", authorization: "Bearer s3cret-of-16-chars!" })).status).toBe(200);
   });
 
   it("answers partial success for records without a trace id, and counts them", async () => {

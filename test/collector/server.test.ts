@@ -113,9 +113,9 @@ describe("collector: bad input", () => {
   });
 
   it("requires the bearer token when one is set, but not for health checks", async () => {
-    const c = await startTestCollector({ token: "s3cret" });
+    const c = await startTestCollector({ token: "s3cret-of-16-chars!" });
     expect((await postJson(`${c.url}/v1/observations`, JSON.stringify({ context: "x", answer: "y" }))).status).toBe(401);
-    expect((await postJson(`${c.url}/v1/observations`, JSON.stringify({ context: "x", answer: "y" }), { "content-type": "application/json", authorization: "Bearer s3cret" })).status).toBe(202);
+    expect((await postJson(`${c.url}/v1/observations`, JSON.stringify({ context: "x", answer: "y" }), { "content-type": "application/json", authorization: "Bearer s3cret-of-16-chars!" })).status).toBe(202);
     expect((await fetch(`${c.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${c.url}/healthz`)).status).toBe(200);
   });

@@ -116,7 +116,7 @@ describe("Dockerfile: structure", () => {
     expect(find(runtime, "EXPOSE").map((e) => e.args)).toEqual([env.GROUNDWATCH_PORT]);
     const health = find(runtime, "HEALTHCHECK")[0]?.args ?? "";
     expect(health).toMatch(/\/healthz/);
-    expect(health).toMatch(/process\.env\.GROUNDWATCH_PORT/);
+    expect(health).toMatch(/process\.env\.GROUNDWATCH_HEALTH_PORT \|\| process\.env\.GROUNDWATCH_PORT/);
     // No volume, and nothing mounted or copied wholesale from the repository.
     expect(find(runtime, "VOLUME")).toEqual([]);
     for (const c of copies(runtime)) for (const s of c.sources) expect(s, "COPY of the whole context").not.toMatch(/^\.\/?$/);

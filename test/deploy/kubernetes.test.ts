@@ -128,11 +128,21 @@ describe("deploy/kubernetes: the objects fit each other, the image and the colle
   const gw = pod.containers.find((c) => c.name === "groundwatch")!;
   const configMap = one<Obj & { data: Record<string, string> }>("ConfigMap", "groundwatch-config");
 
-  it("probes /healthz (startup, liveness) and /readyz (readiness) on the container's port", () => {
-    expect(gw.startupProbe?.httpGet).toEqual({ path: "/healthz", port: "http" });
-    expect(gw.livenessProbe?.httpGet).toEqual({ path: "/healthz", port: "http" });
-    expect(gw.readinessProbe?.httpGet).toEqual({ path: "/readyz", port: "http" });
-    expect(gw.ports).toEqual([expect.objectContaining({ name: "http", containerPort: Number(env(gw, "GROUNDWATCH_PORT")?.value) })]);
+  it("probes /healthz (startup, liveness) and /readyz (readiness) on the probe listener, which no Service or NetworkPolicy exposes", () => {
+    expect(gw.startupProbe?.httpGet).toEqual({ path: "/healthz", port: "health" });
+    expect(gw.livenessProbe?.httpGet).toEqual({ path: "/healthz", port: "health" });
+    expect(gw.readinessProbe?.httpGet).toEqual({ path: "/readyz", port: "health" });
+    expect(gw.ports).toEqual([
+      expect.objectContaining({ name: "http", containerPort: Number(env(gw, "GROUNDWATCH_PORT")?.value) }),
+      expect.objectContaining({ name: "health", containerPort: Number(env(gw, "GROUNDWATCH_HEALTH_PORT")?.value) }),
+    ]);
+    // Only the kubelet (which NetworkPolicies never filter) reaches it: held ingest connections cannot fail the probes.
+    const exposed = all.flatMap(({ obj }) => (obj.kind === "Service" ? ((obj.spec as { ports: Array<{ targetPort: string }> }).ports ?? []).map((p) => p.targetPort) : []));
+    const admitted = all.flatMap(({ obj }) => (obj.kind === "NetworkPolicy" ? ((obj.spec as { ingress?: Array<{ ports?: Array<{ port: string | number }> }> }).ingress ?? []).flatMap((r) => (r.ports ?? []).map((p) => p.port)) : []));
+    for (const port of ["health", 4320]) {
+      expect(exposed, "Services' target ports").not.toContain(port);
+      expect(admitted, "NetworkPolicy ingress ports").not.toContain(port);
+    }
   });
 
   it("reads the token from a Secret (never a literal) and binds all interfaces with it", () => {
@@ -154,8 +164,8 @@ describe("deploy/kubernetes: the objects fit each other, the image and the colle
     try {
       writeFileSync(join(dir, key), configMap.data[key]!);
       expect(() => loadConfigFile(join(dir, key))).not.toThrow();
-      const resolved = resolveCollectorOptions({ configFile: join(dir, key), env: { GROUNDWATCH_HOST: "0.0.0.0", GROUNDWATCH_TOKEN: "k".repeat(32), GROUNDWATCH_PORT: "4319" } });
-      expect(resolved).toMatchObject({ host: "0.0.0.0", port: 4319 });
+      const resolved = resolveCollectorOptions({ configFile: join(dir, key), env: { GROUNDWATCH_HOST: "0.0.0.0", GROUNDWATCH_TOKEN: "k".repeat(32), GROUNDWATCH_PORT: "4319", GROUNDWATCH_HEALTH_PORT: env(gw, "GROUNDWATCH_HEALTH_PORT")?.value } });
+      expect(resolved).toMatchObject({ host: "0.0.0.0", port: 4319, healthPort: 4320 });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -35,6 +35,8 @@ export const one = <T = Obj>(kind: string, name: string): T => {
 
 export interface Probe {
   httpGet?: { path: string; port: string };
+  /** How long the kubelet waits for the answer, s (Kubernetes' default: 1). */
+  timeoutSeconds?: number;
 }
 export interface Container {
   name: string;

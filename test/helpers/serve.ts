@@ -19,9 +19,18 @@ export interface Serve {
   readonly signal: (s: NodeJS.Signals) => void;
 }
 
+/** How `startServe` starts the process. */
+export interface StartServeOptions {
+  /** Open files the process may have (its soft RLIMIT_NOFILE, raised by the shell before serve starts; at most the hard limit, else the start fails saying so). */
+  readonly openFiles?: number;
+}
+
 /** Starts `groundwatch serve ARGS` (offline backend, no model hub); `started` resolves once it listens. */
-export function startServe(args: readonly string[], env: Record<string, string>): { started: Promise<Serve>; exited: Promise<Exit>; output: () => string } {
-  const p = spawnGroup(process.execPath, ["--require", "./test/chaos/fault-injector.cjs", "bin/groundwatch.js", "serve", ...args], {
+export function startServe(args: readonly string[], env: Record<string, string>, options: StartServeOptions = {}): { started: Promise<Serve>; exited: Promise<Exit>; output: () => string } {
+  const node = [process.execPath, "--require", "./test/chaos/fault-injector.cjs", "bin/groundwatch.js", "serve", ...args];
+  // `exec` keeps the process id (and group): the shell only sets the limit.
+  const [command, ...rest] = options.openFiles === undefined ? node : ["/bin/sh", "-c", 'ulimit -n "$1" && shift && exec "$@"', "sh", String(options.openFiles), ...node];
+  const p = spawnGroup(command ?? process.execPath, rest, {
     cwd: ROOT,
     env: { ...process.env, HF_HOME: "/nonexistent/groundwatch-test-hf-home", GROUNDWATCH_BACKEND: "offline", ...env },
   });
