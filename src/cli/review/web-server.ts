@@ -108,8 +108,9 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
   const auth = createReviewAuth({ token: options.token, now: () => now().getTime() });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    // DNS rebinding: without a token, only requests addressed to a loopback name are answered.
-    if (!auth.required && !isLoopbackHostHeader(req.headers.host)) return send(res, 421, { error: "this review page answers only requests addressed to localhost, 127.0.0.1 or [::1]" });
+    // DNS rebinding: bound to loopback, only requests addressed to a loopback name are answered, with a
+    // token too (a rebinding page must not get as far as guessing it; redteam-4 L8).
+    if (isLoopbackBind(host) && !isLoopbackHostHeader(req.headers.host)) return send(res, 421, { error: "this review page answers only requests addressed to localhost, 127.0.0.1 or [::1]" });
     const url = new URL(req.url ?? "/", "http://review.invalid");
     if (req.method === "GET" && url.pathname === "/" && auth.required && url.searchParams.has("token")) {
       if (!auth.tokenMatches(url.searchParams.get("token") ?? undefined)) return send(res, 401, { error: "wrong token" });
