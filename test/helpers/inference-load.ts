@@ -4,41 +4,22 @@
  * cache) behind a model directory the onnx backend loads, and answers that make many entailment pairs
  * (claims citing several of many retrieved documents), as JSON observations and as one OTLP trace.
  */
+import type { CitedShape } from "../../bench/cited-workload.ts";
+import { CITED_WORDS, citedObservation } from "../../bench/cited-workload.ts";
 import { SHAPES, tierModelDir } from "../../bench/models.ts";
 
-const TOPICS = ["bridge", "tower", "canal", "tunnel", "harbour", "station"];
-const WORDS = [...TOPICS, ..."the number was opened in and carries vehicles a day across river its length is metres it restored list facts with sources".split(" ")];
+export type { CitedShape as LoadShape } from "../../bench/cited-workload.ts";
+export { HEAVY } from "../../bench/cited-workload.ts";
 
 /** The MiniLM-shaped model directory (built on first use; later calls reuse the graphs). */
 export function inferenceModelDir(): string {
   const shape = SHAPES.find((s) => s.name === "minilm-l6-h384");
   if (!shape) throw new Error("bench/models.ts has no MiniLM shape");
-  return tierModelDir(shape, WORDS);
+  return tierModelDir(shape, CITED_WORDS);
 }
 
-export interface LoadShape {
-  /** Claims in the answer, each citing `citations` documents. */
-  readonly claims: number;
-  readonly citations: number;
-  /** Retrieved documents. */
-  readonly documents: number;
-}
-
-/** A heavy answer: the "list N facts with sources" an end user can ask for. */
-export const HEAVY: LoadShape = { claims: 100, citations: 5, documents: 120 };
-/** An ordinary answer that still keeps inference busy for a while. */
-export const ORDINARY: LoadShape = { claims: 12, citations: 2, documents: 20 };
-
-/** Observation `k` of a shape: distinct numbers per k, so no pair is shared with another observation or judged verbatim. */
-export function loadObservation(k: number, shape: LoadShape): { route: string; question: string; answer: string; context: string[] } {
-  const cite = (i: number): string => Array.from({ length: shape.citations }, (_, c) => `[${((i * (7 + c * 4) + c) % shape.documents) + 1}]`).join("");
-  const answer = Array.from({ length: shape.claims }, (_, i) => `The ${TOPICS[i % 6]} number ${i} was opened in ${1850 + ((i * 7 + k) % 150)} and carries ${(i * 13 + k * 31) % 900} vehicles a day ${cite(i)}.`).join(" ");
-  const context = Array.from(
-    { length: shape.documents },
-    (_, d) => `The ${TOPICS[d % 6]} number ${d} was opened in ${1800 + ((d * 11 + k) % 200)}. It carries ${(d * 17 + k) % 1000} vehicles a day across the river. Its length is ${(d * 29) % 2000} metres. It was restored in ${1950 + (d % 70)}.`,
-  );
-  return { route: "/facts", question: "List the facts with their sources", answer, context };
-}
+/** Observation `k` of a shape (bench/cited-workload.ts). */
+export const loadObservation = citedObservation;
 
 /** A trace id that a sampler keyed on the trace id's low bits keeps at any rate above 0: its last 14 hex digits are zero. */
 export function alwaysSampledTraceId(k: number): string {
@@ -46,7 +27,7 @@ export function alwaysSampledTraceId(k: number): string {
 }
 
 /** One OTLP/JSON trace (OpenInference spans: a root, a retriever with the documents, an LLM with the answer) of observation `k`. */
-export function loadTrace(k: number, shape: LoadShape): object {
+export function loadTrace(k: number, shape: CitedShape): object {
   const o = loadObservation(k, shape);
   const traceId = alwaysSampledTraceId(k);
   const str = (key: string, value: string): object => ({ key, value: { stringValue: value } });
