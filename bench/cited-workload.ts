@@ -15,12 +15,16 @@ export interface CitedShape {
   /** Claims in the answer, each citing `citations` documents. */
   readonly claims: number;
   readonly citations: number;
-  /** Retrieved documents (four sentences each). */
+  /** Retrieved documents. */
   readonly documents: number;
+  /** Sentences per document (default 4): longer documents have more windows for a citation to bring in. */
+  readonly sentences?: number;
 }
 
-/** The answer the red team used: 100 claims citing 5 of 120 documents each, past the default budget of 1,000 pairs. */
+/** The answer the red team used: 100 claims citing 5 of 120 documents each (≈ 770 model calls with documents of 4 sentences). */
 export const HEAVY: CitedShape = { claims: 100, citations: 5, documents: 120 };
+/** The same with documents of 16 sentences: past the default entailment budget (1,000 pairs), which cuts it there. */
+export const AT_BUDGET: CitedShape = { ...HEAVY, sentences: 16 };
 
 export interface CitedObservation {
   readonly route: string;
@@ -33,9 +37,10 @@ export interface CitedObservation {
 export function citedObservation(k: number, shape: CitedShape): CitedObservation {
   const cite = (i: number): string => Array.from({ length: shape.citations }, (_, c) => `[${((i * (7 + c * 4) + c) % shape.documents) + 1}]`).join("");
   const answer = Array.from({ length: shape.claims }, (_, i) => `The ${TOPICS[i % 6]} number ${i} was opened in ${1850 + ((i * 7 + k) % 150)} and carries ${(i * 13 + k * 31) % 900} vehicles a day ${cite(i)}.`).join(" ");
-  const context = Array.from(
-    { length: shape.documents },
-    (_, d) => `The ${TOPICS[d % 6]} number ${d} was opened in ${1800 + ((d * 11 + k) % 200)}. It carries ${(d * 17 + k) % 1000} vehicles a day across the river. Its length is ${(d * 29) % 2000} metres. It was restored in ${1950 + (d % 70)}.`,
-  );
+  const facts = (d: number, j: number): string => {
+    const v = d * 31 + j * 7 + k;
+    return [`The ${TOPICS[d % 6]} number ${d} was opened in ${1800 + ((d * 11 + k + j) % 200)}.`, `It carries ${v % 1000} vehicles a day across the river.`, `Its length is ${(v * 29) % 2000} metres.`, `It was restored in ${1950 + ((d + j) % 70)}.`][j % 4] as string;
+  };
+  const context = Array.from({ length: shape.documents }, (_, d) => Array.from({ length: shape.sentences ?? 4 }, (_, j) => facts(d, j)).join(" "));
   return { route: "/facts", question: "List the facts with their sources", answer, context };
 }

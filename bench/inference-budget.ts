@@ -7,8 +7,9 @@
  * model's), one createMonitor (one scoring worker, the onnx backend over the shape's generated graph,
  * every observation sampled, the judgement cache off, timeoutMs high enough that nothing times out):
  *
- * - alone: one answer of 100 claims each citing 5 of 120 documents (bench/cited-workload.ts; the
- *   red team's attack, past the 1,000-pair budget): ms from observe() to its evaluation, model calls.
+ * - alone: one answer of 100 claims each citing 5 of 120 documents of 16 sentences (bench/cited-workload.ts
+ *   AT_BUDGET: the red team's attack, with documents long enough to pass the 1,000-pair budget, which
+ *   cuts it there): ms from observe() to its evaluation, model calls.
  * - at once (GROUNDWATCH_BENCH_AT_ONCE graphs, default "minilm:int8"): 8 such answers observed
  *   together, as the onnx default of 8 observations in flight per worker takes them: when each was
  *   scored, counted from observe() (what a limit timed from sending measures) and from the one scored
@@ -21,7 +22,7 @@
 import { execFileSync } from "node:child_process";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { CITED_WORDS, HEAVY, citedObservation } from "./cited-workload.ts";
+import { AT_BUDGET, CITED_WORDS, citedObservation } from "./cited-workload.ts";
 import { SHAPES, tierModelDir } from "./models.ts";
 import { createMonitor } from "../src/sdk/monitor.ts";
 import { resolveMonitorOptions } from "../src/sdk/options.ts";
@@ -65,7 +66,7 @@ async function graphMonitor(dir: string, variant: string): Promise<{ round: (n: 
     async round(n, base) {
       scored = [];
       t0 = performance.now();
-      for (let k = 0; k < n; k++) monitor.observe({ ...citedObservation(base + k, HEAVY) });
+      for (let k = 0; k < n; k++) monitor.observe({ ...citedObservation(base + k, AT_BUDGET) });
       await monitor.flush();
       if (scored.length !== n) throw new Error(`${scored.length} of ${n} scored (failed: ${JSON.stringify(monitor.stats().failed)})`);
       return [...scored].sort((a, b) => a.atMs - b.atMs);
@@ -79,7 +80,7 @@ const s = (ms: number): string => (ms / 1000).toFixed(1);
 async function main(): Promise<void> {
   const limit = resolveMonitorOptions({ env: {}, scoring: { backend: "onnx" } }).timeoutMs;
   console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), Node ${process.version}, commit ${gitCommit()}, ${new Date().toISOString()}`);
-  console.log(`onnx default timeoutMs: ${limit} ms; workload: ${HEAVY.claims} claims citing ${HEAVY.citations} of ${HEAVY.documents} documents`);
+  console.log(`onnx default timeoutMs: ${limit} ms; workload: ${AT_BUDGET.claims} claims citing ${AT_BUDGET.citations} of ${AT_BUDGET.documents} documents of ${AT_BUDGET.sentences ?? 4} sentences`);
   console.log("");
   console.log("| graph | alone: s to scored | model calls | pairs/s | share of timeoutMs |");
   console.log("|---|---|---|---|---|");
