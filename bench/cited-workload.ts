@@ -23,8 +23,8 @@ export interface CitedShape {
 
 /** The answer the red team used: 100 claims citing 5 of 120 documents each (≈ 770 model calls with documents of 4 sentences). */
 export const HEAVY: CitedShape = { claims: 100, citations: 5, documents: 120 };
-/** The same with documents of 16 sentences: past the default entailment budget (1,000 pairs), which cuts it there. */
-export const AT_BUDGET: CitedShape = { ...HEAVY, sentences: 16 };
+/** 100 claims citing 5 of 30 documents of 60 sentences: past the default entailment budget (1,000 pairs), which cuts it there (990 calls). */
+export const AT_BUDGET: CitedShape = { claims: 100, citations: 5, documents: 30, sentences: 60 };
 
 export interface CitedObservation {
   readonly route: string;

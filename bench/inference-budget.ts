@@ -7,7 +7,7 @@
  * model's), one createMonitor (one scoring worker, the onnx backend over the shape's generated graph,
  * every observation sampled, the judgement cache off, timeoutMs high enough that nothing times out):
  *
- * - alone: one answer of 100 claims each citing 5 of 120 documents of 16 sentences (bench/cited-workload.ts
+ * - alone: one answer of 100 claims each citing 5 of 30 documents of 60 sentences (bench/cited-workload.ts
  *   AT_BUDGET: the red team's attack, with documents long enough to pass the 1,000-pair budget, which
  *   cuts it there): ms from observe() to its evaluation, model calls.
  * - at once (GROUNDWATCH_BENCH_AT_ONCE graphs, default "minilm:int8"): 8 such answers observed
