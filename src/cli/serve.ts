@@ -2,7 +2,8 @@ import { resolve } from "node:path";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
-import { RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, resolveCollectorOptions } from "../collector/options.ts";
+import { RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind, resolveCollectorOptions } from "../collector/options.ts";
+import type { CertificateInfo } from "../collector/tls.ts";
 import { applyHeapGrowth } from "../collector/heap.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
@@ -25,7 +26,8 @@ import { jsonForTerminal } from "../core/safe-text.ts";
 export const SERVE_HELP: string = `groundwatch serve — the collector: score RAG traces and observations from any service
 
 Usage:
-  groundwatch serve [--config FILE] [--host H] [--port P] [--health-port P] [--sample-rate R] [--threshold T]
+  groundwatch serve [--config FILE] [--host H] [--port P] [--health-port P] [--tls-cert FILE --tls-key FILE]
+                    [--sample-rate R] [--threshold T]
                     [--calibration FILE [--require-valid-calibration]] [--prompt-context off|system|REGEX]
                     [--resample-url URL --resample-model M [--resample-n N] [--resample-rate R]
                      [--resample-temperature T]] [--review-dir DIR [--review-sample-rate R]]
@@ -56,6 +58,12 @@ Options:
                         (64 connections, 8 from one address, 2 s to ask): point liveness and readiness
                         probes at it, so that connections holding the main port cannot fail them;
                         env GROUNDWATCH_HEALTH_PORT (default: none)
+  --tls-cert FILE       serve https: the PEM certificate (chain, the server's own first), with --tls-key;
+                        env GROUNDWATCH_TLS_CERT_FILE. Read at start (unreadable, not PEM, or not the
+                        key's: exit 2), then checked every collector.tlsReloadMs (60000) and on SIGHUP: a
+                        renewed certificate (cert-manager) is served without a restart. A plain-http
+                        request gets 400. The probe listener (--health-port) stays plain http
+  --tls-key FILE        the certificate's PEM private key, unencrypted; env GROUNDWATCH_TLS_KEY_FILE
   --sample-rate R       sampling rate for routes without a rule (default 0.05)
   --prompt-context M    where the context is when a trace has no retrieved documents: off (default),
                         system (the LLM's system messages), or a regular expression with a named
@@ -126,7 +134,7 @@ cannot load, it says why and exits 1. Exports over OTLP when the standard OTEL_E
 failed export is logged (at most once per 30 s per signal), and each export is given at most a third
 of drainMs (and no more than OTEL_EXPORTER_OTLP_TIMEOUT). OTEL_LOG_LEVEL sets what diagnostics reach
 stderr (default warn). SIGTERM or Ctrl-C stops accepting, drains the queue and flushes the exports
-within collector.drainMs, and exits.
+within collector.drainMs, and exits. With TLS, SIGHUP reads the certificate files again.
 Exit codes: 0 stopped cleanly, 1 failure (port in use, scoring backend not loaded), 2 bad flags or configuration.
 `;
 
@@ -137,6 +145,8 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       host: { type: "string" },
       port: { type: "string" },
       "health-port": { type: "string" },
+      "tls-cert": { type: "string" },
+      "tls-key": { type: "string" },
       "sample-rate": { type: "string" },
       threshold: { type: "string" },
       "prompt-context": { type: "string" },
@@ -172,8 +182,9 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     // Either flag alone overrides that field; the directory may come from GROUNDWATCH_REVIEW_DIR or the config file (the resolver says when none does).
     const review = args["review-dir"] !== undefined || reviewRate !== undefined ? ({ ...(args["review-dir"] !== undefined ? { dir: resolve(io.cwd, args["review-dir"]) } : {}), ...(reviewRate !== undefined ? { groundedSampleRate: reviewRate } : {}) } as ReviewOptions) : undefined;
     const configFile = args.config ? resolve(io.cwd, args.config) : undefined;
+    const tls = { ...(args["tls-cert"] !== undefined ? { tlsCertFile: resolve(io.cwd, args["tls-cert"]) } : {}), ...(args["tls-key"] !== undefined ? { tlsKeyFile: resolve(io.cwd, args["tls-key"]) } : {}) };
     const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io, threshold !== undefined ? { threshold } : {});
-    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(healthPort !== undefined ? { healthPort } : {}), ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}), ...resample };
+    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(healthPort !== undefined ? { healthPort } : {}), ...tls, ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}), ...resample };
     // OTEL_LOG_LEVEL=debug (or verbose, all) asks for everything: the evaluations too.
     const logEvaluations = args["log-evaluations"] === true || ["DEBUG", "VERBOSE", "ALL"].includes(String(io.env.OTEL_LOG_LEVEL ?? "").trim().toUpperCase());
     const monitorOptions = {
@@ -215,12 +226,20 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     applyHeapGrowth(collector.heapGrowthPercent);
     // Resolves once listening with the scorer loaded; a busy port or a scorer that cannot load rejects (exit 1).
     const running = await startCollector({ ...collectorOptions, monitor: monitorOptions });
+    // With TLS, SIGHUP reads the certificate files again now (as collector.tlsReloadMs does on its own);
+    // listened for before the banner, so that a signal sent on reading it is not the default's (exit).
+    const reload = (): void => {
+      const r = running.tls?.check();
+      if (r) io.stderr.write(`groundwatch serve: SIGHUP: ${r.status === "reloaded" ? `serving the new certificate ${r.certificate.subject}, valid until ${r.certificate.validTo.toISOString()}` : r.status === "unchanged" ? "the certificate files have not changed" : `the certificate was not reloaded: ${r.error}`}\n`);
+    };
+    if (running.tls) process.on("SIGHUP", reload);
     // One write: whoever reads "listening" (a person, a supervisor, a test) gets the whole banner with it.
-    io.stderr.write(`groundwatch serve: listening on ${running.url} (metrics at ${running.url}/metrics${running.healthUrl ? `; probes at ${running.healthUrl}/healthz and /readyz` : ""})\n${startupBanner({ url: running.url, healthUrl: running.healthUrl, collector: running.options, monitor, env: io.env, logEvaluations })}`);
+    io.stderr.write(`groundwatch serve: listening on ${running.url} (metrics at ${running.url}/metrics${running.healthUrl ? `; probes at ${running.healthUrl}/healthz and /readyz` : ""})\n${startupBanner({ url: running.url, healthUrl: running.healthUrl, collector: running.options, monitor, env: io.env, logEvaluations, certificate: running.tls?.current(), now: Date.now() })}`);
     await new Promise<void>((done) => {
       const stop = (): void => {
         process.off("SIGTERM", stop);
         process.off("SIGINT", stop);
+        process.off("SIGHUP", reload);
         io.stderr.write(`groundwatch serve: draining (at most ${running.options.drainMs} ms)…\n`);
         running.close().then(done, done);
       };
@@ -262,7 +281,7 @@ const mib = (bytes: number): string => `${Number((bytes / 2 ** 20).toFixed(1))} 
  * serve's start-up banner: a few aligned lines on stderr saying what this collector will do, so a
  * misconfiguration (a triage backend, a failed calibration, no export) is seen before the first request.
  */
-export function startupBanner(s: { url: string; healthUrl?: string | undefined; collector: ResolvedCollectorOptions; monitor: ResolvedMonitorOptions; env: NodeJS.ProcessEnv; logEvaluations: boolean }): string {
+export function startupBanner(s: { url: string; healthUrl?: string | undefined; collector: ResolvedCollectorOptions; monitor: ResolvedMonitorOptions; env: NodeJS.ProcessEnv; logEvaluations: boolean; certificate?: CertificateInfo | undefined; now?: number }): string {
   const { monitor, collector, env } = s;
   const score = monitor.score;
   const backend = expectedBackend(score, env);
@@ -310,13 +329,22 @@ export function startupBanner(s: { url: string; healthUrl?: string | undefined; 
     ["queue", `${monitor.queueSize} observations or ${mib(monitor.queueBytes)} of text, ${monitor.workers} worker${monitor.workers === 1 ? "" : "s"}, ${monitor.timeoutMs} ms each; traces: ${collector.maxTraces} or ${mib(collector.maxBufferBytes)} joining`],
     ["resampler", resamplerLine(collector.resample)],
     ["review", reviewLine(monitor.review)],
-    ["auth", collector.token ? "on (bearer token)" : "off (loopback only)"],
+    ["auth", collector.token ? `on (bearer token)${!collector.tls && !isLoopbackBind(collector.host) ? " — sent in clear text over http: serve https (--tls-cert, --tls-key) or put TLS in front of it" : ""}` : "off (loopback only)"],
+    ["tls", tlsLine(collector, s.certificate, s.now ?? Date.now())],
     ["bind", `${new URL(s.url).host}${s.healthUrl ? `; probes (/healthz, /readyz) also on ${new URL(s.healthUrl).host}` : ""}`],
     ["otlp export", otlp.length ? otlp.join(", ") : "none (OTEL_EXPORTER_OTLP_ENDPOINT is not set; metrics at /metrics only)"],
     ["evaluations", s.logEvaluations ? "logged here as they complete" : "not logged (--log-evaluations)"],
   ];
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return rows.map(([k, v]) => `  ${k.padEnd(width)}${sanitizeForTerminal(v)}\n`).join("");
+}
+
+/** The banner's TLS line: the certificate served, how it is renewed, and a warning when it is not valid now. */
+function tlsLine(collector: ResolvedCollectorOptions, certificate: CertificateInfo | undefined, now: number): string {
+  if (!collector.tls || !certificate) return "off (plain http; --tls-cert and --tls-key serve https)";
+  const reload = collector.tls.reloadMs > 0 ? `files checked every ${collector.tls.reloadMs / 1000} s and on SIGHUP` : "files read again on SIGHUP only (tlsReloadMs 0)";
+  const when = now > certificate.validTo.getTime() ? ` — WARNING: it expired on ${certificate.validTo.toISOString()}: clients refuse it` : now < certificate.validFrom.getTime() ? ` — WARNING: it is not valid before ${certificate.validFrom.toISOString()}: clients refuse it` : "";
+  return `https: ${certificate.subject}${certificate.names ? ` (${certificate.names})` : ""}, valid until ${certificate.validTo.toISOString()}; ${reload}${collector.healthPort !== undefined ? "; probes plain http" : ""}${when}`;
 }
 
 /** The banner's resampler line: endpoint, model, n, rate, temperature, limits, whether a key is set (never the key), warnings. */

@@ -4,7 +4,7 @@ import type { MetricSpec } from "../telemetry/semconv.ts";
 import { ATTR_ENDPOINT, ATTR_REASON, METRICS } from "../telemetry/semconv.ts";
 
 /** Why the collector refused a request (or a connection), as groundwatch.collector.refused counts it. */
-export type RefusalReason = "buffer_full" | "queue_full" | "too_large" | "unsupported_media_type" | "bad_request" | "unauthorized" | "misdirected" | "too_many_connections" | "too_many_per_address" | "timeout" | "internal_error";
+export type RefusalReason = "buffer_full" | "queue_full" | "too_large" | "unsupported_media_type" | "bad_request" | "unauthorized" | "misdirected" | "too_many_connections" | "too_many_per_address" | "timeout" | "plain_http" | "tls_handshake" | "internal_error";
 
 /**
  * The endpoints refusals are counted under; any other path is `other`, a refusal before any request

@@ -1,6 +1,7 @@
-import type { Server } from "node:http";
+import type { Server as HttpsServer } from "node:https";
 import { isIPv6 } from "node:net";
-import type { Socket } from "node:net";
+import type { Server, Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
 
 /**
@@ -75,4 +76,70 @@ export function answerAndClose(socket: Duplex, response: string): void {
   const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
   socket.once("close", () => clearTimeout(timer));
   socket.end(response, () => socket.destroy());
+}
+
+/** Why a connection to the TLS port was closed before its handshake completed (counted; a client that hangs up is not). */
+export type HandshakeRefusal = "timeout" | "plain_http" | "tls_handshake";
+
+/** The answer to a plain-http request on the TLS port: said in plain http, so that the client shows it. */
+export const PLAIN_HTTP_ANSWER = "this port serves https: send the request to https:// (a plain-http request reached a TLS port)\n";
+
+/**
+ * Holds the TLS port's handshakes to `deadlineMs` from connection, whatever the peer sends or does
+ * not send (a deadline of its own rather than Node's handshakeTimeout, a socket idle timeout whose
+ * refreshes are Node's business), so that a handshake that never completes cannot keep its
+ * connection slot; counted as `timeout`. A plain-http request is answered 400 in plain http,
+ * saying so; a failed handshake is counted (`tls_handshake`); a peer that hangs up is not. A server
+ * closing (its closeIdleConnections) also closes the connections still in their handshake: they have
+ * no request to finish.
+ */
+export function guardHandshakes(server: HttpsServer, deadlineMs: number, onRefused: (reason: HandshakeRefusal) => void): void {
+  // Connections by peer address and port (unique among open connections), until their handshake is done.
+  const pending = new Map<string, { readonly raw: Socket; readonly timer: NodeJS.Timeout }>();
+  const keyOf = (s: { remoteAddress?: string | undefined; remotePort?: number | undefined }): string => `${s.remoteAddress ?? ""}|${s.remotePort ?? ""}`;
+  /** The raw socket of a connection whose handshake ended, no longer timed. */
+  const settle = (socket: TLSSocket): Socket | undefined => {
+    const key = keyOf(socket);
+    const entry = pending.get(key);
+    if (!entry) return undefined;
+    clearTimeout(entry.timer);
+    pending.delete(key);
+    return entry.raw;
+  };
+  server.on("connection", (raw: Socket) => {
+    // Refused already (limitPerAddress).
+    if (raw.destroyed) return;
+    const key = keyOf(raw);
+    const timer = setTimeout(() => {
+      onRefused("timeout");
+      raw.destroy();
+    }, deadlineMs);
+    pending.set(key, { raw, timer });
+    raw.once("close", () => {
+      clearTimeout(timer);
+      if (pending.get(key)?.raw === raw) pending.delete(key);
+    });
+  });
+  server.on("secureConnection", (socket: TLSSocket) => void settle(socket));
+  server.on("tlsClientError", (error: NodeJS.ErrnoException, socket: TLSSocket) => {
+    // The peer hung up (or this side cut it off, already counted): the close clears it.
+    if (error.code === "ECONNRESET") return;
+    const raw = settle(socket);
+    if (error.code === "ERR_SSL_HTTP_REQUEST") {
+      onRefused("plain_http");
+      // The request came in with its first bytes and was read whole: no unread data turns the close into a reset.
+      if (raw?.writable) answerAndClose(raw, `HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(PLAIN_HTTP_ANSWER)}\r\nConnection: close\r\n\r\n${PLAIN_HTTP_ANSWER}`);
+      return;
+    }
+    onRefused("tls_handshake");
+  });
+  const closeIdle = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = (): void => {
+    closeIdle();
+    for (const { raw, timer } of pending.values()) {
+      clearTimeout(timer);
+      raw.destroy();
+    }
+    pending.clear();
+  };
 }

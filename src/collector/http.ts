@@ -1,9 +1,12 @@
 import type { Server } from "node:http";
 import { createServer } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { Server as TlsServer } from "node:tls";
 import type { Express, NextFunction, Request, RequestHandler, Response } from "express";
-import { answerAndClose, limitPerAddress } from "./connections.ts";
+import type { HandshakeRefusal } from "./connections.ts";
+import { answerAndClose, guardHandshakes, limitPerAddress } from "./connections.ts";
 
 /** Binding the port failed: the message names port, address and why; `code` is the system's (EADDRINUSE, EACCES, …). */
 export class ListenError extends Error {
@@ -17,7 +20,7 @@ export class ListenError extends Error {
 }
 
 /** Why a connection was closed before a request reached the app (groundwatch.collector.refused's reason). */
-export type ConnectionRefusal = "too_many_connections" | "too_many_per_address" | "timeout";
+export type ConnectionRefusal = "too_many_connections" | "too_many_per_address" | HandshakeRefusal;
 
 /** How the collector's HTTP server listens: address, timeouts and connection caps (see CollectorOptions). */
 export interface HttpServerOptions {
@@ -25,7 +28,7 @@ export interface HttpServerOptions {
   readonly port: number;
   /** Address to bind. */
   readonly host: string;
-  /** Longest wait for a request's headers, ms. */
+  /** Longest wait for a request's headers, ms; with TLS, also for the handshake, from connection. */
   readonly headersTimeoutMs: number;
   /** Longest wait for a whole request (headers and body), ms. */
   readonly requestTimeoutMs: number;
@@ -35,10 +38,13 @@ export interface HttpServerOptions {
   readonly maxConnections: number;
   /** Most connections open at once from one address (an IPv6 /64); one over it is closed at once. */
   readonly maxConnectionsPerAddress: number;
+  /** The certificate and key to serve https with (TlsCredentials); plain http without. */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
   /**
    * Told of each connection closed without the app answering: `too_many_connections`,
-   * `too_many_per_address`, or `timeout` (headers or body too slow, or an answer the peer stopped
-   * reading for requestTimeoutMs).
+   * `too_many_per_address`, `timeout` (a TLS handshake, headers or body too slow, or an answer the
+   * peer stopped reading for requestTimeoutMs), and with TLS `plain_http` (answered 400) or
+   * `tls_handshake` (the handshake failed).
    */
   readonly onRefused: (reason: ConnectionRefusal) => void;
 }
@@ -64,19 +70,20 @@ export function listen(app: Express, options: HttpServerOptions): Promise<Server
   const { port, host } = options;
   // Timeouts are checked this often (Node's default, 30 s, would let a short timeout run far over).
   const checkEveryMs = Math.max(50, Math.min(30_000, Math.floor(options.headersTimeoutMs / 4)));
+  const settings = {
+    headersTimeout: options.headersTimeoutMs,
+    requestTimeout: options.requestTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    connectionsCheckingInterval: checkEveryMs,
+  };
   // Not app.listen(): Express 5 hands a listen error to the callback, which would then run as if listening.
-  const server = createServer(
-    {
-      headersTimeout: options.headersTimeoutMs,
-      requestTimeout: options.requestTimeoutMs,
-      keepAliveTimeout: options.keepAliveTimeoutMs,
-      connectionsCheckingInterval: checkEveryMs,
-    },
-    app,
-  );
+  // With TLS, the handshake's deadline is guardHandshakes' (from connection, counted), not Node's handshakeTimeout.
+  const https = options.tls ? createHttpsServer({ ...settings, cert: options.tls.cert, key: options.tls.key, handshakeTimeout: 0 }, app) : undefined;
+  const server: Server = https ?? createServer(settings, app);
   server.maxConnections = options.maxConnections;
   server.on("drop", () => options.onRefused("too_many_connections"));
   limitPerAddress(server, options.maxConnectionsPerAddress, () => options.onRefused("too_many_per_address"));
+  if (https) guardHandshakes(https, options.headersTimeoutMs, options.onRefused);
   // Nothing sent or read either way for requestTimeoutMs (and two checks, so that a request too slow
   // is answered 408 first) while an answer is being written: the peer has stopped reading (pipelined
   // requests whose answers fill the buffers). Idle keep-alive connections end here too (after
@@ -112,10 +119,10 @@ export function listen(app: Express, options: HttpServerOptions): Promise<Server
   });
 }
 
-/** The URL a listening server answers on: http://address:port (an IPv6 address in brackets). */
+/** The URL a listening server answers on: http://address:port, or https:// with TLS (an IPv6 address in brackets). */
 export function serverUrl(server: Server): string {
   const address = server.address() as AddressInfo;
-  return `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  return `${server instanceof TlsServer ? "https" : "http"}://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
 /** Stops a server at once: no new connections, and every open one closed. */

@@ -8,6 +8,8 @@ import type { PickedValue } from "../config/resolve.ts";
 import { pickSource } from "../config/resolve.ts";
 import { parseSize } from "./body.ts";
 import { DEFAULT_HEAP_GROWTH_PERCENT, MAX_HEAP_GROWTH_PERCENT } from "./heap.ts";
+import type { ResolvedTls } from "./tls.ts";
+import { resolveTls } from "./tls.ts";
 import type { AttributeMapping, PromptContext } from "./trace-parts.ts";
 
 /** Options of the collector service (`groundwatch serve`). Resolution: option/flag > env > config file > default. */
@@ -24,6 +26,17 @@ export interface CollectorOptions {
    * `port` either way. 0 = any free port. Env GROUNDWATCH_HEALTH_PORT.
    */
   readonly healthPort?: number;
+  /**
+   * TLS: the PEM certificate (chain, the server's own first) that `port` serves https with; needs
+   * tlsKeyFile. Read at start (a file that cannot be read or is not a valid pair: ConfigError) and
+   * checked again every tlsReloadMs. The probe listener (healthPort) stays plain http. Default: none
+   * (plain http). Env GROUNDWATCH_TLS_CERT_FILE; in the config file, relative to the file's folder.
+   */
+  readonly tlsCertFile?: string;
+  /** The PEM private key of tlsCertFile (unencrypted); needs it. Env GROUNDWATCH_TLS_KEY_FILE. */
+  readonly tlsKeyFile?: string;
+  /** How often the TLS files are checked for a new certificate (cert-manager's renewal), ms; 0 = only at start (and on SIGHUP to `serve`). Default 60 000. */
+  readonly tlsReloadMs?: number;
   /**
    * Bearer token required on ingest and /metrics, at least 16 characters. Env GROUNDWATCH_TOKEN
    * (never put it in a file you commit). Binding another address than loopback needs one.
@@ -59,7 +72,7 @@ export interface CollectorOptions {
    * the scoring queue leaves no room. Default 64 MiB.
    */
   readonly maxBufferBytes?: number;
-  /** Longest wait for a request's headers, ms (a slower client gets 408 and is disconnected). Default 10 000. At most requestTimeoutMs. */
+  /** Longest wait for a request's headers, ms (a slower client gets 408 and is disconnected; with TLS, a handshake not done by then is cut off). Default 10 000. At most requestTimeoutMs. */
   readonly headersTimeoutMs?: number;
   /** Longest wait for a whole request, headers and body, ms (a body trickling in is cut off with 408). Default 60 000. */
   readonly requestTimeoutMs?: number;
@@ -129,6 +142,8 @@ export interface ResolvedCollectorOptions {
   readonly port: number;
   /** The probe listener's port; undefined when off. */
   readonly healthPort: number | undefined;
+  /** TLS on `port`; undefined: plain http. */
+  readonly tls: ResolvedTls | undefined;
   readonly token: string | undefined;
   readonly bodyLimit: string;
   readonly maxDocuments: number;
@@ -350,6 +365,7 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
     host,
     port,
     healthPort,
+    tls: resolveTls(pick, configFile),
     token,
     bodyLimit,
     maxDocuments: pickInt("maxDocuments", undefined, 1, 100_000, 200),

@@ -1,6 +1,7 @@
 /** What `startCollector` hands back, and what it answers to metrics sent to it. */
 import type { Monitor } from "../sdk/types.ts";
 import type { ResolvedCollectorOptions } from "./options.ts";
+import type { CertificateWatch } from "./tls.ts";
 
 /** The answer to OTLP metrics sent to the collector (an SDK exporter pointed here): where they belong. */
 export const METRICS_ELSEWHERE =
@@ -12,6 +13,8 @@ export interface RunningCollector {
   readonly url: string;
   /** The probe listener's URL (collector.healthPort: /healthz and /readyz only); undefined when off. */
   readonly healthUrl: string | undefined;
+  /** With TLS (collector.tlsCertFile): the certificate served, and `check()` to read the files again now (serve's SIGHUP); undefined without. */
+  readonly tls: Pick<CertificateWatch, "current" | "check"> | undefined;
   readonly monitor: Monitor;
   readonly options: ResolvedCollectorOptions;
   /** Traces not scored and records not used while joining (duplicate_event, duplicate_span, late, invalid_id, …), by reason, as groundwatch.collector.incomplete counts them. */

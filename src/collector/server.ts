@@ -30,6 +30,7 @@ import { createOtlpCodecs } from "./otlp-proto.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 import { OtlpDecodeError, decodeLogsPausing, decodeSpansPausing, encodeLogsResponse, encodeResponse } from "./otlp.ts";
 import { createProviders } from "./providers.ts";
+import { loadTlsCredentials, watchServedCertificate } from "./tls.ts";
 import { collectorResampleOptions } from "./resampler.ts";
 import { runbooksHandler } from "./runbooks.ts";
 import type { RunningCollector } from "./running.ts";
@@ -61,6 +62,8 @@ const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve
 export async function startCollector(options: CollectorOptions & { monitor?: MonitorOptions } = {}): Promise<RunningCollector> {
   const env = options.env ?? process.env;
   const resolved = resolveCollectorOptions(options);
+  // Read before anything starts: a certificate and key that cannot be served are a ConfigError.
+  const credentials = resolved.tls ? loadTlsCredentials(resolved.tls) : undefined;
   const bodyLimit = parseSize(resolved.bodyLimit);
   const providers = createProviders(env, resolved.drainMs);
   const { prometheus, meterProvider, tracerProvider, loggerProvider } = providers;
@@ -346,7 +349,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   let server: Server | undefined;
   let probes: Server | undefined;
   try {
-    server = await listen(app, { ...resolved, onRefused: (reason) => countRefused("connection", reason) });
+    server = await listen(app, { ...resolved, tls: credentials, onRefused: (reason) => countRefused("connection", reason) });
     // The orchestrator's probes on a listener of their own (collector.healthPort), out of ingest's reach.
     if (resolved.healthPort !== undefined) {
       probes = await listenForProbes({ ...resolved, port: resolved.healthPort, guard: hostGuard, readiness, onRefused: (reason) => countRefused("health_connection", reason) });
@@ -363,6 +366,8 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     throw error;
   }
   const listening = server;
+  // A renewed certificate (cert-manager rewrites the mounted files) is served without a restart.
+  const certificate = watchServedCertificate(listening, resolved.tls, credentials);
   const sweeper = setInterval(() => {
     joiner.sweep();
     fullWatch.check();
@@ -371,6 +376,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   return {
     url: serverUrl(listening),
     healthUrl: probes ? serverUrl(probes) : undefined,
+    tls: certificate ? { current: certificate.current, check: certificate.check } : undefined,
     monitor,
     options: resolved,
     incompleteStats: () => ({ ...incompleteStats }),
@@ -381,6 +387,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
         const end = Date.now() + deadlineMs;
         const left = (): number => Math.max(0, end - Date.now());
         clearInterval(sweeper);
+        certificate?.stop();
         // No new connections; idle ones close now, busy ones once their request is answered (or at once, past the wait).
         const stopped = new Promise<void>((resolve) => listening.close(() => resolve()));
         if (probes) stopNow(probes);

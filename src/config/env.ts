@@ -41,6 +41,9 @@ export const COLLECTOR_ENV = {
   host: "GROUNDWATCH_HOST",
   port: "GROUNDWATCH_PORT",
   healthPort: "GROUNDWATCH_HEALTH_PORT",
+  /** TLS: the PEM certificate (chain) and its private key; https when both are set. */
+  tlsCertFile: "GROUNDWATCH_TLS_CERT_FILE",
+  tlsKeyFile: "GROUNDWATCH_TLS_KEY_FILE",
   /** The bearer token: a secret, never read from a file. */
   token: "GROUNDWATCH_TOKEN",
   promptContext: "GROUNDWATCH_PROMPT_CONTEXT",

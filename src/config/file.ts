@@ -26,6 +26,8 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
     ...["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraceAgeMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"],
     // The HTTP server's timeouts and connection caps, and the probe listener.
     ...["headersTimeoutMs", "requestTimeoutMs", "keepAliveTimeoutMs", "maxConnections", "maxConnectionsPerAddress", "healthPort"],
+    // TLS: the certificate and key files (their paths: the key itself is never in the config file).
+    ...["tlsCertFile", "tlsKeyFile", "tlsReloadMs"],
     // How far `groundwatch serve`'s JS heaps grow between full collections.
     "heapGrowthPercent",
     // The resampler (live semantic entropy); its API key is read from GROUNDWATCH_RESAMPLE_API_KEY only.

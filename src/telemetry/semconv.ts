@@ -172,7 +172,7 @@ export const METRICS = {
     "groundwatch.collector.refused",
     "{request}",
     "counter",
-    "Requests (and connections) the collector refused, by endpoint and reason: buffer_full and queue_full (429), too_large (413), unsupported_media_type (415), bad_request (400), unauthorized (401), misdirected (421: a Host that is not a loopback name on a loopback bind), too_many_connections (over maxConnections), too_many_per_address (over maxConnectionsPerAddress from one address), timeout (408: headers or body too slow; or an answer the client stopped reading), internal_error (500)",
+    "Requests (and connections) the collector refused, by endpoint and reason: buffer_full and queue_full (429), too_large (413), unsupported_media_type (415), bad_request (400), unauthorized (401), misdirected (421: a Host that is not a loopback name on a loopback bind), too_many_connections (over maxConnections), too_many_per_address (over maxConnectionsPerAddress from one address), timeout (408: headers or body too slow; or an answer the client stopped reading; with TLS, a handshake not done within headersTimeoutMs), plain_http (a plain-http request on the TLS port, answered 400), tls_handshake (a failed TLS handshake), internal_error (500)",
   ),
   collectorBufferTraces: spec("groundwatch.collector.buffer.traces", "{trace}", "gauge", "Traces the collector's trace buffer holds (being joined, or complete and waiting for the scoring queue)"),
   collectorBufferWaiting: spec("groundwatch.collector.buffer.waiting", "{trace}", "gauge", "Complete traces in the trace buffer waiting for room in the scoring queue (they cannot be evicted)"),

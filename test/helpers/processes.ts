@@ -44,8 +44,8 @@ export interface SpawnGroupOptions {
   readonly killAfterTest?: boolean;
 }
 
-/** The line `groundwatch serve` (and the example services) print once they listen, with the URL. */
-export const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
+/** The line `groundwatch serve` (and the example services) print once they listen, with the URL (https with TLS). */
+export const LISTENING = /listening on (https?:\/\/127\.0\.0\.1:\d+)/;
 
 /** Starts `command args` in a process group of its own, stdin closed, stdout and stderr kept. */
 export function spawnGroup(command: string, args: readonly string[], options: SpawnGroupOptions = {}): GroupProcess {

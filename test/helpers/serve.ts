@@ -34,7 +34,7 @@ export function startServe(args: readonly string[], env: Record<string, string>,
     cwd: ROOT,
     env: { ...process.env, HF_HOME: "/nonexistent/groundwatch-test-hf-home", GROUNDWATCH_BACKEND: "offline", ...env },
   });
-  const started = p.waitFor(/listening on (http:\/\/[^\s]+?) /).then(
+  const started = p.waitFor(/listening on (https?:\/\/[^\s]+?) /).then(
     (m): Serve => ({ url: m[1] ?? "", pid: p.pid, output: p.output, exited: p.exited, signal: (s) => (s === "SIGUSR2" && p.pid ? process.kill(p.pid, s) : p.signal(s)) }),
   );
   return { started, exited: p.exited, output: p.output };
