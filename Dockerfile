@@ -76,9 +76,11 @@ USER 1000:1000
 EXPOSE 4319
 # Liveness is GET /healthz (readiness, for a load balancer, is GET /readyz); no token needed for either.
 # On the probe listener when GROUNDWATCH_HEALTH_PORT is set (connections holding the main port cannot
-# fail it there), else on GROUNDWATCH_PORT.
+# fail it there; it is always plain http), else on GROUNDWATCH_PORT, over https when
+# GROUNDWATCH_TLS_CERT_FILE is set (TLS set in the config file only: set GROUNDWATCH_HEALTH_PORT). The
+# certificate is not checked: this asks the container's own 127.0.0.1, which it is not issued for.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.GROUNDWATCH_HEALTH_PORT || process.env.GROUNDWATCH_PORT || 4319) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const tls = !process.env.GROUNDWATCH_HEALTH_PORT && !!process.env.GROUNDWATCH_TLS_CERT_FILE; require(tls ? 'node:https' : 'node:http').get({ host: '127.0.0.1', port: process.env.GROUNDWATCH_HEALTH_PORT || process.env.GROUNDWATCH_PORT || 4319, path: '/healthz', rejectUnauthorized: false, timeout: 4000 }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1)).on('timeout', () => process.exit(1))"]
 # Bound to 0.0.0.0 (GROUNDWATCH_HOST), so GROUNDWATCH_TOKEN (16+ characters) is required: without it
 # serve says so and exits 2. Configuration: GROUNDWATCH_* variables, or a file with
 # GROUNDWATCH_CONFIG=/etc/groundwatch/groundwatch.yaml (mounted read-only). Arguments are serve's flags.

@@ -1,11 +1,13 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
+import { startTestCollector } from "../helpers/collector.ts";
 import { listeningUrl, spawnGroup } from "../helpers/processes.ts";
+import { TLS_FIXTURES } from "../helpers/tls.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 /**
@@ -238,5 +240,24 @@ describe("Dockerfile: the runtime stage's files run `groundwatch serve`", () => 
     expect((await serve.exited).code).toBe(0);
     // Nothing under /app was created or changed: a read-only root filesystem is fine.
     expect(listFiles(app)).toEqual(before);
+  });
+});
+
+// Issue 35: with TLS on the main port, a plain-http health check would get 400 and mark the container unhealthy.
+describe("Dockerfile: the health check with TLS", () => {
+  /** The HEALTHCHECK command's exit code with `env` (run asynchronously: the collector answering it runs in this process). */
+  const healthCheck = (env: Record<string, string>): Promise<number> => {
+    const health = execForm(find(runtime, "HEALTHCHECK")[0]!.args.replace(/^.*?CMD\s+/, ""));
+    return new Promise((resolve) => execFile(process.execPath, health.slice(1), { env }, (error) => resolve(error ? Number((error as { code?: number }).code ?? 1) : 0)));
+  };
+
+  it("asks the main port over https when it serves TLS, and the probe listener over plain http", { timeout: 30_000 }, async () => {
+    const c = await startTestCollector({ tlsCertFile: TLS_FIXTURES.cert, tlsKeyFile: TLS_FIXTURES.key, healthPort: 0 });
+    const tls = { GROUNDWATCH_TLS_CERT_FILE: "/etc/groundwatch-tls/tls.crt" };
+    expect(await healthCheck({ GROUNDWATCH_PORT: new URL(c.url).port, ...tls })).toBe(0);
+    expect(await healthCheck({ GROUNDWATCH_PORT: new URL(c.url).port, GROUNDWATCH_HEALTH_PORT: new URL(c.healthUrl!).port, ...tls })).toBe(0);
+    // Without the variable it asks in plain http, and the TLS port answers 400: unhealthy (what the variable is for).
+    expect(await healthCheck({ GROUNDWATCH_PORT: new URL(c.url).port })).toBe(1);
+    expect(c.refusedStats()).toEqual({ "connection plain_http": 1 });
   });
 });

@@ -133,7 +133,7 @@ describe("deploy/kubernetes: the objects fit each other, the image and the colle
     expect(gw.livenessProbe?.httpGet).toEqual({ path: "/healthz", port: "health" });
     expect(gw.readinessProbe?.httpGet).toEqual({ path: "/readyz", port: "health" });
     expect(gw.ports).toEqual([
-      expect.objectContaining({ name: "http", containerPort: Number(env(gw, "GROUNDWATCH_PORT")?.value) }),
+      expect.objectContaining({ name: "https", containerPort: Number(env(gw, "GROUNDWATCH_PORT")?.value) }),
       expect.objectContaining({ name: "health", containerPort: Number(env(gw, "GROUNDWATCH_HEALTH_PORT")?.value) }),
     ]);
     // Only the kubelet (which NetworkPolicies never filter) reaches it: held ingest connections cannot fail the probes.
@@ -147,7 +147,8 @@ describe("deploy/kubernetes: the objects fit each other, the image and the colle
 
   it("reads the token from a Secret (never a literal) and binds all interfaces with it", () => {
     expect(env(gw, "GROUNDWATCH_TOKEN")).toEqual({ name: "GROUNDWATCH_TOKEN", valueFrom: { secretKeyRef: { name: "groundwatch", key: "token" } } });
-    for (const c of pod.containers) for (const e of c.env ?? []) if (/TOKEN|KEY|SECRET|PASSWORD/.test(e.name)) expect(e.value, `${c.name} ${e.name}`).toBeUndefined();
+    // A secret never as a literal (a *_FILE variable names where one is mounted: a path).
+    for (const c of pod.containers) for (const e of c.env ?? []) if (/TOKEN|KEY|SECRET|PASSWORD/.test(e.name) && !e.name.endsWith("_FILE")) expect(e.value, `${c.name} ${e.name}`).toBeUndefined();
     expect(env(gw, "GROUNDWATCH_HOST")?.value).toBe("0.0.0.0");
     const sm = one<Obj & { spec: { endpoints: Array<{ authorization?: { credentials?: { name: string; key: string } } }> } }>("ServiceMonitor", "groundwatch");
     expect(sm.spec.endpoints[0]?.authorization?.credentials).toEqual({ name: "groundwatch", key: "token" });
@@ -199,7 +200,7 @@ describe("deploy/kubernetes: the objects fit each other, the image and the colle
     expect(matches(deployment.spec.selector.matchLabels, podLabels)).toBe(true);
     const svc = one<Obj & { spec: { selector: Record<string, string>; ports: Array<{ name: string; targetPort: string }> } }>("Service", "groundwatch");
     expect(matches(svc.spec.selector, podLabels)).toBe(true);
-    expect(svc.spec.ports.map((p) => p.targetPort)).toEqual(["http"]);
+    expect(svc.spec.ports.map((p) => p.targetPort)).toEqual(["https"]);
     const headless = one<Obj & { spec: { clusterIP: string; selector: Record<string, string>; ports: Array<{ port: number; targetPort: string }> } }>("Service", "groundwatch-sidecars");
     expect(headless.spec.clusterIP).toBe("None");
     expect(matches(headless.spec.selector, podLabels)).toBe(true);
@@ -225,5 +226,57 @@ describe("deploy/kubernetes: the objects fit each other, the image and the colle
     expect(hpa.spec.metrics.map((m) => m.resource?.name)).toEqual(["cpu"]);
     // A PDB of one unavailable pod needs at least two to allow a drain.
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+});
+
+// Issue 35 (deploy hardening): the ServiceMonitor sent the bearer token to every pod over plain http.
+describe("deploy/kubernetes: TLS on the collector's port, from the Secret groundwatch-tls", () => {
+  const deployment = one<Workload>("Deployment", "groundwatch");
+  const pod = deployment.spec.template.spec;
+  const gw = pod.containers.find((c) => c.name === "groundwatch")!;
+  const sidecar = pod.containers.find((c) => c.name === "otel-sidecar")!;
+  type Endpoint = { port: string; scheme?: string; tlsConfig?: { ca?: { secret?: { name: string; key: string } }; serverName?: string } };
+  const endpoint = one<Obj & { spec: { endpoints: Endpoint[] } }>("ServiceMonitor", "groundwatch").spec.endpoints[0]!;
+  /** The Secret key a container reads at `path`: through a read-only mount, whole (no subPath, so the kubelet updates it), of a Secret volume item. */
+  const secretKeyAt = (c: typeof gw, path: string): { secret: string; key: string } | undefined => {
+    const mount = c.volumeMounts?.find((m) => path.startsWith(`${m.mountPath}/`));
+    if (!mount?.readOnly || mount.subPath !== undefined) return undefined;
+    const secret = pod.volumes.find((v) => v.name === mount.name)?.secret;
+    const item = secret?.items?.find((i) => i.path === path.slice(mount.mountPath.length + 1));
+    return secret && item ? { secret: secret.secretName, key: item.key } : undefined;
+  };
+
+  it("serves https with tls.crt and tls.key of the Secret, mounted so that a renewal reaches the files", () => {
+    const cert = env(gw, "GROUNDWATCH_TLS_CERT_FILE")?.value ?? "";
+    const key = env(gw, "GROUNDWATCH_TLS_KEY_FILE")?.value ?? "";
+    expect(secretKeyAt(gw, cert)).toEqual({ secret: "groundwatch-tls", key: "tls.crt" });
+    expect(secretKeyAt(gw, key)).toEqual({ secret: "groundwatch-tls", key: "tls.key" });
+    const resolved = resolveCollectorOptions({ env: { GROUNDWATCH_TLS_CERT_FILE: cert, GROUNDWATCH_TLS_KEY_FILE: key } });
+    expect(resolved.tls).toMatchObject({ certFile: cert, keyFile: key });
+    // The ConfigMap's reload interval is the one the files are checked at.
+    const configMap = one<Obj & { data: Record<string, string> }>("ConfigMap", "groundwatch-config");
+    expect((parse(configMap.data["groundwatch.yaml"]!) as { collector: { tlsReloadMs: number } }).collector.tlsReloadMs).toBeGreaterThan(0);
+  });
+
+  it("has the ServiceMonitor scrape https, checking the certificate against the Secret's ca.crt for a name", () => {
+    expect(endpoint).toMatchObject({ port: "https", scheme: "https", tlsConfig: { ca: { secret: { name: "groundwatch-tls", key: "ca.crt" } }, serverName: "groundwatch" } });
+    expect(endpoint).not.toHaveProperty("tlsConfig.insecureSkipVerify");
+  });
+
+  it("has the sidecar send over https to groundwatch's port, checking the same name against the CA, and never mounts the key there", () => {
+    const exporter = (parse(readFileSync(join(ROOT, "collector", "otel-collector-sidecar.yaml"), "utf8")) as { exporters: Record<string, { endpoint: string; tls?: { ca_file?: string; server_name_override?: string; insecure_skip_verify?: boolean } }> }).exporters["otlphttp/groundwatch"]!;
+    expect(exporter.endpoint).toBe(`https://127.0.0.1:${env(gw, "GROUNDWATCH_PORT")?.value}`);
+    expect(exporter.tls?.insecure_skip_verify).toBeUndefined();
+    expect(exporter.tls?.server_name_override).toBe(endpoint.tlsConfig?.serverName);
+    expect(secretKeyAt(sidecar, exporter.tls?.ca_file ?? "")).toEqual({ secret: "groundwatch-tls", key: "ca.crt" });
+    const sidecarKeys = (sidecar.volumeMounts ?? []).flatMap((m) => pod.volumes.find((v) => v.name === m.name)?.secret?.items?.map((i) => i.key) ?? []);
+    expect(sidecarKeys).not.toContain("tls.key");
+  });
+
+  it("keeps the probes on the plain-http probe listener (no token, no content there)", () => {
+    for (const probe of [gw.startupProbe, gw.livenessProbe, gw.readinessProbe]) {
+      expect(probe?.httpGet?.port).toBe("health");
+      expect(probe?.httpGet?.scheme ?? "HTTP").toBe("HTTP");
+    }
   });
 });

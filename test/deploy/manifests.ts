@@ -34,7 +34,7 @@ export const one = <T = Obj>(kind: string, name: string): T => {
 };
 
 export interface Probe {
-  httpGet?: { path: string; port: string };
+  httpGet?: { path: string; port: string; scheme?: string };
   /** How long the kubelet waits for the answer, s (Kubernetes' default: 1). */
   timeoutSeconds?: number;
 }
@@ -49,13 +49,13 @@ export interface Container {
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: { runAsUser?: number; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean };
-  volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
+  volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean; subPath?: string }>;
 }
 export interface PodSpec {
   terminationGracePeriodSeconds: number;
   securityContext?: { runAsNonRoot?: boolean };
   containers: Container[];
-  volumes: Array<{ name: string; configMap?: { name: string } }>;
+  volumes: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string; items?: Array<{ key: string; path: string }> } }>;
 }
 export type Workload = Obj & { spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } };
 

@@ -90,7 +90,10 @@ describe("the model-tier overlay (deploy/overlays/model-tier)", () => {
     // The base's settings are kept (the token, the config file) and the model's added.
     expect(envOf(gw)).toMatchObject({ GROUNDWATCH_BACKEND: "onnx", GROUNDWATCH_CONFIG: "/etc/groundwatch/groundwatch.yaml" });
     expect((gw.env ?? []).some((e) => e.name === "GROUNDWATCH_TOKEN" && e.valueFrom?.secretKeyRef?.name === "groundwatch")).toBe(true);
-    expect(gw.volumeMounts?.map((m) => m.mountPath)).toEqual(expect.arrayContaining(["/etc/groundwatch", "/models"]));
+    expect(gw.volumeMounts?.map((m) => m.mountPath)).toEqual(expect.arrayContaining(["/etc/groundwatch", "/etc/groundwatch-tls", "/models"]));
+    // TLS too: the patch adds to the base's env and volumes, it does not replace them.
+    expect(envOf(gw)).toMatchObject({ GROUNDWATCH_TLS_CERT_FILE: "/etc/groundwatch-tls/tls.crt", GROUNDWATCH_TLS_KEY_FILE: "/etc/groundwatch-tls/tls.key" });
+    expect(deployment.spec.template.spec.volumes.map((v) => v.name)).toEqual(expect.arrayContaining(["tls", "tls-ca", "models"]));
     expect((hpa as unknown as { spec: { maxReplicas: number } }).spec.maxReplicas).toBe(20);
   });
 });

@@ -63,11 +63,16 @@ export interface RunningPrometheus {
   caughtUp(): Promise<void>;
 }
 
-/** Starts a real Prometheus scraping `target` (host:port) every second; stopped when the test ends. */
-export async function startPrometheus(target: string, extraConfig = ""): Promise<RunningPrometheus> {
+/**
+ * Starts a real Prometheus scraping `target` (host:port) every second as job `groundwatch`, with
+ * `scrape`'s settings added to the job (scheme, tls_config, authorization, as prometheus.yml spells
+ * them); stopped when the test ends.
+ */
+export async function startPrometheus(target: string, extraConfig = "", scrape: Readonly<Record<string, unknown>> = {}): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), "gw-prom-"));
   const port = await closedPort();
-  writeFileSync(join(dir, "prometheus.yml"), `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n${extraConfig}\nscrape_configs:\n  - job_name: groundwatch\n    static_configs:\n      - targets: ["${target}"]\n`);
+  const job = stringify({ scrape_configs: [{ job_name: "groundwatch", static_configs: [{ targets: [target] }], ...scrape }] });
+  writeFileSync(join(dir, "prometheus.yml"), `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n${extraConfig}\n${job}`);
   const child: ChildProcess = spawn("prometheus", [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: "ignore" });
   onTestFinished(async () => {
     child.kill("SIGTERM");
