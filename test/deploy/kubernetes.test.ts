@@ -13,6 +13,7 @@ import { parse } from "yaml";
 import { generated } from "../../scripts/kube-manifests.ts";
 import { resolveCollectorOptions } from "../../src/collector/options.ts";
 import { loadConfigFile } from "../../src/config/file.ts";
+import { codeBlocks } from "../helpers/readme-blocks.ts";
 import { all, DIR, env, matches, mebibytes, one, ROOT } from "./manifests.ts";
 import type { Obj, Workload } from "./manifests.ts";
 
@@ -271,6 +272,16 @@ describe("deploy/kubernetes: TLS on the collector's port, from the Secret ground
     expect(secretKeyAt(sidecar, exporter.tls?.ca_file ?? "")).toEqual({ secret: "groundwatch-tls", key: "ca.crt" });
     const sidecarKeys = (sidecar.volumeMounts ?? []).flatMap((m) => pod.volumes.find((v) => v.name === m.name)?.secret?.items?.map((i) => i.key) ?? []);
     expect(sidecarKeys).not.toContain("tls.key");
+  });
+
+  it("is given a Secret by docs/deploy.md's Certificate whose certificate carries the name Prometheus and the sidecar check", () => {
+    const block = codeBlocks("docs/deploy.md", readFileSync(join(ROOT, "docs", "deploy.md"), "utf8")).find((b) => b.lang === "yaml" && b.lines.some((l) => l.text === "kind: Certificate"));
+    const certificate = parse(block!.lines.map((l) => l.text).join("\n")) as { spec: { secretName: string; dnsNames: string[] } };
+    const mounted = new Set(pod.volumes.flatMap((v) => (v.secret ? [v.secret.secretName] : [])));
+    expect([...mounted]).toEqual([certificate.spec.secretName]);
+    expect(certificate.spec.dnsNames).toContain(endpoint.tlsConfig?.serverName);
+    // The Service's name in the namespace, for senders that address it.
+    expect(certificate.spec.dnsNames).toContain(`${one("Service", "groundwatch").metadata.name}.<namespace>.svc`);
   });
 
   it("keeps the probes on the plain-http probe listener (no token, no content there)", () => {
