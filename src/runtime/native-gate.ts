@@ -95,19 +95,28 @@ export async function throughNativeGates<T>(call: () => Promise<T>, gates: reado
 
 type WaitAsync = (array: Int32Array, index: number, value: number, timeout?: number) => { async: false; value: string } | { async: true; value: Promise<string> };
 
-/**
- * Resolves true once no native call is in flight through the gate (close it first, or more may
- * start), or false when `timeoutMs` passes first. Waits on the shared cell, without polling.
- */
-export async function whenNativeIdle(gate: NativeGate, timeoutMs = Infinity, now: () => number = performance.now.bind(performance)): Promise<boolean> {
-  const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+/** The steps of waiting for no call in flight: the count seen and the ms left at each, until it is 0 (true) or the time is up (false). */
+function* idleSteps(gate: NativeGate, timeoutMs: number, now: () => number): Generator<{ readonly n: number; readonly left: number }, boolean> {
   const deadline = now() + timeoutMs;
   for (;;) {
     const n = nativeCallsInFlight(gate);
     if (n === 0) return true;
     const left = deadline - now();
     if (left <= 0) return false;
-    const waited = waitAsync(gate, IN_FLIGHT, n, Number.isFinite(left) ? left : undefined);
+    yield { n, left };
+  }
+}
+
+/**
+ * Resolves true once no native call is in flight through the gate (close it first, or more may
+ * start), or false when `timeoutMs` passes first. Waits on the shared cell, without polling.
+ */
+export async function whenNativeIdle(gate: NativeGate, timeoutMs = Infinity, now: () => number = performance.now.bind(performance)): Promise<boolean> {
+  const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+  const steps = idleSteps(gate, timeoutMs, now);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    const waited = waitAsync(gate, IN_FLIGHT, step.value.n, Number.isFinite(step.value.left) ? step.value.left : undefined);
     if (waited.async) await waited.value;
   }
 }
@@ -117,12 +126,9 @@ export async function whenNativeIdle(gate: NativeGate, timeoutMs = Infinity, now
  * the workers down, when nothing asynchronous can run any more.
  */
 export function waitNativeIdleSync(gate: NativeGate, timeoutMs: number, now: () => number = performance.now.bind(performance)): boolean {
-  const deadline = now() + timeoutMs;
-  for (;;) {
-    const n = nativeCallsInFlight(gate);
-    if (n === 0) return true;
-    const left = deadline - now();
-    if (left <= 0) return false;
-    Atomics.wait(gate, IN_FLIGHT, n, left);
+  const steps = idleSteps(gate, timeoutMs, now);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    Atomics.wait(gate, IN_FLIGHT, step.value.n, step.value.left);
   }
 }

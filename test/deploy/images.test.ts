@@ -7,6 +7,7 @@ import { parse, stringify } from "yaml";
 import { baseImages, imageName, renderedImages, unpinnedImages, unpinnedRendered } from "../../scripts/image-pins.ts";
 import type { KustomizeImage } from "../../scripts/image-pins.ts";
 import { DIR, ROOT } from "./manifests.ts";
+import { hasKubectl } from "../helpers/kubectl.ts";
 
 /**
  * Image pins (issue 24, item 16): every third-party image the deployment files run is named exactly as
@@ -26,14 +27,6 @@ const overlay = (): { resources: string[]; images: KustomizeImage[] } => parse(r
 const HEX64 = "0123456789abcdef".repeat(4);
 const SCRIPT = join(ROOT, "scripts", "image-pins.ts");
 
-function hasKubectl(): boolean {
-  try {
-    execFileSync("kubectl", ["version", "--client"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** `image-pins.ts --render DIR` run as a user runs it: its exit code, what it wrote to stdout (what `kubectl apply -f -` would get) and to stderr. */
 function renderGate(dir: string): { code: number; stdout: string; stderr: string } {
@@ -121,11 +114,7 @@ describe("deploy/overlays/production: every Kubernetes image by digest", () => {
   });
 
   it("builds with kustomize to containers that all run by digest (when kubectl is installed)", () => {
-    try {
-      execFileSync("kubectl", ["version", "--client"], { stdio: "ignore" });
-    } catch {
-      return; // kubectl is not required where the tests run; the checks above do not need it
-    }
+    if (!hasKubectl()) return; // kubectl is not required where the tests run; the checks above do not need it
     const dir = mkdtempSync(join(tmpdir(), "gw-overlay-"));
     try {
       filledOverlay(dir);

@@ -12,6 +12,7 @@ import { resolveScoreOptions } from "../../src/config/score-options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { ROOT } from "./manifests.ts";
 import type { Container, Workload } from "./manifests.ts";
+import { hasKubectl } from "../helpers/kubectl.ts";
 
 /**
  * deploy/overlays/model-tier: the base scoring with an ONNX model, sized from bench:model-tier. Its
@@ -25,14 +26,6 @@ const patch = parse(read("deployment-patch.yaml")) as Workload;
 const container = patch.spec.template.spec.containers.find((c) => c.name === "groundwatch") as Container;
 const envOf = (c: Container): Record<string, string> => Object.fromEntries((c.env ?? []).flatMap((e) => (e.value === undefined ? [] : [[e.name, e.value]])));
 
-function hasKubectl(): boolean {
-  try {
-    execFileSync("kubectl", ["version", "--client"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("the model-tier overlay (deploy/overlays/model-tier)", () => {
   it("resolves to the onnx backend the sizing measured: the int8 DeBERTa-v3-xsmall graph, production required, batching across 8 observations", () => {
