@@ -1,6 +1,6 @@
 /**
  * The citation parser meets attacker text (answers, document names and URLs): every pattern in it is
- * timed at N and 4N on input crafted against its quantifiers, and its hand scans are checked against
+ * timed at N and 8N on input crafted against its quantifiers, and its hand scans are checked against
  * the regular expressions they replace on many small inputs, where those still run fast.
  */
 import { describe, expect, it } from "vitest";
