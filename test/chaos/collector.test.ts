@@ -68,14 +68,25 @@ describe("chaos: the collector under hostile input and faults", () => {
     expect(await post(obs, JSON.stringify({ ...GOOD, answer: "z".repeat(60_000) }))).toBe(400);
     sample();
 
-    // 3. A byte flood: 40 concurrent ~1.85 MB observations. Each is taken (202) or refused (429).
+    // 3. Dead workers that cannot be replaced for a while: /readyz says so. A byte flood meanwhile:
+    // 40 concurrent ~1.85 MB observations (74 MB) against the queue's 64 MiB budget. Each is taken
+    // (202) or refused (429), and some are refused: with no worker scoring, nothing leaves the queue
+    // while the flood arrives (with workers running, whether the queue filled was a race between the
+    // test sending and the collector scoring, which a busy machine could lose). Then the workers
+    // start again and /readyz recovers.
+    writeFileSync(marker, "");
+    serve.signal("SIGUSR2");
+    const notReady = await waitUntil("readyz 503", () => fetch(`${serve.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { reason?: string } })), (r) => r.status === 503, BACKGROUND_WORK);
+    expect(notReady.body.reason).toMatch(/no scoring worker/);
     // Each observation's documents are its own (a request number leads them), so the scorer's
-    // caches of recurring documents cannot make the flood cheap: it has to fill the queue.
+    // caches of recurring documents cannot make the flood cheap once scoring resumes.
     const big = (n: number) => ({ ...GOOD, context: Array.from({ length: 4 }, (_, i) => `Request ${n}. ${DOCS[i % 2]} ${"lorem ipsum dolor sit amet ".repeat(17_000)}`) });
     const flood = await Promise.all(Array.from({ length: 40 }, (_, n) => accept(big(n))));
     sample();
     expect(flood.every((s) => s === 202 || s === 429)).toBe(true);
     expect(flood.filter((s) => s === 429).length).toBeGreaterThan(0);
+    rmSync(marker);
+    await waitUntil("readyz 200", () => fetch(`${serve.url}/readyz`).then((r) => r.status), (s) => s === 200, BACKGROUND_WORK);
 
     // 4. One trace whose documents pile up across requests: the per-trace cap holds.
     const traceId = "7b8efff798038103d269b633813fc60c";
@@ -94,15 +105,7 @@ describe("chaos: the collector under hostile input and faults", () => {
     expect(health.every((s) => s === 200)).toBe(true);
     expect([200, 429]).toContain(await bigTrace);
 
-    // 6. Dead workers that cannot be replaced for a while: /readyz says so, then recovers.
-    writeFileSync(marker, "");
-    serve.signal("SIGUSR2");
-    const notReady = await waitUntil("readyz 503", () => fetch(`${serve.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { reason?: string } })), (r) => r.status === 503, BACKGROUND_WORK);
-    expect(notReady.body.reason).toMatch(/no scoring worker/);
-    rmSync(marker);
-    await waitUntil("readyz 200", () => fetch(`${serve.url}/readyz`).then((r) => r.status), (s) => s === 200, BACKGROUND_WORK);
-
-    // 7. Everything settles; scoring goes on; every accepted observation is accounted for, exactly.
+    // 6. Everything settles; scoring goes on; every accepted observation is accounted for, exactly.
     const settled = await waitUntil("accounting settles", () => tally(serve.url), (t) => t.sampled === t.scored + t.dropped + t.failed && t.seen >= accepted, BACKGROUND_WORK);
     expect(settled.seen).toBe(accepted);
     expect(settled.seen).toBe(settled.sampled + settled.notSampled);
@@ -115,7 +118,7 @@ describe("chaos: the collector under hostile input and faults", () => {
     if (process.env.GW_CHAOS_VERBOSE) console.log(JSON.stringify({ accepted, flood429: flood.filter((x) => x === 429).length, pile, maxRss, after: { ...after, text: undefined }, incomplete: after.text.split("\n").filter((l) => l.startsWith("groundwatch_collector_incomplete_total")) }));
     expect(maxRss).toBeLessThan(RSS_BOUND);
 
-    // 8. A second collector on the same port says so and exits 1; the first keeps serving.
+    // 7. A second collector on the same port says so and exits 1; the first keeps serving.
     const port = new URL(serve.url).port;
     const second = startServe(["--port", port], {});
     second.started.catch(() => undefined); // it is meant not to start
@@ -124,7 +127,7 @@ describe("chaos: the collector under hostile input and faults", () => {
     expect(second.output()).toMatch(/already in use/);
     expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);
 
-    // 9. SIGTERM with the OTLP endpoint down: exits 0 within drainMs (plus process start-up slack).
+    // 8. SIGTERM with the OTLP endpoint down: exits 0 within drainMs (plus process start-up slack).
     const signalled = Date.now();
     serve.signal("SIGTERM");
     const exit = await serve.exited;

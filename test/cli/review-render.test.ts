@@ -103,7 +103,7 @@ describe("the terminal review's rendering", () => {
     expect(lines).toContain("doc 0  t:");
   });
 
-  it("renders in time linear in the document's size (N vs 4N)", () => {
+  it("renders in time linear in the document's size (N vs 8N)", () => {
     const make = (n: number): ReturnType<typeof spoolRecord> => {
       const text = `${ESC}[31m`.repeat(n) + "x".repeat(n);
       return spoolRecord({ documents: [{ text }], claims: [{ ...spoolRecord().claims[0]!, evidence: { doc: 0, start: 0, end: text.length } }] });

@@ -67,14 +67,14 @@ describe("isRefusalAnswer: a whole sample", () => {
 });
 
 describe("isRefusalAnswer: cost on crafted samples", () => {
-  const at = (n: number) => ({ n, maxN: n, repeats: 25 });
+  const at = (n: number) => ({ n, maxN: n });
   it.each<readonly [string, (n: number) => string]>([
     ["a refusal, then 'might' and a whitespace run", (n) => `I don't know, might${" ".repeat(n)}x`],
     ["a refusal, then 'about a' and a whitespace run", (n) => `I don't know about a${" ".repeat(n)}x`],
     ["one long word", (n) => "x".repeat(n)],
     ["a refusal, then sentence ends with no space", (n) => `I don't know${".".repeat(n)}`],
   ])("%s grows linearly", (what, make) => {
-    expectLinear(what, measureGrowth(make, isRefusalAnswer, at(25_000)));
+    expectLinear(what, measureGrowth(make, isRefusalAnswer, at(12_500)));
   });
 });
 

@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startCollector } from "../../src/collector/server.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
@@ -13,6 +14,7 @@ const DOC = "Returns: unopened items may be returned within 30 days of delivery 
 const GOOD = "Unopened items may be returned within 30 days of delivery.";
 const BAD = "Items may be returned within 90 days in any condition.";
 const CHROMIUM = "/usr/bin/chromium";
+const run = promisify(execFile);
 
 function chromiumAvailable(): boolean {
   if (existsSync(CHROMIUM)) return true;
@@ -83,9 +85,7 @@ describe.skipIf(!prometheusAvailable() || !chromiumAvailable())("groundwatch evi
     }
 
     // Render in headless Chromium and check the charts are drawn: series-coloured pixels exist.
-    const png = join(dir, "shot.png");
-    execFileSync(CHROMIUM, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${join(dir, "profile")}`, "--hide-scrollbars", "--window-size=1000,1600", `--screenshot=${png}`, `file://${out}`], { stdio: "ignore", timeout: 60_000 });
-    const { pixels } = decodePng(readFileSync(png));
+    const { pixels } = await screenshot(out, dir, "1000,1600");
     let blue = 0;
     let red = 0;
     for (let i = 0; i < pixels.length; i += 4) {
@@ -98,10 +98,16 @@ describe.skipIf(!prometheusAvailable() || !chromiumAvailable())("groundwatch evi
   });
 });
 
-/** Renders an HTML file in headless Chromium at 1000×900 (the first screen) and decodes the screenshot. */
-function firstScreen(html: string, dir: string): { width: number; pixels: Uint8Array } {
+/**
+ * Renders an HTML file in headless Chromium at `size` ("1000,900": the first screen) and decodes the
+ * screenshot. Chromium runs without blocking this process: the servers the tests run in it (the
+ * collector, a stand-in Prometheus) keep answering, and a stand-in's keep-alive connections are not
+ * left to expire unseen (a blocked loop that outlasted Node's 5 s keep-alive made the next report's
+ * first query meet a connection the server was closing: "cannot reach Prometheus … fetch failed").
+ */
+async function screenshot(html: string, dir: string, size: string): Promise<{ width: number; pixels: Uint8Array }> {
   const png = join(dir, `${Math.random().toString(36).slice(2)}.png`);
-  execFileSync(CHROMIUM, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${join(dir, "profile")}`, "--hide-scrollbars", "--window-size=1000,900", `--screenshot=${png}`, `file://${html}`], { stdio: "ignore", timeout: 60_000 });
+  await run(CHROMIUM, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", `--user-data-dir=${join(dir, "profile")}`, "--hide-scrollbars", `--window-size=${size}`, `--screenshot=${png}`, `file://${html}`], { timeout: 60_000 });
   return decodePng(readFileSync(png));
 }
 
@@ -132,11 +138,11 @@ describe.skipIf(!chromiumAvailable())("groundwatch evidence with a calibration t
     };
     const BACKGROUND = [0xfd, 0xe0, 0xe0] as const;
     const BORDER = [0xb0, 0x00, 0x20] as const;
-    const weak = firstScreen(await report("weak"), dir);
+    const weak = await screenshot(await report("weak"), dir, "1000,900");
     // A box at least ~800 px wide and a few lines high, framed in red.
     expect(count(weak.pixels, BACKGROUND)).toBeGreaterThan(800 * 60);
     expect(count(weak.pixels, BORDER)).toBeGreaterThan(2 * 800 * 4);
-    const pass = firstScreen(await report("pass"), dir);
+    const pass = await screenshot(await report("pass"), dir, "1000,900");
     expect(count(pass.pixels, BACKGROUND)).toBe(0);
     expect(count(pass.pixels, BORDER)).toBe(0);
   });
