@@ -12,6 +12,7 @@ import { explainCalibrationFailure } from "../core/calibration.ts";
 import { driftRefusedQuery, scoringInUse, scoringInfoQuery, scoringNotices } from "./evidence-scoring.ts";
 import { readReview, reviewCountsQuery, reviewOnlyHtml, reviewSection } from "./report-review.ts";
 import { chartResolution, describePeriod, formatDuration, formatTime, promDuration, resolvePeriod } from "./period.ts";
+import { fetchFailure } from "../net/fetch-error.ts";
 
 export const EVIDENCE_HELP = `groundwatch evidence — a report a risk owner can hand a supervisor
 
@@ -74,7 +75,7 @@ async function prom(base: string, path: string, params: Record<string, string>):
   try {
     res = await fetch(url, { signal });
   } catch (error) {
-    throw new Error(`cannot reach Prometheus at ${base}: ${(error as Error).message}`);
+    throw new Error(`cannot reach Prometheus at ${base}: ${fetchFailure(error)}`);
   }
   // The answer is read through the one bounded reader: a query over years of series can be large, never unbounded.
   const text = await readCappedText(res, { maxBytes: MAX_PROMETHEUS_REPLY_BYTES, abort: () => controller.abort(), tooLargeMessage: `Prometheus's answer to ${params.query ?? path} is larger than ${MAX_PROMETHEUS_REPLY_BYTES / 2 ** 20} MiB: narrow --since or the route filter` });

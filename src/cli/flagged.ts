@@ -10,6 +10,7 @@ import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { writeLine } from "./io.ts";
+import { fetchFailure } from "../net/fetch-error.ts";
 
 export const FLAGGED_HELP = `groundwatch flagged — the answers behind the page: recent answers the collector flagged
 
@@ -77,7 +78,7 @@ async function readFlagged(url: string, token: string | undefined, signal: Abort
   try {
     reply = await fetchWithTimeout(fetch, url, { headers, signal }, TIMEOUT_MS);
   } catch (error) {
-    throw new Error(`cannot reach the collector: ${redactSecrets((error as Error).message, [token])}`);
+    throw new Error(`cannot reach the collector: ${redactSecrets(fetchFailure(error), [token])}`);
   }
   const text = await readCappedText(reply.res, { maxBytes: MAX_REPLY_BYTES, abort: reply.abort, idleTimeoutMs: TIMEOUT_MS });
   if (reply.res.status === 401) throw new Error("the collector refused the token (401): pass --token or set " + COLLECTOR_ENV.token);

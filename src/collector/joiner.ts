@@ -29,7 +29,9 @@ export interface ObservationInfo {
 /**
  * Why a trace (or one record of it) was not scored. Per trace: `no_answer`, `no_documents`,
  * `no_documents_prompt_available` (promptContext is off, but the trace had input messages it could
- * read), `no_documents_prompt_unmatched` (promptContext is on and found nothing) — also for a trace
+ * read), `no_documents_prompt_unmatched` (promptContext is on and found nothing),
+ * `no_documents_prompt_too_long` (it found nothing, and passed over messages longer than
+ * MAX_PROMPT_MATCH_CHARS) — also for a trace
  * settled at maxAgeMs —, `buffer_full` (evicted early, incomplete, oldest first: a new trace found the
  * buffer holding maxTraces traces, or maxBufferBytes of text), `trace_too_large` (its text went
  * over maxTraceBytes), `answer_too_large` (over maxAnswerChars), `too_many_documents` (over
@@ -45,6 +47,7 @@ export type IncompleteReason =
   | "no_documents"
   | "no_documents_prompt_available"
   | "no_documents_prompt_unmatched"
+  | "no_documents_prompt_too_long"
   | "buffer_full"
   | "trace_too_large"
   | "answer_too_large"

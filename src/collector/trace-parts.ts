@@ -52,18 +52,41 @@ export interface TraceParts {
   messagesDropped?: number;
   /** The last user message of GenAI log events or input messages (the question when nothing else names one). */
   lastUserMessage?: string;
+  /** What promptContext's pattern found in `prompt` so far: each message is read once, however often the trace is resolved. */
+  promptPicked?: PromptPicks;
+}
+
+/** promptContext's pattern over a trace's input messages, read so far. */
+export interface PromptPicks {
+  /** The pattern they were read with (another pattern reads them again). */
+  readonly pattern: RegExp;
+  /** Messages of `prompt` read. */
+  scanned: number;
+  readonly documents: string[];
+  question: string | undefined;
+  /** Messages longer than MAX_PROMPT_MATCH_CHARS, not read. */
+  tooLong: number;
 }
 
 /** A trace's parts, resolved: an interaction to score, or the reason there is none. */
 export type ResolvedParts =
   | { readonly ok: true; readonly documents: RetrievedDocument[]; readonly question: string | undefined; readonly answer: string; readonly convention: Convention }
-  | { readonly ok: false; readonly reason: "no_answer" | "no_documents" | "no_documents_prompt_available" | "no_documents_prompt_unmatched" };
+  | { readonly ok: false; readonly reason: "no_answer" | "no_documents" | "no_documents_prompt_available" | "no_documents_prompt_unmatched" | "no_documents_prompt_too_long" };
 
 /**
  * Most distinct input messages a trace keeps for promptContext (a long chat history has a few hundred);
  * past it a record's message array is not read further, and the messages left are counted.
  */
 export const MAX_PROMPT_MESSAGES = 1000;
+
+/**
+ * Longest input message promptContext's pattern reads, in characters. The pattern runs on V8's linear
+ * engine, which takes scratch memory in proportion to the text it matches (about 150 bytes a
+ * character): a message longer than this is not read (a trace whose only messages were such is
+ * counted no_documents_prompt_too_long). 256 Ki characters is more than the scorer reads of all
+ * documents together (maxContextChars, 200,000 by default).
+ */
+export const MAX_PROMPT_MATCH_CHARS = 262_144;
 
 /** Adds documents read in one convention (none: nothing changes). */
 export function addDocuments(parts: TraceParts, docs: readonly RetrievedDocument[], source: SourceConvention): void {
@@ -128,27 +151,38 @@ function distinctDocuments(docs: readonly RetrievedDocument[]): RetrievedDocumen
   return out;
 }
 
-/** Context and question that promptContext picks out of the input messages. */
-function fromPrompt(parts: TraceParts, promptContext: PromptContext): { documents: string[]; question: string | undefined } {
+/**
+ * Context and question that promptContext picks out of the input messages. In regex mode each message
+ * is read once (the picks are kept on the parts, and a trace is resolved again at every record that
+ * touches it), and one longer than MAX_PROMPT_MATCH_CHARS not at all.
+ */
+function fromPrompt(parts: TraceParts, promptContext: PromptContext): { documents: string[]; question: string | undefined; tooLong: number } {
   const prompt = parts.prompt ?? [];
-  if (promptContext.mode === "system") return { documents: prompt.filter((m) => m.role === "system" || m.role === "developer").map((m) => m.content), question: undefined };
-  if (promptContext.mode === "off") return { documents: [], question: undefined };
-  const documents: string[] = [];
-  let question: string | undefined;
-  for (const m of prompt) {
-    const groups = promptContext.pattern.exec(m.content)?.groups;
+  if (promptContext.mode === "system") return { documents: prompt.filter((m) => m.role === "system" || m.role === "developer").map((m) => m.content), question: undefined, tooLong: 0 };
+  if (promptContext.mode === "off") return { documents: [], question: undefined, tooLong: 0 };
+  const { pattern } = promptContext;
+  let picked = parts.promptPicked;
+  if (picked?.pattern !== pattern) picked = parts.promptPicked = { pattern, scanned: 0, documents: [], question: undefined, tooLong: 0 };
+  for (; picked.scanned < prompt.length; picked.scanned++) {
+    const m = prompt[picked.scanned] as PromptMessage;
+    if (m.content.length > MAX_PROMPT_MATCH_CHARS) {
+      picked.tooLong++;
+      continue;
+    }
+    const groups = pattern.exec(m.content)?.groups;
     const context = nonBlank(groups?.context);
-    if (context !== undefined) documents.push(context.trim());
-    question = nonBlank(groups?.question)?.trim() ?? question;
+    if (context !== undefined) picked.documents.push(context.trim());
+    picked.question = nonBlank(groups?.question)?.trim() ?? picked.question;
   }
-  return { documents, question };
+  return { documents: [...picked.documents], question: picked.question, tooLong: picked.tooLong };
 }
 
 /**
  * Resolves a trace's parts into an interaction (documents deduplicated, in order of arrival), or the
  * reason it has none. Documents from spans and events come first; only when there are none does
  * promptContext look inside the prompt. `no_documents_prompt_available`: promptContext is off but the
- * trace had input messages it could have read; `no_documents_prompt_unmatched`: it is on but found nothing.
+ * trace had input messages it could have read; `no_documents_prompt_unmatched`: it is on but found nothing;
+ * `no_documents_prompt_too_long`: it found nothing because the messages it could not read were too long.
  */
 export function resolveParts(parts: TraceParts, promptContext: PromptContext = { mode: "off" }): ResolvedParts {
   if (parts.answer === undefined) return { ok: false, reason: "no_answer" };
@@ -162,6 +196,6 @@ export function resolveParts(parts: TraceParts, promptContext: PromptContext = {
   if ((parts.prompt ?? []).length === 0) return { ok: false, reason: "no_documents" };
   if (promptContext.mode === "off") return { ok: false, reason: "no_documents_prompt_available" };
   const picked = fromPrompt(parts, promptContext);
-  if (picked.documents.length === 0) return { ok: false, reason: "no_documents_prompt_unmatched" };
+  if (picked.documents.length === 0) return { ok: false, reason: picked.tooLong > 0 ? "no_documents_prompt_too_long" : "no_documents_prompt_unmatched" };
   return { ok: true, documents: [...new Set(picked.documents)], question: picked.question ?? question, answer: parts.answer, convention: "prompt" };
 }

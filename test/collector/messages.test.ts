@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { absorbLog, absorbSpan } from "../../src/collector/extract.ts";
 import type { TraceParts } from "../../src/collector/trace-parts.ts";
-import { MAX_PROMPT_MESSAGES, resolveParts } from "../../src/collector/trace-parts.ts";
+import { MAX_PROMPT_MATCH_CHARS, MAX_PROMPT_MESSAGES, addPrompt, resolveParts } from "../../src/collector/trace-parts.ts";
 import type { TracedObservation } from "../../src/collector/joiner.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
 import type { OtlpLog, OtlpSpan } from "../../src/collector/otlp.ts";
@@ -105,6 +105,38 @@ describe("collector: input messages", () => {
 
 // The joiner's sizes keep one measurement to about a second of CPU: on a busy machine this process
 // gets a fraction of a core, and the test's timeout is wall-clock time.
+describe("collector: promptContext's pattern over input messages", () => {
+  const pattern = /Docs: (?<context>[^\n]+)\nQuestion: (?<question>[^\n]+)/;
+  const answered = (): TraceParts => ({ ...fresh(), answer: "Within 30 days.", rootSeen: true });
+
+  it("does not read a message longer than MAX_PROMPT_MATCH_CHARS, and says so when nothing else matched", () => {
+    const parts = answered();
+    addPrompt(parts, [{ role: "system", content: `Docs: returns within 30 days.${" pad".repeat(MAX_PROMPT_MATCH_CHARS / 4)}\nQuestion: How long?` }]);
+    expect(resolveParts(parts, { mode: "regex", pattern })).toEqual({ ok: false, reason: "no_documents_prompt_too_long" });
+    addPrompt(parts, [{ role: "system", content: "Docs: refunds in 5 days.\nQuestion: When is my refund?" }]);
+    expect(resolveParts(parts, { mode: "regex", pattern })).toMatchObject({ ok: true, documents: ["refunds in 5 days."], question: "When is my refund?" });
+  });
+
+  it("reads each message once however often the trace is resolved (a record that touches a trace resolves it again)", () => {
+    const parts = answered();
+    const counted = new RegExp(pattern.source);
+    let reads = 0;
+    const exec = counted.exec.bind(counted);
+    counted.exec = (text: string) => {
+      reads++;
+      return exec(text);
+    };
+    for (let i = 0; i < 50; i++) {
+      addPrompt(parts, [{ role: "user", content: `message ${i} without documents` }]);
+      expect(resolveParts(parts, { mode: "regex", pattern: counted })).toEqual({ ok: false, reason: "no_documents_prompt_unmatched" });
+    }
+    expect(reads).toBe(50);
+    // Another pattern reads them again, from the first.
+    expect(resolveParts(parts, { mode: "regex", pattern: /Docs: (?<context>.+)/ })).toEqual({ ok: false, reason: "no_documents_prompt_unmatched" });
+    expect(parts.promptPicked?.scanned).toBe(50);
+  });
+});
+
 describe("collector: linear growth over input text (N vs 8N)", () => {
   it("absorbLog: distinct input messages of one record", () => {
     // Quadratic before: 20,000 messages took 0.7 s, 80,000 about 9 s.
