@@ -1,8 +1,15 @@
-import { Worker, isMainThread } from "node:worker_threads";
-import type { GatedWorkerData, NativeGate } from "./native-gate.ts";
-import { closeNativeGate, createNativeGate, threadNativeGates, waitNativeIdleSync, whenNativeIdle } from "./native-gate.ts";
+import type { Worker } from "node:worker_threads";
+import { isMainThread } from "node:worker_threads";
+import type { NativeGate } from "./native-gate.ts";
+import { closeNativeGate, waitNativeIdleSync, whenNativeIdle } from "./native-gate.ts";
+import type { WorkerPool, WorkerPoolOptions } from "./pool-types.ts";
+import { PoolError } from "./pool-types.ts";
 import type { PoolMessage, PoolReply } from "./protocol.ts";
+import type { Started } from "./start-worker.ts";
+import { startWorker as start } from "./start-worker.ts";
 
+export type { PoolFailure, WorkerPool, WorkerPoolOptions } from "./pool-types.ts";
+export { PoolError } from "./pool-types.ts";
 export type { PoolControl, PoolMessage, PoolReply, PoolRequest } from "./protocol.ts";
 export type { WorkerHandler, WorkerInit } from "./serve-worker.ts";
 export { JobAbortedError, serveWorker } from "./serve-worker.ts";
@@ -14,69 +21,6 @@ export { JobAbortedError, serveWorker } from "./serve-worker.ts";
  */
 export function workerUrl(moduleUrl: string): URL {
   return new URL(moduleUrl.endsWith(".ts") ? "./worker-entry.js" : "./worker.js", moduleUrl);
-}
-
-/** Why a job did not get a result from a worker: each maps to a reason the caller counts. */
-export type PoolFailure = "timeout" | "worker_crashed" | "unavailable" | "closed";
-
-/** A job the pool gave up on, with why. Errors a worker's handler threw are plain Errors. */
-export class PoolError extends Error {
-  readonly failure: PoolFailure;
-  constructor(failure: PoolFailure, message: string) {
-    super(message);
-    this.name = "PoolError";
-    this.failure = failure;
-  }
-}
-
-export interface WorkerPoolOptions {
-  /** Worker threads to keep running. */
-  readonly size: number;
-  /**
-   * A job's time limit, from when its worker starts it: jobs sent to one worker share it and are
-   * served oldest first, so a job's limit runs from when every job sent to that worker before it has
-   * ended. Over it the job fails with PoolError("timeout") and the worker is told to give it up; a
-   * worker that does not within `cancelGraceMs` is taken out of rotation and replaced. Default: none.
-   */
-  readonly timeoutMs?: number;
-  /** How long a worker has to give up a job that ran past its time limit before it is replaced. Default 5 000. */
-  readonly cancelGraceMs?: number;
-  /** How long close() waits for a worker to end its jobs and release what it holds before ending it anyway. Default 10 000. */
-  readonly closeGraceMs?: number;
-  /** On the main thread: the longest the process's exit waits for native calls in flight on the pool's threads. Default 30 000. */
-  readonly exitWaitMs?: number;
-  /** First delay before replacing a worker that died (doubles on each failed start, up to maxRestartDelayMs). Default 100. */
-  readonly restartDelayMs?: number;
-  /** Longest delay between attempts to replace a worker. Default 30 000. */
-  readonly maxRestartDelayMs?: number;
-  /** Called when a worker starts, dies or is replaced (for readiness and for resuming work). */
-  readonly onChange?: () => void;
-  /** Called each time a worker is replaced, with why it went: it crashed or exited, or it did not give up a job past its time limit. */
-  readonly onRestart?: (cause: "crashed" | "timeout", message: string) => void;
-}
-
-export interface WorkerPool<Q, R> {
-  /** Sends a job to the least busy live worker; rejects with PoolError("unavailable") when none is live. */
-  run(payload: Q): Promise<R>;
-  /** Sends the same job to every live worker (e.g. to read each one's counters); the replies, one per worker. */
-  runOnEach(payload: Q): Promise<R[]>;
-  /** Jobs sent and not yet answered (including those waiting for a replacement worker). */
-  readonly busy: number;
-  /** Workers running and able to take jobs. */
-  readonly alive: number;
-  readonly size: number;
-  /** Workers replaced since the pool started. */
-  readonly restarts: number;
-  /** Why the last replacement attempt failed, while no worker is live; undefined otherwise. */
-  readonly lastError: string | undefined;
-  /** What the workers said the user must be told when they started (e.g. a fallback to a triage backend), each once. */
-  readonly warnings: readonly string[];
-  /**
-   * Rejects every job not answered yet ("closed"), then closes each worker: it gives up its jobs,
-   * waits until none is running, releases what it holds and ends. Resolves once every worker has
-   * ended; none is ever ended inside a native call (native-gate.ts).
-   */
-  close(): Promise<void>;
 }
 
 interface Job<Q, R> {
@@ -105,47 +49,6 @@ interface Slot<Q, R> {
   restartTimer: NodeJS.Timeout | undefined;
   /** Resolves the wait of close() when the worker answers "closed". */
   onClosed: (() => void) | undefined;
-}
-
-/** A started worker, its gate and the warnings its "ready" carried. */
-interface Started {
-  readonly worker: Worker;
-  readonly gate: NativeGate;
-  readonly warnings: readonly string[];
-}
-
-/** Starts one worker with a gate of its own (under this thread's) and waits for its "ready" (or its startup error). */
-function start(entry: URL, data: unknown): Promise<Started> {
-  const gate = createNativeGate();
-  const workerData: GatedWorkerData = { data, gates: [...threadNativeGates(), gate] };
-  const worker = new Worker(entry, { workerData });
-  return new Promise((resolve, reject) => {
-    const onMessage = (m: PoolReply<unknown>): void => {
-      cleanup();
-      if (m.type === "ready") resolve({ worker, gate, warnings: Array.isArray(m.warnings) ? m.warnings.filter((w): w is string => typeof w === "string") : [] });
-      else {
-        // Nothing started inside it yet: it answered before taking any job.
-        void worker.terminate();
-        reject(new Error(m.type === "error" ? m.message : `worker sent ${m.type} before ready`));
-      }
-    };
-    const onError = (e: Error): void => {
-      cleanup();
-      reject(new Error(`worker failed to start: ${e.message}`));
-    };
-    const onExit = (code: number): void => {
-      cleanup();
-      reject(new Error(`worker exited with code ${code} before it was ready`));
-    };
-    const cleanup = (): void => {
-      worker.off("message", onMessage);
-      worker.off("error", onError);
-      worker.off("exit", onExit);
-    };
-    worker.on("message", onMessage);
-    worker.on("error", onError);
-    worker.on("exit", onExit);
-  });
 }
 
 /**
