@@ -27,8 +27,12 @@ export interface WorkerPoolOptions {
   readonly cancelGraceMs?: number;
   /** How long close() waits for a worker to end its jobs and release what it holds before ending it anyway. Default 10 000. */
   readonly closeGraceMs?: number;
-  /** On the main thread: the longest the process's exit waits for native calls in flight on the pool's threads. Default 30 000. */
-  readonly exitWaitMs?: number;
+  /**
+   * The longest ending a worker waits for the native calls in flight on it (a batch), ms: past it the
+   * worker is left running, unreferenced, rather than ended inside one, and close() resolves; on the
+   * main thread, also the longest the process's exit waits for them, all workers together. Default 30 000.
+   */
+  readonly nativeWaitMs?: number;
   /** First delay before replacing a worker that died (doubles on each failed start, up to maxRestartDelayMs). Default 100. */
   readonly restartDelayMs?: number;
   /** Longest delay between attempts to replace a worker. Default 30 000. */

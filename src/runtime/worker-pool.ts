@@ -60,7 +60,7 @@ interface Slot<Q, R> {
  *
  * No worker is ever ended while a native call may be running on it (native-gate.ts): its gate is
  * closed, the calls in flight finish, then it is terminated. On the main thread the same holds for
- * the process's exit: an 'exit' listener waits (up to `exitWaitMs`) for the calls in flight.
+ * the process's exit: an 'exit' listener waits (up to `nativeWaitMs`) for the calls in flight.
  */
 export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, options: WorkerPoolOptions | number): Promise<WorkerPool<Q, R>> {
   const opts: WorkerPoolOptions = typeof options === "number" ? { size: options } : options;
@@ -74,7 +74,7 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
   const maxDelay = opts.maxRestartDelayMs ?? 30_000;
   const cancelGraceMs = opts.cancelGraceMs ?? 5_000;
   const closeGraceMs = opts.closeGraceMs ?? 10_000;
-  const exitWaitMs = opts.exitWaitMs ?? 30_000;
+  const nativeWaitMs = opts.nativeWaitMs ?? 30_000;
   const slots: Array<Slot<Q, R>> = [];
   /** Innocent jobs whose worker was replaced, waiting for a live worker. */
   const waiting: Array<Job<Q, R>> = [];
@@ -96,14 +96,21 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
     }
   };
 
-  /** Ends a worker out of rotation: no native call starts on it any more; once none is in flight, it is terminated. */
+  /**
+   * Ends a worker out of rotation: no native call starts on it any more; once none is in flight, it is
+   * terminated. A call that never returns (a hung runtime) leaves the worker running, unreferenced,
+   * after nativeWaitMs: never ended inside it, and never holding up close().
+   */
   const end = (worker: Worker, gate: NativeGate): void => {
     worker.removeAllListeners("exit");
     worker.removeAllListeners("message");
     worker.on("error", () => undefined);
     closeNativeGate(gate);
     const ended = (async (): Promise<void> => {
-      await whenNativeIdle(gate);
+      if (!(await whenNativeIdle(gate, nativeWaitMs))) {
+        worker.unref();
+        return;
+      }
       await worker.terminate().catch(() => undefined);
       gates.delete(gate);
     })();
@@ -114,7 +121,8 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
   /** The process exits (main thread only): close every gate and wait for the native calls in flight, or the exit aborts. */
   const onProcessExit = (): void => {
     for (const gate of gates) closeNativeGate(gate);
-    for (const gate of gates) waitNativeIdleSync(gate, exitWaitMs);
+    const deadline = performance.now() + nativeWaitMs;
+    for (const gate of gates) waitNativeIdleSync(gate, Math.max(0, deadline - performance.now()));
   };
   if (isMainThread) process.on("exit", onProcessExit);
 

@@ -71,6 +71,16 @@ describe("worker pool: time limits and native calls", () => {
     expect([failureOf(await stuck), failureOf(await native)]).toEqual(["closed", "closed"]);
   });
 
+  it("does not let a native call that never returns hold up close(): its worker is left running, not ended inside it", async () => {
+    const { pool, counts } = await gatedPool({ size: 1, closeGraceMs: 50, nativeWaitMs: 100 });
+    const native = pool.run({ kind: "native", ms: 60_000 }).catch((e: unknown) => e);
+    await until(() => Atomics.load(counts, 0) === 1);
+    await pool.close();
+    expect(failureOf(await native)).toBe("closed");
+    // Still inside the call: the thread was not ended under it.
+    expect(Atomics.load(counts, 1)).toBe(0);
+  });
+
   it("runs a job's time limit from when the jobs sent before it to its worker have ended", async () => {
     const { pool } = await gatedPool({ size: 1, timeoutMs: 1_000, cancelGraceMs: 600_000 });
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
