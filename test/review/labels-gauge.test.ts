@@ -227,7 +227,7 @@ describe("groundwatch.review.labels", () => {
     expectLinear("label tally", measureGrowth(make, (labels) => {
       const tally = createLabelTally();
       for (const l of labels) tally.add(l);
-    }, { n: 2000 }));
+    }, { n: 1000, maxN: 1000 }));
   });
 
   it("passes over a labels file that links to /dev/zero or is a FIFO: the scrape answers, and each look is counted", async () => {
