@@ -1,33 +1,49 @@
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { bundledExampleHashes } from "../config/calibration-file.ts";
 import type { RelevanceFitRow } from "../core/relevance-fit.ts";
 import type { RelevanceCalibration } from "./calibrate-relevance.ts";
 import { calibrateRelevance, relevanceLines } from "./calibrate-relevance.ts";
 import type { Criterion } from "../core/calibration.ts";
-import { aurocWithInterval, calibrationVerdict, chooseThreshold, labelsToSettle } from "../core/calibration.ts";
+import { aurocWithInterval, calibrationVerdict, labelsToSettle } from "../core/calibration.ts";
+import type { Blocked, CausedFitRow } from "../core/calibration-fit.ts";
+import { blockedBy, classOutcomes, fitThreshold } from "../core/calibration-fit.ts";
+import { CAUSES } from "../core/cause.ts";
+import { comparedCalibration, thresholdInForce, writeCalibrationReport } from "./calibrate-report.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, resolveCliScoring, runCommand, scorerFor } from "./command.ts";
 import { createIdChecker } from "./unique-ids.ts";
 import { EXIT } from "./exit-codes.ts";
-import { inputLines, outputFile, readsOnce, writeOutputFile } from "./files.ts";
+import { inputLines, outputFile, readsOnce, sha256OfFile, writeOutputFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { parseScoreRow } from "./score-rows.ts";
-import { describeProduction, productionTally } from "../review/export.ts";
+import { productionTally } from "../review/export.ts";
 
 export const CALIBRATE_HELP: string = `groundwatch calibrate — choose a threshold from labelled answers, with the evidence for it
 
 Usage:
   groundwatch calibrate --set labelled.jsonl --criterion youden|f1|accuracy|target_fpr|target_recall
                         [--target-fpr 0.05] [--target-recall 0.9] [--out calibration.json]
-                        [--unscorable exclude|as-ungrounded]
+                        [--unscorable exclude|as-ungrounded] [--compare calibration.json]
 
 Rows: {"id" (unique), "context", "answer", "label": 1 (grounded) | 0 (not), "question"?,
-       "cause"?: "retrieval" | "generation"}.
+       "cause"?: "retrieval" | "generation" | "citation" | "mixed" | "unknown"}.
 Scores every row with the chosen backend, then reports AUROC (Mann–Whitney, mid-ranks for ties)
 with a 95% Hanley–McNeil interval, the threshold the criterion picks with its TPR and FPR, and the
-rows whose label the score contradicts most (review candidates, not verdicts). Writes
+rows whose label the score contradicts most (review candidates, not verdicts).
+
+Every rate is counted from the verdicts the scorer gives at that threshold, as groundwatch eval
+--calibration reports them on the same set: an answer with a contradicted claim, or citing a
+document that was not retrieved, is ungrounded whatever its score (it ranks lowest in the AUROC
+too). The threshold stored splits the fitted rows exactly as the rates say: midway between the
+chosen score and the next lower one, as a short decimal (never rounded across a score).
+
+Before writing, it shows what the new threshold does to each class of the set beside the
+threshold in force (--compare calibration.json, else the --out file when it exists, else the
+scoring threshold the flags, environment or config set, else the backend's default): grounded
+answers passed, and not-grounded ones caught by their labelled cause. calibration.json keeps that
+comparison (groundwatch evidence shows it) and every fitted row's id, label, score and verdict
+rule (groundwatch doctor re-scores a sample and checks the rates the file claims). Writes
 calibration.json: threshold, TPR/FPR, backend (name, version: the model, tier), date, AUROC with
 interval, the reference score distribution the SDK and the collector use for drift, and the set's
 fingerprint: its path as given, rows, the sha256 of its bytes (of its lines, each ending in "\n",
@@ -38,7 +54,8 @@ reviewers and time) make it say so: dataset.production {rows, reviewers, from, t
 It also fits the relevance thresholds the cause of an ungrounded answer is read with (as
 "relevance" in calibration.json, with their evidence): the context threshold from each row's own
 context against another row's context swapped in (seeded; relevance to the question, or without
-one to the answer), rows with a "cause" label used as labelled; the answer threshold from each
+one to the answer), rows with a "cause" label of "retrieval" or "generation" used as labelled
+(the other causes say nothing about the context's relevance); the answer threshold from each
 answer against another question's answer, on rows with a question. At least 20 examples of each
 kind are needed; with fewer, calibrate says so and the backend's default stays in force.
 
@@ -62,17 +79,6 @@ const CRITERIA: readonly Criterion[] = ["youden", "f1", "accuracy", "target_fpr"
 type UnscorablePolicy = "exclude" | "as-ungrounded";
 const UNSCORABLE_POLICIES: readonly UnscorablePolicy[] = ["exclude", "as-ungrounded"];
 
-/** The sha256 of a file's bytes, read as a stream. */
-function hashFile(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash("sha256");
-    createReadStream(path)
-      .on("data", (chunk) => hash.update(chunk))
-      .on("error", reject)
-      .on("end", () => resolve(hash.digest("hex")));
-  });
-}
-
 /** Runs `groundwatch calibrate`; resolves to the exit code. */
 export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<number> {
   return runCommand("calibrate", CALIBRATE_HELP, io, async () => {
@@ -84,6 +90,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       out: { type: "string" },
       "audit-size": { type: "string" },
       unscorable: { type: "string" },
+      compare: { type: "string" },
       ...BACKEND_FLAGS,
     });
     const source = inputPath(args.set, io);
@@ -96,11 +103,12 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const auditSize = numberFlag("audit-size", args["audit-size"], (n) => Number.isInteger(n) && n >= 0, "a whole number") ?? 10;
     // Checked before any row is scored: a bad --out should not cost a whole run.
     const outPath = outputFile("--out", args.out ?? "calibration.json", io);
+    const compared = comparedCalibration(args.compare, io);
     const scoring = resolveCliScoring(args, io).scoring;
     const scorer = await scorerFor(scoring, io);
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
 
-    const read: Array<{ id: string | number; label: 0 | 1; score: number | null }> = [];
+    const read: Array<{ id: string | number; label: 0 | 1; score: number | null; blocked: Blocked | undefined; cause: string | undefined }> = [];
     const fitRows: RelevanceFitRow[] = [];
     let relevance: RelevanceCalibration | undefined;
     // Standard input or a pipe cannot be read twice: its fingerprint is the hash of its lines, each ending in "\n".
@@ -121,11 +129,13 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
         const { label, cause } = value;
         production.add(value);
         if (label !== 0 && label !== 1) throw new UsageError(`line ${n}: "label" must be 1 (grounded) or 0 (not grounded) (got ${JSON.stringify(label)})`);
-        if (cause !== undefined && cause !== "retrieval" && cause !== "generation") throw new UsageError(`line ${n}: "cause" must be "retrieval" or "generation" when present (got ${JSON.stringify(cause)})`);
+        if (cause !== undefined && !(CAUSES as readonly unknown[]).includes(cause)) throw new UsageError(`line ${n}: "cause" must be one of ${CAUSES.map((c) => `"${c}"`).join(", ")} when present (got ${JSON.stringify(cause)})`);
+        const labelledCause = cause as string | undefined;
         const { question, answer, context } = parsed.row;
-        fitRows.push({ question, answer, context, cause });
+        // Relevance can be fitted only from causes that say whether the context addressed the question.
+        fitRows.push({ question, answer, context, cause: labelledCause === "retrieval" || labelledCause === "generation" ? labelledCause : undefined });
         const r = await scorer.score({ answer, context });
-        read.push({ id: parsed.row.id, label, score: r.verdict === "unscorable" ? null : r.score });
+        read.push({ id: parsed.row.id, label, score: r.verdict === "unscorable" ? null : r.score, blocked: blockedBy(r), cause: label === 0 ? labelledCause : undefined });
       }
       try {
         relevance = await calibrateRelevance(fitRows, scorer, scoring);
@@ -137,7 +147,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     }
     const unscorable = read.filter((r) => r.score === null);
     // exclude: an unscorable row has no score to rank, so it is no evidence either way.
-    // as-ungrounded: it fits as score 0, failing closed, as live traffic is alerted on.
+    // as-ungrounded: it fits as score 0 and is flagged at every threshold, failing closed, as live traffic is alerted on.
     const rows = read.flatMap((r) => (r.score !== null ? [{ ...r, score: r.score, unscorable: false }] : unscorablePolicy === "as-ungrounded" ? [{ ...r, score: 0, unscorable: true }] : []));
     const excluded = read.length - rows.length;
     const positives = rows.filter((r) => r.label === 1).length;
@@ -145,20 +155,28 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       const after = excluded > 0 ? ` after excluding ${excluded} unscorable row${excluded === 1 ? "" : "s"} (--unscorable exclude)` : "";
       throw new UsageError(`the set needs both labels${after}: it has ${positives} grounded and ${rows.length - positives} not grounded rows`);
     }
-    const scores = rows.map((r) => r.score);
-    const labels = rows.map((r) => r.label);
-    const est = aurocWithInterval(scores, labels);
-    const choice = chooseThreshold(scores, labels, criterion, criterion === "target_fpr" ? targetFpr : targetRecall);
+    // The AUROC of the verdict rule: an answer ungrounded at every threshold ranks below every other.
+    const est = aurocWithInterval(
+      rows.map((r) => (r.blocked ? -1 : r.score)),
+      rows.map((r) => r.label),
+    );
+    const fitted: CausedFitRow[] = rows;
+    const fit = fitThreshold(fitted, criterion, criterion === "target_fpr" ? targetFpr : targetRecall);
+    const inForce = thresholdInForce({ compared, out: outPath, scoring, scorerThreshold: scorer.threshold, backend: scorer.backend.name });
+    const classes = classOutcomes(fitted, inForce.threshold, fit.threshold, ["retrieval", "generation", "citation"]);
     const verdict = calibrationVerdict(est);
     const settle = verdict === "pass" ? 0 : labelsToSettle(est);
     // Review candidates: grounded-labelled rows the scorer rates lowest, and the reverse. Never an
     // unscorable row: its score says nothing about its label (a refusal labelled 1 is often right).
+    // Ranked by the verdict rule: an answer with a contradicted claim is as ungrounded as a score of 0,
+    // so one labelled 0 agrees with its verdict and is no candidate, and one labelled 1 is the strongest.
     const scored = rows.filter((r) => !r.unscorable);
-    const audit = [...scored.filter((r) => r.label === 1).sort((a, b) => a.score - b.score).slice(0, auditSize), ...scored.filter((r) => r.label === 0).sort((a, b) => b.score - a.score).slice(0, auditSize)]
-      .sort((a, b) => Math.abs(b.score - b.label) - Math.abs(a.score - a.label))
+    const rank = (r: (typeof scored)[number]): number => (r.blocked ? 0 : r.score);
+    const audit = [...scored.filter((r) => r.label === 1).sort((a, b) => rank(a) - rank(b)).slice(0, auditSize), ...scored.filter((r) => r.label === 0 && !r.blocked).sort((a, b) => rank(b) - rank(a)).slice(0, auditSize)]
+      .sort((a, b) => Math.abs(rank(b) - b.label) - Math.abs(rank(a) - a.label))
       .slice(0, auditSize)
-      .map((r) => ({ id: r.id, label: r.label, score: Number(r.score.toFixed(6)) }));
-    const sha256 = stdinHash ? stdinHash.digest("hex") : await hashFile(source);
+      .map((r) => ({ id: r.id, label: r.label, score: Number(r.score.toFixed(6)), ...(r.blocked ? { blocked: r.blocked } : {}) }));
+    const sha256 = stdinHash ? stdinHash.digest("hex") : await sha256OfFile(source);
     // By hash, not by name: a copy of examples/labelled.jsonl under another name is still the example.
     const bundled = bundledExampleHashes().has(sha256);
     const fromProduction = production.provenance();
@@ -168,10 +186,12 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       backend: scorer.backend,
       criterion,
       ...(criterion === "target_fpr" ? { targetFpr } : criterion === "target_recall" ? { targetRecall } : {}),
-      threshold: Number(choice.threshold.toFixed(6)),
-      tpr: choice.tpr,
-      fpr: choice.fpr,
-      precision: choice.precision,
+      // Stored as chosen: it splits the fitted rows exactly as tpr, fpr and counts say (doctor checks it).
+      threshold: fit.threshold,
+      tpr: fit.tpr,
+      fpr: fit.fpr,
+      precision: fit.precision,
+      counts: { groundedPassed: fit.groundedPassed, groundedFlagged: fit.groundedFlagged, ungroundedPassed: fit.ungroundedPassed, ungroundedFlagged: fit.ungroundedFlagged },
       // rows/positives/negatives: what the AUROC and the threshold were fitted on.
       // The fingerprint: path as given, sha256 of the bytes, and whether they are groundwatch's own examples.
       dataset: { path: args.set, rows: rows.length, positives, negatives: rows.length - positives, unscorable: unscorable.length, sha256, bundled, ...(fromProduction ? { production: fromProduction } : {}) },
@@ -184,35 +204,15 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       referenceScores: scored.map((r) => Number(r.score.toFixed(6))),
       audit,
       ...(relevance ? { relevance } : {}),
+      // What the new threshold does to each class beside the threshold in force (groundwatch evidence shows it).
+      comparison: { inForce, classes },
+      // Every fitted row as the threshold was fitted to it: doctor recounts the rates and re-scores a sample.
+      fittedRows: rows.map((r) => ({ id: r.id, label: r.label, score: r.score, ...(r.blocked ? { blocked: r.blocked } : {}), ...(r.cause !== undefined ? { cause: r.cause } : {}) })),
     };
+    writeCalibrationReport(io, { est, fit, criterion, inForce, classes, unscorable, unscorablePolicy, rows: rows.length, positives, verdict, settle, production: fromProduction, relevance: relevanceLines(relevance, scorer.relevanceThresholds), audit, outPath, bundled, set: String(args.set) });
     writeOutputFile("--out", outPath, `${JSON.stringify(calibration, null, 2)}\n`);
-    const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
-    if (unscorable.length > 0) {
-      const grounded = unscorable.filter((r) => r.label === 1).length;
-      const split = `${grounded} labelled grounded, ${unscorable.length - grounded} not`;
-      io.stdout.write(
-        unscorablePolicy === "exclude"
-          ? `excluded ${unscorable.length} unscorable row${unscorable.length === 1 ? "" : "s"} from the fit (${split}): the backend could not score them (no checkable claim, e.g. a refusal, or no context); --unscorable as-ungrounded fits them as score 0\n`
-          : `fitted ${unscorable.length} unscorable row${unscorable.length === 1 ? "" : "s"} as score 0 (${split}; --unscorable as-ungrounded)\n`,
-      );
-    }
-    if (fromProduction) io.stdout.write(`${describeProduction(fromProduction)} (dataset.production in calibration.json)\n`);
-    io.stdout.write(`AUROC ${est.auroc.toFixed(3)} [${est.low.toFixed(3)}, ${est.high.toFixed(3)}] on ${rows.length} rows (${positives} grounded, ${rows.length - positives} not)${est.continuityCorrected ? " — perfect separation; interval continuity-corrected" : ""}\n`);
-    if (verdict === "pass") io.stdout.write("PASS: the interval excludes 0.5 — the score separates grounded from ungrounded answers on this set.\n");
-    else if (verdict === "anti-correlated") io.stdout.write("FAIL: ANTI-CORRELATED — higher scores go with answers labelled NOT grounded. Check which way the labels point (1 must mean grounded) before anything else.\n");
-    else io.stdout.write(`FAIL: the interval includes 0.5 — this set has not established a signal. ${settle === undefined ? "No realistic set would settle it at this effect size: the signal is not there." : `About ${settle} more labelled rows would settle it at this effect size.`}\n`);
-    io.stdout.write(`threshold ${choice.threshold.toFixed(4)} (${criterion}): TPR ${pct(choice.tpr)}, FPR ${pct(choice.fpr)}, precision ${pct(choice.precision)}\n`);
-    for (const l of relevanceLines(relevance, scorer.relevanceThresholds)) io.stdout.write(`${l}\n`);
-    if (audit.length > 0) {
-      io.stdout.write("label review candidates (the score disagrees most; not verdicts):\n");
-      for (const a of audit) io.stdout.write(`  ${sanitizeForTerminal(String(a.id))}: label ${a.label}, score ${a.score.toFixed(3)}\n`);
-    }
     io.stdout.write(`wrote ${outPath}\n`);
-    if (bundled) {
-      io.stderr.write(
-        `groundwatch calibrate: WARNING: ${sanitizeForTerminal(String(args.set))} is one of groundwatch's bundled examples: this run demonstrates the command, it does not calibrate your service. serve, doctor, evidence and the SDK will say so, and will refuse its reference scores for drift. Label answers of your own (groundwatch init writes a starter set) and calibrate on them.\n`,
-      );
-    }
     return verdict === "pass" ? EXIT.ok : EXIT.failure;
   });
 }
+

@@ -12,6 +12,7 @@ import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, i
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { numberFlag, openBackend, parseFlags, resolveCliScoring, runCommand } from "./command.ts";
+import { checkClaimedRates, recheckCalibration } from "./doctor-recheck.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
@@ -19,13 +20,17 @@ import { sanitizeForTerminal } from "./io.ts";
 export const DOCTOR_HELP: string = `groundwatch doctor — preflight for a deployment
 
 Usage:
-  groundwatch doctor [--backend …] [--calibration calibration.json] [--sampler-cmd CMD]
-                     [--collector URL] [--prometheus URL] [--skip-backend]
+  groundwatch doctor [--backend …] [--calibration calibration.json [--set labelled.jsonl] [--recheck 20]]
+                     [--sampler-cmd CMD] [--collector URL] [--prometheus URL] [--skip-backend]
 
 Checks: onnxruntime-node is installed when the backend needs it, the entailment backend loads, its tier, its label mapping, and that it answers two test
 pairs sensibly; which scorer measures relevance (a relevance cross-encoder, the judge, or lexical) and that a configured relevance model is found; whether the threshold is calibrated (and whether that calibration established a
 signal; a WARN, never a PASS, when it was fitted on groundwatch's bundled examples, with another
-backend or model than the one that loaded, or records no fingerprint of its data set); resample diversity when a sampler is given; the collector's /readyz and Prometheus (and
+backend or model than the one that loaded, or records no fingerprint of its data set); that the
+calibration's threshold gives, on the rows it was fitted on, the TPR and FPR the file claims; and,
+with the backend loaded, that it gives a sample of those rows (--recheck N, default 20; 0 skips it),
+re-scored from the labelled set (the path the file records, or --set; the same bytes by sha256), the
+verdicts the file records — a FAIL names the rows that differ; resample diversity when a sampler is given; the collector's /readyz and Prometheus (and
 whether it holds groundwatch series) when their URLs are given. Every failure comes with its fix.
 
 Sampler: --sampler-cmd CMD [--samples N] [--prompt TEXT] [--timeout SECONDS] runs CMD (through the shell) once for a fixed prompt. The prompt arrives on standard input and in
@@ -39,6 +44,8 @@ Exit codes: 0 ready, 1 not ready (each failure printed with its fix), 2 bad flag
 ${BACKEND_FLAGS_HELP}`;
 
 const DEFAULT_PROMPT = "Name a city in Australia and say one thing about it.";
+/** Fitted rows doctor re-scores from a calibration's set by default. */
+const DEFAULT_RECHECK_ROWS = 20;
 
 function parseSamples(stdout: string): string[] {
   const trimmed = stdout.trim();
@@ -156,14 +163,14 @@ async function checkBackend(args: Parameters<typeof openBackend>[0], io: Command
  * groundwatch's bundled examples, with another backend or model than `scoring` (the one that loaded),
  * or records no fingerprint; a WARN line for a reference that drift will refuse.
  */
-function checkCalibration(path: string | undefined, io: CommandIo, scoring: BackendIdentity | undefined): Check[] {
-  if (!path) return [{ status: "WARN", what: "threshold", detail: "not calibrated (no --calibration)", fix: "label a few hundred answers and run groundwatch calibrate; pass the calibration.json to the SDK or collector" }];
+function checkCalibration(path: string | undefined, io: CommandIo, scoring: BackendIdentity | undefined): { checks: Check[]; cal?: Calibration } {
+  if (!path) return { checks: [{ status: "WARN", what: "threshold", detail: "not calibrated (no --calibration)", fix: "label a few hundred answers and run groundwatch calibrate; pass the calibration.json to the SDK or collector" }] };
   let cal: Calibration;
   try {
     cal = readCalibrationFile(resolve(io.cwd, path), "--calibration");
   } catch (error) {
     const why = isConfigError(error) ? error.expected : (error as Error).message;
-    return [{ status: "FAIL", what: "threshold", detail: `cannot read ${path}: ${why}`, fix: "point --calibration at the calibration.json written by groundwatch calibrate" }];
+    return { checks: [{ status: "FAIL", what: "threshold", detail: `cannot read ${path}: ${why}`, fix: "point --calibration at the calibration.json written by groundwatch calibrate" }] };
   }
   const auroc = cal.auroc ? `AUROC ${cal.auroc.value.toFixed(3)} [${cal.auroc.low.toFixed(3)}, ${cal.auroc.high.toFixed(3)}]` : "no AUROC recorded";
   const rel = cal.relevanceThresholds;
@@ -177,7 +184,10 @@ function checkCalibration(path: string | undefined, io: CommandIo, scoring: Back
   for (const c of caveats) checks.push({ status: "WARN", what: "calibration data", detail: c.message });
   const refused = caveats.find((c) => c.refusesDrift);
   if (refused) checks.push({ status: "WARN", what: "drift reference", detail: `refused: ${refused.kind === "bundled_examples" ? "fitted on groundwatch's bundled examples" : "fitted with another backend or model"}; drift compares each route with its own first window instead`, fix: "calibrate on labelled answers of your own, with the backend that scores" });
-  return checks;
+  // What the file claims of its own threshold, counted again from the rows it records.
+  const rates = checkClaimedRates(cal);
+  if (rates) checks.push(rates);
+  return { checks, cal };
 }
 
 async function checkUrl(what: string, url: string, path: string, fix: string): Promise<Check> {
@@ -213,8 +223,11 @@ export function runDoctor(argv: readonly string[], io: CommandIo): Promise<numbe
       collector: { type: "string" },
       prometheus: { type: "string" },
       "skip-backend": { type: "boolean" },
+      recheck: { type: "string" },
+      set: { type: "string" },
       ...BACKEND_FLAGS,
     });
+    const recheckRows = numberFlag("recheck", args.recheck, (n) => Number.isInteger(n) && n >= 0, "a whole number") ?? DEFAULT_RECHECK_ROWS;
     const wanted = numberFlag("samples", args.samples, (n) => Number.isInteger(n) && n >= 2, "an integer of at least 2") ?? 5;
     const timeoutS = numberFlag("timeout", args.timeout, (n) => n > 0, "a positive number of seconds") ?? 120;
     const checks: Check[] = [];
@@ -223,7 +236,13 @@ export function runDoctor(argv: readonly string[], io: CommandIo): Promise<numbe
     const loaded = args["skip-backend"] ? undefined : await checkBackend(args, io, requiresProduction(args, io));
     if (loaded) checks.push(...loaded.checks);
     // The calibration file is checked whenever one is given, with or without the backend check.
-    if (!args["skip-backend"] || args.calibration !== undefined) checks.push(...checkCalibration(args.calibration, io, loaded?.backend));
+    if (!args["skip-backend"] || args.calibration !== undefined) {
+      const calibration = checkCalibration(args.calibration, io, loaded?.backend);
+      checks.push(...calibration.checks);
+      // Re-scoring needs the backend that loaded; with --skip-backend there is none.
+      if (calibration.cal && loaded?.backend) checks.push(await recheckCalibration(calibration.cal, { rows: recheckRows, set: args.set, scoring: resolveCliScoring(args, io).scoring }, io));
+      else if (calibration.cal && args["skip-backend"]) checks.push({ status: "INFO", what: "calibration re-score", detail: "not re-scored (--skip-backend)" });
+    }
     for (const c of checks) report(io, c);
     let failures = checks.filter((c) => c.status === "FAIL").length;
     if (args["sampler-cmd"]) failures += await checkSampler(args["sampler-cmd"], wanted, timeoutS, args.prompt, io);

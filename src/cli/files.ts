@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { WriteStream } from "node:fs";
 import { accessSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -24,6 +25,17 @@ export function readsOnce(source: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The sha256 of a file's bytes (hex), read as a stream. */
+export function sha256OfFile(path: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const hash = createHash("sha256");
+    createReadStream(path)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("error", reject)
+      .on("end", () => resolvePromise(hash.digest("hex")));
+  });
 }
 
 /** The lines of an input file or pipe, or of standard input for "-", the first without its byte order mark. */

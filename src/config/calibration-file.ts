@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BackendIdentity, CalibrationProvenance, CalibrationVerdict, DatasetFingerprint, ProductionProvenance } from "../core/calibration.ts";
 import { CALIBRATION_VERDICTS, calibrationVerdict } from "../core/calibration.ts";
+import type { Blocked, ClassOutcome, FitRow } from "../core/calibration-fit.ts";
+import { BLOCKED_REASONS } from "../core/calibration-fit.ts";
 import { ConfigError } from "./errors.ts";
 import type { ResolvedScoreOptions } from "./score-options.ts";
 import { stripBom } from "./text-file.ts";
@@ -61,6 +63,26 @@ export interface Calibration extends CalibrationProvenance {
    * they apply where the user set none, before the backend's recommended ones.
    */
   readonly relevanceThresholds: { readonly context?: number; readonly answer?: number } | undefined;
+  /** The rates the file claims for its threshold (tpr, fpr, precision), and their counts when recorded; undefined when it records none. */
+  readonly claimed: ClaimedRates | undefined;
+  /** Every row the threshold was fitted on, as calibrate scored it; undefined for a file written before calibrate recorded them. */
+  readonly fittedRows: readonly FittedRowRecord[] | undefined;
+  /** What the threshold did to each class of the set beside the threshold in force when it was fitted; undefined when not recorded. */
+  readonly comparison: { readonly inForce: { readonly threshold: number; readonly source: string }; readonly classes: readonly ClassOutcome[] } | undefined;
+}
+
+/** The rates calibration.json claims for its threshold. */
+export interface ClaimedRates {
+  readonly tpr: number;
+  readonly fpr: number;
+  readonly precision: number | undefined;
+  readonly counts: { readonly groundedPassed: number; readonly groundedFlagged: number; readonly ungroundedPassed: number; readonly ungroundedFlagged: number } | undefined;
+}
+
+/** One fitted row in calibration.json's "fittedRows". */
+export interface FittedRowRecord extends FitRow {
+  readonly id: string | number;
+  readonly cause?: string | undefined;
 }
 
 /**
@@ -170,5 +192,48 @@ export function readCalibrationFile(path: string, field = "calibrationFile", opt
     unscorable: d && finite(d.unscorable) ? { rows: d.unscorable, excluded } : excluded !== undefined ? { rows: excluded, excluded } : undefined,
     dataset: fingerprintOf(d, bundled),
     relevanceThresholds: relevanceOf(c.relevance, field, path),
+    claimed: claimedOf(c),
+    fittedRows: fittedRowsOf(c.fittedRows, field, path),
+    comparison: comparisonOf(record(c.comparison)),
   };
+}
+
+/** The rates the file claims, when it records a TPR and an FPR. */
+function claimedOf(c: Record<string, unknown>): ClaimedRates | undefined {
+  if (!finite(c.tpr) || !finite(c.fpr)) return undefined;
+  const k = record(c.counts);
+  const keys = ["groundedPassed", "groundedFlagged", "ungroundedPassed", "ungroundedFlagged"] as const;
+  const counts = k && keys.every((key) => finite(k[key])) ? { groundedPassed: k.groundedPassed as number, groundedFlagged: k.groundedFlagged as number, ungroundedPassed: k.ungroundedPassed as number, ungroundedFlagged: k.ungroundedFlagged as number } : undefined;
+  return { tpr: c.tpr, fpr: c.fpr, precision: finite(c.precision) ? c.precision : undefined, counts };
+}
+
+/** "fittedRows": each {id, label 0|1, score, blocked?, cause?}; anything else is a ConfigError naming the row's field. */
+function fittedRowsOf(v: unknown, field: string, path: string): readonly FittedRowRecord[] | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v)) throw new ConfigError(field, path, '"fittedRows" is not an array');
+  return v.map((item: unknown, i): FittedRowRecord => {
+    const r = record(item);
+    const bad = (what: string): ConfigError => new ConfigError(field, path, `"fittedRows[${i}]${what}`);
+    if (!r) throw bad('" is not a JSON object');
+    if (typeof r.id !== "string" && typeof r.id !== "number") throw bad('.id" is not a string or a number');
+    if (r.label !== 0 && r.label !== 1) throw bad('.label" is not 0 or 1');
+    if (!finite(r.score) || r.score < 0 || r.score > 1) throw bad('.score" is not a number from 0 to 1');
+    if (r.blocked !== undefined && !(BLOCKED_REASONS as readonly unknown[]).includes(r.blocked)) throw bad(`.blocked" is not one of ${BLOCKED_REASONS.join(", ")}`);
+    if (r.cause !== undefined && typeof r.cause !== "string") throw bad('.cause" is not a string');
+    return { id: r.id, label: r.label, score: r.score, ...(r.blocked !== undefined ? { blocked: r.blocked as Blocked } : {}), ...(typeof r.cause === "string" ? { cause: r.cause } : {}) };
+  });
+}
+
+/** "comparison", when well formed (it is shown, never computed with). */
+function comparisonOf(c: Record<string, unknown> | undefined): Calibration["comparison"] {
+  const inForce = record(c?.inForce);
+  if (!c || !inForce || !finite(inForce.threshold) || !Array.isArray(c.classes)) return undefined;
+  const classes: ClassOutcome[] = [];
+  for (const item of c.classes as unknown[]) {
+    const k = record(item);
+    const right = record(k?.right);
+    if (!k || !right || typeof k.name !== "string" || (k.label !== 0 && k.label !== 1) || !finite(k.rows) || !finite(right.inForce) || !finite(right.proposed)) return undefined;
+    classes.push({ name: k.name, label: k.label, rows: k.rows, right: { inForce: right.inForce, proposed: right.proposed } });
+  }
+  return { inForce: { threshold: inForce.threshold, source: text(inForce.source) ?? "not recorded" }, classes };
 }

@@ -1,3 +1,4 @@
+import { fitThreshold } from "./calibration-fit.ts";
 import { auroc } from "./stats.ts";
 
 /** Standard error of an AUROC (Hanley & McNeil, 1982). */
@@ -66,46 +67,15 @@ export interface ThresholdChoice {
  * Picks the threshold (answers scoring at or above it count as grounded) by a criterion:
  * Youden's J, F1 or accuracy maximised; the lowest false-positive rate at or under a
  * target ("target_fpr"); or the highest threshold that keeps recall at a target.
- * Positives are label 1 (grounded).
+ * Positives are label 1 (grounded). The threshold is the value to store: it splits these scores
+ * as the chosen cut does, between the chosen score and the next lower one (fitThreshold).
  */
 export function chooseThreshold(scores: readonly number[], labels: readonly number[], criterion: Criterion, target?: number): ThresholdChoice {
-  const pos = labels.filter((l) => l === 1).length;
-  const neg = labels.length - pos;
-  const candidates = [...new Set(scores)].sort((a, b) => a - b);
-  candidates.push(Math.max(...scores) + 1e-9);
-  const stats = candidates.map((t) => {
-    let tp = 0;
-    let fp = 0;
-    scores.forEach((s, i) => {
-      if (s >= t) {
-        if (labels[i] === 1) tp++;
-        else fp++;
-      }
-    });
-    const tpr = pos ? tp / pos : 0;
-    const fpr = neg ? fp / neg : 0;
-    const precision = tp + fp ? tp / (tp + fp) : 1;
-    const accuracy = (tp + (neg - fp)) / Math.max(1, labels.length);
-    const f1 = precision + tpr ? (2 * precision * tpr) / (precision + tpr) : 0;
-    return { threshold: t, tpr, fpr, precision, accuracy, f1 };
-  });
-  const best = (key: (s: ThresholdChoice) => number, pool = stats): ThresholdChoice => pool.reduce((a, b) => (key(b) > key(a) ? b : a));
-  switch (criterion) {
-    case "youden":
-      return best((s) => s.tpr - s.fpr);
-    case "f1":
-      return best((s) => s.f1);
-    case "accuracy":
-      return best((s) => s.accuracy);
-    case "target_fpr": {
-      const ok = stats.filter((s) => s.fpr <= (target ?? 0.05));
-      return best((s) => s.tpr, ok.length > 0 ? ok : stats);
-    }
-    case "target_recall": {
-      const ok = stats.filter((s) => s.tpr >= (target ?? 0.9));
-      return best((s) => s.threshold, ok.length > 0 ? ok : stats);
-    }
-  }
+  return fitThreshold(
+    scores.map((score, i) => ({ score, label: labels[i] === 1 ? 1 : 0 })),
+    criterion,
+    target,
+  );
 }
 
 /** Wilson score interval for a proportion (95%). */

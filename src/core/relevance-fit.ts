@@ -69,11 +69,10 @@ export function fitRelevanceThreshold(examples: readonly RelevanceExample[], min
   }
   const scores = usable.map((e) => e.score);
   const labels = usable.map((e) => (e.relevant ? 1 : 0));
+  // The stored threshold lies midway between the chosen score and the next lower one: the same split of these examples, not on a score.
   const choice = chooseThreshold(scores, labels, "youden");
   const est = aurocWithInterval(scores, labels);
-  // Midway between the chosen score and the next lower one: the same split of these examples, not on a score.
-  const below = scores.reduce((m, s) => (s < choice.threshold && s > m ? s : m), -Infinity);
-  const threshold = below === -Infinity ? choice.threshold : (choice.threshold + below) / 2;
+  const threshold = choice.threshold;
   return {
     fitted: true,
     // A threshold above every score (nothing relevant) is clipped to the scale.

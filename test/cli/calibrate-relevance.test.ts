@@ -96,11 +96,19 @@ describe("groundwatch calibrate: relevance thresholds", () => {
     }
   });
 
-  it("refuses a cause label other than retrieval or generation, naming the line", async () => {
-    const set = labelledSet(4, { questions: false, extra: [{ id: "x", context: ["a"], answer: "b", label: 0, cause: "citation" }] });
-    const run = await runCli(["calibrate", "--set", set, "--out", join(tempDir(), "c.json"), "--backend", "offline"]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('line 5: "cause" must be "retrieval" or "generation" when present');
+  // Issue 36: calibrate refused "cause": "citation" rows that eval accepts.
+  it("accepts every cause groundwatch names, fits relevance only from retrieval and generation, and refuses another word naming the line", async () => {
+    const extra = ["citation", "mixed", "unknown"].map((cause, i) => ({ id: `x${i}`, context: ["Refunds are issued within 5 days."], answer: "Refunds are issued within 90 days [3].", label: 0, cause }));
+    const set = labelledSet(4, { questions: false, extra });
+    const out = join(tempDir(), "c.json");
+    const run = await runCli(["calibrate", "--set", set, "--out", out, "--backend", "offline"]);
+    expect(run.stderr).not.toContain('"cause" must be');
+    const cal = JSON.parse(readFileSync(out, "utf8")) as { comparison: { classes: Array<{ name: string; rows: number }> } };
+    expect(cal.comparison.classes.map((c) => c.name)).toEqual(expect.arrayContaining(["citation", "mixed", "unknown"]));
+    const bad = labelledSet(4, { questions: false, extra: [{ id: "x", context: ["a"], answer: "b", label: 0, cause: "hallucination" }] });
+    const refused = await runCli(["calibrate", "--set", bad, "--out", join(tempDir(), "c.json"), "--backend", "offline"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('line 5: "cause" must be one of "retrieval", "generation", "citation", "mixed", "unknown" when present (got "hallucination")');
   });
 });
 

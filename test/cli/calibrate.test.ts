@@ -65,7 +65,7 @@ describe("groundwatch calibrate", () => {
     // --unscorable as-ungrounded fits them as score 0 (the old behaviour); they are still never review candidates,
     // and never drift reference scores (live unscorable answers have no score).
     const asUngrounded = await runCli(["calibrate", "--set", set, "--out", out, "--backend", "offline", "--audit-size", "40", "--unscorable", "as-ungrounded"]);
-    expect(asUngrounded.stdout).toContain("fitted 3 unscorable rows as score 0 (2 labelled grounded, 1 not; --unscorable as-ungrounded)");
+    expect(asUngrounded.stdout).toContain("fitted 3 unscorable rows as score 0, flagged at every threshold (2 labelled grounded, 1 not; --unscorable as-ungrounded)");
     expect(asUngrounded.stdout).toMatch(/on 27 rows \(14 grounded, 13 not\)/);
     expect(asUngrounded.stdout).not.toMatch(/refusal-|no-context/);
     const cal2 = JSON.parse(readFileSync(out, "utf8")) as typeof cal;

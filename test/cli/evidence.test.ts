@@ -9,6 +9,7 @@ import { scoringInUse, scoringNotices } from "../../src/cli/evidence-scoring.ts"
 import { readCalibrationFile } from "../../src/config/calibration-file.ts";
 import { chartResolution, describePeriod, formatDuration, MAX_CHART_POINTS, parseTime, promDuration, resolvePeriod } from "../../src/cli/period.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
+import { verdictSet } from "../helpers/verdict-set.ts";
 import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 
 /** One request the fake Prometheus received: its path and query parameters. */
@@ -124,6 +125,29 @@ describe("groundwatch evidence: a calibration that did not pass", () => {
     expect(html).not.toContain('class="alarm"');
     expect(html).toContain('<tr><td>verdict</td><td class="">pass — the interval excludes 0.5</td></tr>');
     expect(html).toContain("<tr><td>unscorable rows</td><td>2, fitted as score 0 (written by a calibrate that did not exclude them)</td></tr>");
+  });
+
+  // Issue 36: serving a calibration lowered detection, and nothing in the evidence showed it.
+  it("shows what the threshold does on its fitted rows and to each class beside the threshold in force, and flags claims its rows do not bear out", async () => {
+    const prom = await fakePrometheus("/r");
+    const cal = join(tempDir(), "calibration.json");
+    const old = join(tempDir(), "old.json");
+    writeFileSync(old, JSON.stringify({ threshold: 0.5, referenceScores: [0.5] }));
+    expect((await runCli(["calibrate", "--set", verdictSet({ partlyWrong: true }), "--out", cal, "--backend", "offline", "--compare", old])).code).toBe(0);
+    const out = join(tempDir(), "evidence.html");
+    expect((await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--calibration", cal, "--out", out])).code).toBe(0);
+    const html = readFileSync(out, "utf8");
+    const threshold = (JSON.parse(readFileSync(cal, "utf8")) as { threshold: number }).threshold;
+    expect(html).toContain(`<tr><td>threshold</td><td>${threshold} (youden)</td></tr>`);
+    expect(html).toContain("What the threshold does on the 36 rows it was fitted on, by the scorer's verdicts: TPR 100.0% (19 of 19 grounded answers pass), FPR 11.8% (2 of 17 not-grounded answers pass)");
+    expect(html).toContain(`Beside the threshold in force when it was fitted: 0.5 (${old} (--compare))`);
+    expect(html).toContain('<tr><td>grounded answers passed</td><td>19</td><td>11 of 19 (57.9%)</td><td class="">19 of 19 (100.0%)</td></tr>');
+    expect(html).toContain('<tr><td>not grounded, generation: caught</td><td>8</td><td>7 of 8 (87.5%)</td><td class="over">6 of 8 (75.0%)</td></tr>');
+    // A file claiming rates its threshold does not give on its own rows is called out.
+    const file = JSON.parse(readFileSync(cal, "utf8")) as Record<string, unknown>;
+    writeFileSync(cal, JSON.stringify({ ...file, tpr: 1, fpr: 0, counts: undefined }));
+    expect((await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--calibration", cal, "--out", out])).code).toBe(0);
+    expect(readFileSync(out, "utf8")).toMatch(/<p class="over">What the threshold does on the 36 rows[^<]*the file claims TPR 100\.0%, FPR 0\.0%, but its threshold/);
   });
 });
 

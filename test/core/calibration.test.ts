@@ -33,14 +33,15 @@ describe("AUROC interval", () => {
 describe("threshold criteria", () => {
   const scores = [0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9];
   const labels = [0, 0, 0, 1, 0, 1, 1, 1];
+  // The threshold returned is the one to store: midway between the chosen score and the next lower one.
   it("maximises Youden's J", () => {
-    expect(chooseThreshold(scores, labels, "youden")).toMatchObject({ threshold: 0.4, tpr: 1, fpr: 0.25 });
+    expect(chooseThreshold(scores, labels, "youden")).toMatchObject({ threshold: 0.35, tpr: 1, fpr: 0.25 });
   });
   it("keeps the false-positive rate at or under a target", () => {
-    expect(chooseThreshold(scores, labels, "target_fpr", 0)).toMatchObject({ threshold: 0.7, fpr: 0, tpr: 0.75 });
+    expect(chooseThreshold(scores, labels, "target_fpr", 0)).toMatchObject({ threshold: 0.65, fpr: 0, tpr: 0.75 });
   });
   it("keeps recall at a target with the highest threshold", () => {
-    expect(chooseThreshold(scores, labels, "target_recall", 1)).toMatchObject({ threshold: 0.4, tpr: 1 });
+    expect(chooseThreshold(scores, labels, "target_recall", 1)).toMatchObject({ threshold: 0.35, tpr: 1 });
   });
   it("maximises accuracy and F1", () => {
     expect(chooseThreshold(scores, labels, "accuracy").accuracy).toBe(0.875);

@@ -1,7 +1,7 @@
 import { CAUSES } from "../../core/cause.ts";
 import type { ClaimResult } from "../../core/result.ts";
 import { citationErrors, citationLines, citationSummaryText } from "../report-citations.ts";
-import { labelSummary, labelSummaryText } from "../report-labels.ts";
+import { labelSummary, labelSummaryText, verdictRatesText } from "../report-labels.ts";
 import { fixed3, pct, plain } from "./format.ts";
 import { criterionLimit, describeSource } from "./gate.ts";
 import type { CauseSummary, CriterionName, EvalReport, EvalRow } from "./types.ts";
@@ -113,5 +113,7 @@ export function measureRows(r: EvalReport, user: (text: string) => string = plai
     // Only when relevance was measured: failing answers by cause, and answer relevance.
     ...(s.attribution ? [row("failing answers by cause", causeCounts(s.attribution)), row("answer relevance", answerRelevanceMeasure(s.attribution))] : []),
     ...(labels || crit.has("minLabelAgreement") ? [row("label agreement (label 1 grounded, 0 not)", labels ? labelSummaryText(labels) : "–", "minLabelAgreement")] : []),
+    // The threshold's rates on the labelled rows scored, in calibrate's words.
+    ...(labels ? [row("verdicts by label", verdictRatesText(labels.verdicts))] : []),
   ];
 }
