@@ -22,6 +22,7 @@ interface CalibrationFile {
   readonly tpr: number;
   readonly fpr: number;
   readonly auroc: { readonly value: number; readonly low: number; readonly high: number };
+  readonly fittedRows: ReadonlyArray<{ readonly id: string; readonly label: 0 | 1; readonly score: number; readonly blocked?: string }>;
 }
 interface EvalSummary {
   readonly threshold: number;
@@ -47,6 +48,57 @@ function cli(args: readonly string[]): { code: number; stdout: string; seconds: 
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
+/** TPR and FPR of verdicts: grounded (label 1) passed, and not-grounded passed. */
+function rates(rows: ReadonlyArray<{ label: 0 | 1; passed: boolean }>): { tpr: number; fpr: number; text: string } {
+  const pos = rows.filter((r) => r.label === 1);
+  const neg = rows.filter((r) => r.label === 0);
+  const tp = pos.filter((r) => r.passed).length;
+  const fp = neg.filter((r) => r.passed).length;
+  return { tpr: tp / pos.length, fpr: fp / neg.length, text: `TPR ${pct(tp / pos.length)} (${tp}/${pos.length}), FPR ${pct(fp / neg.length)} (${fp}/${neg.length})` };
+}
+
+/**
+ * What calibrate did before issue 36, for comparison: Youden's J over the raw scores (score ≥ t,
+ * an answer with a contradicted claim counted as passing when its score is high enough), the
+ * threshold stored rounded to 6 decimals (which can round it up past tied scores).
+ */
+function formerCalibrate(rows: CalibrationFile["fittedRows"]): { printed: ReturnType<typeof rates>; stored: number } {
+  const scores = [...new Set(rows.map((r) => r.score))].sort((a, b) => a - b);
+  let best = { t: scores[0] ?? 0, j: -Infinity };
+  for (const t of scores) {
+    const r = rates(rows.map((x) => ({ label: x.label, passed: x.score >= t })));
+    if (r.tpr - r.fpr > best.j) best = { t, j: r.tpr - r.fpr };
+  }
+  return { printed: rates(rows.map((x) => ({ label: x.label, passed: x.score >= best.t }))), stored: Number(best.t.toFixed(6)) };
+}
+
+/**
+ * Does calibrate print what eval --calibration then reports on the same rows? Calibrates every row,
+ * runs eval with that calibration on the same set, and counts eval's verdicts by label; beside them,
+ * what the former calibrate would have printed and what its stored threshold would have given.
+ */
+function agreement(dir: string, setName: string, rows: ReadonlyArray<{ row: DevRow; index: number }>): void {
+  const input = join(dir, "agree.jsonl");
+  const out = join(dir, "agree-calibration.json");
+  writeRows(input, rows);
+  cli(["calibrate", "--set", input, "--criterion", "youden", "--backend", "offline", "--out", out]);
+  const c = JSON.parse(readFileSync(out, "utf8")) as CalibrationFile;
+  cli(["eval", "--set", input, "--calibration", out, "--no-gate", "--backend", "offline", "--out", join(dir, "agree-report")]);
+  const report = JSON.parse(readFileSync(join(dir, "agree-report", "report.json"), "utf8")) as { rows: ReadonlyArray<{ id: string; label?: 0 | 1; verdict: string }> };
+  const scored = report.rows.filter((r) => r.verdict !== "unscorable" && r.label !== undefined);
+  const evalRates = rates(scored.map((r) => ({ label: r.label as 0 | 1, passed: r.verdict === "grounded" })));
+  const former = formerCalibrate(c.fittedRows);
+  const formerActual = rates(c.fittedRows.map((x) => ({ label: x.label, passed: !x.blocked && x.score >= former.stored })));
+  const blocked = c.fittedRows.filter((r) => r.blocked === "contradicted").length;
+  console.log(`\ncalibrate's figures against eval --calibration on the same ${c.fittedRows.length} scored rows of ${setName} (${blocked} with a contradicted claim)`);
+  console.log("| | threshold | TPR, FPR |");
+  console.log("|---|---|---|");
+  console.log(`| calibrate prints | ${c.threshold} | TPR ${pct(c.tpr)}, FPR ${pct(c.fpr)} |`);
+  console.log(`| eval --calibration counts | ${c.threshold} | ${evalRates.text} |`);
+  console.log(`| former calibrate printed | ${former.stored} | ${former.printed.text} |`);
+  console.log(`| its stored threshold gave | ${former.stored} | ${formerActual.text} |`);
+}
+
 function main(): void {
   const setName = flag("set", "wice_dev");
   const evalRows = Number(flag("eval-rows", "200"));
@@ -68,6 +120,8 @@ function main(): void {
       const c = JSON.parse(readFileSync(out, "utf8")) as CalibrationFile;
       console.log(`| ${label} | ${rows.length} | ${c.auroc.value.toFixed(3)} [${c.auroc.low.toFixed(3)}, ${c.auroc.high.toFixed(3)}] | ${c.threshold.toFixed(3)} | ${pct(c.tpr)} | ${pct(c.fpr)} | ${run.code} | ${run.seconds.toFixed(1)} |`);
     }
+
+    agreement(dir, setName, indexed);
 
     const first = indexed.slice(0, evalRows);
     const input = join(dir, "eval.jsonl");
