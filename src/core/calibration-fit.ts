@@ -1,4 +1,3 @@
-import type { Criterion, ThresholdChoice } from "./calibration.ts";
 
 /**
  * Fitting a threshold to labelled answers by the rule the scorer applies, not by `score ≥ t` alone.
@@ -16,6 +15,19 @@ import type { Criterion, ThresholdChoice } from "./calibration.ts";
  * short when one is (0.18 rather than 0.1794413), and strictly between two scores where it can be, so
  * a score that moves in its last digits on another machine does not flip a row.
  */
+
+/** How a threshold is chosen (calibrate --criterion). */
+export type Criterion = "youden" | "f1" | "accuracy" | "target_fpr" | "target_recall";
+
+/** A chosen threshold and what it gives. */
+export interface ThresholdChoice {
+  readonly threshold: number;
+  readonly tpr: number;
+  readonly fpr: number;
+  readonly precision: number;
+  readonly accuracy: number;
+  readonly f1: number;
+}
 
 /** What makes a row ungrounded at every threshold. */
 export type Blocked = "contradicted" | "citation_not_retrieved" | "unscorable";

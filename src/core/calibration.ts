@@ -1,3 +1,4 @@
+import type { Criterion, ThresholdChoice } from "./calibration-fit.ts";
 import { fitThreshold } from "./calibration-fit.ts";
 import { auroc } from "./stats.ts";
 
@@ -52,16 +53,7 @@ export function labelsToSettle(est: AurocEstimate, maxRows = 100_000): number | 
   return undefined;
 }
 
-export type Criterion = "youden" | "f1" | "accuracy" | "target_fpr" | "target_recall";
-
-export interface ThresholdChoice {
-  readonly threshold: number;
-  readonly tpr: number;
-  readonly fpr: number;
-  readonly precision: number;
-  readonly accuracy: number;
-  readonly f1: number;
-}
+export type { Criterion, ThresholdChoice } from "./calibration-fit.ts";
 
 /**
  * Picks the threshold (answers scoring at or above it count as grounded) by a criterion:
