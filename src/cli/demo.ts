@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_COLLECTOR_PORT } from "../collector/options.ts";
 import { startCollector } from "../collector/server.ts";
 import type { RunningCollector } from "../collector/server.ts";
 import { numberFlag, parseFlags, runCommand } from "./command.ts";
@@ -52,7 +53,7 @@ export function runDemo(argv: readonly string[], io: CommandIo): Promise<number>
   return runCommand("demo", DEMO_HELP, io, async () => {
     const { values: args } = parseFlags(argv, { traffic: { type: "string" }, rate: { type: "string" }, port: { type: "string" }, once: { type: "boolean" } });
     const rate = numberFlag("rate", args.rate, (n) => n > 0 && n <= 10_000, "a positive number of rows a second") ?? 20;
-    const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number") ?? 4319;
+    const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number") ?? DEFAULT_COLLECTOR_PORT;
     const rows = readFileSync(args.traffic ? resolve(io.cwd, args.traffic) : DEFAULT_TRAFFIC, "utf8")
       .split("\n")
       .filter((l) => l.trim() !== "");

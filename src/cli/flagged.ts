@@ -1,3 +1,4 @@
+import { DEFAULT_COLLECTOR_PORT } from "../collector/options.ts";
 import { COLLECTOR_ENV } from "../config/env.ts";
 import { jsonForTerminal, stripControls } from "../core/safe-text.ts";
 import { fetchWithTimeout } from "../net/fetch-timeout.ts";
@@ -23,7 +24,7 @@ answers that are not grounded, oldest first: time, route, verdict, score, cause,
 flagged claim with its offsets in the answer and its evidence's document and offsets. Claim and
 evidence text appear only when the collector captures content (monitor.captureContent).
 
-  --url URL         the collector, e.g. http://127.0.0.1:4318
+  --url URL         the collector, e.g. http://127.0.0.1:${DEFAULT_COLLECTOR_PORT} (serve's default)
   --route R         only this route label (as /metrics shows it)
   --cause C         only answers with this cause: retrieval, generation, citation, mixed, unknown
   --since ISO       only answers scored at or after this ISO 8601 time
@@ -113,7 +114,7 @@ export function runFlagged(argv: readonly string[], io: CommandIo): Promise<numb
       format: { type: "string" },
       token: { type: "string" },
     });
-    if (!args.url) throw new UsageError("--url is required (the collector, e.g. http://127.0.0.1:4318)", true);
+    if (!args.url) throw new UsageError(`--url is required (the collector, e.g. http://127.0.0.1:${DEFAULT_COLLECTOR_PORT})`, true);
     let base: URL;
     try {
       base = new URL("/v1/flagged", args.url.replace(/\/+$/, "") + "/");

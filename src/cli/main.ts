@@ -25,7 +25,7 @@ Commands:
   calibrate choose a threshold from labelled answers: AUROC with its interval, label audit, calibration.json
   demo      the collector on localhost, fed bundled example traffic, with a live per-route view
   init      write a commented groundwatch.yaml and a small example eval set to start from
-  version   print the version
+  version   print the version (also --version, -v)
 
 Run "groundwatch help <command>" (or "groundwatch <command> --help") for a command's options.
 Exit codes: 0 ok, 1 failure while running, 2 bad flags or configuration, 3 malformed input.
@@ -95,7 +95,8 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
   }
   switch (command) {
     case "version":
-    case "--version": {
+    case "--version":
+    case "-v": {
       const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
       io.stdout.write(`${pkg.version}\n`);
       return EXIT.ok;

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
-import { RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind, resolveCollectorOptions } from "../collector/options.ts";
+import { DEFAULT_COLLECTOR_PORT, RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind, resolveCollectorOptions } from "../collector/options.ts";
 import type { CertificateInfo } from "../collector/tls.ts";
 import { applyHeapGrowth } from "../collector/heap.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
@@ -53,7 +53,7 @@ Options:
   --host H              bind address (default 127.0.0.1; anything else needs GROUNDWATCH_TOKEN, at
                         least 16 characters, sent as "Authorization: Bearer <token>"). On loopback
                         only requests whose Host is localhost, 127.x.x.x or [::1] are answered (421)
-  --port P              port (default 4319)
+  --port P              port (default ${DEFAULT_COLLECTOR_PORT})
   --health-port P       a second port, on the same address, answering only GET /healthz and /readyz
                         (64 connections, 8 from one address, 2 s to ask): point liveness and readiness
                         probes at it, so that connections holding the main port cannot fail them;

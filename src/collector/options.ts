@@ -12,6 +12,9 @@ import type { ResolvedTls } from "./tls.ts";
 import { resolveTls } from "./tls.ts";
 import type { AttributeMapping, PromptContext } from "./trace-parts.ts";
 
+/** The port `groundwatch serve` (and `demo`) listens on when none is given. */
+export const DEFAULT_COLLECTOR_PORT = 4319;
+
 /** Options of the collector service (`groundwatch serve`). Resolution: option/flag > env > config file > default. */
 export interface CollectorOptions {
   /** Address to bind. Default 127.0.0.1; any other address requires `token`. Env GROUNDWATCH_HOST. */
@@ -357,7 +360,7 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
   const maxConnections = pickInt("maxConnections", undefined, 1, 1_000_000, 1024);
   const perAddressPick = pick("maxConnectionsPerAddress");
   const maxConnectionsPerAddress = parseInteger(perAddressPick.field, perAddressPick.value, 1, maxConnections) ?? Math.min(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, maxConnections);
-  const port = pickInt("port", COLLECTOR_ENV.port, 0, 65535, 4319);
+  const port = pickInt("port", COLLECTOR_ENV.port, 0, 65535, DEFAULT_COLLECTOR_PORT);
   const healthPick = pick("healthPort", COLLECTOR_ENV.healthPort);
   const healthPort = parseInteger(healthPick.field, healthPick.value, 0, 65535);
   if (healthPort !== undefined && healthPort !== 0 && healthPort === port) throw new ConfigError(healthPick.field, healthPort, `expected another port than the collector's own (${port}): the probes need a listener of their own`);

@@ -5,22 +5,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { isUrl, markdownLinks } from "../helpers/markdown-links.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
-
-/** The page's lines outside fenced code blocks, with inline code spans blanked out. */
-function prose(md: string): string[] {
-  let fence: string | undefined;
-  return md.split("\n").map((line) => {
-    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-    if (f !== undefined && (fence === undefined || (f[0] === fence[0] && f.length >= fence.length))) {
-      fence = fence === undefined ? f : undefined;
-      return "";
-    }
-    return fence === undefined ? line.replace(/`+[^`]*`+/g, "``") : "";
-  });
-}
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens; repeats get -1, -2… */
 function anchors(md: string): Set<string> {
@@ -54,16 +42,12 @@ interface Link {
 }
 
 function links(page: string): Link[] {
-  const out: Link[] = [];
-  prose(readFileSync(join(ROOT, page), "utf8")).forEach((text, i) => {
-    for (const m of text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) out.push({ page, line: i + 1, target: m[1] ?? "" });
-  });
-  return out;
+  return markdownLinks(readFileSync(join(ROOT, page), "utf8")).map(({ line, target }) => ({ page, line, target }));
 }
 
 /** What is wrong with a link, or undefined when it leads somewhere. */
 function broken({ page, target }: Link): string | undefined {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return undefined; // https:, mailto:
+  if (isUrl(target)) return undefined; // https:, mailto:
   const [path = "", anchor] = target.split("#", 2);
   const file = path === "" ? join(ROOT, page) : join(ROOT, dirname(page), decodeURI(path));
   if (!file.startsWith(ROOT)) return "points outside the repository";

@@ -6,8 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Consumer } from "../helpers/consumer.ts";
 import { createConsumer } from "../helpers/consumer.ts";
 import { startOtlpReceiver, total } from "../helpers/otlp-receiver.ts";
+import { codeBlocks, shellCommands } from "../helpers/readme-blocks.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+/** The README's SDK section as commands: its install lines, then the quick start's copy, compile and start. */
+const README_COMMANDS = shellCommands(codeBlocks("README.md", README));
+const README_INSTALL = README_COMMANDS.filter((c) => c.text.startsWith("npm install groundwatch @opentelemetry/") || c.text.startsWith("npm install --save-dev typescript"));
+const README_QUICKSTART = README_COMMANDS.filter((c) => README_COMMANDS.some((s) => s.block === c.block && s.text.includes("node --import")));
+// What the quick start's project installs: the README's install lines, groundwatch itself aside (the packed tarball here).
+const QUICKSTART_DEPS = ["express", "@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/instrumentation-http", "typescript", "@types/express", "@types/node"];
 const QUICKSTART = readFileSync(join(ROOT, "examples", "quickstart", "server.ts"), "utf8");
 const TRACING = readFileSync(join(ROOT, "examples", "quickstart", "tracing.ts"), "utf8");
 const FIXTURE_MODEL = join(ROOT, "test", "fixtures", "models", "bert-wordpiece");
@@ -37,10 +45,20 @@ const tsconfig = (compilerOptions: Record<string, unknown>, include: string[]): 
 
 describe("the README's SDK section", () => {
   it("is the quick start's two files, verbatim, so the snippets users copy are the program the tests run", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+    const blocks = [...README.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
     expect(blocks).toContain(QUICKSTART);
     expect(blocks).toContain(TRACING);
+  });
+
+  // Issue 36: the install line left out typescript, @types/express and @types/node, without which a
+  // fresh project cannot compile the quick start (`npx tsc` then offers to install an unrelated package).
+  it("installs every package the fresh project below compiles and runs the quick start with", () => {
+    const named = README_INSTALL.flatMap((c) => c.text.split(/\s+/).slice(2).filter((w) => !w.startsWith("-")));
+    expect(named.sort()).toEqual(["groundwatch", ...QUICKSTART_DEPS].sort());
+  });
+
+  it("copies, compiles and starts the quick start with the commands the fresh project below runs as printed", () => {
+    expect(README_QUICKSTART.map((c) => c.text)).toEqual(["cp node_modules/groundwatch/examples/quickstart/* .", "npx tsc", "OTEL_EXPORTER_OTLP_ENDPOINT=http://your-otel-collector:4318 node --import ./dist/tracing.js dist/server.js"]);
   });
 });
 
@@ -60,19 +78,18 @@ describe("the packed tarball in a fresh project", () => {
   let consumer: Consumer;
   beforeAll(() => {
     consumer = createConsumer({
-      deps: ["express", "@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/instrumentation-http", "typescript", "@types/express", "@types/node"],
+      deps: QUICKSTART_DEPS,
       extra: {
-        "server.ts": QUICKSTART,
-        "tracing.ts": TRACING,
         "esm.mjs": ESM,
         "cjs.cjs": CJS,
         "consumer.cts": CTS,
-        // The quick start as a user's own project builds it, and the two other ways people compile.
-        "tsconfig.json": JSON.stringify({ compilerOptions: { target: "ES2022", module: "node16", strict: true, outDir: "out", types: ["node"] }, include: ["tracing.ts", "server.ts"] }),
+        // The two other ways people compile; the quick start's own tsconfig.json comes from the package (the README's `cp`).
         "tsconfig.bundler.json": tsconfig({ module: "esnext", moduleResolution: "bundler" }, ["tracing.ts", "server.ts"]),
         "tsconfig.cjs.json": tsconfig({ module: "node16" }, ["consumer.cts"]),
       },
     });
+    // The README's copy line, as printed: tracing.ts, server.ts and tsconfig.json from the installed package.
+    consumer.run("bash", ["-c", README_QUICKSTART[0]!.text]);
   }, 240_000);
   // Removing a consumer project (its node_modules) can take longer than the default hook timeout on a busy machine.
   afterAll(() => consumer?.remove(), 120_000);
@@ -107,15 +124,20 @@ describe("the packed tarball in a fresh project", () => {
     expect(out).toEqual({ grounded: "grounded", wrong: "ungrounded", backend: "offline", api: ["function", "function", "function"] });
   });
 
-  it("type-checks with the consumer's tsc --strict: the quick start under node16 and bundler resolution, and a CommonJS consumer", () => {
+  it("compiles the quick start with the README's `npx tsc` and its shipped tsconfig.json, and type-checks it under bundler resolution and a CommonJS consumer, all with tsc --strict", () => {
     const tsc = join("node_modules", "typescript", "bin", "tsc");
-    for (const project of ["tsconfig.json", "tsconfig.bundler.json", "tsconfig.cjs.json"]) {
+    const builds: Array<[string, () => string]> = [
+      [README_QUICKSTART[1]!.text, () => consumer.run("bash", ["-c", README_QUICKSTART[1]!.text])],
+      ...["tsconfig.bundler.json", "tsconfig.cjs.json"].map((project): [string, () => string] => [`tsc -p ${project}`, () => consumer.run("node", [tsc, "-p", project, "--noEmit"])]),
+    ];
+    for (const [name, build] of builds) {
       try {
-        consumer.run("node", [tsc, "-p", project, ...(project === "tsconfig.json" ? [] : ["--noEmit"])]);
+        build();
       } catch (error) {
-        throw new Error(`tsc -p ${project} failed:\n${(error as { stdout?: string }).stdout ?? ""}`);
+        throw new Error(`${name} failed:\n${(error as { stdout?: string }).stdout ?? ""}`);
       }
     }
+    expect(readFileSync(join(consumer.dir, "dist", "server.js"), "utf8")).toContain("groundwatchMiddleware");
   }, 120_000);
 
   it("runs `npx groundwatch` from compiled JavaScript", () => {
@@ -148,10 +170,12 @@ catch (e) { console.log(JSON.stringify({ config: e instanceof ConfigError, messa
     expect(out.message).toContain("npm install onnxruntime-node");
   });
 
-  it("runs the quick start as printed (node --import ./tracing.js server.js): evaluation spans as children of their request spans, events with their trace ids and metrics arrive over OTLP, each evaluation and the triage warning show on the console, and SIGTERM exits 0 within the drain deadline", async () => {
+  it("runs the quick start as printed (node --import ./dist/tracing.js dist/server.js): evaluation spans as children of their request spans, events with their trace ids and metrics arrive over OTLP, each evaluation and the triage warning show on the console, and SIGTERM exits 0 within the drain deadline", async () => {
     const receiver = await startOtlpReceiver();
     let stdout = "";
-    const child: ChildProcess = spawn(process.execPath, ["--import", "./out/tracing.js", join("out", "server.js")], {
+    // The README's start line: its OTEL_EXPORTER_OTLP_ENDPOINT (set below, to the receiver) aside, its node arguments as printed.
+    const start = README_QUICKSTART[2]!.text;
+    const child: ChildProcess = spawn(process.execPath, start.slice(start.indexOf(" node ") + " node ".length).split(/\s+/), {
       cwd: consumer.dir,
       env: { ...process.env, ...NO_HUB, PORT: "0", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "quickstart", OTEL_METRIC_EXPORT_INTERVAL: "300", OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_BLRP_SCHEDULE_DELAY: "100" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -21,21 +21,45 @@ function highlighted(answer: string, claims: readonly ClaimResult[]): string {
   return out + escapeHtml(answer.slice(at));
 }
 
-/** Score histogram as inline SVG: ten bins, the threshold drawn. */
+/** The counts a histogram's axis marks: 0, the tallest bin's and, from 4 up, a whole number halfway. */
+function countTicks(max: number): number[] {
+  return max >= 4 ? [0, Math.round(max / 2), max] : [0, max];
+}
+
+/**
+ * Score histogram as inline SVG: ten bins of the scored answers, each bar with its count above it,
+ * a count axis (answers) with its ticks, the score axis from 0 to 1, and the threshold drawn.
+ */
 export function histogramSvg(scores: readonly number[], threshold: number): string {
   const bins = Array.from({ length: 10 }, () => 0);
   for (const s of scores) bins[Math.min(9, Math.floor(s * 10))]! += 1;
   const max = Math.max(1, ...bins);
-  const w = 400;
-  const h = 160;
+  // The plot area: bins 37 px apart, 370 px for scores 0 to 1; margins for the axes' labels.
+  const left = 44;
+  const top = 22;
+  const plotW = 370;
+  const plotH = 126;
+  const w = left + plotW + 10;
+  const h = top + plotH + 32;
+  const base = top + plotH;
+  const yOf = (count: number): number => base - (count / max) * plotH;
+  const xOf = (score: number): number => left + score * plotW;
   const bars = bins
     .map((n, i) => {
-      const bh = (n / max) * (h - 30);
-      return `<rect class="bar" x="${20 + i * 37}" y="${h - 20 - bh}" width="33" height="${bh}" fill="${(i + 1) / 10 <= threshold ? "#c0392b" : "#2e86c1"}"><title>${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}: ${n}</title></rect>`;
+      const x = left + i * 37;
+      const bar = `<rect class="bar" x="${x}" y="${yOf(n)}" width="33" height="${base - yOf(n)}" fill="${(i + 1) / 10 <= threshold ? "#c0392b" : "#2e86c1"}"><title>${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}: ${n}</title></rect>`;
+      return n > 0 ? `${bar}<text class="count" x="${x + 16.5}" y="${yOf(n) - 3}" font-size="10" text-anchor="middle">${n}</text>` : bar;
     })
     .join("");
-  const tx = 20 + threshold * 370;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" role="img" aria-label="score distribution"><line x1="20" y1="${h - 20}" x2="390" y2="${h - 20}" stroke="#555"/>${bars}<line class="threshold" x1="${tx}" y1="5" x2="${tx}" y2="${h - 20}" stroke="#000" stroke-dasharray="4 3"/><text x="20" y="${h - 5}" font-size="10">0</text><text x="380" y="${h - 5}" font-size="10">1</text><text x="${tx + 3}" y="14" font-size="10">threshold ${threshold.toFixed(2)}</text></svg>`;
+  const ticks = countTicks(max)
+    .map((c) => `<line class="tick" x1="${left - 6}" y1="${yOf(c)}" x2="${left - 2}" y2="${yOf(c)}" stroke="#555"/><text class="tick" x="${left - 8}" y="${yOf(c) + 3}" font-size="10" text-anchor="end">${c}</text>`)
+    .join("");
+  const yAxis = `<line class="axis" x1="${left - 2}" y1="${top}" x2="${left - 2}" y2="${base}" stroke="#555"/>${ticks}<text class="axis-title" transform="rotate(-90)" x="${-(top + plotH / 2)}" y="12" font-size="10" text-anchor="middle">answers</text>`;
+  const xAxis = `<line class="axis" x1="${left}" y1="${base}" x2="${xOf(1)}" y2="${base}" stroke="#555"/>${[0, 0.5, 1].map((s) => `<text x="${xOf(s)}" y="${base + 12}" font-size="10" text-anchor="middle">${s}</text>`).join("")}<text class="axis-title" x="${xOf(0.5)}" y="${h - 4}" font-size="10" text-anchor="middle">score</text>`;
+  const tx = xOf(threshold);
+  // The threshold's label on whichever side of its line has room.
+  const label = threshold > 0.75 ? `<text x="${tx - 3}" y="14" font-size="10" text-anchor="end">threshold ${threshold.toFixed(2)}</text>` : `<text x="${tx + 3}" y="14" font-size="10">threshold ${threshold.toFixed(2)}</text>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" role="img" aria-label="score distribution: scored answers per score bin">${yAxis}${xAxis}${bars}<line class="threshold" x1="${tx}" y1="5" x2="${tx}" y2="${base}" stroke="#000" stroke-dasharray="4 3"/>${label}</svg>`;
 }
 
 export function reportHtml(r: EvalReport): string {
