@@ -35,6 +35,24 @@ export function documentId(id: unknown): string | undefined {
   return typeof id === "number" && Number.isFinite(id) ? String(id) : undefined;
 }
 
+/** The names a document may carry: what a citation can name it by. */
+export type DocumentNames = Partial<Pick<ContextDocument, "id" | "title" | "url">>;
+
+/** The name a document goes by: its id, else its title, else its URL; undefined when it has none. */
+export function documentName(d: DocumentNames | undefined): string | undefined {
+  return d?.id ?? d?.title ?? d?.url;
+}
+
+/**
+ * Document `doc` (0-based) of a context as an answer would cite it: `[2]` (1-based), with its name
+ * when it has one: `[2] ("refund-policy.md")`. The name is as given: a caller showing it to a person
+ * sanitises and caps it first.
+ */
+export function sourceName(d: DocumentNames | undefined, doc: number): string {
+  const name = documentName(d);
+  return name !== undefined ? `[${doc + 1}] ("${name}")` : `[${doc + 1}]`;
+}
+
 /**
  * Longest document id, title or URL, in characters: names are what citations point at ("[2]",
  * "(source: refund-policy.md)"), and a longer one is input to refuse (the SDK, /v1/observations) or

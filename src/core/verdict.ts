@@ -2,6 +2,7 @@ import type { NliResult } from "./backend.ts";
 import type { Claim } from "./claims/types.ts";
 import type { ContextDocument, ResolvedCitation } from "./citations.ts";
 import type { ContextWindow } from "./context.ts";
+import { sourceName } from "./context.ts";
 import type { CitationStatus, CitationSummary, ClaimCitation, ClaimResult, ClaimVerdict, Evidence } from "./result.ts";
 
 /**
@@ -91,7 +92,7 @@ export function judgeClaim(claim: Pick<Claim, "index" | "text" | "start" | "end"
   const verdict: ClaimVerdict = contradicted ? "contradicted" : score >= threshold ? "supported" : elsewhere ? "misattributed" : "unsupported";
   const notes =
     verdict === "misattributed" && elsewhere
-      ? [`not supported by the cited source${cited.size === 1 ? "" : "s"} ${[...cited].map((d) => sourceName(documents, d)).join(", ")}; supported by ${sourceName(documents, elsewhere.w.doc)}`, ...(bestCited?.r.notes ?? [])]
+      ? [`not supported by the cited source${cited.size === 1 ? "" : "s"} ${[...cited].map((d) => sourceName(documents[d], d)).join(", ")}; supported by ${sourceName(documents[elsewhere.w.doc], elsewhere.w.doc)}`, ...(bestCited?.r.notes ?? [])]
       : ((contradicted ? worst?.r.notes : bestCited?.r.notes) ?? []);
   // The evidence shown is where the claim is actually supported (another document when misattributed).
   const evidence = elsewhere && verdict === "misattributed" ? supportIn(elsewhere.w) : bestCited ? supportIn(bestCited.w) : null;
@@ -113,11 +114,4 @@ export function citationsOf(citations: CitationSummary | undefined): { citations
 /** A checked citation; markers are found in the answer itself, so their offsets are already the answer's. */
 function citationOf(c: ResolvedCitation, status: CitationStatus, score: number, evidence: Evidence | null): ClaimCitation {
   return { marker: c.marker.text, start: c.marker.start, end: c.marker.end, docs: c.docs, missing: c.missing, status, score, evidence };
-}
-
-/** A document as an answer would cite it: "[2]" (1-based), with its id or title when it has one. */
-function sourceName(documents: readonly ContextDocument[], doc: number): string {
-  const d = documents[doc];
-  const name = d?.id ?? d?.title ?? d?.url;
-  return name !== undefined ? `[${doc + 1}] ("${name}")` : `[${doc + 1}]`;
 }

@@ -1,4 +1,5 @@
 import type { ContextInput } from "../../core/context.ts";
+import { documentName } from "../../core/context.ts";
 import type { Scorer } from "../../scoring/scorer.ts";
 import type { CommandIo } from "../io.ts";
 import type { TargetOptions } from "../eval-target.ts";
@@ -9,7 +10,7 @@ import type { EvalRow } from "./types.ts";
 /** Each retrieved document's name as a citation may give it (id, else title, else URL), null when unnamed. */
 function sourceNames(context: ContextInput): Array<string | null> {
   if (typeof context === "string") return [null];
-  return context.map((d) => (typeof d === "string" ? null : (d.id ?? d.title ?? d.url ?? null)));
+  return context.map((d) => (typeof d === "string" ? null : (documentName(d) ?? null)));
 }
 
 /** What scoreSet needs besides the rows. */
