@@ -8,6 +8,6 @@ export { ConfigError, resolveScoreOptions } from "./config/index.ts";
 export type { ScoreOptions } from "./config/index.ts";
 export { createMonitor, groundwatchMiddleware, observeRequest, routeTemplate } from "./sdk/index.ts";
 export type { ObserveOptions } from "./sdk/index.ts";
-export type { CompletedEvaluation, DriftReferenceStatus, FlaggedAnswer, FlaggedClaim, FlaggedQuery, GroundwatchRequest, Monitor, MonitorHealth, MonitorOptions, MonitorStats, ObserveInput, RequestLike, RequestObserver, ResampleOptions, ResampleOutcome, ResampleRequest, ResampleResult, ReviewOptions, ThresholdSource } from "./sdk/index.ts";
+export type { CompletedEvaluation, DriftReferenceStatus, FlaggedAnswer, FlaggedClaim, FlaggedEvidence, FlaggedQuery, GroundwatchRequest, Monitor, MonitorHealth, MonitorOptions, MonitorStats, ObserveInput, RequestLike, RequestObserver, ResampleOptions, ResampleOutcome, ResampleRequest, ResampleResult, ReviewOptions, ThresholdSource } from "./sdk/index.ts";
 export { semanticEntropy } from "./core/index.ts";
 export type { ClaimConsistency, EntropyResult, ResampleSupport, UnstableClaim } from "./core/index.ts";

@@ -2,6 +2,8 @@
 // report.md, which GitHub renders in $GITHUB_STEP_SUMMARY, report.html and junit.xml. Escape
 // sequences and control characters go through the one sanitiser, core/safe-text.ts.
 
+import type { DocumentNames } from "../core/context.ts";
+import { sourceName } from "../core/context.ts";
 import { stripControls } from "../core/safe-text.ts";
 
 // A run of whitespace, and whether it holds a line break or tab. The run is matched whole (it cannot
@@ -54,4 +56,23 @@ const XML_WHITESPACE: Readonly<Record<string, string>> = { "\t": "&#9;", "\n": "
 export function escapeXml(text: string, attribute = false): string {
   const escaped = escapeHtml(text).replace(NOT_XML, "");
   return attribute ? escaped.replace(/[\t\n]/g, (c) => XML_WHITESPACE[c] ?? c) : escaped;
+}
+
+/** Longest document name (id, title or URL) shown in one line. */
+export const DOCUMENT_NAME_SHOWN = 200;
+
+/**
+ * Document `doc` (0-based) of a context as a report or terminal shows it, from values that may be
+ * untrusted (a collector's reply, a spool record): `[2]` (1-based), or `[2] ("refund-policy.md")`
+ * with its id, else title, else URL (core's sourceName), each name one line of plain text (see
+ * plainText) capped at DOCUMENT_NAME_SHOWN; `[?]` for a position that is not one.
+ */
+export function sourceText(doc: unknown, names: { readonly id?: unknown; readonly title?: unknown; readonly url?: unknown } | null | undefined): string {
+  if (typeof doc !== "number" || !Number.isSafeInteger(doc) || doc < 0) return "[?]";
+  const shown: { -readonly [K in keyof DocumentNames]: string } = {};
+  for (const key of ["id", "title", "url"] as const) {
+    const v = names?.[key];
+    if (typeof v === "string" && v !== "") shown[key] = plainText(v, DOCUMENT_NAME_SHOWN);
+  }
+  return sourceName(shown, doc);
 }

@@ -11,6 +11,8 @@ import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { writeLine } from "./io.ts";
+import { plainText, sourceText } from "./escape.ts";
+import { evidenceLabel } from "./report-evidence.ts";
 import { fetchFailure } from "../net/fetch-error.ts";
 
 export const FLAGGED_HELP = `groundwatch flagged — the answers behind the page: recent answers the collector flagged
@@ -21,8 +23,10 @@ Usage:
 
 Reads GET /v1/flagged from a running collector (groundwatch serve) and prints its most recent
 answers that are not grounded, oldest first: time, route, verdict, score, cause, trace id, and each
-flagged claim with its offsets in the answer and its evidence's document and offsets. Claim and
-evidence text appear only when the collector captures content (monitor.captureContent).
+flagged claim with its offsets in the answer, then, labelled, its evidence: the document by its
+position ([1] is the first retrieved) and the sentence's offsets in it. The question, the answer,
+claim and evidence text, and the documents' ids or titles ([1] ("refund-policy.md")) appear only
+when the collector captures content (monitor.captureContent).
 
   --url URL         the collector, e.g. http://127.0.0.1:${DEFAULT_COLLECTOR_PORT} (serve's default)
   --route R         only this route label (as /metrics shows it)
@@ -47,19 +51,32 @@ const MAX_REPLY_BYTES = 32 * 2 ** 20;
 const TIMEOUT_MS = 10_000;
 
 const clean = (v: unknown): string => stripControls(String(v ?? ""));
+/** Longest question, answer, claim or evidence text shown in a table (the collector caps them at monitor.contentMaxLength). */
+const TEXT_SHOWN = 500;
+/** A text the collector sent, as one quoted line of plain text, capped. */
+const quoted = (v: unknown): string => `"${plainText(v, TEXT_SHOWN)}"`;
+const offsets = (start: unknown, end: unknown): string => `[${clean(start)}, ${clean(end)})`;
 
-/** One answer as table lines: its row, then a line per claim. */
+/**
+ * One answer as table lines: its row; with content capture, its question and answer; then per
+ * claim a line with the claim (verdict, cause, offsets in the answer, text) and, under it, a line
+ * with its evidence (labelled as what it is: contradicting, nearest, or where the claim is
+ * supported instead), the document by its position and name, the sentence's offsets and text.
+ */
 export function flaggedLines(a: FlaggedAnswer): string[] {
   const score = typeof a.score === "number" ? a.score.toFixed(3) : "-";
   const row = [clean(a.time).padEnd(24), clean(a.route).padEnd(20), clean(a.verdict).padEnd(11), score.padStart(6), clean(a.cause ?? "-").padEnd(10), clean(a.traceId)].join("  ");
-  const claims = (Array.isArray(a.claims) ? a.claims : []).map((c: FlaggedClaim) => {
-    const e = c.evidence ? `evidence doc ${clean(c.evidence.doc)} [${clean(c.evidence.start)}, ${clean(c.evidence.end)})` : "no evidence";
-    const text = c.text !== undefined ? `: ${JSON.stringify(clean(c.text))}` : "";
-    const evidenceText = c.evidenceText !== undefined ? ` ← ${JSON.stringify(clean(c.evidenceText))}` : "";
+  const said = [...(a.question !== undefined ? [`  question: ${quoted(a.question)}`] : []), ...(a.answer !== undefined ? [`  answer:   ${quoted(a.answer)}`] : [])];
+  const claims = (Array.isArray(a.claims) ? a.claims : []).flatMap((c: FlaggedClaim) => {
     const cause = c.cause !== undefined ? ` (${clean(c.cause)})` : "";
-    return `    ${clean(c.verdict)}${cause} answer [${clean(c.start)}, ${clean(c.end)}) ${e}${text}${evidenceText}`;
+    const text = c.text !== undefined ? ` ${quoted(c.text)}` : "";
+    const claim = `  - ${clean(c.verdict)}${cause} claim at ${offsets(c.start, c.end)} of the answer${text}`;
+    const e = c.evidence;
+    const evidenceText = c.evidenceText !== undefined ? ` ${quoted(c.evidenceText)}` : "";
+    const evidence = e ? `      ${evidenceLabel(c.verdict)}: document ${sourceText(e.doc, e)} at ${offsets(e.start, e.end)}${evidenceText}` : "      no evidence";
+    return [claim, evidence];
   });
-  return [row, ...claims];
+  return [row, ...said, ...claims];
 }
 
 const TABLE_HEADER = ["TIME".padEnd(24), "ROUTE".padEnd(20), "VERDICT".padEnd(11), "SCORE".padStart(6), "CAUSE".padEnd(10), "TRACE"].join("  ");

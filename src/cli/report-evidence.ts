@@ -1,4 +1,4 @@
-import type { ClaimResult, Evidence } from "../core/result.ts";
+import type { ClaimResult, ClaimVerdict, Evidence } from "../core/result.ts";
 import { evidenceToShow } from "../core/verdict.ts";
 
 /** The evidence a report shows beside a claim, and what it is, in the words every report uses. */
@@ -15,8 +15,12 @@ export interface ShownEvidence {
 export function shownEvidence(c: Pick<ClaimResult, "verdict" | "evidence" | "contradictingEvidence">): ShownEvidence | undefined {
   const evidence = evidenceToShow(c);
   if (!evidence) return undefined;
-  const label = evidence === c.contradictingEvidence ? "contradicting evidence" : c.verdict === "supported" ? "evidence" : c.verdict === "misattributed" ? "supported instead by" : "nearest evidence";
-  return { label, evidence };
+  return { label: evidenceLabel(c.verdict, evidence === c.contradictingEvidence), evidence };
+}
+
+/** What the evidence shown beside a claim of this verdict is called; `contradicting`: it is the sentence that contradicts the claim. */
+export function evidenceLabel(verdict: ClaimVerdict, contradicting = verdict === "contradicted"): string {
+  return contradicting ? "contradicting evidence" : verdict === "supported" ? "evidence" : verdict === "misattributed" ? "supported instead by" : "nearest evidence";
 }
 
 /** Where the sentence lies: "doc 1, 175–223" (the document's index in the context, character offsets into it). */

@@ -5,7 +5,7 @@ export type { CompletedEvaluation, DriftReferenceStatus, MonitorOptions, Resolve
 export type { ResampleOptions, ResampleRequest, ResampleResult } from "./resample-options.ts";
 export type { ReviewOptions } from "./review-options.ts";
 export type { ResampleOutcome } from "./resample.ts";
-export type { FlaggedAnswer, FlaggedClaim, FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../telemetry/flagged.ts";
+export type { FlaggedAnswer, FlaggedClaim, FlaggedEvidence, FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../telemetry/flagged.ts";
 export { createSampler, traceFraction } from "./sampling.ts";
 export type { Sampler, SamplingRules } from "./sampling.ts";
 export { groundwatchMiddleware, observeRequest, routeTemplate } from "./express.ts";

@@ -160,7 +160,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
       recording = { ...resolved, captureContent: false };
       recordEvaluation({ ...base, options: recording });
     }
-    keepFlagged(result, job.route, span, recording);
+    keepFlagged(result, job, span, recording);
     reviewSpool?.offer(job.observation, result, { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId });
     counts.scored++;
     for (const limit of limits) instruments.limited.add(1, { [ATTR_ROUTE]: job.route, [ATTR_LIMIT]: limit });
@@ -168,13 +168,13 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     if (result.score !== null) tallies.addScore(job.route, result.score);
     if (onEvaluation) notifyEvaluation(onEvaluation, job.route, result, durationS);
   };
-  /** Keeps an answer that is not grounded in the ring, its text only as the recording captured it (a throwing redact hook: without). */
-  const keepFlagged = (result: EvaluationSummary, route: string, span: Span, recording: RecordingOptions): void => {
+  /** Keeps an answer that is not grounded in the ring, its text (question, answer, claims, documents' names) only as the recording captured it (a throwing redact hook: without). */
+  const keepFlagged = (result: EvaluationSummary, job: Job, span: Span, recording: RecordingOptions): void => {
     if (result.verdict === "grounded") return;
-    const at = { route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
+    const at = { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
     let entry: ReturnType<typeof flaggedAnswerOf>;
     try {
-      entry = flaggedAnswerOf(result, at, recording.captureContent ? (text) => captureText(text, recording) : undefined);
+      entry = flaggedAnswerOf(result, at, recording.captureContent ? { capture: (text) => captureText(text, recording), input: job.observation } : undefined);
     } catch {
       entry = flaggedAnswerOf(result, at);
     }

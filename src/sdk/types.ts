@@ -79,7 +79,9 @@ export interface Monitor {
   /**
    * The most recent scored answers that are not grounded (newest first, at most `limit`, default 100,
    * capped at 1000), by route label, cause and time: trace and span ids, verdict, score, and the claims
-   * with their evidence offsets; claim and evidence text only with captureContent, after `redact`.
+   * with their evidence's document (its index in the context) and offsets; the question, the answer,
+   * claim and evidence text and the evidence documents' id, title and url only with captureContent,
+   * after `redact`.
    */
   flagged(query?: FlaggedQuery): FlaggedAnswer[];
   /**

@@ -2,7 +2,24 @@ import { randomInt } from "node:crypto";
 import type { AnswerCause, AnswerVerdict, ClaimCause, ClaimVerdict } from "../core/result.ts";
 import { causeLabel } from "./labels.ts";
 import type { FlaggedDropReason } from "./semconv.ts";
-import type { EvaluationSummary } from "./summary.ts";
+import type { EvaluationSummary, FlaggedClaimRef } from "./summary.ts";
+import type { DocumentNames } from "../core/context.ts";
+import { documentId, toDocuments } from "../core/context.ts";
+import type { Observation } from "../scoring/scorer.ts";
+
+/**
+ * Where a flagged claim's evidence lies: its document's index in the context (0-based) and the
+ * sentence's offsets in it; with content capture on, also the document's id, title and URL where it
+ * has them (after redaction, capped), so that a reader sees which document, not only its position.
+ */
+export interface FlaggedEvidence {
+  readonly doc: number;
+  readonly start: number;
+  readonly end: number;
+  readonly id?: string;
+  readonly title?: string;
+  readonly url?: string;
+}
 
 /** One claim of a flagged answer: where it is in the answer, its evidence's document and offsets, and (with content capture) both texts after redaction. */
 export interface FlaggedClaim {
@@ -10,8 +27,8 @@ export interface FlaggedClaim {
   /** Character offsets of the claim in the answer. */
   readonly start: number;
   readonly end: number;
-  /** The sentence of the context that bears on the claim: its document's index and offsets (null when none). */
-  readonly evidence: { readonly doc: number; readonly start: number; readonly end: number } | null;
+  /** The sentence of the context that bears on the claim: its document and offsets (null when none). */
+  readonly evidence: FlaggedEvidence | null;
   /** Why the claim is not supported (retrieval, generation, citation, unknown), when the answer was attributed. */
   readonly cause?: ClaimCause;
   /** The claim's text, capped and redacted; only with content capture on. */
@@ -35,6 +52,10 @@ export interface FlaggedAnswer {
   readonly reason?: string;
   /** Why an ungrounded answer is not grounded (retrieval, generation, citation, mixed, unknown), when relevance is on. */
   readonly cause?: AnswerCause;
+  /** The question asked, capped and redacted; only with content capture on, and when there was one. */
+  readonly question?: string;
+  /** The answer the claims' offsets point into, capped and redacted; only with content capture on. */
+  readonly answer?: string;
   readonly claims: readonly FlaggedClaim[];
 }
 
@@ -139,12 +160,18 @@ function shift(q: Fifo): Held | undefined {
   return item;
 }
 
-/** Fits an answer within `max` bytes by dropping its last claims; undefined when even none fit. */
-function fit(entry: FlaggedAnswer, max: number): { entry: FlaggedAnswer; bytes: number; cut: boolean } | undefined {
+/**
+ * Fits an answer within `max` bytes: whole when it fits; else without its question and answer text,
+ * then its last claims dropped; undefined when even none fit.
+ */
+function fit(whole: FlaggedAnswer, max: number): { entry: FlaggedAnswer; bytes: number; cut: boolean } | undefined {
+  const wholeBytes = JSON.stringify(whole).length;
+  if (wholeBytes <= max) return { entry: whole, bytes: wholeBytes, cut: false };
+  const { question: _question, answer: _answer, ...entry } = whole;
   const claimBytes = entry.claims.map((c) => JSON.stringify(c).length + 1);
   const bare = JSON.stringify({ ...entry, claims: [] }).length;
   let bytes = bare + claimBytes.reduce((n, b) => n + b, 0);
-  if (bytes <= max) return { entry, bytes, cut: false };
+  if (bytes <= max) return { entry, bytes, cut: true };
   if (bare > max) return undefined;
   let kept = claimBytes.length;
   while (kept > 0 && bytes > max) bytes -= claimBytes[--kept] ?? 0;
@@ -315,18 +342,34 @@ export function createFlaggedRing(options: FlaggedRingOptions): FlaggedRing {
   };
 }
 
+/** What the ring may show of an observation with content capture on: the question, the answer, and the documents' names. */
+export type FlaggedInput = Pick<Observation, "question" | "answer" | "context">;
+
+/** Where a claim's evidence lies, with its document's names through `capture` (only with content capture on). */
+function evidenceOf(e: FlaggedClaimRef["evidence"], documents: readonly DocumentNames[] | undefined, capture: ((text: string) => string) | undefined): FlaggedEvidence | null {
+  if (!e) return null;
+  const d = capture ? documents?.[e.doc] : undefined;
+  if (!d || !capture) return { doc: e.doc, start: e.start, end: e.end };
+  const id = documentId(d.id);
+  return { doc: e.doc, start: e.start, end: e.end, ...(id !== undefined ? { id: capture(id) } : {}), ...(typeof d.title === "string" ? { title: capture(d.title) } : {}), ...(typeof d.url === "string" ? { url: capture(d.url) } : {}) };
+}
+
 /**
- * A scored answer as the ring keeps it, or undefined for a grounded one. `capture` (the recording's
- * cap and redaction, record.ts `captureText`) is given only with content capture on; without it the
- * answer carries offsets and no text.
+ * A scored answer as the ring keeps it, or undefined for a grounded one. `content` is given only
+ * with content capture on: `capture` (the recording's cap and redaction, record.ts `captureText`)
+ * and the observation, whose question, answer and documents' names then go through `capture` too.
+ * Without it the answer carries offsets and positions, and no text.
  */
 export function flaggedAnswerOf(
   r: EvaluationSummary,
   at: { readonly route: string; readonly traceId: string; readonly spanId: string },
-  capture?: (text: string) => string,
+  content?: { readonly capture: (text: string) => string; readonly input?: FlaggedInput | undefined },
 ): Omit<FlaggedAnswer, "time"> | undefined {
   if (r.verdict === "grounded") return undefined;
+  const capture = content?.capture;
   const texts = capture ? r.content : undefined;
+  const input = capture ? content?.input : undefined;
+  const documents = input ? toDocuments(input.context) : undefined;
   const claims: FlaggedClaim[] = (r.flaggedClaims ?? []).map((c, i) => {
     const text = texts?.claims[i];
     const evidenceText = texts?.evidence[i];
@@ -334,12 +377,13 @@ export function flaggedAnswerOf(
       verdict: c.verdict,
       start: c.start,
       end: c.end,
-      evidence: c.evidence,
+      evidence: evidenceOf(c.evidence, documents, capture),
       ...(c.cause && causeLabel(c.cause) ? { cause: c.cause } : {}),
       ...(capture && text !== undefined ? { text: capture(text) } : {}),
       ...(capture && evidenceText ? { evidenceText: capture(evidenceText) } : {}),
     };
   });
   const cause = r.verdict === "ungrounded" ? causeLabel(r.cause) : undefined;
-  return { traceId: at.traceId, spanId: at.spanId, route: at.route, verdict: r.verdict, score: r.score, ...(r.reason ? { reason: r.reason } : {}), ...(cause ? { cause } : {}), claims };
+  const said = capture && input ? { ...(typeof input.question === "string" ? { question: capture(input.question) } : {}), answer: capture(input.answer) } : {};
+  return { traceId: at.traceId, spanId: at.spanId, route: at.route, verdict: r.verdict, score: r.score, ...(r.reason ? { reason: r.reason } : {}), ...(cause ? { cause } : {}), ...said, claims };
 }

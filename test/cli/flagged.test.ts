@@ -44,8 +44,43 @@ describe("groundwatch flagged", () => {
     expect(run.stdout).toContain(T1);
     // A misquoted number from the document that addresses the question: the model's fault.
     expect(run.stdout).toMatch(/\/ask\s+ungrounded\s+0\.\d{3}\s+generation\s+/);
-    expect(run.stdout).toMatch(/contradicted \(generation\) answer \[\d+, \d+\) evidence doc 0/);
+    expect(run.stdout).toMatch(/contradicted \(generation\) claim at \[\d+, \d+\) of the answer\n {6}contradicting evidence: document \[1\] at \[\d+, \d+\)/);
     expect(run.stdout).not.toContain("90 days");
+  });
+
+  // Issue 36: /v1/flagged named the evidence's document "doc 0" and carried neither the question nor the
+  // answer, even with content capture on; the table read "evidence doc 0: <claim text>".
+  it("names the evidence's document by its id, and carries the question and answer, only with content capture on", async () => {
+    const QUESTION = "How long do I have to return an item?";
+    const named = tracesJson(T1, [
+      { spanId: "aaaaaaaaaaaaaaaa", name: "POST /ask", attributes: { "http.route": "/ask" } },
+      { spanId: "bbbbbbbbbbbbbbbb", parentSpanId: "aaaaaaaaaaaaaaaa", name: "retrieve", attributes: { "openinference.span.kind": "RETRIEVER", "retrieval.documents.0.document.id": "returns-policy.md", "retrieval.documents.0.document.content": RETURNS_DOC } },
+      { spanId: "cccccccccccccccc", parentSpanId: "aaaaaaaaaaaaaaaa", name: "llm", attributes: { "openinference.span.kind": "LLM", "llm.input_messages.0.message.role": "user", "llm.input_messages.0.message.content": QUESTION, "llm.output_messages.0.message.role": "assistant", "llm.output_messages.0.message.content": "You can return unopened items within 90 days of delivery." } },
+    ]);
+    const flaggedOf = async (captureContent: boolean): Promise<{ reply: Record<string, unknown>; table: string }> => {
+      const c = await startTestCollector({ traceTimeoutMs: 200, monitor: { captureContent } });
+      expect((await postJson(`${c.url}/v1/traces`, named)).status).toBe(200);
+      await expect.poll(() => c.monitor.flagged().length, { timeout: 15_000 }).toBe(1);
+      const reply = (await (await fetch(`${c.url}/v1/flagged`)).json()) as { flagged: Array<Record<string, unknown>> };
+      const run = await runCli(["flagged", "--url", c.url], { env: ENV });
+      expect(run.code).toBe(0);
+      return { reply: reply.flagged[0] ?? {}, table: run.stdout };
+    };
+    const on = await flaggedOf(true);
+    expect(on.reply).toMatchObject({ question: QUESTION, answer: "You can return unopened items within 90 days of delivery." });
+    expect(on.reply.claims).toEqual([expect.objectContaining({ verdict: "contradicted", evidence: expect.objectContaining({ doc: 0, id: "returns-policy.md" }) })]);
+    expect(on.table).toContain(`  question: "${QUESTION}"`);
+    expect(on.table).toContain('  answer:   "You can return unopened items within 90 days of delivery."');
+    // The claim, then its evidence on a line of its own, labelled, its document by position and id.
+    expect(on.table).toMatch(/\n {2}- contradicted \(generation\) claim at \[0, \d+\) of the answer "You can return unopened items within 90 days of delivery\."\n {6}contradicting evidence: document \[1\] \("returns-policy\.md"\) at \[\d+, \d+\) "Returns: you may return unopened items within 30 days of delivery for a full refund\."\n/);
+    expect(on.table).not.toMatch(/\bdoc \d/);
+
+    const off = await flaggedOf(false);
+    expect(off.reply).not.toHaveProperty("question");
+    expect(off.reply).not.toHaveProperty("answer");
+    expect(JSON.stringify(off.reply)).not.toContain("returns-policy");
+    expect(off.table).toMatch(/\n {2}- contradicted \(generation\) claim at \[0, \d+\) of the answer\n {6}contradicting evidence: document \[1\] at \[\d+, \d+\)\n/);
+    expect(off.table).not.toContain("90 days");
   });
 
   it("prints JSONL, one answer a line, with the token it is given", async () => {

@@ -34,8 +34,35 @@ describe("the terminal review's rendering", () => {
   it("shows each claim with its verdict, score and cause, and the answer's header", () => {
     const lines = renderRecord(spoolRecord(), PLAIN);
     expect(lines[0]).toBe("flagged  /ask  2026-12-01T10:00:00.000Z  ungrounded  score 0.120  cause generation");
-    expect(lines).toContain("  0. contradicted (generation) 0.050 evidence doc 0: You can return items within 90 days.");
-    expect(lines).toContain("  1. supported 0.930 evidence doc 0: Refunds go to the original payment method.");
+    expect(lines).toContain('  0. contradicted (generation), score 0.050 | claim: "You can return items within 90 days." | contradicting evidence: document [1] ("returns"), highlighted above');
+    expect(lines).toContain('  1. supported, score 0.930 | claim: "Refunds go to the original payment method." | evidence: document [1] ("returns"), highlighted above');
+  });
+
+  // Issue 36: the claim line read "evidence doc 0: <claim text>", as if the claim were the evidence,
+  // and named the document by its 0-based index instead of its id or title.
+  it("labels a claim apart from its evidence, and names the evidence's document by its id or title, else its position [n]", () => {
+    const documents = [{ text: "Shipping takes 5 days." }, { title: "Returns policy", text: RETURNS_TEXT }, { text: "Unnamed." }];
+    const claims = [
+      { ...spoolRecord().claims[0]!, evidence: { doc: 1, start: 0, end: 49 } },
+      { index: 1, text: "Refunds take 2 days.", start: 37, end: 57, verdict: "unsupported" as const, score: 0.2, evidence: { doc: 2, start: 0, end: 8 } },
+      { index: 2, text: "Returns are free.", start: 58, end: 75, verdict: "misattributed" as const, score: 0.1 },
+    ];
+    const lines = renderRecord(spoolRecord({ documents, claims }), PLAIN);
+    expect(lines).toContain('  0. contradicted (generation), score 0.050 | claim: "You can return items within 90 days." | contradicting evidence: document [2] ("Returns policy"), highlighted above');
+    expect(lines).toContain('  1. unsupported, score 0.200 | claim: "Refunds take 2 days." | nearest evidence: document [3], highlighted above');
+    expect(lines).toContain('  2. misattributed, score 0.100 | claim: "Returns are free." | no evidence');
+    // Each document's heading carries the same position, then its names.
+    expect(lines).toContain("document [1]:");
+    expect(lines).toContain("document [2]  Returns policy:");
+    expect(lines.join("\n")).not.toMatch(/\bdoc \d/);
+  });
+
+  it("sanitises and caps a document's name in a claim's line", () => {
+    const documents = [{ id: `\u001b[2J${"x".repeat(5000)}\u202e`, text: RETURNS_TEXT }];
+    const line = renderRecord(spoolRecord({ documents }), PLAIN).find((l) => l.startsWith("  0. ")) ?? "";
+    expect(line).not.toContain("\u001b");
+    expect(line).not.toContain("\u202e");
+    expect(line).toContain(`document [1] ("${"x".repeat(200)}…")`);
   });
 
   it("cuts a long document around the evidence, eliding the rest", () => {
@@ -86,8 +113,8 @@ describe("the terminal review's rendering", () => {
     const many = spoolRecord({ claims: Array.from({ length: 100 }, (_, i) => ({ ...spoolRecord().claims[0]!, index: i, text: `claim ${i}` })) });
     const marks = many.claims.map((_, i) => (i === 70 ? 1 : 0) as 0 | 1);
     const lines = renderRecord(many, PLAIN, { marks, cursor: 70 });
-    expect(lines).toContain("> [supported]     70. contradicted (generation) 0.050 evidence doc 0: claim 70");
-    expect(lines).toContain("  [not supported] 71. contradicted (generation) 0.050 evidence doc 0: claim 71");
+    expect(lines).toContain('> [supported]     70. contradicted (generation), score 0.050 | claim: "claim 70" | contradicting evidence: document [1] ("returns"), highlighted above');
+    expect(lines).toContain('  [not supported] 71. contradicted (generation), score 0.050 | claim: "claim 71" | contradicting evidence: document [1] ("returns"), highlighted above');
     expect(lines).toContain(`  (${70 - RENDER_LIMITS.claims / 2} claims above)`);
     expect(lines.filter((l) => /^[> ] \[/.test(l))).toHaveLength(RENDER_LIMITS.claims);
   });
@@ -99,8 +126,8 @@ describe("the terminal review's rendering", () => {
     expect(r.documents).toEqual([{ title: "t", text: "" }]);
     expect(r.question).toBeUndefined();
     const lines = renderRecord(r, PLAIN);
-    expect(lines).toContain("  0. unsupported -: c");
-    expect(lines).toContain("doc 0  t:");
+    expect(lines).toContain('  0. unsupported, score - | claim: "c" | no evidence');
+    expect(lines).toContain("document [1]  t:");
   });
 
   it("renders in time linear in the document's size (N vs 8N)", () => {

@@ -67,7 +67,8 @@ describe.skipIf(!HAVE_TMUX)("groundwatch review in a terminal (tmux; skipped whe
     const t = terminal(command);
     await expect.poll(t.screen, POLL).toContain("[1/4] f-1  a agree");
     expect(t.screen()).toContain("Items can be returned within 30 days of delivery.");
-    expect(t.screen()).toContain("0. contradicted (generation) 0.050 evidence doc 0: You can return items within 90 days.");
+    // The claim and its evidence, each labelled (the line wraps at the pane's 120 columns).
+    expect(t.screen()).toContain('0. contradicted (generation), score 0.050 | claim: "You can return items within 90 days." | contradicting evidence');
     t.keys("a");
     await expect.poll(t.screen, POLL).toContain("[2/4] f-2");
     t.keys("d");

@@ -69,6 +69,20 @@ describe("flagged ring", () => {
     expect(drops).toEqual(["cut"]);
   });
 
+  it("lets an answer's question and answer text go, before its claims, when they do not fit its share, and counts it", () => {
+    const { r, drops } = ring(10, 16 * 1024);
+    r.add(answer("/a", 1, { question: "q".repeat(600), answer: "a".repeat(2000) }));
+    const [kept] = r.read();
+    expect(kept).not.toHaveProperty("question");
+    expect(kept).not.toHaveProperty("answer");
+    expect(kept?.claims).toHaveLength(1);
+    expect(drops).toEqual(["cut"]);
+    // One that fits is kept whole.
+    r.add(answer("/a", 2, { question: "q?", answer: "a." }));
+    expect(r.read()[0]).toMatchObject({ question: "q?", answer: "a." });
+    expect(drops).toEqual(["cut"]);
+  });
+
   it("filters by cause, since and limit, and caps the limit", () => {
     const { r } = ring(5000, 64 << 20);
     for (let i = 0; i < 1500; i++) r.add(answer("/a", i, i % 3 === 0 ? { cause: "retrieval" } : {}));
@@ -234,7 +248,23 @@ describe("flaggedAnswerOf", () => {
   });
 
   it("carries the text through the capture given", () => {
-    expect(flaggedAnswerOf(summary, at, (t) => t.replace(/\d+/g, "#"))?.claims[0]).toMatchObject({ text: "Returns take # days.", evidenceText: "Returns take # days." });
+    expect(flaggedAnswerOf(summary, at, { capture: (t) => t.replace(/\d+/g, "#") })?.claims[0]).toMatchObject({ text: "Returns take # days.", evidenceText: "Returns take # days." });
+  });
+
+  // Issue 36: the ring kept the evidence's document as its index alone, and neither question nor answer.
+  it("with content capture, carries the question, the answer and the evidence document's names through the capture; without, none of them", () => {
+    const input = { question: "How long for returns 2?", answer: "Returns take 90 days.", context: [{ id: "returns-7", title: "Returns 7", url: "https://example.com/7", text: "Returns take 30 days." }, "other"] };
+    const capture = (t: string): string => t.replace(/\d+/g, "#");
+    const on = flaggedAnswerOf(summary, at, { capture, input });
+    expect(on).toMatchObject({ question: "How long for returns #?", answer: "Returns take # days." });
+    expect(on?.claims[0]?.evidence).toEqual({ doc: 0, start: 5, end: 30, id: "returns-#", title: "Returns #", url: "https://example.com/#" });
+    // A string document has no name: its position only.
+    const second = flaggedAnswerOf({ ...summary, flaggedClaims: [{ verdict: "unsupported", start: 0, end: 20, evidence: { doc: 1, start: 0, end: 5 } }] }, at, { capture, input });
+    expect(second?.claims[0]?.evidence).toEqual({ doc: 1, start: 0, end: 5 });
+    const off = flaggedAnswerOf(summary, at);
+    expect(off).not.toHaveProperty("question");
+    expect(off).not.toHaveProperty("answer");
+    expect(off?.claims[0]?.evidence).toEqual({ doc: 0, start: 5, end: 30 });
   });
 
   it("gives nothing for a grounded answer", () => {

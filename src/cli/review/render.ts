@@ -1,5 +1,6 @@
 import type { SpoolClaim, SpoolDocument, SpoolRecord } from "../../review/record.ts";
-import { plainText } from "../escape.ts";
+import { plainText, sourceText } from "../escape.ts";
+import { evidenceLabel } from "../report-evidence.ts";
 import { sanitizeForTerminal } from "../io.ts";
 
 /**
@@ -136,19 +137,27 @@ export function viewableRecord(r: SpoolRecord): SpoolRecord {
 const scoreText = (score: unknown): string => (finite(score) ? score.toFixed(3) : "-");
 const one = (v: unknown): string => plainText(v ?? "-", RENDER_LIMITS.line);
 
+/** A document's heading: its position as citations give it ([1] is the first), then each name it has. */
 function documentTitle(d: SpoolDocument, i: number): string {
-  const parts = [`doc ${i}`];
+  const parts = [`document ${sourceText(i, undefined)}`];
   if (d.id !== undefined) parts.push(`id ${one(d.id)}`);
   if (d.title !== undefined) parts.push(one(d.title));
   if (d.url !== undefined) parts.push(`<${one(d.url)}>`);
   return parts.join("  ");
 }
 
-/** One claim's line: number, verdict, score, cause, evidence location, text. */
-export function claimLine(c: SpoolClaim, mark?: string): string {
-  const evidence = c.evidence && finite(c.evidence.doc) ? ` evidence doc ${c.evidence.doc}` : "";
+/**
+ * One claim's line: number, verdict, cause and score, then the claim's text, labelled and quoted,
+ * then where its evidence lies, labelled as what it is (nearest, contradicting, supported instead
+ * by) with the document's position and name: the evidence's text is the highlighted span in that
+ * document above, never this line's.
+ */
+export function claimLine(c: SpoolClaim, documents: readonly SpoolDocument[], mark?: string): string {
+  const e = c.evidence;
+  const shownAbove = e !== undefined && Number.isInteger(e.doc) && e.doc >= 0 && e.doc < Math.min(documents.length, RENDER_LIMITS.documents);
+  const evidence = e && finite(e.doc) ? ` | ${evidenceLabel(c.verdict)}: document ${sourceText(e.doc, documents[e.doc])}${shownAbove ? ", highlighted above" : ""}` : " | no evidence";
   const cause = c.cause !== undefined ? ` (${one(c.cause)})` : "";
-  return `${mark ?? ""}${one(c.index)}. ${one(c.verdict)}${cause} ${scoreText(c.score)}${evidence}: ${one(c.text)}`;
+  return `${mark ?? ""}${one(c.index)}. ${one(c.verdict)}${cause}, score ${scoreText(c.score)} | claim: "${one(c.text)}"${evidence}`;
 }
 
 /** The whole view of one answer (a `viewableRecord`), as lines (without the key prompt). `marks` shows claim-by-claim marking, the cursor at `cursor`. */
@@ -170,10 +179,10 @@ export function renderRecord(r: SpoolRecord, style: RenderStyle, marking?: { rea
   if (from > 0) lines.push(dim(`  (${from} claims above)`));
   claims.forEach((c, k) => {
     const i = from + k;
-    if (!marking) return lines.push(`  ${claimLine(c)}`);
+    if (!marking) return lines.push(`  ${claimLine(c, docs)}`);
     const cursor = i === marking.cursor ? "> " : "  ";
     const mark = marking.marks[i] === 1 ? "[supported]     " : "[not supported] ";
-    return lines.push(`${cursor}${mark}${claimLine(c)}`);
+    return lines.push(`${cursor}${mark}${claimLine(c, docs)}`);
   });
   if (r.claims.length === 0) lines.push("  (no claims)");
   const below = r.claims.length - from - claims.length;

@@ -111,7 +111,7 @@ const SCRIPT = `
     clear(docs);
     (Array.isArray(a.documents) ? a.documents : []).forEach(function (d, di) {
       var head = [d.title, d.id, d.url].filter(function (x) { return x !== undefined && x !== null && x !== ""; }).join(" · ");
-      docs.appendChild(el("div", "doc-head", "[" + di + "] " + (head || "document")));
+      docs.appendChild(el("div", "doc-head", "[" + (di + 1) + "] " + (head || "document")));
       var spans = [];
       claims.forEach(function (c) {
         if (c.evidence && Number(c.evidence.doc) === di) spans.push({ start: c.evidence.start, end: c.evidence.end, cls: "evidence", claim: c.index });
