@@ -10,8 +10,11 @@ import { reportSkippedFiles } from "./review/skips.ts";
 import { escapeHtml } from "./escape.ts";
 import { explainCalibrationFailure } from "../core/calibration.ts";
 import { calibrationOutcomesHtml } from "./report-calibration.ts";
+import { describeProduction } from "../review/export.ts";
 import { driftRefusedQuery, scoringInUse, scoringInfoQuery, scoringNotices } from "./evidence-scoring.ts";
-import { readReview, reviewCountsQuery, reviewOnlyHtml, reviewSection } from "./report-review.ts";
+import { readReview, reviewOnlyHtml, reviewSection } from "./report-review.ts";
+import type { SeriesCount } from "./period-counts.ts";
+import { countRows, countText, periodCountQueries, seriesCounts, sumBy } from "./period-counts.ts";
 import { chartResolution, describePeriod, formatDuration, formatTime, promDuration, resolvePeriod } from "./period.ts";
 import { fetchFailure } from "../net/fetch-error.ts";
 
@@ -27,7 +30,9 @@ Usage:
 Queries the Prometheus that scrapes groundwatch and writes a self-contained HTML report: the
 hallucination rate and mean groundedness per route over the period with the threshold, alert
 firings, answers scored and the share of traffic sampled, the backend and tier in use, and the
-calibration record (AUROC with its interval and verdict, date, set size, unscorable rows left out).
+calibration record (AUROC with its interval and verdict, date, set size, unscorable rows left out,
+and where its labels came from: production review, groundwatch's bundled examples, or a set of yours).
+Answers are counted whole: each counter's value at the period's end less its value before it.
 A calibration whose verdict is not "pass" (the interval includes 0.5 or lies below it) is flagged
 in red at the top: what the verdict means, that its threshold is not trustworthy, and what to do.
 The top of the report also says how the period was scored, as the collector exported it
@@ -186,36 +191,46 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
     // Each point covers its whole window (max_over_time), so an alert that fired between two chart
     // steps is still reported; a plain ALERTS query samples only the instants and can miss it.
     const alerts = await q(`max by (alertname, groundwatch_route, severity) (max_over_time(ALERTS{alertstate="firing", alertname=~"Groundwatch.*"}[${promDuration(step)}]))`);
-    const scored = await instant(`sum by (groundwatch_route) (increase(groundwatch_observations_scored_total{${route}}[${range}]))`);
-    const sampled = await instant(ratio(`sum by (groundwatch_route) (increase(groundwatch_observations_sampled_total{${route}}[${range}]))`, `sum by (groundwatch_route) (increase(groundwatch_observations_seen_total{${route}}[${range}]))`));
-    // A route with no ungrounded series has a rate of 0, not no rate; one with nothing scorable has none.
-    const scorable = `sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict=~"grounded|ungrounded", ${route}}[${range}]))`;
-    const periodRate = await instant(ratio(`sum by (groundwatch_route) (increase(groundwatch_evaluations_total{groundwatch_verdict="ungrounded", ${route}}[${range}]))`, scorable));
-    const backends = await instant(`sum by (groundwatch_backend_name, groundwatch_backend_tier) (increase(groundwatch_evaluations_total{${route}}[${range}]))`);
+    // The period's answers in whole numbers, per series of each counter (period-counts.ts): every
+    // table below sums the same series, so the route and backend tables agree.
+    const counted = async (counter: string): Promise<SeriesCount[]> => {
+      const queries = periodCountQueries(counter, route, range, promDuration(2 * (to - from)));
+      return seriesCounts(await instant(queries.exact), await instant(queries.estimated));
+    };
+    const evaluations = await counted("groundwatch_evaluations_total");
+    const seen = sumBy(await counted("groundwatch_observations_seen_total"), ["groundwatch_route"]);
+    const sampledCounts = sumBy(await counted("groundwatch_observations_sampled_total"), ["groundwatch_route"]);
+    const BACKEND = ["groundwatch_backend_name", "groundwatch_backend_tier"];
+    // Backends that scored something in the period.
+    const byBackend = new Map([...sumBy(evaluations, BACKEND)].filter(([, c]) => c.count > 0));
+    const backends = countRows(byBackend, BACKEND, to);
     // What the collector itself says it scored with: the threshold in force and the calibration's id.
     const used = scoringInUse(await instant(scoringInfoQuery(range)));
     const driftRefused = (await instant(driftRefusedQuery(range))).flatMap((r) => (typeof r.metric.groundwatch_reason === "string" ? [r.metric.groundwatch_reason] : []));
     const notices = scoringNotices({ used, calibration, driftRefused, backends });
-    const reviewHtml = review ? reviewSection(review, await instant(reviewCountsQuery(route, range)), from, to) : "";
+    const byVerdict = sumBy(evaluations, ["groundwatch_verdict"]);
+    const reviewHtml = review ? reviewSection(review, countRows(byVerdict, ["groundwatch_verdict"], to), from, to, [...byVerdict.values()].every((c) => c.exact)) : "";
 
     const utc = (t: number): string => `${formatTime(t)} UTC`;
     const firings = alerts.map((s) => {
       const times = s.values.map(([t]) => t);
       return { name: s.metric.alertname ?? "", route: s.metric.groundwatch_route ?? "", severity: s.metric.severity ?? "", first: Math.min(...times), last: Math.max(...times), firing: times.length * step };
     });
-    const byRoute = (rows: Array<{ metric: Record<string, string>; value: [number, string] }>): Map<string, number> => new Map(rows.map((r) => [r.metric.groundwatch_route ?? "", Number(r.value[1])]));
-    const scoredBy = byRoute(scored);
-    const sampledBy = byRoute(sampled);
-    const rateBy = byRoute(periodRate);
-    const routes = [...new Set([...scoredBy.keys(), ...rateBy.keys()])].sort();
+    const scoredBy = sumBy(evaluations, ["groundwatch_route"]);
+    const byRouteVerdict = sumBy(evaluations, ["groundwatch_route", "groundwatch_verdict"]);
+    const ofVerdict = (r: string, verdict: string): number => byRouteVerdict.get(`${r}\u0000${verdict}`)?.count ?? 0;
+    const routes = [...scoredBy.keys()].sort();
     const pct = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? "–" : `${(100 * v).toFixed(1)}%`);
+    const share = (part: number | undefined, whole: number | undefined): number | undefined => (whole ? (part ?? 0) / whole : undefined);
     const NOTHING_SCORED = "no answers scored in this period";
     // No rate is not a rate of 0: say why there is none.
     const rateCell = (r: string): string => {
-      const v = rateBy.get(r);
-      if (v !== undefined && Number.isFinite(v)) return `<td class="${v > threshold ? "over" : ""}">${pct(v)}</td>`;
-      return `<td class="no-data">no data: ${(scoredBy.get(r) ?? 0) > 0 ? "no scorable answers in this period" : NOTHING_SCORED}</td>`;
+      const v = share(ofVerdict(r, "ungrounded"), ofVerdict(r, "grounded") + ofVerdict(r, "ungrounded"));
+      if (v !== undefined) return `<td class="${v > threshold ? "over" : ""}">${pct(v)}</td>`;
+      return `<td class="no-data">no data: ${(scoredBy.get(r)?.count ?? 0) > 0 ? "no scorable answers in this period" : NOTHING_SCORED}</td>`;
     };
+    const estimated = evaluations.some((c) => !c.exact);
+    const countsNote = `<p class="note">Answers are counted whole: each counter's last value in the period less its last value before it (none: it started in the period).${estimated ? " A counter that restarted in the period (its collector restarted) has no such difference: its answers are Prometheus' estimate (increase()), rounded, and the counts they are part of read “about”." : ""}</p>`;
     // The last day the period includes, for the title: a period ending at midnight does not include that day.
     const lastDay = formatTime(to % 86_400 === 0 ? to - 86_400 : to).slice(0, 10);
     const failed = calibration ? explainCalibrationFailure(calibration) : undefined;
@@ -232,6 +247,10 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
     const unscorableRow = u
       ? `<tr><td>unscorable rows</td><td>${Math.round(u.rows)}${u.rows === 0 ? "" : u.excluded === undefined ? ", fitted as score 0 (written by a calibrate that did not exclude them)" : u.excluded > 0 ? `, ${Math.round(u.excluded)} left out of the AUROC and threshold` : ", fitted as score 0 (--unscorable as-ungrounded)"}</td></tr>`
       : "";
+    // Where the calibration's labels came from: production review (review export), groundwatch's own examples, or a set of the user's.
+    const dataset = calibration?.dataset;
+    const labelsRow = dataset ? `<tr><td>labels</td><td>${escapeHtml(dataset.production ? describeProduction(dataset.production) : dataset.bundled ? "groundwatch's bundled examples: a demo of calibrate, not labels of your service's answers" : "a labelled set of yours, not exported from production review (groundwatch review export)")}</td></tr>` : "";
+    const passed = dataset?.bundled ? " — on groundwatch's bundled examples: a demo, not evidence about your service" : " — the interval excludes 0.5";
     const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>groundwatch evidence ${escapeHtml(formatTime(from).slice(0, 10))} – ${escapeHtml(lastDay)}</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
@@ -241,17 +260,18 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
 <p>Period: ${escapeHtml(describePeriod(period))}${args.route ? `, route ${escapeHtml(args.route)}` : ", all routes"}. All times are UTC. Source: ${escapeHtml(args.prometheus ?? "")}. Hallucination rate = ungrounded share of scorable answers; alert threshold ${pct(threshold)}.</p>
 ${notices}${alarm}<h2>Per route over the period</h2>
 <table><tr><th>route</th><th>answers scored</th><th>traffic sampled</th><th>hallucination rate</th></tr>
-${routes.map((r) => `<tr><td>${escapeHtml(r)}</td><td>${Math.round(scoredBy.get(r) ?? 0)}</td><td>${pct(sampledBy.get(r))}</td>${rateCell(r)}</tr>`).join("\n") || `<tr><td colspan="4" class="no-data">${NOTHING_SCORED}</td></tr>`}
+${routes.map((r) => `<tr><td>${escapeHtml(r)}</td><td>${countText(scoredBy.get(r) ?? { count: 0, exact: true })}</td><td>${pct(share(sampledCounts.get(r)?.count, seen.get(r)?.count))}</td>${rateCell(r)}</tr>`).join("\n") || `<tr><td colspan="4" class="no-data">${NOTHING_SCORED}</td></tr>`}
 </table>
+${countsNote}
 <h2>Trends</h2>
 ${lineChart(`Hallucination rate (${resolution.label})`, rate, from, to, { step, max: 1, threshold, percent: true, empty: `no data: ${NOTHING_SCORED}` })}
 ${lineChart(`Mean groundedness (${resolution.label})`, mean, from, to, { step, max: 1, percent: false, empty: `no data: ${NOTHING_SCORED}` })}
 <h2>Alert firings</h2>
 ${firings.length ? `<p class="note">Alerts are read per ${escapeHtml(formatDuration(step))} window: an alert counts in a window when it fired at any moment of it, so the times are the ends of those windows.</p><table><tr><th>alert</th><th>route</th><th>severity</th><th>first window firing (ends)</th><th>last window firing (ends)</th><th>windows firing, in all</th></tr>${firings.map((f) => `<tr><td>${escapeHtml(f.name)}</td><td>${escapeHtml(f.route)}</td><td>${escapeHtml(f.severity)}</td><td>${escapeHtml(utc(f.first))}</td><td>${escapeHtml(utc(f.last))}</td><td>${escapeHtml(formatDuration(f.firing))}</td></tr>`).join("")}</table>` : "<p>No groundwatch alert fired in this period.</p>"}
 ${reviewHtml}<h2>Scoring backend</h2>
-${backends.length ? `<table><tr><th>backend</th><th>tier</th><th>answers</th></tr>${backends.map((b) => `<tr><td>${escapeHtml(b.metric.groundwatch_backend_name ?? "")}</td><td>${escapeHtml(b.metric.groundwatch_backend_tier ?? "")}</td><td>${Math.round(Number(b.value[1]))}</td></tr>`).join("")}</table>${backends.some((b) => b.metric.groundwatch_backend_tier === "triage") ? "<p class=\"over\">Answers scored by a triage-tier backend are indicative, not decision-grade (see the top of this report).</p>" : ""}` : "<p>No answers scored in this period.</p>"}
+${backends.length ? `<table><tr><th>backend</th><th>tier</th><th>answers</th></tr>${[...byBackend].map(([key, c]) => `<tr><td>${escapeHtml(key.split("\u0000")[0] ?? "")}</td><td>${escapeHtml(key.split("\u0000")[1] ?? "")}</td><td>${countText(c)}</td></tr>`).join("")}</table>${backends.some((b) => b.metric.groundwatch_backend_tier === "triage") ? "<p class=\"over\">Answers scored by a triage-tier backend are indicative, not decision-grade (see the top of this report).</p>" : ""}` : "<p>No answers scored in this period.</p>"}
 <h2>Calibration record</h2>
-${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold} (${escapeHtml(calibration.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibration.auroc ? `${calibration.auroc.value.toFixed(3)} (95% CI ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "–"}</td></tr>${calibration.relevanceThresholds ? `<tr><td>relevance thresholds</td><td>context ${calibration.relevanceThresholds.context?.toFixed(4) ?? "not fitted"}, answer ${calibration.relevanceThresholds.answer?.toFixed(4) ?? "not fitted"}</td></tr>` : ""}<tr><td>verdict</td><td class="${failed ? "over" : ""}">${escapeHtml(verdictName)}${failed ? " — not trustworthy (see the warning at the top)" : " — the interval excludes 0.5"}</td></tr><tr><td>labelled set</td><td>${calibration.rows !== undefined ? Math.round(calibration.rows) : "–"} answers</td></tr>${unscorableRow}<tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ? `${calibration.backend.name} ${calibration.backend.version ?? ""} (${calibration.backend.tier ?? "?"})` : "–")}</td></tr><tr><td>data set</td><td>${escapeHtml(calibration.dataset ? `${calibration.dataset.path}, sha256 ${calibration.dataset.sha256.slice(0, 12)}…${calibration.dataset.bundled ? " — groundwatch's bundled examples, not your data" : ""}` : "fingerprint unknown")}</td></tr><tr><td>calibration id</td><td>${escapeHtml(calibration.id)}</td></tr></table>${calibrationOutcomesHtml(calibration)}` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
+${calibration ? `<table><tr><td>threshold</td><td>${calibration.threshold} (${escapeHtml(calibration.criterion ?? "")})</td></tr><tr><td>AUROC</td><td>${calibration.auroc ? `${calibration.auroc.value.toFixed(3)} (95% CI ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "–"}</td></tr>${calibration.relevanceThresholds ? `<tr><td>relevance thresholds</td><td>context ${calibration.relevanceThresholds.context?.toFixed(4) ?? "not fitted"}, answer ${calibration.relevanceThresholds.answer?.toFixed(4) ?? "not fitted"}</td></tr>` : ""}<tr><td>verdict</td><td class="${failed ? "over" : ""}">${escapeHtml(verdictName)}${failed ? " — not trustworthy (see the warning at the top)" : passed}</td></tr><tr><td>labelled set</td><td>${calibration.rows !== undefined ? Math.round(calibration.rows) : "–"} answers</td></tr>${unscorableRow}<tr><td>calibrated</td><td>${escapeHtml(calibration.createdAt ?? "–")}</td></tr><tr><td>backend</td><td>${escapeHtml(calibration.backend ? `${calibration.backend.name} ${calibration.backend.version ?? ""} (${calibration.backend.tier ?? "?"})` : "–")}</td></tr><tr><td>data set</td><td>${escapeHtml(calibration.dataset ? `${calibration.dataset.path}, sha256 ${calibration.dataset.sha256.slice(0, 12)}…${calibration.dataset.bundled ? " — groundwatch's bundled examples, not your data" : ""}` : "fingerprint unknown")}</td></tr>${labelsRow}<tr><td>calibration id</td><td>${escapeHtml(calibration.id)}</td></tr></table>${calibrationOutcomesHtml(calibration)}` : "<p>No calibration file was given (--calibration): the threshold is not backed by a labelled set in this report.</p>"}
 <p style="font-size:12px;color:#777">Generated ${escapeHtml(utc(now().getTime() / 1000))} by groundwatch evidence.</p>
 </body></html>
 `;

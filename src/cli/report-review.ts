@@ -16,11 +16,6 @@ import { formatTime } from "./period.ts";
 /** A Prometheus instant-query row. */
 type PromRow = { metric: Record<string, string>; value: [number, string] };
 
-/** The period's answers by verdict, as evidence reads them from Prometheus. `route` is evidence's route matcher. */
-export function reviewCountsQuery(route: string, range: string): string {
-  return `sum by (groundwatch_verdict) (increase(groundwatch_evaluations_total{${route}}[${range}]))`;
-}
-
 /**
  * The period's flagged and grounded answers from Prometheus' rows by verdict: flagged are the
  * ungrounded ones, plus the unscorable ones when the spool keeps unscorable answers as flagged;
@@ -57,16 +52,21 @@ export function readReview(dirs: readonly string[], labels: string | undefined, 
 }
 
 const pct = (v: number): string => `${(100 * v).toFixed(1)}%`;
-const count = (v: number): string => (Number.isInteger(v) ? String(v) : v.toFixed(1));
 const interval = (p: ReviewedProportion): string => (p.interval ? `${pct(p.interval.low)}–${pct(p.interval.high)}` : "–");
 const rateCell = (p: ReviewedProportion): string => (p.rate === null ? '<td class="no-data">none reviewed</td>' : `<td>${pct(p.rate)}</td>`);
 
-/** The "Review of the monitor" section of the evidence report. */
-export function reviewSectionHtml(p: MonitorPrecision, read: ReviewRead): string {
+/**
+ * The "Review of the monitor" section of the evidence report. `exact`: Prometheus' counts are whole
+ * differences of the counters' values (evidence's period-counts.ts); false when part of them is
+ * Prometheus' estimate. Counts estimated (from the spool, or in part by Prometheus) read "about".
+ */
+export function reviewSectionHtml(p: MonitorPrecision, read: ReviewRead, exact = true): string {
   const { flagged: f, grounded: g } = p;
+  const about = p.countsFrom === "spool" || !exact;
+  const count = (v: number): string => `${about ? "about " : ""}${Math.round(v)}`;
   const source =
     p.countsFrom === "prometheus"
-      ? "Answers in the period: from Prometheus (increase of groundwatch_evaluations_total by verdict over the period)."
+      ? `Answers in the period: from Prometheus (groundwatch_evaluations_total by verdict: each series' last value in the period less its last value before it${exact ? "" : "; a series whose collector restarted in the period is Prometheus' estimate, so the counts read “about”"}).`
       : "Answers in the period: estimated from the spool (each kept answer divided by the rate it was kept at: 1 for flagged, the grounded sample rate for grounded ones), since Prometheus has no groundwatch_evaluations_total for the period.";
   const recallRow = p.recall
     ? `<tr><td>estimated recall</td><td>${pct(p.recall.value)}</td><td>${pct(p.recall.low)}–${pct(p.recall.high)} (conservative)</td><td>TP = ${(f.rate ?? 0).toFixed(3)} × ${count(f.answers)} flagged = ${((f.rate ?? 0) * f.answers).toFixed(1)}, FN = ${(g.rate ?? 0).toFixed(3)} × ${count(g.answers)} grounded = ${((g.rate ?? 0) * g.answers).toFixed(1)}; recall = TP / (TP + FN)</td></tr>`
@@ -90,10 +90,10 @@ ${trend}
 `;
 }
 
-/** The section for the period, given Prometheus' rows of `reviewCountsQuery`. */
-export function reviewSection(read: ReviewRead, counts: readonly PromRow[], from: number, to: number): string {
+/** The section for the period, given the period's answers by verdict (rows of groundwatch_verdict and count) and whether they are exact. */
+export function reviewSection(read: ReviewRead, counts: readonly PromRow[], from: number, to: number, exact = true): string {
   const c = reviewCounts(counts, read.records);
-  return reviewSectionHtml(monitorPrecision({ records: read.records, labels: read.labels.labels, from, to, ...(c ? { counts: c } : {}) }), read);
+  return reviewSectionHtml(monitorPrecision({ records: read.records, labels: read.labels.labels, from, to, ...(c ? { counts: c } : {}) }), read, exact);
 }
 
 /** A report with only the review section: evidence with --review-dir and without Prometheus. */

@@ -10,6 +10,7 @@ import { readCalibrationFile } from "../../src/config/calibration-file.ts";
 import { chartResolution, describePeriod, formatDuration, MAX_CHART_POINTS, parseTime, promDuration, resolvePeriod } from "../../src/cli/period.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 import { verdictSet } from "../helpers/verdict-set.ts";
+import { precisionFixture, writeSpool } from "../helpers/review-spool.ts";
 import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 
 /** One request the fake Prometheus received: its path and query parameters. */
@@ -263,8 +264,8 @@ describe("groundwatch evidence: the period and no-data queries", () => {
     expect(prom.queries.filter((q) => q.includes("[6h]")).length).toBe(3);
     // An alert that fired between two chart points still counts: each point covers its window.
     expect(prom.queries).toContainEqual(expect.stringContaining('max_over_time(ALERTS{alertstate="firing", alertname=~"Groundwatch.*"}[6h])'));
-    // The table's four, and what the collector scored with (scoring info, drift refusals) over the whole period.
-    expect(prom.queries.filter((q) => q.includes("[30d]")).length).toBe(6);
+    // The table's counts (exact and estimated, of three counters), and what the collector scored with (scoring info, drift refusals), over the whole period.
+    expect(prom.queries.filter((q) => q.includes("[30d]")).length).toBe(8);
     const html = readFileSync(out, "utf8");
     expect(html).toContain("<title>groundwatch evidence 2026-11-01 – 2026-11-30</title>");
     expect(html).toContain("Period: 2026-11-01 to 2026-11-30, both days included (2026-11-01 00:00 to 2026-12-01 00:00 UTC, 30 days), all routes. All times are UTC.");
@@ -300,13 +301,14 @@ describe("groundwatch evidence: the period and no-data queries", () => {
 
   it("divides by (denominator > 0), never clamp_min: a period with nothing scored says so, not 0%", async () => {
     // Prometheus has the route's counters but nothing was scored: every ratio is no result.
-    const prom = await fakePrometheus("/r", ({ params }) => (params.query?.includes("groundwatch_observations_scored_total") ? [{ metric: { groundwatch_route: "/r" }, value: [1_700_000_000, "0"] }] : []));
+    const prom = await fakePrometheus("/r", ({ params }) => (params.query?.startsWith("(last_over_time(groundwatch_evaluations_total") ? [{ metric: { groundwatch_route: "/r", groundwatch_verdict: "grounded" }, value: [1_700_000_000, "0"] }] : []));
     const out = join(tempDir(), "evidence.html");
     const run = await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--out", out]);
     expect(run.code, run.stderr).toBe(0);
     for (const q of prom.queries) expect(q).not.toContain("clamp_min");
+    // The trends' two; the period's rates are divided here, from whole counts.
     const ratios = prom.queries.filter((q) => q.includes(" / "));
-    expect(ratios.length).toBe(4);
+    expect(ratios.length).toBe(2);
     for (const q of ratios) expect(q).toMatch(/ \/ \(sum by \(groundwatch_route\) \(increase\([^)]*\[\w+\]\)\) > 0\)$/);
     const html = readFileSync(out, "utf8");
     expect(html).toContain('<tr><td>/r</td><td>0</td><td>–</td><td class="no-data">no data: no answers scored in this period</td></tr>');
@@ -344,7 +346,7 @@ describe("groundwatch evidence: how the period was scored, as the collector expo
       const row = (metric: Record<string, string>, v: number): unknown => ({ metric, value: [1_700_000_000, String(v)] });
       if (q.includes("groundwatch_scoring_info")) return info.map((m) => row(m, 1));
       if (q.includes("groundwatch_drift_reference_refused_total")) return refused.map((r) => row({ groundwatch_reason: r }, 1));
-      if (q.startsWith("sum by (groundwatch_backend_name, groundwatch_backend_tier)")) return backends.map(([name, tier, n]) => row({ groundwatch_backend_name: name, groundwatch_backend_tier: tier }, n));
+      if (q.startsWith("(last_over_time(groundwatch_evaluations_total")) return backends.map(([name, tier, n]) => row({ groundwatch_route: "/r", groundwatch_verdict: "grounded", groundwatch_backend_name: name, groundwatch_backend_tier: tier }, n));
       return [];
     });
   const report = async (prom: { url: string }, calibration?: string): Promise<{ html: string; top: string }> => {
@@ -385,6 +387,98 @@ describe("groundwatch evidence: how the period was scored, as the collector expo
     expect(top).toMatch(/<div class="alarm" role="alert">[\s\S]*calibrated on groundwatch&#39;s bundled examples \(examples\/labelled\.jsonl\), not your data/);
     expect(top).toContain("Drift: the collector refused the calibration&#39;s reference scores (the calibration was fitted on groundwatch&#39;s bundled examples)");
     expect(html).toContain("examples/labelled.jsonl, sha256 ffffffffffff… — groundwatch&#39;s bundled examples, not your data");
+  });
+});
+
+// Issue 36: the calibration record did not say its labels came from production review, and called a
+// calibration on groundwatch's own examples a plain "pass".
+describe("groundwatch evidence: where the calibration's labels came from", () => {
+  const record = async (dataset: Record<string, unknown>): Promise<{ labels: string; verdict: string }> => {
+    const prom = await fakePrometheus("/r", () => []);
+    const out = join(tempDir(), "evidence.html");
+    const run = await runCli(["evidence", "--prometheus", prom.url, ...PERIOD, "--calibration", calibrationJson("pass", { dataset: { path: "reviewed.jsonl", rows: 472, sha256: "a".repeat(64), bundled: false, ...dataset } }), "--out", out]);
+    expect(run.code, run.stderr).toBe(0);
+    const html = readFileSync(out, "utf8");
+    return { labels: /<tr><td>labels<\/td><td>([^<]*)<\/td><\/tr>/.exec(html)?.[1] ?? "(no labels row)", verdict: /<tr><td>verdict<\/td><td[^>]*>([^<]*)<\/td><\/tr>/.exec(html)?.[1] ?? "" };
+  };
+
+  it("says the labels came from production review: how many answers, by how many reviewers, scored when", async () => {
+    const { labels, verdict } = await record({ production: { rows: 472, reviewers: 2, from: "2026-11-01T09:00:00.000Z", to: "2026-11-20T18:00:00.000Z" } });
+    expect(labels).toBe("labels from production review: 472 answers by 2 reviewers, from 2026-11-01T09:00:00.000Z to 2026-11-20T18:00:00.000Z");
+    expect(verdict).toBe("pass — the interval excludes 0.5");
+  });
+
+  it("says a set of the user's own is not from production review, and a calibration on groundwatch's examples is a demo, not a pass", async () => {
+    expect((await record({})).labels).toBe("a labelled set of yours, not exported from production review (groundwatch review export)");
+    const bundled = await record({ path: "examples/labelled.jsonl", bundled: true });
+    expect(bundled.labels).toBe("groundwatch&#39;s bundled examples: a demo of calibrate, not labels of your service&#39;s answers");
+    expect(bundled.verdict).toBe("pass — on groundwatch's bundled examples: a demo, not evidence about your service");
+  });
+});
+
+// Issue 36: the report said "398.4 flagged answers" (counts from increase(), which extrapolates), and
+// its route and backend tables, each from its own extrapolated query, disagreed by one answer.
+describe("groundwatch evidence: counts in whole answers, the same in every table", () => {
+  const SERIES: Array<[route: string, verdict: string, backend: string, count: number]> = [
+    ["/a", "grounded", "onnx", 300],
+    ["/a", "ungrounded", "onnx", 98],
+    ["/b", "grounded", "onnx", 130],
+  ];
+  /**
+   * A Prometheus as a real one answers: increase() extrapolated to the window's edges (fractions,
+   * each query its own), and the counters' values at the period's ends whole, per series.
+   */
+  const prometheus = (estimated: Array<[string, string, string, number]> = []): Promise<{ url: string; queries: string[] }> =>
+    fakePrometheus("/r", ({ path, params }) => {
+      const q = params.query ?? "";
+      if (path.endsWith("query_range")) return [];
+      const row = (metric: Record<string, string>, v: number | string): unknown => ({ metric, value: [1_700_000_000, String(v)] });
+      const series = ([route, verdict, backend]: [string, string, string, number]): Record<string, string> => ({ groundwatch_route: route, groundwatch_verdict: verdict, groundwatch_backend_name: backend, groundwatch_backend_tier: "production" });
+      if (q.startsWith("(last_over_time(groundwatch_evaluations_total")) return SERIES.map((s) => row(series(s), s[3]));
+      if (q.startsWith("increase(groundwatch_evaluations_total")) return estimated.map((s) => row(series(s), s[3]));
+      if (q.startsWith("(last_over_time(groundwatch_observations_seen_total")) return [row({ groundwatch_route: "/a" }, 796), row({ groundwatch_route: "/b" }, 130)];
+      if (q.startsWith("(last_over_time(groundwatch_observations_sampled_total")) return [row({ groundwatch_route: "/a" }, 398), row({ groundwatch_route: "/b" }, 130)];
+      // What increase() over the period would have said.
+      if (q.startsWith("sum by (groundwatch_route) (increase(groundwatch_observations_scored_total")) return [row({ groundwatch_route: "/a" }, 398.4), row({ groundwatch_route: "/b" }, 130.4)];
+      if (q.startsWith("sum by (groundwatch_backend_name, groundwatch_backend_tier) (increase(")) return [row({ groundwatch_backend_name: "onnx", groundwatch_backend_tier: "production" }, 529.3)];
+      if (q.startsWith("sum by (groundwatch_verdict) (increase(")) return [row({ groundwatch_verdict: "grounded" }, 430.9), row({ groundwatch_verdict: "ungrounded" }, 98.4)];
+      return [];
+    });
+  const report = async (prom: { url: string }): Promise<string> => {
+    const dir = tempDir();
+    const { records, labels } = precisionFixture();
+    const spool = writeSpool(join(dir, "spool"), records, labels);
+    const out = join(dir, "evidence.html");
+    const run = await runCli(["evidence", "--prometheus", prom.url, "--from", "2026-11-01", "--to", "2026-11-07", "--review-dir", spool, "--out", out]);
+    expect(run.code, run.stderr).toBe(0);
+    return readFileSync(out, "utf8");
+  };
+
+  it("reads each counter's value at the period's ends, so the route table, the backend table and the review agree to the answer", async () => {
+    const prom = await prometheus();
+    const html = await report(prom);
+    // The counts are read from the counters' values, never from increase().
+    expect(prom.queries.filter((q) => q.includes("increase(") && !q.includes("resets(") && !q.includes(" / "))).toEqual([]);
+    const routes = [...html.matchAll(/<tr><td>(\/[ab])<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td class="[^"]*">([^<]*)<\/td><\/tr>/g)].map((m) => m.slice(1));
+    expect(routes).toEqual([
+      ["/a", "398", "50.0%", "24.6%"],
+      ["/b", "130", "100.0%", "0.0%"],
+    ]);
+    expect(html).toContain("<tr><td>onnx</td><td>production</td><td>528</td></tr>");
+    expect(html).toContain("98 flagged answers in the period");
+    expect(html).toContain("430 grounded answers in the period");
+    expect(html).not.toMatch(/\d\.\d (flagged|grounded) answers/);
+    expect(html).toContain("Answers are counted whole: each counter's last value in the period less its last value before it");
+    expect(html).not.toContain("about");
+  });
+
+  it("says about for counts a restarted collector's series is part of (Prometheus' estimate, rounded), in every table alike", async () => {
+    const html = await report(await prometheus([["/a", "grounded", "onnx", 7]]));
+    expect(html).toContain("<tr><td>/a</td><td>about 405</td>");
+    expect(html).toContain("<tr><td>/b</td><td>130</td>");
+    expect(html).toContain("<tr><td>onnx</td><td>production</td><td>about 535</td></tr>");
+    expect(html).toContain("about 437 grounded answers in the period");
+    expect(html).toContain("A counter that restarted in the period (its collector restarted) has no such difference");
   });
 });
 

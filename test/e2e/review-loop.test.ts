@@ -6,12 +6,12 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { runCli, tempDir } from "../helpers/cli.ts";
 import { precisionFixture, writeSpool } from "../helpers/review-spool.ts";
 
-/** A Prometheus whose groundwatch_evaluations_total by verdict over the period is `byVerdict` (none when empty); every other query has no data. */
+/** A Prometheus whose groundwatch_evaluations_total rose by `byVerdict` over the period (one series a verdict; none when empty); every other query has no data. */
 async function prometheus(byVerdict: Record<string, number>): Promise<string> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     const query = url.searchParams.get("query") ?? "";
-    const result = query.startsWith("sum by (groundwatch_verdict) (increase(groundwatch_evaluations_total") ? Object.entries(byVerdict).map(([v, n]) => ({ metric: { groundwatch_verdict: v }, value: [1_700_000_000, String(n)] })) : [];
+    const result = query.startsWith("(last_over_time(groundwatch_evaluations_total") ? Object.entries(byVerdict).map(([v, n]) => ({ metric: { groundwatch_route: "/ask", groundwatch_verdict: v }, value: [1_700_000_000, String(n)] })) : [];
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "success", data: { result } }));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -58,9 +58,11 @@ describe("the review loop: spool and labels → export → calibrate and eval �
 
     // The period: November 1 to 7 inclusive; Prometheus counts 100 flagged (ungrounded) and 900 grounded answers.
     const out = join(dir, "evidence.html");
-    const run = await runCli(["evidence", "--prometheus", await prometheus({ ungrounded: 100, grounded: 900, unscorable: 7 }), "--from", "2026-11-01", "--to", "2026-11-07", "--review-dir", spool, "--out", out]);
+    const run = await runCli(["evidence", "--prometheus", await prometheus({ ungrounded: 100, grounded: 900, unscorable: 7 }), "--from", "2026-11-01", "--to", "2026-11-07", "--review-dir", spool, "--calibration", calibration, "--out", out]);
     expect(run.code, run.stderr).toBe(0);
     const html = readFileSync(out, "utf8");
+    // The calibration record says where its labels came from.
+    expect(html).toContain(`<tr><td>labels</td><td>${provenance}</td></tr>`);
     const [pl, ph] = wilson(8, 10);
     const [ml, mh] = wilson(1, 20);
     expect(html).toContain("<h2>Review of the monitor</h2>");
@@ -69,7 +71,7 @@ describe("the review loop: spool and labels → export → calibrate and eval �
     expect(html).toContain(`<td>estimated recall</td><td>${pct(recall(0.8, 0.05, 100, 900))}</td><td>${pct(recall(pl, mh, 100, 900))}–${pct(recall(ph, ml, 100, 900))} (conservative)</td>`);
     // The same figures, written out: 80.0% (49.0–94.3), 5.0% (0.9–23.6), recall 64.0% (18.7–92.2).
     expect(html).toContain("<td>64.0%</td><td>18.7%–92.2% (conservative)</td>");
-    expect(html).toContain("from Prometheus (increase of groundwatch_evaluations_total by verdict over the period)");
+    expect(html).toContain("from Prometheus (groundwatch_evaluations_total by verdict: each series&#39; last value in the period less its last value before it)");
     expect(html).toContain("<h3>Trend (per day, UTC)</h3>");
     // Each bucket shows the range it covers (here the period starts at midnight).
     expect(html).toContain("<tr><td>2026-11-01 00:00 – 2026-11-02 00:00</td><td>2</td><td>100.0%</td><td>3</td><td>33.3%</td></tr>");
@@ -85,9 +87,9 @@ describe("the review loop: spool and labels → export → calibrate and eval �
     const html = readFileSync(out, "utf8");
     const [pl, ph] = wilson(8, 10);
     const [ml, mh] = wilson(1, 20);
-    // 12 flagged kept at rate 1; 25 grounded kept at 5% stand for 500.
-    expect(html).toContain("12 flagged answers in the period");
-    expect(html).toContain("500 grounded answers in the period");
+    // 12 flagged kept at rate 1; 25 grounded kept at 5% stand for 500: estimates, said so.
+    expect(html).toContain("about 12 flagged answers in the period");
+    expect(html).toContain("about 500 grounded answers in the period");
     expect(html).toContain(`<td>estimated recall</td><td>${pct(recall(0.8, 0.05, 12, 500))}</td><td>${pct(recall(pl, mh, 12, 500))}–${pct(recall(ph, ml, 12, 500))} (conservative)</td>`);
     expect(html).toContain("estimated from the spool");
   });
