@@ -299,7 +299,7 @@ export function startupBanner(s: { url: string; healthUrl?: string | undefined; 
   const ci = cal?.auroc ? `AUROC ${cal.auroc.value.toFixed(3)} (95% CI ${cal.auroc.low.toFixed(3)}–${cal.auroc.high.toFixed(3)})` : "no AUROC recorded";
   const calibration = !cal
     ? "none (the threshold is not backed by a labelled set; see groundwatch calibrate)"
-    : `${failed ? `${(cal.verdict ?? "no verdict").toUpperCase()} — the threshold is not trustworthy` : "pass"}: ${ci}${cal.rows !== undefined ? ` on ${cal.rows} rows` : ""}${cal.createdAt ? `, ${cal.createdAt}` : ""} (${cal.path}, id ${cal.id})${failed ? `; ${failed.advice}` : ""}`;
+    : `${failed ? `${(cal.verdict ?? "no verdict").toUpperCase()} — the threshold is not trustworthy` : cal.dataset?.bundled ? "DEMO — groundwatch's bundled example calibration, not evidence about this service" : "pass"}: ${ci}${cal.rows !== undefined ? ` on ${cal.rows} rows` : ""}${cal.createdAt ? `, ${cal.createdAt}` : ""} (${cal.path}, id ${cal.id})${failed ? `; ${failed.advice}` : ""}`;
   // Fitted on groundwatch's examples, or with another backend: said as loudly as a failed verdict.
   // The backend as the workers will load it ("auto" resolved as createBackend resolves it); its model is known once it has loaded (the SDK warns then).
   const caveats = cal ? calibrationCaveats(cal, { name: backend.name.split(" ")[0] ?? backend.name }) : [];

@@ -131,6 +131,17 @@ describe("groundwatch serve: start-up banner", () => {
     expect(out).toContain("\n  drift        no reference (calibration has 6 scores, needs 20): each route's first 200 scores become its reference\n");
   });
 
+  // Issue 36: a calibration on groundwatch's bundled examples read "calibration  pass" in the banner.
+  it("calls a calibration on groundwatch's bundled examples a demo, never a pass: not evidence about this service", { timeout: 30_000 }, async () => {
+    const calibration = join(tempDir(), "calibration.json");
+    expect((await runCli(["calibrate", "--set", join(ROOT, "examples/labelled.jsonl"), "--out", calibration, "--backend", "offline"])).code).toBe(0);
+    const env = { HF_HOME: "/nonexistent/groundwatch-test-hf-home" };
+    const banner = startupBanner({ url: "http://127.0.0.1:4319", collector: resolveCollectorOptions({ env }), monitor: resolveMonitorOptions({ env, calibrationFile: calibration, scoring: { backend: "offline" } }), env, logEvaluations: false });
+    const line = banner.split("\n").find((l) => l.startsWith("  calibration  ")) ?? "";
+    expect(line).toMatch(/^ {2}calibration {2}DEMO — groundwatch's bundled example calibration, not evidence about this service: AUROC \d\.\d{3} /);
+    expect(line).not.toMatch(/\bpass\b/);
+  });
+
   it("refuses a weak calibration with --require-valid-calibration, exit 2", async () => {
     const calibration = weakCalibration();
     const run = groundwatch(["serve", "--port", "0", "--backend", "offline", "--calibration", calibration, "--require-valid-calibration"]);
