@@ -53,7 +53,8 @@ describe.skipIf(!prometheusAvailable() || !chromiumAvailable())("groundwatch evi
     expect((await runCli(["calibrate", "--set", labelled, "--out", calibration, "--backend", "offline"])).code).toBe(0);
 
     const out = join(dir, "evidence.html");
-    const run = await runCli(["evidence", "--prometheus", prom.url, "--from", String(start), "--to", String(Math.floor(Date.now() / 1000)), "--calibration", calibration, "--out", out, "--pdf"]);
+    // The period ends after the last scrape (rounded up to the second), so the last batch is in it.
+    const run = await runCli(["evidence", "--prometheus", prom.url, "--from", String(start), "--to", String(Math.ceil(Date.now() / 1000)), "--calibration", calibration, "--out", out, "--pdf"]);
     expect(run.code, run.stderr).toBe(0);
     const html = readFileSync(out, "utf8");
     // Every answer of the period, whole, the first batch (in before Prometheus's first scrape) included:
