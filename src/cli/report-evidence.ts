@@ -23,12 +23,12 @@ export function evidenceLabel(verdict: ClaimVerdict, contradicting = verdict ===
   return contradicting ? "contradicting evidence" : verdict === "supported" ? "evidence" : verdict === "misattributed" ? "supported instead by" : "nearest evidence";
 }
 
-/** Where the sentence lies: "doc 1, 175–223" (the document's index in the context, character offsets into it). */
+/** Where the sentence lies: "document [2], 175–223" (the document as an answer cites it, 1-based as every report numbers sources; character offsets into it). */
 export function evidenceLocation(e: Evidence): string {
-  return `doc ${e.doc}, ${e.start}–${e.end}`;
+  return `document [${e.doc + 1}], ${e.start}–${e.end}`;
 }
 
-/** The evidence in one line, as the eval reports show it: "nearest evidence [doc 1, 175–223]: text"; `text` shapes the sentence (clipped, quoted). */
+/** The evidence in one line, as the eval reports show it: "nearest evidence [document [2], 175–223]: text"; `text` shapes the sentence (clipped, quoted). */
 export function evidenceLine(shown: ShownEvidence, text: (sentence: string) => string = (sentence) => sentence): string {
   return `${shown.label} [${evidenceLocation(shown.evidence)}]: ${text(shown.evidence.text)}`;
 }

@@ -25,7 +25,7 @@ describe("groundwatch score: the evidence shown is the sentence that bears on th
     const run = await runCli(["score", "--input", writeInput([ROW]), "--format", "table"]);
     expect(run.code).toBe(0);
     const start = POLICY.indexOf("Returns are");
-    expect(run.stdout).toContain(`contradicting evidence [doc 0, ${start}–${POLICY.length}]: "Returns are accepted within 30 days of delivery."`);
+    expect(run.stdout).toContain(`contradicting evidence [document [1], ${start}–${POLICY.length}]: "Returns are accepted within 30 days of delivery."`);
     expect(run.stdout).not.toContain("Our bookshop was founded");
   });
 
@@ -46,7 +46,7 @@ describe("groundwatch eval: every report shows the sentence that bears on the cl
   it("report.md, report.html, junit.xml and report.json give the conflicting sentence, not the window's opening text", async () => {
     const r = await evalRun(set([ROW]), []);
     expect(r.code).toBe(1);
-    const where = `[doc 0, ${START}–${POLICY.length}]`;
+    const where = `[document [1], ${START}–${POLICY.length}]`;
     expect(r.md).toContain(`| contradicting evidence ${where.replace(/[[\]]/g, "\\$&")}: ${SENTENCE} |`);
     expect(r.html).toContain(`<span class="ev">contradicting evidence ${where}: ${SENTENCE}</span>`);
     expect(r.junit).toContain(`type="ungrounded">contradicting evidence: ${SENTENCE}</failure>`);

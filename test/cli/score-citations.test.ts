@@ -26,7 +26,7 @@ describe("groundwatch score: citations", () => {
         '                       [3] not retrieved — names "3", not among the 2 retrieved documents',
       ].join("\n"),
     );
-    expect(block("misattributed")).toContain('                     ✗ misattributed (0.000) [citation]: "Refunds are paid within 30 days of delivery."\n                       supported instead by [doc 0, 0–44]: "Refunds are paid within 30 days of delivery."');
+    expect(block("misattributed")).toContain('                     ✗ misattributed (0.000) [citation]: "Refunds are paid within 30 days of delivery."\n                       supported instead by [document [1], 0–44]: "Refunds are paid within 30 days of delivery."');
     expect(block("misattributed")).toContain("                       [2] misattributed — supported by document 1 (refunds), not by document 2 (shipping)\n");
     // A supported claim is listed when it cites something, with its citations under it.
     expect(block("cited")).toContain(

@@ -109,7 +109,7 @@ describe("groundwatch score", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("ungrounded");
     expect(run.stdout).toContain("✗ contradicted");
-    expect(run.stdout).toContain('contradicting evidence [doc 0, 0–');
+    expect(run.stdout).toContain('contradicting evidence [document [1], 0–');
     expect(run.stdout).toContain('"90 days" where the evidence says "30 days"');
   });
 

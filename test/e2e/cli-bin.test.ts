@@ -20,7 +20,7 @@ describe("the groundwatch binary", () => {
     const { stdout, stderr } = await run(process.execPath, ["bin/groundwatch.js", "score", "--input", "examples/answers.jsonl", "--format", "table"], { cwd: ROOT, env });
     expect(stdout).toContain("refund-wrong-days");
     expect(stdout).toContain("✗ contradicted");
-    expect(stdout).toContain("nearest evidence [doc 0");
+    expect(stdout).toContain("nearest evidence [document [1]");
     expect(stderr).toMatch(/9 scored \(\d+ grounded, \d+ ungrounded, 2 unscorable\), 0 invalid/);
   });
 
