@@ -6,7 +6,7 @@
 
 import type { CallsSaved, RelevanceReport } from "../core/result.ts";
 
-export { CAUSES } from "../core/cause.ts";
+export { CAUSES, CAUSE_UNKNOWN_REASONS } from "../core/cause.ts";
 
 // Spans
 export const SPAN_EVALUATE = "groundwatch.evaluate";
@@ -136,6 +136,12 @@ export const METRICS = {
     "{evaluation}",
     "counter",
     "Evaluations whose relevance could not be measured, by route and reason: no_relevance_scorer (the backend has none), backend_error (its relevance scorer failed); their ungrounded answers have cause unknown",
+  ),
+  causeUnknown: spec(
+    "groundwatch.cause.unknown",
+    "{evaluation}",
+    "counter",
+    "Ungrounded answers whose cause is unknown, by route and reason: weak_failure (every failing claim scores within the claim margin below the threshold: too near it to name retrieval or generation), borderline_relevance (the documents' relevance lies within the relevance margin of its threshold), relevance_unmeasured (no relevance scorer, it failed, or the claims were past the relevance pair budget)",
   ),
   citations: spec(
     "groundwatch.citations",
