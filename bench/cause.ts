@@ -23,8 +23,9 @@
 import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { answerRelevance } from "../src/core/attribution.ts";
-import type { AnswerCause, ClaimCause } from "../src/core/cause.ts";
-import { CAUSES, answerCause, claimCause } from "../src/core/cause.ts";
+import type { AnswerCause, NamedCause } from "../src/core/cause.ts";
+import { CAUSES, CAUSE_MARGINS, answerCause, claimCause } from "../src/core/cause.ts";
+import { answerContribution } from "../src/core/verdict.ts";
 import type { ClaimResult } from "../src/core/result.ts";
 import type { RelevanceExample } from "../src/core/relevance-fit.ts";
 import { balancedAccuracyAt, fitRelevanceThreshold, swapPartners } from "../src/core/relevance-fit.ts";
@@ -45,7 +46,9 @@ interface Outcome {
   /** With a question: the answer's relevance to it. */
   readonly answer?: number | undefined;
   /** Flagged: the failing claims (those the pipeline gave a cause), with their own relevance without a question. */
-  readonly failing: ReadonlyArray<Pick<ClaimResult, "verdict" | "reason" | "citations" | "relevance">> | undefined;
+  readonly failing: ReadonlyArray<Pick<ClaimResult, "verdict" | "reason" | "citations" | "relevance" | "score" | "contradiction">> | undefined;
+  /** The answer threshold the claims were judged against. */
+  readonly threshold: number;
   /** The pipeline's cause, to check the re-reading against. */
   readonly cause: AnswerCause | undefined;
 }
@@ -68,14 +71,27 @@ function halfOf(set: string, context: string, seed: number): Row["half"] {
   return h % 2 === 0 ? "fit" : "held-out";
 }
 
-/** The cause of a flagged outcome at a context threshold, by core/cause.ts' rules; undefined when not flagged. */
+/** The cause of a flagged outcome at a context threshold, by core/cause.ts' rules (its margins); undefined when not flagged. */
 function causeAt(o: Outcome, question: boolean, threshold: number): AnswerCause | undefined {
   if (!o.failing) return undefined;
-  const causes: ClaimCause[] = o.failing.map((c) => {
-    const r = question ? o.relevance : c.relevance;
-    return claimCause(c, r === undefined ? undefined : r >= threshold);
-  });
-  return answerCause(causes);
+  const causes: NamedCause[] = o.failing.map((c) => claimCause(c, { threshold: o.threshold, relevance: question ? o.relevance : c.relevance, relevanceThreshold: threshold }));
+  return answerCause(causes).cause;
+}
+
+/** Where each flagged outcome lies: its truth, its failing claims' largest distance below the answer threshold (a share of it), and its relevance's distance from the context threshold. */
+function margins(rows: readonly Row[], contextThreshold: number): Array<{ truth: Truth; claim: number; relevance: number | undefined }> {
+  const out: Array<{ truth: Truth; claim: number; relevance: number | undefined }> = [];
+  const add = (truth: Truth, o: Outcome | undefined, question: boolean): void => {
+    if (!o?.failing || o.failing.length === 0) return;
+    const claim = Math.max(...o.failing.map((c) => (o.threshold - answerContribution(c.score, c.contradiction)) / o.threshold));
+    const r = question ? o.relevance : o.failing.find((c) => c.relevance !== undefined)?.relevance;
+    out.push({ truth, claim, relevance: r === undefined ? undefined : r - contextThreshold });
+  };
+  for (const r of rows) {
+    add(r.label === 0 ? "generation" : "other", r.own, r.question !== undefined);
+    add("retrieval", r.swapped, r.question !== undefined);
+  }
+  return out;
 }
 
 /** Own context relevance (relevant) and swapped (not), where measured. */
@@ -128,7 +144,7 @@ async function main(): Promise<void> {
     const r = await scorer.score({ ...(question === undefined ? {} : { question }), answer, context });
     const relevance = question !== undefined ? r.relevance?.context?.best : await relevanceToClaim(answer, context);
     const flagged = r.verdict === "ungrounded";
-    return { relevance, answer: r.relevance?.answer?.score, failing: flagged ? r.claims.filter((c) => c.cause !== undefined) : undefined, cause: r.verdict === "ungrounded" ? r.cause : undefined };
+    return { relevance, answer: r.relevance?.answer?.score, failing: flagged ? r.claims.filter((c) => c.cause !== undefined) : undefined, threshold: r.verdict === "unscorable" ? Number.NaN : r.threshold, cause: r.verdict === "ungrounded" ? r.cause : undefined };
   };
 
   const rows: Row[] = [];
@@ -192,6 +208,40 @@ async function main(): Promise<void> {
   for (const [name, n, ms] of speed) line(name, rows.filter((r) => r.set === name), ((n / ms) * 1000).toFixed(0));
   const totalMs = speed.reduce((a, [, , ms]) => a + ms, 0);
   line("all sets", rows, ((rows.length / totalMs) * 1000).toFixed(0));
+  const named = causeReport(rows, inForce.context).matrix.get("other");
+  const falseFlags = [...(named?.values() ?? [])].reduce((a, b) => a + b, 0);
+  const falseNamed = (named?.get("retrieval") ?? 0) + (named?.get("generation") ?? 0);
+  console.log("");
+  console.log(`False flags (own context, labelled supported) named retrieval or generation: ${falseNamed} of ${falseFlags} (${falseFlags === 0 ? "–" : ((100 * falseNamed) / falseFlags).toFixed(0)}%).`);
+  console.log("");
+  const where = margins(rows, inForce.context);
+  const tally = (keep: (m: (typeof where)[number]) => boolean): Record<Truth, number> => {
+    const t: Record<Truth, number> = { retrieval: 0, generation: 0, other: 0 };
+    for (const m of where) if (keep(m)) t[m.truth]++;
+    return t;
+  };
+  console.log(`Margin evidence (core CAUSE_MARGINS: claim ${CAUSE_MARGINS.claim} of the threshold, relevance ${CAUSE_MARGINS.relevance}). Flagged answers by how far their failing claims lie below the answer threshold (the largest, as a share of it); false = other / (other + generation), the own-context flags that were false alarms:`);
+  console.log("");
+  console.log("| below the threshold by | truth retrieval | truth generation | truth other | false |");
+  console.log("|---|---|---|---|---|");
+  const claimBins = [0, 0.05, 0.125, 0.25, 0.375, 0.5, 0.75, Infinity];
+  for (let i = 0; i + 1 < claimBins.length; i++) {
+    const [lo, hi] = [claimBins[i] ?? 0, claimBins[i + 1] ?? Infinity];
+    const t = tally((m) => m.claim >= lo && m.claim < hi);
+    console.log(`| ${lo}–${hi === Infinity ? "" : hi} | ${t.retrieval} | ${t.generation} | ${t.other} | ${t.other + t.generation === 0 ? "–" : f3(t.other / (t.other + t.generation))} |`);
+  }
+  console.log("");
+  console.log("Flagged answers by their relevance minus the context threshold in force; retrieval = the share of them that are truth retrieval:");
+  console.log("");
+  console.log("| relevance − threshold | truth retrieval | truth generation | truth other | retrieval |");
+  console.log("|---|---|---|---|---|");
+  const relBins = [-Infinity, -0.2, -0.1, -0.05, -0.02, 0, 0.02, 0.05, 0.1, 0.2, Infinity];
+  for (let i = 0; i + 1 < relBins.length; i++) {
+    const [lo, hi] = [relBins[i] ?? -Infinity, relBins[i + 1] ?? Infinity];
+    const t = tally((m) => m.relevance !== undefined && m.relevance >= lo && m.relevance < hi);
+    const n = t.retrieval + t.generation + t.other;
+    console.log(`| ${lo === -Infinity ? "" : lo}–${hi === Infinity ? "" : hi} | ${t.retrieval} | ${t.generation} | ${t.other} | ${n === 0 ? "–" : f3(t.retrieval / n)} |`);
+  }
   console.log("");
   console.log(`Held out (the other half of each fit-allowed set), at the thresholds fitted on the fit halves (context ${f3(fitted.context)}) and in force (${inForce.context}).`);
   console.log("");

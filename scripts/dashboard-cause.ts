@@ -85,8 +85,9 @@ function stackedWithTotal(panel: TimeseriesPanel): TimeseriesPanel {
 }
 
 /**
- * The overview's "Cause and relevance" row, its top at `y` (16 high), panel ids 26–29: the by-cause
- * panel repeated per route across the full width (two a row), the other three under it.
+ * The overview's "Cause and relevance" row, its top at `y` (24 high), panel ids 26–29 and 32: the
+ * by-cause panel repeated per route across the full width (two a row), three under it, and the
+ * unknown causes by reason under those.
  */
 export function causePanels(y: number, hallucinationThreshold: number): TimeseriesPanel[] {
   const byCause = stackedWithTotal(
@@ -150,7 +151,18 @@ export function causePanels(y: number, hallucinationThreshold: number): Timeseri
       },
     ),
   );
-  return [byCause, contextRelevance, answerRelevance, claims];
+  const unknown = ts(
+    { id: 32, x: 0, y: y + 16, w: 12, h: 8 },
+    "Ungrounded answers of unknown cause, by reason",
+    "short",
+    [q(`sum by (groundwatch_reason) (rate(groundwatch_cause_unknown_total{${R}}[$__rate_interval])) or vector(0)`, "{{groundwatch_reason}}")],
+    {
+      min: 0,
+      description:
+        "Ungrounded answers per second whose cause is unknown, by why: weak_failure (every failing claim scored less than a quarter of the threshold below it: near misses, too close to name retrieval or generation; when they dominate, review a sample and calibrate the threshold), borderline_relevance (the documents' relevance lay within 0.05 of the context relevance threshold), relevance_unmeasured (no relevance scorer, it failed, or the claims were past the relevance pair budget). They are still ungrounded; see the runbook's \"Cause: unknown\".",
+    },
+  );
+  return [byCause, contextRelevance, answerRelevance, claims, unknown];
 }
 
 /** The trends dashboard's 30-day cause split (the routes selected, together) and context relevance, at `y` (8 high), ids 7–8. */

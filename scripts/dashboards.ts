@@ -70,7 +70,7 @@ export function overviewDashboard(): object {
   y += 8;
   d = d.withRow(row("Cause and relevance"));
   for (const panel of causePanels(y, HALLUCINATION_THRESHOLD)) d = d.withPanel(panel);
-  y += 16;
+  y += 24;
   d = d.withRow(row("Citations"));
   const cited = (status: string): string => `sum by (groundwatch_route) (rate(groundwatch_citations_total{groundwatch_citation_status="${status}", ${R}}[$__rate_interval]))`;
   const allCited = `sum by (groundwatch_route) (rate(groundwatch_citations_total{${R}}[$__rate_interval]))`;
@@ -198,7 +198,7 @@ export function overviewDashboard(): object {
   d = d.withRow(row("Collector ingest"));
   d = d.withPanel(
     ts({ id: 12, x: 0, y, w: 12, h: 8 }, "Traces not scored, by reason", "short", [q(`sum by (groundwatch_reason) (rate(groundwatch_collector_incomplete_total{${R}}[$__rate_interval])) or vector(0)`, "{{groundwatch_reason}}")], {
-      description: "Traces the collector received but could not score: no_documents (no retrieved context found; see the README's instrumentation table, or turn on collector.promptContext when the documents are in the prompt), no_answer, buffer_full, duplicate and late events. See the runbook.",
+      description: "Traces the collector received but could not score: no_documents (no retrieved context found; see the README's instrumentation table, or turn on collector.promptContext when the documents are in the prompt), no_answer (an answer never arrived: for OTel GenAI services see \"Log records received, by convention\"), buffer_full, duplicate and late events. See the runbook.",
     }),
   );
   d = d.withPanel(
@@ -226,6 +226,14 @@ export function overviewDashboard(): object {
   d = d.withPanel(
     ts({ id: 25, x: 12, y, w: 12, h: 8 }, "Requests refused, by reason", "reqps", [q(`sum by (groundwatch_reason) (rate(groundwatch_collector_refused_total[$__rate_interval])) or vector(0)`, "{{groundwatch_reason}}")], {
       description: "Ingest requests the collector answered with an error, by reason: queue_full and buffer_full (429: senders retry; alert GroundwatchCollectorRefusingIngest), too_large (413), unsupported_media_type, bad_request, unauthorized, misdirected (a Host other than loopback on a loopback bind without a token), too_many_connections, timeout.",
+    }),
+  );
+  y += 8;
+  d = d.withPanel(
+    ts({ id: 33, x: 0, y, w: 12, h: 8 }, "Log records received, by convention", "short", [q("sum by (groundwatch_convention) (rate(groundwatch_collector_log_records_total[$__rate_interval])) or vector(0)", "{{groundwatch_convention}}")], {
+      min: 0,
+      description:
+        "Log records per second the collector took in on /v1/logs (all routes: a log record names none), by what it read them as: genai (OTel GenAI message and choice events: the prompts and answers of GenAI-instrumented services), mapping (collector.attributeMapping keys), other. genai at 0 while traces are counted no_answer: the GenAI content events never arrive (logs not exported to /v1/logs, or an instrumentation created before the SDK started logging nowhere); see the runbook's no_answer.",
     }),
   );
   y += 8;

@@ -1,7 +1,7 @@
 export { createScorer } from "./scoring/index.ts";
 export type { CreateScorerDeps, Scorer } from "./scoring/index.ts";
 export { splitClaims, buildWindows, createGroundednessScorer, createTextAnalyzer, extractQuantities, findCitations } from "./core/index.ts";
-export type { AnswerCause, AnswerInput, AnswerResult, AnswerSegment, AnswerVerdict, CallsSaved, CitationStatus, CitationSummary, Claim, ClaimCause, ClaimCitation, ClaimResult, ClaimVerdict, ContextDocument, ContextInput, Evidence, RelevanceReport, RelevanceThresholds, SkippedSentence, UnscorableReason } from "./core/index.ts";
+export type { AnswerCause, AnswerInput, AnswerResult, AnswerSegment, AnswerVerdict, CallsSaved, CauseUnknownReason, CitationStatus, CitationSummary, Claim, ClaimCause, ClaimCitation, ClaimResult, ClaimVerdict, ContextDocument, ContextInput, Evidence, RelevanceReport, RelevanceThresholds, SkippedSentence, UnscorableReason } from "./core/index.ts";
 export { createBackend, createOfflineBackend } from "./nli/index.ts";
 export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource } from "./core/index.ts";
 export { ConfigError, resolveScoreOptions } from "./config/index.ts";

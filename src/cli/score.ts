@@ -92,6 +92,7 @@ function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unkno
     ...(r.claimConsistency ? { claimConsistency: r.claimConsistency } : {}),
     // Why an ungrounded answer is not grounded, and how relevant the documents and the answer are.
     ...(r.verdict === "ungrounded" && r.cause ? { cause: r.cause } : {}),
+    ...(r.verdict === "ungrounded" && r.causeReason ? { causeReason: r.causeReason } : {}),
     ...(r.relevance ? { relevance: r.relevance } : {}),
   };
 }

@@ -82,7 +82,7 @@ export function formatResultBlock(id: string | number, answer: string, result: S
  */
 export function causeAndRelevance(result: ScoredAnswer): string | undefined {
   const parts: string[] = [];
-  if (result.verdict === "ungrounded" && result.cause) parts.push(`cause: ${result.cause}`);
+  if (result.verdict === "ungrounded" && result.cause) parts.push(`cause: ${result.cause}${result.causeReason ? ` (${result.causeReason})` : ""}`);
   const rel = result.relevance;
   if (rel?.context) parts.push(`context relevance ${rel.context.best.toFixed(2)}${rel.context.addressed ? "" : ` (< ${rel.thresholds.context.toFixed(2)}: off-topic documents)`}`);
   if (rel?.answer) parts.push(rel.answer.refusal ? "answer relevance 1.00 (a refusal)" : `answer relevance ${rel.answer.score.toFixed(2)}${rel.answer.onTopic ? "" : ` (< ${rel.thresholds.answer.toFixed(2)}: off-topic answer)`}`);

@@ -19,6 +19,7 @@ import { labelsPath } from "../review/spool-files.ts";
 import { withoutOwnEvaluations } from "./own-telemetry.ts";
 import type { ObservationInfo, TracedObservation } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
+import { createLogRecordCounter } from "./log-records.ts";
 import { createObservationParser } from "./observations.ts";
 import type { CollectorOptions } from "./options.ts";
 import { isLoopbackBind, resolveCollectorOptions } from "./options.ts";
@@ -87,6 +88,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   const meter = meterProvider.getMeter("groundwatch-collector");
   const incompleteCounter = meter.createCounter(METRICS.collectorIncomplete.name, { unit: METRICS.collectorIncomplete.unit, description: METRICS.collectorIncomplete.description });
   const interactionsCounter = meter.createCounter(METRICS.collectorInteractions.name, { unit: METRICS.collectorInteractions.unit, description: METRICS.collectorInteractions.description });
+  const logRecords = createLogRecordCounter(meter, resolved.attributeMapping);
   const countIncomplete = (reason: string, route: string, n = 1): void => {
     incompleteStats[reason] = (incompleteStats[reason] ?? 0) + n;
     // Routes and service names come from the input: labelled through the monitor's one route cap.
@@ -272,6 +274,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
           if (decoded.rejected > decoded.tooManyAttributes) countIncomplete("invalid_id", "unknown", decoded.rejected - decoded.tooManyAttributes);
           if (decoded.tooManyAttributes > 0) countIncomplete("too_many_attributes", "unknown", decoded.tooManyAttributes);
           for (const route of own) countIncomplete("already_evaluated", route);
+          if (decoded.records.logs) logRecords.count(decoded.records.logs);
           res.status(200).type(json ? "application/json" : "application/x-protobuf").send(encode(decoded.rejected, decoded.errors.join("; "), json));
         })(),
       );

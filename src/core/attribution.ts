@@ -1,5 +1,5 @@
 import type { EntailmentBackend } from "./backend.ts";
-import type { AnswerCause, ClaimCause } from "./cause.ts";
+import type { AnswerCause, CauseUnknownReason, NamedCause } from "./cause.ts";
 import { answerCause, claimCause, failingClaims, isCitationFailure } from "./cause.ts";
 import type { ContextWindow } from "./context.ts";
 import { isRefusalAnswer } from "./refusal.ts";
@@ -41,6 +41,8 @@ export interface Attribution {
   readonly claims: readonly ClaimResult[];
   /** The answer's cause; only for an ungrounded answer. */
   readonly cause?: AnswerCause;
+  /** Why the answer's cause is `unknown`; only then. */
+  readonly causeReason?: CauseUnknownReason;
 }
 
 function errorText(error: unknown): string {
@@ -84,18 +86,22 @@ export async function attributeCauses(input: AttributionInput): Promise<Attribut
   const thresholds = settings.thresholds;
   const question = input.question?.trim() ? input.question : undefined;
   const failing = input.verdict === "ungrounded" ? new Set(failingClaims(claims, input.threshold)) : new Set<ClaimResult>();
-  const withCauses = (addressed: (c: ClaimResult) => boolean | undefined, relevanceOf?: (c: ClaimResult) => number | undefined): Attribution["claims"] => {
-    return claims.map((c) => {
+  /** Names each failing claim's cause from the relevance measured for it (undefined: not measured); `perClaim` also reports that relevance on the claim. */
+  const withCauses = (relevanceOf: (c: ClaimResult) => number | undefined, perClaim = false): { claims: Attribution["claims"]; causes: NamedCause[] } => {
+    const causes: NamedCause[] = [];
+    const attributed = claims.map((c) => {
       if (!failing.has(c)) return c;
-      const cause: ClaimCause = claimCause(c, addressed(c));
-      const relevance = relevanceOf?.(c);
-      return { ...c, cause, ...(relevance === undefined ? {} : { relevance }) };
+      const relevance = relevanceOf(c);
+      const named = claimCause(c, { threshold: input.threshold, relevance, relevanceThreshold: thresholds.context });
+      causes.push(named);
+      return { ...c, cause: named.cause, ...(perClaim && relevance !== undefined ? { relevance } : {}) };
     });
+    return { claims: attributed, causes };
   };
-  const finish = (relevance: RelevanceReport, attributed: Attribution["claims"]): Attribution => {
-    if (input.verdict !== "ungrounded") return { relevance, claims: attributed };
-    const causes = attributed.flatMap((c) => (c.cause ? [c.cause] : []));
-    return { relevance, claims: attributed, cause: answerCause(causes) };
+  const finish = (relevance: RelevanceReport, attributed: ReturnType<typeof withCauses>): Attribution => {
+    if (input.verdict !== "ungrounded") return { relevance, claims: attributed.claims };
+    const { cause, reason } = answerCause(attributed.causes);
+    return { relevance, claims: attributed.claims, cause, ...(reason === undefined ? {} : { causeReason: reason }) };
   };
   const unmeasured = (reason: "no_relevance_scorer" | "backend_error", detail: string, calls: number): Attribution =>
     finish({ thresholds, calls, unmeasured: { reason, detail } }, withCauses(() => undefined));
@@ -111,7 +117,7 @@ export async function attributeCauses(input: AttributionInput): Promise<Attribut
       calls = context.pairs;
       const addressed = context.best >= thresholds.context;
       const answer = refusal ? { score: 1, refusal: true, onTopic: true } : answerFrom(context.extra[0], backend, thresholds.answer);
-      return finish({ thresholds, calls, context: { perDocument: context.perDocument, best: context.best, addressed }, answer }, withCauses(() => addressed));
+      return finish({ thresholds, calls, context: { perDocument: context.perDocument, best: context.best, addressed }, answer }, withCauses(() => context.best));
     } catch (error) {
       return unmeasured("backend_error", errorText(error), calls);
     }
@@ -126,16 +132,7 @@ export async function attributeCauses(input: AttributionInput): Promise<Attribut
   try {
     const measured = await contextRelevance({ ...common, claims: measuredClaims.map((c) => c.text) });
     const bestOf = new Map(measuredClaims.map((c, i) => [c, measured.perClaim?.[i]?.best] as const));
-    return finish(
-      { thresholds, calls: measured.pairs },
-      withCauses(
-        (c) => {
-          const b = bestOf.get(c);
-          return b === undefined ? undefined : b >= thresholds.context;
-        },
-        (c) => bestOf.get(c),
-      ),
-    );
+    return finish({ thresholds, calls: measured.pairs }, withCauses((c) => bestOf.get(c), true));
   } catch (error) {
     return unmeasured("backend_error", errorText(error), 0);
   }

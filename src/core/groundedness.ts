@@ -154,6 +154,7 @@ export function createGroundednessScorer(shared: EntailmentBackend, analyzer: Te
         score,
         threshold: settings.threshold,
         ...(attributed?.cause === undefined ? {} : { cause: attributed.cause }),
+        ...(attributed?.causeReason === undefined ? {} : { causeReason: attributed.causeReason }),
         claims: attributed?.claims ?? claimResults,
         skipped,
         backend: info,

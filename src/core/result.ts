@@ -50,13 +50,22 @@ export type ClaimVerdict = "supported" | "contradicted" | "unsupported" | "misat
  * Why a claim is not supported: `retrieval` (no retrieved document addresses it: the index or the
  * retriever failed), `generation` (a document addresses it but does not support it, or contradicts
  * it: the model or the prompt failed), `citation` (it cites a source that was not retrieved, or
- * one that does not support it while another retrieved document does), `unknown` (relevance could
- * not be measured, so retrieval cannot be told from generation).
+ * one that does not support it while another retrieved document does), `unknown` (the evidence
+ * does not clear its margin, or relevance could not be measured: see CauseUnknownReason).
  */
 export type ClaimCause = "retrieval" | "generation" | "citation" | "unknown";
 
-/** Why an answer is not grounded: its failing claims' cause, or `mixed` when they have different ones. */
+/** Why an answer is not grounded: the cause its failing claims name, or `mixed` when they name different ones. */
 export type AnswerCause = ClaimCause | "mixed";
+
+/**
+ * Why a cause is `unknown` (core/cause.ts): `weak_failure` (the claim scores within the claim margin
+ * below the threshold: too near it to call it a retrieval or generation failure), `borderline_relevance`
+ * (the documents' relevance lies within the relevance margin of its threshold: retrieval cannot be
+ * told from generation), `relevance_unmeasured` (no relevance scorer, it failed, or the claim was
+ * past the relevance pair budget).
+ */
+export type CauseUnknownReason = "weak_failure" | "borderline_relevance" | "relevance_unmeasured";
 
 /**
  * How one citation of a claim checks out: supported by a document it names; misattributed
@@ -214,6 +223,8 @@ export type AnswerResult =
       readonly threshold: number;
       /** Why an ungrounded answer is not grounded (core/cause.ts), when relevance is measured; absent on grounded answers. */
       readonly cause?: AnswerCause;
+      /** Why `cause` is `unknown`; only then. */
+      readonly causeReason?: CauseUnknownReason;
     })
   | (AnswerResultBase & {
       readonly verdict: Extract<AnswerVerdict, "unscorable">;

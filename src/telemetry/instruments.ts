@@ -13,6 +13,8 @@ export interface Instruments {
   readonly answerRelevance: Histogram;
   /** Evaluations whose relevance was not measured, by route and reason. */
   readonly relevanceUnmeasured: Counter;
+  /** Ungrounded answers whose cause is unknown, by route and reason. */
+  readonly causeUnknown: Counter;
   /** Citation markers by route and status (groundwatch.citation.status). */
   readonly citations: Counter;
   /** Observable: read from the monitor's own tallies at collection, so observe() records nothing. */
@@ -77,6 +79,7 @@ export function createInstruments(meter: Meter): Instruments {
     contextRelevance: histogram(METRICS.contextRelevance, SCORE_BUCKETS),
     answerRelevance: histogram(METRICS.answerRelevance, SCORE_BUCKETS),
     relevanceUnmeasured: counter(METRICS.relevanceUnmeasured),
+    causeUnknown: counter(METRICS.causeUnknown),
     citations: counter(METRICS.citations),
     seen: observableCounter(METRICS.seen),
     notSampled: observableCounter(METRICS.notSampled),

@@ -8,6 +8,7 @@ import {
   ATTR_BACKEND_NAME,
   ATTR_CAUSE,
   CAUSES,
+  CAUSE_UNKNOWN_REASONS,
   ATTR_BACKEND_TIER,
   ATTR_CITATIONS_FOUND,
   ATTR_CITATIONS_INVALID,
@@ -73,7 +74,13 @@ export function explanationOf(r: EvaluationSummary): string {
   if (r.verdict === "unscorable" || r.score === null) return `unscorable: ${r.reason ?? "unknown"}`;
   const cause = r.verdict === "ungrounded" ? causeLabel(r.cause) : undefined;
   const counted = claimsExplanation(r, r.score);
-  return cause ? `ungrounded (cause: ${cause}); ${counted}` : counted;
+  const why = cause === "unknown" ? unknownReason(r) : undefined;
+  return cause ? `ungrounded (cause: ${cause}${why ? `, ${why}` : ""}); ${counted}` : counted;
+}
+
+/** Why an ungrounded answer's cause is unknown, one of CAUSE_UNKNOWN_REASONS (what the summary carries, else relevance_unmeasured). */
+function unknownReason(r: EvaluationSummary): string {
+  return r.causeReason && (CAUSE_UNKNOWN_REASONS as readonly string[]).includes(r.causeReason) ? r.causeReason : "relevance_unmeasured";
 }
 
 /** The claim counts, score, citations and stability of a scored answer in words. */
@@ -137,6 +144,8 @@ function recordRelevance(r: EvaluationSummary, route: string, m: Instruments): v
   if (answer !== undefined) m.answerRelevance.record(answer, { [ATTR_ROUTE]: route });
   const reason = r.relevance?.unmeasured;
   if (reason && (RELEVANCE_UNMEASURED_REASONS as readonly string[]).includes(reason)) m.relevanceUnmeasured.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
+  // An ungrounded answer whose cause is unknown, with why (one of three values).
+  if (r.verdict === "ungrounded" && causeLabel(r.cause) === "unknown") m.causeUnknown.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: unknownReason(r) });
 }
 
 /**

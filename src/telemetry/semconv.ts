@@ -6,7 +6,7 @@
 
 import type { CallsSaved, RelevanceReport } from "../core/result.ts";
 
-export { CAUSES } from "../core/cause.ts";
+export { CAUSES, CAUSE_UNKNOWN_REASONS } from "../core/cause.ts";
 
 // Spans
 export const SPAN_EVALUATE = "groundwatch.evaluate";
@@ -137,6 +137,12 @@ export const METRICS = {
     "counter",
     "Evaluations whose relevance could not be measured, by route and reason: no_relevance_scorer (the backend has none), backend_error (its relevance scorer failed); their ungrounded answers have cause unknown",
   ),
+  causeUnknown: spec(
+    "groundwatch.cause.unknown",
+    "{evaluation}",
+    "counter",
+    "Ungrounded answers whose cause is unknown, by route and reason: weak_failure (every failing claim scores within the claim margin below the threshold: too near it to name retrieval or generation), borderline_relevance (the documents' relevance lies within the relevance margin of its threshold), relevance_unmeasured (no relevance scorer, it failed, or the claims were past the relevance pair budget)",
+  ),
   citations: spec(
     "groundwatch.citations",
     "{citation}",
@@ -180,6 +186,12 @@ export const METRICS = {
   collectorBufferMaxTraces: spec("groundwatch.collector.buffer.max_traces", "{trace}", "gauge", "The trace buffer's limit in traces (collector.maxTraces): fill = buffer.traces / buffer.max_traces"),
   collectorBufferMaxBytes: spec("groundwatch.collector.buffer.max_bytes", "By", "gauge", "The trace buffer's limit in text (collector.maxBufferBytes): fill = buffer.bytes / buffer.max_bytes"),
   collectorInteractions: spec("groundwatch.collector.interactions", "{interaction}", "counter", "Interactions the collector joined from traces and handed to scoring, by route and convention"),
+  collectorLogRecords: spec(
+    "groundwatch.collector.log_records",
+    "{record}",
+    "counter",
+    "Log records the collector took in on /v1/logs, by the convention it read them as: genai (OTel GenAI message, choice or operation-details events), mapping (a record carrying a key of collector.attributeMapping), other (a record it reads nothing from); none at all while GenAI traces arrive means their content events never reach it",
+  ),
   entailmentCalls: spec(
     "groundwatch.entailment.calls",
     "{call}",
@@ -252,6 +264,10 @@ export const REVIEW_SKIP_REASONS = ["bytes", "too_large", "io_error", "redact_er
 
 /** Why a file under a review spool name was passed over (groundwatch.reason on groundwatch.review.files_skipped). */
 export const REVIEW_FILE_SKIP_REASONS = ["not_regular", "too_large"] as const;
+
+/** The conventions a log record is counted under (groundwatch.convention on groundwatch.collector.log_records). */
+export const LOG_RECORD_CONVENTIONS = ["genai", "mapping", "other"] as const;
+export type LogRecordConvention = (typeof LOG_RECORD_CONVENTIONS)[number];
 
 /** Histogram bucket boundaries. */
 export const SCORE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1];

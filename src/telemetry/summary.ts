@@ -2,7 +2,7 @@ import type { CombinedVerdict } from "../core/combined.ts";
 import type { BackendInfo } from "../core/backend.ts";
 import type { ClaimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerCause, AnswerVerdict, CallsSaved, CitationSummary, ClaimCause, ClaimResult, ClaimVerdict, Evidence, RelevanceReport } from "../core/result.ts";
+import type { AnswerCause, AnswerVerdict, CallsSaved, CauseUnknownReason, CitationSummary, ClaimCause, ClaimResult, ClaimVerdict, Evidence, RelevanceReport } from "../core/result.ts";
 import { evidenceToShow } from "../core/verdict.ts";
 import type { ScoredAnswer } from "../scoring/scorer.ts";
 import type { CitationCountStatus, RelevanceUnmeasuredReason } from "./semconv.ts";
@@ -106,6 +106,8 @@ export interface EvaluationSummary {
   readonly citations?: CitationCounts;
   /** Why an ungrounded answer is not grounded (core/cause.ts); only on ungrounded answers, when relevance is on. */
   readonly cause?: AnswerCause;
+  /** Why `cause` is `unknown`; only then. */
+  readonly causeReason?: CauseUnknownReason;
   /** Context and answer relevance, when relevance is on and there was something to measure. */
   readonly relevance?: RelevanceSummary;
   /** Every checked claim with its text, for the review spool; present only when review is on (the summary stays small otherwise). */
@@ -217,6 +219,7 @@ export function summarize(r: ScoredAnswer, captureContent: boolean, review = fal
     ...(r.combined ? { combined: r.combined } : {}),
     ...citationsOf(r),
     ...(r.verdict === "ungrounded" && r.cause ? { cause: r.cause } : {}),
+    ...(r.verdict === "ungrounded" && r.cause === "unknown" && r.causeReason ? { causeReason: r.causeReason } : {}),
     ...relevanceOf(r),
     ...(review ? { reviewClaims: r.claims.map(reviewClaim) } : {}),
   };

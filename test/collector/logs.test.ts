@@ -13,6 +13,7 @@ import { resolveCollectorOptions } from "../../src/collector/options.ts";
 import { logsJson, tracesJson } from "./otlp-json.ts";
 import type { RunningCollector } from "../../src/collector/server.ts";
 import { RETURNS_DOC, postJson, startTestCollector } from "../helpers/collector.ts";
+import { metric } from "../helpers/serve.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const T = "0af7651916cd43dd8448eb211c80319c";
@@ -130,5 +131,38 @@ describe("collector options: promptContext", () => {
     [{ env: { GROUNDWATCH_PROMPT_CONTEXT: "[" } }, /invalid GROUNDWATCH_PROMPT_CONTEXT \(promptContext\)/],
   ])("refuses %j with a ConfigError naming promptContext", (options, message) => {
     expect(() => resolveCollectorOptions({ env: {}, ...options })).toThrow(message);
+  });
+});
+
+describe("collector: log records taken in, by convention", () => {
+  const byConvention = async (c: RunningCollector): Promise<Record<string, number>> => {
+    const text = await metrics(c);
+    return Object.fromEntries(["genai", "mapping", "other"].map((k) => [k, metric(text, "groundwatch_collector_log_records_total", `groundwatch_convention="${k}"`)]));
+  };
+
+  it("shows every convention at 0 before any log record arrives, so a GenAI service whose events never come reads as genai 0", async () => {
+    const c = await startTestCollector();
+    // Spans of a GenAI chat without its content events: the trace is no_answer, and no log record was counted.
+    await postJson(`${c.url}/v1/traces`, tracesJson(T, [{ spanId: LLM, parentSpanId: "0000000000000001", attributes: { "gen_ai.operation.name": "chat" } }, { spanId: "0000000000000001", attributes: { "http.route": "/ask" } }]));
+    const text = await metrics(c);
+    for (const k of ["genai", "mapping", "other"]) expect(text).toMatch(new RegExp(`groundwatch_collector_log_records_total\\{[^}]*groundwatch_convention="${k}"[^}]*\\} 0\\b`));
+  });
+
+  it("counts GenAI events (event name in the field or the event.name attribute), mapped records and other records, each once, groundwatch's own evaluation events aside", async () => {
+    const c = await startTestCollector({ attributeMapping: { answer: ["app.answer"] } });
+    const genai = [
+      { spanId: LLM, eventName: "gen_ai.system.message", body: { content: RETURNS_DOC } },
+      { spanId: LLM, eventName: "gen_ai.user.message", body: { content: "How long do I have to return an item?" } },
+      { spanId: LLM, eventName: "gen_ai.choice", body: { index: 0, message: { content: "Thirty days." } } },
+    ];
+    expect((await postJson(`${c.url}/v1/logs`, logsJson(T, genai))).status).toBe(200);
+    const details = { spanId: LLM, eventName: "gen_ai.client.inference.operation.details", attributes: { "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: "Thirty days." }] }]) } };
+    expect((await postJson(`${c.url}/v1/logs`, logsJson("1af7651916cd43dd8448eb211c80319c", [details], "svc", true))).status).toBe(200);
+    const mapped = { spanId: LLM, attributes: { "app.answer": "Thirty days." } };
+    const appLog = { spanId: LLM, eventName: "app.request.done", body: "handled /ask" };
+    const own = { spanId: LLM, eventName: "gen_ai.evaluation.result", attributes: { "groundwatch.route": "/ask", "gen_ai.evaluation.name": "groundedness" } };
+    expect((await postJson(`${c.url}/v1/logs`, logsJson("2af7651916cd43dd8448eb211c80319c", [mapped, appLog, { ...appLog, body: "handled /ask again" }, own]))).status).toBe(200);
+    expect(await byConvention(c)).toEqual({ genai: 4, mapping: 1, other: 2 });
+    expect(c.incompleteStats()).toMatchObject({ already_evaluated: 1 });
   });
 });

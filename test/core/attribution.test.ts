@@ -117,6 +117,45 @@ describe("cause attribution of ungrounded answers", () => {
     expect(r.relevance?.answer).toEqual({ score: 0.1, refusal: false, onTopic: false });
   });
 
+  // Claims score by their last word: "gold" 0.1 (clearly unsupported at threshold 0.5), "silver" 0.45 (just under it).
+  const byMarker = createFakeBackend({
+    relevance: topicRelevance,
+    classify: (pairs) => Promise.resolve(pairs.map((p) => (p.hypothesis.includes("silver") ? { entailment: 0.45, neutral: 0.53, contradiction: 0.02 } : { entailment: 0.1, neutral: 0.88, contradiction: 0.02 }))),
+  });
+
+  it("names no cause for an answer whose only unsupported claim scores just under the threshold: unknown, weak_failure, whatever the documents' relevance", async () => {
+    for (const context of [[PARKING_DOC], [REFUND_DOC]]) {
+      const r = await score({ question: "How does a refund work?", answer: "A refund is paid in silver.", context }, byMarker);
+      expect(r.verdict).toBe("ungrounded");
+      expect(r.claims[0]).toMatchObject({ verdict: "unsupported", score: 0.45, cause: "unknown" });
+      expect(r.verdict === "ungrounded" && [r.cause, r.causeReason]).toEqual(["unknown", "weak_failure"]);
+    }
+    const noQuestion = await score({ answer: "A refund is paid in silver.", context: [PARKING_DOC] }, byMarker);
+    expect(noQuestion.verdict === "ungrounded" && [noQuestion.cause, noQuestion.causeReason]).toEqual(["unknown", "weak_failure"]);
+  });
+
+  it("still names retrieval for a clearly unsupported claim with documents that do not address the question", async () => {
+    const r = await score({ question: "How does a refund work?", answer: "A refund is paid in gold.", context: [PARKING_DOC] }, byMarker);
+    expect(r.claims[0]).toMatchObject({ score: 0.1, cause: "retrieval" });
+    expect(r.verdict === "ungrounded" && r.cause).toBe("retrieval");
+    expect(r).not.toHaveProperty("causeReason");
+  });
+
+  it("names the cause of the clear failure when a weak one fails beside it", async () => {
+    const r = await score({ question: "How does a refund work?", answer: "A refund is paid in gold. A refund is paid in silver.", context: [REFUND_DOC] }, byMarker);
+    expect(r.claims.map((c) => c.cause)).toEqual(["generation", "unknown"]);
+    expect(r.verdict === "ungrounded" && r.cause).toBe("generation");
+  });
+
+  it("names neither retrieval nor generation when the context relevance lies within the margin of its threshold", async () => {
+    const near = (relevance: number) => createFakeBackend({ relevance: (pairs) => Promise.resolve(pairs.map(() => relevance)) });
+    const borderline = await score({ question: "How does a refund work?", answer: "A refund is paid in gold.", context: [REFUND_DOC] }, near(0.53));
+    expect(borderline.verdict === "ungrounded" && [borderline.cause, borderline.causeReason]).toEqual(["unknown", "borderline_relevance"]);
+    expect(borderline.relevance?.context?.addressed).toBe(true);
+    const clear = await score({ question: "How does a refund work?", answer: "A refund is paid in gold.", context: [REFUND_DOC] }, near(0.56));
+    expect(clear.verdict === "ungrounded" && clear.cause).toBe("generation");
+  });
+
   it("measures nothing of relevance when the settings leave it out", async () => {
     const { relevance: _off, ...without } = settings;
     const r = await score({ question: "How does a refund work?", answer: "A refund is paid in gold.", context: [PARKING_DOC] }, undefined, without);

@@ -31,6 +31,9 @@ const INPUT = [
   series("groundwatch_claims_total", 'groundwatch_route="/a",groundwatch_claim_verdict="unsupported",groundwatch_cause="retrieval"', 1),
   series("groundwatch_claims_total", 'groundwatch_route="/a",groundwatch_claim_verdict="contradicted",groundwatch_cause="generation"', 0.5),
   series("groundwatch_claims_total", 'groundwatch_route="/a",groundwatch_claim_verdict="supported"', 5),
+  // Unknown causes on /a: 2 weak failures and 1 borderline relevance a minute.
+  series("groundwatch_cause_unknown_total", 'groundwatch_route="/a",groundwatch_reason="weak_failure"', 0.5),
+  series("groundwatch_cause_unknown_total", 'groundwatch_route="/a",groundwatch_reason="borderline_relevance"', 0.25),
 ];
 
 type Samples = Array<{ labels: string; value: number }>;
@@ -70,6 +73,14 @@ const EXPECTED: Record<string, Samples[]> = {
     [{ labels: "{}", value: 0.286 }],
   ],
   "Context relevance, 30-day mean by route": [[{ labels: '{groundwatch_route="/a"}', value: 0.6 }]],
+  // Per second: 2 and 1 a minute (and the flat 0 that keeps the panel drawn when there are none).
+  "Ungrounded answers of unknown cause, by reason": [
+    [
+      { labels: "{}", value: 0 },
+      { labels: '{groundwatch_reason="weak_failure"}', value: 0.033 },
+      { labels: '{groundwatch_reason="borderline_relevance"}', value: 0.017 },
+    ],
+  ],
 };
 
 describe.skipIf(!promtoolAvailable())("the cause and relevance panels on synthetic series (promtool)", () => {

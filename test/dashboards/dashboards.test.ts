@@ -118,7 +118,7 @@ describe("dashboards as code", () => {
     const d = JSON.parse(dashboardFiles()["overview.json"]!) as { panels: Array<{ type: string; title: string; repeat?: string; targets?: Array<{ expr: string; legendFormat?: string }>; fieldConfig: { defaults: { unit?: string; custom?: { stacking?: { mode: string } }; thresholds?: { steps: Array<{ value: number | null }> } }; overrides: Array<{ matcher: { options: string }; properties: Array<{ id: string; value: unknown }> }> } }> };
     const start = d.panels.findIndex((p) => p.type === "row" && p.title === "Cause and relevance");
     const end = d.panels.findIndex((p, i) => i > start && p.type === "row");
-    expect(d.panels.slice(start + 1, end).map((p) => p.title)).toEqual(["Hallucination rate by cause: $route", "Context relevance by route", "Answer relevance by route", "Claims not supported, by cause"]);
+    expect(d.panels.slice(start + 1, end).map((p) => p.title)).toEqual(["Hallucination rate by cause: $route", "Context relevance by route", "Answer relevance by route", "Claims not supported, by cause", "Ungrounded answers of unknown cause, by reason"]);
     const panel = d.panels[start + 1]!;
     expect(panel.repeat).toBe("route");
     expect(panel.fieldConfig.defaults.unit).toBe("percentunit");

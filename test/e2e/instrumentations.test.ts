@@ -118,6 +118,10 @@ describe.skipIf(!installed && !process.env.CI)("real instrumentations exporting 
     await settle(c, QUESTIONS.length);
     expect(await counter(c, "groundwatch_collector_incomplete_total", "groundwatch_reason")).toEqual({});
     expect(await counter(c, "groundwatch_collector_interactions_total", "groundwatch_convention")).toEqual({ [setup.convention]: QUESTIONS.length });
+    // The GenAI set-ups' messages arrive as log records, counted as genai; no other set-up sends any.
+    const logRecords = await counter(c, "groundwatch_collector_log_records_total", "groundwatch_convention");
+    if (setup.name.startsWith("genai-")) expect(logRecords.genai).toBeGreaterThanOrEqual(QUESTIONS.length);
+    else expect(logRecords.genai).toBe(0);
     const verdicts = await counter(c, "groundwatch_evaluations_total", "groundwatch_verdict");
     expect(verdicts).toEqual(await expectedVerdicts(setup.context));
   });

@@ -181,6 +181,19 @@ export const EXECUTED: readonly Executed[] = [
     },
   },
   {
+    command: "npx groundwatch serve --prompt-context system",
+    kind: "server",
+    exit: 0,
+    substitutions: ["port from the default or the config file"],
+    listening: SERVE_LISTENING,
+    probe: async (c) => {
+      await probeCollector(c);
+      // Every convention's log-record series is there at 0 before any record arrives.
+      const metrics = (await get(`${c.url}/metrics`)).body;
+      for (const convention of ["genai", "mapping", "other"]) expect(metrics).toMatch(new RegExp(`groundwatch_collector_log_records_total\\{[^}]*groundwatch_convention="${convention}"[^}]*\\} 0\\b`));
+    },
+  },
+  {
     command: "npx groundwatch serve --print-config",
     exit: 0,
     check: ({ stdout }) => expect(json(stdout)).toMatchObject({ collector: { host: "127.0.0.1", port: 4319 }, sampling: { default: 0.05 } }),
@@ -377,6 +390,11 @@ export const NOT_EXECUTED: ReadonlyArray<{ readonly command: string; readonly re
   { command: "cp node_modules/groundwatch/examples/quickstart/* .", reason: "copies from a user's project where groundwatch is installed; test/e2e/package.test.ts runs this line as printed in a fresh project with the packed tarball" },
   { command: "npx tsc", reason: "compiles the quick start in a user's project; test/e2e/package.test.ts runs this line as printed there, with the tsconfig.json the line before copied" },
   { command: "OTEL_EXPORTER_OTLP_ENDPOINT=http://your-otel-collector:4318 node --import ./dist/tracing.js dist/server.js", reason: "runs the quick start compiled in a user's project; test/e2e/package.test.ts runs this line's node arguments as printed there, against a local OTLP receiver" },
+  { command: "npm install @opentelemetry/sdk-node @opentelemetry/instrumentation @opentelemetry/instrumentation-http @opentelemetry/instrumentation-openai openai", reason: "needs the npm registry; test/e2e/genai-setup.test.ts installs these into a fresh project with the packed tarball (with two copies of @opentelemetry/api-logs, as a project that installed groundwatch first has) and runs the GenAI set-up copied from docs/collector.md" },
+  {
+    command: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:4319/v1/traces OTEL_EXPORTER_OTLP_LOGS_ENDPOINT=http://127.0.0.1:4319/v1/logs OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true node --import ./tracing.js server.js",
+    reason: "runs the GenAI set-up in a user's project against an OpenAI endpoint; test/e2e/genai-setup.test.ts runs it in a fresh project with the packed tarball against a fake OpenAI server and a collector",
+  },
   { command: "npm install onnxruntime-node", reason: "needs the npm registry and downloads CUDA files; the runtime is already installed here (a devDependency), and test/nli/onnx-runtime.test.ts checks the errors that name this command" },
   { command: "ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node", reason: "as npm install onnxruntime-node" },
   { command: "npm ci && npm start", reason: "installs the dependencies from the registry into this clone; CI (.ci/run) runs `npm ci` on a fresh clone, and `npm start` is `groundwatch demo`, which the quick start's `npx groundwatch demo` line runs below" },

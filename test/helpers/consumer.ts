@@ -44,19 +44,37 @@ export interface Consumer {
  * `npm install` insists on full packuments, which `npm ci` never caches, so the project gets a
  * lockfile instead: the packages the consumer needs, at the versions this repository's own
  * lockfile tested, in the same layout. `deps` are the consumer's own dependencies (names
- * from this repository's lockfile), `extra` files are written into the project.
+ * from this repository's lockfile), `extra` files are written into the project. `workspace` adds
+ * dependencies from another lockfile of this repository (an instrumentation workspace's, whose
+ * `npm ci` cached them), placed at the top, their own dependencies resolved through this
+ * repository's layout. `copies` installs a second copy of a package at a nested path (e.g.
+ * `node_modules/a/node_modules/b`: b, the version this repository's lockfile has), as npm does when
+ * a package pins another version of one already at the top.
  */
-export function createConsumer(options: { deps: readonly string[]; extra?: Record<string, string> }): Consumer {
+export function createConsumer(options: { deps: readonly string[]; extra?: Record<string, string>; workspace?: { lockfile: string; deps: readonly string[] }; copies?: Record<string, string> }): Consumer {
   const dir = mkdtempSync(join(tmpdir(), "groundwatch-consumer-"));
   try {
     const packed = JSON.parse(execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT, encoding: "utf8" })) as Array<{ filename: string }>;
     const tarball = join(dir, basename(packed[0]!.filename));
     const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+    const workspace = options.workspace ? (JSON.parse(readFileSync(options.workspace.lockfile, "utf8")) as { packages: Record<string, LockEntry> }) : undefined;
+    for (const name of options.workspace?.deps ?? []) {
+      const entry = workspace?.packages[`node_modules/${name}`];
+      if (!entry?.version) throw new Error(`consumer: ${name} is not in ${options.workspace?.lockfile}`);
+      if (lock.packages[`node_modules/${name}`]) throw new Error(`consumer: ${name} is in this repository's lockfile already`);
+      lock.packages[`node_modules/${name}`] = entry;
+    }
+    for (const [at, name] of Object.entries(options.copies ?? {})) {
+      const entry = lock.packages[`node_modules/${name}`];
+      if (!entry) throw new Error(`consumer: no ${name} to copy to ${at}`);
+      if (!at.endsWith(`/node_modules/${name}`)) throw new Error(`consumer: ${at} is not a place for ${name}`);
+      lock.packages[at] = entry;
+    }
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as LockEntry & { name: string; version: string; bin: Record<string, string>; license: string; engines: Record<string, string> };
     const registry = execFileSync("npm", ["config", "get", "registry"], { cwd: dir, encoding: "utf8" }).trim().replace(/\/$/, "");
     const spec = `file:${basename(tarball)}`;
     const rootDeps: Record<string, string> = { [pkg.name]: spec };
-    for (const name of options.deps) {
+    for (const name of [...options.deps, ...(options.workspace?.deps ?? [])]) {
       const entry = lock.packages[`node_modules/${name}`];
       if (!entry?.version) throw new Error(`consumer: ${name} is not in this repository's lockfile`);
       rootDeps[name] = entry.version;
@@ -77,7 +95,7 @@ export function createConsumer(options: { deps: readonly string[]; extra?: Recor
     };
     // Walk the dependency closure through this repository's lockfile layout.
     const queue: Array<[string, Record<string, string>, ReadonlySet<string>]> = [
-      ["", Object.fromEntries(options.deps.map((d) => [d, "*"])), new Set()],
+      ["", Object.fromEntries([...options.deps, ...(options.workspace?.deps ?? [])].map((d) => [d, "*"])), new Set()],
       ["", pkg.dependencies ?? {}, new Set()],
     ];
     while (queue.length > 0) {

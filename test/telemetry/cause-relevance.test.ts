@@ -141,5 +141,26 @@ describe("relevance telemetry", () => {
     const { metrics } = await record(s, "/api/refunds");
     expect(metrics.get(METRICS.relevanceUnmeasured.name)?.map((p) => [p.attributes, p.value])).toEqual([[{ [ATTR_ROUTE]: "/api/refunds", [ATTR_REASON]: "no_relevance_scorer" }, 1]]);
     expect(sum(metrics.get(METRICS.evaluations.name), { [ATTR_CAUSE]: "unknown" })).toBe(1);
+    expect(metrics.get(METRICS.causeUnknown.name)?.map((p) => [p.attributes, p.value])).toEqual([[{ [ATTR_ROUTE]: "/api/refunds", [ATTR_REASON]: "relevance_unmeasured" }, 1]]);
+  });
+});
+
+describe("unknown cause telemetry", () => {
+  // Every claim scores `entailment` (threshold 0.5): 0.45 is a near miss, 0.1 a clear failure.
+  const scoredAt = (entailment: number, observation: Observation): Promise<ScoredAnswer> =>
+    scoreOnce(createFakeBackend({ relevance: topicRelevance, classify: (pairs) => Promise.resolve(pairs.map(() => ({ entailment, neutral: 0.98 - entailment, contradiction: 0.02 }))) }), observation);
+
+  it("counts an ungrounded answer whose cause is unknown on groundwatch.cause.unknown, by route and reason, and only those", async () => {
+    const weak = summarize(await scoredAt(0.45, { question: QUESTION, answer: "A refund is paid in gold.", context: [PARKING_DOC] }), false);
+    expect(weak).toMatchObject({ verdict: "ungrounded", cause: "unknown", causeReason: "weak_failure" });
+    const { metrics } = await record(weak, "/api/refunds");
+    expect(metrics.get(METRICS.causeUnknown.name)?.map((p) => [p.attributes, p.value])).toEqual([[{ [ATTR_ROUTE]: "/api/refunds", [ATTR_REASON]: "weak_failure" }, 1]]);
+    expect(sum(metrics.get(METRICS.evaluations.name), { [ATTR_VERDICT]: "ungrounded", [ATTR_CAUSE]: "unknown" })).toBe(1);
+    expect(explanationOf(weak)).toMatch(/^ungrounded \(cause: unknown, weak_failure\); 1 claims/);
+    const clear = summarize(await scoredAt(0.1, { question: QUESTION, answer: "A refund is paid in gold.", context: [PARKING_DOC] }), false);
+    expect(clear).toMatchObject({ verdict: "ungrounded", cause: "retrieval" });
+    expect(clear).not.toHaveProperty("causeReason");
+    expect((await record(clear)).metrics.has(METRICS.causeUnknown.name)).toBe(false);
+    expect(METRICS.causeUnknown.prometheus).toBe("groundwatch_cause_unknown_total");
   });
 });

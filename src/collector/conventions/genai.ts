@@ -76,6 +76,11 @@ const MESSAGE_EVENTS: ReadonlyMap<string, string> = new Map([
   [EVENT_GEN_AI_TOOL_MESSAGE, "tool"],
 ]);
 
+/** Whether a log record is a GenAI event absorbGenAiEvent reads (a message, a choice, operation details), by its event name. */
+export function isGenAiEvent(eventName: string): boolean {
+  return MESSAGE_EVENTS.has(eventName) || eventName === EVENT_GEN_AI_CHOICE || eventName === EVENT_GEN_AI_OPERATION_DETAILS;
+}
+
 /**
  * Reads one GenAI log event (as `@opentelemetry/instrumentation-openai` emits them):
  * `gen_ai.{system,user,assistant,tool}.message` (body `{content}`) are the input messages, the last
