@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningCollector } from "../../src/collector/server.ts";
-import { startCollector } from "../../src/collector/server.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
+import { postAnswers, startTestCollector } from "../helpers/collector.ts";
 import { prometheusAvailable, startPrometheus } from "../helpers/prometheus.ts";
 
 const DOC = "Returns: unopened items may be returned within 30 days of delivery for a full refund.";
@@ -12,15 +12,8 @@ const BAD = "Items may be returned within 90 days in any condition.";
 
 /** A collector scoring everything with the offline backend, on `port` (0: any free one); closed when the test ends. */
 async function collector(port = 0): Promise<RunningCollector & { post: (route: string, answers: string[]) => Promise<void> }> {
-  const c = await startCollector({ env: { HF_HOME: "/nonexistent" }, port, monitor: { sampling: { default: 1 }, scoring: { backend: "offline" } } });
-  onTestFinished(() => c.close(2000));
-  await c.monitor.ready();
-  const post = async (route: string, answers: string[]): Promise<void> => {
-    const res = await fetch(`${c.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(answers.map((answer) => ({ route, context: [DOC], answer }))) });
-    expect(res.status).toBe(202);
-    await c.monitor.flush();
-  };
-  return Object.assign(c, { post });
+  const c = await startTestCollector({ port });
+  return Object.assign(c, { post: (route: string, answers: string[]) => postAnswers(c, route, answers, DOC) });
 }
 
 /** The report's per-route rows (route, answers scored, sampled, rate) and backend rows (name, tier, answers). */

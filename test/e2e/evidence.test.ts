@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { startCollector } from "../../src/collector/server.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
+import { postAnswers, startTestCollector } from "../helpers/collector.ts";
 import { decodePng } from "../helpers/png.ts";
 import { prometheusAvailable, startPrometheus } from "../helpers/prometheus.ts";
 
@@ -25,14 +25,8 @@ function chromiumAvailable(): boolean {
 describe.skipIf(!prometheusAvailable() || !chromiumAvailable())("groundwatch evidence against a real Prometheus, rendered in Chromium", () => {
   it("reports per-route rates, volumes, backend and calibration, with charts Chromium draws", { timeout: 120_000 }, async () => {
     const start = Math.floor(Date.now() / 1000) - 5;
-    const c = await startCollector({ env: { HF_HOME: "/nonexistent" }, port: 0, monitor: { sampling: { default: 1 }, scoring: { backend: "offline" } } });
-    onTestFinished(() => c.close(2000));
-    await c.monitor.ready();
-    const post = async (route: string, answers: string[]): Promise<void> => {
-      const res = await fetch(`${c.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(answers.map((answer) => ({ route, context: [DOC], answer }))) });
-      expect(res.status).toBe(202);
-      await c.monitor.flush();
-    };
+    const c = await startTestCollector();
+    const post = (route: string, answers: string[]): Promise<void> => postAnswers(c, route, answers, DOC);
     // The first batch is in before Prometheus starts, so its first scrape holds it whole: every
     // series starts in the proportions of the batches after it, and increase() extrapolates them alike.
     await post("/api/returns", [GOOD, GOOD, GOOD, BAD]);

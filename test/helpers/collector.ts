@@ -20,3 +20,10 @@ export async function startTestCollector(extra: Parameters<typeof startCollector
 export function postJson(url: string, body: string | Buffer | object, headers: Record<string, string> = { "content-type": "application/json" }): Promise<Response> {
   return fetch(url, { method: "POST", headers, body: typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body) });
 }
+
+/** POSTs answers to one route, each against `document`, as /v1/observations, and waits until the collector has scored them. */
+export async function postAnswers(c: RunningCollector, route: string, answers: readonly string[], document: string): Promise<void> {
+  const res = await postJson(`${c.url}/v1/observations`, answers.map((answer) => ({ route, context: [document], answer })));
+  if (res.status !== 202) throw new Error(`/v1/observations answered ${res.status}`);
+  await c.monitor.flush();
+}
