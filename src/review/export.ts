@@ -101,6 +101,16 @@ export interface ExportReview {
   readonly cause?: SpoolRecord["cause"];
   readonly backend: SpoolRecord["backend"];
   readonly agreement: "agree" | "disagree";
+  /** The rate answers of its kind were spooled at: 1 for a flagged answer, the grounded sample rate for a grounded sample. */
+  readonly sampleRate?: number;
+  /**
+   * The share of its route's spooled answers of its kind that this export holds (reviewed, not
+   * tied): with `sampleRate`, the chance an answer of the traffic had of being this row, which a
+   * drift reference weights it by. Absent with `selected`.
+   */
+  readonly reviewedShare?: number;
+  /** "disagreements": the row was chosen by its label (--only disagreements), so the rows do not stand for the traffic. */
+  readonly selected?: "disagreements";
 }
 
 /** One exported row: groundwatch's eval-set row (id, question, context as documents with ids, answer, label) plus the claim labels and the review. */
@@ -126,8 +136,11 @@ export interface ExportResult {
   readonly agreeing: number;
 }
 
+/** How a row was drawn from the traffic: the share of its route's spooled answers of its kind that were exported, or chosen by label. */
+export type ExportSelection = { readonly reviewedShare: number } | { readonly selected: "disagreements" };
+
 /** A spooled answer and its majority label as an eval-set row. A document without an id gets its position (1-based), as a citation "[n]" names it. */
-export function exportRow(record: SpoolRecord, label: AnswerLabel): ExportRow {
+export function exportRow(record: SpoolRecord, label: AnswerLabel, selection?: ExportSelection): ExportRow {
   const claimText = new Map(record.claims.map((c) => [c.index, c]));
   const claimLabels = label.claims.flatMap((c) => {
     const claim = claimText.get(c.index);
@@ -156,16 +169,32 @@ export function exportRow(record: SpoolRecord, label: AnswerLabel): ExportRow {
       ...(record.cause !== undefined ? { cause: record.cause } : {}),
       backend: record.backend,
       agreement: agreementOf(record.kind, label.label),
+      ...(typeof record.sampleRate === "number" ? { sampleRate: record.sampleRate } : {}),
+      ...selection,
     },
   };
 }
 
-/** The reviewed answers of the spools as rows, in spool order (oldest first). */
+/**
+ * The reviewed answers of the spools as rows, in spool order (oldest first). With every answer
+ * (`all`), each row says what share of its route's spooled answers of its kind the export holds
+ * (reviewers label flagged answers first, so a half-reviewed spool holds every flagged answer and
+ * part of the grounded sample); with `disagreements`, that its rows were chosen by their label.
+ */
 export function exportRows(records: readonly SpoolRecord[], majority: MajorityLabels, only: ExportOnly = "all"): ExportResult {
-  const rows: ExportRow[] = [];
+  const chosen: Array<{ record: SpoolRecord; label: AnswerLabel }> = [];
   let agreeing = 0;
   const found = new Set<string>();
+  // Spooled and exported answers per route and kind.
+  const strata = new Map<string, { spooled: number; exported: number }>();
+  const stratum = (r: SpoolRecord): { spooled: number; exported: number } => {
+    const key = JSON.stringify([r.route, r.kind]);
+    let s = strata.get(key);
+    if (!s) strata.set(key, (s = { spooled: 0, exported: 0 }));
+    return s;
+  };
   for (const record of records) {
+    stratum(record).spooled++;
     const label = majority.labels.get(record.id);
     if (!label) continue;
     found.add(record.id);
@@ -173,8 +202,13 @@ export function exportRows(records: readonly SpoolRecord[], majority: MajorityLa
       agreeing++;
       continue;
     }
-    rows.push(exportRow(record, label));
+    stratum(record).exported++;
+    chosen.push({ record, label });
   }
+  const rows = chosen.map(({ record, label }) => {
+    const s = stratum(record);
+    return exportRow(record, label, only === "disagreements" ? { selected: "disagreements" } : { reviewedShare: s.exported / s.spooled });
+  });
   return { rows, ties: majority.ties.length, notInSpool: majority.labels.size - found.size, agreeing };
 }
 

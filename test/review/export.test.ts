@@ -79,6 +79,25 @@ describe("review export: labels as eval-set rows", () => {
     expect(result.agreeing).toBe(2);
   });
 
+  // Issue 36: a drift reference built from an export compared every route with every flagged answer and a 5% grounded sample, pooled.
+  it("says the rate each row's kind was spooled at and the share of its route's spooled answers of its kind that the export holds", () => {
+    const onRoute = (id: string, kind: SpoolRecord["kind"], route: string): SpoolRecord => ({ ...record(id, kind), route });
+    const records = [onRoute("f1", "flagged", "/a"), onRoute("f2", "flagged", "/a"), onRoute("g1", "grounded_sample", "/a"), onRoute("g2", "grounded_sample", "/a"), onRoute("g3", "grounded_sample", "/a"), onRoute("g4", "grounded_sample", "/a"), onRoute("h1", "grounded_sample", "/b")];
+    // Both flagged answers of /a reviewed; one of its four grounded samples (as a reviewer who stopped after the flagged ones would leave it); a tie is not exported.
+    const majority = majorityLabels(currentLabels([label("f1", "ann", 0, "flagged"), label("f2", "ann", 0, "flagged"), label("g1", "ann", 1, "grounded_sample"), label("g2", "ann", 1, "grounded_sample"), label("g2", "bob", 0, "grounded_sample"), label("h1", "ann", 1, "grounded_sample")]));
+    const rows = exportRows(records, majority).rows;
+    expect(rows.map((r) => [r.id, r.review.route, r.review.sampleRate, r.review.reviewedShare])).toEqual([
+      ["f1", "/a", 1, 1],
+      ["f2", "/a", 1, 1],
+      ["g1", "/a", 0.05, 0.25],
+      ["h1", "/b", 0.05, 1],
+    ]);
+    // Chosen by their label, --only disagreements rows say so, and carry no share.
+    const disagreeing = exportRows(records, majorityLabels(currentLabels([label("f1", "ann", 1, "flagged")])), "disagreements").rows;
+    expect(disagreeing.map((r) => r.review)).toEqual([expect.objectContaining({ sampleRate: 1, selected: "disagreements" })]);
+    expect(disagreeing[0]?.review.reviewedShare).toBeUndefined();
+  });
+
   it("tallies the production provenance of rows carrying review fields, and ignores other rows", () => {
     const tally = productionTally();
     expect(tally.provenance()).toBeUndefined();

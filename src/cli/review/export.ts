@@ -19,7 +19,13 @@ Writes one JSONL row per reviewed answer of the spools (replicas merge), in the 
   {"id", "question", "context": [{"id", "title"?, "url"?, "text"}], "answer", "label": 1|0,
    "claimLabels"?: [{"index", "text", "start", "end", "label"}],
    "review": {"traceId", "spanId", "reviewers", "votes", "reviewedAt", "time", "kind", "route",
-              "replica", "verdict", "score", "threshold", "cause", "backend", "agreement"}}
+              "replica", "verdict", "score", "threshold", "cause", "backend", "agreement",
+              "sampleRate", "reviewedShare" | "selected"}}
+sampleRate is the rate the answer's kind was spooled at (1 flagged, the grounded sample rate);
+reviewedShare the share of its route's spooled answers of its kind that the export holds. With
+them calibrate weights each answer by the traffic it stands for and keeps a drift reference per
+route. --only disagreements rows carry "selected": "disagreements" instead: chosen by their label,
+they are no drift reference.
 A document without an id gets its position (1-based). A link, FIFO or device under a spool
 name is passed over and named on stderr. Labels are those in force (a reviewer's
 last label of an answer, undo taken into account), from --labels (default: labels.jsonl in the
