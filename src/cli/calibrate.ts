@@ -3,6 +3,7 @@ import { bundledExampleHashes } from "../config/calibration-file.ts";
 import type { RelevanceFitRow } from "../core/relevance-fit.ts";
 import type { RelevanceCalibration } from "./calibrate-relevance.ts";
 import { calibrateRelevance, relevanceLines } from "./calibrate-relevance.ts";
+import { calibrateDrift } from "./calibrate-drift.ts";
 import type { Criterion } from "../core/calibration.ts";
 import { aurocWithInterval, calibrationVerdict, labelsToSettle } from "../core/calibration.ts";
 import type { Blocked, CausedFitRow } from "../core/calibration-fit.ts";
@@ -116,6 +117,8 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const checkId = createIdChecker("the review candidates name rows by id");
     // Rows exported from production review (groundwatch review export) carry their review: the calibration says so.
     const production = productionTally();
+    // Rows from production review carry their route and sample rate: the drift reference is weighted per route.
+    const reference = calibrateDrift();
     let n = 0;
     try {
       for await (const line of inputLines(source, io)) {
@@ -128,6 +131,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
         const value = JSON.parse(line) as { label?: unknown; cause?: unknown };
         const { label, cause } = value;
         production.add(value);
+        reference.add(parsed.row.id, value);
         if (label !== 0 && label !== 1) throw new UsageError(`line ${n}: "label" must be 1 (grounded) or 0 (not grounded) (got ${JSON.stringify(label)})`);
         if (cause !== undefined && !(CAUSES as readonly unknown[]).includes(cause)) throw new UsageError(`line ${n}: "cause" must be one of ${CAUSES.map((c) => `"${c}"`).join(", ")} when present (got ${JSON.stringify(cause)})`);
         const labelledCause = cause as string | undefined;
@@ -180,6 +184,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     // By hash, not by name: a copy of examples/labelled.jsonl under another name is still the example.
     const bundled = bundledExampleHashes().has(sha256);
     const fromProduction = production.provenance();
+    const drift = reference.build(scored);
     const calibration = {
       version: 1,
       createdAt: new Date().toISOString(),
@@ -201,7 +206,8 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       verdict,
       labelsToSettle: settle ?? null,
       // The drift reference: live unscorable answers have no score and never enter drift, so neither do these.
-      referenceScores: scored.map((r) => Number(r.score.toFixed(6))),
+      // A review export's is weighted per route (driftReference), or refused when its rows cannot stand for the traffic.
+      ...drift.fields,
       audit,
       ...(relevance ? { relevance } : {}),
       // What the new threshold does to each class beside the threshold in force (groundwatch evidence shows it).
@@ -211,6 +217,8 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     };
     writeCalibrationReport(io, { est, fit, criterion, inForce, classes, unscorable, unscorablePolicy, rows: rows.length, positives, verdict, settle, production: fromProduction, relevance: relevanceLines(relevance, scorer.relevanceThresholds), audit, outPath, bundled, set: String(args.set) });
     writeOutputFile("--out", outPath, `${JSON.stringify(calibration, null, 2)}\n`);
+    for (const l of drift.lines) io.stdout.write(`${l}\n`);
+    if (drift.warning) io.stderr.write(drift.warning);
     io.stdout.write(`wrote ${outPath}\n`);
     return verdict === "pass" ? EXIT.ok : EXIT.failure;
   });

@@ -6,6 +6,8 @@ import type { BackendIdentity, CalibrationProvenance, CalibrationVerdict, Datase
 import { CALIBRATION_VERDICTS, calibrationVerdict } from "../core/calibration.ts";
 import type { Blocked, ClassOutcome, FitRow } from "../core/calibration-fit.ts";
 import { BLOCKED_REASONS } from "../core/calibration-fit.ts";
+import type { CalibrationDriftReference } from "./drift-reference-file.ts";
+import { readDriftReference } from "./drift-reference-file.ts";
 import { ConfigError } from "./errors.ts";
 import type { ResolvedScoreOptions } from "./score-options.ts";
 import { stripBom } from "./text-file.ts";
@@ -42,7 +44,13 @@ export function bundledExampleHashes(dir: string = BUNDLED_EXAMPLES_DIR): Readon
 /** calibration.json as the SDK, serve, doctor and evidence read it: every field checked, since the file is the user's. */
 export interface Calibration extends CalibrationProvenance {
   readonly threshold: number;
+  /** The pooled drift reference (a plain labelled set); empty for a set from production review, whose reference is `driftReference`. */
   readonly referenceScores: readonly number[];
+  /**
+   * A set from production review's drift reference: weighted scores per route, or why its rows
+   * cannot stand for live traffic. Undefined for a plain set (and files written before): `referenceScores` then.
+   */
+  readonly driftReference: CalibrationDriftReference | undefined;
   readonly backend: BackendIdentity | undefined;
   readonly createdAt: string | undefined;
   readonly criterion: string | undefined;
@@ -182,6 +190,7 @@ export function readCalibrationFile(path: string, field = "calibrationFile", opt
     id: sha256Hex(bytes).slice(0, 12),
     threshold: c.threshold,
     referenceScores: optionalScores ? [] : (c.referenceScores as number[]),
+    driftReference: readDriftReference(c.driftReference, field, path),
     backend: b && typeof b.name === "string" ? { name: b.name, version: text(b.version), tier: text(b.tier) } : undefined,
     createdAt: text(c.createdAt),
     criterion: text(c.criterion),
