@@ -16,6 +16,7 @@ import { checkClaimedRates, recheckCalibration } from "./doctor-recheck.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
+import { driftReferenceCheck } from "./doctor-drift.ts";
 
 export const DOCTOR_HELP: string = `groundwatch doctor — preflight for a deployment
 
@@ -161,7 +162,7 @@ async function checkBackend(args: Parameters<typeof openBackend>[0], io: Command
 /**
  * The calibration: FAIL when its verdict is not "pass"; WARN (never PASS) when it was fitted on
  * groundwatch's bundled examples, with another backend or model than `scoring` (the one that loaded),
- * or records no fingerprint; a WARN line for a reference that drift will refuse.
+ * or records no fingerprint; a WARN line for a reference that drift will refuse, and a line on a per-route reference.
  */
 function checkCalibration(path: string | undefined, io: CommandIo, scoring: BackendIdentity | undefined): { checks: Check[]; cal?: Calibration } {
   if (!path) return { checks: [{ status: "WARN", what: "threshold", detail: "not calibrated (no --calibration)", fix: "label a few hundred answers and run groundwatch calibrate; pass the calibration.json to the SDK or collector" }] };
@@ -182,8 +183,8 @@ function checkCalibration(path: string | undefined, io: CommandIo, scoring: Back
   else if (caveats.length > 0) checks.push({ status: "WARN", what: "threshold", detail: `calibrated ${detail}, but not on evidence about your service (below)` });
   else checks.push({ status: "PASS", what: "threshold", detail: `calibrated ${detail}` });
   for (const c of caveats) checks.push({ status: "WARN", what: "calibration data", detail: c.message });
-  const refused = caveats.find((c) => c.refusesDrift);
-  if (refused) checks.push({ status: "WARN", what: "drift reference", detail: `refused: ${refused.kind === "bundled_examples" ? "fitted on groundwatch's bundled examples" : "fitted with another backend or model"}; drift compares each route with its own first window instead`, fix: "calibrate on labelled answers of your own, with the backend that scores" });
+  const drift = driftReferenceCheck(cal, scoring);
+  if (drift) checks.push(drift);
   // What the file claims of its own threshold, counted again from the rows it records.
   const rates = checkClaimedRates(cal);
   if (rates) checks.push(rates);

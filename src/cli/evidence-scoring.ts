@@ -50,6 +50,16 @@ function sameAs(cal: Calibration, used: ScoringInUse): { id: boolean; threshold:
 
 const describe = (u: ScoringInUse): string => `threshold ${u.threshold}, backend ${u.backend.name}${u.backend.version ? `/${u.backend.version}` : ""}${u.backend.tier ? ` (${u.backend.tier})` : ""}, calibration ${u.calibrationId === "none" ? "none" : `id ${u.calibrationId}`}`;
 
+/** Why the collector refused a calibration's drift reference, by groundwatch_reason. */
+const DRIFT_REFUSALS: Readonly<Record<string, string>> = {
+  bundled_examples: "the calibration was fitted on groundwatch's bundled examples",
+  other_backend: "the calibration was fitted with another backend or model than the one scoring",
+  too_few_scores: "the calibration has too few reference scores, on every route or on some",
+  selected_by_label: "the calibration's set was a review export of disagreements only, chosen by label",
+  mixed_set: "the calibration's set mixed answers from production review with another labelled set",
+  no_sample_rate: "the calibration's review rows do not carry the rates they were sampled at",
+};
+
 /**
  * The notices at the top of the evidence report about how the period was scored: the threshold
  * the collector used (from Prometheus), a calibration file that is not the one it used, a
@@ -76,8 +86,12 @@ export function scoringNotices(s: { readonly used: readonly ScoringInUse[]; read
     for (const c of calibrationCaveats(cal, scoring)) (c.kind === "fingerprint_unknown" ? notes : alarms).push(`Calibration ${escapeHtml(cal.id)}: ${escapeHtml(c.message)}.`);
   }
   for (const reason of s.driftRefused) {
-    const why = reason === "bundled_examples" ? "the calibration was fitted on groundwatch's bundled examples" : reason === "other_backend" ? "the calibration was fitted with another backend or model than the one scoring" : reason === "too_few_scores" ? "the calibration has too few reference scores" : reason;
-    alarms.push(escapeHtml(`Drift: the collector refused the calibration's reference scores (${why}); drift alerts compare each route with its own first window of scores instead.`));
+    if (reason === "no_route_reference") {
+      alarms.push(escapeHtml("Drift: the calibration's per-route reference does not name some of the routes scored in this period; drift alerts compare those routes with their own first window of scores."));
+      continue;
+    }
+    const why = DRIFT_REFUSALS[reason] ?? reason;
+    alarms.push(escapeHtml(`Drift: the collector refused the calibration's reference scores (${why}); drift alerts compare ${reason === "too_few_scores" ? "each such route" : "each route"} with its own first window of scores instead.`));
   }
   const answers = (rows: readonly PromRow[]): number => rows.reduce((n, r) => n + (Number(r.value[1]) || 0), 0);
   const triage = s.backends.filter((b) => b.metric.groundwatch_backend_tier === "triage");

@@ -14,7 +14,8 @@ import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
 import type { ResolvedReviewOptions, ReviewOptions } from "../sdk/review-options.ts";
-import { driftRefusal, resolveMonitorOptions } from "../sdk/options.ts";
+import { resolveMonitorOptions } from "../sdk/options.ts";
+import { describePerRoute, driftRefusal } from "../sdk/drift-options.ts";
 import { citationsText } from "../telemetry/record.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
@@ -76,7 +77,9 @@ Options:
                         and interval; its reference scores are not the drift reference when there are fewer
                         than drift.minScores (20) of them. One fitted on groundwatch's bundled examples
                         (examples/labelled.jsonl: a demo), or with another backend or model, is warned
-                        about on the banner, and its reference scores are refused for drift
+                        about on the banner, and its reference scores are refused for drift. One fitted
+                        on a review export has a reference per route, weighted by the rates its answers
+                        were sampled at: each route is compared with its own
   --require-valid-calibration
                         refuse to start (exit 2) on a calibration whose verdict is not "pass";
                         env GROUNDWATCH_REQUIRE_VALID_CALIBRATION=1
@@ -211,7 +214,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
           ...monitor,
           sampling: undefined,
           score: undefined,
-          drift: { ...monitor.drift, reference: monitor.drift.reference?.length },
+          drift: { ...monitor.drift, reference: monitor.drift.reference?.length, routeReferences: monitor.drift.routeReferences ? Object.fromEntries([...monitor.drift.routeReferences].map(([route, r]) => [route, r.scores.length])) : undefined },
           calibration: monitor.calibration
             ? { path: monitor.calibration.path, id: monitor.calibration.id, dataset: monitor.calibration.dataset ?? "fingerprint unknown", threshold: monitor.calibration.threshold, verdict: monitor.calibration.verdict ?? null, auroc: monitor.calibration.auroc ?? null, rows: monitor.calibration.rows ?? null, backend: monitor.calibration.backend, createdAt: monitor.calibration.createdAt, referenceScores: monitor.calibration.referenceScores.length }
             : undefined,
@@ -309,11 +312,13 @@ export function startupBanner(s: { url: string; healthUrl?: string | undefined; 
   const refusedLater = ref.source === "calibration" && cal ? driftRefusal(cal, { name: backend.name.split(" ")[0] ?? backend.name }, monitor.drift.minScores) : undefined;
   const refused = ref.source === "none" ? ref.refused : refusedLater;
   const drift = refused
-    ? refused.reason === "too_few_scores"
+    ? refused.reason === "too_few_scores" && !cal?.driftReference
       ? `no reference (calibration has ${refused.scores} scores, needs ${refused.minScores}): ${firstWindow}`
       : `no reference — REFUSED, ${refused.message}: ${firstWindow}`
     : ref.source !== "none"
-      ? `reference from ${ref.source === "calibration" ? "the calibration" : "drift.reference"} (${ref.scores} scores)`
+      ? ref.perRoute
+        ? describePerRoute(ref.perRoute, monitor.drift.windowSize)
+        : `reference from ${ref.source === "calibration" ? "the calibration" : "drift.reference"} (${ref.scores} scores)`
       : `no reference: ${firstWindow}`;
   const routes = Object.entries(monitor.sampling.routes ?? {});
   // As the collector's providers decide it.

@@ -63,7 +63,7 @@ export function createMonitor(options: MonitorOptions = {}): Monitor {
     preset: Object.keys(resolved.sampling.routes ?? {}).filter((r) => !r.includes("*")),
     driftWindowSize: resolved.drift.windowSize,
     driftMinScores: resolved.drift.minScores,
-    driftReference: () => calibrationState.driftReference(),
+    driftReference: (route) => calibrationState.driftReference(route),
   });
   const routeLabels = tallies.labels;
   const sources: ObservableSources & { workersAlive?: () => number | undefined } = { queueDepth: () => scheduler.waiting(), routes: tallies.routes, drift: tallies.drift, scoring: calibrationState.scoringInfo, driftRefused: calibrationState.driftRefused };

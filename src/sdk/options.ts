@@ -13,8 +13,8 @@ import type { ConfigFile } from "../config/file.ts";
 import { loadConfigFile } from "../config/file.ts";
 import type { Calibration } from "../config/calibration-file.ts";
 import { readCalibrationFile, withCalibratedRelevance } from "../config/calibration-file.ts";
-import type { BackendIdentity, CalibrationCaveatKind } from "../core/calibration.ts";
-import { calibrationCaveats } from "../core/calibration.ts";
+import type { DriftOptionsInput, ResolvedDrift } from "./drift-options.ts";
+import { resolveDrift } from "./drift-options.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import type { SamplingRules } from "./sampling.ts";
 import type { ScoringWorkerData } from "./worker.ts";
@@ -102,7 +102,7 @@ export interface MonitorOptions {
    * 20 scores). A `reference` with fewer than `minScores` scores could never give a verdict: it is a
    * ConfigError.
    */
-  readonly drift?: { readonly windowSize?: number; readonly minScores?: number; readonly reference?: readonly number[] };
+  readonly drift?: DriftOptionsInput;
   /**
    * calibration.json from `groundwatch calibrate`: its threshold applies when none is set,
    * and its reference scores are the drift reference. Env GROUNDWATCH_CALIBRATION; in a config
@@ -114,6 +114,12 @@ export interface MonitorOptions {
    * applied, with a diag warning naming the verdict and the AUROC interval, unless
    * `requireValidCalibration` is set. Its reference scores are not used for drift when there are
    * fewer than `drift.minScores` of them (diag warning; drift then has no reference).
+   * A calibration on answers from production review (`groundwatch review export`) has one
+   * reference per route, each answer weighted by the rate it was sampled at: route R's scores are
+   * compared with route R's reference; a route whose reference is worth fewer than
+   * `drift.minScores` answers, or that it does not name, uses its own first window (counted). A set
+   * whose rows cannot stand for live traffic (exported for their labels, mixed with another set,
+   * or without their sample rates) is refused for drift, with its reason.
    */
   readonly calibrationFile?: string;
   /**
@@ -165,7 +171,7 @@ export interface ResolvedMonitorOptions {
   readonly spanEvent: boolean;
   readonly openInference: boolean;
   readonly spanRelation: "child" | "link";
-  readonly drift: { readonly windowSize: number; readonly minScores: number; readonly reference: readonly number[] | undefined; readonly referenceStatus: DriftReferenceStatus };
+  readonly drift: ResolvedDrift;
   readonly configFile: string | undefined;
   /** The calibration in force, if a file was given. */
   readonly calibration: Calibration | undefined;
@@ -182,48 +188,12 @@ export interface ResolvedMonitorOptions {
  */
 export type ThresholdSource = "option" | "config" | "env" | "calibration" | "default";
 
-/**
- * The drift reference in force: from the `drift.reference` option, from the calibration's reference
- * scores, or none (each route's first full window becomes its reference); `refused` when the
- * calibration's scores cannot be one: too few of them, fitted on groundwatch's bundled examples,
- * or fitted with another backend than the one that scores.
- */
-export type DriftReferenceStatus =
-  | { readonly source: "option" | "calibration"; readonly scores: number }
-  | { readonly source: "none"; readonly refused?: DriftReferenceRefusal };
-
-/** Why the calibration's reference scores are not the drift reference (counted on groundwatch.drift.reference_refused by reason). */
-export interface DriftReferenceRefusal {
-  readonly reason: "too_few_scores" | Extract<CalibrationCaveatKind, "bundled_examples" | "other_backend">;
-  /** The calibration's reference scores, and the fewest a reference needs. */
-  readonly scores: number;
-  readonly minScores: number;
-  /** One plain sentence saying why. */
-  readonly message: string;
-}
-
 /** calibration.json as the monitor reads it (config/calibration-file.ts). */
 export type { Calibration };
 
 /** Reads calibration.json (from `groundwatch calibrate`); a bad file is a ConfigError naming it. */
 export function readCalibration(path: string): Calibration {
   return readCalibrationFile(path);
-}
-
-/**
- * Why a calibration's reference scores cannot be the drift reference against scores from
- * `scoring`, or undefined when they can: fitted on groundwatch's bundled examples, fitted with
- * another backend or model, or fewer than `minScores` of them.
- */
-export function driftRefusal(calibration: Calibration, scoring: BackendIdentity, minScores: number): DriftReferenceRefusal | undefined {
-  const scores = calibration.referenceScores.length;
-  const caveat = calibrationCaveats(calibration, scoring).find((c) => c.refusesDrift);
-  if (caveat && (caveat.kind === "bundled_examples" || caveat.kind === "other_backend")) {
-    const why = caveat.kind === "bundled_examples" ? "it was fitted on groundwatch's bundled examples, not your data" : "it was fitted with another backend or model than the one that scores";
-    return { reason: caveat.kind, scores, minScores, message: `the calibration's reference is refused: ${why}` };
-  }
-  if (scores < minScores) return { reason: "too_few_scores", scores, minScores, message: `the calibration has ${scores} reference scores, fewer than drift.minScores (${minScores})` };
-  return undefined;
 }
 
 function parseRouteRates(raw: string): Record<string, number> {
@@ -275,23 +245,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
   const score: ResolvedScoreOptions = withCalibratedRelevance(calibration && !explicitThreshold ? { ...resolvedScoring.values, threshold: calibration.threshold } : resolvedScoring.values, calibration);
   const thresholdSource: ThresholdSource = explicitThreshold ? THRESHOLD_SOURCE[resolvedScoring.sources.threshold] : calibration ? "calibration" : "default";
   const spanRelation = pick<"child" | "link">("spanRelation", undefined, (f, v) => parseOneOf(f, v, ["child", "link"] as const), "child");
-  const drift = options.drift ?? (fm.drift as MonitorOptions["drift"]) ?? {};
-  const windowSize = parseInteger("drift.windowSize", drift.windowSize, 20, 100_000) ?? 200;
-  const minScores = parseInteger("drift.minScores", drift.minScores, 20, 100_000) ?? 20;
-  // A reference shorter than minScores never gives a verdict: an explicit one is an error; the
-  // calibration's is refused (createMonitor warns), and drift runs without a reference.
-  if (drift.reference !== undefined && drift.reference.length < minScores) {
-    throw new ConfigError("drift.reference length", drift.reference.length, `expected at least drift.minScores (${minScores}) scores`);
-  }
-  const calibrationReference = drift.reference === undefined && calibration ? calibration.referenceScores : undefined;
-  const refused = calibration && calibrationReference !== undefined ? driftRefusal(calibration, { name: score.backend }, minScores) : undefined;
-  const reference = drift.reference ?? (refused ? undefined : calibrationReference);
-  const referenceStatus: DriftReferenceStatus =
-    drift.reference !== undefined
-      ? { source: "option", scores: drift.reference.length }
-      : calibrationReference !== undefined && !refused
-        ? { source: "calibration", scores: calibrationReference.length }
-        : { source: "none", ...(refused ? { refused } : {}) };
+  const drift = resolveDrift(options.drift ?? (fm.drift as MonitorOptions["drift"]) ?? {}, calibration, score.backend);
   const resample = resolveResampleOptions(options.resample);
   const captureContent = pick("captureContent", MONITOR_ENV.captureContent, parseBoolean, false);
   const review = resolveReviewOptions(options.review, { env, file: fm.review as Readonly<Record<string, unknown>> | undefined, configFile, captureContent });
@@ -317,7 +271,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMon
     spanEvent: pick("spanEvent", undefined, parseBoolean, false),
     openInference: pick("openInference", undefined, parseBoolean, true),
     spanRelation,
-    drift: { windowSize, minScores, reference, referenceStatus },
+    drift,
     configFile,
     calibration,
     thresholdSource,

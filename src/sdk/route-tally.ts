@@ -1,4 +1,4 @@
-import type { DriftTracker } from "../core/drift.ts";
+import type { DriftTracker, WeightedSample } from "../core/drift.ts";
 import { createDriftTracker } from "../core/drift.ts";
 import type { RouteTally } from "../telemetry/instruments.ts";
 import type { RouteLabels } from "../telemetry/route-labels.ts";
@@ -17,8 +17,8 @@ export interface RouteTalliesOptions {
   readonly driftWindowSize: number;
   /** No drift verdict with fewer scores than this on either side. */
   readonly driftMinScores: number;
-  /** The reference distribution for a route's drift tracker, read when the tracker is created. */
-  readonly driftReference: () => readonly number[] | undefined;
+  /** The reference distribution for a route's drift tracker (by route label), read when the tracker is created. */
+  readonly driftReference: (route: string) => WeightedSample | undefined;
 }
 
 /** Per-route tallies of the hot path and per-route drift, exported by observable instruments at collection time. */
@@ -52,7 +52,7 @@ export function createRouteTallies(options: RouteTalliesOptions): RouteTallies {
     addScore(label: string, score: number): void {
       let t = drift.get(label);
       if (!t) {
-        const reference = options.driftReference();
+        const reference = options.driftReference(label);
         drift.set(label, (t = createDriftTracker({ windowSize: options.driftWindowSize, minScores: options.driftMinScores, ...(reference ? { reference } : {}) })));
       }
       t.add(score);

@@ -129,8 +129,8 @@ export interface ObservableSources {
   readonly drift: ReadonlyMap<string, { result(): { readonly statistic: number; readonly pValue: number } | undefined }>;
   /** What scores (backend, tier, model, threshold, calibration id), once known; undefined before the first evaluation. */
   readonly scoring?: () => { readonly attributes: Attributes; readonly threshold: number } | undefined;
-  /** Why the calibration's reference was refused for drift (reason → 1), if it was. */
-  readonly driftRefused?: () => string | undefined;
+  /** Drift references refused, by reason (the calibration's whole: 1; per route: how many routes). */
+  readonly driftRefused?: () => Readonly<Partial<Record<string, number>>>;
 }
 
 /**
@@ -184,8 +184,7 @@ export function observeSources(m: Instruments, sources: ObservableSources): () =
     [
       m.driftReferenceRefused,
       (r) => {
-        const reason = sources.driftRefused?.();
-        if (reason) r.observe(1, { [ATTR_REASON]: reason });
+        for (const [reason, count] of Object.entries(sources.driftRefused?.() ?? {})) if (count !== undefined && count > 0) r.observe(count, { [ATTR_REASON]: reason });
       },
     ],
   ];

@@ -164,7 +164,7 @@ export const METRICS = {
     "groundwatch.drift.reference_refused",
     "{reference}",
     "counter",
-    "Calibration reference scores refused as the drift reference, by reason: bundled_examples (fitted on groundwatch's own examples), other_backend (fitted with another backend or model than the one scoring), too_few_scores; drift then uses each route's first full window",
+    "Calibration drift references refused, by reason: bundled_examples (fitted on groundwatch's own examples), other_backend (fitted with another backend or model than the one scoring), selected_by_label (a review export of disagreements only), mixed_set (review rows mixed with another labelled set), no_sample_rate (review rows without their route and sample rate), too_few_scores (too few scores; for a per-route reference, the number of routes worth fewer than drift.minScores answers), no_route_reference (live routes a per-route reference does not name); each such route uses its first full window",
   ),
   scoringInfo: spec("groundwatch.scoring.info", "1", "gauge", "1, labelled with what scores: backend name, tier and model, the answer threshold in force and the calibration's id (a short hash of calibration.json, or none); from the latest evaluation"),
   scoringThreshold: spec("groundwatch.scoring.threshold", "1", "gauge", "The answer threshold in force: answers scoring below it are ungrounded (from the latest evaluation)"),
