@@ -14,11 +14,12 @@ export interface WeightedSample {
   readonly weights?: readonly number[];
 }
 
-/** A sample sorted by score, with each score's share of the total weight: its empirical CDF, ready to compare. */
+/** A sample sorted by score, with each score's weight: its empirical CDF, ready to compare. */
 interface SortedSample {
   readonly scores: Float64Array;
-  /** The share of the total weight each (sorted) score carries. */
-  readonly shares: Float64Array;
+  /** The weight each (sorted) score carries. */
+  readonly weights: Float64Array;
+  readonly total: number;
   readonly n: number;
   /** How many equally weighted scores it is worth (effectiveSize). */
   readonly effective: number;
@@ -35,27 +36,28 @@ function sortSample(sample: WeightedSample): SortedSample {
     squares += w * w;
   }
   const sorted = new Float64Array(order.length);
-  const shares = new Float64Array(order.length);
+  const sortedWeights = new Float64Array(order.length);
   order.forEach((k, i) => {
     sorted[i] = scores[k] ?? 0;
-    shares[i] = (weights?.[k] ?? 1) / total;
+    sortedWeights[i] = weights?.[k] ?? 1;
   });
-  if (!weights || total <= 0) return { scores: sorted, shares, n: scores.length, effective: weights ? 0 : scores.length };
+  const base = { scores: sorted, weights: sortedWeights, total, n: scores.length };
+  if (!weights || total <= 0) return { ...base, effective: weights ? 0 : scores.length };
   // The weighted ECDF's linearised variance at each distinct score x, V(x) = Σ wᵢ² (1[sᵢ ≤ x] − F(x))² / (Σw)²,
   // and its peak, matched with a Brownian bridge's 1/(4n).
-  let cdf = 0;
+  let below = 0;
   let squaresBelow = 0;
   let peak = 0;
   for (let i = 0; i < sorted.length; i++) {
-    const w = (shares[i] ?? 0) * total;
-    cdf += shares[i] ?? 0;
+    const w = sortedWeights[i] ?? 0;
+    below += w;
     squaresBelow += w * w;
     if (i + 1 < sorted.length && sorted[i + 1] === sorted[i]) continue;
-    const f = Math.min(1, cdf);
+    const f = Math.min(1, below / total);
     peak = Math.max(peak, (squaresBelow * (1 - f) ** 2 + (squares - squaresBelow) * f * f) / (total * total));
   }
   const kish = (total * total) / squares;
-  return { scores: sorted, shares, n: scores.length, effective: peak > 0 ? Math.min(kish, 1 / (4 * peak)) : kish };
+  return { ...base, effective: peak > 0 ? Math.min(kish, 1 / (4 * peak)) : kish };
 }
 
 /**
@@ -79,16 +81,17 @@ export function effectiveSize(sample: WeightedSample): number {
 function sortedStatistic(x: SortedSample, y: SortedSample): number {
   let i = 0;
   let j = 0;
-  let fx = 0;
-  let fy = 0;
+  // Weight counted so far on each side: each CDF is that over its total (i/n and j/m without weights).
+  let wx = 0;
+  let wy = 0;
   let d = 0;
   while (i < x.n && j < y.n) {
     const v = Math.min(x.scores[i] ?? Infinity, y.scores[j] ?? Infinity);
-    while (i < x.n && x.scores[i] === v) fx += x.shares[i++] ?? 0;
-    while (j < y.n && y.scores[j] === v) fy += y.shares[j++] ?? 0;
-    d = Math.max(d, Math.abs(fx - fy));
+    while (i < x.n && x.scores[i] === v) wx += x.weights[i++] ?? 0;
+    while (j < y.n && y.scores[j] === v) wy += y.weights[j++] ?? 0;
+    d = Math.max(d, Math.abs(wx / x.total - wy / y.total));
   }
-  return Math.min(1, d);
+  return d;
 }
 
 /** Two-sample Kolmogorov–Smirnov statistic of unweighted samples (ties handled). */
