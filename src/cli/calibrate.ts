@@ -50,7 +50,9 @@ interval, the reference score distribution the SDK and the collector use for dri
 fingerprint: its path as given, rows, the sha256 of its bytes (of its lines, each ending in "\n",
 for standard input) and whether it is one of groundwatch's bundled examples (by hash, whatever its
 name). Rows exported from production review (groundwatch review export: a "review" with its
-reviewers and time) make it say so: dataset.production {rows, reviewers, from, to}.
+reviewers and time) make it say so: dataset.production {rows, reviewers, from, to}. Their drift
+reference is kept per route, each answer weighted by the rate it was sampled at (driftReference);
+a set mixing them with other rows, or exported with --only disagreements, is no drift reference.
 
 It also fits the relevance thresholds the cause of an ungrounded answer is read with (as
 "relevance" in calibration.json, with their evidence): the context threshold from each row's own
