@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CausedFitRow, FitRow } from "../../src/core/calibration-fit.ts";
 import { classOutcomes, fitThreshold, groundedAt, ratesAt, storableBetween } from "../../src/core/calibration-fit.ts";
-import { expectLinear, measureGrowth } from "../helpers/growth.ts";
+import { expectNLogN, measureGrowth } from "../helpers/growth.ts";
 import { rng } from "../../src/core/rng.ts";
 
 const row = (label: 0 | 1, score: number, blocked?: FitRow["blocked"]): FitRow => ({ label, score, ...(blocked ? { blocked } : {}) });
@@ -62,7 +62,7 @@ describe("fitting a threshold by the verdict rule", () => {
   it("grows as n log n with the set's size", () => {
     const rand = rng(3);
     const rows = Array.from({ length: 8 * 4096 }, (): FitRow => row(rand() < 0.5 ? 1 : 0, rand(), rand() < 0.1 ? "contradicted" : undefined));
-    expectLinear(
+    expectNLogN(
       "threshold fit",
       measureGrowth(
         (n) => rows.slice(0, n),

@@ -201,3 +201,13 @@ export function expectLinear(what: string, growth: Growth): void {
     "freed memory past its trim threshold), so the ratio would follow the load: choose sizes on one side of the threshold";
   expect(Math.max(growth.ratio, busy), busy > growth.ratio && busy >= bound ? freshMemory : figures).toBeLessThan(bound);
 }
+
+/**
+ * As expectLinear, for work that is n log n by design (a sort, a balanced tree): the ratio is first
+ * divided by what n log n legitimately adds from N to factor × N, log(factor × N) ÷ log(N) (1.33 from
+ * 500 to 4,000), so the bound stays twice that cost while quadratic work still lands far over it.
+ */
+export function expectNLogN(what: string, growth: Growth): void {
+  const logs = Math.log(growth.large) / Math.log(growth.small);
+  expectLinear(`${what} (÷ ${logs.toFixed(2)}, the growth of log n)`, { ...growth, ratio: growth.ratio / logs, largeMs: growth.largeMs / logs });
+}
