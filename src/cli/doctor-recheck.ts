@@ -77,7 +77,7 @@ const SCORE_TOLERANCE = 1e-4;
  * the file records. The set must be the one calibrated on (by sha256).
  */
 export async function recheckCalibration(cal: Calibration, options: RecheckOptions, io: CommandIo): Promise<RecheckLine> {
-  const what = "calibration re-score";
+  const what = "re-scored sample";
   if (options.rows === 0) return { status: "INFO", what, detail: "not re-scored (--recheck 0)" };
   if (!cal.fittedRows) return { status: "WARN", what, detail: "the file records no fitted rows to compare with (an older groundwatch calibrate)", fix: RERUN };
   const given = options.set ?? cal.dataset?.path;

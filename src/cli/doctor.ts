@@ -242,7 +242,7 @@ export function runDoctor(argv: readonly string[], io: CommandIo): Promise<numbe
       checks.push(...calibration.checks);
       // Re-scoring needs the backend that loaded; with --skip-backend there is none.
       if (calibration.cal && loaded?.backend) checks.push(await recheckCalibration(calibration.cal, { rows: recheckRows, set: args.set, scoring: resolveCliScoring(args, io).scoring }, io));
-      else if (calibration.cal && args["skip-backend"]) checks.push({ status: "INFO", what: "calibration re-score", detail: "not re-scored (--skip-backend)" });
+      else if (calibration.cal && args["skip-backend"]) checks.push({ status: "INFO", what: "re-scored sample", detail: "not re-scored (--skip-backend)" });
     }
     for (const c of checks) report(io, c);
     let failures = checks.filter((c) => c.status === "FAIL").length;

@@ -32,7 +32,7 @@ describe("doctor checks what a calibration claims of its threshold", () => {
     const { out } = await calibrated();
     const run = await runCli(["doctor", "--backend", "offline", "--calibration", out, "--recheck", "12"]);
     expect(run.stdout).toMatch(/\[PASS\] calibration rates\s+threshold [\d.]+ gives TPR [\d.]+% \(\d+ of 19 grounded answers pass\), FPR [\d.]+% \(\d+ of 15 not-grounded answers pass\), precision [\d.]+% on its 34 fitted rows, as the file says/);
-    expect(run.stdout).toMatch(/\[PASS\] calibration re-score\s+re-scored 12 of 34 fitted rows at threshold [\d.]+: every verdict and score as recorded/);
+    expect(run.stdout).toMatch(/\[PASS\] re-scored sample\s+re-scored 12 of 34 fitted rows at threshold [\d.]+: every verdict and score as recorded/);
   });
 
   it("fails a file whose claimed rates are not what its threshold gives on its rows (the threshold rounded up past tied scores)", async () => {
@@ -60,7 +60,7 @@ describe("doctor checks what a calibration claims of its threshold", () => {
     writeFileSync(out, JSON.stringify({ ...file, fittedRows: rows, tpr: rates.tpr, fpr: rates.fpr, precision: rates.precision, counts }));
     const run = await runCli(["doctor", "--backend", "offline", "--calibration", out, "--recheck", "100"]);
     expect(run.stdout).toContain("[PASS] calibration rates");
-    expect(run.stdout).toContain(`[FAIL] calibration re-score re-scored 34 of 34 fitted rows at threshold ${file.threshold}: 1 verdict differs from what the file records: ${victim.id} (recorded grounded; now ungrounded, contradicted)`);
+    expect(run.stdout).toContain(`[FAIL] re-scored sample   re-scored 34 of 34 fitted rows at threshold ${file.threshold}: 1 verdict differs from what the file records: ${victim.id} (recorded grounded; now ungrounded, contradicted)`);
     expect(run.code).toBe(1);
   });
 
@@ -68,7 +68,7 @@ describe("doctor checks what a calibration claims of its threshold", () => {
     const { out, set } = await calibrated();
     writeFileSync(set, readFileSync(set, "utf8") + JSON.stringify({ id: "late", context: ["x"], answer: "y", label: 1 }) + "\n");
     const changed = await runCli(["doctor", "--backend", "offline", "--calibration", out]);
-    expect(changed.stdout).toMatch(/\[WARN\] calibration re-score .* is not the set the calibration was fitted on \(its sha256 differs\): not re-scored/);
+    expect(changed.stdout).toMatch(/\[WARN\] re-scored sample .* is not the set the calibration was fitted on \(its sha256 differs\): not re-scored/);
     const old = join(tempDir(), "old.json");
     writeFileSync(old, JSON.stringify({ threshold: 0.42, tpr: 1, fpr: 0.138, referenceScores: [0.5] }));
     const older = await runCli(["doctor", "--backend", "offline", "--calibration", old]);
