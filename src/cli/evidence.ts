@@ -31,7 +31,11 @@ Queries the Prometheus that scrapes groundwatch and writes a self-contained HTML
 hallucination rate and mean groundedness per route over the period with the threshold, alert
 firings, answers scored and the share of traffic sampled, the backend and tier in use, and the
 calibration record (AUROC with its interval and verdict, date, set size, unscorable rows left out,
-and where its labels came from: production review, groundwatch's bundled examples, or a set of yours).
+and where its labels came from: production review, groundwatch's bundled examples, or a set of yours),
+with what its threshold does on the rows it was fitted on (its TPR and FPR counted again from the
+rows calibration.json records, in red when the file claims others) and to each class of the set
+beside the threshold in force when it was fitted (grounded answers passed, not-grounded ones caught
+by labelled cause; a class done worse in red).
 Answers are counted whole: each counter's value at the period's end less its value before it.
 A calibration whose verdict is not "pass" (the interval includes 0.5 or lies below it) is flagged
 in red at the top: what the verdict means, that its threshold is not trustworthy, and what to do.
