@@ -1,4 +1,4 @@
-export { REVIEW_RECORD_VERSION, SPOOL_KINDS, agreementOf } from "./record.ts";
+export { REVIEW_RECORD_VERSION, SPOOL_KINDS, agreeingLabel, agreementOf, labelFromAgreement } from "./record.ts";
 export type { ErasureRecord, LabelRecord, ReviewLabelValue, SpoolClaim, SpoolDocument, SpoolEvidence, SpoolKind, SpoolRecord } from "./record.ts";
 export { SEGMENT_PATTERN, appendLabel, currentLabels, labelsPath, parseLabelLine, readLabelRecords, readSpools, segmentFiles, segmentName } from "./spool-files.ts";
 export type { LabelLine, LabelsRead, SkippedSpoolFile, SpoolRead } from "./spool-files.ts";

@@ -103,7 +103,22 @@ export interface ErasureRecord {
   readonly time: string;
 }
 
-/** Whether a reviewer's label agrees with groundwatch's verdict of the answer. */
+/**
+ * The agreement rule, written once: the label that agrees with groundwatch's verdict of an answer of
+ * this kind — not grounded (0) for a flagged answer, grounded (1) for a grounded sample. So
+ * "agree" on a flagged answer means 0, and "disagree" means 1.
+ */
+export function agreeingLabel(kind: SpoolKind): ReviewLabelValue {
+  return kind === "flagged" ? 0 : 1;
+}
+
+/** Whether a reviewer's label agrees with groundwatch's verdict of the answer (agreeingLabel). */
 export function agreementOf(kind: SpoolKind, label: ReviewLabelValue): "agree" | "disagree" {
-  return (kind === "flagged") === (label === 0) ? "agree" : "disagree";
+  return label === agreeingLabel(kind) ? "agree" : "disagree";
+}
+
+/** The label an agreement with groundwatch's verdict means for an answer of this kind (agreeingLabel). */
+export function labelFromAgreement(kind: SpoolKind, agreement: "agree" | "disagree"): ReviewLabelValue {
+  const agreeing = agreeingLabel(kind);
+  return agreement === "agree" ? agreeing : agreeing === 1 ? 0 : 1;
 }

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LabelRecord, SpoolRecord } from "../../src/review/record.ts";
-import { agreementOf } from "../../src/review/record.ts";
+import { agreementOf, labelFromAgreement } from "../../src/review/record.ts";
 import { appendLabel, currentLabels, labelsPath, readLabelRecords, readSpools, segmentFiles, segmentName } from "../../src/review/spool-files.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { spoolRecord } from "../helpers/review-spool.ts";
@@ -42,5 +42,10 @@ describe("review spool files", () => {
 
   it("says whether a label agrees with the verdict: a flagged answer labelled not grounded, a grounded one labelled grounded", () => {
     expect([agreementOf("flagged", 0), agreementOf("flagged", 1), agreementOf("grounded_sample", 1), agreementOf("grounded_sample", 0)]).toEqual(["agree", "disagree", "agree", "disagree"]);
+  });
+
+  it("turns an agreement back into the label it means: agreeing with a flag means 0, and each label round-trips", () => {
+    expect([labelFromAgreement("flagged", "agree"), labelFromAgreement("flagged", "disagree"), labelFromAgreement("grounded_sample", "agree"), labelFromAgreement("grounded_sample", "disagree")]).toEqual([0, 1, 1, 0]);
+    for (const kind of ["flagged", "grounded_sample"] as const) for (const label of [0, 1] as const) expect(labelFromAgreement(kind, agreementOf(kind, label))).toBe(label);
   });
 });

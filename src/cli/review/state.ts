@@ -1,4 +1,5 @@
 import type { ReviewLabelValue, SpoolRecord } from "../../review/record.ts";
+import { agreeingLabel, labelFromAgreement } from "../../review/record.ts";
 
 /**
  * The terminal review's key handling as a pure state machine: a key (or a scripted line) and the
@@ -27,9 +28,6 @@ export type Key = "a" | "d" | "c" | "s" | "u" | "q" | "j" | "k" | "up" | "down" 
 
 export const ANSWER_MODE: ReviewMode = { kind: "answer" };
 
-/** The label meaning "groundwatch is right" for a record: not grounded (0) for a flagged answer, grounded (1) for a grounded sample. */
-export const agreeingLabel = (r: Pick<SpoolRecord, "kind">): ReviewLabelValue => (r.kind === "flagged" ? 0 : 1);
-
 /** Claim-by-claim marking starts from groundwatch's own verdicts: supported (1), anything else (0). */
 export function initialMarks(r: Pick<SpoolRecord, "claims">): ReviewLabelValue[] {
   return r.claims.map((c) => (c.verdict === "supported" ? 1 : 0));
@@ -49,9 +47,9 @@ export function step(r: Pick<SpoolRecord, "kind" | "claims">, mode: ReviewMode, 
   if (mode.kind === "answer") {
     switch (key) {
       case "a":
-        return { mode, action: { type: "label", label: agreeingLabel(r) } };
+        return { mode, action: { type: "label", label: agreeingLabel(r.kind) } };
       case "d":
-        return { mode, action: { type: "label", label: agreeingLabel(r) === 1 ? 0 : 1 } };
+        return { mode, action: { type: "label", label: labelFromAgreement(r.kind, "disagree") } };
       case "c":
         if (r.claims.length === 0) return { mode, action: { type: "none", message: "this answer has no claims to mark: use a or d" } };
         return { mode: { kind: "claims", cursor: 0, marks: initialMarks(r) }, action: NONE };

@@ -1,6 +1,6 @@
 import type { LabelRecord, ReviewLabelValue, SpoolRecord } from "../../review/record.ts";
 import { reviewOrder } from "../../review/queue.ts";
-import { REVIEW_RECORD_VERSION, agreementOf } from "../../review/record.ts";
+import { REVIEW_RECORD_VERSION, agreementOf, labelFromAgreement } from "../../review/record.ts";
 import type { SkippedSpoolFile } from "../../review/spool-files.ts";
 import { appendLabel, currentLabels, readLabelRecords, readSpools } from "../../review/spool-files.ts";
 import { describeSkip } from "../../review/spool-fs.ts";
@@ -152,10 +152,4 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
       return { total: records.length, labelled: inSpool, skipped: skippedNow, remaining: records.length - inSpool - skippedNow };
     },
   };
-}
-
-/** The label an agreement means for an answer of this kind: agreeing with a flag says "not grounded". */
-export function labelFromAgreement(kind: SpoolRecord["kind"], agreement: "agree" | "disagree"): ReviewLabelValue {
-  const groundwatchSaysGrounded = kind === "grounded_sample";
-  return (agreement === "agree") === groundwatchSaysGrounded ? 1 : 0;
 }
