@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RENDER_LIMITS, documentExcerpt, evidenceSpans, renderRecord, viewableRecord } from "../../src/cli/review/render.ts";
+import { RENDER_LIMITS, documentExcerpt, evidenceSpans, renderRecord } from "../../src/cli/review/render.ts";
+import { viewableRecord } from "../../src/review/viewable.ts";
 import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 import { RETURNS_TEXT, spoolRecord } from "../helpers/review-terminal.ts";
 

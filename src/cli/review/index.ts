@@ -1,10 +1,8 @@
-import { resolve } from "node:path";
 import { REVIEW_ENV } from "../../config/env.ts";
-import { stripControls } from "../../core/safe-text.ts";
-import { labelsPath } from "../../review/spool-files.ts";
-import { UsageError, parseFlags, runCommand } from "../command.ts";
+import { parseFlags, runCommand } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import type { CommandIo } from "../io.ts";
+import { resolveReviewTarget } from "./options.ts";
 import { runTerminalReview } from "./terminal.ts";
 
 /** Environment variables of `groundwatch review`: the spool directory and the reviewer (config/env.ts). */
@@ -65,15 +63,7 @@ function runReviewTerminal(argv: readonly string[], io: CommandIo): Promise<numb
       reviewer: { type: "string" },
       labels: { type: "string" },
     });
-    const given = values.dir ?? [];
-    const envDir = io.env[REVIEW_ENV.dir];
-    const dirs = (given.length > 0 ? given : envDir ? [envDir] : []).map((d) => resolve(io.cwd, d));
-    const first = dirs[0];
-    if (first === undefined) throw new UsageError(`--dir is required (a spool directory; or set ${REVIEW_ENV.dir})`, true);
-    const reviewer = (values.reviewer ?? io.env[REVIEW_ENV.reviewer] ?? "").trim();
-    if (reviewer === "") throw new UsageError(`--reviewer is required: who is labelling (or set ${REVIEW_ENV.reviewer})`, true);
-    if (reviewer.length > 100 || stripControls(reviewer) !== reviewer) throw new UsageError("--reviewer must be at most 100 characters, without control characters");
-    const labels = values.labels !== undefined ? resolve(io.cwd, values.labels) : labelsPath(first);
+    const { dirs, reviewer, labels } = resolveReviewTarget(values, io);
     await runTerminalReview({ dirs, labels, reviewer }, io);
     return EXIT.ok;
   });

@@ -1,4 +1,5 @@
 import type { Writable } from "node:stream";
+import type { ReviewSession } from "../../review/session.ts";
 import type { SkippedSpoolFile } from "../../review/spool-files.ts";
 import { describeSkip } from "../../review/spool-fs.ts";
 import { sanitizeForTerminal } from "../io.ts";
@@ -9,4 +10,15 @@ import { sanitizeForTerminal } from "../io.ts";
  */
 export function reportSkippedFiles(command: string, skipped: readonly SkippedSpoolFile[], stderr: Writable): void {
   for (const s of skipped) stderr.write(`groundwatch ${command}: passed over ${sanitizeForTerminal(s.path)}: ${describeSkip(s.reason)}\n`);
+}
+
+/**
+ * Says on stderr what a review session could not read: the spool files passed over, and how many
+ * spool and label lines were unreadable. The terminal and the web review say it alike.
+ */
+export function reportSessionReads(command: string, session: Pick<ReviewSession, "skippedFiles" | "unreadable">, stderr: Writable): void {
+  reportSkippedFiles(command, session.skippedFiles, stderr);
+  const { spoolLines, labelLines } = session.unreadable;
+  if (spoolLines > 0) stderr.write(`groundwatch ${command}: ${spoolLines} spool lines could not be read (a partial last write is expected after a crash)\n`);
+  if (labelLines > 0) stderr.write(`groundwatch ${command}: ${labelLines} label lines could not be read\n`);
 }

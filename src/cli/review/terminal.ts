@@ -1,15 +1,10 @@
 import { createInterface } from "node:readline";
 import type { ReadStream } from "node:tty";
-import type { LabelRecord, SpoolRecord } from "../../review/record.ts";
-import { REVIEW_RECORD_VERSION, agreementOf } from "../../review/record.ts";
-import { reviewQueue } from "../../review/queue.ts";
-import { appendLabel, readLabelRecords, readSpools } from "../../review/spool-files.ts";
-import { describeSkip } from "../../review/spool-fs.ts";
-import { UsageError } from "../command.ts";
+import type { SpoolRecord } from "../../review/record.ts";
+import { openReviewSession } from "../../review/session.ts";
 import type { CommandIo } from "../io.ts";
-import { sanitizeForTerminal } from "../io.ts";
-import { reportSkippedFiles } from "./skips.ts";
-import { renderRecord, viewableRecord } from "./render.ts";
+import { reportSessionReads } from "./skips.ts";
+import { renderRecord } from "./render.ts";
 import type { Key, ReviewAction, ReviewMode } from "./state.ts";
 import { ANSWER_MODE, decodeKeys, lineAction, step } from "./state.ts";
 
@@ -108,25 +103,19 @@ function lineInput(io: CommandIo): Input {
 
 /** Runs a review session; resolves when the reviewer quits, input ends or nothing is left. */
 export async function runTerminalReview(options: TerminalReviewOptions, io: CommandIo): Promise<TerminalReviewResult> {
-  const now = options.now ?? (() => new Date());
-  const read = readLabelRecords(options.labels);
-  if (read.skipped !== undefined) throw new UsageError(`--labels: ${sanitizeForTerminal(options.labels)} is ${describeSkip(read.skipped)}: labels are read from and appended to a regular file only`);
-  const { labels, unreadable } = read;
-  const spools = readSpools(options.dirs);
-  reportSkippedFiles("review", spools.skipped, io.stderr);
-  if (spools.unreadable > 0) io.stderr.write(`groundwatch review: ${spools.unreadable} spool lines could not be read (a partial last write is expected after a crash)\n`);
-  if (unreadable > 0) io.stderr.write(`groundwatch review: ${unreadable} label lines could not be read\n`);
-  const queue = reviewQueue(spools.records, labels, options.reviewer).map(viewableRecord);
+  const session = openReviewSession({ dirs: options.dirs, labelsFile: options.labels, reviewer: options.reviewer, now: options.now });
+  reportSessionReads("review", session, io.stderr);
   const stdin = io.stdin as Partial<ReadStream>;
   const tty = stdin.isTTY === true && typeof stdin.setRawMode === "function";
   const color = io.stdout.isTTY === true && !io.env.NO_COLOR;
   const input = tty ? rawInput(io.stdin as ReadStream) : lineInput(io);
-  const done: Array<{ record: SpoolRecord; label: LabelRecord }> = [];
-  let skipped = 0;
   let message: string | undefined;
 
   const show = (r: SpoolRecord, mode: ReviewMode): void => {
-    const position = `[${done.length + skipped + 1}/${done.length + queue.length + skipped}]`;
+    // This session's position: labelled and skipped so far, out of those plus what is left.
+    const { skipped, remaining } = session.progress();
+    const seen = session.labelledNow() + skipped;
+    const position = `[${seen + 1}/${seen + remaining}]`;
     const marking = mode.kind === "claims" ? { marks: mode.marks, cursor: mode.cursor } : undefined;
     const lines = renderRecord(r, { color }, marking);
     const prompt = `${position} ${r.id.slice(0, 80).replace(/[^\w.-]/g, "?")}  ${mode.kind === "claims" ? CLAIM_KEYS_HELP : KEYS_HELP}`;
@@ -135,34 +124,23 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
   };
 
   const showFinished = (): void => {
-    io.stdout.write(`${tty && io.stdout.isTTY ? CLEAR : "\n"}all answers shown: ${done.length} labelled${skipped > 0 ? `, ${skipped} skipped` : ""}\n${message ? `${message}\n` : ""}u undo the last label  q quit\n`);
+    const { skipped } = session.progress();
+    io.stdout.write(`${tty && io.stdout.isTTY ? CLEAR : "\n"}all answers shown: ${session.labelledNow()} labelled${skipped > 0 ? `, ${skipped} skipped` : ""}\n${message ? `${message}\n` : ""}u undo the last label  q quit\n`);
     message = undefined;
   };
 
   /** Performs an action (on `r`, the answer shown; undefined once all are); true when the session ends. */
   const perform = (r: SpoolRecord | undefined, action: ReviewAction): boolean => {
     switch (action.type) {
-      case "label": {
-        if (!r) return false;
-        const label: LabelRecord = { v: REVIEW_RECORD_VERSION, id: r.id, reviewer: options.reviewer, time: now().toISOString(), label: action.label, agreement: agreementOf(r.kind, action.label), ...(action.claims ? { claims: action.claims } : {}), kind: r.kind };
-        appendLabel(options.labels, label);
-        done.push({ record: r, label });
-        queue.shift();
+      case "label":
+        if (r) session.label({ id: r.id, label: action.label, claims: action.claims });
         return false;
-      }
       case "skip":
-        queue.shift();
-        skipped++;
+        if (r) session.skip(r.id);
         return false;
       case "undo": {
-        const last = done.pop();
-        if (!last) {
-          message = "nothing to undo in this session";
-          return false;
-        }
-        appendLabel(options.labels, { v: REVIEW_RECORD_VERSION, id: last.record.id, reviewer: options.reviewer, time: now().toISOString(), kind: last.record.kind, undo: true });
-        queue.unshift(last.record);
-        message = `undone: the label of ${last.record.id.slice(0, 80).replace(/[^\w.-]/g, "?")}`;
+        const undone = session.undo();
+        message = undone === undefined ? "nothing to undo in this session" : `undone: the label of ${undone.slice(0, 80).replace(/[^\w.-]/g, "?")}`;
         return false;
       }
       case "quit":
@@ -175,19 +153,19 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
 
   try {
     let mode: ReviewMode = ANSWER_MODE;
-    session: for (;;) {
-      const r = queue[0];
+    reviewing: for (;;) {
+      const r = session.next();
       if (r === undefined) {
         // Nothing left: the last label can still be undone, until the reviewer quits.
-        if (done.length === 0) break;
+        if (session.labelledNow() === 0) break;
         showFinished();
         const got = await input.next();
         if (got === undefined) break;
         const keys: Key[] = "line" in got ? [(got.line.trim() as Key) || "enter"] : got.keys;
         for (const key of keys) {
           const action: ReviewAction = key === "u" ? { type: "undo" } : key === "q" || key === "interrupt" ? { type: "quit" } : { type: "none", message: "nothing left to review: u undo, q quit" };
-          if (perform(r, action)) break session;
-          if (queue.length > 0) break;
+          if (perform(r, action)) break reviewing;
+          if (session.next() !== undefined) break;
         }
         continue;
       }
@@ -201,8 +179,8 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
       for (const key of got.keys) {
         const next = step(r, mode, key);
         mode = next.mode;
-        if (perform(r, next.action)) break session;
-        if (queue[0] !== r) {
+        if (perform(r, next.action)) break reviewing;
+        if (session.next()?.id !== r.id) {
           mode = ANSWER_MODE;
           break; // the rest of the chunk belonged to a typed-ahead answer view: drop it
         }
@@ -211,7 +189,8 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
   } finally {
     input.close();
   }
-  const result = { labelled: done.length, left: queue.length + skipped };
+  const { skipped, remaining } = session.progress();
+  const result = { labelled: session.labelledNow(), left: remaining + skipped };
   io.stdout.write(`${tty && io.stdout.isTTY ? "\n" : ""}labelled ${result.labelled}, ${result.left} left\n`);
   return result;
 }

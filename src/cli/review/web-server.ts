@@ -8,10 +8,11 @@ import { HttpError, mediaType, readBody } from "../../collector/body.ts";
 import { isLoopbackHostHeader } from "../../collector/http.ts";
 import { MIN_TOKEN_LENGTH, isLoopbackBind } from "../../collector/options.ts";
 import type { SpoolRecord } from "../../review/record.ts";
+import type { LabelInput, ReviewSession } from "../../review/session.ts";
+import { ReviewSessionError, openReviewSession } from "../../review/session.ts";
 import type { SkippedSpoolFile } from "../../review/spool-files.ts";
+import { reviewerProblem } from "./options.ts";
 import { createReviewAuth } from "./web-auth.ts";
-import type { LabelInput } from "./web-session.ts";
-import { ReviewRequestError, openReviewSession } from "./web-session.ts";
 import { reviewPage } from "./web-page.ts";
 
 /**
@@ -44,6 +45,8 @@ export interface ReviewWebServer {
   readonly url: string;
   /** Segment-named files of the spools that were passed over (links, FIFOs, devices, over the read cap). */
   readonly skippedFiles: readonly SkippedSpoolFile[];
+  /** Lines the session could not read: of the spools, and of the labels file. */
+  readonly unreadable: ReviewSession["unreadable"];
   close(): Promise<void>;
 }
 
@@ -51,11 +54,15 @@ export const REVIEW_WEB_DEFAULT_PORT = 4320;
 /** The largest request body read: a label with its claims is well under this. */
 export const REVIEW_WEB_MAX_BODY = 64 * 1024;
 
+/** The status a refusal of the review session answers with. */
+const SESSION_REFUSAL_STATUS: Readonly<Record<ReviewSessionError["reason"], number>> = { unknown_answer: 404, no_label: 400 };
+
 /** Validates the options: a non-loopback host without a (long enough) token is a ConfigError. */
 export function checkReviewWebOptions(options: ReviewWebOptions): void {
   const host = options.host ?? "127.0.0.1";
   if (options.dirs.length === 0) throw new ConfigError("--dir", undefined, "give at least one spool directory");
-  if (!/^[\p{L}\p{N} ._@+-]{1,64}$/u.test(options.reviewer)) throw new ConfigError("--reviewer", options.reviewer, "1 to 64 letters, digits, spaces or . _ @ + -");
+  const reviewerWrong = reviewerProblem(options.reviewer);
+  if (reviewerWrong !== undefined) throw new ConfigError("--reviewer", `${options.reviewer.length} characters`, reviewerWrong);
   if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) throw new ConfigError("--token", `${options.token.length} characters`, `at least ${MIN_TOKEN_LENGTH} characters`);
   if (!isLoopbackBind(host) && options.token === undefined) throw new ConfigError("--host", host, `binding another address than loopback needs --token (or ${REVIEW_ENV.token})`);
   const port = options.port ?? REVIEW_WEB_DEFAULT_PORT;
@@ -78,12 +85,12 @@ const isLabelValue = (v: unknown): v is 0 | 1 => v === 0 || v === 1;
 
 /** A label request's body, checked field by field. */
 function parseLabelInput(body: unknown): LabelInput {
-  if (!isObject(body) || typeof body.id !== "string") throw new ReviewRequestError(400, "the body must be a JSON object with an id");
-  if (body.label !== undefined && !isLabelValue(body.label)) throw new ReviewRequestError(400, "label must be 0 or 1");
-  if (body.agreement !== undefined && body.agreement !== "agree" && body.agreement !== "disagree") throw new ReviewRequestError(400, "agreement must be agree or disagree");
+  if (!isObject(body) || typeof body.id !== "string") throw new HttpError(400, "the body must be a JSON object with an id");
+  if (body.label !== undefined && !isLabelValue(body.label)) throw new HttpError(400, "label must be 0 or 1");
+  if (body.agreement !== undefined && body.agreement !== "agree" && body.agreement !== "disagree") throw new HttpError(400, "agreement must be agree or disagree");
   let claims: LabelInput["claims"];
   if (body.claims !== undefined) {
-    if (!Array.isArray(body.claims) || !body.claims.every((c) => isObject(c) && Number.isInteger(c.index) && isLabelValue(c.label))) throw new ReviewRequestError(400, "claims must be a list of {index, label 0 or 1}");
+    if (!Array.isArray(body.claims) || !body.claims.every((c) => isObject(c) && Number.isInteger(c.index) && isLabelValue(c.label))) throw new HttpError(400, "claims must be a list of {index, label 0 or 1}");
     claims = (body.claims as Array<{ index: number; label: 0 | 1 }>).map((c) => ({ index: c.index, label: c.label }));
   }
   return { id: body.id, label: body.label as 0 | 1 | undefined, agreement: body.agreement as LabelInput["agreement"], claims };
@@ -151,7 +158,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
       }
       case "POST /api/skip": {
         const body = await readJson(req);
-        if (!isObject(body) || typeof body.id !== "string") throw new ReviewRequestError(400, "the body must be a JSON object with an id");
+        if (!isObject(body) || typeof body.id !== "string") throw new HttpError(400, "the body must be a JSON object with an id");
         session.skip(body.id);
         return send(res, 200, { skipped: body.id, progress: session.progress() });
       }
@@ -167,7 +174,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      const status = error instanceof HttpError || error instanceof ReviewRequestError ? error.status : 500;
+      const status = error instanceof HttpError ? error.status : error instanceof ReviewSessionError ? SESSION_REFUSAL_STATUS[error.reason] : 500;
       const message = status === 500 ? "internal error" : (error as Error).message;
       if (!res.headersSent) send(res, status, { error: message }, status === 413 ? { connection: "close" } : {});
       else res.destroy();
@@ -185,6 +192,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
   return {
     url: `http://${shownHost}:${port}/`,
     skippedFiles: session.skippedFiles,
+    unreadable: session.unreadable,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

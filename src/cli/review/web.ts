@@ -1,16 +1,15 @@
-import { resolve } from "node:path";
 import { REVIEW_ENV } from "../../config/env.ts";
-import { labelsPath } from "../../review/spool-files.ts";
-import { UsageError, numberFlag, parseFlags, runCommand } from "../command.ts";
+import { numberFlag, parseFlags, runCommand } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import type { CommandIo } from "../io.ts";
-import { reportSkippedFiles } from "./skips.ts";
+import { resolveReviewTarget } from "./options.ts";
+import { reportSessionReads } from "./skips.ts";
 import { REVIEW_WEB_DEFAULT_PORT, startReviewWeb } from "./web-server.ts";
 
 export const REVIEW_WEB_HELP = `groundwatch review --web — label spooled answers in the browser
 
 Usage:
-  groundwatch review --web --dir D [--dir D2]... --reviewer NAME [--labels FILE]
+  groundwatch review --web [--dir D]... --reviewer NAME [--labels FILE]
                      [--host 127.0.0.1] [--port ${REVIEW_WEB_DEFAULT_PORT}] [--token T]
 
 Serves a local page that shows one spooled answer at a time (question, documents with the evidence
@@ -18,8 +17,8 @@ highlighted, each claim with its verdict, score and cause) and records your labe
 file. Keys: a agree with groundwatch, d disagree, c claim by claim (j/k move, space toggles, Enter
 saves), s skip, u undo. Answers you labelled are not shown again; several spools (replicas) merge.
 
-  --dir D           a spool directory (repeat for several replicas)
-  --reviewer NAME   your name, written in every label
+  --dir D           a spool directory (repeat for several replicas); default ${REVIEW_ENV.dir}
+  --reviewer NAME   your name, written in every label (default ${REVIEW_ENV.reviewer})
   --labels FILE     the labels file (default: labels.jsonl in the first --dir)
   --host H          address to bind (default 127.0.0.1); another than loopback needs --token
   --port N          port (default ${REVIEW_WEB_DEFAULT_PORT}; 0 picks a free one)
@@ -42,21 +41,19 @@ export function runReviewWeb(argv: readonly string[], io: CommandIo): Promise<nu
       port: { type: "string" },
       token: { type: "string" },
     });
-    const dirs = (args.dir ?? []).map((d) => resolve(io.cwd, d));
-    if (dirs.length === 0) throw new UsageError("--dir is required: the spool directory to review", true);
-    if (args.reviewer === undefined) throw new UsageError("--reviewer is required: your name, written in every label", true);
+    const { dirs, reviewer, labels } = resolveReviewTarget(args, io);
     const port = numberFlag("port", args.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number");
     // The review page's own secret: the collector's GROUNDWATCH_TOKEN (ingest, /metrics) is never read here.
     const token = args.token ?? (io.env[REVIEW_ENV.token]?.trim() || undefined);
     const server = await startReviewWeb({
       dirs,
-      reviewer: args.reviewer,
-      labelsFile: args.labels !== undefined ? resolve(io.cwd, args.labels) : labelsPath(dirs[0] as string),
+      reviewer,
+      labelsFile: labels,
       host: args.host,
       port: port ?? REVIEW_WEB_DEFAULT_PORT,
       token,
     });
-    reportSkippedFiles("review", server.skippedFiles, io.stderr);
+    reportSessionReads("review", server, io.stderr);
     io.stderr.write(`groundwatch review: open ${server.url}${token ? "?token=… (your token)" : ""} — Ctrl-C stops\n`);
     await new Promise<void>((done) => {
       const stop = (): void => {

@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openReviewSession } from "../../../src/cli/review/web-session.ts";
+import { openReviewSession } from "../../../src/review/session.ts";
 import { labelsPath, segmentFiles, segmentName } from "../../../src/review/spool-files.ts";
 import { runCli, tempDir } from "../../helpers/cli.ts";
 import { fifo, reviewLabel, spoolRecord, writeSpool } from "../../helpers/review-spool.ts";
@@ -59,9 +59,9 @@ describe("review commands over a spool where someone planted links and FIFOs", (
     symlinkSync(outside, labelsPath(dir));
     const run = await runCli(["review", "--dir", dir, "--reviewer", "ann"], { stdin: "a\nq\n" });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`--labels: ${labelsPath(dir)} is not a regular file`);
+    expect(run.stderr).toContain(`invalid --labels: ${JSON.stringify(labelsPath(dir))} (it is not a regular file`);
     expect(readFileSync(outside, "utf8")).toBe("not yours\n");
-    // The web review refuses it the same way (a ConfigError naming --labels: exit 2).
+    // The web review opens the same session, so refuses it the same way (a ConfigError naming --labels: exit 2).
     expect(() => openReviewSession({ dirs: [dir], labelsFile: labelsPath(dir), reviewer: "ann" })).toThrow(/--labels/);
   });
 

@@ -1,21 +1,23 @@
-import type { LabelRecord, ReviewLabelValue, SpoolRecord } from "../../review/record.ts";
-import { reviewOrder } from "../../review/queue.ts";
-import { REVIEW_RECORD_VERSION, agreementOf, labelFromAgreement } from "../../review/record.ts";
-import type { SkippedSpoolFile } from "../../review/spool-files.ts";
-import { appendLabel, currentLabels, readLabelRecords, readSpools } from "../../review/spool-files.ts";
-import { describeSkip } from "../../review/spool-fs.ts";
-import { ConfigError } from "../../config/errors.ts";
-import { viewableRecord } from "./render.ts";
+import { ConfigError } from "../config/errors.ts";
+import type { LabelRecord, ReviewLabelValue, SpoolRecord } from "./record.ts";
+import { REVIEW_RECORD_VERSION, agreementOf, labelFromAgreement } from "./record.ts";
+import { reviewOrder } from "./queue.ts";
+import type { SkippedSpoolFile } from "./spool-files.ts";
+import { appendLabel, currentLabels, readLabelRecords, readSpools } from "./spool-files.ts";
+import { describeSkip } from "./spool-fs.ts";
+import { viewableRecord } from "./viewable.ts";
 
 /**
- * One reviewer's pass over the spools for `groundwatch review --web`: which answer comes next (in
- * review order — flagged first, then the grounded sample, oldest first (review/queue.ts) — replicas merged, each answer once; those this reviewer labelled are
- * not shown again, those skipped in this session neither), and what a label, a skip and an undo
- * write. Labels are appended to the labels file through `appendLabel`; an undo appends an undo
- * record that takes back this session's last label, whose answer then comes next again.
+ * One reviewer's pass over the spools, the one both review views drive (the terminal and the web
+ * page): which answer comes next, what a label, a skip and an undo write, and where the reviewer
+ * stands. Answers come in review order (flagged first, then the grounded sample, oldest first:
+ * review/queue.ts), replicas merged, each answer once; those this reviewer has a label in force for
+ * are not shown, nor those skipped in this session. Every label record is built here, and appended
+ * to the labels file at once; an undo appends an undo record that takes back this session's last
+ * label, and that answer comes next again. No I/O beyond the spools and the labels file.
  */
 
-/** What a reviewer sends for one answer: a label (1 grounded, 0 not) or an agreement with groundwatch's verdict. */
+/** What a reviewer gives for one answer: a label (1 grounded, 0 not) or an agreement with groundwatch's verdict, and optionally claim marks. */
 export interface LabelInput {
   readonly id: string;
   readonly label?: ReviewLabelValue | undefined;
@@ -46,11 +48,14 @@ export interface ReviewSessionOptions {
   readonly now?: (() => Date) | undefined;
 }
 
-/** A request the session refuses: the status to answer and why. */
-export class ReviewRequestError extends Error {
-  override readonly name = "ReviewRequestError";
+/** Why the session refused a request: an id not in the spools, or a label request without a label or an agreement. */
+export type ReviewSessionRefusal = "unknown_answer" | "no_label";
+
+/** A request the session refuses (a view maps `reason` to its own answer, e.g. an HTTP status). */
+export class ReviewSessionError extends Error {
+  override readonly name = "ReviewSessionError";
   constructor(
-    readonly status: number,
+    readonly reason: ReviewSessionRefusal,
     message: string,
   ) {
     super(message);
@@ -67,8 +72,12 @@ export interface ReviewSession {
   /** Takes back this session's last label (an undo record); returns the id, or undefined when there is none to take back. */
   undo(): string | undefined;
   progress(): ReviewProgress;
+  /** Labels written in this session and not taken back. */
+  labelledNow(): number;
   /** Segment-named files of the spools that were passed over (links, FIFOs, devices, over the read cap). */
   readonly skippedFiles: readonly SkippedSpoolFile[];
+  /** Lines that could not be read: of the spools (a torn last write is expected after a crash), and of the labels file. */
+  readonly unreadable: { readonly spoolLines: number; readonly labelLines: number };
 }
 
 /**
@@ -80,9 +89,6 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
   const now = options.now ?? (() => new Date());
   const read = readLabelRecords(options.labelsFile);
   if (read.skipped !== undefined) throw new ConfigError("--labels", options.labelsFile, `it is ${describeSkip(read.skipped)}: labels are read from and appended to a regular file only`);
-  // The terminal's order: flagged first, then the grounded sample, oldest first. Each record as the
-  // terminal view shows it (viewableRecord): the reader checks a record's outline only, so a claim or
-  // document that is not an object (a null claim) is dropped here, for the page, the API and labels.
   const spools = readSpools(options.dirs);
   const records = reviewOrder(spools.records).map(viewableRecord);
   const byId = new Map(records.map((r) => [r.id, r]));
@@ -90,27 +96,37 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
   const skipped = new Set<string>();
   /** Ids labelled in this session, most recent last: what undo takes back. */
   const undoStack: string[] = [];
-  /** An answer whose label was just taken back: shown before the spools' order resumes. */
-  let front: string | undefined;
+  /** Answers whose labels were just taken back, the latest first: shown before the spools' order resumes. */
+  const front: string[] = [];
 
   const labelledIds = (): Set<string> => new Set([...currentLabels(labelRecords).values()].map((l) => l.id));
   const write = (record: LabelRecord): void => {
     appendLabel(options.labelsFile, record);
     labelRecords.push(record);
   };
+  const recordOf = (id: string): SpoolRecord => {
+    const record = byId.get(id);
+    if (!record) throw new ReviewSessionError("unknown_answer", "no answer with this id in the spools");
+    return record;
+  };
+  const leaveFront = (id: string): void => {
+    const at = front.indexOf(id);
+    if (at >= 0) front.splice(at, 1);
+  };
 
   return {
     skippedFiles: spools.skipped,
+    unreadable: { spoolLines: spools.unreadable, labelLines: read.unreadable },
     next() {
       const labelled = labelledIds();
-      if (front !== undefined && !labelled.has(front) && byId.has(front)) return byId.get(front);
+      const undone = front.find((id) => !labelled.has(id) && !skipped.has(id));
+      if (undone !== undefined) return byId.get(undone);
       return records.find((r) => !labelled.has(r.id) && !skipped.has(r.id));
     },
     label(input) {
-      const record = byId.get(input.id);
-      if (!record) throw new ReviewRequestError(404, "no answer with this id in the spools");
+      const record = recordOf(input.id);
       const label = input.label ?? (input.agreement === undefined ? undefined : labelFromAgreement(record.kind, input.agreement));
-      if (label === undefined) throw new ReviewRequestError(400, "give label (0 or 1) or agreement (agree or disagree)");
+      if (label === undefined) throw new ReviewSessionError("no_label", "give label (0 or 1) or agreement (agree or disagree)");
       // The record's claims only, each once (the last mark given for an index), in index order.
       const known = new Set(record.claims.map((c) => c.index));
       const marks = new Map((input.claims ?? []).filter((c) => known.has(c.index)).map((c) => [c.index, c.label] as const));
@@ -128,21 +144,21 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
       write(written);
       skipped.delete(record.id);
       undoStack.push(record.id);
-      if (front === record.id) front = undefined;
+      leaveFront(record.id);
       return written;
     },
     skip(id) {
-      if (!byId.has(id)) throw new ReviewRequestError(404, "no answer with this id in the spools");
+      recordOf(id);
       skipped.add(id);
-      if (front === id) front = undefined;
+      leaveFront(id);
     },
     undo() {
       const id = undoStack.pop();
       if (id === undefined) return undefined;
-      const record = byId.get(id);
-      if (!record) return undefined;
+      const record = recordOf(id);
       write({ v: REVIEW_RECORD_VERSION, id, reviewer: options.reviewer, time: now().toISOString(), kind: record.kind, undo: true });
-      front = id;
+      leaveFront(id);
+      front.unshift(id);
       return id;
     },
     progress() {
@@ -151,5 +167,6 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
       const skippedNow = records.filter((r) => skipped.has(r.id) && !labelled.has(r.id)).length;
       return { total: records.length, labelled: inSpool, skipped: skippedNow, remaining: records.length - inSpool - skippedNow };
     },
+    labelledNow: () => undoStack.length,
   };
 }

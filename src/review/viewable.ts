@@ -1,0 +1,25 @@
+import type { SpoolClaim, SpoolDocument, SpoolRecord } from "./record.ts";
+
+/**
+ * A spool record as a review view may rely on it. The spool reader checks a record's outline only,
+ * so the review session passes every record through `viewableRecord` before the terminal or the page
+ * sees it.
+ */
+
+const finite = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A spool record as the view may rely on it: the reader checks a record's outline only, so claims
+ * and documents that are not objects are dropped, a claim without a numeric index takes its position,
+ * and text fields that are not strings become absent (question) or empty (answer, document text).
+ */
+export function viewableRecord(r: SpoolRecord): SpoolRecord {
+  const claims = (r.claims as readonly unknown[]).filter(isObject).map((c, i): SpoolClaim => {
+    const { evidence, ...claim } = c as unknown as SpoolClaim;
+    return { ...claim, index: finite(claim.index) ? claim.index : i, ...(isObject(evidence) ? { evidence } : {}) };
+  });
+  const documents = (r.documents as readonly unknown[]).filter(isObject).map((d) => ({ ...(d as unknown as SpoolDocument), text: typeof d.text === "string" ? d.text : "" }));
+  const { question, ...rest } = r;
+  return { ...rest, ...(typeof question === "string" ? { question } : {}), answer: typeof r.answer === "string" ? r.answer : "", claims, documents };
+}
