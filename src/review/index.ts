@@ -14,4 +14,7 @@ export { monitorPrecision } from "./precision.ts";
 export type { CountsFrom, MonitorPrecision, PrecisionBucket, PrecisionInput, ReviewedProportion } from "./precision.ts";
 export { countLabels, createLabelCounts, registerReviewLabelsGauge } from "./labels-gauge.ts";
 export type { LabelCounts, LabelCountsOptions, LabelCountsReader } from "./labels-gauge.ts";
-export { reviewOrder, reviewQueue } from "./queue.ts";
+export { reviewOrder } from "./queue.ts";
+export { ReviewSessionError, openReviewSession } from "./session.ts";
+export type { LabelInput, ReviewProgress, ReviewSession, ReviewSessionOptions, ReviewSessionRefusal } from "./session.ts";
+export { viewableRecord } from "./viewable.ts";

@@ -1,5 +1,4 @@
-import type { LabelRecord, SpoolRecord } from "./record.ts";
-import { currentLabels } from "./spool-files.ts";
+import type { SpoolRecord } from "./record.ts";
 
 /**
  * The order answers are put before a reviewer, in the terminal and on the web page alike: flagged
@@ -16,10 +15,4 @@ export function reviewOrder(records: readonly SpoolRecord[]): SpoolRecord[] {
     .map((r, i) => ({ r, i, t: time(r) }))
     .sort((a, b) => rank(a.r) - rank(b.r) || a.t - b.t || a.i - b.i)
     .map((e) => e.r);
-}
-
-/** The answers `reviewer` has not labelled, in review order. */
-export function reviewQueue(records: readonly SpoolRecord[], labels: readonly LabelRecord[], reviewer: string): SpoolRecord[] {
-  const current = currentLabels(labels);
-  return reviewOrder(records.filter((r) => !current.has(`${r.id}\u0000${reviewer}`)));
 }

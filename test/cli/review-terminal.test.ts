@@ -2,8 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LabelRecord } from "../../src/review/record.ts";
-import { appendLabel, labelsPath } from "../../src/review/spool-files.ts";
-import { reviewQueue } from "../../src/review/queue.ts";
+import { labelsPath } from "../../src/review/spool-files.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 import { spoolRecord, writeSegment } from "../helpers/review-terminal.ts";
 
@@ -107,16 +106,5 @@ describe("groundwatch review in the terminal, scripted (standard input not a ter
     expect(run.code).toBe(0);
     for (const usage of ["groundwatch review [--dir D]... --reviewer NAME", "groundwatch review --web", "groundwatch review export", "groundwatch review delete"]) expect(run.stdout).toContain(usage);
     expect((await runCli(["--help"])).stdout).toMatch(/^ {2}review {4}/m);
-  });
-
-  it("queues only what this reviewer has in force: an undone label makes the answer due again", () => {
-    const dir = tempDir();
-    const labels = join(dir, "l.jsonl");
-    const base = { v: 1 as const, reviewer: "alice", time: "2026-12-01T12:00:00.000Z", kind: "flagged" as const };
-    appendLabel(labels, { ...base, id: "a", label: 0 });
-    appendLabel(labels, { ...base, id: "b", label: 0 });
-    appendLabel(labels, { ...base, id: "b", undo: true });
-    const records = ["a", "b", "c"].map((id) => spoolRecord({ id }));
-    expect(reviewQueue(records, labelsOf(labels), "alice").map((r) => r.id)).toEqual(["b", "c"]);
   });
 });

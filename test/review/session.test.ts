@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readLabelRecords } from "../../src/review/spool-files.ts";
+import { appendLabel, readLabelRecords } from "../../src/review/spool-files.ts";
 import { ReviewSessionError, openReviewSession } from "../../src/review/session.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { spoolRecord, writeSpool } from "../cli/review-web-fixtures.ts";
@@ -57,6 +57,17 @@ describe("the review session both review views drive", () => {
     expect(session.next()?.id).toBe("a1");
     session.label({ id: "a1", agreement: "agree" });
     expect(session.next()?.id).toBe("a2");
+  });
+
+  it("queues only what this reviewer has in force: an undone label from an earlier session makes the answer due again", () => {
+    const { dir, labels } = open();
+    const base = { v: 1 as const, reviewer: "ana", time: "2026-12-01T11:00:00.000Z", kind: "flagged" as const };
+    appendLabel(labels, { ...base, id: "a1", label: 0 });
+    appendLabel(labels, { ...base, id: "a2", label: 0 });
+    appendLabel(labels, { ...base, id: "a2", undo: true });
+    const session = openReviewSession({ dirs: [dir], labelsFile: labels, reviewer: "ana" });
+    expect(session.next()?.id).toBe("a2");
+    expect(session.progress()).toEqual({ total: 4, labelled: 1, skipped: 0, remaining: 3 });
   });
 
   it("does not show what this reviewer labelled in an earlier session, but shows it to another reviewer", () => {
