@@ -28,6 +28,13 @@ mark.evidence { background: #fde68a; }
 kbd { border: 1px solid #aab; border-radius: 3px; padding: 0 0.25rem; background: #fff; }
 `;
 
+/**
+ * The page's script (ES5, not type-checked). It restates two rules of the terminal's key handling
+ * (cli/review/state.ts), which must change together: claim-by-claim marking starts from
+ * groundwatch's verdicts (`initialMarks`), and Enter saves grounded iff every claim is marked
+ * supported (`claimsAction`). Everything else is the session's (review/session.ts): "a"/"d" send an
+ * agreement, and the server turns it into a label by the one agreement rule.
+ */
 const SCRIPT = `
 (function () {
   "use strict";
