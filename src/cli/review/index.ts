@@ -12,7 +12,7 @@ export const REVIEW_HELP = `groundwatch review — label the answers groundwatch
 
 Usage:
   groundwatch review [--dir D]... --reviewer NAME [--labels FILE]
-  groundwatch review --web --dir D... --reviewer NAME [--labels FILE] [--host H] [--port N] [--token T]
+  groundwatch review --web [--dir D]... --reviewer NAME [--labels FILE] [--host H] [--port N] [--token T]
   groundwatch review export --dir D... [--labels FILE] --out FILE [--only disagreements|all]
   groundwatch review delete --dir D --trace TRACE_ID
 
