@@ -2,6 +2,7 @@ import type { SpoolClaim, SpoolDocument, SpoolRecord } from "../../review/record
 import { plainText, sourceText } from "../escape.ts";
 import { evidenceLabel } from "../report-evidence.ts";
 import { sanitizeForTerminal } from "../io.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 
 /**
  * One spooled answer as the terminal shows it: header, question, answer, each document with its
@@ -117,7 +118,6 @@ export function documentExcerpt(text: string, spans: readonly Span[], style: Ren
   return out;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * A spool record as the view may rely on it: the reader checks a record's outline only, so claims
@@ -125,11 +125,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * and text fields that are not strings become absent (question) or empty (answer, document text).
  */
 export function viewableRecord(r: SpoolRecord): SpoolRecord {
-  const claims = (r.claims as readonly unknown[]).filter(isObject).map((c, i): SpoolClaim => {
+  const claims = (r.claims as readonly unknown[]).filter(isPlainObject).map((c, i): SpoolClaim => {
     const { evidence, ...claim } = c as unknown as SpoolClaim;
-    return { ...claim, index: finite(claim.index) ? claim.index : i, ...(isObject(evidence) ? { evidence } : {}) };
+    return { ...claim, index: finite(claim.index) ? claim.index : i, ...(isPlainObject(evidence) ? { evidence } : {}) };
   });
-  const documents = (r.documents as readonly unknown[]).filter(isObject).map((d) => ({ ...(d as unknown as SpoolDocument), text: typeof d.text === "string" ? d.text : "" }));
+  const documents = (r.documents as readonly unknown[]).filter(isPlainObject).map((d) => ({ ...(d as unknown as SpoolDocument), text: typeof d.text === "string" ? d.text : "" }));
   const { question, ...rest } = r;
   return { ...rest, ...(typeof question === "string" ? { question } : {}), answer: typeof r.answer === "string" ? r.answer : "", claims, documents };
 }

@@ -13,6 +13,7 @@ import { createReviewAuth } from "./web-auth.ts";
 import type { LabelInput } from "./web-session.ts";
 import { ReviewRequestError, openReviewSession } from "./web-session.ts";
 import { reviewPage } from "./web-page.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 
 /**
  * The server behind `groundwatch review --web`: one self-contained page (a nonce'd script under a
@@ -73,17 +74,16 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isLabelValue = (v: unknown): v is 0 | 1 => v === 0 || v === 1;
 
 /** A label request's body, checked field by field. */
 function parseLabelInput(body: unknown): LabelInput {
-  if (!isObject(body) || typeof body.id !== "string") throw new ReviewRequestError(400, "the body must be a JSON object with an id");
+  if (!isPlainObject(body) || typeof body.id !== "string") throw new ReviewRequestError(400, "the body must be a JSON object with an id");
   if (body.label !== undefined && !isLabelValue(body.label)) throw new ReviewRequestError(400, "label must be 0 or 1");
   if (body.agreement !== undefined && body.agreement !== "agree" && body.agreement !== "disagree") throw new ReviewRequestError(400, "agreement must be agree or disagree");
   let claims: LabelInput["claims"];
   if (body.claims !== undefined) {
-    if (!Array.isArray(body.claims) || !body.claims.every((c) => isObject(c) && Number.isInteger(c.index) && isLabelValue(c.label))) throw new ReviewRequestError(400, "claims must be a list of {index, label 0 or 1}");
+    if (!Array.isArray(body.claims) || !body.claims.every((c) => isPlainObject(c) && Number.isInteger(c.index) && isLabelValue(c.label))) throw new ReviewRequestError(400, "claims must be a list of {index, label 0 or 1}");
     claims = (body.claims as Array<{ index: number; label: 0 | 1 }>).map((c) => ({ index: c.index, label: c.label }));
   }
   return { id: body.id, label: body.label as 0 | 1 | undefined, agreement: body.agreement as LabelInput["agreement"], claims };
@@ -151,7 +151,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
       }
       case "POST /api/skip": {
         const body = await readJson(req);
-        if (!isObject(body) || typeof body.id !== "string") throw new ReviewRequestError(400, "the body must be a JSON object with an id");
+        if (!isPlainObject(body) || typeof body.id !== "string") throw new ReviewRequestError(400, "the body must be a JSON object with an id");
         session.skip(body.id);
         return send(res, 200, { skipped: body.id, progress: session.progress() });
       }
