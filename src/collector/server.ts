@@ -36,6 +36,7 @@ import { collectorResampleOptions } from "./resampler.ts";
 import { runbooksHandler } from "./runbooks.ts";
 import type { RunningCollector } from "./running.ts";
 import { METRICS_ELSEWHERE } from "./running.ts";
+import { settleWithin } from "../runtime/settle-within.ts";
 
 /** Longest wait for the rest of a refused body (within the limit) before answering anyway, ms. */
 const DRAIN_MS = 10_000;
@@ -43,13 +44,6 @@ const DRAIN_MS = 10_000;
 export type { RunningCollector } from "./running.ts";
 export { METRICS_ELSEWHERE } from "./running.ts";
 export { ListenError } from "./http.ts";
-
-/** Resolves after `ms`, or when `work` settles, whichever is first. */
-async function within(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
-  clearTimeout(timer);
-}
 
 /** Lets other callbacks (a health check, another request) run between steps of a large request. */
 const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -394,9 +388,9 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
         // No new connections; idle ones close now, busy ones once their request is answered (or at once, past the wait).
         const stopped = new Promise<void>((resolve) => listening.close(() => resolve()));
         if (probes) stopNow(probes);
-        await within(Promise.allSettled([...inflight]), left());
+        await settleWithin(Promise.allSettled([...inflight]), left());
         listening.closeAllConnections();
-        await within(stopped, left());
+        await settleWithin(stopped, left());
         joiner.drain();
         // The last part of the deadline is kept for the final export, whose timeout fits in it.
         await monitor.shutdown(Math.max(0, left() - (providers.exportTimeoutMs + 500)));
