@@ -11,7 +11,7 @@ import { observationBytes } from "../sdk/copy.ts";
 import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
 import { labelOrUndefined } from "../telemetry/labels.ts";
 import { reviewFilesSkippedCounter } from "../telemetry/providers.ts";
-import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
+import { checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
 import type { RefusalReason } from "./buffer-metrics.ts";
 import { createFullWatch, createRequestMetrics, endpointOf, refusalOf } from "./buffer-metrics.ts";
 import { registerReviewLabelsGauge } from "../review/labels-gauge.ts";
@@ -37,6 +37,7 @@ import { runbooksHandler } from "./runbooks.ts";
 import type { RunningCollector } from "./running.ts";
 import { METRICS_ELSEWHERE } from "./running.ts";
 import { settleWithin } from "../runtime/settle-within.ts";
+import { HttpError } from "../net/http-error.ts";
 
 /** Longest wait for the rest of a refused body (within the limit) before answering anyway, ms. */
 const DRAIN_MS = 10_000;

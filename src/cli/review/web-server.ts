@@ -4,7 +4,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { REVIEW_ENV } from "../../config/env.ts";
 import { ConfigError } from "../../config/errors.ts";
-import { HttpError, mediaType, readBody } from "../../collector/body.ts";
+import { mediaType, readBody } from "../../collector/body.ts";
+import { HttpError } from "../../net/http-error.ts";
 import { isLoopbackHostHeader } from "../../collector/http.ts";
 import { MIN_TOKEN_LENGTH, isLoopbackBind } from "../../collector/options.ts";
 import type { SpoolRecord } from "../../review/record.ts";
@@ -78,12 +79,12 @@ const isLabelValue = (v: unknown): v is 0 | 1 => v === 0 || v === 1;
 
 /** A label request's body, checked field by field. */
 function parseLabelInput(body: unknown): LabelInput {
-  if (!isPlainObject(body) || typeof body.id !== "string") throw new ReviewRequestError(400, "the body must be a JSON object with an id");
-  if (body.label !== undefined && !isLabelValue(body.label)) throw new ReviewRequestError(400, "label must be 0 or 1");
-  if (body.agreement !== undefined && body.agreement !== "agree" && body.agreement !== "disagree") throw new ReviewRequestError(400, "agreement must be agree or disagree");
+  if (!isPlainObject(body) || typeof body.id !== "string") throw new HttpError(400, "the body must be a JSON object with an id");
+  if (body.label !== undefined && !isLabelValue(body.label)) throw new HttpError(400, "label must be 0 or 1");
+  if (body.agreement !== undefined && body.agreement !== "agree" && body.agreement !== "disagree") throw new HttpError(400, "agreement must be agree or disagree");
   let claims: LabelInput["claims"];
   if (body.claims !== undefined) {
-    if (!Array.isArray(body.claims) || !body.claims.every((c) => isPlainObject(c) && Number.isInteger(c.index) && isLabelValue(c.label))) throw new ReviewRequestError(400, "claims must be a list of {index, label 0 or 1}");
+    if (!Array.isArray(body.claims) || !body.claims.every((c) => isPlainObject(c) && Number.isInteger(c.index) && isLabelValue(c.label))) throw new HttpError(400, "claims must be a list of {index, label 0 or 1}");
     claims = (body.claims as Array<{ index: number; label: 0 | 1 }>).map((c) => ({ index: c.index, label: c.label }));
   }
   return { id: body.id, label: body.label as 0 | 1 | undefined, agreement: body.agreement as LabelInput["agreement"], claims };
@@ -151,7 +152,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
       }
       case "POST /api/skip": {
         const body = await readJson(req);
-        if (!isPlainObject(body) || typeof body.id !== "string") throw new ReviewRequestError(400, "the body must be a JSON object with an id");
+        if (!isPlainObject(body) || typeof body.id !== "string") throw new HttpError(400, "the body must be a JSON object with an id");
         session.skip(body.id);
         return send(res, 200, { skipped: body.id, progress: session.progress() });
       }
@@ -167,6 +168,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      // ReviewRequestError is the review session's own HttpError (web-session.ts); both map to their status.
       const status = error instanceof HttpError || error instanceof ReviewRequestError ? error.status : 500;
       const message = status === 500 ? "internal error" : (error as Error).message;
       if (!res.headersSent) send(res, status, { error: message }, status === 413 ? { connection: "close" } : {});
