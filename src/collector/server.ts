@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
 import { ROOT_CONTEXT, TraceFlags, diag, trace } from "@opentelemetry/api";
 import express from "express";
@@ -38,6 +37,7 @@ import type { RunningCollector } from "./running.ts";
 import { METRICS_ELSEWHERE } from "./running.ts";
 import { settleWithin } from "../runtime/settle-within.ts";
 import { HttpError } from "../net/http-error.ts";
+import { bearerToken, tokenMatcher } from "../net/bearer.ts";
 
 /** Longest wait for the rest of a refused body (within the limit) before answering anyway, ms. */
 const DRAIN_MS = 10_000;
@@ -197,12 +197,9 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     });
     req.resume();
   };
-  const expectedToken = resolved.token !== undefined ? createHash("sha256").update(resolved.token).digest() : undefined;
+  const tokenMatches = resolved.token !== undefined ? tokenMatcher(resolved.token) : undefined;
   const auth = (req: Request, res: Response, next: NextFunction): void => {
-    if (!expectedToken) return next();
-    const given = /^bearer[ \t]+(.*?)[ \t]*$/i.exec(req.headers.authorization ?? "")?.[1];
-    // Equal-length digests compared in constant time: the answer's timing says nothing about the token.
-    if (given !== undefined && timingSafeEqual(createHash("sha256").update(given).digest(), expectedToken)) return next();
+    if (!tokenMatches || tokenMatches(bearerToken(req.headers.authorization))) return next();
     res.setHeader("WWW-Authenticate", "Bearer");
     refuse(req, res, 401, { error: "missing or wrong bearer token" });
   };
