@@ -21,7 +21,7 @@ import { createTraceJoiner } from "./joiner.ts";
 import { createLogRecordCounter } from "./log-records.ts";
 import { createObservationParser } from "./observations.ts";
 import type { CollectorOptions } from "./options.ts";
-import { isLoopbackBind, resolveCollectorOptions } from "./options.ts";
+import { resolveCollectorOptions } from "./options.ts";
 import { listen, loopbackHostGuard, serverUrl, stopNow } from "./http.ts";
 import { answeredAtConnection } from "./connections.ts";
 import type { Readiness } from "./health.ts";
@@ -38,6 +38,7 @@ import { METRICS_ELSEWHERE } from "./running.ts";
 import { settleWithin } from "../runtime/settle-within.ts";
 import { HttpError } from "../net/http-error.ts";
 import { bearerToken, tokenMatcher } from "../net/bearer.ts";
+import { isLoopbackBind } from "../net/bind-policy.ts";
 
 /** Longest wait for the rest of a refused body (within the limit) before answering anyway, ms. */
 const DRAIN_MS = 10_000;

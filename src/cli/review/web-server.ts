@@ -6,8 +6,7 @@ import { REVIEW_ENV } from "../../config/env.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { mediaType, readBody } from "../../collector/body.ts";
 import { HttpError } from "../../net/http-error.ts";
-import { isLoopbackHostHeader } from "../../collector/http.ts";
-import { MIN_TOKEN_LENGTH, isLoopbackBind } from "../../collector/options.ts";
+import { MIN_TOKEN_LENGTH, bindRefusal, isLoopbackBind, isLoopbackHostHeader } from "../../net/bind-policy.ts";
 import type { SpoolRecord } from "../../review/record.ts";
 import type { SkippedSpoolFile } from "../../review/spool-files.ts";
 import { createReviewAuth } from "./web-auth.ts";
@@ -58,8 +57,9 @@ export function checkReviewWebOptions(options: ReviewWebOptions): void {
   const host = options.host ?? "127.0.0.1";
   if (options.dirs.length === 0) throw new ConfigError("--dir", undefined, "give at least one spool directory");
   if (!/^[\p{L}\p{N} ._@+-]{1,64}$/u.test(options.reviewer)) throw new ConfigError("--reviewer", options.reviewer, "1 to 64 letters, digits, spaces or . _ @ + -");
-  if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) throw new ConfigError("--token", `${options.token.length} characters`, `at least ${MIN_TOKEN_LENGTH} characters`);
-  if (!isLoopbackBind(host) && options.token === undefined) throw new ConfigError("--host", host, `binding another address than loopback needs --token (or ${REVIEW_ENV.token})`);
+  const refusal = bindRefusal(host, options.token);
+  if (refusal === "token_too_short") throw new ConfigError("--token", `${options.token?.length ?? 0} characters`, `at least ${MIN_TOKEN_LENGTH} characters`);
+  if (refusal === "token_required") throw new ConfigError("--host", host, `binding another address than loopback needs --token (or ${REVIEW_ENV.token})`);
   const port = options.port ?? REVIEW_WEB_DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("--port", port, "an integer from 0 to 65535");
 }
