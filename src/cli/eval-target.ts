@@ -1,6 +1,6 @@
 import { readCappedText } from "../net/read-capped.ts";
 import { redactSecrets } from "../net/redact.ts";
-import { NonRetryable, RetryLater, retryAfterMs, retryable, withRetry } from "../net/retry.ts";
+import { NonRetryable, RetryLater, exponentialBackoff, retryAfterMs, retryable, withRetry } from "../net/retry.ts";
 
 /** The largest reply `eval --target` reads by default: 10 MB, far above any answer. */
 export const DEFAULT_MAX_REPLY_BYTES = 10_000_000;
@@ -117,6 +117,9 @@ export interface TargetReply {
   readonly context?: string[];
 }
 
+/** The first wait between attempts at the eval target, doubling after each: shorter than the default, a row is cheap to retry. */
+const EVAL_TARGET_BACKOFF_BASE_MS = 250;
+
 /**
  * Asks the endpoint once per question, retrying network errors, timeouts, 429 and 5xx with
  * exponential backoff (or the reply's Retry-After, at most 30 s; src/net/retry.ts). The reply is
@@ -170,7 +173,7 @@ export async function askTarget(options: TargetOptions, question: string): Promi
     }
   };
   try {
-    return await withRetry(attempt, { attempts: options.attempts, backoff: (n) => 250 * 2 ** (n - 1) });
+    return await withRetry(attempt, { attempts: options.attempts, backoff: exponentialBackoff(EVAL_TARGET_BACKOFF_BASE_MS) });
   } catch (error) {
     throw new Error(`target ${options.url}: ${error instanceof Error ? error.message : String(error)}`);
   }

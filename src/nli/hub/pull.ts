@@ -46,7 +46,7 @@ export interface PullOptions {
   readonly attempts?: number;
   /** Called as bytes arrive. */
   readonly onProgress?: (p: { file: string; received: number; total: number | undefined }) => void;
-  /** Delay between attempts, in ms (default 500 × attempt). */
+  /** The first delay between attempts, in ms, doubling after each (default 500). */
   readonly backoffMs?: number;
   /** How long each hub request waits for its response headers, in ms (default DEFAULT_HUB_TIMEOUT_MS, 30 s); a download attempt that times out is retried. Not a positive whole number: ConfigError. */
   readonly timeoutMs?: number;
