@@ -16,6 +16,7 @@ import { downloadFile, sha256Of } from "./download.ts";
 import { HubError } from "./errors.ts";
 import { checkRepoId, checkRevision, isCommitSha, isInside, isSha256, shown } from "./names.ts";
 import { ensureDirInside, existingFileSize, openWriteRoot, writeFileReplacing } from "./safe-fs.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 
 export { HubError } from "./errors.ts";
 
@@ -127,7 +128,7 @@ function sizeOf(value: unknown, what: string): number | undefined {
  * relative path is left out: groundwatch only fetches the few files it names itself.
  */
 function readListing(raw: unknown, repo: string, revision: string): { sha: string; files: Map<string, Listed> } {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new HubError(`${repo}@${revision}: the hub's answer is not a JSON object`);
+  if (!isPlainObject(raw)) throw new HubError(`${repo}@${revision}: the hub's answer is not a JSON object`);
   const info = raw as { sha?: unknown; siblings?: unknown };
   let sha: string;
   if (info.sha === undefined || info.sha === null) sha = revision;
