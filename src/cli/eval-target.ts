@@ -1,6 +1,7 @@
 import { readCappedText } from "../net/read-capped.ts";
 import { redactSecrets } from "../net/redact.ts";
 import { NonRetryable, RetryLater, exponentialBackoff, retryAfterMs, retryable, withRetry } from "../net/retry.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /** The largest reply `eval --target` reads by default: 10 MB, far above any answer. */
 export const DEFAULT_MAX_REPLY_BYTES = 10_000_000;
@@ -75,8 +76,8 @@ function at(value: unknown, path: string): unknown {
       if (v === null || typeof v !== "object" || !Object.hasOwn(v, String(step.index))) return MISSING;
       return walk((v as Record<string, unknown>)[String(step.index)], i + 1);
     }
-    if (v === null || typeof v !== "object" || Array.isArray(v) || !Object.hasOwn(v, step.key)) return MISSING;
-    return walk((v as Record<string, unknown>)[step.key], i + 1);
+    if (!isPlainObject(v) || !Object.hasOwn(v, step.key)) return MISSING;
+    return walk(v[step.key], i + 1);
   };
   return walk(value, 0);
 }
@@ -85,7 +86,7 @@ function at(value: unknown, path: string): unknown {
 function kind(v: unknown): string {
   if (v === MISSING) return "nothing";
   if (v === null) return "null";
-  if (Array.isArray(v)) return v.length === 0 ? "an empty array" : v.every((x) => typeof x === "string") ? "an array of strings" : v.every((x) => x !== null && typeof x === "object" && !Array.isArray(x)) ? "an array of objects" : "a mixed array";
+  if (Array.isArray(v)) return v.length === 0 ? "an empty array" : v.every((x) => typeof x === "string") ? "an array of strings" : v.every(isPlainObject) ? "an array of objects" : "a mixed array";
   return typeof v === "object" ? "an object" : `a ${typeof v}`;
 }
 
