@@ -111,4 +111,13 @@ describe("one concept, one place", () => {
       .flatMap((file) => readFileSync(file, "utf8").split("\n").flatMap((line, i) => (spelled.test(line) ? [`${relative(SRC, file)}:${i + 1}`] : [])));
     expect(copies).toEqual([]);
   });
+
+  it("compares tokens and reads a bearer header only in net/bearer.ts", () => {
+    const spelled = /timingSafeEqual|\^bearer/i;
+    const copies = sourceFiles(SRC)
+      .filter((file) => relative(SRC, file) !== join("net", "bearer.ts"))
+      .filter((file) => spelled.test(readFileSync(file, "utf8")))
+      .map((file) => relative(SRC, file));
+    expect(copies).toEqual([]);
+  });
 });
