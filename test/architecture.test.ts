@@ -102,3 +102,22 @@ describe("no import cycles", () => {
     expect(importCycles(edges)).toEqual([]);
   });
 });
+
+describe("one concept, one place", () => {
+  it("tests for a plain object (not null, not an array) only in core/plain-object.ts", () => {
+    const spelled = /typeof ([\w.]+) [!=]== "object".{0,60}Array\.isArray\(\1\)|Array\.isArray\(([\w.]+)\).{0,60}typeof \2 [!=]== "object"/;
+    const copies = sourceFiles(SRC)
+      .filter((file) => relative(SRC, file) !== join("core", "plain-object.ts"))
+      .flatMap((file) => readFileSync(file, "utf8").split("\n").flatMap((line, i) => (spelled.test(line) ? [`${relative(SRC, file)}:${i + 1}`] : [])));
+    expect(copies).toEqual([]);
+  });
+
+  it("compares tokens and reads a bearer header only in net/bearer.ts", () => {
+    const spelled = /timingSafeEqual|\^bearer/i;
+    const copies = sourceFiles(SRC)
+      .filter((file) => relative(SRC, file) !== join("net", "bearer.ts"))
+      .filter((file) => spelled.test(readFileSync(file, "utf8")))
+      .map((file) => relative(SRC, file));
+    expect(copies).toEqual([]);
+  });
+});

@@ -22,6 +22,7 @@ import { sanitizeForTerminal, writeLine } from "./io.ts";
 import { runRowCommand } from "./rows.ts";
 import { parseSamples } from "./score-rows.ts";
 import { jsonForTerminal } from "../core/safe-text.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /** Entailment calls per row when --max-calls is not given: enough for about 100 samples, and never unbounded. */
 const DEFAULT_ENTROPY_ROW_CALLS = 10_000;
@@ -81,7 +82,7 @@ function parseRow(line: string, n: number): Row | string {
   } catch (error) {
     return `line ${n}: not valid JSON (${(error as Error).message})`;
   }
-  if (!v || typeof v !== "object" || Array.isArray(v)) return `line ${n}: expected a JSON object`;
+  if (!isPlainObject(v)) return `line ${n}: expected a JSON object`;
   const o = v as Record<string, unknown>;
   if (typeof o.id !== "string" && typeof o.id !== "number") return `line ${n}: "id" must be a string or a number`;
   if (typeof o.question !== "string") return `line ${n}: "question" must be a string`;

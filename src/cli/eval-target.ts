@@ -1,6 +1,7 @@
 import { readCappedText } from "../net/read-capped.ts";
 import { redactSecrets } from "../net/redact.ts";
-import { NonRetryable, RetryLater, retryAfterMs, retryable, withRetry } from "../net/retry.ts";
+import { NonRetryable, RetryLater, exponentialBackoff, retryAfterMs, retryable, withRetry } from "../net/retry.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /** The largest reply `eval --target` reads by default: 10 MB, far above any answer. */
 export const DEFAULT_MAX_REPLY_BYTES = 10_000_000;
@@ -75,8 +76,8 @@ function at(value: unknown, path: string): unknown {
       if (v === null || typeof v !== "object" || !Object.hasOwn(v, String(step.index))) return MISSING;
       return walk((v as Record<string, unknown>)[String(step.index)], i + 1);
     }
-    if (v === null || typeof v !== "object" || Array.isArray(v) || !Object.hasOwn(v, step.key)) return MISSING;
-    return walk((v as Record<string, unknown>)[step.key], i + 1);
+    if (!isPlainObject(v) || !Object.hasOwn(v, step.key)) return MISSING;
+    return walk(v[step.key], i + 1);
   };
   return walk(value, 0);
 }
@@ -85,7 +86,7 @@ function at(value: unknown, path: string): unknown {
 function kind(v: unknown): string {
   if (v === MISSING) return "nothing";
   if (v === null) return "null";
-  if (Array.isArray(v)) return v.length === 0 ? "an empty array" : v.every((x) => typeof x === "string") ? "an array of strings" : v.every((x) => x !== null && typeof x === "object" && !Array.isArray(x)) ? "an array of objects" : "a mixed array";
+  if (Array.isArray(v)) return v.length === 0 ? "an empty array" : v.every((x) => typeof x === "string") ? "an array of strings" : v.every(isPlainObject) ? "an array of objects" : "a mixed array";
   return typeof v === "object" ? "an object" : `a ${typeof v}`;
 }
 
@@ -116,6 +117,9 @@ export interface TargetReply {
   readonly samples?: string[];
   readonly context?: string[];
 }
+
+/** The first wait between attempts at the eval target, doubling after each: shorter than the default, a row is cheap to retry. */
+const EVAL_TARGET_BACKOFF_BASE_MS = 250;
 
 /**
  * Asks the endpoint once per question, retrying network errors, timeouts, 429 and 5xx with
@@ -170,7 +174,7 @@ export async function askTarget(options: TargetOptions, question: string): Promi
     }
   };
   try {
-    return await withRetry(attempt, { attempts: options.attempts, backoff: (n) => 250 * 2 ** (n - 1) });
+    return await withRetry(attempt, { attempts: options.attempts, backoff: exponentialBackoff(EVAL_TARGET_BACKOFF_BASE_MS) });
   } catch (error) {
     throw new Error(`target ${options.url}: ${error instanceof Error ? error.message : String(error)}`);
   }

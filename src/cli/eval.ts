@@ -19,6 +19,7 @@ import { outputDir } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { DEFAULT_MAX_REPLY_BYTES } from "./eval-target.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 export const EVAL_HELP: string = `groundwatch eval — a CI release gate on a fixed evaluation set
 
@@ -95,7 +96,7 @@ function configGate(path: string | undefined, io: CommandIo): Record<string, unk
   // Read through the shared loader, which rejects unknown sections and keys by name.
   const section = (loadConfigFile(resolve(io.cwd, path)) as { eval?: unknown }).eval;
   if (section === undefined) return {};
-  if (!section || typeof section !== "object" || Array.isArray(section)) throw new ConfigError("config file eval", section, "expected an object");
+  if (!isPlainObject(section)) throw new ConfigError("config file eval", section, "expected an object");
   return section as Record<string, unknown>;
 }
 

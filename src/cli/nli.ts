@@ -8,6 +8,7 @@ import type { CommandIo } from "./io.ts";
 import { writeLine } from "./io.ts";
 import { runRowCommand } from "./rows.ts";
 import { jsonForTerminal } from "../core/safe-text.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 export const NLI_HELP: string = `groundwatch nli — classify (premise, hypothesis) pairs with an entailment backend
 
@@ -48,7 +49,7 @@ function parseRow(line: string, n: number): { row: Row } | { error: string } {
   } catch (error) {
     return { error: `line ${n}: not valid JSON (${(error as Error).message})` };
   }
-  if (!v || typeof v !== "object" || Array.isArray(v)) return { error: `line ${n}: expected a JSON object` };
+  if (!isPlainObject(v)) return { error: `line ${n}: expected a JSON object` };
   const o = v as Record<string, unknown>;
   if (typeof o.id !== "string" && typeof o.id !== "number") return { error: `line ${n}: "id" must be a string or a number` };
   for (const k of ["premise", "hypothesis"] as const) if (typeof o[k] !== "string") return { error: `line ${n}: "${k}" must be a string` };

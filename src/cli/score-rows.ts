@@ -1,6 +1,7 @@
 import type { ContextInput } from "../core/context.ts";
 import { documentId } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /** One input row of `groundwatch score`. */
 export interface ScoreRow {
@@ -26,7 +27,7 @@ export function parseScoreRow(line: string, lineNumber: number): ParsedRow {
   } catch (error) {
     return fail(`not valid JSON (${(error as Error).message})`);
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) return fail(`expected a JSON object, got ${typeName(value)}`);
+  if (!isPlainObject(value)) return fail(`expected a JSON object, got ${typeName(value)}`);
   const v = value as Record<string, unknown>;
   // RAGAS and DeepEval rows are read as they are (their id defaults to the line number).
   if ([...RAGAS_ONLY, ...DEEPEVAL_ONLY].some((k) => v[k] !== undefined && v[k] !== null)) {
@@ -137,7 +138,7 @@ function field(o: Record<string, unknown>, key: string): unknown {
  */
 export function parseEvalSetRow(value: unknown, where: string, position: number): EvalSetRow | string {
   const fail = (msg: string): string => `${where}: ${msg}`;
-  if (!value || typeof value !== "object" || Array.isArray(value)) return fail(`expected a JSON object, got ${typeName(value)}`);
+  if (!isPlainObject(value)) return fail(`expected a JSON object, got ${typeName(value)}`);
   const o = value as Record<string, unknown>;
   const has = (keys: readonly string[]): string[] => keys.filter((k) => field(o, k) !== undefined);
   const ragas = has(RAGAS_ONLY);
@@ -189,7 +190,7 @@ function contextError(ctx: unknown, name: string): string | undefined {
   for (let i = 0; i < ctx.length; i++) {
     const d: unknown = ctx[i];
     if (typeof d === "string") continue;
-    if (!d || typeof d !== "object" || Array.isArray(d)) return `"${name}[${i}]" must be a string or a { text, id?, title?, url? } object (got ${typeName(d)})`;
+    if (!isPlainObject(d)) return `"${name}[${i}]" must be a string or a { text, id?, title?, url? } object (got ${typeName(d)})`;
     const o = d as Record<string, unknown>;
     if (typeof o.text !== "string") return `"${name}[${i}].text" must be a string (got ${typeName(o.text)})`;
     if (o.id !== undefined && typeof o.id !== "string" && typeof o.id !== "number") return `"${name}[${i}].id" must be a string or a number (got ${typeName(o.id)})`;

@@ -1,17 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-
-/** A request the collector refuses with a 4xx status and a message for the client. */
-export class HttpError extends Error {
-  override readonly name = "HttpError";
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { HttpError } from "../net/http-error.ts";
 
 /** A size such as "512kb" or "2mb" in bytes (k = 1024). */
 export function parseSize(size: string): number {

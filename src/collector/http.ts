@@ -7,6 +7,7 @@ import { Server as TlsServer } from "node:tls";
 import type { Express, NextFunction, Request, RequestHandler, Response } from "express";
 import type { HandshakeRefusal } from "./connections.ts";
 import { answerAndClose, guardHandshakes, limitPerAddress } from "./connections.ts";
+import { isLoopbackHostHeader } from "../net/bind-policy.ts";
 
 /** Binding the port failed: the message names port, address and why; `code` is the system's (EADDRINUSE, EACCES, …). */
 export class ListenError extends Error {
@@ -129,14 +130,6 @@ export function serverUrl(server: Server): string {
 export function stopNow(server: Server): void {
   server.close();
   server.closeAllConnections();
-}
-
-/** Whether a Host header names this machine by a loopback name: localhost, 127.x.x.x or [::1], with any port. */
-export function isLoopbackHostHeader(host: string | undefined): boolean {
-  if (host === undefined) return false;
-  const name = /^(\[[^\]]*\]|[^:]*)(?::\d{1,5})?$/.exec(host.trim().toLowerCase())?.[1];
-  if (name === undefined) return false;
-  return name === "localhost" || name === "[::1]" || /^127(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(name);
 }
 
 /**

@@ -11,6 +11,7 @@ import { DEFAULT_HEAP_GROWTH_PERCENT, MAX_HEAP_GROWTH_PERCENT } from "./heap.ts"
 import type { ResolvedTls } from "./tls.ts";
 import { resolveTls } from "./tls.ts";
 import type { AttributeMapping, PromptContext } from "./trace-parts.ts";
+import { MIN_TOKEN_LENGTH, bindRefusal, isLoopbackBind } from "../net/bind-policy.ts";
 
 /** The port `groundwatch serve` (and `demo`) listens on when none is given. */
 export const DEFAULT_COLLECTOR_PORT = 4319;
@@ -203,13 +204,7 @@ export const LOW_RESAMPLE_TEMPERATURE = 0.5;
 const RESAMPLE_KEYS = ["resampleUrl", "resampleModel", "resampleN", "resampleRate", "resampleTemperature", "resampleMaxTokens", "resampleMaxConcurrent", "resampleMaxCallsPerMinute", "resampleTimeoutMs", "resampleBudget"] as const;
 type ResampleKey = (typeof RESAMPLE_KEYS)[number];
 
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
-/** Whether a bind address is loopback (the only addresses allowed without a token). */
-export function isLoopbackBind(host: string): boolean {
-  return LOOPBACK.has(host);
-}
-/** The shortest bearer token accepted, on any address. */
-export const MIN_TOKEN_LENGTH = 16;
+export { MIN_TOKEN_LENGTH, isLoopbackBind } from "../net/bind-policy.ts";
 /** maxConnectionsPerAddress when not set (or maxConnections, when that is smaller). */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 
@@ -272,8 +267,8 @@ function resolveResampler(options: CollectorOptions, env: NodeJS.ProcessEnv, c: 
   if (temperature < LOW_RESAMPLE_TEMPERATURE) {
     warnings.push(`the resampler's temperature is ${temperature}, below ${LOW_RESAMPLE_TEMPERATURE}: resamples at a low temperature are near-identical, so their entropy reads as confidence; use about 1`);
   }
-  if (!apiKey && !LOOPBACK.has(host)) warnings.push(`${RESAMPLE_API_KEY_ENV} is not set: calling ${parsed.origin} without an API key`);
-  if (apiKey && parsed.protocol === "http:" && !LOOPBACK.has(host)) warnings.push(`the resampler's API key is sent unencrypted over http to ${parsed.host}: use https`);
+  if (!apiKey && !isLoopbackBind(host)) warnings.push(`${RESAMPLE_API_KEY_ENV} is not set: calling ${parsed.origin} without an API key`);
+  if (apiKey && parsed.protocol === "http:" && !isLoopbackBind(host)) warnings.push(`the resampler's API key is sent unencrypted over http to ${parsed.host}: use https`);
   return {
     url: parsed.href.replace(/\/+$/, ""),
     model: model.value.trim(),
@@ -329,11 +324,11 @@ export function resolveCollectorOptions(options: CollectorOptions = {}): Resolve
   const host = parseNonEmpty(hostPick.field, hostPick.value) ?? "127.0.0.1";
   // Surrounding whitespace (a newline from a secrets file) is not part of the token; a blank one is none.
   const token = parseNonEmpty(options.token !== undefined ? "token" : COLLECTOR_ENV.token, options.token ?? env[COLLECTOR_ENV.token]);
-  if (!LOOPBACK.has(host) && token === undefined) {
+  const refusal = bindRefusal(host, token);
+  if (refusal === "token_required") {
     throw new ConfigError("host", host, `binding an address other than 127.0.0.1 needs a bearer token: set ${COLLECTOR_ENV.token}`);
   }
-  // On loopback too: anything that reaches the port (another local user, a process in the pod, a rebinding page) may try tokens.
-  if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
+  if (refusal === "token_too_short" && token !== undefined) {
     // The value is a secret: the message gives its length, never the token.
     throw new ConfigError(options.token !== undefined ? "token" : COLLECTOR_ENV.token, `(${token.length} characters)`, `a bearer token must be at least ${MIN_TOKEN_LENGTH} characters; use a random one, e.g. \`openssl rand -hex 32\``);
   }

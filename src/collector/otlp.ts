@@ -1,6 +1,7 @@
 import type { OtlpCodecs } from "./otlp-proto.ts";
 import { exportRecords } from "./otlp-proto.ts";
 import { isOwnEvaluation } from "./own-telemetry.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /** One span event (name and attributes), normalised from OTLP protobuf or JSON. */
 export interface OtlpSpanEvent {
@@ -179,7 +180,7 @@ const list = (v: unknown, what: string): Array<Record<string, unknown> | null | 
 /** A list of containers (resource or scope entries): each must be an object, else the body is not OTLP. */
 const containers = (v: unknown, what: string): Array<Record<string, unknown>> => {
   const items = list(v, what);
-  for (const item of items) if (!item || typeof item !== "object" || Array.isArray(item)) throw new OtlpDecodeError(`each entry of "${what}" must be an object`);
+  for (const item of items) if (!isPlainObject(item)) throw new OtlpDecodeError(`each entry of "${what}" must be an object`);
   return items as Array<Record<string, unknown>>;
 };
 
@@ -219,7 +220,7 @@ function addLog(acc: Accumulated<OtlpLog>, r: Record<string, unknown> | null | u
 
 /** Normalises a request object (OTLP/JSON) into spans, STEP at a time; malformed spans are counted as rejected. */
 function* normaliseSpans(request: unknown): Steps<DecodedSpans> {
-  if (!request || typeof request !== "object" || Array.isArray(request)) throw new OtlpDecodeError("the body is not an OTLP ExportTraceServiceRequest");
+  if (!isPlainObject(request)) throw new OtlpDecodeError("the body is not an OTLP ExportTraceServiceRequest");
   const acc: Accumulated<OtlpSpan> = { records: [], rejected: 0, tooManyAttributes: 0, errors: [] };
   let n = 0;
   for (const rs of containers((request as { resourceSpans?: unknown }).resourceSpans, "resourceSpans")) {
@@ -236,7 +237,7 @@ function* normaliseSpans(request: unknown): Steps<DecodedSpans> {
 
 /** Normalises an ExportLogsServiceRequest object (OTLP/JSON), STEP at a time; records without a valid trace id are counted as rejected. */
 function* normaliseLogs(request: unknown): Steps<DecodedLogs> {
-  if (!request || typeof request !== "object" || Array.isArray(request)) throw new OtlpDecodeError("the body is not an OTLP ExportLogsServiceRequest");
+  if (!isPlainObject(request)) throw new OtlpDecodeError("the body is not an OTLP ExportLogsServiceRequest");
   const acc: Accumulated<OtlpLog> = { records: [], rejected: 0, tooManyAttributes: 0, errors: [] };
   let n = 0;
   for (const rl of containers((request as { resourceLogs?: unknown }).resourceLogs, "resourceLogs")) {

@@ -8,6 +8,7 @@ import { BatchLogRecordProcessor, LoggerProvider } from "@opentelemetry/sdk-logs
 import type { MetricReader } from "@opentelemetry/sdk-metrics";
 import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { settleWithin } from "../runtime/settle-within.ts";
 
 type Signal = "traces" | "metrics" | "logs";
 
@@ -135,12 +136,7 @@ export function createProviders(env: NodeJS.ProcessEnv, drainMs: number): Collec
     loggerProvider,
     exportTimeoutMs,
     async shutdown(ms: number): Promise<void> {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([meterProvider.shutdown(), tracerProvider.shutdown(), loggerProvider.shutdown()]),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms)))),
-      ]);
-      clearTimeout(timer);
+      await settleWithin(Promise.allSettled([meterProvider.shutdown(), tracerProvider.shutdown(), loggerProvider.shutdown()]), ms);
       for (const log of logs) log.summary();
     },
   };

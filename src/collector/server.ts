@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
 import { ROOT_CONTEXT, TraceFlags, diag, trace } from "@opentelemetry/api";
 import express from "express";
@@ -11,7 +10,7 @@ import { observationBytes } from "../sdk/copy.ts";
 import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
 import { labelOrUndefined } from "../telemetry/labels.ts";
 import { reviewFilesSkippedCounter } from "../telemetry/providers.ts";
-import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
+import { checkDeclaredLength, mediaType, parseSize, readBody } from "./body.ts";
 import type { RefusalReason } from "./buffer-metrics.ts";
 import { createFullWatch, createRequestMetrics, endpointOf, refusalOf } from "./buffer-metrics.ts";
 import { registerReviewLabelsGauge } from "../review/labels-gauge.ts";
@@ -22,7 +21,7 @@ import { createTraceJoiner } from "./joiner.ts";
 import { createLogRecordCounter } from "./log-records.ts";
 import { createObservationParser } from "./observations.ts";
 import type { CollectorOptions } from "./options.ts";
-import { isLoopbackBind, resolveCollectorOptions } from "./options.ts";
+import { resolveCollectorOptions } from "./options.ts";
 import { listen, loopbackHostGuard, serverUrl, stopNow } from "./http.ts";
 import { answeredAtConnection } from "./connections.ts";
 import type { Readiness } from "./health.ts";
@@ -36,6 +35,10 @@ import { collectorResampleOptions } from "./resampler.ts";
 import { runbooksHandler } from "./runbooks.ts";
 import type { RunningCollector } from "./running.ts";
 import { METRICS_ELSEWHERE } from "./running.ts";
+import { settleWithin } from "../runtime/settle-within.ts";
+import { HttpError } from "../net/http-error.ts";
+import { bearerToken, tokenMatcher } from "../net/bearer.ts";
+import { isLoopbackBind } from "../net/bind-policy.ts";
 
 /** Longest wait for the rest of a refused body (within the limit) before answering anyway, ms. */
 const DRAIN_MS = 10_000;
@@ -43,13 +46,6 @@ const DRAIN_MS = 10_000;
 export type { RunningCollector } from "./running.ts";
 export { METRICS_ELSEWHERE } from "./running.ts";
 export { ListenError } from "./http.ts";
-
-/** Resolves after `ms`, or when `work` settles, whichever is first. */
-async function within(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
-  clearTimeout(timer);
-}
 
 /** Lets other callbacks (a health check, another request) run between steps of a large request. */
 const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -202,12 +198,9 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
     });
     req.resume();
   };
-  const expectedToken = resolved.token !== undefined ? createHash("sha256").update(resolved.token).digest() : undefined;
+  const tokenMatches = resolved.token !== undefined ? tokenMatcher(resolved.token) : undefined;
   const auth = (req: Request, res: Response, next: NextFunction): void => {
-    if (!expectedToken) return next();
-    const given = /^bearer[ \t]+(.*?)[ \t]*$/i.exec(req.headers.authorization ?? "")?.[1];
-    // Equal-length digests compared in constant time: the answer's timing says nothing about the token.
-    if (given !== undefined && timingSafeEqual(createHash("sha256").update(given).digest(), expectedToken)) return next();
+    if (!tokenMatches || tokenMatches(bearerToken(req.headers.authorization))) return next();
     res.setHeader("WWW-Authenticate", "Bearer");
     refuse(req, res, 401, { error: "missing or wrong bearer token" });
   };
@@ -394,9 +387,9 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
         // No new connections; idle ones close now, busy ones once their request is answered (or at once, past the wait).
         const stopped = new Promise<void>((resolve) => listening.close(() => resolve()));
         if (probes) stopNow(probes);
-        await within(Promise.allSettled([...inflight]), left());
+        await settleWithin(Promise.allSettled([...inflight]), left());
         listening.closeAllConnections();
-        await within(stopped, left());
+        await settleWithin(stopped, left());
         joiner.drain();
         // The last part of the deadline is kept for the final export, whose timeout fits in it.
         await monitor.shutdown(Math.max(0, left() - (providers.exportTimeoutMs + 500)));

@@ -11,6 +11,7 @@ import { readDriftReference } from "./drift-reference-file.ts";
 import { ConfigError } from "./errors.ts";
 import type { ResolvedScoreOptions } from "./score-options.ts";
 import { stripBom } from "./text-file.ts";
+import { asPlainObject } from "../core/plain-object.ts";
 
 /** groundwatch's own example files (the package's examples/ folder). */
 export const BUNDLED_EXAMPLES_DIR: string = fileURLToPath(new URL("../../examples/", import.meta.url));
@@ -106,18 +107,17 @@ export function withCalibratedRelevance(values: ResolvedScoreOptions, calibratio
 
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const record = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 
 /** calibration.json's "relevance": each fitted threshold (a number from 0 to 1; null when it was not fitted); anything else is a ConfigError. */
 function relevanceOf(v: unknown, field: string, path: string): Calibration["relevanceThresholds"] {
   if (v === undefined) return undefined;
-  const r = record(v);
+  const r = asPlainObject(v);
   if (!r) throw new ConfigError(field, path, '"relevance" is not a JSON object');
   const thresholds: { context?: number; answer?: number } = {};
   for (const key of ["context", "answer"] as const) {
     const entry = r[key];
     if (entry === undefined) continue;
-    const t = record(entry)?.threshold;
+    const t = asPlainObject(entry)?.threshold;
     if (t === null) continue;
     if (!finite(t) || t < 0 || t > 1) throw new ConfigError(field, path, `"relevance.${key}.threshold" is not a number from 0 to 1 (or null)`);
     thresholds[key] = t;
@@ -129,7 +129,7 @@ function relevanceOf(v: unknown, field: string, path: string): Calibration["rele
 function fingerprintOf(d: Record<string, unknown> | undefined, bundled: () => ReadonlySet<string>): DatasetFingerprint | undefined {
   const sha256 = text(d?.sha256);
   if (!d || !sha256 || !/^[0-9a-f]{64}$/.test(sha256)) return undefined;
-  const production = productionOf(record(d.production));
+  const production = productionOf(asPlainObject(d.production));
   return { path: text(d.path) ?? "(path not recorded)", rows: finite(d.rows) ? d.rows : undefined, sha256, bundled: d.bundled === true || bundled().has(sha256), ...(production ? { production } : {}) };
 }
 
@@ -173,17 +173,17 @@ export function readCalibrationFile(path: string, field = "calibrationFile", opt
   } catch {
     throw new ConfigError(field, path, "not valid JSON");
   }
-  const c = record(raw);
+  const c = asPlainObject(raw);
   if (!c) throw new ConfigError(field, path, "not a JSON object");
   if (!finite(c.threshold) || c.threshold < 0 || c.threshold > 1) throw new ConfigError(field, path, 'no "threshold" from 0 to 1');
   const optionalScores = options.requireReferenceScores === false && c.referenceScores === undefined;
   if (!optionalScores && (!Array.isArray(c.referenceScores) || !c.referenceScores.every((x) => finite(x)))) throw new ConfigError(field, path, 'no "referenceScores" array of numbers');
   if (c.verdict !== undefined && !(CALIBRATION_VERDICTS as readonly unknown[]).includes(c.verdict)) throw new ConfigError(field, path, `"verdict" is not one of ${CALIBRATION_VERDICTS.join(", ")}`);
-  const a = record(c.auroc);
+  const a = asPlainObject(c.auroc);
   const auroc = a && finite(a.value) && finite(a.low) && finite(a.high) ? { value: a.value, low: a.low, high: a.high } : undefined;
-  const d = record(c.dataset);
-  const b = record(c.backend);
-  const e = record(c.excluded);
+  const d = asPlainObject(c.dataset);
+  const b = asPlainObject(c.backend);
+  const e = asPlainObject(c.excluded);
   const excluded = e && finite(e.unscorable) ? e.unscorable : undefined;
   return {
     path,
@@ -203,14 +203,14 @@ export function readCalibrationFile(path: string, field = "calibrationFile", opt
     relevanceThresholds: relevanceOf(c.relevance, field, path),
     claimed: claimedOf(c),
     fittedRows: fittedRowsOf(c.fittedRows, field, path),
-    comparison: comparisonOf(record(c.comparison)),
+    comparison: comparisonOf(asPlainObject(c.comparison)),
   };
 }
 
 /** The rates the file claims, when it records a TPR and an FPR. */
 function claimedOf(c: Record<string, unknown>): ClaimedRates | undefined {
   if (!finite(c.tpr) || !finite(c.fpr)) return undefined;
-  const k = record(c.counts);
+  const k = asPlainObject(c.counts);
   const keys = ["groundedPassed", "groundedFlagged", "ungroundedPassed", "ungroundedFlagged"] as const;
   const counts = k && keys.every((key) => finite(k[key])) ? { groundedPassed: k.groundedPassed as number, groundedFlagged: k.groundedFlagged as number, ungroundedPassed: k.ungroundedPassed as number, ungroundedFlagged: k.ungroundedFlagged as number } : undefined;
   return { tpr: c.tpr, fpr: c.fpr, precision: finite(c.precision) ? c.precision : undefined, counts };
@@ -221,7 +221,7 @@ function fittedRowsOf(v: unknown, field: string, path: string): readonly FittedR
   if (v === undefined) return undefined;
   if (!Array.isArray(v)) throw new ConfigError(field, path, '"fittedRows" is not an array');
   return v.map((item: unknown, i): FittedRowRecord => {
-    const r = record(item);
+    const r = asPlainObject(item);
     const bad = (what: string): ConfigError => new ConfigError(field, path, `"fittedRows[${i}]${what}`);
     if (!r) throw bad('" is not a JSON object');
     if (typeof r.id !== "string" && typeof r.id !== "number") throw bad('.id" is not a string or a number');
@@ -235,12 +235,12 @@ function fittedRowsOf(v: unknown, field: string, path: string): readonly FittedR
 
 /** "comparison", when well formed (it is shown, never computed with). */
 function comparisonOf(c: Record<string, unknown> | undefined): Calibration["comparison"] {
-  const inForce = record(c?.inForce);
+  const inForce = asPlainObject(c?.inForce);
   if (!c || !inForce || !finite(inForce.threshold) || !Array.isArray(c.classes)) return undefined;
   const classes: ClassOutcome[] = [];
   for (const item of c.classes as unknown[]) {
-    const k = record(item);
-    const right = record(k?.right);
+    const k = asPlainObject(item);
+    const right = asPlainObject(k?.right);
     if (!k || !right || typeof k.name !== "string" || (k.label !== 0 && k.label !== 1) || !finite(k.rows) || !finite(right.inForce) || !finite(right.proposed)) return undefined;
     classes.push({ name: k.name, label: k.label, rows: k.rows, right: { inForce: right.inForce, proposed: right.proposed } });
   }

@@ -1,6 +1,7 @@
 import type { DriftSetRefusalReason, RouteReference, SetDriftReference } from "../core/drift-reference.ts";
 import { DRIFT_SET_REFUSAL_REASONS } from "../core/drift-reference.ts";
 import { ConfigError } from "./errors.ts";
+import { asPlainObject } from "../core/plain-object.ts";
 
 /**
  * calibration.json's drift reference fields, written by `groundwatch calibrate` and read back with
@@ -25,7 +26,6 @@ export function driftReferenceFields(ref: SetDriftReference): { referenceScores:
   return { referenceScores: [], driftReference: { weighting: WEIGHTING, routes: ref.routes.map((r) => ({ route: r.route, scores: r.scores.map(round), weights: r.weights.map((w) => Number(w.toPrecision(10))) })) } };
 }
 
-const record = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
 /**
@@ -36,10 +36,10 @@ const finite = (v: unknown): v is number => typeof v === "number" && Number.isFi
 export function readDriftReference(v: unknown, field: string, path: string): CalibrationDriftReference | undefined {
   if (v === undefined) return undefined;
   const bad = (key: string, what: string): ConfigError => new ConfigError(field, path, `"driftReference${key}" ${what}`);
-  const d = record(v);
+  const d = asPlainObject(v);
   if (!d) throw bad("", "is not a JSON object");
   if (d.refused !== undefined) {
-    const r = record(d.refused);
+    const r = asPlainObject(d.refused);
     if (!r) throw bad(".refused", "is not a JSON object");
     if (!(DRIFT_SET_REFUSAL_REASONS as readonly unknown[]).includes(r.reason)) throw bad(".refused.reason", `is not one of ${DRIFT_SET_REFUSAL_REASONS.join(", ")}`);
     if (!finite(r.rows) || !Number.isInteger(r.rows) || r.rows < 0) throw bad(".refused.rows", "is not a whole number");
@@ -50,7 +50,7 @@ export function readDriftReference(v: unknown, field: string, path: string): Cal
   const seen = new Set<string>();
   const routes: RouteReference[] = d.routes.map((entry: unknown, i): RouteReference => {
     const at = `.routes[${i}]`;
-    const e = record(entry);
+    const e = asPlainObject(entry);
     if (!e) throw bad(at, "is not a JSON object");
     if (typeof e.route !== "string" || e.route === "") throw bad(`${at}.route`, "is not a route label");
     if (seen.has(e.route)) throw bad(`${at}.route`, "names a route listed before");

@@ -4,6 +4,7 @@ import { ConfigError } from "./errors.ts";
 import type { ScoreOptions } from "./score-options.ts";
 import { SCORE_OPTION_KEYS } from "./score-options.ts";
 import { readTextFile } from "./text-file.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /**
  * One config file for the CLI, the SDK and the collector: "scoring" (backend, model,
@@ -53,12 +54,12 @@ export function loadConfigFile(path: string): ConfigFile {
   } catch (error) {
     throw new ConfigError("config file", path, `cannot read it as ${yaml ? "YAML" : "JSON"}: ${(error as Error).message}`);
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError("config file", path, "expected a JSON object");
+  if (!isPlainObject(parsed)) throw new ConfigError("config file", path, "expected a JSON object");
   const file = parsed as Record<string, unknown>;
   for (const [section, value] of Object.entries(file)) {
     const keys = SECTIONS[section as keyof ConfigFile] as ReadonlySet<string> | undefined;
     if (!keys) throw new ConfigError(`config file key "${section}"`, value, `unknown section; expected ${Object.keys(SECTIONS).join(", ")}`);
-    if (!value || typeof value !== "object" || Array.isArray(value)) throw new ConfigError(`config file ${section}`, value, "expected an object");
+    if (!isPlainObject(value)) throw new ConfigError(`config file ${section}`, value, "expected an object");
     for (const key of Object.keys(value)) {
       // A secret is never read from a file, nor echoed from one in an error.
       if (!keys.has(key) && section === "collector" && /api.?key|token|secret|password/i.test(key)) {

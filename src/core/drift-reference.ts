@@ -1,5 +1,6 @@
 import type { WeightedSample } from "./drift.ts";
 import { effectiveSize } from "./drift.ts";
+import { asPlainObject } from "./plain-object.ts";
 
 /**
  * The drift reference a labelled set's scores make, and whether they can make one. A drift
@@ -34,7 +35,6 @@ export type SetDriftReference =
   | { readonly kind: "per_route"; readonly routes: readonly RouteReference[] }
   | { readonly kind: "refused"; readonly reason: DriftSetRefusalReason; readonly rows: number };
 
-const record = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 const rate = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 1 ? v : undefined);
 
 /** A review row's route and weight (1 / (sampleRate × reviewedShare)), or undefined when it does not carry them. */
@@ -55,7 +55,7 @@ function weightOf(review: Record<string, unknown>): { readonly route: string; re
  * rows that refuse it.
  */
 export function buildDriftReference(rows: readonly ReferenceRow[]): SetDriftReference {
-  const reviews = rows.map((r) => record(r.review));
+  const reviews = rows.map((r) => asPlainObject(r.review));
   const reviewed = reviews.filter((r) => r !== undefined);
   if (reviewed.length === 0) return { kind: "pooled", scores: rows.map((r) => r.score) };
   const selected = reviewed.filter((r) => r.selected !== undefined).length;

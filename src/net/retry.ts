@@ -72,11 +72,22 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The first wait of the default backoff: 500 ms. */
+export const DEFAULT_BACKOFF_BASE_MS = 500;
+
+/**
+ * The one backoff curve: `baseMs` after the first failed attempt, doubling after each one after it
+ * (attempt n waits baseMs × 2ⁿ⁻¹). Every client retries on it; they differ in the base only.
+ */
+export function exponentialBackoff(baseMs: number = DEFAULT_BACKOFF_BASE_MS): (attempt: number) => number {
+  return (attempt) => baseMs * 2 ** (attempt - 1);
+}
+
 export interface RetryOptions {
   /** Attempts in all, the first one included (at least 1). */
   readonly attempts: number;
-  /** The wait in ms after failed attempt `attempt` (1 for the first), when the error names none (RetryLater). */
-  readonly backoff: (attempt: number) => number;
+  /** The wait in ms after failed attempt `attempt` (1 for the first), when the error names none (RetryLater); default exponentialBackoff() (500 ms, doubling). */
+  readonly backoff?: ((attempt: number) => number) | undefined;
   /** A time (ms since the epoch, on `now`'s clock) past which no wait ends: a retry that would start later is not made, and the last error is thrown. */
   readonly deadline?: number | undefined;
   /** Stops everything at once: the wait rejects with its reason, and so does a failed attempt (the attempt itself should watch the signal too). */
@@ -96,6 +107,7 @@ export interface RetryOptions {
 export async function withRetry<T>(attempt: (n: number) => Promise<T>, options: RetryOptions): Promise<T> {
   const wait = options.sleep ?? sleep;
   const now = options.now ?? Date.now;
+  const backoff = options.backoff ?? exponentialBackoff();
   const signal = options.signal;
   for (let n = 1; ; n++) {
     if (signal?.aborted) throw abortReason(signal);
@@ -104,7 +116,7 @@ export async function withRetry<T>(attempt: (n: number) => Promise<T>, options: 
     } catch (error) {
       if (signal?.aborted) throw abortReason(signal);
       if (error instanceof NonRetryable || n >= options.attempts) throw error;
-      const ms = error instanceof RetryLater && error.retryAfterMs !== undefined ? error.retryAfterMs : options.backoff(n);
+      const ms = error instanceof RetryLater && error.retryAfterMs !== undefined ? error.retryAfterMs : backoff(n);
       if (options.deadline !== undefined && now() + ms > options.deadline) throw error;
       await wait(ms, signal);
     }

@@ -4,6 +4,7 @@ import type { ErasureRecord, LabelRecord, SpoolRecord } from "./record.ts";
 import { REVIEW_RECORD_VERSION } from "./record.ts";
 import type { SpoolFileSkip } from "./spool-fs.ts";
 import { appendSpoolLine, readSpoolFile } from "./spool-fs.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /**
  * Where a spool's files are and how they are read: segments `segment-<replica>-<start ms>-<seq>.jsonl`
@@ -53,17 +54,16 @@ function jsonLines(path: string): { values: unknown[]; bad: number; skipped?: Sp
   return { values, bad, ...("skipped" in read ? { skipped: read.skipped } : {}) };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function isSpoolRecord(v: unknown): v is SpoolRecord {
-  return isObject(v) && v.v === REVIEW_RECORD_VERSION && typeof v.id === "string" && (v.kind === "flagged" || v.kind === "grounded_sample") && typeof v.answer === "string" && Array.isArray(v.documents) && Array.isArray(v.claims);
+  return isPlainObject(v) && v.v === REVIEW_RECORD_VERSION && typeof v.id === "string" && (v.kind === "flagged" || v.kind === "grounded_sample") && typeof v.answer === "string" && Array.isArray(v.documents) && Array.isArray(v.claims);
 }
 
-const isClaimLabel = (c: unknown): boolean => isObject(c) && Number.isSafeInteger(c.index) && (c.index as number) >= 0 && (c.label === 0 || c.label === 1);
+const isClaimLabel = (c: unknown): boolean => isPlainObject(c) && Number.isSafeInteger(c.index) && (c.index as number) >= 0 && (c.label === 0 || c.label === 1);
 
 function isLabelRecord(v: unknown): v is LabelRecord {
   return (
-    isObject(v) &&
+    isPlainObject(v) &&
     v.v === REVIEW_RECORD_VERSION &&
     typeof v.id === "string" &&
     typeof v.reviewer === "string" &&
@@ -75,7 +75,7 @@ function isLabelRecord(v: unknown): v is LabelRecord {
 }
 
 function isErasureRecord(v: unknown): v is ErasureRecord {
-  return isObject(v) && v.v === REVIEW_RECORD_VERSION && Number.isSafeInteger(v.erased) && typeof v.time === "string";
+  return isPlainObject(v) && v.v === REVIEW_RECORD_VERSION && Number.isSafeInteger(v.erased) && typeof v.time === "string";
 }
 
 /** What one line of a labels file is: a label, review delete's erasure mark, blank (skipped), or unreadable (not JSON, not a label of this version, a claim list that is not one). */

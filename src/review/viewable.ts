@@ -1,4 +1,5 @@
 import type { SpoolClaim, SpoolDocument, SpoolRecord } from "./record.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /**
  * A spool record as a review view may rely on it. The spool reader checks a record's outline only,
@@ -7,7 +8,6 @@ import type { SpoolClaim, SpoolDocument, SpoolRecord } from "./record.ts";
  */
 
 const finite = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * A spool record as the view may rely on it: the reader checks a record's outline only, so claims
@@ -15,11 +15,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * and text fields that are not strings become absent (question) or empty (answer, document text).
  */
 export function viewableRecord(r: SpoolRecord): SpoolRecord {
-  const claims = (r.claims as readonly unknown[]).filter(isObject).map((c, i): SpoolClaim => {
+  const claims = (r.claims as readonly unknown[]).filter(isPlainObject).map((c, i): SpoolClaim => {
     const { evidence, ...claim } = c as unknown as SpoolClaim;
-    return { ...claim, index: finite(claim.index) ? claim.index : i, ...(isObject(evidence) ? { evidence } : {}) };
+    return { ...claim, index: finite(claim.index) ? claim.index : i, ...(isPlainObject(evidence) ? { evidence } : {}) };
   });
-  const documents = (r.documents as readonly unknown[]).filter(isObject).map((d) => ({ ...(d as unknown as SpoolDocument), text: typeof d.text === "string" ? d.text : "" }));
+  const documents = (r.documents as readonly unknown[]).filter(isPlainObject).map((d) => ({ ...(d as unknown as SpoolDocument), text: typeof d.text === "string" ? d.text : "" }));
   const { question, ...rest } = r;
   return { ...rest, ...(typeof question === "string" ? { question } : {}), answer: typeof r.answer === "string" ? r.answer : "", claims, documents };
 }

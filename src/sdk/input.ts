@@ -2,6 +2,7 @@ import type { Attributes } from "@opentelemetry/api";
 import type { Observation } from "../scoring/scorer.ts";
 import type { ObserveInput } from "./types.ts";
 import { copyDocuments, copySamples, observationBytes } from "./copy.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /**
  * The host's input to observe(), read inside the monitor's guard: first the route and the sampling
@@ -88,7 +89,7 @@ export function copyInput(input: object, routing: Extract<RoutingFields, { ok: t
       return { error: `reading it threw: ${error instanceof Error ? error.message : String(error)}` };
     }
   };
-  const threw = (v: unknown): v is { error: string } => typeof v === "object" && v !== null && !Array.isArray(v) && "error" in v && Object.keys(v).length === 1;
+  const threw = (v: unknown): v is { error: string } => isPlainObject(v) && "error" in v && Object.keys(v).length === 1;
   if (typeof fields.answer !== "string") return fail("answer", "not a string");
   const answer = fields.answer;
   const context = copy("context", () => (typeof fields.context === "string" ? fields.context : copyDocuments(fields.context)));

@@ -2,6 +2,7 @@ import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import { ConfigError } from "../config/errors.ts";
 import { parseInteger, parseRate } from "../config/parse.ts";
 import type { SamplingRules } from "./sampling.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /** The `resample` option of createMonitor (live semantic entropy): what the host passes, and its validation. */
 
@@ -76,9 +77,9 @@ export function resolveResampleOptions(raw: unknown): ResolvedResampleOptions | 
   };
   let rules: SamplingRules;
   if (o.rate === undefined || typeof o.rate === "number") rules = { default: rateOf("resample.rate", o.rate) ?? 1, routes: {} };
-  else if (o.rate && typeof o.rate === "object" && !Array.isArray(o.rate)) {
+  else if (isPlainObject(o.rate)) {
     const r = o.rate as { default?: unknown; routes?: unknown };
-    if (r.routes !== undefined && (!r.routes || typeof r.routes !== "object" || Array.isArray(r.routes))) throw new ConfigError("resample.rate.routes", r.routes, "expected an object of route → rate");
+    if (r.routes !== undefined && (!isPlainObject(r.routes))) throw new ConfigError("resample.rate.routes", r.routes, "expected an object of route → rate");
     const routes: Record<string, number> = {};
     for (const [route, v] of Object.entries((r.routes ?? {}) as Record<string, unknown>)) routes[route] = rateOf(`resample.rate.routes["${route}"]`, v ?? null) as number;
     rules = { default: rateOf("resample.rate.default", r.default) ?? 1, routes };

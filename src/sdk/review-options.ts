@@ -5,6 +5,7 @@ import { ConfigError } from "../config/errors.ts";
 import { parseInteger, parseNonEmpty, parseNumber, parseRate } from "../config/parse.ts";
 import { pickSource } from "../config/resolve.ts";
 import { SPOOL_LINE_MAX_BYTES } from "../review/spool-fs.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /**
  * The review spool's options (`createMonitor({ review })`, the config file's monitor.review, the
@@ -56,9 +57,9 @@ export function resolveReviewOptions(
   option: ReviewOptions | undefined,
   context: { readonly env: NodeJS.ProcessEnv; readonly file: Readonly<Record<string, unknown>> | undefined; readonly configFile: string | undefined; readonly captureContent: boolean },
 ): ResolvedReviewOptions | undefined {
-  if (option !== undefined && (!option || typeof option !== "object" || Array.isArray(option))) throw new ConfigError("review", option, "expected an object with a dir");
+  if (option !== undefined && !isPlainObject(option)) throw new ConfigError("review", option, "expected an object with a dir");
   const fileSection = context.file;
-  if (fileSection !== undefined && (!fileSection || typeof fileSection !== "object" || Array.isArray(fileSection))) throw new ConfigError("config file monitor.review", fileSection, "expected an object with a dir");
+  if (fileSection !== undefined && !isPlainObject(fileSection)) throw new ConfigError("config file monitor.review", fileSection, "expected an object with a dir");
   const o = (option ?? {}) as Record<string, unknown>;
   const pick = (key: keyof ReviewOptions & string) => {
     const picked = pickSource({ key: `review.${key}`, option: o[key], env: context.env, envName: REVIEW_ENV[key], file: fileSection, section: "monitor.review", fileKey: key });

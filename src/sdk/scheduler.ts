@@ -1,6 +1,7 @@
 import type { Attributes, Context, SpanContext } from "@opentelemetry/api";
 import type { ResampleOutcome } from "./resample.ts";
 import type { ScoringRequest } from "./worker.ts";
+import { settleWithin } from "../runtime/settle-within.ts";
 
 /** An observation on its way to scoring: copied, with where it came from. */
 export interface Job {
@@ -177,9 +178,7 @@ export class Scheduler {
 
   /** Waits up to `deadlineMs` for the jobs to finish, then gives up the ones not started (returned, for counting). */
   async drain(deadlineMs: number): Promise<Job[]> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.flush(), new Promise<void>((r) => (timer = setTimeout(r, deadlineMs)))]);
-    clearTimeout(timer);
+    await settleWithin(this.flush(), deadlineMs);
     clearTimeout(this.resumeTimer);
     const left = [...this.returned.splice(0), ...(this.options.stage?.().takeAll() ?? []), ...this.queue.splice(0)];
     for (const job of left) this.queuedBytes -= job.bytes;

@@ -2,7 +2,8 @@ import type { IncomingMessage } from "node:http";
 import { PassThrough } from "node:stream";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { HttpError, checkDeclaredLength, mediaType, parseSize, readBody } from "../../src/collector/body.ts";
+import { checkDeclaredLength, mediaType, parseSize, readBody } from "../../src/collector/body.ts";
+import { HttpError } from "../../src/net/http-error.ts";
 
 /** A request body stream with the given headers; `chunks` are written and the stream ended unless `open`. */
 function request(headers: Record<string, string>, chunks: readonly Buffer[] = [], open = false): IncomingMessage & PassThrough {

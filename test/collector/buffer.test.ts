@@ -8,7 +8,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { resolveCollectorOptions } from "../../src/collector/options.ts";
-import { isLoopbackHostHeader } from "../../src/collector/http.ts";
+import { isLoopbackHostHeader } from "../../src/net/bind-policy.ts";
 import type { RunningCollector } from "../../src/collector/server.ts";
 import { startCollector } from "../../src/collector/server.ts";
 import { tempDir } from "../helpers/cli.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BodyTooLargeError } from "../../src/net/read-capped.ts";
-import { DEFAULT_MAX_RETRY_AFTER_MS, NonRetryable, RetryLater, retryAfterMs, retryable, withRetry } from "../../src/net/retry.ts";
+import { DEFAULT_MAX_RETRY_AFTER_MS, NonRetryable, RetryLater, exponentialBackoff, retryAfterMs, retryable, withRetry } from "../../src/net/retry.ts";
 import { HubError } from "../../src/nli/hub/errors.ts";
 import { ChatHttpError } from "../../src/nli/judge/chat.ts";
 import { recordedSleep } from "../helpers/wait.ts";
@@ -53,6 +53,19 @@ describe("withRetry", () => {
     await expect(withRetry(attempt, { attempts: 3, backoff: (n) => 100 * 2 ** (n - 1), sleep })).resolves.toBe("ok");
     expect(calls()).toBe(3);
     expect(waits).toEqual([100, 200]);
+  });
+
+  it("backs off on the one curve by default: 500 ms, doubling after each failed attempt", async () => {
+    const { waits, sleep } = recordedSleep();
+    const { attempt } = failing("one", "two", "three");
+    await expect(withRetry(attempt, { attempts: 4, sleep })).resolves.toBe("ok");
+    expect(waits).toEqual([500, 1000, 2000]);
+  });
+
+  it("exponentialBackoff waits its base after the first attempt and doubles after each one after it", () => {
+    const backoff = exponentialBackoff(250);
+    expect([1, 2, 3, 4].map(backoff)).toEqual([250, 500, 1000, 2000]);
+    expect(exponentialBackoff()(1)).toBe(500);
   });
 
   it("waits what a RetryLater names instead of the backoff", async () => {

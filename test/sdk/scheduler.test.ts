@@ -136,4 +136,21 @@ describe("Scheduler", () => {
     expect(h.scheduler.pending()).toBe(0);
     expect(h.scheduler.bytes()).toBe(0);
   });
+
+  it("drain with an unbounded deadline (Infinity) waits for every job instead of giving them up at once", async () => {
+    const h = harness({ workers: 1, scoringShare: 0.5 });
+    for (const r of ["a", "b"]) h.scheduler.enqueue(job(r));
+    h.scheduler.pump();
+    expect(h.started).toEqual(["a"]);
+    let left: Job[] | undefined;
+    void h.scheduler.drain(Number.POSITIVE_INFINITY).then((l) => (left = l));
+    await h.advance(60_000);
+    expect(left).toBeUndefined();
+    await h.end("a");
+    expect(left).toBeUndefined();
+    await h.advance(60_000);
+    expect(h.started).toEqual(["a", "b"]);
+    await h.end("b");
+    expect(left).toEqual([]);
+  });
 });

@@ -1,5 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { bearerToken, tokenMatcher } from "../../net/bearer.ts";
 
 /**
  * Who may use the review page when it has a token: a request carries the token itself as a bearer
@@ -56,11 +57,11 @@ export function cookieValue(header: string | undefined, name: string): string | 
 export function createReviewAuth(options: ReviewAuthOptions): ReviewAuth {
   const ttlMs = options.sessionTtlMs ?? REVIEW_SESSION_TTL_MS;
   const max = options.maxSessions ?? REVIEW_MAX_SESSIONS;
-  const expected = options.token === undefined ? undefined : digest(options.token);
+  const matcher = options.token === undefined ? undefined : tokenMatcher(options.token);
   /** A session id's SHA-256 (hex) → when it expires (ms); in opening order, so the first is the oldest. */
   const sessions = new Map<string, number>();
 
-  const tokenMatches = (given: string | undefined): boolean => expected !== undefined && given !== undefined && timingSafeEqual(digest(given), expected);
+  const tokenMatches = (given: string | undefined): boolean => matcher !== undefined && matcher(given);
   const sessionLive = (id: string | undefined): boolean => {
     if (id === undefined || !/^[A-Za-z0-9_-]{43}$/.test(id)) return false;
     const key = digest(id).toString("hex");
@@ -72,7 +73,7 @@ export function createReviewAuth(options: ReviewAuthOptions): ReviewAuth {
   };
 
   return {
-    required: expected !== undefined,
+    required: matcher !== undefined,
     tokenMatches,
     openSession() {
       const now = options.now();
@@ -87,9 +88,8 @@ export function createReviewAuth(options: ReviewAuthOptions): ReviewAuth {
       return `${REVIEW_SESSION_COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(ttlMs / 1000)}`;
     },
     authorized(req) {
-      if (expected === undefined) return true;
-      const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim();
-      return tokenMatches(bearer) || sessionLive(cookieValue(req.headers.cookie, REVIEW_SESSION_COOKIE));
+      if (matcher === undefined) return true;
+      return tokenMatches(bearerToken(req.headers.authorization)) || sessionLive(cookieValue(req.headers.cookie, REVIEW_SESSION_COOKIE));
     },
   };
 }

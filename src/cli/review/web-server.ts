@@ -4,9 +4,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { REVIEW_ENV } from "../../config/env.ts";
 import { ConfigError } from "../../config/errors.ts";
-import { HttpError, mediaType, readBody } from "../../collector/body.ts";
-import { isLoopbackHostHeader } from "../../collector/http.ts";
-import { MIN_TOKEN_LENGTH, isLoopbackBind } from "../../collector/options.ts";
+import { mediaType, readBody } from "../../collector/body.ts";
+import { HttpError } from "../../net/http-error.ts";
+import { MIN_TOKEN_LENGTH, bindRefusal, isLoopbackBind, isLoopbackHostHeader } from "../../net/bind-policy.ts";
 import type { SpoolRecord } from "../../review/record.ts";
 import type { LabelInput, ReviewSession } from "../../review/session.ts";
 import { ReviewSessionError, openReviewSession } from "../../review/session.ts";
@@ -14,6 +14,7 @@ import type { SkippedSpoolFile } from "../../review/spool-files.ts";
 import { reviewerProblem } from "./options.ts";
 import { createReviewAuth } from "./web-auth.ts";
 import { reviewPage } from "./web-page.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 
 /**
  * The server behind `groundwatch review --web`: one self-contained page (a nonce'd script under a
@@ -63,8 +64,9 @@ export function checkReviewWebOptions(options: ReviewWebOptions): void {
   if (options.dirs.length === 0) throw new ConfigError("--dir", undefined, "give at least one spool directory");
   const reviewerWrong = reviewerProblem(options.reviewer);
   if (reviewerWrong !== undefined) throw new ConfigError("--reviewer", `${options.reviewer.length} characters`, reviewerWrong);
-  if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) throw new ConfigError("--token", `${options.token.length} characters`, `at least ${MIN_TOKEN_LENGTH} characters`);
-  if (!isLoopbackBind(host) && options.token === undefined) throw new ConfigError("--host", host, `binding another address than loopback needs --token (or ${REVIEW_ENV.token})`);
+  const refusal = bindRefusal(host, options.token);
+  if (refusal === "token_too_short") throw new ConfigError("--token", `${options.token?.length ?? 0} characters`, `at least ${MIN_TOKEN_LENGTH} characters`);
+  if (refusal === "token_required") throw new ConfigError("--host", host, `binding another address than loopback needs --token (or ${REVIEW_ENV.token})`);
   const port = options.port ?? REVIEW_WEB_DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("--port", port, "an integer from 0 to 65535");
 }
@@ -80,17 +82,16 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isLabelValue = (v: unknown): v is 0 | 1 => v === 0 || v === 1;
 
 /** A label request's body, checked field by field. */
 function parseLabelInput(body: unknown): LabelInput {
-  if (!isObject(body) || typeof body.id !== "string") throw new HttpError(400, "the body must be a JSON object with an id");
+  if (!isPlainObject(body) || typeof body.id !== "string") throw new HttpError(400, "the body must be a JSON object with an id");
   if (body.label !== undefined && !isLabelValue(body.label)) throw new HttpError(400, "label must be 0 or 1");
   if (body.agreement !== undefined && body.agreement !== "agree" && body.agreement !== "disagree") throw new HttpError(400, "agreement must be agree or disagree");
   let claims: LabelInput["claims"];
   if (body.claims !== undefined) {
-    if (!Array.isArray(body.claims) || !body.claims.every((c) => isObject(c) && Number.isInteger(c.index) && isLabelValue(c.label))) throw new HttpError(400, "claims must be a list of {index, label 0 or 1}");
+    if (!Array.isArray(body.claims) || !body.claims.every((c) => isPlainObject(c) && Number.isInteger(c.index) && isLabelValue(c.label))) throw new HttpError(400, "claims must be a list of {index, label 0 or 1}");
     claims = (body.claims as Array<{ index: number; label: 0 | 1 }>).map((c) => ({ index: c.index, label: c.label }));
   }
   return { id: body.id, label: body.label as 0 | 1 | undefined, agreement: body.agreement as LabelInput["agreement"], claims };
@@ -158,7 +159,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
       }
       case "POST /api/skip": {
         const body = await readJson(req);
-        if (!isObject(body) || typeof body.id !== "string") throw new HttpError(400, "the body must be a JSON object with an id");
+        if (!isPlainObject(body) || typeof body.id !== "string") throw new HttpError(400, "the body must be a JSON object with an id");
         session.skip(body.id);
         return send(res, 200, { skipped: body.id, progress: session.progress() });
       }

@@ -2,7 +2,7 @@ import type { OtlpLog } from "../otlp.ts";
 import type { TraceParts } from "../trace-parts.ts";
 import { addPrompt, promptRoom, setAnswer } from "../trace-parts.ts";
 import type { RetrievedDocument } from "./json.ts";
-import { asObject, contentText, documentsFrom, lastUserOf, messagesText, nonBlank, parseJson, readMessages } from "./json.ts";
+import { contentText, documentsFrom, lastUserOf, messagesText, nonBlank, parseJson, readMessages } from "./json.ts";
 import {
   ATTR_GEN_AI_INPUT_MESSAGES,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -18,6 +18,7 @@ import {
   EVENT_GEN_AI_USER_MESSAGE,
   GEN_AI_LLM_OPERATIONS,
 } from "./keys.ts";
+import { asPlainObject } from "../../core/plain-object.ts";
 
 type Attributes = Readonly<Record<string, unknown>>;
 
@@ -89,14 +90,14 @@ export function isGenAiEvent(eventName: string): boolean {
  * and `gen_ai.system_instructions` as attributes (or body keys). Other records add nothing.
  */
 export function absorbGenAiEvent(parts: TraceParts, log: OtlpLog): void {
-  const body = asObject(parseJson(log.body));
+  const body = asPlainObject(parseJson(log.body));
   const role = MESSAGE_EVENTS.get(log.eventName);
   if (role !== undefined) {
     const content = contentText(body?.content) ?? (typeof log.body === "string" ? nonBlank(log.body) : undefined);
     if (content !== undefined) addPrompt(parts, [{ role, content }]);
   } else if (log.eventName === EVENT_GEN_AI_CHOICE) {
     const index = typeof body?.index === "number" ? body.index : 0;
-    const content = contentText(asObject(body?.message)?.content) ?? contentText(body?.content);
+    const content = contentText(asPlainObject(body?.message)?.content) ?? contentText(body?.content);
     // With several choices (n > 1) the first one is the answer.
     if (content !== undefined && (index === 0 || parts.answerSource !== "genai")) setAnswer(parts, content, log.spanId, "genai");
   } else if (log.eventName === EVENT_GEN_AI_OPERATION_DETAILS) {

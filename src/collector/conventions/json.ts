@@ -4,6 +4,7 @@
  */
 import type { ContextDocument } from "../../core/citations.ts";
 import { MAX_DOCUMENT_NAME_CHARS, documentId } from "../../core/context.ts";
+import { asPlainObject } from "../../core/plain-object.ts";
 
 /** One input message of an LLM call: its role ("system", "user", …; "" when unknown) and its text. */
 export interface PromptMessage {
@@ -38,11 +39,6 @@ export function parseJson(v: unknown): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** A plain object (not an array, not null), else undefined. */
-export function asObject(v: unknown): Record<string, unknown> | undefined {
-  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
 /**
@@ -88,7 +84,7 @@ export function contentText(v: unknown): string | undefined {
   const texts: string[] = [];
   for (const p of v) {
     if (typeof p === "string") texts.push(p);
-    const part = asObject(p);
+    const part = asPlainObject(p);
     if (part && (part.type === undefined || part.type === "text" || part.type === "input_text" || part.type === "output_text")) {
       const t = typeof part.content === "string" ? part.content : typeof part.text === "string" ? part.text : undefined;
       if (t !== undefined) texts.push(t);
@@ -99,7 +95,7 @@ export function contentText(v: unknown): string | undefined {
 
 /** One GenAI or OpenAI-style message: {role, parts: [{type: "text", content}]} or {role, content}. */
 function messageOf(v: unknown): PromptMessage | undefined {
-  const m = asObject(v);
+  const m = asPlainObject(v);
   if (!m) return undefined;
   const content = contentText(m.parts) ?? contentText(m.content);
   return content !== undefined ? { role: typeof m.role === "string" ? m.role : "", content } : undefined;
@@ -150,11 +146,11 @@ export function messagesText(v: unknown, role?: string): string[] {
 /** A document: a string, or an object with its text under content, page_content, pageContent or text. */
 function documentText(d: unknown, depth = 0): string | undefined {
   if (typeof d === "string") return nonBlank(d);
-  const o = asObject(d);
+  const o = asPlainObject(d);
   if (!o) return undefined;
   for (const key of ["content", "page_content", "pageContent", "text"]) if (typeof o[key] === "string") return nonBlank(o[key]);
   // {"document": {"document": …}} nested thousands deep must not exhaust the stack.
-  const nested = depth < MAX_DEPTH ? asObject(o.document) : undefined;
+  const nested = depth < MAX_DEPTH ? asPlainObject(o.document) : undefined;
   return nested ? documentText(nested, depth + 1) : undefined;
 }
 
@@ -178,7 +174,7 @@ function nameOf(v: unknown): string | undefined {
  * it has no name, so documents without ids read as before.
  */
 export function namedDocument(text: string, id: unknown, metadata?: unknown): RetrievedDocument {
-  const meta = asObject(parseJson(metadata));
+  const meta = asPlainObject(parseJson(metadata));
   const name = idOf(id) ?? idOf(meta?.id);
   const title = nameOf(meta?.title);
   const url = nameOf(meta?.url) ?? nameOf(meta?.source);
@@ -190,9 +186,9 @@ export function namedDocument(text: string, id: unknown, metadata?: unknown): Re
 export function documentOf(d: unknown): RetrievedDocument | undefined {
   const text = documentText(d);
   if (text === undefined) return undefined;
-  const o = asObject(d);
+  const o = asPlainObject(d);
   if (!o) return text;
-  const inner = asObject(o.document);
+  const inner = asPlainObject(o.document);
   return namedDocument(text, o.id ?? inner?.id, o.metadata ?? inner?.metadata);
 }
 
@@ -205,7 +201,7 @@ export function documentsFrom(v: unknown): RetrievedDocument[] {
   if (!Array.isArray(v)) return [];
   return v.flatMap((d): RetrievedDocument[] => {
     if (typeof d === "string") return d.trim() === "" ? [] : [d];
-    const o = asObject(d);
+    const o = asPlainObject(d);
     return o && typeof o.content === "string" ? [namedDocument(o.content, o.id, o.metadata)] : [];
   });
 }

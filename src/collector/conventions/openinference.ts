@@ -1,5 +1,5 @@
 import type { Entries, PromptMessage, RetrievedDocument } from "./json.ts";
-import { MAX_FOUND, asObject, documentOf, indexed, indexedMessages, lastUserOf, messagesOf, namedDocument, nonBlank, parseJson } from "./json.ts";
+import { MAX_FOUND, documentOf, indexed, indexedMessages, lastUserOf, messagesOf, namedDocument, nonBlank, parseJson } from "./json.ts";
 import {
   ATTR_INPUT_VALUE,
   ATTR_LLM_INPUT_MESSAGES,
@@ -11,6 +11,7 @@ import {
   MESSAGE_ROLE,
   OPENINFERENCE_DOCUMENT_KEY,
 } from "./keys.ts";
+import { asPlainObject } from "../../core/plain-object.ts";
 
 type Attributes = Readonly<Record<string, unknown>>;
 
@@ -25,7 +26,7 @@ export function openInferenceKind(a: Attributes): string {
 /** OpenInference RETRIEVER `output.value`: a JSON array of documents, or an object holding one under `documents` (or `results`). */
 function retrieverOutputDocuments(v: unknown): RetrievedDocument[] {
   const parsed = parseJson(v);
-  const list = Array.isArray(parsed) ? parsed : (asObject(parsed)?.documents ?? asObject(parsed)?.results);
+  const list = Array.isArray(parsed) ? parsed : (asPlainObject(parsed)?.documents ?? asPlainObject(parsed)?.results);
   if (!Array.isArray(list)) return [];
   return list.slice(0, MAX_FOUND).flatMap((d) => documentOf(d) ?? []);
 }
@@ -75,7 +76,7 @@ export function openInferencePrompt(a: Attributes, entries: Entries, isLlm: bool
   if (messages.length > 0 || !isLlm) return messages;
   const input = a[ATTR_INPUT_VALUE];
   const parsed = parseJson(input);
-  const fromJson = messagesOf(asObject(parsed)?.messages ?? asObject(parsed)?.input ?? (Array.isArray(parsed) ? parsed : undefined));
+  const fromJson = messagesOf(asPlainObject(parsed)?.messages ?? asPlainObject(parsed)?.input ?? (Array.isArray(parsed) ? parsed : undefined));
   if (fromJson.length > 0) return fromJson;
   const text = typeof parsed === "string" || parsed === undefined ? nonBlank(input) : undefined;
   return text !== undefined ? [{ role: "", content: text }] : [];

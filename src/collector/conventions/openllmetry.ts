@@ -1,6 +1,6 @@
 import type { OtlpSpan } from "../otlp.ts";
 import type { Entries, PromptMessage, RetrievedDocument } from "./json.ts";
-import { MAX_DEPTH, MAX_FOUND, MAX_NODES, asObject, documentsFrom, indexed, indexedMessages, namedDocument, parseJson } from "./json.ts";
+import { MAX_DEPTH, MAX_FOUND, MAX_NODES, documentsFrom, indexed, indexedMessages, namedDocument, parseJson } from "./json.ts";
 import {
   ATTR_DB_QUERY_RESULT_ID,
   ATTR_DB_QUERY_RESULT_METADATA,
@@ -14,6 +14,7 @@ import {
   ROLE,
   TRACELOOP_PREFIX,
 } from "./keys.ts";
+import { asPlainObject } from "../../core/plain-object.ts";
 
 /** OpenLLMetry (Traceloop) now writes GenAI names too; its spans are recognised by their traceloop.* attributes. */
 export function isOpenLlmetrySpan(entries: Entries): boolean {
@@ -42,7 +43,7 @@ function langChainDocuments(v: unknown): RetrievedDocument[] {
       for (const item of x) visit(item, depth + 1);
       return;
     }
-    const o = asObject(x);
+    const o = asPlainObject(x);
     if (!o) return;
     const text = typeof o.pageContent === "string" ? o.pageContent : typeof o.page_content === "string" ? o.page_content : undefined;
     if (text !== undefined) {

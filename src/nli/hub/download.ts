@@ -3,7 +3,7 @@ import { createReadStream, lstatSync, renameSync, unlinkSync } from "node:fs";
 import { fetchWithTimeout } from "../../net/fetch-timeout.ts";
 import { BodyTooLargeError, pipeCapped } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
-import { NonRetryable, withRetry } from "../../net/retry.ts";
+import { NonRetryable, exponentialBackoff, withRetry } from "../../net/retry.ts";
 import { HubError } from "./errors.ts";
 import { openPartial } from "./safe-fs.ts";
 
@@ -28,7 +28,7 @@ export interface DownloadSettings {
   readonly fetch: typeof fetch;
   /** Attempts per file when the connection drops, stalls or the server fails. */
   readonly attempts: number;
-  /** Delay before attempt k + 1 is backoffMs × k. */
+  /** Delay before attempt k + 1 is backoffMs × 2ᵏ⁻¹ (exponentialBackoff). */
   readonly backoffMs: number;
   /** How long to wait for the response headers of each request, ms. */
   readonly timeoutMs: number;
@@ -118,7 +118,7 @@ export async function downloadFile(file: FileDownload, s: DownloadSettings): Pro
     return { bytes: size, status: resumed ? "resumed" : "downloaded", sha256: actual };
   };
   try {
-    return await withRetry(attempt, { attempts: s.attempts, backoff: (n) => s.backoffMs * n });
+    return await withRetry(attempt, { attempts: s.attempts, backoff: exponentialBackoff(s.backoffMs) });
   } catch (error) {
     // A HubError (a refusal, a file longer than listed, a checksum mismatch) is not retried and says why itself.
     if (error instanceof NonRetryable) throw error;

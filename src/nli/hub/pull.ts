@@ -16,6 +16,7 @@ import { downloadFile, sha256Of } from "./download.ts";
 import { HubError } from "./errors.ts";
 import { checkRepoId, checkRevision, isCommitSha, isInside, isSha256, shown } from "./names.ts";
 import { ensureDirInside, existingFileSize, openWriteRoot, writeFileReplacing } from "./safe-fs.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 
 export { HubError } from "./errors.ts";
 
@@ -46,7 +47,7 @@ export interface PullOptions {
   readonly attempts?: number;
   /** Called as bytes arrive. */
   readonly onProgress?: (p: { file: string; received: number; total: number | undefined }) => void;
-  /** Delay between attempts, in ms (default 500 × attempt). */
+  /** The first delay between attempts, in ms, doubling after each (default 500). */
   readonly backoffMs?: number;
   /** How long each hub request waits for its response headers, in ms (default DEFAULT_HUB_TIMEOUT_MS, 30 s); a download attempt that times out is retried. Not a positive whole number: ConfigError. */
   readonly timeoutMs?: number;
@@ -127,7 +128,7 @@ function sizeOf(value: unknown, what: string): number | undefined {
  * relative path is left out: groundwatch only fetches the few files it names itself.
  */
 function readListing(raw: unknown, repo: string, revision: string): { sha: string; files: Map<string, Listed> } {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new HubError(`${repo}@${revision}: the hub's answer is not a JSON object`);
+  if (!isPlainObject(raw)) throw new HubError(`${repo}@${revision}: the hub's answer is not a JSON object`);
   const info = raw as { sha?: unknown; siblings?: unknown };
   let sha: string;
   if (info.sha === undefined || info.sha === null) sha = revision;

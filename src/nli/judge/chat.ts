@@ -9,7 +9,7 @@
 import { positiveInteger } from "../../config/positive-integer.ts";
 import { BodyTooLargeError, readCappedText } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
-import { NonRetryable, RetryLater, abortReason, retryAfterMs, retryable, withRetry } from "../../net/retry.ts";
+import { DEFAULT_BACKOFF_BASE_MS, NonRetryable, RetryLater, abortReason, exponentialBackoff, retryAfterMs, retryable, withRetry } from "../../net/retry.ts";
 
 /** The largest reply read by default: 4 MiB, far above any completion of a few choices. */
 export const DEFAULT_MAX_CHAT_REPLY_BYTES = 4 * 1024 * 1024;
@@ -113,7 +113,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const label = options.label;
   const attempts = options.attempts ?? 3;
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const backoffMs = options.backoffMs ?? 500;
+  const backoff = exponentialBackoff(options.backoffMs ?? DEFAULT_BACKOFF_BASE_MS);
   const budget = options.budget ?? Infinity;
   const maxReplyBytes = positiveInteger("maxReplyBytes", options.maxReplyBytes, DEFAULT_MAX_CHAT_REPLY_BYTES);
   /** Remote text for an error message or log line, with the API key and anything shaped like a credential removed. */
@@ -177,7 +177,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 
   return {
     url,
-    complete: (body, signal) => withRetry(() => callOnce(body, signal), { attempts, backoff: (attempt) => backoffMs * 2 ** (attempt - 1), signal, sleep: options.sleep }),
+    complete: (body, signal) => withRetry(() => callOnce(body, signal), { attempts, backoff, signal, sleep: options.sleep }),
     checkBudget(needed) {
       if (calls + needed > budget) throw new Error(`${label} call budget exhausted: ${calls} calls made, ${needed} more needed, budget ${budget}`);
     },

@@ -1,4 +1,5 @@
 import { Tokenizer } from "@huggingface/tokenizers";
+import { asPlainObject } from "../../core/plain-object.ts";
 
 /** A tokenised (premise, hypothesis) pair with special tokens, before padding. */
 export interface EncodedPair {
@@ -22,18 +23,14 @@ interface TemplatePiece {
 
 type Json = Record<string, unknown>;
 
-function asObject(v: unknown): Json | undefined {
-  return v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : undefined;
-}
-
 /**
  * Reads the pair template from tokenizer.json's post-processor (TemplateProcessing,
  * BertProcessing, RobertaProcessing, or a Sequence holding one of them).
  */
 function pairTemplate(tokenizerJson: Json, tokenId: (t: string) => number | undefined): TemplatePiece[] {
-  let pp = asObject(tokenizerJson.post_processor);
+  let pp = asPlainObject(tokenizerJson.post_processor);
   if (pp?.type === "Sequence") {
-    const inner = (pp.processors as unknown[] | undefined)?.map(asObject).find((p) => ["TemplateProcessing", "BertProcessing", "RobertaProcessing"].includes(String(p?.type)));
+    const inner = (pp.processors as unknown[] | undefined)?.map(asPlainObject).find((p) => ["TemplateProcessing", "BertProcessing", "RobertaProcessing"].includes(String(p?.type)));
     pp = inner;
   }
   const special = (name: string, typeId: number): TemplatePiece => {
@@ -43,14 +40,14 @@ function pairTemplate(tokenizerJson: Json, tokenId: (t: string) => number | unde
   };
   switch (pp?.type) {
     case "TemplateProcessing": {
-      const specials = asObject(pp.special_tokens) ?? {};
+      const specials = asPlainObject(pp.special_tokens) ?? {};
       return ((pp.pair as unknown[]) ?? []).map((item) => {
-        const o = asObject(item) ?? {};
-        const seq = asObject(o.Sequence);
+        const o = asPlainObject(item) ?? {};
+        const seq = asPlainObject(o.Sequence);
         if (seq) return { kind: seq.id === "B" ? "B" : "A", ids: [], typeId: Number(seq.type_id ?? 0) };
-        const sp = asObject(o.SpecialToken) ?? {};
+        const sp = asPlainObject(o.SpecialToken) ?? {};
         const name = String(sp.id);
-        const ids = (asObject(specials[name])?.ids as number[] | undefined) ?? [];
+        const ids = (asPlainObject(specials[name])?.ids as number[] | undefined) ?? [];
         return ids.length > 0 ? { kind: "special", ids, typeId: Number(sp.type_id ?? 0) } : special(name, Number(sp.type_id ?? 0));
       });
     }
@@ -101,7 +98,7 @@ export function createPairEncoder(tokenizerJson: Json, tokenizerConfig: Json, op
   const specialCount = template.reduce((n, p) => n + p.ids.length, 0);
   const budget = options.maxLength - specialCount;
   if (budget < 2) throw new Error(`onnx backend: maximum length ${options.maxLength} leaves no room for text after ${specialCount} special tokens`);
-  const padding = asObject(tokenizerJson.padding);
+  const padding = asPlainObject(tokenizerJson.padding);
   const padToken = String(tokenizerConfig.pad_token ?? "");
   const padId =
     (typeof padding?.pad_id === "number" ? padding.pad_id : undefined) ??

@@ -10,6 +10,7 @@ import type { OnnxImporter, OnnxRuntime, OnnxTensor } from "./runtime.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
 import { inLengthOrder, openPairSession, runPairBatch } from "./session.ts";
 import type { CpuFeatures, GraphVariant } from "./variants.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 
 export interface OnnxEngineOptions {
   /** Model directory (Hugging Face layout). */
@@ -118,7 +119,7 @@ export interface ModelDirContents {
  * special_tokens_map.json may write a token as {"content": "[PAD]", …} (an AddedToken).
  */
 export function tokenSettings(settings: Record<string, unknown>): Record<string, unknown> {
-  const content = (v: unknown): unknown => (v && typeof v === "object" && !Array.isArray(v) && typeof (v as { content?: unknown }).content === "string" ? (v as { content: string }).content : v);
+  const content = (v: unknown): unknown => (isPlainObject(v) && typeof v.content === "string" ? v.content : v);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(settings)) {
     if (k.endsWith("_token")) out[k] = content(v);

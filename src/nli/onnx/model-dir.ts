@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { isConfigError } from "../../config/errors.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "./variants.ts";
 import { chooseGraph, graphVariants, readCpuFeatures } from "./variants.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 
 /**
  * Which ONNX graph of a model to load: auto (default), fp32, int8, fp16, q4, quantized, or a
@@ -194,7 +195,7 @@ export function readJsonFile(path: string): Record<string, unknown> {
   } catch {
     throw new Error(`onnx backend: cannot parse ${path}: not valid JSON (${jsonSyntaxProblem(text)})`);
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error(`onnx backend: ${path} is not a JSON object`);
+  if (!isPlainObject(value)) throw new Error(`onnx backend: ${path} is not a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -218,7 +219,7 @@ const NOT_ENTAILMENT = ["not_entailment", "non_entailment", "not_entailed", "no_
 function labelTable(config: Record<string, unknown>): unknown {
   if (config.id2label !== undefined && config.id2label !== null) return config.id2label;
   const l2i = config.label2id;
-  if (!l2i || typeof l2i !== "object" || Array.isArray(l2i)) return undefined;
+  if (!isPlainObject(l2i)) return undefined;
   return Object.fromEntries(Object.entries(l2i as Record<string, unknown>).map(([label, id]) => [String(id), label]));
 }
 
@@ -231,7 +232,7 @@ function labelTable(config: Record<string, unknown>): unknown {
  */
 export function mapLabels(config: Record<string, unknown>, source: string): LabelMap {
   const table = labelTable(config);
-  if (!table || typeof table !== "object" || Array.isArray(table)) throw new Error(`onnx backend: ${source} has no id2label (or label2id); cannot tell which output is entailment`);
+  if (!isPlainObject(table)) throw new Error(`onnx backend: ${source} has no id2label (or label2id); cannot tell which output is entailment`);
   const labels: string[] = [];
   for (const [k, v] of Object.entries(table as Record<string, unknown>)) {
     const i = Number(k);

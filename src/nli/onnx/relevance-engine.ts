@@ -13,6 +13,7 @@ import { readJsonFile } from "./model-dir.ts";
 import type { OnnxTensor } from "./runtime.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
 import { inLengthOrder, openPairSession, runPairBatch } from "./session.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 
 /** What the loaded relevance model is, for doctor, `relevanceScorer` and result provenance. */
 export interface RelevanceModelInfo extends GraphDescription {
@@ -44,7 +45,7 @@ const named = (dir: string): string => `relevance model ${dir}`;
  * any: a relevance cross-encoder declares one (ms-marco's and bge's {"0": "LABEL_0"}).
  */
 export function declaredLabels(config: Record<string, unknown>): number | undefined {
-  const table = [config.id2label, config.label2id].find((t) => t && typeof t === "object" && !Array.isArray(t));
+  const table = [config.id2label, config.label2id].find(isPlainObject);
   if (table) return Object.keys(table).length;
   const n = Number(config.num_labels);
   return Number.isInteger(n) && n > 0 ? n : undefined;
