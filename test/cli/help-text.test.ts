@@ -33,10 +33,10 @@ describe("help text names what the commands do", () => {
     for (const text of [help.stdout, missing.stderr]) expect(text).not.toContain("4318");
   });
 
-  it("review --help gives review --web's usage with the --dir and --reviewer it requires", async () => {
+  it("review --help gives review --web's usage with the --reviewer it requires and --dir (or GROUNDWATCH_REVIEW_DIR)", async () => {
     const help = await runCli(["review", "--help"]);
     const usage = help.stdout.split("\n").find((l) => l.trimStart().startsWith("groundwatch review --web"));
-    expect(usage?.trim()).toBe("groundwatch review --web --dir D... --reviewer NAME [--labels FILE] [--host H] [--port N] [--token T]");
+    expect(usage?.trim()).toBe("groundwatch review --web [--dir D]... --reviewer NAME [--labels FILE] [--host H] [--port N] [--token T]");
     // The usage is what review --web asks for: without --reviewer it refuses, naming it.
     const run = await runCli(["review", "--web", "--dir", tempDir()]);
     expect(run.code).toBe(2);
