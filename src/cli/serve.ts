@@ -2,7 +2,8 @@ import { resolve } from "node:path";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
-import { DEFAULT_COLLECTOR_PORT, RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind, resolveCollectorOptions } from "../collector/options.ts";
+import { DEFAULT_COLLECTOR_PORT, RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind } from "../collector/options.ts";
+import { resolveCollectorSetup } from "../collector/setup.ts";
 import type { CertificateInfo } from "../collector/tls.ts";
 import { applyHeapGrowth } from "../collector/heap.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
@@ -14,7 +15,6 @@ import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
 import type { ResolvedReviewOptions, ReviewOptions } from "../sdk/review-options.ts";
-import { resolveMonitorOptions } from "../sdk/options.ts";
 import { describePerRoute, driftRefusal } from "../sdk/drift-options.ts";
 import { citationsText } from "../telemetry/record.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
@@ -198,8 +198,9 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       ...(logEvaluations ? { onEvaluation: (e: CompletedEvaluation) => io.stderr.write(`${formatEvaluation(e)}\n`) } : {}),
       scoring,
     };
-    const collector = resolveCollectorOptions(collectorOptions);
-    const monitor = resolveMonitorOptions({ env: io.env, ...(configFile ? { configFile } : {}), ...monitorOptions });
+    // Resolved once (one reading of the config file and the calibration): the banner and --print-config report the value the collector runs.
+    const setup = resolveCollectorSetup({ ...collectorOptions, monitor: monitorOptions });
+    const { collector, monitor } = setup;
     if (args["print-config"]) {
       const printable = {
         collector: {
@@ -214,6 +215,8 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
           ...monitor,
           sampling: undefined,
           score: undefined,
+          // The collector's resampler, shown above as configured.
+          resample: undefined,
           drift: { ...monitor.drift, reference: monitor.drift.reference?.length, routeReferences: monitor.drift.routeReferences ? Object.fromEntries([...monitor.drift.routeReferences].map(([route, r]) => [route, r.scores.length])) : undefined },
           calibration: monitor.calibration
             ? { path: monitor.calibration.path, id: monitor.calibration.id, dataset: monitor.calibration.dataset ?? "fingerprint unknown", threshold: monitor.calibration.threshold, verdict: monitor.calibration.verdict ?? null, auroc: monitor.calibration.auroc ?? null, rows: monitor.calibration.rows ?? null, backend: monitor.calibration.backend, createdAt: monitor.calibration.createdAt, referenceScores: monitor.calibration.referenceScores.length }
@@ -228,7 +231,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     // Before the scoring workers start: the setting is process-wide and theirs too.
     applyHeapGrowth(collector.heapGrowthPercent);
     // Resolves once listening with the scorer loaded; a busy port or a scorer that cannot load rejects (exit 1).
-    const running = await startCollector({ ...collectorOptions, monitor: monitorOptions });
+    const running = await startCollector({ ...collectorOptions, monitor: monitorOptions, resolved: setup });
     // With TLS, SIGHUP reads the certificate files again now (as collector.tlsReloadMs does on its own);
     // listened for before the banner, so that a signal sent on reading it is not the default's (exit).
     const reload = (): void => {
