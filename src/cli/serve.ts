@@ -9,7 +9,8 @@ import { applyHeapGrowth } from "../collector/heap.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
 import { calibrationCaveats, explainCalibrationFailure } from "../core/calibration.ts";
-import { DEFAULT_MODEL_REPO, hubCacheDir } from "../nli/hub/cache.ts";
+import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
+import { resolveHubSettings } from "../config/hub.ts";
 import { OFFLINE_RELEVANCE_THRESHOLDS, loadOfflineModel } from "../nli/offline/backend.ts";
 import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
@@ -259,11 +260,11 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
 }
 
 /** The backend the scoring workers will load, as createBackend decides it (without loading it). */
-function expectedBackend(score: ResolvedScoreOptions, env: NodeJS.ProcessEnv): { name: string; tier: "production" | "triage"; why?: string } {
+function expectedBackend(score: ResolvedScoreOptions, hubCacheDir: string): { name: string; tier: "production" | "triage"; why?: string } {
   if (score.backend === "offline") return { name: "offline", tier: "triage" };
   if (score.backend === "onnx") return { name: `onnx (${score.model ?? "no model"})`, tier: "production" };
   if (score.backend === "judge") return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
-  const need = onnxRuntimeNeed(score, hubCacheDir(env));
+  const need = onnxRuntimeNeed(score, hubCacheDir);
   if (need?.need === "required") return { name: `onnx (${score.model ?? DEFAULT_MODEL_REPO}; auto)`, tier: "production" };
   if (need?.need === "preferred" && onnxRuntimeResolvable()) return { name: `onnx (${DEFAULT_MODEL_REPO}, cached; auto)`, tier: "production" };
   return {
@@ -290,7 +291,7 @@ const mib = (bytes: number): string => `${Number((bytes / 2 ** 20).toFixed(1))} 
 export function startupBanner(s: { url: string; healthUrl?: string | undefined; collector: ResolvedCollectorOptions; monitor: ResolvedMonitorOptions; env: NodeJS.ProcessEnv; logEvaluations: boolean; certificate?: CertificateInfo | undefined; now?: number }): string {
   const { monitor, collector, env } = s;
   const score = monitor.score;
-  const backend = expectedBackend(score, env);
+  const backend = expectedBackend(score, resolveHubSettings(env).cacheDir);
   const triage = backend.tier === "triage" ? ` — TRIAGE-GRADE: not for paging or release decisions${backend.why ? ` (${backend.why})` : "; run `groundwatch model pull` for a production NLI model"}` : "";
   const defaultThreshold = backend.tier === "triage" ? loadOfflineModel().threshold : DEFAULT_SETTINGS.threshold;
   const cal = monitor.calibration;
