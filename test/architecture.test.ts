@@ -124,7 +124,7 @@ describe("one concept, one place", () => {
 
 describe("options resolved once, at the edges", () => {
   // The edges (cli, collector, sdk) and config's resolvers read the environment; the layers below take resolved values.
-  const BELOW_THE_EDGES = ["core", "nli", "telemetry", "review", "runtime", "net"];
+  const BELOW_THE_EDGES = ["core", "nli", "scoring", "telemetry", "review", "runtime", "net"];
 
   it("no layer below the edges reads the environment or takes it as a parameter", () => {
     const spelled = /process\.env|NodeJS\.ProcessEnv/;
