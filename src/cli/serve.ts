@@ -4,6 +4,8 @@ import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaul
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
 import { DEFAULT_COLLECTOR_PORT, RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind } from "../collector/options.ts";
 import { resolveCollectorSetup } from "../collector/setup.ts";
+import { DiagLogLevel } from "@opentelemetry/api";
+import { otelLogLevel } from "./log-level.ts";
 import type { CertificateInfo } from "../collector/tls.ts";
 import { applyHeapGrowth } from "../collector/heap.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
@@ -190,7 +192,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io, threshold !== undefined ? { threshold } : {});
     const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(healthPort !== undefined ? { healthPort } : {}), ...tls, ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}), ...resample };
     // OTEL_LOG_LEVEL=debug (or verbose, all) asks for everything: the evaluations too.
-    const logEvaluations = args["log-evaluations"] === true || ["DEBUG", "VERBOSE", "ALL"].includes(String(io.env.OTEL_LOG_LEVEL ?? "").trim().toUpperCase());
+    const logEvaluations = args["log-evaluations"] === true || otelLogLevel(io.env) >= DiagLogLevel.DEBUG;
     const monitorOptions = {
       ...(rate !== undefined ? { sampling: { default: rate } } : {}),
       ...(args.calibration ? { calibrationFile: resolve(io.cwd, args.calibration) } : {}),
