@@ -12,7 +12,8 @@ import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
 import { calibrationCaveats, explainCalibrationFailure } from "../core/calibration.ts";
 import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
-import { resolveHubSettings } from "../config/hub.ts";
+import { resolveBackendSettings, resolveHubSettings } from "../config/hub.ts";
+import { COLLECTOR_ENV, JUDGE_API_KEY_ENV_NAME } from "../config/env.ts";
 import { OFFLINE_RELEVANCE_THRESHOLDS, loadOfflineModel } from "../nli/offline/backend.ts";
 import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
@@ -226,7 +227,8 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
             : undefined,
         },
         scoring: monitor.score,
-        secrets: { GROUNDWATCH_TOKEN: io.env.GROUNDWATCH_TOKEN ? "***" : "(not set)", GROUNDWATCH_JUDGE_API_KEY: io.env.GROUNDWATCH_JUDGE_API_KEY ? "***" : "(not set)", [RESAMPLE_API_KEY_ENV]: io.env[RESAMPLE_API_KEY_ENV]?.trim() ? "***" : "(not set)" },
+        // The token as resolved (the one in force); the judge's key as the scoring workers get it.
+        secrets: { [COLLECTOR_ENV.token]: collector.token ? "***" : "(not set)", [JUDGE_API_KEY_ENV_NAME]: resolveBackendSettings(io.env).judgeApiKey ? "***" : "(not set)", [RESAMPLE_API_KEY_ENV]: io.env[RESAMPLE_API_KEY_ENV]?.trim() ? "***" : "(not set)" },
       };
       io.stdout.write(`${jsonForTerminal(printable, 2)}\n`);
       return EXIT.ok;
