@@ -32,7 +32,7 @@ import { balancedAccuracyAt, fitRelevanceThreshold, swapPartners } from "../src/
 import { auroc } from "../src/core/stats.ts";
 import { createTextAnalyzer } from "../src/core/text.ts";
 import { DEFAULT_LIMITS } from "../src/config/defaults.ts";
-import { createScorer } from "../src/scoring/scorer.ts";
+import { createScorer } from "../src/sdk/create-scorer.ts";
 import { FIT_ALLOWED } from "../scripts/devsets.ts";
 import { flag } from "./args.ts";
 import { claimRelevance, selectedDevSets } from "./dev-relevance.ts";

@@ -60,7 +60,7 @@ import type { EntailmentBackend, NliPair, NliResult } from "../src/core/backend.
 import { resolveScoreOptions } from "../src/config/score-options.ts";
 import { createOnnxBackend } from "../src/nli/onnx/backend.ts";
 import { createOnnxEngine } from "../src/nli/onnx/engine.ts";
-import { createScorer } from "../src/scoring/scorer.ts";
+import { createScorer } from "../src/sdk/create-scorer.ts";
 import { closedLoop, clientRoute, completionWaiter, quantile, warmupSeconds } from "./closed-loop.ts";
 import type { SdkCell, SdkCellResult } from "./model-tier-sdk.ts";
 import { ROOT, SHAPES, tierModelDir } from "./models.ts";

@@ -217,7 +217,7 @@ async function runServeCase(url: string, c: ServeCase, timeoutS: number): Promis
 
 /** Scores each case with this checkout's sources in this process: where the time goes, without start-up. */
 async function inProcess(only: readonly string[] | undefined, env: NodeJS.ProcessEnv): Promise<void> {
-  const { createScorer } = await import("../src/scoring/scorer.ts");
+  const { createScorer } = await import("../src/sdk/create-scorer.ts");
   const scorer = await createScorer({ backend: "offline" }, { env });
   console.log("| case | row size | score() time | verdict | limits |");
   console.log("|---|---|---|---|---|");

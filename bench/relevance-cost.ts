@@ -8,7 +8,7 @@
  *
  *   GROUNDWATCH_DEV_DIR=… taskset -c 0 npx tsx bench/relevance-cost.ts [--limit N] [--set NAME[,NAME…]]
  */
-import { createScorer } from "../src/scoring/scorer.ts";
+import { createScorer } from "../src/sdk/create-scorer.ts";
 import type { Observation, Scorer } from "../src/scoring/scorer.ts";
 import type { DevRow } from "../scripts/devsets.ts";
 import { selectedDevSets } from "./dev-relevance.ts";

@@ -1,5 +1,6 @@
-export { createScorer } from "./scoring/index.ts";
-export type { CreateScorerDeps, Scorer } from "./scoring/index.ts";
+export { createScorer } from "./sdk/create-scorer.ts";
+export type { CreateScorerDeps } from "./sdk/create-scorer.ts";
+export type { Scorer } from "./scoring/index.ts";
 export { splitClaims, buildWindows, createGroundednessScorer, createTextAnalyzer, extractQuantities, findCitations } from "./core/index.ts";
 export type { AnswerCause, AnswerInput, AnswerResult, AnswerSegment, AnswerVerdict, CallsSaved, CauseUnknownReason, CitationStatus, CitationSummary, Claim, ClaimCause, ClaimCitation, ClaimResult, ClaimVerdict, ContextDocument, ContextInput, Evidence, RelevanceReport, RelevanceThresholds, SkippedSentence, UnscorableReason } from "./core/index.ts";
 export { createBackend, createOfflineBackend } from "./nli/index.ts";

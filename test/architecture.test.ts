@@ -121,3 +121,16 @@ describe("one concept, one place", () => {
     expect(copies).toEqual([]);
   });
 });
+
+describe("options resolved once, at the edges", () => {
+  // The edges (cli, collector, sdk) and config's resolvers read the environment; the layers below take resolved values.
+  const BELOW_THE_EDGES = ["core", "nli", "scoring", "telemetry", "review", "runtime", "net"];
+
+  it("no layer below the edges reads the environment or takes it as a parameter", () => {
+    const spelled = /process\.env|NodeJS\.ProcessEnv/;
+    const readers = BELOW_THE_EDGES.flatMap((part) => sourceFiles(join(SRC, part)))
+      .filter((file) => spelled.test(readFileSync(file, "utf8")))
+      .map((file) => relative(SRC, file));
+    expect(readers).toEqual([]);
+  });
+});

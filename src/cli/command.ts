@@ -16,7 +16,7 @@ import { createTextAnalyzer } from "../core/text.ts";
 import type { EntailmentBackend } from "../core/backend.ts";
 import { createBackend } from "../nli/registry.ts";
 import type { Scorer } from "../scoring/scorer.ts";
-import { createScorer } from "../scoring/scorer.ts";
+import { createResolvedScorer } from "../scoring/scorer.ts";
 import { backendOptionsFromFlags } from "./backend-flags.ts";
 import { EXIT } from "./exit-codes.ts";
 import { didYouMean } from "./suggest.ts";
@@ -209,8 +209,7 @@ export function resolveCliScoring(values: Parameters<typeof scoreOptionsFromFlag
  * its calibration's threshold): scoring receives values, never the environment.
  */
 export function scorerFor(scoring: ResolvedScoreOptions, io: CommandIo): Promise<Scorer> {
-  const { cacheDir } = resolveHubSettings(io.env);
-  return createScorer({}, { resolved: scoring, settings: { hubCacheDir: cacheDir, judgeApiKey: resolveBackendSettings(io.env).judgeApiKey } });
+  return createResolvedScorer(scoring, { settings: resolveBackendSettings(io.env) });
 }
 
 /** Creates the backend the flags ask for, printing its warnings. */

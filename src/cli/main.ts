@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { format } from "node:util";
 import type { DiagLogger } from "@opentelemetry/api";
-import { DiagLogLevel, diag } from "@opentelemetry/api";
+import { diag } from "@opentelemetry/api";
 import { EXIT } from "./exit-codes.ts";
+import { otelLogLevel } from "./log-level.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { didYouMean } from "./suggest.ts";
@@ -31,23 +32,13 @@ Run "groundwatch help <command>" (or "groundwatch <command> --help") for a comma
 Exit codes: 0 ok, 1 failure while running, 2 bad flags or configuration, 3 malformed input.
 `;
 
-const DIAG_LEVELS: Readonly<Record<string, DiagLogLevel>> = {
-  NONE: DiagLogLevel.NONE,
-  ERROR: DiagLogLevel.ERROR,
-  WARN: DiagLogLevel.WARN,
-  INFO: DiagLogLevel.INFO,
-  DEBUG: DiagLogLevel.DEBUG,
-  VERBOSE: DiagLogLevel.VERBOSE,
-  ALL: DiagLogLevel.ALL,
-};
-
 /**
  * Sends OpenTelemetry's diagnostic messages (groundwatch's own warnings among them: export failures,
  * scorer errors) to the command's stderr, at OTEL_LOG_LEVEL (none, error, warn, info, debug, verbose,
  * all; default warn); without it they would be dropped. Returns a function that removes it.
  */
 export function installDiagLogger(io: CommandIo): () => void {
-  const level = DIAG_LEVELS[String(io.env.OTEL_LOG_LEVEL ?? "").trim().toUpperCase()] ?? DiagLogLevel.WARN;
+  const level = otelLogLevel(io.env);
   const write =
     (prefix: string) =>
     (message: string, ...args: unknown[]): void => {

@@ -2,8 +2,10 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { isConfigError } from "../config/errors.ts";
+import type { HubSettings } from "../config/hub.ts";
+import { resolveHubSettings } from "../config/hub.ts";
 import { SCORE_ENV } from "../config/score-options.ts";
-import { DEFAULT_MODEL_REPO, hubCacheDir, listCachedModels } from "../nli/hub/cache.ts";
+import { DEFAULT_MODEL_REPO, listCachedModels } from "../nli/hub/cache.ts";
 import { describeModelTarget } from "../nli/hub/describe.ts";
 import { pullModel } from "../nli/hub/pull.ts";
 import type { GraphDescription, OnnxModelDescription } from "../nli/onnx/engine.ts";
@@ -133,11 +135,13 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
     return EXIT.usage;
   }
   const cpu = (): CpuFeatures => deps.cpu ?? readCpuFeatures();
+  // The hub's settings, resolved once here: nli/hub takes values, never the environment.
+  const hub = resolveHubSettings(io.env);
   switch (sub) {
     case "pull":
-      return pull(positionals[0] ?? DEFAULT_MODEL_REPO, variant, values, io, deps, cpu());
+      return pull(positionals[0] ?? DEFAULT_MODEL_REPO, variant, values, io, deps, cpu(), hub);
     case "list": {
-      const cache = hubCacheDir(io.env);
+      const cache = hub.cacheDir;
       const models = listCachedModels(cache);
       if (models.length === 0) {
         io.stdout.write(`no models cached in ${cache}; run \`groundwatch model pull\`\n`);
@@ -156,7 +160,7 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
         return EXIT.usage;
       }
       try {
-        return await info(target, variant ?? "auto", values.revision, io, deps, cpu());
+        return await info(target, variant ?? "auto", values.revision, io, deps, cpu(), hub);
       } catch (error) {
         io.stderr.write(`groundwatch model info: ${message(error)}\n`);
         return isConfigError(error) ? EXIT.usage : EXIT.failure;
@@ -168,14 +172,14 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
   }
 }
 
-async function pull(repo: string, variant: string | undefined, values: { dir?: string; revision?: string }, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<number> {
+async function pull(repo: string, variant: string | undefined, values: { dir?: string; revision?: string }, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures, hub: HubSettings): Promise<number> {
   let lastDraw = 0;
   try {
     // An absolute --dir stays absolute; a relative one is relative to the command's directory.
     const dir = values.dir ? outputDir("--dir", values.dir, io) : undefined;
     const result = await pullModel({
       repo,
-      env: io.env,
+      hub,
       cpu,
       ...(variant ? { variant } : {}),
       ...(dir ? { dir } : {}),
@@ -253,8 +257,8 @@ const RUNTIME_MISSING = `groundwatch model info: ${ONNX_RUNTIME_PACKAGE} is not 
  * cached snapshot (if pulled) and from the repository's listing: the one saved by `model pull`,
  * else the hub's (unless HF_HUB_OFFLINE).
  */
-async function info(target: string, variant: string, revision: string | undefined, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<number> {
-  const found = await describeModelTarget(target, { cwd: io.cwd, env: io.env, revision, variant, timeoutMs: LISTING_TIMEOUT_MS, fetch: deps.fetch });
+async function info(target: string, variant: string, revision: string | undefined, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures, hub: HubSettings): Promise<number> {
+  const found = await describeModelTarget(target, { cwd: io.cwd, hub, revision, variant, timeoutMs: LISTING_TIMEOUT_MS, fetch: deps.fetch });
   if (found.kind === "dir") {
     const { dir, saved } = found;
     const d = await describeDir(dir, variant, io, deps, cpu);

@@ -2,19 +2,23 @@ import { resolve } from "node:path";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
-import { DEFAULT_COLLECTOR_PORT, RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind, resolveCollectorOptions } from "../collector/options.ts";
+import { DEFAULT_COLLECTOR_PORT, RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind } from "../collector/options.ts";
+import { resolveCollectorSetup } from "../collector/setup.ts";
+import { DiagLogLevel } from "@opentelemetry/api";
+import { otelLogLevel } from "./log-level.ts";
 import type { CertificateInfo } from "../collector/tls.ts";
 import { applyHeapGrowth } from "../collector/heap.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
 import { startCollector } from "../collector/server.ts";
 import { calibrationCaveats, explainCalibrationFailure } from "../core/calibration.ts";
-import { DEFAULT_MODEL_REPO, hubCacheDir } from "../nli/hub/cache.ts";
+import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
+import { resolveBackendSettings, resolveHubSettings } from "../config/hub.ts";
+import { COLLECTOR_ENV, JUDGE_API_KEY_ENV_NAME } from "../config/env.ts";
 import { OFFLINE_RELEVANCE_THRESHOLDS, loadOfflineModel } from "../nli/offline/backend.ts";
 import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
 import type { ResolvedReviewOptions, ReviewOptions } from "../sdk/review-options.ts";
-import { resolveMonitorOptions } from "../sdk/options.ts";
 import { describePerRoute, driftRefusal } from "../sdk/drift-options.ts";
 import { citationsText } from "../telemetry/record.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
@@ -189,7 +193,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io, threshold !== undefined ? { threshold } : {});
     const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(healthPort !== undefined ? { healthPort } : {}), ...tls, ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}), ...resample };
     // OTEL_LOG_LEVEL=debug (or verbose, all) asks for everything: the evaluations too.
-    const logEvaluations = args["log-evaluations"] === true || ["DEBUG", "VERBOSE", "ALL"].includes(String(io.env.OTEL_LOG_LEVEL ?? "").trim().toUpperCase());
+    const logEvaluations = args["log-evaluations"] === true || otelLogLevel(io.env) >= DiagLogLevel.DEBUG;
     const monitorOptions = {
       ...(rate !== undefined ? { sampling: { default: rate } } : {}),
       ...(args.calibration ? { calibrationFile: resolve(io.cwd, args.calibration) } : {}),
@@ -198,8 +202,9 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       ...(logEvaluations ? { onEvaluation: (e: CompletedEvaluation) => io.stderr.write(`${formatEvaluation(e)}\n`) } : {}),
       scoring,
     };
-    const collector = resolveCollectorOptions(collectorOptions);
-    const monitor = resolveMonitorOptions({ env: io.env, ...(configFile ? { configFile } : {}), ...monitorOptions });
+    // Resolved once (one reading of the config file and the calibration): the banner and --print-config report the value the collector runs.
+    const setup = resolveCollectorSetup({ ...collectorOptions, monitor: monitorOptions });
+    const { collector, monitor } = setup;
     if (args["print-config"]) {
       const printable = {
         collector: {
@@ -214,13 +219,16 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
           ...monitor,
           sampling: undefined,
           score: undefined,
+          // The collector's resampler, shown above as configured.
+          resample: undefined,
           drift: { ...monitor.drift, reference: monitor.drift.reference?.length, routeReferences: monitor.drift.routeReferences ? Object.fromEntries([...monitor.drift.routeReferences].map(([route, r]) => [route, r.scores.length])) : undefined },
           calibration: monitor.calibration
             ? { path: monitor.calibration.path, id: monitor.calibration.id, dataset: monitor.calibration.dataset ?? "fingerprint unknown", threshold: monitor.calibration.threshold, verdict: monitor.calibration.verdict ?? null, auroc: monitor.calibration.auroc ?? null, rows: monitor.calibration.rows ?? null, backend: monitor.calibration.backend, createdAt: monitor.calibration.createdAt, referenceScores: monitor.calibration.referenceScores.length }
             : undefined,
         },
         scoring: monitor.score,
-        secrets: { GROUNDWATCH_TOKEN: io.env.GROUNDWATCH_TOKEN ? "***" : "(not set)", GROUNDWATCH_JUDGE_API_KEY: io.env.GROUNDWATCH_JUDGE_API_KEY ? "***" : "(not set)", [RESAMPLE_API_KEY_ENV]: io.env[RESAMPLE_API_KEY_ENV]?.trim() ? "***" : "(not set)" },
+        // The token as resolved (the one in force); the judge's key as the scoring workers get it.
+        secrets: { [COLLECTOR_ENV.token]: collector.token ? "***" : "(not set)", [JUDGE_API_KEY_ENV_NAME]: resolveBackendSettings(io.env).judgeApiKey ? "***" : "(not set)", [RESAMPLE_API_KEY_ENV]: io.env[RESAMPLE_API_KEY_ENV]?.trim() ? "***" : "(not set)" },
       };
       io.stdout.write(`${jsonForTerminal(printable, 2)}\n`);
       return EXIT.ok;
@@ -228,7 +236,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     // Before the scoring workers start: the setting is process-wide and theirs too.
     applyHeapGrowth(collector.heapGrowthPercent);
     // Resolves once listening with the scorer loaded; a busy port or a scorer that cannot load rejects (exit 1).
-    const running = await startCollector({ ...collectorOptions, monitor: monitorOptions });
+    const running = await startCollector({ ...collectorOptions, monitor: monitorOptions, resolved: setup });
     // With TLS, SIGHUP reads the certificate files again now (as collector.tlsReloadMs does on its own);
     // listened for before the banner, so that a signal sent on reading it is not the default's (exit).
     const reload = (): void => {
@@ -256,11 +264,11 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
 }
 
 /** The backend the scoring workers will load, as createBackend decides it (without loading it). */
-function expectedBackend(score: ResolvedScoreOptions, env: NodeJS.ProcessEnv): { name: string; tier: "production" | "triage"; why?: string } {
+function expectedBackend(score: ResolvedScoreOptions, hubCacheDir: string): { name: string; tier: "production" | "triage"; why?: string } {
   if (score.backend === "offline") return { name: "offline", tier: "triage" };
   if (score.backend === "onnx") return { name: `onnx (${score.model ?? "no model"})`, tier: "production" };
   if (score.backend === "judge") return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
-  const need = onnxRuntimeNeed(score, hubCacheDir(env));
+  const need = onnxRuntimeNeed(score, hubCacheDir);
   if (need?.need === "required") return { name: `onnx (${score.model ?? DEFAULT_MODEL_REPO}; auto)`, tier: "production" };
   if (need?.need === "preferred" && onnxRuntimeResolvable()) return { name: `onnx (${DEFAULT_MODEL_REPO}, cached; auto)`, tier: "production" };
   return {
@@ -287,7 +295,7 @@ const mib = (bytes: number): string => `${Number((bytes / 2 ** 20).toFixed(1))} 
 export function startupBanner(s: { url: string; healthUrl?: string | undefined; collector: ResolvedCollectorOptions; monitor: ResolvedMonitorOptions; env: NodeJS.ProcessEnv; logEvaluations: boolean; certificate?: CertificateInfo | undefined; now?: number }): string {
   const { monitor, collector, env } = s;
   const score = monitor.score;
-  const backend = expectedBackend(score, env);
+  const backend = expectedBackend(score, resolveHubSettings(env).cacheDir);
   const triage = backend.tier === "triage" ? ` — TRIAGE-GRADE: not for paging or release decisions${backend.why ? ` (${backend.why})` : "; run `groundwatch model pull` for a production NLI model"}` : "";
   const defaultThreshold = backend.tier === "triage" ? loadOfflineModel().threshold : DEFAULT_SETTINGS.threshold;
   const cal = monitor.calibration;

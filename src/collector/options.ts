@@ -1,7 +1,8 @@
 import { ConfigError } from "../config/errors.ts";
 import type { ConfigFile } from "../config/file.ts";
-import { loadConfigFile } from "../config/file.ts";
-import { CONFIG_FILE_ENV, COLLECTOR_ENV } from "../config/env.ts";
+import type { LoadedConfig } from "../config/file.ts";
+import { loadConfig } from "../config/file.ts";
+import { COLLECTOR_ENV } from "../config/env.ts";
 import { compileLinearPattern } from "../config/linear-pattern.ts";
 import { parseBoolean, parseInteger, parseNonEmpty, parseNumber } from "../config/parse.ts";
 import type { PickedValue } from "../config/resolve.ts";
@@ -309,11 +310,13 @@ export function parsePromptContext(field: string, v: unknown): PromptContext {
   return { mode: "regex", pattern };
 }
 
-/** Resolves and validates; refuses a non-loopback bind without a token. */
-export function resolveCollectorOptions(options: CollectorOptions = {}): ResolvedCollectorOptions {
+/**
+ * Resolves and validates; refuses a non-loopback bind without a token. `loaded`: the config file
+ * when the caller has read it already (loadConfig with the same configFile and env), so it is read once.
+ */
+export function resolveCollectorOptions(options: CollectorOptions = {}, loaded?: LoadedConfig): ResolvedCollectorOptions {
   const env = options.env ?? process.env;
-  const configFile = options.configFile ?? (env[CONFIG_FILE_ENV] || undefined);
-  const file = configFile ? loadConfigFile(configFile) : {};
+  const { path: configFile, file } = loaded ?? loadConfig(options.configFile, env);
   const c = file.collector ?? {};
   const pick = (key: keyof CollectorOptions & string, envName?: string): PickedValue => pickSource({ key, option: options[key], env, envName, file: c, section: "collector" });
   const pickInt = (key: keyof CollectorOptions & string, envName: string | undefined, min: number, max: number, fallback: number): number => {

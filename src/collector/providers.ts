@@ -3,7 +3,8 @@ import { OTLPLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { resourceFromAttributes } from "@opentelemetry/resources";
+import { getNumberFromEnv } from "@opentelemetry/core";
+import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchLogRecordProcessor, LoggerProvider } from "@opentelemetry/sdk-logs";
 import type { MetricReader } from "@opentelemetry/sdk-metrics";
 import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
@@ -38,13 +39,15 @@ export function endpointOf(env: NodeJS.ProcessEnv, signal: Signal): string {
   return specific || `${String(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? "").replace(/\/+$/, "")}/v1/${signal}`;
 }
 
+/** A positive OTEL_* number, read as the OpenTelemetry SDK reads it (@opentelemetry/core: blank is unset, a non-number is warned about and unset). */
+function positiveOtelNumber(name: string): number | undefined {
+  const n = getNumberFromEnv(name);
+  return n !== undefined && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
 /** OTEL_EXPORTER_OTLP_{SIGNAL_}TIMEOUT in ms, else the OTLP default of 10 s. */
-function configuredTimeout(env: NodeJS.ProcessEnv, signal: Signal): number {
-  for (const name of [`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_TIMEOUT`, "OTEL_EXPORTER_OTLP_TIMEOUT"]) {
-    const n = Number(env[name]);
-    if (env[name] && Number.isFinite(n) && n > 0) return n;
-  }
-  return 10_000;
+function configuredTimeout(signal: Signal): number {
+  return positiveOtelNumber(`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_TIMEOUT`) ?? positiveOtelNumber("OTEL_EXPORTER_OTLP_TIMEOUT") ?? 10_000;
 }
 
 /**
@@ -108,9 +111,10 @@ function watched<T, E extends Exporter<T>>(exporter: E, log: ExportFailureLog): 
 
 /** Creates the providers; OTLP exports time out within exportTimeoutFor(drainMs) so that shutdown keeps its deadline. */
 export function createProviders(env: NodeJS.ProcessEnv, drainMs: number): CollectorProviders {
-  const resource = resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME ?? "groundwatch-collector" });
+  // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES as the OpenTelemetry SDK reads them (its env detector), over groundwatch's default name.
+  const resource = resourceFromAttributes({ "service.name": "groundwatch-collector" }).merge(detectResources({ detectors: [envDetector] }));
   const logs: ExportFailureLog[] = [];
-  const timeoutOf = (signal: Signal): number => exportTimeoutFor(drainMs, configuredTimeout(env, signal));
+  const timeoutOf = (signal: Signal): number => exportTimeoutFor(drainMs, configuredTimeout(signal));
   const failureLog = (signal: Signal): ExportFailureLog => {
     const log = createExportFailureLog(signal, endpointOf(env, signal));
     logs.push(log);
@@ -120,7 +124,7 @@ export function createProviders(env: NodeJS.ProcessEnv, drainMs: number): Collec
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   const readers: MetricReader[] = [prometheus];
   if (otlpWanted(env, "metrics")) {
-    const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000);
+    const interval = positiveOtelNumber("OTEL_METRIC_EXPORT_INTERVAL") ?? 60_000;
     const exporter = watched(new OTLPMetricExporter({ timeoutMillis: timeoutOf("metrics") }), failureLog("metrics"));
     readers.push(new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: interval, exportTimeoutMillis: Math.min(interval, timeoutOf("metrics") + 500) }));
   }

@@ -3,7 +3,6 @@ import { ROOT_CONTEXT, TraceFlags, diag, trace } from "@opentelemetry/api";
 import express from "express";
 import type { NextFunction, Request, Response } from "express";
 import type { Monitor } from "../sdk/types.ts";
-import type { MonitorOptions } from "../sdk/options.ts";
 import { createMonitor } from "../sdk/monitor.ts";
 import { flaggedHandler } from "./flagged-route.ts";
 import { observationBytes } from "../sdk/copy.ts";
@@ -20,8 +19,8 @@ import type { ObservationInfo, TracedObservation } from "./joiner.ts";
 import { createTraceJoiner } from "./joiner.ts";
 import { createLogRecordCounter } from "./log-records.ts";
 import { createObservationParser } from "./observations.ts";
-import type { CollectorOptions } from "./options.ts";
-import { resolveCollectorOptions } from "./options.ts";
+import type { CollectorSetupOptions, ResolvedCollectorSetup } from "./setup.ts";
+import { resolveCollectorSetup } from "./setup.ts";
 import { listen, loopbackHostGuard, serverUrl, stopNow } from "./http.ts";
 import { answeredAtConnection } from "./connections.ts";
 import type { Readiness } from "./health.ts";
@@ -31,7 +30,6 @@ import type { OtlpLog, OtlpSpan } from "./otlp.ts";
 import { OtlpDecodeError, decodeLogsPausing, decodeSpansPausing, encodeLogsResponse, encodeResponse } from "./otlp.ts";
 import { createProviders } from "./providers.ts";
 import { loadTlsCredentials, watchServedCertificate } from "./tls.ts";
-import { collectorResampleOptions } from "./resampler.ts";
 import { runbooksHandler } from "./runbooks.ts";
 import type { RunningCollector } from "./running.ts";
 import { METRICS_ELSEWHERE } from "./running.ts";
@@ -56,9 +54,11 @@ const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve
  * its scorer is ready; rejects (having stopped what it started) when the port cannot be bound or
  * the scorer cannot start.
  */
-export async function startCollector(options: CollectorOptions & { monitor?: MonitorOptions } = {}): Promise<RunningCollector> {
+export async function startCollector(options: CollectorSetupOptions & { readonly resolved?: ResolvedCollectorSetup } = {}): Promise<RunningCollector> {
   const env = options.env ?? process.env;
-  const resolved = resolveCollectorOptions(options);
+  // Resolved once: by the caller (serve, which reported this value), else here.
+  const setup = options.resolved ?? resolveCollectorSetup(options);
+  const resolved = setup.collector;
   // Read before anything starts: a certificate and key that cannot be served are a ConfigError.
   const credentials = resolved.tls ? loadTlsCredentials(resolved.tls) : undefined;
   const bodyLimit = parseSize(resolved.bodyLimit);
@@ -66,16 +66,7 @@ export async function startCollector(options: CollectorOptions & { monitor?: Mon
   const { prometheus, meterProvider, tracerProvider, loggerProvider } = providers;
   let monitor: Monitor;
   try {
-    monitor = createMonitor({
-      env,
-      ...(resolved.configFile ? { configFile: resolved.configFile } : {}),
-      // Live semantic entropy through the configured resampler; a `resample` given in code outranks it.
-      ...(resolved.resample ? { resample: collectorResampleOptions(resolved.resample) } : {}),
-      ...options.monitor,
-      tracerProvider,
-      meterProvider,
-      loggerProvider,
-    });
+    monitor = createMonitor({ ...setup.monitorOptions, tracerProvider, meterProvider, loggerProvider }, setup.monitor);
   } catch (error) {
     await providers.shutdown(0);
     throw error;

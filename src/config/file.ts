@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { parse as ParseYaml } from "yaml";
+import { CONFIG_FILE_ENV } from "./env.ts";
 import { ConfigError } from "./errors.ts";
 import type { ScoreOptions } from "./score-options.ts";
 import { SCORE_OPTION_KEYS } from "./score-options.ts";
@@ -69,4 +70,19 @@ export function loadConfigFile(path: string): ConfigFile {
     }
   }
   return file as ConfigFile;
+}
+
+/** The config file in force: its path (the option, else GROUNDWATCH_CONFIG) and its content, read once. */
+export interface LoadedConfig {
+  readonly path: string | undefined;
+  readonly file: ConfigFile;
+}
+
+/**
+ * Reads the config file an edge names (its option, else GROUNDWATCH_CONFIG), once: an edge that
+ * resolves several option sets (serve: the collector's and the monitor's) hands the same one to each.
+ */
+export function loadConfig(option: string | undefined, env: NodeJS.ProcessEnv): LoadedConfig {
+  const path = option ?? (env[CONFIG_FILE_ENV] || undefined);
+  return { path, file: path ? loadConfigFile(path) : {} };
 }

@@ -1,2 +1,2 @@
-export { createScorer } from "./scorer.ts";
-export type { CreateScorerDeps, Observation, ScoredAnswer, Scorer } from "./scorer.ts";
+export { createResolvedScorer } from "./scorer.ts";
+export type { Observation, ResolvedScorerDeps, ScoredAnswer, Scorer } from "./scorer.ts";

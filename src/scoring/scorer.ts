@@ -1,7 +1,5 @@
 import type { BackendSettings } from "../config/hub.ts";
-import { resolveBackendSettings } from "../config/hub.ts";
-import type { ResolvedScoreOptions, ScoreOptions } from "../config/score-options.ts";
-import { resolveScoreOptions } from "../config/score-options.ts";
+import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import type { CombinedPolicy, CombinedVerdict } from "../core/combined.ts";
 import { combineVerdicts } from "../core/combined.ts";
 import type { ClaimConsistency, UnstableClaim } from "../core/entropy/claim-consistency.ts";
@@ -76,28 +74,24 @@ export interface Scorer {
   close(): Promise<void>;
 }
 
-export interface CreateScorerDeps {
-  /** Environment to read GROUNDWATCH_* and HF_* variables from (default: none). */
-  readonly env?: NodeJS.ProcessEnv;
-  /** Options from a config file (lower precedence than options and env). */
-  readonly file?: ScoreOptions;
+/**
+ * What createResolvedScorer needs besides the options: values resolved at the caller's edge (the
+ * package's createScorer, createMonitor for its workers, a CLI command). Scoring never reads the environment.
+ */
+export interface ResolvedScorerDeps {
+  /** The model cache and the judge's API key (config/hub.ts resolveBackendSettings, at the edge). */
+  readonly settings: BackendSettings;
   /** Use this backend instead of creating one from the options. */
   readonly backend?: EntailmentBackend;
   readonly analyzer?: TextAnalyzer;
   /** Imports onnxruntime-node for the onnx backend (default: the real import); injected in tests. */
   readonly importOnnxRuntime?: OnnxImporter;
-  /** Options already resolved at the caller's edge (createMonitor, for its workers): used as they are, and `options`/`file` are not read. */
-  readonly resolved?: ResolvedScoreOptions;
-  /** The model cache and the judge's API key, resolved at the caller's edge; default: read from `env`. */
-  readonly settings?: BackendSettings;
 }
 
-/** Resolves options (option > env > file > default), loads the backend and builds the pipeline. */
-export async function createScorer(options: ScoreOptions = {}, deps: CreateScorerDeps = {}): Promise<Scorer> {
-  const env = deps.env ?? {};
-  const resolved = deps.resolved ?? resolveScoreOptions(options, { env, ...(deps.file ? { file: deps.file } : {}) });
+/** Loads the backend the resolved options name (unless one is given) and builds the pipeline. */
+export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps: ResolvedScorerDeps): Promise<Scorer> {
   const analyzer = deps.analyzer ?? createTextAnalyzer({ maxTokenChars: resolved.maxTokenChars, cacheBytes: Math.floor(resolved.cacheBytes / 2) });
-  const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, settings: deps.settings ?? resolveBackendSettings(env), ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
+  const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, settings: deps.settings, ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
   const shared = created.backend;
   const threshold = resolved.threshold ?? shared.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
   const fitted = shared.recommendedRelevanceThresholds ?? DEFAULT_RELEVANCE_THRESHOLDS;

@@ -38,10 +38,12 @@ const METER_CHECK_EVERY = 16;
 
 /**
  * Creates a monitor. Options are validated here (a bad one throws a ConfigError naming
- * it); after that, nothing the monitor does throws into the host.
+ * it); after that, nothing the monitor does throws into the host. An edge that has resolved
+ * `options` already (the collector) passes that resolution, so that the monitor runs the
+ * configuration the edge reported.
  */
-export function createMonitor(options: MonitorOptions = {}): Monitor {
-  let resolved: ResolvedMonitorOptions = resolveMonitorOptions(options);
+export function createMonitor(options: MonitorOptions = {}, preResolved?: ResolvedMonitorOptions): Monitor {
+  let resolved: ResolvedMonitorOptions = preResolved ?? resolveMonitorOptions(options);
   const env = options.env ?? process.env;
   const scoreOptions = resolved.score;
   const backendSettings = resolveBackendSettings(env);

@@ -2,15 +2,15 @@ import { dirname, resolve as resolvePath } from "node:path";
 import type { LoggerProvider } from "@opentelemetry/api-logs";
 import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { ConfigError } from "../config/errors.ts";
-import { CONFIG_FILE_ENV, MONITOR_ENV } from "../config/env.ts";
+import { MONITOR_ENV } from "../config/env.ts";
 import type { BackendSettings } from "../config/hub.ts";
 import { parseBoolean, parseInteger, parseNonEmpty, parseNumber, parseOneOf, parseRate } from "../config/parse.ts";
 import type { ValueSource } from "../config/resolve.ts";
 import { pickSource } from "../config/resolve.ts";
 import type { ResolvedScoreOptions, ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreSources } from "../config/score-options.ts";
-import type { ConfigFile } from "../config/file.ts";
-import { loadConfigFile } from "../config/file.ts";
+import type { LoadedConfig } from "../config/file.ts";
+import { loadConfig } from "../config/file.ts";
 import type { Calibration } from "../config/calibration-file.ts";
 import { readCalibrationFile, withCalibratedRelevance } from "../config/calibration-file.ts";
 import type { DriftOptionsInput, ResolvedDrift } from "./drift-options.ts";
@@ -210,11 +210,13 @@ function parseRouteRates(raw: string): Record<string, number> {
 /** A sampling rate from 0 to 1, or undefined when blank. */
 const rate = (field: string, value: unknown): number | undefined => parseRate(field, value, "a sampling rate");
 
-/** Validates every option and resolves option > env > config file > default; a bad value throws a ConfigError naming it. */
-export function resolveMonitorOptions(options: MonitorOptions = {}): ResolvedMonitorOptions {
+/**
+ * Validates every option and resolves option > env > config file > default; a bad value throws a ConfigError naming it.
+ * `loaded`: the config file when the caller has read it already (loadConfig with the same configFile and env), so it is read once.
+ */
+export function resolveMonitorOptions(options: MonitorOptions = {}, loaded?: LoadedConfig): ResolvedMonitorOptions {
   const env = options.env ?? process.env;
-  const configFile = options.configFile ?? (env[CONFIG_FILE_ENV] || undefined);
-  const file: ConfigFile = configFile ? loadConfigFile(configFile) : {};
+  const { path: configFile, file } = loaded ?? loadConfig(options.configFile, env);
   const fm = file.monitor ?? {};
   /** Option > env > the config file's monitor section > fallback, parsed by `parse`. */
   const pick = <T>(key: keyof MonitorOptions & string, envName: string | undefined, parse: (field: string, v: unknown) => T | undefined, fallback: T): T => {

@@ -4,7 +4,7 @@ import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { workerPayload } from "../runtime/native-gate.ts";
 import { serveWorker } from "../runtime/serve-worker.ts";
 import type { Observation } from "../scoring/scorer.ts";
-import { createScorer } from "../scoring/scorer.ts";
+import { createResolvedScorer } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { summarize } from "../telemetry/summary.ts";
 import type { ResampleNote } from "../scoring/resample-shortfall.ts";
@@ -30,7 +30,7 @@ if (!parentPort) throw new Error("groundwatch scoring worker: must run in a work
 // No top-level await: the same module also compiles to CommonJS.
 void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
   const data = workerPayload<ScoringWorkerData>();
-  const scorer = await createScorer({}, { resolved: data.score, settings: data.settings });
+  const scorer = await createResolvedScorer(data.score, { settings: data.settings });
   /** Jobs started so far: each job's inference queues by when it started (the pool times the oldest first). */
   let started = 0;
   // The scorer's warnings (a fallback to the triage backend, a judge without an API key) go back with "ready".

@@ -6,7 +6,7 @@ import { resolveCollectorOptions } from "../../src/collector/options.ts";
 import { readCalibrationFile, withCalibratedRelevance } from "../../src/config/calibration-file.ts";
 import { resolveScoreSources } from "../../src/config/score-options.ts";
 import { OFFLINE_RELEVANCE_THRESHOLDS } from "../../src/nli/offline/backend.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 

@@ -216,6 +216,14 @@ describe("groundwatch serve: the resampler", () => {
     expect(printed.secrets.GROUNDWATCH_RESAMPLE_API_KEY).toBe("***");
   });
 
+  it("--print-config reports the bearer token in force: a blank GROUNDWATCH_TOKEN is not one", async () => {
+    const blank = JSON.parse((await runCli(["serve", "--backend", "offline", "--print-config"], { env: { GROUNDWATCH_TOKEN: "   " } })).stdout) as { collector: { token: unknown }; secrets: Record<string, string> };
+    expect(blank.collector.token).toBeUndefined();
+    expect(blank.secrets.GROUNDWATCH_TOKEN).toBe("(not set)");
+    const set = JSON.parse((await runCli(["serve", "--backend", "offline", "--print-config"], { env: { GROUNDWATCH_TOKEN: "a-long-enough-bearer-token-0123456789" } })).stdout) as { secrets: Record<string, string> };
+    expect(set.secrets.GROUNDWATCH_TOKEN).toBe("***");
+  });
+
   it("--print-config says when it is off, or has no key", async () => {
     const off = JSON.parse((await runCli(["serve", "--backend", "offline", "--print-config"])).stdout) as { collector: { resample: unknown }; secrets: Record<string, string> };
     expect(off.collector.resample).toBeNull();

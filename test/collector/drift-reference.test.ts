@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scoringNotices } from "../../src/cli/evidence-scoring.ts";
 import { loadOfflineModel } from "../../src/nli/offline/backend.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { RETURNS_DOC, postJson, startTestCollector } from "../helpers/collector.ts";
 import { metric } from "../helpers/serve.ts";

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { captureWarnings } from "../helpers/diag.ts";
-import { createExportFailureLog, exportTimeoutFor } from "../../src/collector/providers.ts";
+import { createExportFailureLog, createProviders, exportTimeoutFor } from "../../src/collector/providers.ts";
 
 describe("collector exports", () => {
   it("logs an export failure at most once per interval and signal, with the count of those held back", () => {
@@ -36,5 +36,31 @@ describe("collector exports", () => {
     expect(exportTimeoutFor(600_000)).toBe(10_000);
     expect(exportTimeoutFor(600_000, 20_000)).toBe(20_000);
     expect(exportTimeoutFor(10_000, 2000)).toBe(2000);
+  });
+});
+
+describe("the collector's resource", () => {
+  it("carries OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, as the OpenTelemetry SDK reads them", async () => {
+    vi.stubEnv("OTEL_SERVICE_NAME", "rag-collector");
+    vi.stubEnv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=staging,service.namespace=rag");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const providers = createProviders({}, 3000);
+    onTestFinished(() => providers.shutdown(1000));
+    const { resourceMetrics } = await providers.prometheus.collect();
+    expect(resourceMetrics.resource.attributes).toMatchObject({ "service.name": "rag-collector", "deployment.environment": "staging", "service.namespace": "rag" });
+  });
+
+  it("is named groundwatch-collector when OTEL_SERVICE_NAME is not set", async () => {
+    vi.stubEnv("OTEL_SERVICE_NAME", "");
+    vi.stubEnv("OTEL_RESOURCE_ATTRIBUTES", "");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const providers = createProviders({}, 3000);
+    onTestFinished(() => providers.shutdown(1000));
+    const { resourceMetrics } = await providers.prometheus.collect();
+    expect(resourceMetrics.resource.attributes["service.name"]).toBe("groundwatch-collector");
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { resolveCollectorOptions } from "../../src/collector/options.ts";
 import { RESAMPLE_SYSTEM_PROMPT, collectorResampleOptions, createOpenAiResampler, resampleUserPrompt } from "../../src/collector/resampler.ts";
 import { startCollector } from "../../src/collector/server.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { isConfigError } from "../../src/config/errors.ts";
 import type { Sample } from "../../src/core/entropy/semantic-entropy.ts";
 import type { CompletedEvaluation } from "../../src/sdk/options.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerSegment } from "../../src/core/claims/index.ts";
 import { splitClaims } from "../../src/core/claims/index.ts";
 import type { Scorer } from "../../src/scoring/scorer.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
 const split = (text: string): AnswerSegment[] => splitClaims(text, testAnalyzer());

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
 // Regenerate after an intended change (a refit, a new feature) with UPDATE_GOLDEN=1 and review the diff.

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { rng } from "../../src/core/rng.ts";
 import type { SpoolRecord } from "../../src/review/record.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { createCalibrationState } from "../../src/sdk/calibration-state.ts";
 import type { MonitorOptions } from "../../src/sdk/options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";

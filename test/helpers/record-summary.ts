@@ -1,7 +1,7 @@
 import { context } from "@opentelemetry/api";
 import type { EntailmentBackend } from "../../src/core/backend.ts";
 import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { createInstruments } from "../../src/telemetry/instruments.ts";
 import { recordEvaluation } from "../../src/telemetry/record.ts";
 import type { EvaluationSummary } from "../../src/telemetry/summary.ts";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { resolveBackendSettings } from "../../src/config/hub.ts";
+import { resolveBackendSettings, resolveHubSettings } from "../../src/config/hub.ts";
 import { resolveScoreOptions } from "../../src/config/score-options.ts";
 import { createTextAnalyzer } from "../../src/core/text.ts";
 import { pullModel } from "../../src/nli/hub/pull.ts";
@@ -63,7 +63,7 @@ describe("relevance cross-encoders are pulled and loaded like the NLI models", (
     const layout = LAYOUTS[repo] ?? MS_MARCO_LAYOUT;
     const server = await startHubServer({ files: layout.files, repo: layout.repo });
     const env = { HF_HOME: tempDir(), HF_ENDPOINT: server.url };
-    const pulled = await pullModel({ repo: layout.repo, variant, cpu: CPUS[cpu], env });
+    const pulled = await pullModel({ repo: layout.repo, variant, cpu: CPUS[cpu], hub: resolveHubSettings(env) });
     expect(pulled.choice.graph.path).toBe(graph);
     const options = resolveScoreOptions({ backend: "onnx", model: NLI_MODEL, relevanceModel: layout.repo, ...(variant === "auto" ? {} : { variant }) });
     const { backend } = await createBackend(options, { analyzer: createTextAnalyzer(), settings: resolveBackendSettings(env) });

@@ -9,6 +9,7 @@ import { tempDir } from "../helpers/cli.ts";
 import type { GraphKind, LayoutRepo } from "../helpers/hub-layouts.ts";
 import { CPUS, CROSS_ENCODER, LAYOUTS, OPTIMUM, TOLERANCE, TRANSFORMERS_JS, graphReference } from "../helpers/hub-layouts.ts";
 import { HUB_SHA, startHubServer } from "../helpers/hub-server.ts";
+import { resolveHubSettings } from "../../src/config/hub.ts";
 
 /** Every file under `dir`, relative. */
 function tree(dir: string): string[] {
@@ -31,7 +32,7 @@ afterAll(async () => {
 async function pullAndCheck(layout: LayoutRepo, variant: string, cpu: CpuFeatures, expected: string): Promise<void> {
   const server = await startHubServer({ files: layout.files, repo: layout.repo });
   const home = tempDir();
-  const result = await pullModel({ repo: layout.repo, variant, cpu, env: { HF_HOME: home, HF_ENDPOINT: server.url } });
+  const result = await pullModel({ repo: layout.repo, variant, cpu, hub: resolveHubSettings({ HF_HOME: home, HF_ENDPOINT: server.url }) });
   expect(result.choice.graph.path).toBe(expected);
   const fetched = server.requests.filter((r) => r.path.includes("/resolve/")).map((r) => r.path.slice(`/${layout.repo}/resolve/${HUB_SHA}/`.length));
   expect(fetched.filter((f) => f.endsWith(".onnx"))).toEqual([expected]);
@@ -95,7 +96,7 @@ describe("model pull refuses what the CPU provider does not run, asking for noth
     [OPTIMUM, "onnx/model_fp16.onnx", /test-org\/minilm-nli-optimum@main has no graph onnx\/model_fp16\.onnx; its graphs: model\.onnx, model_quantized\.onnx/],
   ] as const)("$repo --variant %s", async (layout, variant, message) => {
     const server = await startHubServer({ files: layout.files, repo: layout.repo });
-    const failure = await pullModel({ repo: layout.repo, variant, cpu: CPUS.avx2, env: { HF_HOME: tempDir(), HF_ENDPOINT: server.url } }).catch((e: unknown) => e);
+    const failure = await pullModel({ repo: layout.repo, variant, cpu: CPUS.avx2, hub: resolveHubSettings({ HF_HOME: tempDir(), HF_ENDPOINT: server.url }) }).catch((e: unknown) => e);
     expect(failure).toMatchObject({ name: "ConfigError", field: "variant" });
     expect((failure as Error).message).toMatch(message);
     expect(server.requests.filter((r) => r.path.includes("/resolve/"))).toEqual([]);
@@ -104,7 +105,7 @@ describe("model pull refuses what the CPU provider does not run, asking for noth
   it("names a repository with no ONNX graph as one it cannot load", async () => {
     const files = new Map([...OPTIMUM.files].filter(([path]) => !path.endsWith(".onnx")));
     const server = await startHubServer({ files, repo: OPTIMUM.repo });
-    const failure = await pullModel({ repo: OPTIMUM.repo, cpu: CPUS.avx2, env: { HF_HOME: tempDir(), HF_ENDPOINT: server.url } }).catch((e: unknown) => e);
+    const failure = await pullModel({ repo: OPTIMUM.repo, cpu: CPUS.avx2, hub: resolveHubSettings({ HF_HOME: tempDir(), HF_ENDPOINT: server.url }) }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(HubError);
     expect((failure as Error).message).toMatch(/^test-org\/minilm-nli-optimum@main has no ONNX graph .*: not a model groundwatch can load$/);
   });
@@ -115,7 +116,7 @@ describe("model pull with an external data file", () => {
     const files = new Map(OPTIMUM.files);
     files.set("model.onnx_data", "external weights");
     const server = await startHubServer({ files, repo: OPTIMUM.repo });
-    const result = await pullModel({ repo: OPTIMUM.repo, variant: "fp32", cpu: CPUS.avx2, env: { HF_HOME: tempDir(), HF_ENDPOINT: server.url } });
+    const result = await pullModel({ repo: OPTIMUM.repo, variant: "fp32", cpu: CPUS.avx2, hub: resolveHubSettings({ HF_HOME: tempDir(), HF_ENDPOINT: server.url }) });
     expect(result.files.map((f) => f.path)).toEqual(["config.json", "tokenizer.json", "model.onnx", "model.onnx_data"]);
   });
 });
@@ -124,11 +125,11 @@ describe("the listing of a repository", () => {
   it("lists every graph with its size, from the hub and as saved beside a pull", async () => {
     const server = await startHubServer({ files: CROSS_ENCODER.files, repo: CROSS_ENCODER.repo });
     const env = { HF_HOME: tempDir(), HF_ENDPOINT: server.url };
-    const listing = await fetchRepoListing({ repo: CROSS_ENCODER.repo, env });
+    const listing = await fetchRepoListing({ repo: CROSS_ENCODER.repo, hub: resolveHubSettings(env) });
     const expected = [...CROSS_ENCODER.graphs.keys()].map((path) => ({ path, bytes: Buffer.byteLength(CROSS_ENCODER.files.get(path) ?? "") }));
     expect(listing.graphs.map((g) => ({ path: g.path, bytes: g.bytes }))).toEqual(expected);
     expect(listing.sha).toBe(HUB_SHA);
-    const pulled = await pullModel({ repo: CROSS_ENCODER.repo, cpu: CPUS.avx2, env });
+    const pulled = await pullModel({ repo: CROSS_ENCODER.repo, cpu: CPUS.avx2, hub: resolveHubSettings(env) });
     expect(readSavedListing(pulled.dir)).toEqual({ repo: CROSS_ENCODER.repo, sha: HUB_SHA, graphs: listing.graphs });
   });
 });

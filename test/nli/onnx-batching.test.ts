@@ -9,7 +9,7 @@ import { resolveBackendSettings } from "../../src/config/hub.ts";
 import { resolveScoreOptions } from "../../src/config/score-options.ts";
 import { createTextAnalyzer } from "../../src/core/text.ts";
 import { createBackend } from "../../src/nli/registry.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 
 const MODELS = fileURLToPath(new URL("../fixtures/models/", import.meta.url));
 

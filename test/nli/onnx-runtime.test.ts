@@ -10,7 +10,7 @@ import { createOnnxEngine } from "../../src/nli/onnx/engine.ts";
 import type { OnnxImporter } from "../../src/nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, OnnxRuntimeMissingError, isMissingPackageError, loadOnnxRuntime, onnxRuntimeVersion } from "../../src/nli/onnx/runtime.ts";
 import { createBackend, onnxRuntimeNeed } from "../../src/nli/registry.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { cacheWithDefaultModel } from "../helpers/cli.ts";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/models/bert-wordpiece/", import.meta.url));

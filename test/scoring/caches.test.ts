@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 
 const DOCS = [
   "Refunds are available within 30 days of delivery. Items must be unused and in their original packaging. Store credit is offered after 30 days.",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ScoreOptions } from "../../src/config/score-options.ts";
 import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { factsBackend } from "../core/facts-backend.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RELEVANCE_THRESHOLDS } from "../../src/config/defaults.ts";
 import { OFFLINE_RELEVANCE_THRESHOLDS } from "../../src/nli/offline/backend.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 
 describe("relevance thresholds in force", () => {

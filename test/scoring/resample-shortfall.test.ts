@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { ScoreOptions } from "../../src/config/score-options.ts";
 import type { Scorer } from "../../src/scoring/scorer.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 import type { FakeBackend } from "../helpers/fake-backend.ts";

@@ -4,7 +4,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { resolveCollectorOptions } from "../../src/collector/options.ts";
 import { startupBanner } from "../../src/cli/serve.ts";
 import { loadOfflineModel } from "../../src/nli/offline/backend.ts";
-import { createScorer } from "../../src/scoring/scorer.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import type { MonitorOptions } from "../../src/sdk/options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";

@@ -1,7 +1,6 @@
 import type { Dirent } from "node:fs";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { resolveHubSettings } from "../../config/hub.ts";
 import { checkRepoId, isInside, isValidRepoId, isValidRevision } from "./names.ts";
 
 /** The model groundwatch pulls when none is named: a small DeBERTa-v3 NLI cross-encoder in ONNX. */
@@ -9,24 +8,6 @@ export const DEFAULT_MODEL_REPO = "Xenova/nli-deberta-v3-xsmall";
 
 /** Written beside the files `model pull` fetched: the graphs the repository offered at that commit, with sizes. */
 export const LISTING_FILE = ".groundwatch-listing.json";
-
-/** Where Hugging Face models are cached (config/hub.ts resolveHubSettings reads the environment). */
-export function hubCacheDir(env: NodeJS.ProcessEnv): string {
-  return resolveHubSettings(env).cacheDir;
-}
-
-/** The hub's base URL: HF_ENDPOINT, else https://huggingface.co. */
-export function hubEndpoint(env: NodeJS.ProcessEnv): string {
-  return resolveHubSettings(env).endpoint;
-}
-
-export function hubToken(env: NodeJS.ProcessEnv): string | undefined {
-  return resolveHubSettings(env).token;
-}
-
-export function isOffline(env: NodeJS.ProcessEnv): boolean {
-  return resolveHubSettings(env).offline;
-}
 
 /** An `owner/name` repo id (what `--model` takes as a repo rather than a directory). */
 export function isRepoId(value: string): boolean {

@@ -1,9 +1,10 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError, isConfigError } from "../../config/errors.ts";
+import type { HubSettings } from "../../config/hub.ts";
 import type { OnnxVariant } from "../onnx/model-dir.ts";
 import type { GraphVariant } from "../onnx/variants.ts";
-import { cachedSnapshot, hubCacheDir, isOffline, isRepoId } from "./cache.ts";
+import { cachedSnapshot, isRepoId } from "./cache.ts";
 import type { RepoListing } from "./pull.ts";
 import { fetchRepoListing, readSavedListing } from "./pull.ts";
 
@@ -48,8 +49,8 @@ export type ModelTarget = ModelDirTarget | ModelRepoTarget;
 export interface DescribeModelTargetOptions {
   /** The directory a relative path is found from (the command's, not the process's). */
   readonly cwd: string;
-  /** The environment: hub cache location, HF_HUB_OFFLINE, HF_ENDPOINT, HF_TOKEN. */
-  readonly env: NodeJS.ProcessEnv;
+  /** The hub's settings (cache folder, offline, endpoint, token), resolved at the edge. */
+  readonly hub: HubSettings;
   /** The repo revision (default "main"). */
   readonly revision?: string | undefined;
   /** The variant asked for; the listing's refusal names it. */
@@ -87,13 +88,13 @@ export async function describeModelTarget(target: string, options: DescribeModel
   if (existsSync(local)) return { kind: "dir", dir: modelDirectory(local), saved: readSavedListing(local) };
   if (!isRepoId(target)) throw notAModelError(target);
   const revision = options.revision ?? "main";
-  const cached = cachedSnapshot(hubCacheDir(options.env), target, revision);
+  const cached = cachedSnapshot(options.hub.cacheDir, target, revision);
   const saved = cached ? readSavedListing(cached) : undefined;
   let listing: OfferedGraphs | undefined = saved;
   let listingError: string | undefined;
-  if (!listing && !isOffline(options.env)) {
+  if (!listing && !options.hub.offline) {
     try {
-      const fetched: Pick<RepoListing, "sha" | "graphs"> = await fetchRepoListing({ repo: target, env: options.env, timeoutMs: options.timeoutMs, ...(options.revision ? { revision: options.revision } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) }, options.variant);
+      const fetched: Pick<RepoListing, "sha" | "graphs"> = await fetchRepoListing({ repo: target, hub: options.hub, timeoutMs: options.timeoutMs, ...(options.revision ? { revision: options.revision } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) }, options.variant);
       listing = fetched;
     } catch (error) {
       if (isConfigError(error) || !cached) throw error;
@@ -101,6 +102,6 @@ export async function describeModelTarget(target: string, options: DescribeModel
     }
   }
   // HF_HUB_OFFLINE and not cached: the same refusal as --model REPO.
-  if (!cached && !listing) throw notCachedError(target, hubCacheDir(options.env), revision);
+  if (!cached && !listing) throw notCachedError(target, options.hub.cacheDir, revision);
   return { kind: "repo", repo: target, revision, cached, listing, listingSaved: saved !== undefined, listingError };
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isConfigError } from "../../config/errors.ts";
+import type { HubSettings } from "../../config/hub.ts";
 import { positiveInteger } from "../../config/positive-integer.ts";
 import { isSafeRelativePath } from "../../config/safe-path.ts";
 import { fetchWithTimeout } from "../../net/fetch-timeout.ts";
@@ -11,7 +12,7 @@ import { ONNX_RUNTIME_INSTALL_HINT, ONNX_RUNTIME_PACKAGE } from "../onnx/runtime
 import { localGraphs } from "../onnx/model-dir.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../onnx/variants.ts";
 import { checkVariant, chooseGraph, graphVariants, readCpuFeatures } from "../onnx/variants.ts";
-import { LISTING_FILE, cachedSnapshot, hubCacheDir, hubEndpoint, hubToken, isOffline, repoCacheDir } from "./cache.ts";
+import { LISTING_FILE, cachedSnapshot, repoCacheDir } from "./cache.ts";
 import { downloadFile, sha256Of } from "./download.ts";
 import { HubError } from "./errors.ts";
 import { checkRepoId, checkRevision, isCommitSha, isInside, isSha256, shown } from "./names.ts";
@@ -40,7 +41,8 @@ export interface PullOptions {
   readonly cpu?: CpuFeatures;
   /** Write the files here instead of the hub cache. */
   readonly dir?: string;
-  readonly env: NodeJS.ProcessEnv;
+  /** The hub's settings (cache folder, endpoint, token, offline), resolved at the edge. */
+  readonly hub: HubSettings;
   /** Injected for tests; defaults to global fetch. */
   readonly fetch?: typeof fetch;
   /** Attempts per file when the connection drops or the server fails (default 3). */
@@ -157,7 +159,8 @@ function inside(base: string, path: string): string {
 export interface ListingOptions {
   readonly repo: string;
   readonly revision?: string;
-  readonly env: NodeJS.ProcessEnv;
+  /** The hub's settings (cache folder, endpoint, token, offline), resolved at the edge. */
+  readonly hub: HubSettings;
   /** Injected for tests; defaults to global fetch. */
   readonly fetch?: typeof fetch;
   /** How long the listing request waits for its response headers, in ms (default DEFAULT_HUB_TIMEOUT_MS, 30 s). */
@@ -176,9 +179,9 @@ export interface RepoListing {
   readonly graphs: readonly GraphVariant[];
 }
 
-function requestHeaders(env: NodeJS.ProcessEnv): Record<string, string> {
+function requestHeaders(hub: HubSettings): Record<string, string> {
   const headers: Record<string, string> = { "user-agent": "groundwatch" };
-  const token = hubToken(env);
+  const token = hub.token;
   if (token) headers.authorization = `Bearer ${token}`;
   return headers;
 }
@@ -193,14 +196,14 @@ export async function fetchRepoListing(options: ListingOptions, variant: OnnxVar
   const repo = checkRepoId(options.repo);
   const revision = checkRevision(options.revision ?? "main");
   const doFetch = options.fetch ?? fetch;
-  const endpoint = hubEndpoint(options.env);
+  const endpoint = options.hub.endpoint;
   const infoUrl = `${endpoint}/api/models/${repo}/revision/${encodeURIComponent(revision)}?blobs=true`;
-  const target = fallbackTarget ?? join(repoCacheDir(hubCacheDir(options.env), repo), "snapshots", revision);
+  const target = fallbackTarget ?? join(repoCacheDir(options.hub.cacheDir, repo), "snapshots", revision);
   const timeoutMs = positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_HUB_TIMEOUT_MS);
   const idleTimeoutMs = positiveInteger("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_HUB_IDLE_TIMEOUT_MS);
   let raw: unknown;
   try {
-    const { res, abort } = await fetchWithTimeout(doFetch, infoUrl, { headers: requestHeaders(options.env) }, timeoutMs);
+    const { res, abort } = await fetchWithTimeout(doFetch, infoUrl, { headers: requestHeaders(options.hub) }, timeoutMs);
     if (res.status === 401 || res.status === 403) throw new HubError(`${repo}: the hub refused access (HTTP ${res.status}); for a private or gated repo set HF_TOKEN`);
     if (res.status === 404) throw new HubError(`${repo}@${revision}: not found on ${endpoint} (HTTP 404)`);
     if (!res.ok) throw new HubError(`${infoUrl}: HTTP ${res.status}`);
@@ -210,7 +213,7 @@ export async function fetchRepoListing(options: ListingOptions, variant: OnnxVar
     if (error instanceof HubError) throw error;
     if (error instanceof SyntaxError) throw new HubError(`${repo}@${revision}: the hub's answer from ${endpoint} is not JSON`);
     if (error instanceof BodyTooLargeError) throw new HubError(`${repo}@${revision}: the hub's listing from ${endpoint} is larger than ${MAX_LISTING_BYTES} bytes; refused`);
-    throw new HubError(`cannot reach ${endpoint} (${redactSecrets((error as Error).message, [hubToken(options.env)])}).\n${manualSteps(repo, variant, target)}`);
+    throw new HubError(`cannot reach ${endpoint} (${redactSecrets((error as Error).message, [options.hub.token])}).\n${manualSteps(repo, variant, target)}`);
   }
   const { sha, files } = readListing(raw, repo, revision);
   return { repo, revision, sha, files, graphs: graphVariants([...files].map(([path, f]) => [path, f.size] as const)) };
@@ -233,14 +236,14 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
   const revision = checkRevision(options.revision ?? "main");
   const variant = checkVariant(options.variant ?? "auto");
   const cpu = options.cpu ?? readCpuFeatures();
-  const cache = hubCacheDir(options.env);
+  const cache = options.hub.cacheDir;
   const repoDir = repoCacheDir(cache, repo);
   const doFetch = options.fetch ?? fetch;
   const attempts = options.attempts ?? 3;
-  const headers = requestHeaders(options.env);
+  const headers = requestHeaders(options.hub);
   const fallbackTarget = options.dir ?? join(repoDir, "snapshots", revision);
 
-  if (isOffline(options.env)) {
+  if (options.hub.offline) {
     const cached = options.dir ? (existsSync(join(options.dir, "config.json")) ? options.dir : undefined) : cachedSnapshot(cache, repo, revision);
     if (!cached) throw new HubError(`HF_HUB_OFFLINE is set and ${repo}@${revision} is not cached in ${cache}.\n${manualSteps(repo, variant, fallbackTarget)}`);
     const graphs = localGraphs(cached);
@@ -255,7 +258,7 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
 
   const listing = await fetchRepoListing({ ...options, repo, revision }, variant, fallbackTarget);
   const { sha, files: siblings } = listing;
-  const endpoint = hubEndpoint(options.env);
+  const endpoint = options.hub.endpoint;
   const snapshots = join(repoDir, "snapshots");
   const target = options.dir ?? inside(snapshots, join(snapshots, sha));
   let choice: VariantChoice;
