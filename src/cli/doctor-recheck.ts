@@ -2,49 +2,21 @@ import { resolve } from "node:path";
 import type { Calibration, FittedRowRecord } from "../config/calibration-file.ts";
 import { withCalibratedRelevance } from "../config/calibration-file.ts";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
-import { blockedBy, groundedAt, ratesAt } from "../core/calibration-fit.ts";
+import { blockedBy, groundedAt } from "../core/calibration-fit.ts";
 import { rng } from "../core/rng.ts";
 import { scorerFor } from "./command.ts";
 import { inputLines, readsOnce, sha256OfFile } from "./files.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";
-import { verdictRatesText } from "./report-labels.ts";
+import type { RecheckLine } from "./calibration-claims.ts";
+import { RERUN } from "./calibration-claims.ts";
 import { parseScoreRow } from "./score-rows.ts";
 
 /**
- * What doctor checks of a calibration's own claims: that its threshold gives, on the rows it was
- * fitted on, the TPR and FPR the file states; and that the scorer configured now gives a sample of
- * those rows the verdicts the file records for them (re-scored from the labelled set).
+ * What doctor checks of a calibration beyond its own file (calibration-claims.ts checks the file's
+ * figures): that the scorer configured now gives a sample of its fitted rows the verdicts the file
+ * records for them, re-scored from the labelled set.
  */
-
-/** One doctor line (doctor.ts's Check). */
-export interface RecheckLine {
-  readonly status: "PASS" | "WARN" | "FAIL" | "INFO";
-  readonly what: string;
-  readonly detail: string;
-  readonly fix?: string;
-}
-
-const RERUN = "run groundwatch calibrate again: it stores a threshold that splits the fitted rows as it reports, and counts rates from the scorer's verdicts";
-const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
-
-/** The file's claimed TPR and FPR against what its threshold gives on its fitted rows. */
-export function checkClaimedRates(cal: Calibration): RecheckLine | undefined {
-  const claimed = cal.claimed;
-  if (!cal.fittedRows) {
-    return claimed
-      ? { status: "WARN", what: "calibration rates", detail: `the file claims TPR ${pct(claimed.tpr)}, FPR ${pct(claimed.fpr)} but does not record the rows they were counted on (an older groundwatch calibrate, which counted answers with a contradicted claim as passing and rounded the threshold): they cannot be checked`, fix: RERUN }
-      : undefined;
-  }
-  const rates = ratesAt(cal.fittedRows, cal.threshold);
-  const counted = `${verdictRatesText(rates)} on its ${cal.fittedRows.length} fitted rows`;
-  if (!claimed) return { status: "WARN", what: "calibration rates", detail: `the file records no TPR/FPR; its threshold ${cal.threshold} gives ${counted}` };
-  const c = claimed.counts;
-  const same = Math.abs(rates.tpr - claimed.tpr) < 1e-12 && Math.abs(rates.fpr - claimed.fpr) < 1e-12 && (!c || (c.groundedPassed === rates.groundedPassed && c.groundedFlagged === rates.groundedFlagged && c.ungroundedPassed === rates.ungroundedPassed && c.ungroundedFlagged === rates.ungroundedFlagged));
-  return same
-    ? { status: "PASS", what: "calibration rates", detail: `threshold ${cal.threshold} gives ${counted}, as the file says` }
-    : { status: "FAIL", what: "calibration rates", detail: `the file claims TPR ${pct(claimed.tpr)}, FPR ${pct(claimed.fpr)}, but its threshold ${cal.threshold} gives ${counted}`, fix: RERUN };
-}
 
 /** Up to `n` of the fitted rows, drawn without replacement, seeded by the calibration's id (the same rows each run). */
 export function recheckSample(rows: readonly FittedRowRecord[], n: number, id: string): FittedRowRecord[] {

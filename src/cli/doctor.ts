@@ -12,7 +12,8 @@ import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, i
 import { onnxRuntimeNeed } from "../nli/registry.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
 import { numberFlag, openBackend, parseFlags, resolveCliScoring, runCommand } from "./command.ts";
-import { checkClaimedRates, recheckCalibration } from "./doctor-recheck.ts";
+import { checkClaimedRates } from "./calibration-claims.ts";
+import { recheckCalibration } from "./doctor-recheck.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { CommandIo } from "./io.ts";
 import { sanitizeForTerminal } from "./io.ts";

@@ -1,7 +1,7 @@
 import type { Calibration } from "../config/calibration-file.ts";
 import { ratesAt } from "../core/calibration-fit.ts";
 import { escapeHtml } from "./escape.ts";
-import { checkClaimedRates } from "./doctor-recheck.ts";
+import { checkClaimedRates } from "./calibration-claims.ts";
 import { verdictRatesText } from "./report-labels.ts";
 
 const share = (k: number, n: number): string => `${k} of ${n}${n > 0 ? ` (${(100 * (k / n)).toFixed(1)}%)` : ""}`;
