@@ -1,6 +1,7 @@
 import { labelOrUndefined } from "../telemetry/labels.ts";
 import type { RetrievedDocument } from "./conventions/json.ts";
 import { documentText } from "../core/context.ts";
+import { observationBytes } from "../core/observation-bytes.ts";
 import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from "./conventions/keys.ts";
 import { absorbLog, absorbSpan } from "./extract.ts";
 import type { AttributeMapping, Convention, PromptContext, TraceParts } from "./trace-parts.ts";
@@ -22,7 +23,7 @@ export interface TracedObservation extends Observation {
 /** How an observation was found: the convention its documents and answer came from. */
 export interface ObservationInfo {
   readonly convention: Convention;
-  /** Text the observation holds (documents, question and answer, in characters ≈ bytes). */
+  /** What the observation holds, as the scoring queue charges it (observationBytes: documents with their names, question and answer). */
   readonly bytes: number;
 }
 
@@ -193,9 +194,9 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     // The same limits as /v1/observations: an observation over them is not scored, and counted.
     if (resolved.answer.length > maxAnswerChars) return { reason: "answer_too_large" };
     if (resolved.documents.length > maxDocuments) return { reason: "too_many_documents" };
-    const bytes = resolved.answer.length + (resolved.question?.length ?? 0) + resolved.documents.reduce((n, d) => n + documentText(d).length, 0);
     const observation: TracedObservation = { traceId, parentSpanId: p.parentSpanId, route: routeOf(p), context: resolved.documents, ...(resolved.question !== undefined ? { question: resolved.question } : {}), answer: resolved.answer };
-    return { observation, info: { convention: resolved.convention, bytes } };
+    // What the queue will charge it: documents' names included (see observationBytes).
+    return { observation, info: { convention: resolved.convention, bytes: observationBytes(observation) } };
   };
 
   const settle = (traceId: string, entry: Entry, evicted: boolean): void => {

@@ -5,7 +5,7 @@ import type { NextFunction, Request, Response } from "express";
 import type { Monitor } from "../sdk/types.ts";
 import { createMonitor } from "../sdk/monitor.ts";
 import { flaggedHandler } from "./flagged-route.ts";
-import { observationBytes } from "../sdk/copy.ts";
+import { observationBytes } from "../core/observation-bytes.ts";
 import { ATTR_CONVENTION, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
 import { labelOrUndefined } from "../telemetry/labels.ts";
 import { reviewFilesSkippedCounter } from "../telemetry/providers.ts";

@@ -1,7 +1,5 @@
-import type { Attributes } from "@opentelemetry/api";
 import type { ContextDocument } from "../core/citations.ts";
-import type { ContextInput } from "../core/context.ts";
-import { MAX_DOCUMENT_NAME_CHARS, contextBytes, documentId } from "../core/context.ts";
+import { MAX_DOCUMENT_NAME_CHARS, documentId } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 
 /**
@@ -64,30 +62,4 @@ export function copySamples(raw: unknown): Sample[] | undefined {
     } else return undefined;
   }
   return out;
-}
-
-/** Characters of text in samples (≈ bytes, as queueBytes counts). */
-export function sampleChars(samples: readonly Sample[]): number {
-  let n = 0;
-  for (const s of samples) n += typeof s === "string" ? s.length : s.text.length;
-  return n;
-}
-
-/** Bytes counted per number or boolean (a float64), and per value besides its text. */
-const VALUE_BYTES = 8;
-
-/**
- * Everything an observation holds, in characters of text (≈ bytes) plus 8 per number: the answer,
- * the question, each document's text and its id, title and url, the samples with their logprobs,
- * and the span attributes (keys and values). What the queue's byte budget (queueBytes) counts, in
- * the SDK and in the collector's admission alike, so no part of an observation is held uncounted.
- */
-export function observationBytes(o: { readonly answer: string; readonly context: ContextInput; readonly question?: string | undefined; readonly samples?: readonly Sample[] | undefined; readonly attributes?: Attributes | undefined }): number {
-  let n = o.answer.length + contextBytes(o.context) + (o.question?.length ?? 0) + sampleChars(o.samples ?? []);
-  for (const s of o.samples ?? []) if (typeof s !== "string" && s.logprobs !== undefined) n += (typeof s.logprobs === "number" ? 1 : s.logprobs.length) * VALUE_BYTES;
-  for (const [key, value] of Object.entries(o.attributes ?? {})) {
-    n += key.length;
-    for (const v of Array.isArray(value) ? value : [value]) n += typeof v === "string" ? v.length : VALUE_BYTES;
-  }
-  return n;
 }

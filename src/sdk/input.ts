@@ -1,7 +1,8 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { Observation } from "../scoring/scorer.ts";
 import type { ObserveInput } from "./types.ts";
-import { copyDocuments, copySamples, observationBytes } from "./copy.ts";
+import { copyDocuments, copySamples } from "./copy.ts";
+import { observationBytes } from "../core/observation-bytes.ts";
 import { isPlainObject } from "../core/plain-object.ts";
 
 /**

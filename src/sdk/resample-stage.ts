@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, diag } from "@opentelemetry/api";
 import { contextTexts } from "../core/context.ts";
 import type { Instruments } from "../telemetry/instruments.ts";
 import { ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, ATTR_TOKEN_KIND } from "../telemetry/semconv.ts";
-import { sampleChars } from "./copy.ts";
+import { sampleChars } from "../core/observation-bytes.ts";
 import type { ResampleAttempt, ResampleOutcome, Resampler } from "./resample.ts";
 import { RESAMPLE_OUTCOMES } from "./resample.ts";
 import type { Job, Scheduler, SchedulerStage } from "./scheduler.ts";

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TracedObservation } from "../../src/collector/joiner.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
 import type { OtlpSpan } from "../../src/collector/otlp.ts";
+import { copyInput, readRouting } from "../../src/sdk/input.ts";
 
 const T = "0af7651916cd43dd8448eb211c80319c";
 const span = (spanId: string, parent: string, attributes: Record<string, unknown>, name = "s"): OtlpSpan => ({ traceId: T, spanId, parentSpanId: parent, name, attributes, resource: { "service.name": "svc" } });
@@ -234,5 +235,28 @@ describe("trace joining: limits", () => {
     expect(j.waitingBytes).toBe(pinned);
     expect(incomplete.every(([r]) => r === "buffer_full")).toBe(true);
     expect(j.bytes).toBeLessThanOrEqual(10_000);
+  });
+});
+
+describe("trace joining: the bytes a hand-off asks room for", () => {
+  it("asks the queue for the bytes the queue charges the observation: document names counted, as observe() counts them", () => {
+    const asked: number[] = [];
+    const out: TracedObservation[] = [];
+    const j = createTraceJoiner({ timeoutMs: 1000, maxTraces: 10, now: () => 0, onObservation: (o) => out.push(o), onIncomplete: () => undefined, canHandOff: (_route, bytes) => (asked.push(bytes), true) });
+    j.add([
+      span("0000000000000002", "0000000000000001", { "openinference.span.kind": "RETRIEVER", "input.value": "How long is the return window?", "retrieval.documents.0.document.content": "Returns are accepted within 30 days.", "retrieval.documents.0.document.id": "refund-policy", "retrieval.documents.0.document.metadata": JSON.stringify({ title: "Refund policy", url: "https://example.test/refunds" }) }),
+      span("0000000000000003", "0000000000000001", { "openinference.span.kind": "LLM", "output.value": "Thirty days." }),
+      span("0000000000000001", "", { "http.route": "/api/ask" }),
+    ]);
+    const o = out[0];
+    if (!o) throw new Error("no observation");
+    expect(o.context).toEqual([{ text: "Returns are accepted within 30 days.", id: "refund-policy", title: "Refund policy", url: "https://example.test/refunds" }]);
+    // What the collector hands to monitor.observe, copied and charged as the SDK's queue charges it.
+    const input = { context: o.context, answer: o.answer, question: o.question };
+    const routing = readRouting(input, { route: o.route });
+    if (!routing.ok) throw new Error(routing.why);
+    const charged = copyInput(input, routing);
+    if (!charged.ok) throw new Error(charged.why);
+    expect(asked).toEqual([charged.bytes]);
   });
 });

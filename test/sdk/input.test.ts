@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { readFileSync } from "node:fs";
 import { MAX_DOCUMENT_NAME_CHARS } from "../../src/core/context.ts";
 import { OBSERVATION_SCHEMA_PATH } from "../../src/collector/observations.ts";
-import { observationBytes } from "../../src/sdk/copy.ts";
+import { observationBytes } from "../../src/core/observation-bytes.ts";
 import { copyInput, readRouting } from "../../src/sdk/input.ts";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import { testOtel } from "../helpers/otel.ts";
