@@ -8,9 +8,9 @@ import { countLiveMonitor } from "./live-monitors.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createProviderBinding } from "../telemetry/providers.ts";
 import { createFlaggedRing, flaggedAnswerOf } from "../telemetry/flagged.ts";
-import type { RecordingOptions } from "../telemetry/record.ts";
-import { captureText, recordEvaluation, recordFailure } from "../telemetry/record.ts";
-import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
+import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
+import { createContentPolicy } from "../telemetry/content-policy.ts";
+import { ATTR_CONTENT_SINK, ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 import { resolveMonitorOptions, scoringWorkerData } from "./options.ts";
 import { createCalibrationState } from "./calibration-state.ts";
@@ -85,8 +85,19 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   // The answers behind the page: the most recent flagged ones per route label, bytes bounded.
   const flaggedRing = createFlaggedRing({ perRoute: resolved.flaggedPerRoute, maxBytes: resolved.flaggedMaxBytes, onDrop: (reason) => providers.instruments().flaggedDropped.add(1, { [ATTR_REASON]: reason }) });
 
+  // Which user text the span, the ring and the spool carry: one policy, one rule for a throwing redact hook.
+  const contentPolicy = createContentPolicy({
+    captureContent: resolved.captureContent,
+    redact: options.redact,
+    maxLength: resolved.contentMaxLength,
+    onWithheld: (sink, route, error) => {
+      providers.instruments().contentWithheld.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: "redact_error", [ATTR_CONTENT_SINK]: sink });
+      diag.error(`groundwatch: the redact hook threw (${error instanceof Error ? error.message : String(error)}); the ${sink} record of the evaluation on route ${route} is made without content`);
+    },
+  });
+
   // The review spool (review.dir, with content capture): flagged answers and a sample of grounded ones.
-  const reviewSpool = resolved.review ? createReviewSpool({ review: resolved.review, random, redact: options.redact, instruments: () => providers.instruments() }) : undefined;
+  const reviewSpool = resolved.review ? createReviewSpool({ review: resolved.review, random, content: contentPolicy, instruments: () => providers.instruments() }) : undefined;
 
   const workerData: ScoringWorkerData = scoringWorkerData(resolved, backendSettings);
   let pool: WorkerPool<ScoringRequest, EvaluationSummary> | undefined;
@@ -145,7 +156,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     return pool ? "scorer_error" : "scorer_unavailable";
   };
 
-  /** Records a scored result; a throwing redact hook records it again without content (never unredacted). */
+  /** Records a scored result; a throwing redact hook: each sink records it without content (never unredacted; see createContentPolicy). */
   const record = (job: Job, result: EvaluationSummary, span: Span, durationS: number): void => {
     const limits = result.limits;
     if (limits.length > 0) span.setAttribute(ATTR_LIMITS, [...limits]);
@@ -153,16 +164,8 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     const eventContext = trace.getSpanContext(job.parent) ? job.parent : trace.setSpan(job.parent, span);
     const instruments = providers.instruments();
     const base = { result, route: job.route, span, eventContext, logger: providers.logger(), instruments, durationS };
-    let recording: RecordingOptions = { ...resolved, ...(options.redact ? { redact: options.redact } : {}) };
-    try {
-      recordEvaluation({ ...base, options: recording });
-    } catch (error) {
-      if (!options.redact || !resolved.captureContent) throw error;
-      diag.error(`groundwatch: the redact hook threw (${(error as Error).message}); the evaluation on route ${job.route} is recorded without content`);
-      recording = { ...resolved, captureContent: false };
-      recordEvaluation({ ...base, options: recording });
-    }
-    keepFlagged(result, job, span, recording);
+    recordEvaluation({ ...base, options: { spanEvent: resolved.spanEvent, openInference: resolved.openInference, content: contentPolicy } });
+    keepFlagged(result, job, span);
     reviewSpool?.offer(job.observation, result, { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId });
     counts.scored++;
     for (const limit of limits) instruments.limited.add(1, { [ATTR_ROUTE]: job.route, [ATTR_LIMIT]: limit });
@@ -170,16 +173,11 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     if (result.score !== null) tallies.addScore(job.route, result.score);
     if (onEvaluation) notifyEvaluation(onEvaluation, job.route, result, durationS);
   };
-  /** Keeps an answer that is not grounded in the ring, its text (question, answer, claims, documents' names) only as the recording captured it (a throwing redact hook: without). */
-  const keepFlagged = (result: EvaluationSummary, job: Job, span: Span, recording: RecordingOptions): void => {
+  /** Keeps an answer that is not grounded in the ring, its text (question, answer, claims, documents' names) as the content policy carries it (a throwing redact hook: without). */
+  const keepFlagged = (result: EvaluationSummary, job: Job, span: Span): void => {
     if (result.verdict === "grounded") return;
     const at = { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
-    let entry: ReturnType<typeof flaggedAnswerOf>;
-    try {
-      entry = flaggedAnswerOf(result, at, recording.captureContent ? { capture: (text) => captureText(text, recording), input: job.observation } : undefined);
-    } catch {
-      entry = flaggedAnswerOf(result, at);
-    }
+    const entry = contentPolicy.record("flagged", job.route, () => flaggedAnswerOf(result, at, { capture: (text) => contentPolicy.text(text), input: job.observation }), () => flaggedAnswerOf(result, at));
     if (entry) flaggedRing.add(entry);
   };
   /** Calls the host's onEvaluation; what it throws (or its promise rejects with) is reported once and never reaches scoring. */

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { diag } from "@opentelemetry/api";
 import { documentId, toDocuments } from "../core/context.ts";
 import type { SpoolDocument, SpoolKind, SpoolRecord } from "../review/record.ts";
+import type { ContentPolicy } from "../telemetry/content-policy.ts";
 import { REVIEW_RECORD_VERSION } from "../review/record.ts";
 import type { SpoolSkipReason, SpoolWriter } from "../review/spool-writer.ts";
 import { createSpoolWriter } from "../review/spool-writer.ts";
@@ -38,8 +39,8 @@ export interface ReviewSpoolOptions {
   readonly review: ResolvedReviewOptions;
   /** The monitor's random source (grounded sample draws). */
   readonly random: () => number;
-  /** The monitor's redact hook; every text passes it before it is written. */
-  readonly redact: ((text: string) => string) | undefined;
+  /** The monitor's content policy: every text passes its redact hook before it is written, under its one failure rule. */
+  readonly content: ContentPolicy;
   readonly instruments: () => Instruments;
   /** Wall clock in ms (default Date.now): record times and segment names. */
   readonly clock?: () => number;
@@ -54,7 +55,7 @@ function pick(verdict: EvaluationSummary["verdict"], rate: number, random: () =>
   return undefined;
 }
 
-/** The spool record of a scored answer, every text through `redact` (which may throw: the caller skips the answer). */
+/** The spool record of a scored answer, every text through `redact` (which may throw: the content policy's rule then applies). */
 export function spoolRecordOf(observation: ScoringRequest, result: EvaluationSummary, at: ReviewAt, kind: SpoolKind, meta: { replica: string; time: string; sampleRate: number; redact: (text: string) => string }): SpoolRecord {
   const r = meta.redact;
   const documents: SpoolDocument[] = toDocuments(observation.context).map((d) => {
@@ -87,7 +88,7 @@ export function spoolRecordOf(observation: ScoringRequest, result: EvaluationSum
 export function createReviewSpool(options: ReviewSpoolOptions): ReviewSpool {
   const { review, random, instruments } = options;
   const clock = options.clock ?? Date.now;
-  const redact = options.redact ?? ((text: string) => text);
+  const content = options.content;
   /** Reasons already said (diag, once each); every file passed over is counted. */
   const said = new Set<SpoolFileSkip>();
   const onSkippedFile = (path: string, reason: SpoolFileSkip): void => {
@@ -112,14 +113,9 @@ export function createReviewSpool(options: ReviewSpoolOptions): ReviewSpool {
         const kind = pick(result.verdict, review.groundedSampleRate, random);
         if (!kind) return undefined;
         if (!writer) return skipped("io_error");
-        let record: SpoolRecord;
-        try {
-          record = spoolRecordOf(observation, result, at, kind, { replica: review.replica, time: new Date(clock()).toISOString(), sampleRate: review.groundedSampleRate, redact });
-        } catch (error) {
-          // Never written unredacted.
-          diag.error(`groundwatch: the redact hook threw (${(error as Error).message}); the answer on route ${at.route} is not spooled for review`);
-          return skipped("redact_error");
-        }
+        // A record without content is no review record: a redact hook that throws leaves it unwritten (never unredacted).
+        const record = content.record("review", at.route, () => spoolRecordOf(observation, result, at, kind, { replica: review.replica, time: new Date(clock()).toISOString(), sampleRate: review.groundedSampleRate, redact: content.redacted }), () => undefined);
+        if (!record) return skipped("redact_error");
         const written = writer.append(record);
         if (!written.written) return skipped(written.reason);
         instruments().reviewSpooled.add(1, { [ATTR_REVIEW_KIND]: kind });

@@ -40,6 +40,7 @@ export interface Instruments {
   readonly workerRestarts: Counter;
   /** Flagged answers the ring let go or cut, by reason. */
   readonly flaggedDropped: Counter;
+  readonly contentWithheld: Counter;
   /** Answers written to the review spool, by kind. */
   readonly reviewSpooled: Counter;
   /** Answers picked for the review spool but not written, by reason. */
@@ -100,6 +101,7 @@ export function createInstruments(meter: Meter): Instruments {
     claimsUnstable: counter(METRICS.claimsUnstable),
     workerRestarts: counter(METRICS.workerRestarts),
     flaggedDropped: counter(METRICS.flaggedDropped),
+    contentWithheld: counter(METRICS.contentWithheld),
     reviewSpooled: counter(METRICS.reviewSpooled),
     reviewSkipped: counter(METRICS.reviewSkipped),
     reviewFilesSkipped: counter(METRICS.reviewFilesSkipped),

@@ -3,6 +3,7 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { Logger } from "@opentelemetry/api-logs";
 import type { EvaluationSummary } from "./summary.ts";
 import type { Instruments } from "./instruments.ts";
+import type { ContentPolicy } from "./content-policy.ts";
 import { causeLabel } from "./labels.ts";
 import {
   ATTR_BACKEND_NAME,
@@ -53,9 +54,8 @@ import {
 export interface RecordingOptions {
   readonly spanEvent: boolean;
   readonly openInference: boolean;
-  readonly captureContent: boolean;
-  readonly contentMaxLength: number;
-  readonly redact?: (text: string) => string;
+  /** Which user text the span carries, and how (capture, redact hook, length cap, what a throwing hook does). */
+  readonly content: ContentPolicy;
 }
 
 /**
@@ -180,10 +180,14 @@ function citationAttributes(r: EvaluationSummary): Attributes {
   return { [ATTR_CITATIONS_FOUND]: c.found, [ATTR_CITATIONS_VALID]: c.valid, [ATTR_CITATIONS_INVALID]: c.invalid, [ATTR_CITATIONS_MISATTRIBUTED]: c.misattributed };
 }
 
-/** A text as recordings carry it: through the redact hook, then capped at contentMaxLength. */
-export function captureText(text: string, opts: RecordingOptions): string {
-  const redacted = opts.redact ? opts.redact(text) : text;
-  return redacted.length > opts.contentMaxLength ? `${redacted.slice(0, opts.contentMaxLength - 1)}…` : redacted;
+/** The content attributes of the span: the unsupported claims, their evidence, the unstable claims, each as the content policy carries a text. */
+function contentAttributes(content: NonNullable<EvaluationSummary["content"]>, policy: ContentPolicy): Attributes {
+  const attrs: Attributes = {
+    [ATTR_CONTENT_UNSUPPORTED_CLAIMS]: content.claims.map((t) => policy.text(t)),
+    [ATTR_CONTENT_EVIDENCE]: content.evidence.map((t) => policy.text(t)),
+  };
+  if (content.unstableClaims && content.unstableClaims.length > 0) attrs[ATTR_CONTENT_UNSTABLE_CLAIMS] = content.unstableClaims.map((t) => policy.text(t));
+  return attrs;
 }
 
 /**
@@ -234,11 +238,9 @@ export function recordEvaluation(params: {
     spanAttrs[openInferenceEvaluation(0, "explanation")] = explanation;
     spanAttrs[openInferenceEvaluation(0, "annotator_kind")] = r.backend.name === "judge" ? "LLM" : "CODE";
   }
-  if (options.captureContent && r.content) {
-    spanAttrs[ATTR_CONTENT_UNSUPPORTED_CLAIMS] = r.content.claims.map((t) => captureText(t, options));
-    spanAttrs[ATTR_CONTENT_EVIDENCE] = r.content.evidence.map((t) => captureText(t, options));
-    if (r.content.unstableClaims && r.content.unstableClaims.length > 0) spanAttrs[ATTR_CONTENT_UNSTABLE_CLAIMS] = r.content.unstableClaims.map((t) => captureText(t, options));
-  }
+  const content = r.content;
+  // A redact hook that throws: the span is recorded without content (the content policy's one rule).
+  if (content) Object.assign(spanAttrs, options.content.record("span", route, () => contentAttributes(content, options.content), () => ({})));
   span.setAttributes(spanAttrs);
   if (r.verdict === "unscorable") span.setStatus({ code: SpanStatusCode.UNSET, message: r.reason ?? "unscorable" });
 

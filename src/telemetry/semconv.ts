@@ -56,6 +56,8 @@ export const ATTR_CONVENTION = "groundwatch.convention";
 export const ATTR_ENDPOINT = "groundwatch.endpoint";
 /** Why an answer is in the review spool: flagged or grounded_sample (on groundwatch.review.spooled and groundwatch.review.labels). */
 export const ATTR_REVIEW_KIND = "groundwatch.review.kind";
+/** The sink whose record was made without content (on groundwatch.content.withheld): span (the evaluation span and its events), flagged (the flagged-answer ring), review (the review spool). */
+export const ATTR_CONTENT_SINK = "groundwatch.content.sink";
 /** Whether the reviewers' label agrees with groundwatch's verdict: agree or disagree (on groundwatch.review.labels). */
 export const ATTR_REVIEW_AGREEMENT = "groundwatch.review.agreement";
 export const ATTR_SCORE = "groundwatch.score";
@@ -217,6 +219,12 @@ export const METRICS = {
     "{answer}",
     "counter",
     "Flagged answers the ring of recent flagged answers (/v1/flagged, Monitor.flagged) let go or cut, by reason: route_full (past the newest flaggedPerRoute of its route), bytes (the oldest, past flaggedMaxBytes), cut (kept without its question and answer text, or with its last claims cut, to fit), too_large (not kept)",
+  ),
+  contentWithheld: spec(
+    "groundwatch.content.withheld",
+    "{record}",
+    "counter",
+    "Records of an evaluation made without their content because the redact hook threw (never unredacted), by route, reason (redact_error) and sink: span (the evaluation span and its events), flagged (the flagged-answer ring entry, kept without its texts), review (the review spool, whose record is its content: not written, also counted in groundwatch.review.skipped)",
   ),
   reviewSpooled: spec("groundwatch.review.spooled", "{answer}", "counter", "Answers written to the review spool, by kind: flagged (every answer not grounded and scorable) or grounded_sample (grounded answers drawn at the grounded sample rate)"),
   reviewSkipped: spec(

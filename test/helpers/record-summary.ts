@@ -4,6 +4,7 @@ import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
 import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { createInstruments } from "../../src/telemetry/instruments.ts";
 import { recordEvaluation } from "../../src/telemetry/record.ts";
+import { createContentPolicy } from "../../src/telemetry/content-policy.ts";
 import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
 import { testAnalyzer } from "./analyzer.ts";
 import { testOtel } from "./otel.ts";
@@ -30,7 +31,7 @@ export async function recordSummary(summary: EvaluationSummary, options: { openI
     logger: otel.loggerProvider.getLogger("test"),
     instruments: createInstruments(otel.meterProvider.getMeter("test")),
     durationS: 0.01,
-    options: { spanEvent: true, openInference: options.openInference, captureContent: options.captureContent, contentMaxLength: 200 },
+    options: { spanEvent: true, openInference: options.openInference, content: createContentPolicy({ captureContent: options.captureContent, maxLength: 200 }) },
   });
   span.end();
   const [finished] = otel.spans.getFinishedSpans();

@@ -6,6 +6,7 @@ import { causeLabel } from "../../src/telemetry/labels.ts";
 import { context } from "@opentelemetry/api";
 import { createInstruments } from "../../src/telemetry/instruments.ts";
 import { explanationOf, recordEvaluation } from "../../src/telemetry/record.ts";
+import { createContentPolicy } from "../../src/telemetry/content-policy.ts";
 import { ATTR_CAUSE, ATTR_CLAIM_VERDICT, ATTR_REASON, ATTR_RELEVANCE_ANSWER, ATTR_RELEVANCE_CONTEXT, ATTR_ROUTE, ATTR_VERDICT, CAUSES, METRICS } from "../../src/telemetry/semconv.ts";
 import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
 import { summarize } from "../../src/telemetry/summary.ts";
@@ -67,7 +68,7 @@ describe("cause telemetry", () => {
     const ungrounded = summarize(await score({ question: QUESTION, answer: "A refund is paid in gold.", context: [PARKING_DOC] }), false);
     for (const summary of [grounded, ungrounded, grounded]) {
       const span = otel.tracerProvider.getTracer("test").startSpan("groundwatch.evaluate");
-      recordEvaluation({ result: summary, route: "/api/refunds", span, eventContext: context.active(), logger: otel.loggerProvider.getLogger("test"), instruments, durationS: 0.01, options: { spanEvent: false, openInference: false, captureContent: false, contentMaxLength: 200 } });
+      recordEvaluation({ result: summary, route: "/api/refunds", span, eventContext: context.active(), logger: otel.loggerProvider.getLogger("test"), instruments, durationS: 0.01, options: { spanEvent: false, openInference: false, content: createContentPolicy({ captureContent: false, maxLength: 200 }) } });
       span.end();
     }
     expect(instruments.causeSeriesStarted.size).toBe(1);
