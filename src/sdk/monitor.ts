@@ -107,9 +107,6 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   /** Set by shutdown(): jobs the closing pool gives back are counted "shutdown". */
   let closing = false;
 
-  // Resampling stage, between the queue and the workers: jobs whose resample is waiting or running,
-  // and jobs back from it, scored before the queue.
-  const resampleStage = createResampleStage({ resampler, scheduler: () => scheduler, spanRelation: resolved.spanRelation, accepting: () => accepting, instruments: () => providers.instruments() });
   const scheduler: Scheduler = new Scheduler({
     now,
     scoringShare: resolved.scoringShare,
@@ -119,8 +116,11 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     queueBytes: resolved.queueBytes,
     workersState: () => (!pool && !poolError ? "starting" : pool && pool.alive === 0 && !closing ? "down" : "open"),
     score: (job) => score(job),
-    stage: () => resampleStage,
   });
+  // Resampling stage, between the queue and the workers, owned by the scheduler: jobs whose resample
+  // is waiting or running, and jobs back from it, scored before the queue.
+  const resampleStage = createResampleStage({ resampler, spanRelation: resolved.spanRelation, accepting: () => accepting, instruments: () => providers.instruments() });
+  scheduler.attach(resampleStage);
 
   const poolReady = createWorkerPool<ScoringRequest, EvaluationSummary>(workerUrl(import.meta.url), workerData, {
     size: resolved.workers,

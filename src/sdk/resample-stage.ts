@@ -5,14 +5,12 @@ import { ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, ATTR_TOKEN_KIND } from "../telemetry
 import { sampleChars } from "../core/observation-bytes.ts";
 import type { ResampleAttempt, ResampleOutcome, Resampler } from "./resample.ts";
 import { RESAMPLE_OUTCOMES } from "./resample.ts";
-import type { Job, Scheduler, SchedulerStage } from "./scheduler.ts";
+import type { Job, SchedulerStage, StagePort } from "./scheduler.ts";
 
 /** What the resample stage works with. */
 export interface ResampleStageOptions {
   /** The host's sampler behind its budget and bounds; without one nothing is resampled. */
   readonly resampler: Resampler | undefined;
-  /** The scheduler whose queue the stage takes jobs from and returns them to. */
-  readonly scheduler: () => Scheduler;
   /** Where the host's function runs: in the request's context ("child") or outside any ("link"). */
   readonly spanRelation: "child" | "link";
   /** False once shutdown began: nothing more is resampled. */
@@ -30,8 +28,8 @@ export interface ResampleStage extends SchedulerStage {
 }
 
 /**
- * Jobs picked for resampling wait here for their resampler call, then go back to the scheduler
- * (scored before the queue) with the samples, or with why there are none.
+ * Jobs picked for resampling wait here for their resampler call, then go back (through the port
+ * the owning scheduler attached: scored before the queue) with the samples, or with why there are none.
  */
 export function createResampleStage(options: ResampleStageOptions): ResampleStage {
   const { resampler } = options;
@@ -41,6 +39,12 @@ export function createResampleStage(options: ResampleStageOptions): ResampleStag
   let resampleScheduled = false;
   /** Handed to the resampler and not back yet. */
   let resampling = 0;
+  /** The way back, given by the scheduler that owns the stage. */
+  let port: StagePort | undefined;
+  const back = (): StagePort => {
+    if (!port) throw new Error("the resample stage is not attached to a scheduler");
+    return port;
+  };
 
   /** Counts a resampler call by outcome, with its duration and the tokens it reported. */
   const recordResample = (route: string, attempt: Exclude<ResampleAttempt, { outcome: "skipped" }>): void => {
@@ -67,7 +71,7 @@ export function createResampleStage(options: ResampleStageOptions): ResampleStag
     if (!("durationS" in attempt)) return { ...job, resampleOutcome: attempt.outcome };
     if (!("samples" in attempt)) return { ...job, resampleOutcome: attempt.outcome, observation: { ...job.observation, resample: { requested: n, failure: attempt.why } } };
     const extra = sampleChars(attempt.samples);
-    if (!options.scheduler().reserve(extra)) {
+    if (!back().reserve(extra)) {
       const failure = `the resamples (${extra} characters) did not fit the queue's byte budget (queueBytes)`;
       return { ...job, resampleOutcome: attempt.outcome, observation: { ...job.observation, resample: { requested: n, failure } } };
     }
@@ -85,22 +89,23 @@ export function createResampleStage(options: ResampleStageOptions): ResampleStag
       } catch (error) {
         diag.error(`groundwatch: recording a resample failed: ${(error as Error).message}`);
       }
-      const scheduler = options.scheduler();
-      scheduler.returnJob(afterResample(job, attempt, r.n));
-      scheduler.pump();
+      back().returnJob(afterResample(job, attempt, r.n));
+      back().pump();
     });
   };
   const startResamples = (): void => {
     resampleScheduled = false;
-    const scheduler = options.scheduler();
     for (const job of toResample.splice(0)) {
       if (resampler) startResample(resampler, job);
-      else scheduler.returnJob(job);
+      else back().returnJob(job);
     }
-    scheduler.pump();
+    back().pump();
   };
 
   return {
+    attach(given) {
+      port = given;
+    },
     counts: () => resampleCounts,
     startResamples,
     pending: () => toResample.length + resampling,
@@ -112,19 +117,18 @@ export function createResampleStage(options: ResampleStageOptions): ResampleStag
      * request path (pump runs in observe()) this is the pick and a push; the resampler is reached
      * from a setImmediate callback. Observations that came with their own samples are never resampled.
      */
-    advance(): void {
+    advance(queue): void {
       // After shutdown begins nothing more is resampled: what is left is scored as it is.
       if (!resampler || !options.accepting()) return;
-      const scheduler = options.scheduler();
-      for (let job = scheduler.head(); job; job = scheduler.head()) {
+      for (let job = queue.head(); job; job = queue.head()) {
         if (job.resamplePicked === undefined) {
           const wanted = !job.observation.samples?.length && resampler.picks(job.route, job.parentSpan?.traceId);
           // Without a question there is nothing to resample an answer to: counted, scored without entropy.
           if (wanted && (job.observation.question ?? "").trim() === "") recordResample(job.route, { outcome: "no_question" });
           job.resamplePicked = wanted && (job.observation.question ?? "").trim() !== "";
         }
-        if (!job.resamplePicked || toResample.length + scheduler.returnedCount() >= scheduler.slots) return;
-        scheduler.takeHead();
+        if (!job.resamplePicked || toResample.length + queue.returnedCount() >= queue.slots) return;
+        queue.takeHead();
         toResample.push(job);
         if (!resampleScheduled) {
           resampleScheduled = true;

@@ -26,12 +26,36 @@ export function cooldownMs(durationMs: number, share: number): number {
 /** Whether jobs may start: `starting` (no workers yet) and `down` (no live worker; one is being replaced) keep them queued. */
 export type WorkersState = "starting" | "down" | "open";
 
+/** The way back a scheduler gives the stage it owns (attach): the stage never sees the scheduler itself. */
+export interface StagePort {
+  /** Returns a job the stage took: scored before the queue (call pump() after, once for a batch). */
+  returnJob(job: Job): void;
+  /** Dispatches what can start now. */
+  pump(): void;
+  /** Counts `extra` text (≈ bytes) against queueBytes, if it fits (false: it does not). */
+  reserve(extra: number): boolean;
+}
+
+/** The queue's head as the stage sees it while it advances. */
+export interface StageQueue {
+  /** Jobs scored at once: the pump's dispatch limit. */
+  readonly slots: number;
+  /** The job at the head of the queue. */
+  head(): Job | undefined;
+  /** Takes the job at the head of the queue. */
+  takeHead(): Job | undefined;
+  /** Jobs back from the stage and not dispatched yet. */
+  returnedCount(): number;
+}
+
 /** A stage between the queue and scoring (the resample stage): it takes jobs from the queue's head and returns them. */
 export interface SchedulerStage {
+  /** Given once, by the scheduler that owns the stage (Scheduler.attach): where its jobs go back. */
+  attach(port: StagePort): void;
   /** Jobs taken by the stage and not returned yet. */
   pending(): number;
-  /** Moves the jobs at the head of the queue that it wants into the stage; called before each dispatch. */
-  advance(): void;
+  /** Moves the jobs at the head of `queue` that it wants into the stage; called before each dispatch. */
+  advance(queue: StageQueue): void;
   /** Whether the queue's head waits for the stage instead of being scored now. */
   holds(job: Job): boolean;
   /** Gives up every job the stage holds and has not handed on (at shutdown, once the deadline passed). */
@@ -56,8 +80,6 @@ export interface SchedulerOptions {
   readonly workersState: () => WorkersState;
   /** Scores one job; it counts in flight until the promise settles, which must never reject. */
   readonly score: (job: Job) => Promise<void>;
-  /** The stage jobs pass through before scoring, if any (given by a function: it may need the scheduler itself). */
-  readonly stage?: () => SchedulerStage;
 }
 
 /**
@@ -65,10 +87,12 @@ export interface SchedulerOptions {
  * and are dispatched to scoring, at most `slots` at once, with a cooldown after each when
  * scoring may keep only a share of a core busy. Nothing here throws into the caller's host.
  */
-export class Scheduler {
+export class Scheduler implements StageQueue {
   /** Jobs scored at once: the pump's dispatch limit. */
   readonly slots: number;
   private readonly options: SchedulerOptions;
+  /** The stage jobs pass through before scoring, if one is attached. */
+  private stage: SchedulerStage | undefined;
   private readonly queue: Job[] = [];
   /** Jobs back from the stage, scored before the queue. */
   private readonly returned: Job[] = [];
@@ -87,9 +111,24 @@ export class Scheduler {
     this.slots = options.scoringShare < 1 ? options.workers : options.workers * (options.inFlightPerWorker ?? 2);
   }
 
+  /**
+   * Puts `stage` between the queue and scoring: the scheduler owns it, advances it before each
+   * dispatch, and gives it the way back (returnJob, pump, reserve) now.
+   */
+  attach(stage: SchedulerStage): void {
+    this.stage = stage;
+    stage.attach({
+      returnJob: (job) => {
+        this.returned.push(job);
+      },
+      pump: () => this.pump(),
+      reserve: (extra) => this.reserve(extra),
+    });
+  }
+
   /** Observations waiting to be scored: queued, in the stage, or back from it. */
   waiting(): number {
-    return this.queue.length + (this.options.stage?.().pending() ?? 0) + this.returned.length;
+    return this.queue.length + (this.stage?.pending() ?? 0) + this.returned.length;
   }
 
   /** Observations waiting or being scored. */
@@ -131,13 +170,8 @@ export class Scheduler {
     return this.returned.length;
   }
 
-  /** A job back from the stage: scored before the queue (call pump() after). */
-  returnJob(job: Job): void {
-    this.returned.push(job);
-  }
-
   /** Counts `extra` text (≈ bytes) against queueBytes, if it fits. */
-  reserve(extra: number): boolean {
+  private reserve(extra: number): boolean {
     if (this.queuedBytes + extra > this.options.queueBytes) return false;
     this.queuedBytes += extra;
     return true;
@@ -149,8 +183,8 @@ export class Scheduler {
     if (state === "starting") return;
     // No live worker (one is being replaced): keep the jobs queued; the pool calls back when one is up.
     if (state === "down") return this.settleIdle();
-    const stage = this.options.stage?.();
-    stage?.advance();
+    const stage = this.stage;
+    stage?.advance(this);
     const wait = this.resumeAt - this.options.now();
     if (wait > 0 && (this.queue.length > 0 || this.returned.length > 0)) {
       this.resumeTimer ??= setTimeout(() => {
@@ -165,7 +199,7 @@ export class Scheduler {
       const job = this.returned.shift() ?? (head && stage?.holds(head) ? undefined : this.queue.shift());
       if (!job) break;
       this.runJob(job);
-      stage?.advance();
+      stage?.advance(this);
     }
     this.settleIdle();
   }
@@ -180,7 +214,7 @@ export class Scheduler {
   async drain(deadlineMs: number): Promise<Job[]> {
     await settleWithin(this.flush(), deadlineMs);
     clearTimeout(this.resumeTimer);
-    const left = [...this.returned.splice(0), ...(this.options.stage?.().takeAll() ?? []), ...this.queue.splice(0)];
+    const left = [...this.returned.splice(0), ...(this.stage?.takeAll() ?? []), ...this.queue.splice(0)];
     for (const job of left) this.queuedBytes -= job.bytes;
     return left;
   }

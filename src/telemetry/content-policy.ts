@@ -42,6 +42,7 @@ export function createContentPolicy(options: ContentPolicyOptions): ContentPolic
   const hook = options.redact;
   /** What the hook threw during the record being made, if it threw. */
   const state: { thrown: { readonly error: unknown } | undefined } = { thrown: undefined };
+  const thrownSince = (): { readonly error: unknown } | undefined => state.thrown;
   const redacted = (t: string): string => {
     if (!hook) return t;
     try {
@@ -62,7 +63,8 @@ export function createContentPolicy(options: ContentPolicyOptions): ContentPolic
       try {
         return withContent();
       } catch (error) {
-        const failure = state.thrown;
+        // Read through a call: withContent() may have set it (TypeScript cannot see that).
+        const failure = thrownSince();
         if (!failure) throw error;
         options.onWithheld?.(sink, route, failure.error);
         return withoutContent();

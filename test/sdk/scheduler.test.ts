@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Job, SchedulerOptions, WorkersState } from "../../src/sdk/scheduler.ts";
+import type { Job, SchedulerOptions, SchedulerStage, StagePort, WorkersState } from "../../src/sdk/scheduler.ts";
 import { Scheduler } from "../../src/sdk/scheduler.ts";
 
 function job(route: string, bytes = 10): Job {
@@ -152,5 +152,31 @@ describe("Scheduler", () => {
     expect(h.started).toEqual(["a", "b"]);
     await h.end("b");
     expect(left).toEqual([]);
+  });
+
+  it("owns its stage: the stage takes the head it wants and hands it back through the port attach() gave it, scored before the queue", async () => {
+    const h = harness({ workers: 1, inFlightPerWorker: 1 });
+    let port: StagePort | undefined;
+    const held: Job[] = [];
+    const stage: SchedulerStage = {
+      attach: (p) => (port = p),
+      pending: () => held.length,
+      advance: (queue) => {
+        if (queue.head()?.route === "picked") held.push(queue.takeHead() as Job);
+      },
+      holds: () => false,
+      takeAll: () => held.splice(0),
+    };
+    h.scheduler.attach(stage);
+    for (const r of ["picked", "a", "b"]) h.scheduler.enqueue(job(r));
+    h.scheduler.pump();
+    expect(h.started).toEqual(["a"]);
+    expect(h.scheduler.pending()).toBe(3);
+    expect(port?.reserve(5)).toBe(true);
+    expect(h.scheduler.bytes()).toBe(35);
+    port?.returnJob(held.shift() as Job);
+    port?.pump();
+    await h.end("a");
+    expect(h.started).toEqual(["a", "picked"]);
   });
 });
