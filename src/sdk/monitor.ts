@@ -2,8 +2,6 @@ import type { Span } from "@opentelemetry/api";
 import { ROOT_CONTEXT, context as otelContext, diag, trace } from "@opentelemetry/api";
 import { resolveBackendSettings } from "../config/hub.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";
-import type { WorkerPool } from "../runtime/worker-pool.ts";
-import { PoolError, createWorkerPool, workerUrl } from "../runtime/worker-pool.ts";
 import { countLiveMonitor } from "./live-monitors.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createProviderBinding } from "../telemetry/providers.ts";
@@ -12,11 +10,10 @@ import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
 import { createContentPolicy } from "../telemetry/content-policy.ts";
 import { ATTR_CONTENT_SINK, ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
-import { resolveMonitorOptions, scoringWorkerData } from "./options.ts";
+import { resolveMonitorOptions } from "./options.ts";
 import { createCalibrationState } from "./calibration-state.ts";
 import type { Sampler } from "./sampling.ts";
 import { createSampler } from "./sampling.ts";
-import type { ScoringRequest, ScoringWorkerData } from "./worker.ts";
 import type { Resampler } from "./resample.ts";
 import { createResampler } from "./resample.ts";
 import { copyInput, readRouting } from "./input.ts";
@@ -28,6 +25,7 @@ import { createResampleStage } from "./resample-stage.ts";
 import { createRouteTallies } from "./route-tally.ts";
 import { checkStartup } from "./startup-checks.ts";
 import { createReviewSpool } from "./review-spool.ts";
+import { createScoringPool } from "./scoring-pool.ts";
 
 /**
  * observe() re-resolves the global MeterProvider on every this-many calls (and on the first);
@@ -99,14 +97,6 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   // The review spool (review.dir, with content capture): flagged answers and a sample of grounded ones.
   const reviewSpool = resolved.review ? createReviewSpool({ review: resolved.review, random, content: contentPolicy, instruments: () => providers.instruments() }) : undefined;
 
-  const workerData: ScoringWorkerData = scoringWorkerData(resolved, backendSettings);
-  let pool: WorkerPool<ScoringRequest, EvaluationSummary> | undefined;
-  let poolError: Error | undefined;
-  /** The scorer's warnings, carried back by the workers' "ready" (see MonitorHealth.warnings). */
-  let scorerWarnings: readonly string[] = [];
-  /** Set by shutdown(): jobs the closing pool gives back are counted "shutdown". */
-  let closing = false;
-
   const scheduler: Scheduler = new Scheduler({
     now,
     scoringShare: resolved.scoringShare,
@@ -114,7 +104,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     inFlightPerWorker: resolved.inFlightPerWorker,
     queueSize: resolved.queueSize,
     queueBytes: resolved.queueBytes,
-    workersState: () => (!pool && !poolError ? "starting" : pool && pool.alive === 0 && !closing ? "down" : "open"),
+    workersState: () => scoringPool.state(),
     score: (job) => score(job),
   });
   // Resampling stage, between the queue and the workers, owned by the scheduler: jobs whose resample
@@ -122,39 +112,9 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   const resampleStage = createResampleStage({ resampler, spanRelation: resolved.spanRelation, accepting: () => accepting, instruments: () => providers.instruments() });
   scheduler.attach(resampleStage);
 
-  const poolReady = createWorkerPool<ScoringRequest, EvaluationSummary>(workerUrl(import.meta.url), workerData, {
-    size: resolved.workers,
-    timeoutMs: resolved.timeoutMs,
-    // A worker came back (or went): resume dispatching.
-    onChange: () => scheduler.pump(),
-    onRestart: (cause, message) => {
-      providers.instruments().workerRestarts.add(1, { [ATTR_REASON]: cause });
-      diag.warn(`groundwatch: a scoring worker was replaced (${cause}: ${message})`);
-    },
-  }).then(
-    (p) => {
-      pool = p;
-      scorerWarnings = p.warnings;
-      for (const warning of scorerWarnings) diag.warn(`groundwatch: ${warning}`);
-      scheduler.pump();
-    },
-    (error: unknown) => {
-      poolError = error instanceof Error ? error : new Error(String(error));
-      diag.error(`groundwatch: scoring workers failed to start: ${poolError.message}`);
-      scheduler.pump();
-    },
-  );
-  sources.workersAlive = () => pool?.alive;
-
-  /** The failure reason for a job that got no result. */
-  const failureReason = (error: unknown): string => {
-    if (error instanceof PoolError) {
-      if (error.failure === "closed") return closing ? "shutdown" : "scorer_unavailable";
-      if (error.failure === "unavailable") return "scorer_unavailable";
-      return error.failure; // timeout, worker_crashed
-    }
-    return pool ? "scorer_error" : "scorer_unavailable";
-  };
+  // The scoring workers: started now, ready (or failed) later; the scheduler dispatches once they are.
+  const scoringPool = createScoringPool({ resolved, backendSettings, instruments: () => providers.instruments(), onChange: () => scheduler.pump() });
+  sources.workersAlive = () => scoringPool.alive();
 
   /** Records a scored result; a throwing redact hook: each sink records it without content (never unredacted; see createContentPolicy). */
   const record = (job: Job, result: EvaluationSummary, span: Span, durationS: number): void => {
@@ -211,12 +171,10 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
         { links, attributes: { [ATTR_ROUTE]: job.route, ...job.attributes, ...(job.resampleOutcome ? { [ATTR_RESAMPLE_OUTCOME]: job.resampleOutcome } : {}) } },
         resolved.spanRelation === "child" ? job.parent : ROOT_CONTEXT,
       );
-      if (!pool) throw poolError ?? new PoolError("unavailable", "scoring workers unavailable");
-      // The pool times the job out (and replaces its worker), so a runaway job cannot hold the queue.
-      const result = await pool.run(job.observation);
+      const result = await scoringPool.run(job.observation);
       record(job, result, span, (now() - started) / 1000);
     } catch (error) {
-      const reason = failureReason(error);
+      const reason = scoringPool.failureReason(error);
       const message = error instanceof Error ? error.message : String(error);
       fail(job.route, reason);
       if (span) recordFailure(span, reason, message);
@@ -304,10 +262,9 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
       resampler?.close();
       resampleStage.startResamples();
       for (const job of await scheduler.drain(deadlineMs)) drop(job.route, "shutdown");
-      closing = true;
+      const closed = scoringPool.close();
       releaseLive();
-      await poolReady;
-      await pool?.close();
+      await closed;
       // The pool rejected what was in flight: wait until each of those is counted.
       await scheduler.settled();
       reviewSpool?.close();
@@ -322,7 +279,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
       }
     },
     stats(): MonitorStats {
-      return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: scheduler.pending(), resample: { calls: { ...resampleStage.counts() }, inFlight: resampler?.inFlight ?? 0 }, warnings: [...scorerWarnings] };
+      return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: scheduler.pending(), resample: { calls: { ...resampleStage.counts() }, inFlight: resampler?.inFlight ?? 0 }, warnings: [...scoringPool.warnings()] };
     },
     flagged(query?: FlaggedQuery): FlaggedAnswer[] {
       try {
@@ -349,18 +306,16 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
       return scheduler.hasRoom(expected, bytes);
     },
     async ready(): Promise<void> {
-      await poolReady;
-      if (poolError) throw poolError;
+      await scoringPool.ready();
     },
     health(): MonitorHealth {
-      const workers = { alive: pool?.alive ?? 0, size: resolved.workers, restarts: pool?.restarts ?? 0 };
+      const workers = scoringPool.workers();
       const queueState = { depth: scheduler.pending(), bytes: scheduler.bytes() };
-      const warnings = [...scorerWarnings];
+      const warnings = [...scoringPool.warnings()];
       const not = (reason: string): MonitorHealth => ({ ready: false, reason, workers, queue: queueState, warnings });
-      if (closing || !accepting) return not("shut down");
-      if (poolError) return not(`scoring workers failed to start: ${poolError.message}`);
-      if (!pool) return not("scoring workers are starting");
-      if (pool.alive === 0) return not(`no scoring worker is running; replacing it${pool.lastError ? ` (last start failed: ${pool.lastError})` : ""}`);
+      if (scoringPool.closing || !accepting) return not("shut down");
+      const workersNotReady = scoringPool.notReadyReason();
+      if (workersNotReady !== undefined) return not(workersNotReady);
       return { ready: true, workers, queue: queueState, warnings };
     },
   };
