@@ -29,6 +29,14 @@ export type PromptContext = { readonly mode: "off" } | { readonly mode: "system"
 /** A convention a trace's documents or answer can come from. */
 export type SourceConvention = Exclude<Convention, "prompt" | "mixed">;
 
+/**
+ * The route a trace is counted and labelled under: its root span's http.route, else its service
+ * name, else "unknown". The one fallback, for a trace held and for one admission looks ahead at.
+ */
+export function traceRoute(p: { readonly route?: string | undefined; readonly service?: string | undefined }): string {
+  return p.route ?? p.service ?? "unknown";
+}
+
 /** What a trace contributes so far: retrieved documents, a question, an answer, a route. */
 export interface TraceParts {
   documents: RetrievedDocument[];

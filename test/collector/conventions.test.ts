@@ -3,7 +3,7 @@ import { MAX_DOCUMENT_NAME_CHARS } from "../../src/core/context.ts";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { PromptContext } from "../../src/collector/trace-parts.ts";
-import type { IncompleteReason, ObservationInfo, TracedObservation } from "../../src/collector/joiner.ts";
+import type { IncompleteReason, ObservationInfo, TracedObservation } from "../../src/collector/joiner-types.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
 import { parsePromptContext } from "../../src/collector/options.ts";
 import { decodeJson, decodeLogsJson } from "../../src/collector/otlp.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { TracedObservation } from "../../src/collector/joiner.ts";
+import type { TracedObservation } from "../../src/collector/joiner-types.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
+import { candidates, footprint } from "../../src/collector/admission.ts";
 import type { OtlpSpan } from "../../src/collector/otlp.ts";
 import { copyInput, readRouting } from "../../src/sdk/input.ts";
 
@@ -130,15 +131,15 @@ describe("trace joining: limits", () => {
     const { j } = limited({});
     j.add([doc(0, 100)]);
     const other = { ...doc(1, 50), traceId: "1".repeat(32) };
-    expect(j.candidates({ spans: [llm("Thirty days."), rootSpan(), other] })).toEqual({ routes: ["/ask"] });
+    expect(candidates(j.lookup, { spans: [llm("Thirty days."), rootSpan(), other] })).toEqual({ routes: ["/ask"] });
     // Without the root span (and none seen yet) nothing can complete now.
-    expect(j.candidates({ spans: [llm("Thirty days.")] })).toEqual({ routes: [] });
-    const footprint = j.footprint({ spans: [llm("Thirty days."), other] });
-    expect(footprint.traces).toBe(1);
-    expect(footprint.bytes).toBeGreaterThanOrEqual("Thirty days.".length + 50);
+    expect(candidates(j.lookup, { spans: [llm("Thirty days.")] })).toEqual({ routes: [] });
+    const needs = footprint(j.lookup, { spans: [llm("Thirty days."), other] });
+    expect(needs.traces).toBe(1);
+    expect(needs.bytes).toBeGreaterThanOrEqual("Thirty days.".length + 50);
     const before = j.bytes;
     j.add([llm("Thirty days."), other]);
-    expect(j.bytes - before).toBeLessThanOrEqual(footprint.bytes);
+    expect(j.bytes - before).toBeLessThanOrEqual(needs.bytes);
     expect(j.size).toBe(2);
   });
 

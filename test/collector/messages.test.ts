@@ -7,8 +7,9 @@ import { describe, expect, it } from "vitest";
 import { absorbLog, absorbSpan } from "../../src/collector/extract.ts";
 import type { TraceParts } from "../../src/collector/trace-parts.ts";
 import { MAX_PROMPT_MATCH_CHARS, MAX_PROMPT_MESSAGES, addPrompt, resolveParts } from "../../src/collector/trace-parts.ts";
-import type { TracedObservation } from "../../src/collector/joiner.ts";
+import type { TracedObservation } from "../../src/collector/joiner-types.ts";
 import { createTraceJoiner } from "../../src/collector/joiner.ts";
+import { candidates, footprint } from "../../src/collector/admission.ts";
 import type { OtlpLog, OtlpSpan } from "../../src/collector/otlp.ts";
 import { expectLinear, measureGrowth, measureGrowthAsync } from "../helpers/growth.ts";
 
@@ -81,7 +82,7 @@ describe("collector: input messages", () => {
     expect(() => j.add([chatSpan({ "gen_ai.retrieval.documents": docs })])).not.toThrow();
     // Each kept document costs more than its one character.
     expect(j.bytes).toBeGreaterThan(300_000 * 16);
-    expect(j.bytes).toBeLessThanOrEqual(j.footprint({ spans: [chatSpan({ "gen_ai.retrieval.documents": docs }, "0000000000000009")] }).bytes);
+    expect(j.bytes).toBeLessThanOrEqual(footprint(j.lookup, { spans: [chatSpan({ "gen_ai.retrieval.documents": docs }, "0000000000000009")] }).bytes);
     expect(incomplete).toEqual([]);
   });
 
@@ -188,8 +189,8 @@ describe("collector: linear growth over input text (N vs 8N)", () => {
     const spans = (n: number): OtlpSpan[] => Array.from({ length: n }, (_, i) => ({ ...chatSpan({ "gen_ai.input.messages": messages(2, `t${i}`) }), traceId: i.toString(16).padStart(32, "0") }));
     const growth = await measureGrowthAsync(spans, async (records) => {
       const { j } = joiner();
-      j.candidates({ spans: records });
-      j.footprint({ spans: records });
+      candidates(j.lookup, { spans: records });
+      footprint(j.lookup, { spans: records });
       await j.ingest({ spans: records }, () => Promise.resolve());
       j.drain();
     }, { n: 500, maxN: 500 });

@@ -1,7 +1,7 @@
 import type { BatchObservableResult, Meter, ObservableGauge } from "@opentelemetry/api";
 import { ValueType } from "@opentelemetry/api";
 import type { MetricSpec } from "../telemetry/semconv.ts";
-import { ATTR_ENDPOINT, ATTR_REASON, METRICS } from "../telemetry/semconv.ts";
+import { ATTR_CONVENTION, ATTR_ENDPOINT, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
 
 /** Why the collector refused a request (or a connection), as groundwatch.collector.refused counts it. */
 export type RefusalReason = "buffer_full" | "queue_full" | "too_large" | "unsupported_media_type" | "bad_request" | "unauthorized" | "misdirected" | "too_many_connections" | "too_many_per_address" | "timeout" | "plain_http" | "tls_handshake" | "internal_error";
@@ -36,13 +36,39 @@ export interface BufferLevels {
   readonly maxBytes: number;
 }
 
-/** The collector's own request metrics: refusals by endpoint and reason, and the trace buffer's fill. */
-export interface CollectorRequestMetrics {
+/**
+ * The collector's own metrics, each with the in-memory tally RunningCollector reports: interactions
+ * joined (by route and convention), traces and records not scored (groundwatch.collector.incomplete,
+ * by route and reason), requests and connections refused (groundwatch.collector.refused, by endpoint
+ * and reason), and the trace buffer's fill.
+ */
+export interface CollectorMetrics {
+  /** An interaction joined from a trace, by the convention it was read from. */
+  interaction(route: string, convention: string): void;
+  /** `n` traces or records not scored, with the reason. */
+  incomplete(reason: string, route: string, n?: number): void;
+  /** A request (or connection) refused on `endpoint`, with the reason. */
   refused(endpoint: string, reason: RefusalReason): void;
+  /** Not scored so far, by reason. */
+  incompleteStats(): Record<string, number>;
+  /** Refused so far, by "endpoint reason". */
+  refusedStats(): Record<string, number>;
 }
 
-/** Creates groundwatch.collector.refused and the buffer gauges (traces, waiting, bytes and their limits), observed from `levels`. */
-export function createRequestMetrics(meter: Meter, levels: () => BufferLevels): CollectorRequestMetrics {
+export interface CollectorMetricsOptions {
+  /** The monitor's route label (its one route cap): routes and service names come from the input. */
+  readonly routeLabel: (route: string) => string;
+  /** The trace buffer's levels and limits, read when the gauges are observed. */
+  readonly levels: () => BufferLevels;
+}
+
+/** Creates the collector's counters and the buffer gauges (traces, waiting, bytes and their limits), observed from `levels`. */
+export function createCollectorMetrics(meter: Meter, options: CollectorMetricsOptions): CollectorMetrics {
+  const { routeLabel, levels } = options;
+  const incompleteStats: Record<string, number> = {};
+  const refusedStats: Record<string, number> = {};
+  const incompleteCounter = meter.createCounter(METRICS.collectorIncomplete.name, { unit: METRICS.collectorIncomplete.unit, description: METRICS.collectorIncomplete.description });
+  const interactionsCounter = meter.createCounter(METRICS.collectorInteractions.name, { unit: METRICS.collectorInteractions.unit, description: METRICS.collectorInteractions.description });
   const refusedCounter = meter.createCounter(METRICS.collectorRefused.name, { unit: METRICS.collectorRefused.unit, description: METRICS.collectorRefused.description, valueType: ValueType.INT });
   const gauge = (s: MetricSpec): ObservableGauge => meter.createObservableGauge(s.name, { unit: s.unit, description: s.description, valueType: ValueType.INT });
   const gauges = {
@@ -62,38 +88,19 @@ export function createRequestMetrics(meter: Meter, levels: () => BufferLevels): 
   };
   meter.addBatchObservableCallback(observe, Object.values(gauges));
   return {
+    interaction(route, convention) {
+      interactionsCounter.add(1, { [ATTR_ROUTE]: routeLabel(route), [ATTR_CONVENTION]: convention });
+    },
+    incomplete(reason, route, n = 1) {
+      incompleteStats[reason] = (incompleteStats[reason] ?? 0) + n;
+      incompleteCounter.add(n, { [ATTR_ROUTE]: routeLabel(route), [ATTR_REASON]: reason });
+    },
     refused(endpoint, reason) {
+      const key = `${endpoint} ${reason}`;
+      refusedStats[key] = (refusedStats[key] ?? 0) + 1;
       refusedCounter.add(1, { [ATTR_ENDPOINT]: endpoint, [ATTR_REASON]: reason });
     },
-  };
-}
-
-/** Settings of the full-buffer watch. */
-export interface FullWatchOptions {
-  /** How long the buffer must stay full before it counts as held full, ms (longer than one burst takes to settle). */
-  readonly holdMs: number;
-  readonly now: () => number;
-  /** Whether the buffer is full now. */
-  readonly isFull: () => boolean;
-}
-
-/**
- * Tells a buffer held full from a burst: `check()` is called on every sweep and request; the buffer is
- * held full once it was full at every check for holdMs. `heldForMs()` says for how long (undefined when not held full).
- */
-export function createFullWatch(options: FullWatchOptions): { check(): void; heldForMs(): number | undefined } {
-  let fullSince: number | undefined;
-  const check = (): void => {
-    if (!options.isFull()) fullSince = undefined;
-    else fullSince ??= options.now();
-  };
-  return {
-    check,
-    heldForMs() {
-      check();
-      if (fullSince === undefined) return undefined;
-      const held = options.now() - fullSince;
-      return held >= options.holdMs ? held : undefined;
-    },
+    incompleteStats: () => ({ ...incompleteStats }),
+    refusedStats: () => ({ ...refusedStats }),
   };
 }
