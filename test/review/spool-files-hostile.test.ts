@@ -1,10 +1,10 @@
 import { lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openReviewSession } from "../../../src/review/session.ts";
-import { labelsPath, segmentFiles, segmentName } from "../../../src/review/spool-files.ts";
-import { runCli, tempDir } from "../../helpers/cli.ts";
-import { fifo, reviewLabel, spoolRecord, writeSpool } from "../../helpers/review-spool.ts";
+import { openReviewSession } from "../../src/review/session.ts";
+import { labelsPath, segmentFiles, segmentName } from "../../src/review/spool-files.ts";
+import { runCli, tempDir } from "../helpers/cli.ts";
+import { fifo, reviewLabel, spoolRecord, writeSpool } from "../helpers/review-spool.ts";
 
 const T1 = "5b8efff798038103d269b633813fc60c";
 const f1 = spoolRecord("f1", "flagged", "2026-11-01T10:00:00.000Z");

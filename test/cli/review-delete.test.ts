@@ -3,17 +3,17 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statS
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { deleteTrace } from "../../../src/cli/review/delete.ts";
-import { runReview } from "../../../src/cli/review/index.ts";
-import { EXIT } from "../../../src/cli/exit-codes.ts";
-import type { LabelRecord, SpoolRecord } from "../../../src/review/record.ts";
-import { appendLabel, labelsPath, readLabelRecords, readSpools, segmentFiles, segmentName } from "../../../src/review/spool-files.ts";
-import { createSpoolWriter } from "../../../src/review/spool-writer.ts";
-import type { SpoolFileOps } from "../../../src/review/spool-fs.ts";
-import { tempDir } from "../../helpers/cli.ts";
-import { spawnGroup } from "../../helpers/processes.ts";
-import { spoolRecord } from "../../helpers/review-spool.ts";
-import { expectLinear, measureGrowth } from "../../helpers/growth.ts";
+import { deleteTrace } from "../../src/cli/review/delete.ts";
+import { runReview } from "../../src/cli/review/index.ts";
+import { EXIT } from "../../src/cli/exit-codes.ts";
+import type { LabelRecord, SpoolRecord } from "../../src/review/record.ts";
+import { appendLabel, labelsPath, readLabelRecords, readSpools, segmentFiles, segmentName } from "../../src/review/spool-files.ts";
+import { createSpoolWriter } from "../../src/review/spool-writer.ts";
+import type { SpoolFileOps } from "../../src/review/spool-fs.ts";
+import { tempDir } from "../helpers/cli.ts";
+import { spawnGroup } from "../helpers/processes.ts";
+import { spoolRecord } from "../helpers/review-spool.ts";
+import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 
 const T1 = "5b8efff798038103d269b633813fc60c";
 const T2 = "6c9f0008a9149214e37ac744924fd71d";
