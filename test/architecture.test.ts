@@ -36,24 +36,25 @@ function importsOf(part: string): Array<{ file: string; reaches: string }> {
 }
 
 /**
- * The parts, bottom up, each with the parts it may import. `runtime` (the generic worker pool) sits at
- * the bottom beside `core`; a part that does not exist yet has no files and passes.
+ * The parts, bottom up, each with the parts it may import. `workers` (the generic worker pool and
+ * batcher) sits just above `core`, whose pure helpers it may use; a part that does not exist yet has
+ * no files and passes.
  */
 const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ["core", ["core"]],
-  ["runtime", ["runtime"]],
+  ["workers", ["workers", "core"]],
   ["config", ["config", "core"]],
   ["net", ["net"]],
-  ["nli", ["nli", "core", "config", "net", "runtime"]],
-  ["scoring", ["scoring", "nli", "core", "config", "net", "runtime"]],
-  ["telemetry", ["telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["review", ["review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["sdk", ["sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["collector", ["collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["cli", ["cli", "collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
+  ["nli", ["nli", "core", "config", "net", "workers"]],
+  ["scoring", ["scoring", "nli", "core", "config", "net", "workers"]],
+  ["telemetry", ["telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["review", ["review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["sdk", ["sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["collector", ["collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["cli", ["cli", "collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
 ];
 
-describe("the parts depend one way: core ← config ← nli ← scoring ← telemetry ← sdk ← collector ← cli (net and runtime: for nli and above)", () => {
+describe("the parts depend one way: core ← config ← nli ← scoring ← telemetry ← sdk ← collector ← cli (net and workers: for nli and above)", () => {
   it("has a rule for every folder of src/", () => {
     const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
     expect(folders.filter((f) => !LAYERS.some(([part]) => part === f))).toEqual([]);
@@ -124,7 +125,7 @@ describe("one concept, one place", () => {
 
 describe("options resolved once, at the edges", () => {
   // The edges (cli, collector, sdk) and config's resolvers read the environment; the layers below take resolved values.
-  const BELOW_THE_EDGES = ["core", "nli", "scoring", "telemetry", "review", "runtime", "net"];
+  const BELOW_THE_EDGES = ["core", "nli", "scoring", "telemetry", "review", "workers", "net"];
 
   it("no layer below the edges reads the environment or takes it as a parameter", () => {
     const spelled = /process\.env|NodeJS\.ProcessEnv/;

@@ -4,10 +4,10 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_COLLECTOR_PORT } from "../collector/options.ts";
 import { startCollector } from "../collector/server.ts";
 import type { RunningCollector } from "../collector/server.ts";
-import { numberFlag, parseFlags, runCommand } from "./command.ts";
-import { EXIT } from "./exit-codes.ts";
-import type { CommandIo } from "./io.ts";
-import { parsePromText, summariseRoutes } from "./prom-text.ts";
+import { numberFlag, parseFlags, runCommand } from "./shared/command.ts";
+import { EXIT } from "./shared/exit-codes.ts";
+import type { CommandIo } from "./shared/io.ts";
+import { parsePromText, summariseRoutes } from "./shared/prom-text.ts";
 
 const DEFAULT_TRAFFIC = fileURLToPath(new URL("../../examples/traffic.jsonl", import.meta.url));
 

@@ -15,11 +15,11 @@ import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../nli/onnx/variants.ts";
 import { checkVariant, chooseGraph, readCpuFeatures } from "../nli/onnx/variants.ts";
-import { UsageError } from "./command.ts";
-import { EXIT } from "./exit-codes.ts";
-import { outputDir } from "./files.ts";
-import type { CommandIo } from "./io.ts";
-import { sanitizeForTerminal } from "./io.ts";
+import { UsageError } from "./shared/command.ts";
+import { EXIT } from "./shared/exit-codes.ts";
+import { outputDir } from "./shared/files.ts";
+import type { CommandIo } from "./shared/io.ts";
+import { sanitizeForTerminal } from "./shared/io.ts";
 
 export const MODEL_HELP = `groundwatch model — get and inspect NLI models for the onnx backend
 

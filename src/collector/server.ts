@@ -33,7 +33,7 @@ import { loadTlsCredentials, watchServedCertificate } from "./tls.ts";
 import { runbooksHandler } from "./runbooks.ts";
 import type { RunningCollector } from "./running.ts";
 import { METRICS_ELSEWHERE } from "./running.ts";
-import { settleWithin } from "../runtime/settle-within.ts";
+import { settleWithin } from "../workers/settle-within.ts";
 import { HttpError } from "../net/http-error.ts";
 import { bearerToken, tokenMatcher } from "../net/bearer.ts";
 import { isLoopbackBind } from "../net/bind-policy.ts";

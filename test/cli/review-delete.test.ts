@@ -5,7 +5,7 @@ import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { deleteTrace } from "../../src/cli/review/delete.ts";
 import { runReview } from "../../src/cli/review/index.ts";
-import { EXIT } from "../../src/cli/exit-codes.ts";
+import { EXIT } from "../../src/cli/shared/exit-codes.ts";
 import type { LabelRecord, SpoolRecord } from "../../src/review/record.ts";
 import { appendLabel, labelsPath, readLabelRecords, readSpools, segmentFiles, segmentName } from "../../src/review/spool-files.ts";
 import { createSpoolWriter } from "../../src/review/spool-writer.ts";
