@@ -35,12 +35,16 @@ function importsOf(part: string): Array<{ file: string; reaches: string }> {
   return sourceFiles(join(SRC, part)).flatMap((file) => relativeImports(file).map((target) => ({ file: relative(SRC, file), reaches: partOf(target) })));
 }
 
+/** The one error base (`errors/`): it imports nothing and sits below every part, core and the leaves included, so every part may import it. */
+const BENEATH_EVERY_PART = ["errors"];
+
 /**
  * The parts, bottom up, each with the parts it may import. `workers` (the generic worker pool and
  * batcher) sits just above `core`, whose pure helpers it may use; a part that does not exist yet has
  * no files and passes.
  */
 const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["errors", ["errors"]],
   ["core", ["core"]],
   ["workers", ["workers", "core"]],
   ["config", ["config", "core"]],
@@ -61,7 +65,7 @@ describe("the parts depend one way: core ← config ← nli ← scoring ← tele
   });
 
   it.each(LAYERS)("%s imports only from %j", (part, allowed) => {
-    const outside = importsOf(part).filter((i) => !allowed.includes(i.reaches));
+    const outside = importsOf(part).filter((i) => !allowed.includes(i.reaches) && !BENEATH_EVERY_PART.includes(i.reaches));
     expect(outside).toEqual([]);
   });
 });
@@ -120,6 +124,22 @@ describe("one concept, one place", () => {
       .filter((file) => spelled.test(readFileSync(file, "utf8")))
       .map((file) => relative(SRC, file));
     expect(copies).toEqual([]);
+  });
+});
+
+describe("one error base", () => {
+  // A class that extends a built-in error directly (Error, TypeError, …), written on one line or across several.
+  const extendsBuiltIn = /class\s+(\w+)\s+extends\s+(?:globalThis\.)?(?:Error|TypeError|RangeError|SyntaxError|ReferenceError|EvalError|URIError|AggregateError)\b/g;
+  const BASE = join("errors", "groundwatch-error.ts");
+
+  it("finds a class that extends a built-in error, on one line or across several", () => {
+    const found = (text: string): string[] => [...text.matchAll(extendsBuiltIn)].map((m) => m[1] ?? "");
+    expect(found("export class A extends Error {}\nclass B\n  extends RangeError {}\nclass C extends GroundwatchError {}\nclass D extends globalThis.TypeError {}")).toEqual(["A", "B", "D"]);
+  });
+
+  it("every error class in src/ extends GroundwatchError (errors/groundwatch-error.ts), the only class that extends Error", () => {
+    const direct = sourceFiles(SRC).flatMap((file) => [...readFileSync(file, "utf8").matchAll(extendsBuiltIn)].map((m) => `${relative(SRC, file)}: ${m[1] ?? ""}`));
+    expect(direct).toEqual([`${BASE}: GroundwatchError`]);
   });
 });
 

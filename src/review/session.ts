@@ -6,6 +6,7 @@ import type { SkippedSpoolFile } from "./spool-files.ts";
 import { appendLabel, currentLabels, readLabelRecords, readSpools } from "./spool-files.ts";
 import { describeSkip } from "./spool-fs.ts";
 import { viewableRecord } from "./viewable.ts";
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
 /**
  * One reviewer's pass over the spools, the one both review views drive (the terminal and the web
@@ -52,13 +53,15 @@ export interface ReviewSessionOptions {
 export type ReviewSessionRefusal = "unknown_answer" | "no_label";
 
 /** A request the session refuses (a view maps `reason` to its own answer, e.g. an HTTP status). */
-export class ReviewSessionError extends Error {
+export class ReviewSessionError extends GroundwatchError {
   override readonly name = "ReviewSessionError";
+  override readonly code: `review_${ReviewSessionRefusal}`;
   constructor(
     readonly reason: ReviewSessionRefusal,
     message: string,
   ) {
     super(message);
+    this.code = `review_${reason}`;
   }
 }
 

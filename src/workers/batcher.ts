@@ -6,6 +6,7 @@
 
 import type { BatchQueue } from "./batch-queue.ts";
 import { createRankedQueue } from "./ranked-queue.ts";
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
 /** A timer's handle, as the injected `setTimer` returns it. */
 export type TimerHandle = unknown;
@@ -77,7 +78,8 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /** The error close() rejects queued submitters with. */
-export class BatcherClosedError extends Error {
+export class BatcherClosedError extends GroundwatchError {
+  override readonly code = "batcher_closed";
   constructor() {
     super("onnx backend: the inference batcher is closed");
     this.name = "BatcherClosedError";

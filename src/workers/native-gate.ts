@@ -12,6 +12,7 @@
  * call in a nested worker (an inference worker inside a scoring worker) counts in every gate above it.
  */
 import { workerData } from "node:worker_threads";
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
 /** The shared cells of one gate: [closed (0 or 1), native calls in flight]. */
 export type NativeGate = Int32Array;
@@ -28,7 +29,8 @@ export interface GatedWorkerData<D = unknown> {
 }
 
 /** A native call was refused: its thread is being taken down (or its pool closed). */
-export class NativeGateClosedError extends Error {
+export class NativeGateClosedError extends GroundwatchError {
+  override readonly code = "native_gate_closed";
   constructor() {
     super("the worker running this model is shutting down; no new inference starts on it");
     this.name = "NativeGateClosedError";

@@ -1,10 +1,13 @@
 /** What a worker pool (worker-pool.ts) takes and gives: its options, its interface, and why a job failed. */
 
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
+
 /** Why a job did not get a result from a worker: each maps to a reason the caller counts. */
 export type PoolFailure = "timeout" | "worker_crashed" | "unavailable" | "closed";
 
 /** A job the pool gave up on, with why. Errors a worker's handler threw are plain Errors. */
-export class PoolError extends Error {
+export class PoolError extends GroundwatchError {
+  override readonly code = "pool";
   readonly failure: PoolFailure;
   constructor(failure: PoolFailure, message: string) {
     super(message);

@@ -1,6 +1,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { PoolMessage, PoolReply } from "./protocol.ts";
 import { isPoolControl } from "./protocol.ts";
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
 /** Answers one job; `signal` aborts when the pool gives the job up (its time limit passed) or the worker closes. */
 export type WorkerHandler<Q, R> = (payload: Q, signal: AbortSignal) => Promise<R>;
@@ -17,7 +18,8 @@ export type WorkerInit<Q, R> =
     };
 
 /** Why a job's signal aborted. */
-export class JobAbortedError extends Error {
+export class JobAbortedError extends GroundwatchError {
+  override readonly code = "job_aborted";
   constructor(why: "cancelled" | "closing") {
     super(why === "cancelled" ? "the job was cancelled: it ran past its time limit" : "the worker is closing");
     this.name = "JobAbortedError";

@@ -21,10 +21,12 @@ import { backendOptionsFromFlags } from "./backend-flags.ts";
 import { EXIT } from "./exit-codes.ts";
 import { didYouMean } from "./suggest.ts";
 import type { CommandIo } from "./io.ts";
+import { GroundwatchError } from "../../errors/groundwatch-error.ts";
 
 /** Bad flags or configuration: the command prints the message and exits 2. */
-export class UsageError extends Error {
+export class UsageError extends GroundwatchError {
   override readonly name = "UsageError";
+  override readonly code = "usage";
   constructor(
     message: string,
     readonly showHelp = false,
@@ -34,7 +36,9 @@ export class UsageError extends Error {
 }
 
 /** --help was given: print the help and exit 0. */
-class HelpRequested extends Error {}
+class HelpRequested extends GroundwatchError {
+  override readonly code = "help_requested";
+}
 
 
 /**
