@@ -18,10 +18,10 @@ import { createBackend } from "../../nli/registry.ts";
 import type { Scorer } from "../../scoring/scorer.ts";
 import { createResolvedScorer } from "../../scoring/scorer.ts";
 import { backendOptionsFromFlags } from "./backend-flags.ts";
-import { EXIT } from "./exit-codes.ts";
+import { exitCodeOf } from "./exit-codes.ts";
 import { didYouMean } from "./suggest.ts";
 import type { CommandIo } from "./io.ts";
-import { GroundwatchError } from "../../errors/groundwatch-error.ts";
+import { GroundwatchError, isGroundwatchError } from "../../errors/groundwatch-error.ts";
 
 /** Bad flags or configuration: the command prints the message and exits 2. */
 export class UsageError extends GroundwatchError {
@@ -42,25 +42,22 @@ class HelpRequested extends GroundwatchError {
 
 
 /**
- * Runs a command body, turning UsageError and ConfigError into exit 2 with the message
- * (and the help where useful), --help into the help and exit 0, and anything else into exit 1.
+ * Runs a command body: --help prints the help, any other error prints its message (and, for a
+ * UsageError that asks for it, where to find the help); the exit code is the error code's
+ * (exit-codes.ts `EXIT_BY_ERROR_CODE`: bad flags and configuration 2, --help 0), 1 for anything else.
  */
 export async function runCommand(name: string, help: string, io: CommandIo, body: () => Promise<number>): Promise<number> {
   try {
     return await body();
   } catch (error) {
-    if (error instanceof HelpRequested) {
+    if (isGroundwatchError(error, "help_requested")) {
       io.stdout.write(help);
-      return EXIT.ok;
+      return exitCodeOf(error);
     }
-    if (error instanceof UsageError || isConfigError(error)) {
-      // One line of reason and where to look, not the whole help (kubectl and gh do the same).
-      const hint = error instanceof UsageError && error.showHelp ? `Run "groundwatch ${name} --help" for usage.\n` : "";
-      io.stderr.write(`groundwatch ${name}: ${(error as Error).message}\n${hint}`);
-      return EXIT.usage;
-    }
-    io.stderr.write(`groundwatch ${name}: ${(error as Error).message}\n`);
-    return EXIT.failure;
+    // One line of reason and where to look, not the whole help (kubectl and gh do the same).
+    const hint = error instanceof UsageError && error.showHelp ? `Run "groundwatch ${name} --help" for usage.\n` : "";
+    io.stderr.write(`groundwatch ${name}: ${(error as Error).message}\n${hint}`);
+    return exitCodeOf(error);
   }
 }
 
