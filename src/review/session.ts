@@ -52,7 +52,7 @@ export interface ReviewSessionOptions {
 /** Why the session refused a request: an id not in the spools, or a label request without a label or an agreement. */
 export type ReviewSessionRefusal = "unknown_answer" | "no_label";
 
-/** A request the session refuses (a view maps `reason` to its own answer, e.g. an HTTP status). */
+/** A request the session refuses; its code (`review_` and the reason) is what a view maps to its own answer (an HTTP status: net/error-status.ts). */
 export class ReviewSessionError extends GroundwatchError {
   override readonly name = "ReviewSessionError";
   override readonly code: `review_${ReviewSessionRefusal}`;
