@@ -27,7 +27,7 @@ import { addOtlpRoutes } from "./routes/otlp.ts";
 import { addObservationsRoute } from "./routes/observations.ts";
 import { addErrorHandlers, addOpsRoutes, collectorReadiness } from "./routes/ops.ts";
 import { endpointOf } from "./metrics.ts";
-import { settleWithin } from "../runtime/settle-within.ts";
+import { settleWithin } from "../workers/settle-within.ts";
 import { isLoopbackBind } from "../net/bind-policy.ts";
 
 export type { RunningCollector } from "./running.ts";

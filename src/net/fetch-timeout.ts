@@ -4,10 +4,12 @@
  * AbortSignal.timeout on the request alone would not do: it would also cut a long, healthy
  * download off at the same deadline.
  */
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
 /** The server sent no response headers within `timeoutMs` (or the connection could not be made in that time). */
-export class HeadersTimeoutError extends Error {
+export class HeadersTimeoutError extends GroundwatchError {
   override readonly name = "HeadersTimeoutError";
+  override readonly code = "headers_timeout";
   constructor(
     readonly url: string,
     readonly timeoutMs: number,

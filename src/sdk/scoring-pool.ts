@@ -1,7 +1,7 @@
 import { diag } from "@opentelemetry/api";
 import type { BackendSettings } from "../config/hub.ts";
-import type { WorkerPool } from "../runtime/worker-pool.ts";
-import { PoolError, createWorkerPool, workerUrl } from "../runtime/worker-pool.ts";
+import type { WorkerPool } from "../workers/worker-pool.ts";
+import { PoolError, createWorkerPool, workerUrl } from "../workers/worker-pool.ts";
 import type { Instruments } from "../telemetry/instruments.ts";
 import { ATTR_REASON } from "../telemetry/semconv.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";

@@ -1,6 +1,6 @@
 import { diag } from "@opentelemetry/api";
 import type { Express, NextFunction, Request, RequestHandler, Response } from "express";
-import { HttpError } from "../../net/http-error.ts";
+import { httpStatusOf } from "../../net/error-status.ts";
 import type { Monitor } from "../../sdk/types.ts";
 import type { Admission } from "../admission.ts";
 import { answeredAtConnection } from "../connections.ts";
@@ -8,7 +8,6 @@ import { flaggedHandler } from "../flagged-route.ts";
 import type { Readiness } from "../health.ts";
 import { addProbes } from "../health.ts";
 import type { TraceJoiner } from "../joiner-types.ts";
-import { OtlpDecodeError } from "../otlp.ts";
 import type { Refusal } from "../refuse.ts";
 import { runbooksHandler } from "../runbooks.ts";
 import { METRICS_ELSEWHERE } from "../running.ts";
@@ -68,7 +67,7 @@ export function addOpsRoutes(app: Express, options: OpsRoutesOptions): void {
 export function addErrorHandlers(app: Express, options: { readonly refusal: Refusal; readonly logContent: boolean }): void {
   const handler = (error: Error & { status?: number }, req: Request, res: Response, next: NextFunction): void => {
     void next;
-    const status = error instanceof HttpError ? error.status : error instanceof OtlpDecodeError ? 400 : error.status && error.status >= 400 && error.status < 500 ? error.status : 500;
+    const status = httpStatusOf(error) ?? (error.status && error.status >= 400 && error.status < 500 ? error.status : 500);
     const message = status === 500 ? "internal error" : error.message;
     if (status === 500) diag.error(`groundwatch collector: ${req.method} ${req.path} failed: ${error.message}`);
     else if (options.logContent) diag.warn(`groundwatch collector: ${req.method} ${req.path}: ${message}`);
