@@ -76,26 +76,24 @@ export function addOtlpRoutes(app: Express, options: OtlpRoutesOptions): void {
         })(),
       );
     };
-  app.post(
-    "/v1/traces",
-    refusal.auth,
-    otlpIngest(
+  // One handler over each signal's codec: its decoder (into records) and its partial-success answer.
+  const signals: ReadonlyArray<readonly [string, (body: Buffer, json: boolean) => Promise<Decoded>, (rejected: number, message: string, json: boolean) => Buffer | string]> = [
+    [
+      "/v1/traces",
       async (body, json) => {
         const d = await decodeSpansPausing(body, json, codecs, pause);
         return { records: { spans: d.spans }, rejected: d.rejected, tooManyAttributes: d.tooManyAttributes, errors: d.errors };
       },
       (rejected, message, json) => encodeResponse(rejected, message, json, codecs),
-    ),
-  );
-  app.post(
-    "/v1/logs",
-    refusal.auth,
-    otlpIngest(
+    ],
+    [
+      "/v1/logs",
       async (body, json) => {
         const d = await decodeLogsPausing(body, json, codecs, pause);
         return { records: { logs: d.logs }, rejected: d.rejected, tooManyAttributes: d.tooManyAttributes, errors: d.errors };
       },
       (rejected, message, json) => encodeLogsResponse(rejected, message, json, codecs),
-    ),
-  );
+    ],
+  ];
+  for (const [path, decode, encode] of signals) app.post(path, refusal.auth, otlpIngest(decode, encode));
 }
