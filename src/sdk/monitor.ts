@@ -1,13 +1,14 @@
 import type { Span } from "@opentelemetry/api";
 import { ROOT_CONTEXT, context as otelContext, diag, trace } from "@opentelemetry/api";
 import { resolveBackendSettings } from "../config/hub.ts";
-import type { EvaluationSummary } from "../telemetry/summary.ts";
+import type { EvaluationSummary } from "../evaluation/types.ts";
 import type { WorkerPool } from "../workers/worker-pool.ts";
 import { PoolError, createWorkerPool, workerUrl } from "../workers/worker-pool.ts";
 import { countLiveMonitor } from "./live-monitors.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createProviderBinding } from "../telemetry/providers.ts";
-import { createFlaggedRing, flaggedAnswerOf } from "../telemetry/flagged.ts";
+import { createFlaggedRing } from "../evaluation/flagged-ring.ts";
+import { evaluationEventOf, flaggedAnswerOf } from "../evaluation/views.ts";
 import type { RecordingOptions } from "../telemetry/record.ts";
 import { captureText, recordEvaluation, recordFailure } from "../telemetry/record.ts";
 import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
@@ -20,7 +21,8 @@ import type { ScoringRequest, ScoringWorkerData } from "./worker.ts";
 import type { Resampler } from "./resample.ts";
 import { createResampler } from "./resample.ts";
 import { copyInput, readRouting } from "./input.ts";
-import type { FlaggedAnswer, FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../telemetry/flagged.ts";
+import type { FlaggedAnswer } from "../evaluation/types.ts";
+import type { FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../evaluation/flagged-ring.ts";
 import type { Monitor, MonitorHealth, MonitorStats, ObserveInput, ObserveOptions } from "./types.ts";
 import type { Job } from "./scheduler.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -82,7 +84,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     providers.instruments().failed.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
   };
 
-  // The answers behind the page: the most recent flagged ones per route label, bytes bounded.
+  // The answers behind the page: the most recent flagged (and unscorable) ones per route label, bytes bounded.
   const flaggedRing = createFlaggedRing({ perRoute: resolved.flaggedPerRoute, maxBytes: resolved.flaggedMaxBytes, onDrop: (reason) => providers.instruments().flaggedDropped.add(1, { [ATTR_REASON]: reason }) });
 
   // The review spool (review.dir, with content capture): flagged answers and a sample of grounded ones.
@@ -170,7 +172,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     if (result.score !== null) tallies.addScore(job.route, result.score);
     if (onEvaluation) notifyEvaluation(onEvaluation, job.route, result, durationS);
   };
-  /** Keeps an answer that is not grounded in the ring, its text (question, answer, claims, documents' names) only as the recording captured it (a throwing redact hook: without). */
+  /** Keeps an answer that is not grounded (flagged or unscorable) in the ring, its text (question, answer, claims, documents' names) only as the recording captured it (a throwing redact hook: without). */
   const keepFlagged = (result: EvaluationSummary, job: Job, span: Span, recording: RecordingOptions): void => {
     if (result.verdict === "grounded") return;
     const at = { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
@@ -194,8 +196,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
       }
     };
     try {
-      const { content: _content, reviewClaims: _reviewClaims, ...rest } = result;
-      const returned: unknown = callback({ route, durationMs: durationS * 1000, result: rest });
+      const returned: unknown = callback(evaluationEventOf(route, durationS, result));
       if (returned instanceof Promise) returned.catch(report);
     } catch (error) {
       report(error);

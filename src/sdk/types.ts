@@ -1,7 +1,8 @@
 import type { Attributes, Context } from "@opentelemetry/api";
 import type { ContextInput } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
-import type { FlaggedAnswer, FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../telemetry/flagged.ts";
+import type { FlaggedAnswer } from "../evaluation/types.ts";
+import type { FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../evaluation/flagged-ring.ts";
 import type { ResampleOutcome } from "./resample.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */

@@ -245,19 +245,19 @@ export const METRICS = {
  * (supported, misattributed, unsupported, contradicted, not_retrieved), and unchecked for a marker
  * whose claim was not checked, so that the statuses of an answer add up to the citations found.
  */
-export const CITATION_STATUSES = ["supported", "misattributed", "unsupported", "contradicted", "not_retrieved", "unchecked"] as const;
-export type CitationCountStatus = (typeof CITATION_STATUSES)[number];
+export { CITATION_STATUSES } from "../evaluation/types.ts";
+export type { CitationCountStatus } from "../evaluation/types.ts";
 
 /** Why relevance was not measured (groundwatch.reason on groundwatch.relevance.unmeasured). */
 export const RELEVANCE_UNMEASURED_REASONS = ["no_relevance_scorer", "backend_error"] as const satisfies ReadonlyArray<NonNullable<RelevanceReport["unmeasured"]>["reason"]>;
 export type RelevanceUnmeasuredReason = (typeof RELEVANCE_UNMEASURED_REASONS)[number];
 
-/** Why a pair was decided without a model call (groundwatch.reason on groundwatch.entailment.saved): the keys of AnswerResult.callsSaved. */
+/** Why a pair was decided without a model call (groundwatch.reason on groundwatch.entailment.saved): the keys of GroundednessResult.callsSaved. */
 export const ENTAILMENT_SAVED_REASONS = ["verbatim", "cache"] as const satisfies ReadonlyArray<keyof CallsSaved>;
 
-/** Why the ring of flagged answers let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
-export const FLAGGED_DROP_REASONS = ["route_full", "bytes", "cut", "too_large"] as const;
-export type FlaggedDropReason = (typeof FLAGGED_DROP_REASONS)[number];
+/** Why the ring of flagged and unscorable answers let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
+export { FLAGGED_DROP_REASONS } from "../evaluation/flagged-ring.ts";
+export type { FlaggedDropReason } from "../evaluation/flagged-ring.ts";
 
 /** Why an answer picked for the review spool was not written (groundwatch.reason on groundwatch.review.skipped). */
 export const REVIEW_SKIP_REASONS = ["bytes", "too_large", "io_error", "redact_error"] as const;
