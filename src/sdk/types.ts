@@ -78,7 +78,8 @@ export interface Monitor {
    */
   routeLabel(route: string): string;
   /**
-   * The most recent scored answers that are not grounded (newest first, at most `limit`, default 100,
+   * The most recent scored answers that are not grounded: flagged (verdict ungrounded) and unscorable
+   * (verdict unscorable, with its reason). Newest first, at most `limit` (default 100,
    * capped at 1000), by route label, cause and time: trace and span ids, verdict, score, and the claims
    * with their evidence's document (its index in the context) and offsets; the question, the answer,
    * claim and evidence text and the evidence documents' id, title and url only with captureContent,

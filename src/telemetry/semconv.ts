@@ -216,9 +216,9 @@ export const METRICS = {
     "groundwatch.flagged.dropped",
     "{answer}",
     "counter",
-    "Flagged answers the ring of recent flagged answers (/v1/flagged, Monitor.flagged) let go or cut, by reason: route_full (past the newest flaggedPerRoute of its route), bytes (the oldest, past flaggedMaxBytes), cut (kept without its question and answer text, or with its last claims cut, to fit), too_large (not kept)",
+    "Answers not grounded (flagged or unscorable) the ring of recent ones (/v1/flagged, Monitor.flagged) let go or cut, by reason: route_full (past the newest flaggedPerRoute of its route), bytes (the oldest, past flaggedMaxBytes), cut (kept without its question and answer text, or with its last claims cut, to fit), too_large (not kept)",
   ),
-  reviewSpooled: spec("groundwatch.review.spooled", "{answer}", "counter", "Answers written to the review spool, by kind: flagged (every answer not grounded and scorable) or grounded_sample (grounded answers drawn at the grounded sample rate)"),
+  reviewSpooled: spec("groundwatch.review.spooled", "{answer}", "counter", "Answers written to the review spool, by kind: flagged (every ungrounded answer: scorable and not grounded) or grounded_sample (grounded answers drawn at the grounded sample rate)"),
   reviewSkipped: spec(
     "groundwatch.review.skipped",
     "{answer}",
