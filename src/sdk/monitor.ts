@@ -8,10 +8,8 @@ import { countLiveMonitor } from "./live-monitors.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createProviderBinding } from "../telemetry/providers.ts";
 import { createFlaggedRing } from "../evaluation/flagged-ring.ts";
-import { evaluationEventOf, flaggedAnswerOf } from "../evaluation/views.ts";
-import type { RecordingOptions } from "../telemetry/record.ts";
-import { captureText, recordEvaluation, recordFailure } from "../telemetry/record.ts";
-import { ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
+import { recordFailure } from "../telemetry/record.ts";
+import { ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 import { resolveMonitorOptions, scoringWorkerData } from "./options.ts";
 import { createCalibrationState } from "./calibration-state.ts";
@@ -30,6 +28,7 @@ import { createResampleStage } from "./resample-stage.ts";
 import { createRouteTallies } from "./route-tally.ts";
 import { checkStartup } from "./startup-checks.ts";
 import { createReviewSpool } from "./review-spool.ts";
+import { createRecording } from "./recording.ts";
 
 /**
  * observe() re-resolves the global MeterProvider on every this-many calls (and on the first);
@@ -53,8 +52,6 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   // Fitted on groundwatch's examples, or with another backend: warned about, and refused for drift.
   const calibrationState = createCalibrationState(resolved, scoreOptions.backend);
   const releaseLive = countLiveMonitor(resolved.workers);
-  const onEvaluation = options.onEvaluation;
-  let onEvaluationFailed = false;
   const random = options.random ?? Math.random;
   const now = options.now ?? (() => performance.now());
   let sampler: Sampler = createSampler(resolved.sampling, random);
@@ -147,61 +144,20 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     return pool ? "scorer_error" : "scorer_unavailable";
   };
 
-  /** Records a scored result; a throwing redact hook records it again without content (never unredacted). */
-  const record = (job: Job, result: EvaluationSummary, span: Span, durationS: number): void => {
-    const limits = result.limits;
-    if (limits.length > 0) span.setAttribute(ATTR_LIMITS, [...limits]);
-    // The events are emitted in the request's context; outside any request span, in the evaluation span's, so they always carry a trace id.
-    const eventContext = trace.getSpanContext(job.parent) ? job.parent : trace.setSpan(job.parent, span);
-    const instruments = providers.instruments();
-    const base = { result, route: job.route, span, eventContext, logger: providers.logger(), instruments, durationS };
-    let recording: RecordingOptions = { ...resolved, ...(options.redact ? { redact: options.redact } : {}) };
-    try {
-      recordEvaluation({ ...base, options: recording });
-    } catch (error) {
-      if (!options.redact || !resolved.captureContent) throw error;
-      diag.error(`groundwatch: the redact hook threw (${(error as Error).message}); the evaluation on route ${job.route} is recorded without content`);
-      recording = { ...resolved, captureContent: false };
-      recordEvaluation({ ...base, options: recording });
-    }
-    keepFlagged(result, job, span, recording);
-    reviewSpool?.offer(job.observation, result, { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId });
-    counts.scored++;
-    for (const limit of limits) instruments.limited.add(1, { [ATTR_ROUTE]: job.route, [ATTR_LIMIT]: limit });
-    calibrationState.scored(result.backend, result.threshold);
-    if (result.score !== null) tallies.addScore(job.route, result.score);
-    if (onEvaluation) notifyEvaluation(onEvaluation, job.route, result, durationS);
-  };
-  /** Keeps an answer that is not grounded (flagged or unscorable) in the ring, its text (question, answer, claims, documents' names) only as the recording captured it (a throwing redact hook: without). */
-  const keepFlagged = (result: EvaluationSummary, job: Job, span: Span, recording: RecordingOptions): void => {
-    if (result.verdict === "grounded") return;
-    const at = { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
-    let entry: ReturnType<typeof flaggedAnswerOf>;
-    try {
-      entry = flaggedAnswerOf(result, at, recording.captureContent ? { capture: (text) => captureText(text, recording), input: job.observation } : undefined);
-    } catch {
-      entry = flaggedAnswerOf(result, at);
-    }
-    if (entry) flaggedRing.add(entry);
-  };
-  /** Calls the host's onEvaluation; what it throws (or its promise rejects with) is reported once and never reaches scoring. */
-  const notifyEvaluation = (callback: NonNullable<MonitorOptions["onEvaluation"]>, route: string, result: EvaluationSummary, durationS: number): void => {
-    const report = (error: unknown): void => {
-      if (onEvaluationFailed) return;
-      onEvaluationFailed = true;
-      try {
-        diag.error(`groundwatch: the onEvaluation callback threw (${error instanceof Error ? error.message : String(error)}); later errors from it are not reported`);
-      } catch {
-        // An error whose message cannot be read: nothing more to say.
-      }
-    };
-    try {
-      const returned: unknown = callback(evaluationEventOf(route, durationS, result));
-      if (returned instanceof Promise) returned.catch(report);
-    } catch (error) {
-      report(error);
-    }
-  };
+  /** Records a scored result through its views: telemetry, the ring, the review spool, onEvaluation. */
+  const record = createRecording({
+    resolved: () => resolved,
+    redact: options.redact,
+    onEvaluation: options.onEvaluation,
+    providers,
+    flaggedRing,
+    reviewSpool,
+    scored: (route, result) => {
+      counts.scored++;
+      calibrationState.scored(result.backend, result.threshold);
+      if (result.score !== null) tallies.addScore(route, result.score);
+    },
+  });
 
   /** Scores one job in a worker under its evaluation span, and records the result or why there is none. */
   const score = async (job: Job): Promise<void> => {

@@ -121,7 +121,7 @@ describe("the review spool's record (a file format, review's own type)", () => {
       ...summary,
       newWireField: { anything: 1 },
       backend: { ...summary.backend, model: "wire-only" },
-      reviewClaims: (summary.reviewClaims ?? []).map((c) => ({ ...c, resampleSupport: 0.3, evidence: c.evidence && { ...c.evidence, text: "wire-only" } }) as ClaimText),
+      reviewClaims: (summary.reviewClaims ?? []).map((c) => ({ ...c, resampleSupport: 0.3, ...(c.evidence ? { evidence: { ...c.evidence, text: "wire-only" } } : {}) }) as unknown as ClaimText),
     } as EvaluationSummary;
     expect(spooledLine(wider)).toBe(GOLDEN);
   });
