@@ -104,7 +104,7 @@ function spooledLine(summary: EvaluationSummary): string {
   return lines[0] ?? "";
 }
 
-const GOLDEN = readFileSync(join(import.meta.dirname, "fixtures", "spool-record-v1.json"), "utf8").trim();
+const GOLDEN = readFileSync(join(import.meta.dirname, "..", "fixtures", "review", "spool-record-v1.json"), "utf8").trim();
 
 describe("the review spool's record (a file format, review's own type)", () => {
   it("is written line for line as the golden record of format version 1", () => {
