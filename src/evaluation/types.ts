@@ -8,8 +8,9 @@ import type { AnswerCause, AnswerVerdict, CallsSaved, CauseUnknownReason, Citati
  * The names of an evaluation and of its projections, declared once (the words grounded, flagged
  * and unscorable: see index.ts). The result itself is made below this layer and named here:
  * `GroundednessResult` (core: the groundedness of one answer) and `Evaluation` (scoring: that plus
- * entropy, claim consistency and the combined verdict). Every other shape of it, the wire form and
- * the views, is declared in this file and built in summary.ts and views.ts.
+ * entropy, claim consistency and the combined verdict). Its wire form and its views are declared in
+ * this file and built in summary.ts and views.ts; the one exception is the review spool's record, a
+ * file format that the review layer declares and views.ts fills.
  */
 export type { AnswerResult, GroundednessResult } from "../core/result.ts";
 export type { Evaluation } from "../scoring/scorer.ts";

@@ -19,6 +19,13 @@ import type { ClaimSummary, ClaimText, EvaluationEvent, EvaluationSummary, Evide
 /** What a view may show of the observation with content capture on: the question, the answer, and the documents. */
 export type ObservationContent = Pick<Observation, "question" | "answer" | "context">;
 
+/** Where an evaluation happened: its route label and its evaluation span's ids (all zeros: no span). */
+export interface EvaluationAt {
+  readonly route: string;
+  readonly traceId: string;
+  readonly spanId: string;
+}
+
 /** Where a piece of evidence lies, without its text. */
 export function evidenceRef(e: EvidenceRef | Evidence): EvidenceRef {
   return { doc: e.doc, start: e.start, end: e.end };
@@ -53,14 +60,13 @@ function flaggedEvidenceOf(e: ClaimSummary["evidence"], documents: readonly Docu
 
 /**
  * The ring's view: an answer that is not grounded (flagged or unscorable) as the ring keeps it, or
- * undefined for a grounded one. `content` is given only
- * with content capture on: `capture` (the recording's cap and redaction, telemetry's `captureText`)
+ * undefined for a grounded one. `content` is given only with content capture on: `capture` (the recording's cap and redaction, telemetry's `captureText`)
  * and the observation, whose question, answer and documents' names then go through `capture` too.
  * Without it the answer carries offsets and positions, and no text.
  */
 export function flaggedAnswerOf(
   r: EvaluationSummary,
-  at: { readonly route: string; readonly traceId: string; readonly spanId: string },
+  at: EvaluationAt,
   content?: { readonly capture: (text: string) => string; readonly input?: ObservationContent | undefined },
 ): Omit<FlaggedAnswer, "time"> | undefined {
   if (r.verdict === "grounded") return undefined;
@@ -86,13 +92,6 @@ export function flaggedAnswerOf(
   return { traceId: at.traceId, spanId: at.spanId, route: at.route, verdict: r.verdict, score: r.score, ...(r.reason ? { reason: r.reason } : {}), ...(cause ? { cause } : {}), ...said, claims };
 }
 
-
-/** Where an evaluation happened: its route label and its evaluation span's ids (all zeros: no span). */
-export interface EvaluationAt {
-  readonly route: string;
-  readonly traceId: string;
-  readonly spanId: string;
-}
 
 const INVALID_ID = /^0+$/;
 
