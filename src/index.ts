@@ -1,8 +1,9 @@
 export { createScorer } from "./sdk/create-scorer.ts";
 export type { CreateScorerDeps } from "./sdk/create-scorer.ts";
 export type { Scorer } from "./scoring/index.ts";
+export type { Evaluation } from "./evaluation/types.ts";
 export { splitClaims, buildWindows, createGroundednessScorer, createTextAnalyzer, extractQuantities, findCitations } from "./core/index.ts";
-export type { AnswerCause, AnswerInput, AnswerResult, AnswerSegment, AnswerVerdict, CallsSaved, CauseUnknownReason, CitationStatus, CitationSummary, Claim, ClaimCause, ClaimCitation, ClaimResult, ClaimVerdict, ContextDocument, ContextInput, Evidence, RelevanceReport, RelevanceThresholds, SkippedSentence, UnscorableReason } from "./core/index.ts";
+export type { AnswerCause, AnswerInput, AnswerResult, AnswerSegment, AnswerVerdict, CallsSaved, CauseUnknownReason, CitationStatus, CitationSummary, Claim, ClaimCause, ClaimCitation, ClaimResult, ClaimVerdict, ContextDocument, ContextInput, Evidence, GroundednessResult, RelevanceReport, RelevanceThresholds, SkippedSentence, UnscorableReason } from "./core/index.ts";
 export { createBackend, createOfflineBackend } from "./nli/index.ts";
 export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource } from "./core/index.ts";
 export { ConfigError, resolveScoreOptions } from "./config/index.ts";
@@ -11,6 +12,6 @@ export type { GroundwatchErrorCode } from "./errors/index.ts";
 export type { ScoreOptions } from "./config/index.ts";
 export { createMonitor, groundwatchMiddleware, observeRequest, routeTemplate } from "./sdk/index.ts";
 export type { ObserveOptions } from "./sdk/index.ts";
-export type { CompletedEvaluation, DriftReferenceStatus, FlaggedAnswer, FlaggedClaim, FlaggedEvidence, FlaggedQuery, GroundwatchRequest, Monitor, MonitorHealth, MonitorOptions, MonitorStats, ObserveInput, RequestLike, RequestObserver, ResampleOptions, ResampleOutcome, ResampleRequest, ResampleResult, ReviewOptions, ThresholdSource } from "./sdk/index.ts";
+export type { CompletedEvaluation, DriftReferenceStatus, EvaluationEvent, FlaggedAnswer, FlaggedClaim, FlaggedEvidence, FlaggedQuery, GroundwatchRequest, Monitor, MonitorHealth, MonitorOptions, MonitorStats, ObserveInput, RequestLike, RequestObserver, ResampleOptions, ResampleOutcome, ResampleRequest, ResampleResult, ReviewOptions, ThresholdSource } from "./sdk/index.ts";
 export { semanticEntropy } from "./core/index.ts";
 export type { ClaimConsistency, EntropyResult, ResampleSupport, UnstableClaim } from "./core/index.ts";

@@ -51,14 +51,15 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ["net", ["net"]],
   ["nli", ["nli", "core", "config", "net", "workers"]],
   ["scoring", ["scoring", "nli", "core", "config", "net", "workers"]],
-  ["telemetry", ["telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
-  ["review", ["review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
-  ["sdk", ["sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
-  ["collector", ["collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
-  ["cli", ["cli", "collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["evaluation", ["evaluation", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["telemetry", ["telemetry", "evaluation", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["review", ["review", "telemetry", "evaluation", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["sdk", ["sdk", "review", "telemetry", "evaluation", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["collector", ["collector", "sdk", "review", "telemetry", "evaluation", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["cli", ["cli", "collector", "sdk", "review", "telemetry", "evaluation", "scoring", "nli", "core", "config", "net", "workers"]],
 ];
 
-describe("the parts depend one way: core ← config ← nli ← scoring ← telemetry ← sdk ← collector ← cli (net and workers: for nli and above)", () => {
+describe("the parts depend one way: core ← config ← nli ← scoring ← evaluation ← telemetry ← review ← sdk ← collector ← cli (net and workers: for nli and above)", () => {
   it("has a rule for every folder of src/", () => {
     const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
     expect(folders.filter((f) => !LAYERS.some(([part]) => part === f))).toEqual([]);
@@ -143,9 +144,52 @@ describe("one error base", () => {
   });
 });
 
+/**
+ * The shapes an evaluation is shown in (its wire form and its views), and the functions that build
+ * them, with the one folder each may be declared in: the evaluation's in evaluation/, the review
+ * spool's on-disk record (a file format review owns) in review/.
+ */
+const PROJECTIONS: ReadonlyArray<{ readonly home: string; readonly types: readonly string[]; readonly functions: readonly string[] }> = [
+  {
+    home: "evaluation",
+    types: ["EvaluationSummary", "EvaluationEvent", "EvidenceRef", "ClaimSummary", "ClaimText", "FlaggedAnswer", "FlaggedClaim", "FlaggedEvidence", "CitationCounts", "RelevanceSummary", "EntailmentCounts", "FlaggedClaimRef", "ReviewClaim"],
+    functions: ["summarize", "claimSummary", "claimText", "evidenceRef", "flaggedAnswerOf", "spoolRecordOf", "evaluationEventOf"],
+  },
+  { home: "review", types: ["SpoolRecord", "SpoolClaim", "SpoolEvidence", "SpoolDocument"], functions: [] },
+];
+
+/** Where `text` declares one of the projections at module level outside its home, as "name (line)"; `part` is the src/ folder the text lies in. */
+function strayProjections(text: string, part: string): string[] {
+  const found: string[] = [];
+  for (const { home, types, functions } of PROJECTIONS) {
+    if (part === home) continue;
+    const declared = new RegExp(`^(?:export\\s+)?(?:declare\\s+)?(?:(?:interface|type|class)\\s+(${types.join("|")})\\b|(?:async\\s+)?function\\s+(${functions.join("|")})\\b|const\\s+(${functions.join("|")})\\s*=)`);
+    text.split("\n").forEach((line, i) => {
+      const m = declared.exec(line);
+      const name = m?.[1] ?? m?.[2] ?? m?.[3];
+      if (name) found.push(`${name} (${i + 1})`);
+    });
+  }
+  return found;
+}
+
+describe("an evaluation's shapes are declared in one place", () => {
+  it("finds a projection declared outside its home, and not one that is only used there or a local of the same name", () => {
+    const text = ["import type { FlaggedAnswer } from '../evaluation/types.ts';", "export interface FlaggedAnswer {", "type ClaimText = string;", "export function spoolRecordOf() {}", "const claimSummary = () => 1;", "export type SpoolRecord = {};", "const x: EvaluationSummary = y;", "interface FlaggedAnswerPage {}", "  const claimText = new Map();"].join("\n");
+    expect(strayProjections(text, "sdk")).toEqual(["FlaggedAnswer (2)", "ClaimText (3)", "spoolRecordOf (4)", "claimSummary (5)", "SpoolRecord (6)"]);
+    expect(strayProjections(text, "evaluation")).toEqual(["SpoolRecord (6)"]);
+    expect(strayProjections(text, "review")).toEqual(["FlaggedAnswer (2)", "ClaimText (3)", "spoolRecordOf (4)", "claimSummary (5)"]);
+  });
+
+  it("declares the wire form and the views only in evaluation/, and the spool record only in review/", () => {
+    const stray = sourceFiles(SRC).flatMap((file) => strayProjections(readFileSync(file, "utf8"), partOf(file)).map((d) => `${relative(SRC, file)}: ${d}`));
+    expect(stray).toEqual([]);
+  });
+});
+
 describe("options resolved once, at the edges", () => {
   // The edges (cli, collector, sdk) and config's resolvers read the environment; the layers below take resolved values.
-  const BELOW_THE_EDGES = ["core", "nli", "scoring", "telemetry", "review", "workers", "net"];
+  const BELOW_THE_EDGES = ["core", "nli", "scoring", "evaluation", "telemetry", "review", "workers", "net"];
 
   it("no layer below the edges reads the environment or takes it as a parameter", () => {
     const spelled = /process\.env|NodeJS\.ProcessEnv/;

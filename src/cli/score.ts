@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import type { Scorer, ScoredAnswer } from "../scoring/scorer.ts";
+import type { Scorer, Evaluation } from "../scoring/scorer.ts";
 import type { CommandIo } from "./shared/io.ts";
 import { writeLine } from "./shared/io.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./shared/backend-flags.ts";
@@ -9,8 +9,8 @@ import type { ScoreRow } from "./shared/score-rows.ts";
 import { parseScoreRow } from "./shared/score-rows.ts";
 import { outputFile } from "./shared/files.ts";
 import { formatResultBlock, modelWorkLine, tableHeader } from "./shared/table.ts";
-import type { EntailmentCounts } from "../telemetry/summary.ts";
-import { entailmentCounts } from "../telemetry/summary.ts";
+import type { EntailmentCounts } from "../evaluation/types.ts";
+import { entailmentCounts } from "../evaluation/summary.ts";
 import { jsonForTerminal } from "../core/safe-text.ts";
 
 export const SCORE_HELP: string = `groundwatch score — check each answer's claims against its retrieved context
@@ -69,7 +69,7 @@ interface Summary {
   unscorable: number;
 }
 
-function toOutputRow(id: string | number, r: ScoredAnswer): Record<string, unknown> {
+function toOutputRow(id: string | number, r: Evaluation): Record<string, unknown> {
   return {
     ...(r.combined ? { combined: r.combined } : {}),
     id,

@@ -1,9 +1,9 @@
 import type { Request, Response } from "express";
 import { ConfigError } from "../config/errors.ts";
 import { parseInteger } from "../config/parse.ts";
-import type { FlaggedPage, FlaggedPageQuery } from "../telemetry/flagged.ts";
-import { FLAGGED_MAX_LIMIT, isFlaggedCursor } from "../telemetry/flagged.ts";
-import { causeLabel } from "../telemetry/labels.ts";
+import type { FlaggedPage, FlaggedPageQuery } from "../evaluation/flagged-ring.ts";
+import { FLAGGED_MAX_LIMIT, isFlaggedCursor } from "../evaluation/flagged-ring.ts";
+import { causeLabel } from "../core/cause.ts";
 import { CAUSES } from "../telemetry/semconv.ts";
 
 /** The longest route or cause a query may name: route labels are capped shorter, causes are a few words. */

@@ -11,6 +11,15 @@ export type { AnswerCause, CauseUnknownReason, ClaimCause } from "./result.ts";
 /** Every cause, in the order reports list them: the values of the groundwatch.cause attribute. */
 export const CAUSES = ["retrieval", "generation", "citation", "mixed", "unknown"] as const satisfies readonly AnswerCause[];
 
+/**
+ * A cause as shown anywhere (the groundwatch.cause label, the flagged ring, /v1/flagged's filter):
+ * one of CAUSES, else undefined (never any other value, so a label stays bounded whatever a worker
+ * or a caller hands over).
+ */
+export function causeLabel(v: unknown): AnswerCause | undefined {
+  return (CAUSES as readonly unknown[]).includes(v) ? (v as AnswerCause) : undefined;
+}
+
 /** Every reason a cause is `unknown`: the values of groundwatch.reason on groundwatch.cause.unknown. */
 export const CAUSE_UNKNOWN_REASONS = ["weak_failure", "borderline_relevance", "relevance_unmeasured"] as const satisfies readonly CauseUnknownReason[];
 

@@ -1,6 +1,6 @@
 import type { ClaimConsistency, UnstableClaim } from "./entropy/claim-consistency.ts";
 import type { EntropyResult } from "./entropy/semantic-entropy.ts";
-import type { AnswerResult } from "./result.ts";
+import type { GroundednessResult } from "./result.ts";
 
 /** How groundedness, semantic entropy and claim-level consistency combine into one verdict. */
 export interface CombinedPolicy {
@@ -42,7 +42,7 @@ function listUnstable(claims: readonly UnstableClaim[]): string {
  * cannot show disagreement (identical samples…) or claims left unmeasured (budget, backend
  * error) are `unscorable`, so stability that was not measured never passes.
  */
-export function combineVerdicts(groundedness: AnswerResult, entropy: EntropyResult | undefined, policy: CombinedPolicy, consistency?: ConsistencyInput): CombinedVerdict {
+export function combineVerdicts(groundedness: GroundednessResult, entropy: EntropyResult | undefined, policy: CombinedPolicy, consistency?: ConsistencyInput): CombinedVerdict {
   const reasons: string[] = [];
   if (groundedness.verdict === "unscorable") return { verdict: "unscorable", reasons: [`groundedness unscorable: ${groundedness.reason}`] };
   if (groundedness.verdict === "ungrounded") reasons.push(`ungrounded: score ${groundedness.score.toFixed(3)} below ${groundedness.threshold}`);

@@ -13,7 +13,7 @@ import type { LimitName } from "./limits.ts";
 import { limitText, orderLimits } from "./limits.ts";
 import { callsSavedOf, lookUpPairs } from "./pair-lookup.ts";
 import { attachMarkers, claimsWithinBudget, planClaimChecks, windowsToCheck } from "./plan.ts";
-import type { AnswerInput, AnswerResult, CitationSummary, ClaimResult, Evidence, GroundednessScorer, GroundednessSettings, UnscorableReason } from "./result.ts";
+import type { AnswerInput, GroundednessResult, CitationSummary, ClaimResult, Evidence, GroundednessScorer, GroundednessSettings, UnscorableReason } from "./result.ts";
 import type { TextAnalyzer } from "./text.ts";
 import type { JudgedWindow } from "./verdict.ts";
 import { answerContribution, citationsOf, judgeClaim, misattributedCitations } from "./verdict.ts";
@@ -31,7 +31,7 @@ export function createGroundednessScorer(shared: EntailmentBackend, analyzer: Te
   const info = backendInfo(shared);
   // Retrieved documents recur across requests: each is cut into windows once while it stays cached.
   const windowCache = settings.windowCacheBytes === 0 ? undefined : createWindowCache(settings.windowCacheBytes);
-  const unscorable = (reason: UnscorableReason, detail: string, skipped: readonly SkippedSentence[] = [], limits: ReadonlySet<LimitName> = new Set(), entailmentCalls = 0, citations?: CitationSummary): AnswerResult => ({
+  const unscorable = (reason: UnscorableReason, detail: string, skipped: readonly SkippedSentence[] = [], limits: ReadonlySet<LimitName> = new Set(), entailmentCalls = 0, citations?: CitationSummary): GroundednessResult => ({
     verdict: "unscorable",
     score: null,
     reason,
@@ -46,7 +46,7 @@ export function createGroundednessScorer(shared: EntailmentBackend, analyzer: Te
   const relevance = settings.relevance;
   // The question is read no further than an answer would be (attacker-sized text meets the same limits).
   const cutText = (text: string | undefined): string | undefined => (text === undefined ? undefined : limitText(text, settings.maxAnswerChars ?? Infinity, settings.maxTokenChars ?? Infinity).text);
-  const scoreAnswer = async ({ answer, context, question }: AnswerInput, backend: EntailmentBackend): Promise<AnswerResult> => {
+  const scoreAnswer = async ({ answer, context, question }: AnswerInput, backend: EntailmentBackend): Promise<GroundednessResult> => {
       if (answer.trim() === "") return unscorable("empty_answer", "the answer is empty");
       const documents = toDocuments(context);
       const texts = documents.map((d) => d.text);
@@ -166,7 +166,7 @@ export function createGroundednessScorer(shared: EntailmentBackend, analyzer: Te
       };
   };
   return {
-    async score(input: AnswerInput, options?: CallOptions): Promise<AnswerResult> {
+    async score(input: AnswerInput, options?: CallOptions): Promise<GroundednessResult> {
       const backend = scopedBackend(shared, options);
       const result = await scoreAnswer(input, backend);
       if (result.verdict !== "unscorable" || !relevance || result.reason === "backend_error") return result;

@@ -13,6 +13,7 @@ export type { ClaimCheckPlan } from "./plan.ts";
 export type {
   AnswerInput,
   AnswerResult,
+  GroundednessResult,
   AnswerVerdict,
   CallsSaved,
   CitationStatus,

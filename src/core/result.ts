@@ -215,7 +215,8 @@ interface AnswerResultBase {
  */
 export type AnswerVerdict = "grounded" | "ungrounded" | "unscorable";
 
-export type AnswerResult =
+/** The groundedness of one answer: its verdict, score and claims (the first part of an Evaluation). */
+export type GroundednessResult =
   | (AnswerResultBase & {
       readonly verdict: Exclude<AnswerVerdict, "unscorable">;
       /** Minimum claim score: an answer is as grounded as its least supported claim. */
@@ -232,6 +233,9 @@ export type AnswerResult =
       readonly reason: UnscorableReason;
       readonly detail: string;
     });
+
+/** @deprecated use GroundednessResult */
+export type AnswerResult = GroundednessResult;
 
 export interface GroundednessSettings {
   /** Claims scoring at or above this are supported; the answer is grounded when all are. */
@@ -276,5 +280,5 @@ export interface AnswerInput {
 
 export interface GroundednessScorer {
   /** Scores one answer; `options` (an abort signal, a queue rank) go with every backend call it makes. */
-  score(input: AnswerInput, options?: CallOptions): Promise<AnswerResult>;
+  score(input: AnswerInput, options?: CallOptions): Promise<GroundednessResult>;
 }

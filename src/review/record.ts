@@ -1,20 +1,25 @@
-import type { AnswerCause, AnswerVerdict } from "../core/result.ts";
+import type { AnswerCause, AnswerVerdict, ClaimCause, ClaimVerdict } from "../core/result.ts";
 import type { BackendInfo } from "../core/backend.ts";
-import type { ReviewClaim } from "../telemetry/summary.ts";
 
 /**
  * What the review spool holds and what reviewers write: one JSON object a line each. A spool record
  * is an answer kept for people to check (every flagged answer, and a random sample of grounded ones
  * so that labels estimate recall too); a label record is one reviewer's judgement of one of them.
  * Types and names only: the writer, reader and commands build on them.
+ *
+ * This is a file format, declared here and nowhere else: the SDK builds a spool record with the
+ * evaluation's spool view (evaluation/views.ts `spoolRecordOf`), which names each field, so a change
+ * to the scoring worker's wire form does not change what is written. A change to these types is a
+ * change to the format (REVIEW_RECORD_VERSION).
  */
 
 /** The version every record carries; a reader refuses another. */
 export const REVIEW_RECORD_VERSION = 1;
 
 /**
- * Why an answer is in the spool: `flagged` (not grounded: ungrounded or, when kept, unscorable) or
- * `grounded_sample` (a grounded answer drawn at the grounded sample rate).
+ * Why an answer is in the spool: `flagged` (scorable and not grounded: its verdict is ungrounded) or
+ * `grounded_sample` (a grounded answer drawn at the grounded sample rate). Unscorable answers have
+ * no claims to judge and are never spooled.
  */
 export type SpoolKind = "flagged" | "grounded_sample";
 export const SPOOL_KINDS = ["flagged", "grounded_sample"] as const satisfies readonly SpoolKind[];
@@ -27,14 +32,25 @@ export interface SpoolDocument {
   readonly text: string;
 }
 
-/** Where in a document a claim's evidence lies (offsets into that document's `text`). */
-export type SpoolEvidence = NonNullable<ReviewClaim["evidence"]>;
+/** Where in a document a claim's evidence lies: the document's index in `documents`, and offsets into its `text`. */
+export interface SpoolEvidence {
+  readonly doc: number;
+  readonly start: number;
+  readonly end: number;
+}
 
-/**
- * One checked claim of the answer: its text, offsets into the record's `answer`, verdict, score,
- * cause and where its evidence lies — what the scoring worker sends when review is on (the same type).
- */
-export type SpoolClaim = ReviewClaim;
+/** One checked claim of the answer: its index, text, offsets into the record's `answer`, verdict, entailment score, cause and where its evidence lies. */
+export interface SpoolClaim {
+  readonly index: number;
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+  readonly verdict: ClaimVerdict;
+  readonly score: number;
+  /** Why the claim is not supported, when the answer's failure was attributed. */
+  readonly cause?: ClaimCause;
+  readonly evidence?: SpoolEvidence;
+}
 
 /** One answer kept for review. Text fields have passed the redaction hook. */
 export interface SpoolRecord {

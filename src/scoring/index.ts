@@ -1,2 +1,2 @@
 export { createResolvedScorer } from "./scorer.ts";
-export type { Observation, ResolvedScorerDeps, ScoredAnswer, Scorer } from "./scorer.ts";
+export type { Observation, ResolvedScorerDeps, Evaluation, Scorer } from "./scorer.ts";

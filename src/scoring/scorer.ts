@@ -6,7 +6,7 @@ import type { ClaimConsistency, UnstableClaim } from "../core/entropy/claim-cons
 import { claimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult, Sample } from "../core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerInput, AnswerResult, RelevanceThresholds } from "../core/result.ts";
+import type { AnswerInput, GroundednessResult, RelevanceThresholds } from "../core/result.ts";
 import { createGroundednessScorer } from "../core/groundedness.ts";
 import type { LimitName } from "../core/limits.ts";
 import { limitText, orderLimits } from "../core/limits.ts";
@@ -39,7 +39,7 @@ export interface Observation extends AnswerInput {
  * resamples were given. `limits` names every input limit the observation was cut by (answer,
  * context, documents, tokens, claims, samples, entailment calls); empty when it was scored whole.
  */
-export type ScoredAnswer = AnswerResult & {
+export type Evaluation = GroundednessResult & {
   readonly entropy?: EntropyResult;
   /**
    * With resamples and at least one checked claim: the claims entailed by fewer than
@@ -59,7 +59,7 @@ export interface Scorer {
    * promise rejects with the signal's reason (a scoring worker aborts a job past its time limit);
    * `options.rank` is where its inference queues (CallOptions).
    */
-  score(input: Observation, options?: CallOptions): Promise<ScoredAnswer>;
+  score(input: Observation, options?: CallOptions): Promise<Evaluation>;
   /** The combination policy in force. */
   readonly policy: CombinedPolicy;
   readonly backend: BackendInfo;
@@ -118,7 +118,7 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
   return {
     policy,
-    async score(input: Observation, options?: CallOptions): Promise<ScoredAnswer> {
+    async score(input: Observation, options?: CallOptions): Promise<Evaluation> {
       const backend = scopedBackend(shared, options);
       // A job given up (its signal aborted) ends between stages too, not only inside a backend call.
       const given = (): void => options?.signal?.throwIfAborted();
@@ -143,7 +143,7 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
       const measured = await semanticEntropy({ question, samples, backend, options: { ...cacheOption, maxEntailmentCalls: budget } });
       given();
       if (measured.overBudget) limits.add("entailment_calls");
-      let scored: ScoredAnswer = { ...groundedness, entropy: measured };
+      let scored: Evaluation = { ...groundedness, entropy: measured };
       // No samples came: no claim is checked against them.
       if (groundedness.claims.length > 0 && samples.length > 0) {
         // Claim consistency gets what groundedness and entropy left: claims × distinct samples pairs, in one batch.

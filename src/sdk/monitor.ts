@@ -1,14 +1,12 @@
 import type { Span } from "@opentelemetry/api";
 import { ROOT_CONTEXT, context as otelContext, diag, trace } from "@opentelemetry/api";
 import { resolveBackendSettings } from "../config/hub.ts";
-import type { EvaluationSummary } from "../telemetry/summary.ts";
 import { countLiveMonitor } from "./live-monitors.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createProviderBinding } from "../telemetry/providers.ts";
-import { createFlaggedRing, flaggedAnswerOf } from "../telemetry/flagged.ts";
-import { recordEvaluation, recordFailure } from "../telemetry/record.ts";
-import { createContentPolicy } from "../telemetry/content-policy.ts";
-import { ATTR_CONTENT_SINK, ATTR_LIMIT, ATTR_LIMITS, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
+import { createFlaggedRing } from "../evaluation/flagged-ring.ts";
+import { recordFailure } from "../telemetry/record.ts";
+import { ATTR_CONTENT_SINK, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 import { resolveMonitorOptions } from "./options.ts";
 import { createCalibrationState } from "./calibration-state.ts";
@@ -17,7 +15,8 @@ import { createSampler } from "./sampling.ts";
 import type { Resampler } from "./resample.ts";
 import { createResampler } from "./resample.ts";
 import { copyInput, readRouting } from "./input.ts";
-import type { FlaggedAnswer, FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../telemetry/flagged.ts";
+import type { FlaggedAnswer } from "../evaluation/types.ts";
+import type { FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../evaluation/flagged-ring.ts";
 import type { Monitor, MonitorHealth, MonitorStats, ObserveInput, ObserveOptions } from "./types.ts";
 import type { Job } from "./scheduler.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -25,7 +24,9 @@ import { createResampleStage } from "./resample-stage.ts";
 import { createRouteTallies } from "./route-tally.ts";
 import { checkStartup } from "./startup-checks.ts";
 import { createReviewSpool } from "./review-spool.ts";
+import { createRecording } from "./recording.ts";
 import { createScoringPool } from "./scoring-pool.ts";
+import { createContentPolicy } from "../telemetry/content-policy.ts";
 
 /**
  * observe() re-resolves the global MeterProvider on every this-many calls (and on the first);
@@ -49,8 +50,6 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   // Fitted on groundwatch's examples, or with another backend: warned about, and refused for drift.
   const calibrationState = createCalibrationState(resolved, scoreOptions.backend);
   const releaseLive = countLiveMonitor(resolved.workers);
-  const onEvaluation = options.onEvaluation;
-  let onEvaluationFailed = false;
   const random = options.random ?? Math.random;
   const now = options.now ?? (() => performance.now());
   let sampler: Sampler = createSampler(resolved.sampling, random);
@@ -80,7 +79,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     providers.instruments().failed.add(1, { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
   };
 
-  // The answers behind the page: the most recent flagged ones per route label, bytes bounded.
+  // The answers behind the page: the most recent flagged (and unscorable) ones per route label, bytes bounded.
   const flaggedRing = createFlaggedRing({ perRoute: resolved.flaggedPerRoute, maxBytes: resolved.flaggedMaxBytes, onDrop: (reason) => providers.instruments().flaggedDropped.add(1, { [ATTR_REASON]: reason }) });
 
   // Which user text the span, the ring and the spool carry: one policy, one rule for a throwing redact hook.
@@ -116,49 +115,20 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   const scoringPool = createScoringPool({ resolved, backendSettings, instruments: () => providers.instruments(), onChange: () => scheduler.pump() });
   sources.workersAlive = () => scoringPool.alive();
 
-  /** Records a scored result; a throwing redact hook: each sink records it without content (never unredacted; see createContentPolicy). */
-  const record = (job: Job, result: EvaluationSummary, span: Span, durationS: number): void => {
-    const limits = result.limits;
-    if (limits.length > 0) span.setAttribute(ATTR_LIMITS, [...limits]);
-    // The events are emitted in the request's context; outside any request span, in the evaluation span's, so they always carry a trace id.
-    const eventContext = trace.getSpanContext(job.parent) ? job.parent : trace.setSpan(job.parent, span);
-    const instruments = providers.instruments();
-    const base = { result, route: job.route, span, eventContext, logger: providers.logger(), instruments, durationS };
-    recordEvaluation({ ...base, options: { spanEvent: resolved.spanEvent, openInference: resolved.openInference, content: contentPolicy } });
-    keepFlagged(result, job, span);
-    reviewSpool?.offer(job.observation, result, { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId });
-    counts.scored++;
-    for (const limit of limits) instruments.limited.add(1, { [ATTR_ROUTE]: job.route, [ATTR_LIMIT]: limit });
-    calibrationState.scored(result.backend, result.threshold);
-    if (result.score !== null) tallies.addScore(job.route, result.score);
-    if (onEvaluation) notifyEvaluation(onEvaluation, job.route, result, durationS);
-  };
-  /** Keeps an answer that is not grounded in the ring, its text (question, answer, claims, documents' names) as the content policy carries it (a throwing redact hook: without). */
-  const keepFlagged = (result: EvaluationSummary, job: Job, span: Span): void => {
-    if (result.verdict === "grounded") return;
-    const at = { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
-    const entry = contentPolicy.record("flagged", job.route, () => flaggedAnswerOf(result, at, { capture: (text) => contentPolicy.text(text), input: job.observation }), () => flaggedAnswerOf(result, at));
-    if (entry) flaggedRing.add(entry);
-  };
-  /** Calls the host's onEvaluation; what it throws (or its promise rejects with) is reported once and never reaches scoring. */
-  const notifyEvaluation = (callback: NonNullable<MonitorOptions["onEvaluation"]>, route: string, result: EvaluationSummary, durationS: number): void => {
-    const report = (error: unknown): void => {
-      if (onEvaluationFailed) return;
-      onEvaluationFailed = true;
-      try {
-        diag.error(`groundwatch: the onEvaluation callback threw (${error instanceof Error ? error.message : String(error)}); later errors from it are not reported`);
-      } catch {
-        // An error whose message cannot be read: nothing more to say.
-      }
-    };
-    try {
-      const { content: _content, reviewClaims: _reviewClaims, ...rest } = result;
-      const returned: unknown = callback({ route, durationMs: durationS * 1000, result: rest });
-      if (returned instanceof Promise) returned.catch(report);
-    } catch (error) {
-      report(error);
-    }
-  };
+  /** Records a scored result through its views: telemetry, the ring, the review spool, onEvaluation. */
+  const record = createRecording({
+    resolved: () => resolved,
+    content: contentPolicy,
+    onEvaluation: options.onEvaluation,
+    providers,
+    flaggedRing,
+    reviewSpool,
+    scored: (route, result) => {
+      counts.scored++;
+      calibrationState.scored(result.backend, result.threshold);
+      if (result.score !== null) tallies.addScore(route, result.score);
+    },
+  });
 
   /** Scores one job in a worker under its evaluation span, and records the result or why there is none. */
   const score = async (job: Job): Promise<void> => {

@@ -15,7 +15,7 @@ import type { Calibration } from "../config/calibration-file.ts";
 import { readCalibrationFile, withCalibratedRelevance } from "../config/calibration-file.ts";
 import type { DriftOptionsInput, ResolvedDrift } from "./drift-options.ts";
 import { resolveDrift } from "./drift-options.ts";
-import type { EvaluationSummary } from "../telemetry/summary.ts";
+import type { EvaluationEvent } from "../evaluation/types.ts";
 import type { SamplingRules } from "./sampling.ts";
 import type { ScoringWorkerData } from "./worker.ts";
 import type { ResampleOptions, ResolvedResampleOptions } from "./resample-options.ts";
@@ -23,17 +23,8 @@ import { resolveResampleOptions } from "./resample-options.ts";
 import type { ResolvedReviewOptions, ReviewOptions } from "./review-options.ts";
 import { resolveReviewOptions } from "./review-options.ts";
 
-/**
- * One completed evaluation, as `onEvaluation` receives it: what telemetry records, without any
- * user text (no claims, no evidence, whatever captureContent says).
- */
-export interface CompletedEvaluation {
-  /** The route label the evaluation was recorded under. */
-  readonly route: string;
-  /** From dequeue to result, ms. */
-  readonly durationMs: number;
-  readonly result: Omit<EvaluationSummary, "content" | "reviewClaims">;
-}
+/** @deprecated use EvaluationEvent */
+export type CompletedEvaluation = EvaluationEvent;
 
 /** Options of `createMonitor`. Every field is optional; resolution order: option > env > config file > default. */
 export interface MonitorOptions {
@@ -132,7 +123,7 @@ export interface MonitorOptions {
    * never user text), e.g. to log evaluations while wiring a service up. It runs after the
    * evaluation is recorded; an exception it throws is caught (diag error, once) and changes nothing.
    */
-  readonly onEvaluation?: (evaluation: CompletedEvaluation) => void;
+  readonly onEvaluation?: (evaluation: EvaluationEvent) => void;
   /** JSON config file with "sampling", "scoring" and "monitor" sections. Env GROUNDWATCH_CONFIG. */
   readonly configFile?: string;
   /** Environment to read (default process.env). */

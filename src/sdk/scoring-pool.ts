@@ -4,7 +4,7 @@ import type { WorkerPool } from "../workers/worker-pool.ts";
 import { PoolError, createWorkerPool, workerUrl } from "../workers/worker-pool.ts";
 import type { Instruments } from "../telemetry/instruments.ts";
 import { ATTR_REASON } from "../telemetry/semconv.ts";
-import type { EvaluationSummary } from "../telemetry/summary.ts";
+import type { EvaluationSummary } from "../evaluation/types.ts";
 import type { ResolvedMonitorOptions } from "./options.ts";
 import { scoringWorkerData } from "./options.ts";
 import type { WorkersState } from "./scheduler.ts";

@@ -1,7 +1,8 @@
 import type { Attributes, Context } from "@opentelemetry/api";
 import type { ContextInput } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
-import type { FlaggedAnswer, FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../telemetry/flagged.ts";
+import type { FlaggedAnswer } from "../evaluation/types.ts";
+import type { FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../evaluation/flagged-ring.ts";
 import type { ResampleOutcome } from "./resample.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
@@ -77,7 +78,8 @@ export interface Monitor {
    */
   routeLabel(route: string): string;
   /**
-   * The most recent scored answers that are not grounded (newest first, at most `limit`, default 100,
+   * The most recent scored answers that are not grounded: flagged (verdict ungrounded) and unscorable
+   * (verdict unscorable, with its reason). Newest first, at most `limit` (default 100,
    * capped at 1000), by route label, cause and time: trace and span ids, verdict, score, and the claims
    * with their evidence's document (its index in the context) and offsets; the question, the answer,
    * claim and evidence text and the evidence documents' id, title and url only with captureContent,

@@ -5,8 +5,8 @@ import { workerPayload } from "../workers/native-gate.ts";
 import { serveWorker } from "../workers/serve-worker.ts";
 import type { Observation } from "../scoring/scorer.ts";
 import { createResolvedScorer } from "../scoring/scorer.ts";
-import type { EvaluationSummary } from "../telemetry/summary.ts";
-import { summarize } from "../telemetry/summary.ts";
+import type { EvaluationSummary } from "../evaluation/types.ts";
+import { summarize } from "../evaluation/summary.ts";
 import type { ResampleNote } from "../scoring/resample-shortfall.ts";
 
 /** What a scoring worker is started with. */

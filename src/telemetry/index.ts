@@ -3,5 +3,3 @@ export type { MetricSpec } from "./semconv.ts";
 export { createInstruments } from "./instruments.ts";
 export type { Instruments } from "./instruments.ts";
 export { explanationOf, recordEvaluation, recordFailure } from "./record.ts";
-export { summarize } from "./summary.ts";
-export type { EvaluationSummary } from "./summary.ts";

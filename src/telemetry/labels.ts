@@ -1,5 +1,3 @@
-import type { AnswerCause } from "../core/cause.ts";
-import { CAUSES } from "../core/cause.ts";
 import { stripControls } from "../core/safe-text.ts";
 
 /**
@@ -25,12 +23,4 @@ export function labelOrUndefined(v: unknown): string | undefined {
   if (typeof v !== "string") return undefined;
   const clean = sanitizeLabel(v, "");
   return clean === "" ? undefined : clean;
-}
-
-/**
- * A cause as the groundwatch.cause label: one of CAUSES, else undefined (never any other value, so
- * the label stays bounded whatever a worker or a caller hands over).
- */
-export function causeLabel(v: unknown): AnswerCause | undefined {
-  return (CAUSES as readonly unknown[]).includes(v) ? (v as AnswerCause) : undefined;
 }

@@ -1,10 +1,10 @@
 import type { Attributes, Context, Span } from "@opentelemetry/api";
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { Logger } from "@opentelemetry/api-logs";
-import type { EvaluationSummary } from "./summary.ts";
+import type { EvaluationSummary } from "../evaluation/types.ts";
 import type { Instruments } from "./instruments.ts";
 import type { ContentPolicy } from "./content-policy.ts";
-import { causeLabel } from "./labels.ts";
+import { causeLabel } from "../core/cause.ts";
 import {
   ATTR_BACKEND_NAME,
   ATTR_CAUSE,

@@ -218,7 +218,7 @@ export const METRICS = {
     "groundwatch.flagged.dropped",
     "{answer}",
     "counter",
-    "Flagged answers the ring of recent flagged answers (/v1/flagged, Monitor.flagged) let go or cut, by reason: route_full (past the newest flaggedPerRoute of its route), bytes (the oldest, past flaggedMaxBytes), cut (kept without its question and answer text, or with its last claims cut, to fit), too_large (not kept)",
+    "Answers not grounded (flagged or unscorable) the ring of recent ones (/v1/flagged, Monitor.flagged) let go or cut, by reason: route_full (past the newest flaggedPerRoute of its route), bytes (the oldest, past flaggedMaxBytes), cut (kept without its question and answer text, or with its last claims cut, to fit), too_large (not kept)",
   ),
   contentWithheld: spec(
     "groundwatch.content.withheld",
@@ -226,7 +226,7 @@ export const METRICS = {
     "counter",
     "Records of an evaluation made without their content because the redact hook threw (never unredacted), by route, reason (redact_error) and sink: span (the evaluation span and its events), flagged (the flagged-answer ring entry, kept without its texts), review (the review spool, whose record is its content: not written, also counted in groundwatch.review.skipped)",
   ),
-  reviewSpooled: spec("groundwatch.review.spooled", "{answer}", "counter", "Answers written to the review spool, by kind: flagged (every answer not grounded and scorable) or grounded_sample (grounded answers drawn at the grounded sample rate)"),
+  reviewSpooled: spec("groundwatch.review.spooled", "{answer}", "counter", "Answers written to the review spool, by kind: flagged (every ungrounded answer: scorable and not grounded) or grounded_sample (grounded answers drawn at the grounded sample rate)"),
   reviewSkipped: spec(
     "groundwatch.review.skipped",
     "{answer}",
@@ -253,19 +253,19 @@ export const METRICS = {
  * (supported, misattributed, unsupported, contradicted, not_retrieved), and unchecked for a marker
  * whose claim was not checked, so that the statuses of an answer add up to the citations found.
  */
-export const CITATION_STATUSES = ["supported", "misattributed", "unsupported", "contradicted", "not_retrieved", "unchecked"] as const;
-export type CitationCountStatus = (typeof CITATION_STATUSES)[number];
+export { CITATION_STATUSES } from "../evaluation/types.ts";
+export type { CitationCountStatus } from "../evaluation/types.ts";
 
 /** Why relevance was not measured (groundwatch.reason on groundwatch.relevance.unmeasured). */
 export const RELEVANCE_UNMEASURED_REASONS = ["no_relevance_scorer", "backend_error"] as const satisfies ReadonlyArray<NonNullable<RelevanceReport["unmeasured"]>["reason"]>;
 export type RelevanceUnmeasuredReason = (typeof RELEVANCE_UNMEASURED_REASONS)[number];
 
-/** Why a pair was decided without a model call (groundwatch.reason on groundwatch.entailment.saved): the keys of AnswerResult.callsSaved. */
+/** Why a pair was decided without a model call (groundwatch.reason on groundwatch.entailment.saved): the keys of GroundednessResult.callsSaved. */
 export const ENTAILMENT_SAVED_REASONS = ["verbatim", "cache"] as const satisfies ReadonlyArray<keyof CallsSaved>;
 
-/** Why the ring of flagged answers let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
-export const FLAGGED_DROP_REASONS = ["route_full", "bytes", "cut", "too_large"] as const;
-export type FlaggedDropReason = (typeof FLAGGED_DROP_REASONS)[number];
+/** Why the ring of flagged and unscorable answers let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
+export { FLAGGED_DROP_REASONS } from "../evaluation/flagged-ring.ts";
+export type { FlaggedDropReason } from "../evaluation/flagged-ring.ts";
 
 /** Why an answer picked for the review spool was not written (groundwatch.reason on groundwatch.review.skipped). */
 export const REVIEW_SKIP_REASONS = ["bytes", "too_large", "io_error", "redact_error"] as const;

@@ -7,16 +7,25 @@ import { reviewLabel, spoolRecord } from "../helpers/review-spool.ts";
 const row = (verdict: string | undefined, n: number): { metric: Record<string, string>; value: [number, string] } => ({ metric: verdict === undefined ? {} : { groundwatch_verdict: verdict }, value: [1_700_000_000, String(n)] });
 
 describe("evidence's count of the period's answers for the review section", () => {
-  it("counts ungrounded answers as flagged, and unscorable ones too when the spool keeps them as flagged", () => {
+  it("counts ungrounded answers as flagged and unscorable ones as neither", () => {
     const rows = [row("grounded", 900), row("ungrounded", 100), row("unscorable", 7)];
-    expect(reviewCounts(rows, [spoolRecord("f", "flagged", "2026-11-01T00:00:00Z")])).toEqual({ flagged: 100, grounded: 900 });
-    const unscorable = { ...spoolRecord("u", "flagged", "2026-11-01T00:00:00Z"), verdict: "unscorable" as const };
-    expect(reviewCounts(rows, [unscorable])).toEqual({ flagged: 107, grounded: 900 });
+    expect(reviewCounts(rows)).toEqual({ flagged: 100, grounded: 900 });
+  });
+
+  // Regression: one spooled record of kind flagged with an unscorable verdict made the section count
+  // every unscorable answer of the period as flagged (107 here), where flagged means ungrounded only.
+  it("shows the period's flagged answers as its ungrounded ones, whatever the spool holds", () => {
+    const unscorable = { ...spoolRecord("u", "flagged", "2026-11-01T12:00:00Z"), verdict: "unscorable" as const, score: null };
+    const read = { dirs: ["spool"], labelsFile: "spool/labels.jsonl", records: [spoolRecord("f", "flagged", "2026-11-01T12:00:00Z"), unscorable], labels: majorityLabels(currentLabels([])), unreadable: 0, skipped: [] };
+    const from = Date.parse("2026-11-01T00:00:00Z") / 1000;
+    const html = reviewSection(read, [row("grounded", 900), row("ungrounded", 100), row("unscorable", 7)], from, from + 86_400);
+    expect(html).toContain("100 flagged answers in the period");
+    expect(html).not.toContain("107 flagged answers");
   });
 
   it("has no counts when Prometheus has no series by verdict (the spool then estimates them)", () => {
-    expect(reviewCounts([], [])).toBeUndefined();
-    expect(reviewCounts([row(undefined, 3)], [])).toBeUndefined();
+    expect(reviewCounts([])).toBeUndefined();
+    expect(reviewCounts([row(undefined, 3)])).toBeUndefined();
   });
 
   // Regression: the trend printed each bucket's start date only, so a period starting at 22:37 the

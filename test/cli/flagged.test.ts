@@ -5,7 +5,7 @@ import express from "express";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { flaggedLines } from "../../src/cli/flagged.ts";
 import { flaggedHandler } from "../../src/collector/flagged-route.ts";
-import { createFlaggedRing } from "../../src/telemetry/flagged.ts";
+import { createFlaggedRing } from "../../src/evaluation/flagged-ring.ts";
 import { runCli } from "../helpers/cli.ts";
 import { RETURNS_DOC, postJson, startTestCollector } from "../helpers/collector.ts";
 import { closedPort } from "../helpers/net.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RelevancePair } from "../../src/core/backend.ts";
 import { createGroundednessScorer } from "../../src/core/groundedness.ts";
-import type { AnswerInput, AnswerResult, GroundednessSettings } from "../../src/core/result.ts";
+import type { AnswerInput, GroundednessResult, GroundednessSettings } from "../../src/core/result.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 
@@ -21,7 +21,7 @@ const settings: GroundednessSettings = { threshold: 0.5, topK: 3, tokenBudget: 4
 const REFUND_DOC = "The refund window is thirty days. Refunds reach the card used for the purchase.";
 const PARKING_DOC = "Visitor parking is free on weekends. The parking garage closes at midnight.";
 
-async function score(input: AnswerInput, backend = createFakeBackend({ relevance: topicRelevance }), s: GroundednessSettings = settings): Promise<AnswerResult> {
+async function score(input: AnswerInput, backend = createFakeBackend({ relevance: topicRelevance }), s: GroundednessSettings = settings): Promise<GroundednessResult> {
   return createGroundednessScorer(backend, testAnalyzer(), s).score(input);
 }
 

@@ -4,13 +4,13 @@ import type { ClaimConsistency, UnstableClaim } from "../../src/core/entropy/cla
 import { combineVerdicts } from "../../src/core/combined.ts";
 import type { EntropyResult } from "../../src/core/entropy/semantic-entropy.ts";
 import { semanticEntropy } from "../../src/core/entropy/semantic-entropy.ts";
-import type { AnswerResult } from "../../src/core/result.ts";
+import type { GroundednessResult } from "../../src/core/result.ts";
 import { cityKey, meaningBackend } from "../helpers/meaning-backend.ts";
 
 const BACKEND = { name: "fake", version: "1", tier: "production" as const };
-const grounded: AnswerResult = { verdict: "grounded", score: 0.9, threshold: 0.5, claims: [], skipped: [], backend: BACKEND, limits: [], entailmentCalls: 0 };
-const ungrounded: AnswerResult = { verdict: "ungrounded", score: 0.1, threshold: 0.5, claims: [], skipped: [], backend: BACKEND, limits: [], entailmentCalls: 0 };
-const unscorable: AnswerResult = { verdict: "unscorable", score: null, reason: "empty_context", detail: "", claims: [], skipped: [], backend: BACKEND, limits: [], entailmentCalls: 0 };
+const grounded: GroundednessResult = { verdict: "grounded", score: 0.9, threshold: 0.5, claims: [], skipped: [], backend: BACKEND, limits: [], entailmentCalls: 0 };
+const ungrounded: GroundednessResult = { verdict: "ungrounded", score: 0.1, threshold: 0.5, claims: [], skipped: [], backend: BACKEND, limits: [], entailmentCalls: 0 };
+const unscorable: GroundednessResult = { verdict: "unscorable", score: null, reason: "empty_context", detail: "", claims: [], skipped: [], backend: BACKEND, limits: [], entailmentCalls: 0 };
 const EITHER: CombinedPolicy = { entropyThreshold: 0.5, mode: "either" };
 const Q = "Which city is the capital of Australia?";
 

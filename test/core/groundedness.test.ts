@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AnswerResult, GroundednessSettings } from "../../src/core/result.ts";
+import type { GroundednessResult, GroundednessSettings } from "../../src/core/result.ts";
 import { createGroundednessScorer } from "../../src/core/groundedness.ts";
 import type { NliPair, NliResult } from "../../src/core/backend.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
@@ -12,7 +12,7 @@ function scorerWith(backend: FakeBackend, settings: GroundednessSettings = SETTI
   return createGroundednessScorer(backend, testAnalyzer(), settings);
 }
 
-function expectUnscorable(result: AnswerResult, reason: string): void {
+function expectUnscorable(result: GroundednessResult, reason: string): void {
   expect(result.verdict).toBe("unscorable");
   expect(result.score).toBeNull();
   if (result.verdict === "unscorable") expect(result.reason).toBe(reason);

@@ -4,7 +4,7 @@ import type { ContextWindow } from "../../src/core/context.ts";
 import { createGroundednessScorer } from "../../src/core/groundedness.ts";
 import { createNliCache } from "../../src/core/nli-cache.ts";
 import { lookUpPairs } from "../../src/core/pair-lookup.ts";
-import type { AnswerResult, GroundednessSettings } from "../../src/core/result.ts";
+import type { GroundednessResult, GroundednessSettings } from "../../src/core/result.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 
@@ -13,7 +13,7 @@ const CONTEXT = ["Refunds are available within thirty days of delivery. Items mu
 const ANSWER = "You can get a refund within thirty days. The shop is closed every Sunday.";
 
 /** A result without what only says how it was reached (the calls made and saved). */
-const judged = (r: AnswerResult): Omit<AnswerResult, "entailmentCalls" | "callsSaved"> => {
+const judged = (r: GroundednessResult): Omit<GroundednessResult, "entailmentCalls" | "callsSaved"> => {
   const { entailmentCalls: _calls, callsSaved: _saved, ...rest } = r;
   return rest;
 };

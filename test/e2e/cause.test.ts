@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { FlaggedAnswer } from "../../src/telemetry/flagged.ts";
+import type { FlaggedAnswer } from "../../src/evaluation/types.ts";
 import { ATTR_CAUSE, ATTR_RELEVANCE_ANSWER, ATTR_RELEVANCE_CONTEXT, ATTR_VERDICT, METRICS } from "../../src/telemetry/semconv.ts";
 import { CAUSE_ROWS } from "../helpers/cause-rows.ts";
 import { tempDir } from "../helpers/cli.ts";

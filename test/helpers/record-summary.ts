@@ -1,16 +1,16 @@
 import { context } from "@opentelemetry/api";
 import type { EntailmentBackend } from "../../src/core/backend.ts";
-import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
+import type { Observation, Evaluation } from "../../src/scoring/scorer.ts";
 import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { createInstruments } from "../../src/telemetry/instruments.ts";
 import { recordEvaluation } from "../../src/telemetry/record.ts";
 import { createContentPolicy } from "../../src/telemetry/content-policy.ts";
-import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
+import type { EvaluationSummary } from "../../src/evaluation/types.ts";
 import { testAnalyzer } from "./analyzer.ts";
 import { testOtel } from "./otel.ts";
 
 /** Scores one observation with a scorer of its own on the given backend, closing it after. */
-export async function scoreOnce(backend: EntailmentBackend, observation: Observation): Promise<ScoredAnswer> {
+export async function scoreOnce(backend: EntailmentBackend, observation: Observation): Promise<Evaluation> {
   const scorer = await createScorer({}, { backend, analyzer: testAnalyzer() });
   try {
     return await scorer.score(observation);

@@ -4,7 +4,7 @@
  * windows → offline backend → verdict) as `groundwatch score` scores it.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import type { AnswerResult } from "../../src/core/result.ts";
+import type { GroundednessResult } from "../../src/core/result.ts";
 import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
@@ -15,8 +15,8 @@ const PRICING =
   "The Starter plan costs $29 per month and includes 3 projects. The Team plan costs $99 per month and includes 20 projects. Annual billing gives a 15% discount on either plan.";
 const RETENTION = "Logs are kept for 30 days on the Starter plan and 90 days on the Team plan. Deleted projects can be restored within 7 days.";
 
-const score = (context: string, answer: string): Promise<AnswerResult> => scorer.score({ context, answer });
-const notes = (r: AnswerResult): string[] => r.claims.flatMap((c) => c.notes);
+const score = (context: string, answer: string): Promise<GroundednessResult> => scorer.score({ context, answer });
+const notes = (r: GroundednessResult): string[] => r.claims.flatMap((c) => c.notes);
 
 describe("a number in a claim is read against the sentence the claim is about", () => {
   it("does not let '20 projects' support '20% off': the discount sentence says 15%, a contradiction naming both", async () => {

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { TextAnalyzer } from "../../src/core/text.ts";
 import type { Scorer } from "../../src/scoring/scorer.ts";
 import { createScorer } from "../../src/sdk/create-scorer.ts";
-import { summarize } from "../../src/telemetry/summary.ts";
+import { summarize } from "../../src/evaluation/summary.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ScoreOptions } from "../../src/config/score-options.ts";
-import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
+import type { Observation, Evaluation } from "../../src/scoring/scorer.ts";
 import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { factsBackend } from "../core/facts-backend.ts";
@@ -14,7 +14,7 @@ const BASE = {
 const CONSISTENT = ["Signed in Berlin, ratified in 1998.", "It was signed in Berlin and ratified in 1998.", "Berlin; 1998.", "In Berlin, and it was ratified in 1998.", "Berlin, then ratification in 1998."];
 const CONFABULATED = ["Signed in Berlin, ratified in 2004.", "It was signed in Berlin and ratified in 1976.", "Berlin; 1998.", "In Berlin, and it was ratified in 2011.", "Berlin, then ratification in 1987."];
 
-async function score(observation: Observation, options: ScoreOptions = {}, env: NodeJS.ProcessEnv = {}): Promise<ScoredAnswer> {
+async function score(observation: Observation, options: ScoreOptions = {}, env: NodeJS.ProcessEnv = {}): Promise<Evaluation> {
   const scorer = await createScorer(options, { backend: factsBackend(), analyzer: testAnalyzer(), env });
   try {
     return await scorer.score(observation);

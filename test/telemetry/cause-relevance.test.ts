@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { RelevancePair } from "../../src/core/backend.ts";
-import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
-import { flaggedAnswerOf } from "../../src/telemetry/flagged.ts";
-import { causeLabel } from "../../src/telemetry/labels.ts";
+import type { Observation, Evaluation } from "../../src/scoring/scorer.ts";
+import { flaggedAnswerOf } from "../../src/evaluation/views.ts";
+import { causeLabel } from "../../src/core/cause.ts";
 import { context } from "@opentelemetry/api";
 import { createInstruments } from "../../src/telemetry/instruments.ts";
 import { explanationOf, recordEvaluation } from "../../src/telemetry/record.ts";
 import { createContentPolicy } from "../../src/telemetry/content-policy.ts";
 import { ATTR_CAUSE, ATTR_CLAIM_VERDICT, ATTR_REASON, ATTR_RELEVANCE_ANSWER, ATTR_RELEVANCE_CONTEXT, ATTR_ROUTE, ATTR_VERDICT, CAUSES, METRICS } from "../../src/telemetry/semconv.ts";
-import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
-import { summarize } from "../../src/telemetry/summary.ts";
+import type { EvaluationSummary } from "../../src/evaluation/types.ts";
+import { summarize } from "../../src/evaluation/summary.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 import { testOtel } from "../helpers/otel.ts";
 import { recordSummary, scoreOnce } from "../helpers/record-summary.ts";
@@ -23,7 +23,7 @@ const REFUND_DOC = "The refund window is thirty days. Refunds reach the card use
 const PARKING_DOC = "Visitor parking is free on weekends. The parking garage closes at midnight.";
 const QUESTION = "How does a refund work?";
 
-const score = (observation: Observation, relevance = true): Promise<ScoredAnswer> => scoreOnce(createFakeBackend(relevance ? { relevance: topicRelevance } : {}), observation);
+const score = (observation: Observation, relevance = true): Promise<Evaluation> => scoreOnce(createFakeBackend(relevance ? { relevance: topicRelevance } : {}), observation);
 const record = (summary: EvaluationSummary, route = "/api/ask") => recordSummary(summary, { openInference: true, captureContent: false }, route);
 type Points = Array<{ attributes: Record<string, unknown>; value: unknown }>;
 const sum = (points: Points | undefined, match: Record<string, unknown>): number =>
@@ -148,7 +148,7 @@ describe("relevance telemetry", () => {
 
 describe("unknown cause telemetry", () => {
   // Every claim scores `entailment` (threshold 0.5): 0.45 is a near miss, 0.1 a clear failure.
-  const scoredAt = (entailment: number, observation: Observation): Promise<ScoredAnswer> =>
+  const scoredAt = (entailment: number, observation: Observation): Promise<Evaluation> =>
     scoreOnce(createFakeBackend({ relevance: topicRelevance, classify: (pairs) => Promise.resolve(pairs.map(() => ({ entailment, neutral: 0.98 - entailment, contradiction: 0.02 }))) }), observation);
 
   it("counts an ungrounded answer whose cause is unknown on groundwatch.cause.unknown, by route and reason, and only those", async () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ClaimCitation, ClaimResult } from "../../src/core/result.ts";
-import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
+import type { Observation, Evaluation } from "../../src/scoring/scorer.ts";
 import { explanationOf } from "../../src/telemetry/record.ts";
 import { ATTR_CITATIONS_FOUND, ATTR_CITATIONS_INVALID, ATTR_CITATIONS_MISATTRIBUTED, ATTR_CITATIONS_VALID, ATTR_CITATION_STATUS, ATTR_CLAIMS_MISATTRIBUTED, ATTR_ROUTE, CITATION_STATUSES, METRICS } from "../../src/telemetry/semconv.ts";
-import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
-import { citationCounts, summarize } from "../../src/telemetry/summary.ts";
+import type { EvaluationSummary } from "../../src/evaluation/types.ts";
+import { citationCounts, summarize } from "../../src/evaluation/summary.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 import { recordSummary, scoreOnce } from "../helpers/record-summary.ts";
 
@@ -16,7 +16,7 @@ const DOCS = [
 /** [1] supports its claim, the second claim cites [1] but only document 2 supports it, [3] was never retrieved. */
 const CITED = "Refunds are paid within 30 days [1]. Shipping is free over 50 euros [1]. Gift cards never expire [3].";
 
-const score = (observation: Observation): Promise<ScoredAnswer> => scoreOnce(createFakeBackend(), observation);
+const score = (observation: Observation): Promise<Evaluation> => scoreOnce(createFakeBackend(), observation);
 const record = (summary: EvaluationSummary, route = "/api/ask") => recordSummary(summary, { openInference: true, captureContent: false }, route);
 
 const citation = (status: ClaimCitation["status"]): ClaimCitation => ({ marker: "[1]", start: 0, end: 3, docs: status === "not_retrieved" ? [] : [0], missing: status === "not_retrieved" ? ["9"] : [], status, score: 0, evidence: null });

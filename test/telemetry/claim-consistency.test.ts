@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Observation, ScoredAnswer } from "../../src/scoring/scorer.ts";
+import type { Observation, Evaluation } from "../../src/scoring/scorer.ts";
 import { explanationOf } from "../../src/telemetry/record.ts";
 import { ATTR_CLAIMS_UNSTABLE, ATTR_GEN_AI_EVALUATION_NAME, METRICS } from "../../src/telemetry/semconv.ts";
-import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
-import { summarize } from "../../src/telemetry/summary.ts";
+import type { EvaluationSummary } from "../../src/evaluation/types.ts";
+import { summarize } from "../../src/evaluation/summary.ts";
 import { recordSummary, scoreOnce } from "../helpers/record-summary.ts";
 import { factsBackend } from "../core/facts-backend.ts";
 
@@ -15,7 +15,7 @@ const BASE = {
 const CONFABULATED = ["Signed in Berlin, ratified in 2004.", "It was signed in Berlin and ratified in 1976.", "Berlin; 1998.", "In Berlin, and it was ratified in 2011.", "Berlin, then ratification in 1987."];
 const IDENTICAL = Array.from({ length: 4 }, () => "Signed in Berlin, ratified in 1998.");
 
-const score = (observation: Observation): Promise<ScoredAnswer> => scoreOnce(factsBackend(), observation);
+const score = (observation: Observation): Promise<Evaluation> => scoreOnce(factsBackend(), observation);
 const record = (summary: EvaluationSummary, route = "/api/ask") => recordSummary(summary, { openInference: false, captureContent: true }, route);
 
 describe("claim consistency in EvaluationSummary", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ATTR_CONTENT_EVIDENCE, ATTR_CONTENT_UNSUPPORTED_CLAIMS } from "../../src/telemetry/semconv.ts";
-import { summarize } from "../../src/telemetry/summary.ts";
+import { summarize } from "../../src/evaluation/summary.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 import { recordSummary, scoreOnce } from "../helpers/record-summary.ts";
 

@@ -18,14 +18,13 @@ type PromRow = { metric: Record<string, string>; value: [number, string] };
 
 /**
  * The period's flagged and grounded answers from Prometheus' rows by verdict: flagged are the
- * ungrounded ones, plus the unscorable ones when the spool keeps unscorable answers as flagged;
- * undefined when Prometheus has no such series (the spool's records then estimate them).
+ * ungrounded ones (an unscorable answer is neither, and the spool never keeps one); undefined when
+ * Prometheus has no such series (the spool's records then estimate them).
  */
-export function reviewCounts(rows: readonly PromRow[], records: readonly SpoolRecord[]): { flagged: number; grounded: number } | undefined {
+export function reviewCounts(rows: readonly PromRow[]): { flagged: number; grounded: number } | undefined {
   const by = new Map(rows.flatMap((r) => (typeof r.metric.groundwatch_verdict === "string" && Number.isFinite(Number(r.value[1])) ? [[r.metric.groundwatch_verdict, Number(r.value[1])] as const] : [])));
   if (by.size === 0) return undefined;
-  const unscorableFlagged = records.some((r) => r.kind === "flagged" && r.verdict === "unscorable");
-  return { flagged: (by.get("ungrounded") ?? 0) + (unscorableFlagged ? (by.get("unscorable") ?? 0) : 0), grounded: by.get("grounded") ?? 0 };
+  return { flagged: by.get("ungrounded") ?? 0, grounded: by.get("grounded") ?? 0 };
 }
 
 /** What evidence reads for the section: the spools, the labels in force as one label per answer, and what was left out. */
@@ -92,7 +91,7 @@ ${trend}
 
 /** The section for the period, given the period's answers by verdict (rows of groundwatch_verdict and count) and whether they are exact. */
 export function reviewSection(read: ReviewRead, counts: readonly PromRow[], from: number, to: number, exact = true): string {
-  const c = reviewCounts(counts, read.records);
+  const c = reviewCounts(counts);
   return reviewSectionHtml(monitorPrecision({ records: read.records, labels: read.labels.labels, from, to, ...(c ? { counts: c } : {}) }), read, exact);
 }
 

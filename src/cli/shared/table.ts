@@ -1,6 +1,6 @@
 import type { ContextInput } from "../../core/context.ts";
-import type { ScoredAnswer } from "../../scoring/scorer.ts";
-import type { EntailmentCounts } from "../../telemetry/summary.ts";
+import type { Evaluation } from "../../scoring/scorer.ts";
+import type { EntailmentCounts } from "../../evaluation/types.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { citationLines, citationSummaryText } from "../report/citations.ts";
 import { evidenceLocation, shownEvidence } from "../report/evidence.ts";
@@ -30,7 +30,7 @@ function documentNames(context: ContextInput | undefined): Array<string | null> 
  * it) or cites a source (each citation's status under it), and the sentences that were skipped.
  * `context` names the documents the citations point at.
  */
-export function formatResultBlock(id: string | number, answer: string, result: ScoredAnswer, context?: ContextInput): string[] {
+export function formatResultBlock(id: string | number, answer: string, result: Evaluation, context?: ContextInput): string[] {
   const lines: string[] = [];
   const score = result.score === null ? "  –  " : result.score.toFixed(3);
   lines.push(`${clip(String(id), ID_WIDTH).padEnd(ID_WIDTH)} ${result.verdict.padEnd(11)} ${score}  ${clip(answer, 64)}`);
@@ -80,7 +80,7 @@ export function formatResultBlock(id: string | number, answer: string, result: S
  * context relevance 0.12 (< 0.50: off-topic documents) · answer relevance 0.81"; undefined when
  * there is neither a cause nor a relevance to show.
  */
-export function causeAndRelevance(result: ScoredAnswer): string | undefined {
+export function causeAndRelevance(result: Evaluation): string | undefined {
   const parts: string[] = [];
   if (result.verdict === "ungrounded" && result.cause) parts.push(`cause: ${result.cause}${result.causeReason ? ` (${result.causeReason})` : ""}`);
   const rel = result.relevance;

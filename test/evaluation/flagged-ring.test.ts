@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { FlaggedAnswer, FlaggedQuery, FlaggedRing } from "../../src/telemetry/flagged.ts";
-import { FLAGGED_MAX_LIMIT, createFlaggedRing, flaggedAnswerOf } from "../../src/telemetry/flagged.ts";
-import type { FlaggedDropReason } from "../../src/telemetry/semconv.ts";
-import type { EvaluationSummary } from "../../src/telemetry/summary.ts";
+import type { FlaggedDropReason, FlaggedQuery, FlaggedRing } from "../../src/evaluation/flagged-ring.ts";
+import { FLAGGED_MAX_LIMIT, createFlaggedRing } from "../../src/evaluation/flagged-ring.ts";
+import type { FlaggedAnswer } from "../../src/evaluation/types.ts";
 import { expectLinear, measureGrowth } from "../helpers/growth.ts";
 
 const answer = (route: string, n: number, extra: Partial<Omit<FlaggedAnswer, "time">> = {}): Omit<FlaggedAnswer, "time"> => ({
@@ -225,49 +224,5 @@ describe("flagged ring pages", () => {
       for (let i = 0; i < n; i++) r.add(answer("/a", i, i % 2 ? { cause: "retrieval" } : {}));
       return { r, start };
     }, ({ r, start }) => r.page({ after: start.cursor, cause: "generation", limit: FLAGGED_MAX_LIMIT }), { n: 2000, maxN: 32_000 }));
-  });
-});
-
-describe("flaggedAnswerOf", () => {
-  const summary: EvaluationSummary = {
-    verdict: "ungrounded",
-    score: 0.2,
-    threshold: 0.5,
-    reason: null,
-    claims: { supported: 0, contradicted: 1, unsupported: 0, misattributed: 0 },
-    skipped: 0,
-    backend: { name: "offline", version: "1", tier: "triage" },
-    limits: [],
-    flaggedClaims: [{ verdict: "contradicted", start: 0, end: 20, evidence: { doc: 0, start: 5, end: 30 } }],
-    content: { claims: ["Returns take 90 days."], evidence: ["Returns take 30 days."] },
-  };
-  const at = { route: "/a", traceId: "t", spanId: "s" };
-
-  it("carries offsets and no text without a capture", () => {
-    expect(flaggedAnswerOf(summary, at)?.claims).toEqual([{ verdict: "contradicted", start: 0, end: 20, evidence: { doc: 0, start: 5, end: 30 } }]);
-  });
-
-  it("carries the text through the capture given", () => {
-    expect(flaggedAnswerOf(summary, at, { capture: (t) => t.replace(/\d+/g, "#") })?.claims[0]).toMatchObject({ text: "Returns take # days.", evidenceText: "Returns take # days." });
-  });
-
-  // Issue 36: the ring kept the evidence's document as its index alone, and neither question nor answer.
-  it("with content capture, carries the question, the answer and the evidence document's names through the capture; without, none of them", () => {
-    const input = { question: "How long for returns 2?", answer: "Returns take 90 days.", context: [{ id: "returns-7", title: "Returns 7", url: "https://example.com/7", text: "Returns take 30 days." }, "other"] };
-    const capture = (t: string): string => t.replace(/\d+/g, "#");
-    const on = flaggedAnswerOf(summary, at, { capture, input });
-    expect(on).toMatchObject({ question: "How long for returns #?", answer: "Returns take # days." });
-    expect(on?.claims[0]?.evidence).toEqual({ doc: 0, start: 5, end: 30, id: "returns-#", title: "Returns #", url: "https://example.com/#" });
-    // A string document has no name: its position only.
-    const second = flaggedAnswerOf({ ...summary, flaggedClaims: [{ verdict: "unsupported", start: 0, end: 20, evidence: { doc: 1, start: 0, end: 5 } }] }, at, { capture, input });
-    expect(second?.claims[0]?.evidence).toEqual({ doc: 1, start: 0, end: 5 });
-    const off = flaggedAnswerOf(summary, at);
-    expect(off).not.toHaveProperty("question");
-    expect(off).not.toHaveProperty("answer");
-    expect(off?.claims[0]?.evidence).toEqual({ doc: 0, start: 5, end: 30 });
-  });
-
-  it("gives nothing for a grounded answer", () => {
-    expect(flaggedAnswerOf({ ...summary, verdict: "grounded" }, at)).toBeUndefined();
   });
 });

@@ -1,63 +1,16 @@
 import { randomInt } from "node:crypto";
-import type { AnswerCause, AnswerVerdict, ClaimCause, ClaimVerdict } from "../core/result.ts";
-import { causeLabel } from "./labels.ts";
-import type { FlaggedDropReason } from "./semconv.ts";
-import type { EvaluationSummary, FlaggedClaimRef } from "./summary.ts";
-import type { DocumentNames } from "../core/context.ts";
-import { documentId, toDocuments } from "../core/context.ts";
-import type { Observation } from "../scoring/scorer.ts";
+import type { FlaggedAnswer } from "./types.ts";
 
 /**
- * Where a flagged claim's evidence lies: its document's index in the context (0-based) and the
- * sentence's offsets in it; with content capture on, also the document's id, title and URL where it
- * has them (after redaction, capped), so that a reader sees which document, not only its position.
+ * The ring behind Monitor.flagged and /v1/flagged: the most recent answers that are not grounded,
+ * which are the flagged ones (ungrounded) and the unscorable ones. Each entry's `verdict` says which:
+ * an unscorable answer is kept to be seen, not counted as a flag. Entries are built by views.ts
+ * `flaggedAnswerOf`.
  */
-export interface FlaggedEvidence {
-  readonly doc: number;
-  readonly start: number;
-  readonly end: number;
-  readonly id?: string;
-  readonly title?: string;
-  readonly url?: string;
-}
 
-/** One claim of a flagged answer: where it is in the answer, its evidence's document and offsets, and (with content capture) both texts after redaction. */
-export interface FlaggedClaim {
-  readonly verdict: ClaimVerdict;
-  /** Character offsets of the claim in the answer. */
-  readonly start: number;
-  readonly end: number;
-  /** The sentence of the context that bears on the claim: its document and offsets (null when none). */
-  readonly evidence: FlaggedEvidence | null;
-  /** Why the claim is not supported (retrieval, generation, citation, unknown), when the answer was attributed. */
-  readonly cause?: ClaimCause;
-  /** The claim's text, capped and redacted; only with content capture on. */
-  readonly text?: string;
-  /** The evidence sentence's text, capped and redacted; only with content capture on. */
-  readonly evidenceText?: string;
-}
-
-/** An answer whose verdict is not grounded, as the ring keeps it. */
-export interface FlaggedAnswer {
-  /** The evaluation span's trace and span ids (hex). */
-  readonly traceId: string;
-  readonly spanId: string;
-  /** When it was scored (ISO 8601). */
-  readonly time: string;
-  /** The capped route label. */
-  readonly route: string;
-  readonly verdict: AnswerVerdict;
-  readonly score: number | null;
-  /** Why an unscorable answer could not be scored. */
-  readonly reason?: string;
-  /** Why an ungrounded answer is not grounded (retrieval, generation, citation, mixed, unknown), when relevance is on. */
-  readonly cause?: AnswerCause;
-  /** The question asked, capped and redacted; only with content capture on, and when there was one. */
-  readonly question?: string;
-  /** The answer the claims' offsets point into, capped and redacted; only with content capture on. */
-  readonly answer?: string;
-  readonly claims: readonly FlaggedClaim[];
-}
+/** Why the ring let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
+export const FLAGGED_DROP_REASONS = ["route_full", "bytes", "cut", "too_large"] as const;
+export type FlaggedDropReason = (typeof FLAGGED_DROP_REASONS)[number];
 
 /** What to read from the ring: every field narrows; newest first. */
 export interface FlaggedQuery {
@@ -84,7 +37,7 @@ export interface FlaggedPageQuery extends FlaggedQuery {
   readonly after?: string | undefined;
 }
 
-/** One page of flagged answers, and where the next one starts. */
+/** One page of the ring's answers (flagged or unscorable), and where the next one starts. */
 export interface FlaggedPage {
   /** With `after`, the oldest kept after it first; without, the newest first. */
   readonly flagged: FlaggedAnswer[];
@@ -102,7 +55,7 @@ const CURSOR = /^(\d{1,16})\.(\d{1,16})\.(\d{1,16})$/;
 export const isFlaggedCursor = (text: string): boolean => CURSOR.test(text);
 
 export interface FlaggedRingOptions {
-  /** The most recent flagged answers kept per route label (0 keeps none). */
+  /** The most recent answers not grounded (flagged or unscorable) kept per route label (0 keeps none). */
   readonly perRoute: number;
   /** Bytes (characters of their JSON ≈ bytes) kept over all routes; the oldest answers go first (0 keeps none). */
   readonly maxBytes: number;
@@ -179,7 +132,7 @@ function fit(whole: FlaggedAnswer, max: number): { entry: FlaggedAnswer; bytes: 
 }
 
 /**
- * A bounded ring of the most recent flagged answers: per route label at most `perRoute`, over all of
+ * A bounded ring of the most recent answers not grounded (flagged or unscorable): per route label at most `perRoute`, over all of
  * them at most `maxBytes` (one answer at most a sixteenth of it: its last claims are cut to fit).
  * Insertion is amortised O(1): answers are kept in one FIFO in arrival order (for the byte budget)
  * and one per route (for its cap); one evicted from its route is marked and skipped when the FIFO
@@ -340,50 +293,4 @@ export function createFlaggedRing(options: FlaggedRingOptions): FlaggedRing {
     page,
     size: () => ({ answers: live, bytes }),
   };
-}
-
-/** What the ring may show of an observation with content capture on: the question, the answer, and the documents' names. */
-export type FlaggedInput = Pick<Observation, "question" | "answer" | "context">;
-
-/** Where a claim's evidence lies, with its document's names through `capture` (only with content capture on). */
-function evidenceOf(e: FlaggedClaimRef["evidence"], documents: readonly DocumentNames[] | undefined, capture: ((text: string) => string) | undefined): FlaggedEvidence | null {
-  if (!e) return null;
-  const d = capture ? documents?.[e.doc] : undefined;
-  if (!d || !capture) return { doc: e.doc, start: e.start, end: e.end };
-  const id = documentId(d.id);
-  return { doc: e.doc, start: e.start, end: e.end, ...(id !== undefined ? { id: capture(id) } : {}), ...(typeof d.title === "string" ? { title: capture(d.title) } : {}), ...(typeof d.url === "string" ? { url: capture(d.url) } : {}) };
-}
-
-/**
- * A scored answer as the ring keeps it, or undefined for a grounded one. `content` is given only
- * with content capture on: `capture` (the recording's cap and redaction, record.ts `captureText`)
- * and the observation, whose question, answer and documents' names then go through `capture` too.
- * Without it the answer carries offsets and positions, and no text.
- */
-export function flaggedAnswerOf(
-  r: EvaluationSummary,
-  at: { readonly route: string; readonly traceId: string; readonly spanId: string },
-  content?: { readonly capture: (text: string) => string; readonly input?: FlaggedInput | undefined },
-): Omit<FlaggedAnswer, "time"> | undefined {
-  if (r.verdict === "grounded") return undefined;
-  const capture = content?.capture;
-  const texts = capture ? r.content : undefined;
-  const input = capture ? content?.input : undefined;
-  const documents = input ? toDocuments(input.context) : undefined;
-  const claims: FlaggedClaim[] = (r.flaggedClaims ?? []).map((c, i) => {
-    const text = texts?.claims[i];
-    const evidenceText = texts?.evidence[i];
-    return {
-      verdict: c.verdict,
-      start: c.start,
-      end: c.end,
-      evidence: evidenceOf(c.evidence, documents, capture),
-      ...(c.cause && causeLabel(c.cause) ? { cause: c.cause } : {}),
-      ...(capture && text !== undefined ? { text: capture(text) } : {}),
-      ...(capture && evidenceText ? { evidenceText: capture(evidenceText) } : {}),
-    };
-  });
-  const cause = r.verdict === "ungrounded" ? causeLabel(r.cause) : undefined;
-  const said = capture && input ? { ...(typeof input.question === "string" ? { question: capture(input.question) } : {}), answer: capture(input.answer) } : {};
-  return { traceId: at.traceId, spanId: at.spanId, route: at.route, verdict: r.verdict, score: r.score, ...(r.reason ? { reason: r.reason } : {}), ...(cause ? { cause } : {}), ...said, claims };
 }
