@@ -2,7 +2,7 @@ import type { NliPair, NliResult } from "./backend.ts";
 import type { ContextWindow } from "./context.ts";
 import type { NliCache } from "./nli-cache.ts";
 import type { CallsSaved } from "./result.ts";
-import { nliCacheKey } from "./nli-cache.ts";
+import { nliPairKey } from "./pair-key.ts";
 import { VERBATIM_RESULT, createVerbatimMatcher } from "./verbatim.ts";
 
 /**
@@ -57,7 +57,7 @@ export function lookUpPairs(pairs: readonly NliPair[], owners: readonly ContextW
       return;
     }
     known.push(undefined);
-    const key = nliCacheKey(pair);
+    const key = nliPairKey(pair);
     const slot = sending.get(key);
     if (slot !== undefined) {
       slots.push(slot);

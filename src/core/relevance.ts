@@ -7,6 +7,7 @@ import type { EntailmentBackend, RelevancePair } from "./backend.ts";
 import type { ContextWindow } from "./context.ts";
 import { contentTerms } from "./context.ts";
 import type { TextAnalyzer } from "./text.ts";
+import { relevancePairKey } from "./pair-key.ts";
 import { indexWindows } from "./window-index.ts";
 
 /** Windows of each document scored per query when the caller sets none (the scorer's default top-k). */
@@ -89,7 +90,7 @@ export async function contextRelevance(input: ContextRelevanceInput): Promise<Co
     }
     return chosen.map((list, doc) =>
       (list.length > 0 ? list : (byDocument[doc] ?? []).slice(0, topK)).map((w) => {
-        const key = `${query}\u0000${w.text}`;
+        const key = relevancePairKey({ query, passage: w.text });
         let at = pairIndex.get(key);
         if (at === undefined) {
           const document = input.documentTexts?.[w.doc];

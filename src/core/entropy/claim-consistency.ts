@@ -2,7 +2,8 @@ import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
 import type { ContextWindow } from "../context.ts";
 import { buildWindows, contentTerms, estimateTokens } from "../context.ts";
 import type { NliCache } from "../nli-cache.ts";
-import { asNliCache, nliCacheKey, withQuestion } from "../nli-cache.ts";
+import { asNliCache, withQuestion } from "../nli-cache.ts";
+import { nliPairKey } from "../pair-key.ts";
 import { isRefusalAnswer } from "../refusal.ts";
 import { isContradicted } from "../verdict.ts";
 import { indexWindows } from "../window-index.ts";
@@ -61,7 +62,7 @@ export interface ClaimConsistencyOptions {
   readonly countTokens?: (text: string) => number;
   /** Most entailment pairs to send; claims whose pairs would go past it get no support. Default: no limit. */
   readonly maxEntailmentCalls?: number;
-  /** Judgements to reuse (createNliCache; a Map is keyed by nliCacheKey), shared with semantic entropy. Default: a fresh cache for this measurement. */
+  /** Judgements to reuse (createNliCache; a Map is keyed by nliPairKey), shared with semantic entropy. Default: a fresh cache for this measurement. */
   readonly cache?: NliCache | Map<string, NliResult>;
   /** How many samples were asked for; fewer makes the result unreliable. Default: the number given. */
   readonly requested?: number;
@@ -146,7 +147,7 @@ export async function claimConsistency({ question, claims, samples, backend, ana
       }
       return chosen.map((w) => {
         const pair = { premise: withQuestion(question, w.text), hypothesis: claim.text };
-        const key = nliCacheKey(pair);
+        const key = nliPairKey(pair);
         const cached = known.get(key) ?? cache.get(pair, backend.version);
         if (cached) hits.set(key, cached);
         else if (!fresh.has(key)) added.set(key, pair);
@@ -172,7 +173,7 @@ export async function claimConsistency({ question, claims, samples, backend, ana
       else {
         pairs.forEach((p, i) => {
           const r = results[i] as NliResult;
-          known.set(nliCacheKey(p), r);
+          known.set(nliPairKey(p), r);
           cache.set(p, backend.version, r);
         });
       }

@@ -13,7 +13,7 @@ export interface SemanticEntropyOptions {
   readonly requested?: number;
   /** Most entailment pairs this measurement may send; checked against the worst case before any call. Default: no limit. */
   readonly maxEntailmentCalls?: number;
-  /** Judgements to reuse across measurements (createNliCache; a Map is keyed by nliCacheKey). Default: a fresh cache for this measurement. */
+  /** Judgements to reuse across measurements (createNliCache; a Map is keyed by nliPairKey). Default: a fresh cache for this measurement. */
   readonly cache?: NliCache | Map<string, NliResult>;
 }
 
