@@ -1,5 +1,6 @@
 import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
 import type { ContextWindow } from "../context.ts";
+import { backendFailure, checkedBackend } from "../checked-backend.ts";
 import { buildWindows, contentTerms, estimateTokens } from "../context.ts";
 import type { NliCache } from "../nli-cache.ts";
 import { asNliCache, withQuestion } from "../nli-cache.ts";
@@ -99,7 +100,8 @@ export function isUnstable(support: ResampleSupport | undefined, unstableShare: 
  * the backend in one batch, after a budget check: claims past the budget get no support, and a
  * measurement that is partial or made on a degenerate sample set is `reliable: false`.
  */
-export async function claimConsistency({ question, claims, samples, backend, analyzer, options }: ClaimConsistencyInput): Promise<ClaimConsistencyResult> {
+export async function claimConsistency({ question, claims, samples, backend: given, analyzer, options }: ClaimConsistencyInput): Promise<ClaimConsistencyResult> {
+  const backend = checkedBackend(given);
   const texts = samples.map(textOf);
   const usable = texts.filter((t) => t.trim() !== "");
   const reasons = resampleSetProblems(texts, options.requested ?? texts.length).map(describeResampleProblem);
@@ -167,18 +169,15 @@ export async function claimConsistency({ question, claims, samples, backend, ana
   let failure: string | undefined;
   if (pairs.length > 0) {
     try {
+      // One result per pair, each valid: checkedBackend.
       const results = await backend.classify(pairs);
-      if (results.length !== pairs.length) failure = `${backend.name} backend returned ${results.length} results for ${pairs.length} pairs`;
-      else if (results.some((r) => ![r.entailment, r.neutral, r.contradiction].every((x) => Number.isFinite(x) && x >= 0 && x <= 1))) failure = `${backend.name} backend returned an invalid probability`;
-      else {
-        pairs.forEach((p, i) => {
-          const r = results[i] as NliResult;
-          known.set(nliPairKey(p), r);
-          cache.set(p, backend.version, r);
-        });
-      }
+      pairs.forEach((p, i) => {
+        const r = results[i] as NliResult;
+        known.set(nliPairKey(p), r);
+        cache.set(p, backend.version, r);
+      });
     } catch (error) {
-      failure = `${backend.name} backend failed: ${(error as Error).message}`;
+      failure = backendFailure(backend.name, error);
     }
   }
 
