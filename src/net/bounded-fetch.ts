@@ -13,7 +13,7 @@
  * base). The caller's signal aborts at once, with its own reason. Nothing else in src/ calls fetch.
  */
 
-import type { CappedRead } from "./read-capped.ts";
+import type { CappedRead, ReadCappedOptions } from "./read-capped.ts";
 import { pipeCapped } from "./read-capped.ts";
 import { DEFAULT_BACKOFF_BASE_MS, abortReason, exponentialBackoff, withRetry } from "./retry.ts";
 
@@ -69,15 +69,8 @@ export interface BoundedFetchOptions extends HttpBounds {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** How one body is read: under the request's cap, or a lower one. */
-export interface BodyReadOptions {
-  /** Largest body read, bytes (default: the request's maxBytes). */
-  readonly maxBytes?: number | undefined;
-  /** Return the part that fits instead of throwing (for an error excerpt). */
-  readonly truncate?: boolean | undefined;
-  /** The message of the BodyTooLargeError thrown. */
-  readonly tooLargeMessage?: string | undefined;
-}
+/** How one body is read (read-capped.ts's options): under the request's maxBytes, or a lower cap. */
+export type BodyReadOptions = Partial<Pick<ReadCappedOptions, "maxBytes" | "truncate" | "tooLargeMessage">>;
 
 /** A response whose body can only be read within the request's bounds. */
 export interface BoundedResponse {
