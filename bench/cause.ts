@@ -22,7 +22,7 @@
  */
 import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { answerRelevance } from "../src/core/attribution.ts";
+import { answerRelevance } from "../src/core/cause-analysis.ts";
 import type { AnswerCause, NamedCause } from "../src/core/cause.ts";
 import { CAUSES, CAUSE_MARGINS, answerCause, claimCause } from "../src/core/cause.ts";
 import { answerContribution } from "../src/core/verdict.ts";

@@ -17,7 +17,7 @@ import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "no
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { rng } from "../src/core/rng.ts";
-import { createDynamicBatcher } from "../src/nli/onnx/batcher.ts";
+import { createDynamicBatcher } from "../src/workers/batcher.ts";
 import { createLabelCounts } from "../src/review/labels-gauge.ts";
 
 const ROOT = join(import.meta.dirname, "..");

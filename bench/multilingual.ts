@@ -10,7 +10,7 @@
  * 2. The analyser (wink-nlp plus segmentation) on one run of Chinese with no space and no
  *    sentence end, at 25,000, 100,000 and 400,000 characters: ms and characters per ms.
  * 3. Intl.Segmenter on the same run, the whole string at once against 512-character chunks
- *    (what src/core/segment.ts does), at 5,000 to 320,000 characters (the whole string only up
+ *    (what src/core/spaceless-scripts.ts does), at 5,000 to 320,000 characters (the whole string only up
  *    to 20,000: at 80,000 it took 28 s here).
  */
 import { cpus } from "node:os";

@@ -6,6 +6,8 @@ export type { AnswerCause, AnswerInput, AnswerResult, AnswerSegment, AnswerVerdi
 export { createBackend, createOfflineBackend } from "./nli/index.ts";
 export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource } from "./core/index.ts";
 export { ConfigError, resolveScoreOptions } from "./config/index.ts";
+export { GroundwatchError, isGroundwatchError } from "./errors/index.ts";
+export type { GroundwatchErrorCode } from "./errors/index.ts";
 export type { ScoreOptions } from "./config/index.ts";
 export { createMonitor, groundwatchMiddleware, observeRequest, routeTemplate } from "./sdk/index.ts";
 export type { ObserveOptions } from "./sdk/index.ts";

@@ -35,32 +35,37 @@ function importsOf(part: string): Array<{ file: string; reaches: string }> {
   return sourceFiles(join(SRC, part)).flatMap((file) => relativeImports(file).map((target) => ({ file: relative(SRC, file), reaches: partOf(target) })));
 }
 
+/** The one error base (`errors/`): it imports nothing and sits below every part, core and the leaves included, so every part may import it. */
+const BENEATH_EVERY_PART = ["errors"];
+
 /**
- * The parts, bottom up, each with the parts it may import. `runtime` (the generic worker pool) sits at
- * the bottom beside `core`; a part that does not exist yet has no files and passes.
+ * The parts, bottom up, each with the parts it may import. `workers` (the generic worker pool and
+ * batcher) sits just above `core`, whose pure helpers it may use; a part that does not exist yet has
+ * no files and passes.
  */
 const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["errors", ["errors"]],
   ["core", ["core"]],
-  ["runtime", ["runtime"]],
+  ["workers", ["workers", "core"]],
   ["config", ["config", "core"]],
   ["net", ["net"]],
-  ["nli", ["nli", "core", "config", "net", "runtime"]],
-  ["scoring", ["scoring", "nli", "core", "config", "net", "runtime"]],
-  ["telemetry", ["telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["review", ["review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["sdk", ["sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["collector", ["collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
-  ["cli", ["cli", "collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "runtime"]],
+  ["nli", ["nli", "core", "config", "net", "workers"]],
+  ["scoring", ["scoring", "nli", "core", "config", "net", "workers"]],
+  ["telemetry", ["telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["review", ["review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["sdk", ["sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["collector", ["collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
+  ["cli", ["cli", "collector", "sdk", "review", "telemetry", "scoring", "nli", "core", "config", "net", "workers"]],
 ];
 
-describe("the parts depend one way: core ← config ← nli ← scoring ← telemetry ← sdk ← collector ← cli (net and runtime: for nli and above)", () => {
+describe("the parts depend one way: core ← config ← nli ← scoring ← telemetry ← sdk ← collector ← cli (net and workers: for nli and above)", () => {
   it("has a rule for every folder of src/", () => {
     const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
     expect(folders.filter((f) => !LAYERS.some(([part]) => part === f))).toEqual([]);
   });
 
   it.each(LAYERS)("%s imports only from %j", (part, allowed) => {
-    const outside = importsOf(part).filter((i) => !allowed.includes(i.reaches));
+    const outside = importsOf(part).filter((i) => !allowed.includes(i.reaches) && !BENEATH_EVERY_PART.includes(i.reaches));
     expect(outside).toEqual([]);
   });
 });
@@ -133,9 +138,25 @@ describe("one concept, one place", () => {
   });
 });
 
+describe("one error base", () => {
+  // A class that extends a built-in error directly (Error, TypeError, …), written on one line or across several.
+  const extendsBuiltIn = /class\s+(\w+)\s+extends\s+(?:globalThis\.)?(?:Error|TypeError|RangeError|SyntaxError|ReferenceError|EvalError|URIError|AggregateError)\b/g;
+  const BASE = join("errors", "groundwatch-error.ts");
+
+  it("finds a class that extends a built-in error, on one line or across several", () => {
+    const found = (text: string): string[] => [...text.matchAll(extendsBuiltIn)].map((m) => m[1] ?? "");
+    expect(found("export class A extends Error {}\nclass B\n  extends RangeError {}\nclass C extends GroundwatchError {}\nclass D extends globalThis.TypeError {}")).toEqual(["A", "B", "D"]);
+  });
+
+  it("every error class in src/ extends GroundwatchError (errors/groundwatch-error.ts), the only class that extends Error", () => {
+    const direct = sourceFiles(SRC).flatMap((file) => [...readFileSync(file, "utf8").matchAll(extendsBuiltIn)].map((m) => `${relative(SRC, file)}: ${m[1] ?? ""}`));
+    expect(direct).toEqual([`${BASE}: GroundwatchError`]);
+  });
+});
+
 describe("options resolved once, at the edges", () => {
   // The edges (cli, collector, sdk) and config's resolvers read the environment; the layers below take resolved values.
-  const BELOW_THE_EDGES = ["core", "nli", "scoring", "telemetry", "review", "runtime", "net"];
+  const BELOW_THE_EDGES = ["core", "nli", "scoring", "telemetry", "review", "workers", "net"];
 
   it("no layer below the edges reads the environment or takes it as a parameter", () => {
     const spelled = /process\.env|NodeJS\.ProcessEnv/;

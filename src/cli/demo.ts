@@ -2,13 +2,13 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_COLLECTOR_PORT } from "../collector/options.ts";
-import { startCollector } from "../collector/server.ts";
+import { ListenError, startCollector } from "../collector/server.ts";
 import type { RunningCollector } from "../collector/server.ts";
 import { fetchBounded } from "../net/bounded-fetch.ts";
-import { numberFlag, parseFlags, runCommand } from "./command.ts";
-import { EXIT } from "./exit-codes.ts";
-import type { CommandIo } from "./io.ts";
-import { parsePromText, summariseRoutes } from "./prom-text.ts";
+import { numberFlag, parseFlags, runCommand } from "./shared/command.ts";
+import { EXIT } from "./shared/exit-codes.ts";
+import type { CommandIo } from "./shared/io.ts";
+import { parsePromText, summariseRoutes } from "./shared/prom-text.ts";
 
 const DEFAULT_TRAFFIC = fileURLToPath(new URL("../../examples/traffic.jsonl", import.meta.url));
 
@@ -43,7 +43,7 @@ async function startOn(port: number, io: CommandIo): Promise<RunningCollector> {
   try {
     return await startCollector({ ...options, port });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    if (!(error instanceof ListenError && error.systemCode === "EADDRINUSE")) throw error;
     io.stderr.write(`groundwatch demo: port ${port} is busy, using a free one\n`);
     return startCollector({ ...options, port: 0 });
   }

@@ -7,12 +7,12 @@ import { redactSecrets } from "../net/redact.ts";
 import { sleep } from "../net/retry.ts";
 import type { FlaggedAnswer, FlaggedClaim } from "../telemetry/flagged.ts";
 import { FLAGGED_MAX_LIMIT, isFlaggedCursor } from "../telemetry/flagged.ts";
-import { UsageError, numberFlag, parseFlags, runCommand } from "./command.ts";
-import { EXIT } from "./exit-codes.ts";
-import type { CommandIo } from "./io.ts";
-import { writeLine } from "./io.ts";
-import { plainText, sourceText } from "./escape.ts";
-import { evidenceLabel } from "./report-evidence.ts";
+import { UsageError, numberFlag, parseFlags, runCommand } from "./shared/command.ts";
+import { EXIT } from "./shared/exit-codes.ts";
+import type { CommandIo } from "./shared/io.ts";
+import { writeLine } from "./shared/io.ts";
+import { plainText, sourceText } from "./shared/escape.ts";
+import { evidenceLabel } from "./report/evidence.ts";
 import { fetchFailure } from "../net/fetch-error.ts";
 
 export const FLAGGED_HELP = `groundwatch flagged — the answers behind the page: recent answers the collector flagged

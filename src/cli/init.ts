@@ -1,9 +1,9 @@
 import type { Stats } from "node:fs";
 import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { EXIT } from "./exit-codes.ts";
-import type { CommandIo } from "./io.ts";
-import { UsageError, parseFlags, runCommand } from "./command.ts";
+import { EXIT } from "./shared/exit-codes.ts";
+import type { CommandIo } from "./shared/io.ts";
+import { UsageError, parseFlags, runCommand } from "./shared/command.ts";
 
 export const INIT_HELP: string = `groundwatch init — start a project: a commented config file and a small eval set
 

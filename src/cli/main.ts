@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import { format } from "node:util";
 import type { DiagLogger } from "@opentelemetry/api";
 import { diag } from "@opentelemetry/api";
-import { EXIT } from "./exit-codes.ts";
-import { otelLogLevel } from "./log-level.ts";
-import type { CommandIo } from "./io.ts";
-import { sanitizeForTerminal } from "./io.ts";
-import { didYouMean } from "./suggest.ts";
+import { EXIT } from "./shared/exit-codes.ts";
+import { otelLogLevel } from "./shared/log-level.ts";
+import type { CommandIo } from "./shared/io.ts";
+import { sanitizeForTerminal } from "./shared/io.ts";
+import { didYouMean } from "./shared/suggest.ts";
 
 const HELP = `groundwatch — groundedness monitoring for retrieval-augmented generation
 
@@ -60,15 +60,15 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   score: async () => (await import("./score.ts")).runScore,
   nli: async () => (await import("./nli.ts")).runNli,
   entropy: async () => (await import("./entropy.ts")).runEntropy,
-  doctor: async () => (await import("./doctor.ts")).runDoctor,
+  doctor: async () => (await import("./doctor/index.ts")).runDoctor,
   model: async () => (await import("./model.ts")).runModel,
   serve: async () => (await import("./serve.ts")).runServe,
   flagged: async () => (await import("./flagged.ts")).runFlagged,
   review: async () => (await import("./review/index.ts")).runReview,
   demo: async () => (await import("./demo.ts")).runDemo,
-  calibrate: async () => (await import("./calibrate.ts")).runCalibrate,
-  eval: async () => (await import("./eval.ts")).runEval,
-  evidence: async () => (await import("./evidence.ts")).runEvidence,
+  calibrate: async () => (await import("./calibrate/index.ts")).runCalibrate,
+  eval: async () => (await import("./eval/index.ts")).runEval,
+  evidence: async () => (await import("./evidence/index.ts")).runEvidence,
   init: async () => (await import("./init.ts")).runInit,
 };
 

@@ -1,7 +1,6 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { isConfigError } from "../config/errors.ts";
 import type { HubSettings } from "../config/hub.ts";
 import { resolveHubSettings } from "../config/hub.ts";
 import { SCORE_ENV } from "../config/score-options.ts";
@@ -15,11 +14,10 @@ import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../nli/onnx/variants.ts";
 import { checkVariant, chooseGraph, readCpuFeatures } from "../nli/onnx/variants.ts";
-import { UsageError } from "./command.ts";
-import { EXIT } from "./exit-codes.ts";
-import { outputDir } from "./files.ts";
-import type { CommandIo } from "./io.ts";
-import { sanitizeForTerminal } from "./io.ts";
+import { EXIT, exitCodeOf } from "./shared/exit-codes.ts";
+import { outputDir } from "./shared/files.ts";
+import type { CommandIo } from "./shared/io.ts";
+import { sanitizeForTerminal } from "./shared/io.ts";
 
 export const MODEL_HELP = `groundwatch model — get and inspect NLI models for the onnx backend
 
@@ -163,7 +161,7 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
         return await info(target, variant ?? "auto", values.revision, io, deps, cpu(), hub);
       } catch (error) {
         io.stderr.write(`groundwatch model info: ${message(error)}\n`);
-        return isConfigError(error) ? EXIT.usage : EXIT.failure;
+        return exitCodeOf(error);
       }
     }
     default:
@@ -204,7 +202,7 @@ async function pull(repo: string, variant: string | undefined, values: { dir?: s
     return EXIT.ok;
   } catch (error) {
     io.stderr.write(`${io.stderr.isTTY ? "\n" : ""}groundwatch model pull: ${message(error)}\n`);
-    return isConfigError(error) || error instanceof UsageError ? EXIT.usage : EXIT.failure;
+    return exitCodeOf(error);
   }
 }
 

@@ -1,12 +1,12 @@
 import type { Writable } from "node:stream";
 import type { EntailmentBackend, NliPair } from "../core/backend.ts";
-import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { inputSource, numberFlag, openBackend, parseFlags, runCommand } from "./command.ts";
-import { EXIT } from "./exit-codes.ts";
-import { outputFile } from "./files.ts";
-import type { CommandIo } from "./io.ts";
-import { writeLine } from "./io.ts";
-import { runRowCommand } from "./rows.ts";
+import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./shared/backend-flags.ts";
+import { inputSource, numberFlag, openBackend, parseFlags, runCommand } from "./shared/command.ts";
+import { EXIT } from "./shared/exit-codes.ts";
+import { outputFile } from "./shared/files.ts";
+import type { CommandIo } from "./shared/io.ts";
+import { writeLine } from "./shared/io.ts";
+import { runRowCommand } from "./shared/rows.ts";
 import { jsonForTerminal } from "../core/safe-text.ts";
 import { isPlainObject } from "../core/plain-object.ts";
 

@@ -5,7 +5,7 @@ import type { ResolvedCollectorOptions } from "../collector/options.ts";
 import { DEFAULT_COLLECTOR_PORT, RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind } from "../collector/options.ts";
 import { resolveCollectorSetup } from "../collector/setup.ts";
 import { DiagLogLevel } from "@opentelemetry/api";
-import { otelLogLevel } from "./log-level.ts";
+import { otelLogLevel } from "./shared/log-level.ts";
 import type { CertificateInfo } from "../collector/tls.ts";
 import { applyHeapGrowth } from "../collector/heap.ts";
 import { endpointOf, otlpWanted } from "../collector/providers.ts";
@@ -21,11 +21,11 @@ import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options
 import type { ResolvedReviewOptions, ReviewOptions } from "../sdk/review-options.ts";
 import { describePerRoute, driftRefusal } from "../sdk/drift-options.ts";
 import { citationsText } from "../telemetry/record.ts";
-import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./backend-flags.ts";
-import { numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./command.ts";
-import { EXIT } from "./exit-codes.ts";
-import type { CommandIo } from "./io.ts";
-import { sanitizeForTerminal } from "./io.ts";
+import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "./shared/backend-flags.ts";
+import { numberFlag, parseFlags, runCommand, scoreOptionsFromFlags } from "./shared/command.ts";
+import { EXIT } from "./shared/exit-codes.ts";
+import type { CommandIo } from "./shared/io.ts";
+import { sanitizeForTerminal } from "./shared/io.ts";
 import { jsonForTerminal } from "../core/safe-text.ts";
 
 export const SERVE_HELP: string = `groundwatch serve — the collector: score RAG traces and observations from any service

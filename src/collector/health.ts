@@ -55,7 +55,7 @@ export function listenForProbes(options: ProbeListenerOptions): Promise<Server> 
   });
   const timeoutMs = Math.min(PROBE_LIMITS.timeoutMs, options.headersTimeoutMs);
   const named = (error: unknown): never => {
-    throw error instanceof ListenError ? new ListenError(`the probe listener (healthPort): ${error.message}`, error.code) : error;
+    throw error instanceof ListenError ? new ListenError(`the probe listener (healthPort): ${error.message}`, error.systemCode) : error;
   };
   return listen(app, {
     port: options.port,

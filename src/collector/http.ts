@@ -8,13 +8,15 @@ import type { Express, NextFunction, Request, RequestHandler, Response } from "e
 import type { HandshakeRefusal } from "./connections.ts";
 import { answerAndClose, guardHandshakes, limitPerAddress } from "./connections.ts";
 import { isLoopbackHostHeader } from "../net/bind-policy.ts";
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
-/** Binding the port failed: the message names port, address and why; `code` is the system's (EADDRINUSE, EACCES, …). */
-export class ListenError extends Error {
+/** Binding the port failed: the message names port, address and why; `systemCode` is the system's (EADDRINUSE, EACCES, …). */
+export class ListenError extends GroundwatchError {
   override readonly name = "ListenError";
+  override readonly code = "listen";
   constructor(
     message: string,
-    readonly code: string | undefined,
+    readonly systemCode: string | undefined,
   ) {
     super(message);
   }

@@ -2,6 +2,7 @@ import type { OtlpCodecs } from "./otlp-proto.ts";
 import { exportRecords } from "./otlp-proto.ts";
 import { isOwnEvaluation } from "./own-telemetry.ts";
 import { isPlainObject } from "../core/plain-object.ts";
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
 /** One span event (name and attributes), normalised from OTLP protobuf or JSON. */
 export interface OtlpSpanEvent {
@@ -74,8 +75,9 @@ function idOf(raw: unknown, bytes: number): string {
   return hex.length === bytes * 2 ? hex : "";
 }
 
-export class OtlpDecodeError extends Error {
+export class OtlpDecodeError extends GroundwatchError {
   override readonly name = "OtlpDecodeError";
+  override readonly code = "otlp_decode";
 }
 
 /** Result of reading one export request: the spans kept and those rejected, with why. */

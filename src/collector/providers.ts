@@ -9,7 +9,7 @@ import { BatchLogRecordProcessor, LoggerProvider } from "@opentelemetry/sdk-logs
 import type { MetricReader } from "@opentelemetry/sdk-metrics";
 import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { settleWithin } from "../runtime/settle-within.ts";
+import { settleWithin } from "../workers/settle-within.ts";
 
 type Signal = "traces" | "metrics" | "logs";
 

@@ -27,14 +27,15 @@ import type { Readiness } from "./health.ts";
 import { addProbes, listenForProbes } from "./health.ts";
 import { createOtlpCodecs } from "./otlp-proto.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
-import { OtlpDecodeError, decodeLogsPausing, decodeSpansPausing, encodeLogsResponse, encodeResponse } from "./otlp.ts";
+import { decodeLogsPausing, decodeSpansPausing, encodeLogsResponse, encodeResponse } from "./otlp.ts";
 import { createProviders } from "./providers.ts";
 import { loadTlsCredentials, watchServedCertificate } from "./tls.ts";
 import { runbooksHandler } from "./runbooks.ts";
 import type { RunningCollector } from "./running.ts";
 import { METRICS_ELSEWHERE } from "./running.ts";
-import { settleWithin } from "../runtime/settle-within.ts";
+import { settleWithin } from "../workers/settle-within.ts";
 import { HttpError } from "../net/http-error.ts";
+import { httpStatusOf } from "../net/error-status.ts";
 import { bearerToken, tokenMatcher } from "../net/bearer.ts";
 import { isLoopbackBind } from "../net/bind-policy.ts";
 
@@ -321,7 +322,7 @@ export async function startCollector(options: CollectorSetupOptions & { readonly
   // Refused bodies (size, encoding, JSON, OTLP) become clear 4xx answers; nothing else leaks.
   app.use((error: Error & { status?: number }, req: Request, res: Response, next: NextFunction) => {
     void next;
-    const status = error instanceof HttpError ? error.status : error instanceof OtlpDecodeError ? 400 : error.status && error.status >= 400 && error.status < 500 ? error.status : 500;
+    const status = httpStatusOf(error) ?? (error.status && error.status >= 400 && error.status < 500 ? error.status : 500);
     const message = status === 500 ? "internal error" : error.message;
     if (status === 500) diag.error(`groundwatch collector: ${req.method} ${req.path} failed: ${error.message}`);
     else if (resolved.logContent) diag.warn(`groundwatch collector: ${req.method} ${req.path}: ${message}`);

@@ -1,6 +1,9 @@
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
+
 /** A configuration value is missing or invalid; the message names the field and the value. */
-export class ConfigError extends Error {
+export class ConfigError extends GroundwatchError {
   override readonly name = "ConfigError";
+  override readonly code: "config" | "onnx_runtime_missing" = "config";
   constructor(
     readonly field: string,
     readonly value: unknown,

@@ -1,3 +1,4 @@
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 import type { CallOptions, EntailmentBackend, NliPair, NliResult, RelevancePair } from "./backend.ts";
 
 /**
@@ -9,8 +10,9 @@ import type { CallOptions, EntailmentBackend, NliPair, NliResult, RelevancePair 
  */
 
 /** A backend's reply broke the port's contract: the wrong number of results, or a probability that is not a number in [0, 1]. */
-export class BackendReplyError extends Error {
+export class BackendReplyError extends GroundwatchError {
   override readonly name = "BackendReplyError";
+  override readonly code = "backend_reply";
 }
 
 /** Marks a checked backend; spread with it (scopedBackend's view), so a view of a checked backend is not checked twice. */

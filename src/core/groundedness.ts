@@ -1,6 +1,6 @@
 import type { CallOptions, EntailmentBackend, NliPair, NliResult } from "./backend.ts";
 import { backendInfo, scopedBackend } from "./backend.ts";
-import { attributeCauses, unscoredRelevance } from "./attribution.ts";
+import { attributeCauses, unscoredRelevance } from "./cause-analysis.ts";
 import { backendFailure, checkedBackend } from "./checked-backend.ts";
 import type { SkippedSentence } from "./claims/types.ts";
 import { resolveCitations } from "./citations.ts";

@@ -13,7 +13,7 @@
  * is exactly that decision (does the context address the query), both kinds count equally
  * whatever their numbers, and it does not depend on which answers the groundedness check flags.
  */
-import { answerRelevance } from "./attribution.ts";
+import { answerRelevance } from "./cause-analysis.ts";
 import type { EntailmentBackend } from "./backend.ts";
 import type { AurocEstimate } from "./calibration.ts";
 import { aurocWithInterval, chooseThreshold } from "./calibration.ts";

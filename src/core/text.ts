@@ -3,7 +3,7 @@ import winkNLP from "wink-nlp";
 import type { WinkMethods } from "wink-nlp";
 import { createByteLru } from "./byte-lru.ts";
 import { DEFAULT_MAX_TOKEN_CHARS, capTokens } from "./limits.ts";
-import { asciiDigits, segmentSpaceless } from "./segment.ts";
+import { asciiDigits, segmentSpaceless } from "./spaceless-scripts.ts";
 import { englishModel } from "./wink-model.ts";
 import type { AnalyzedText, SentenceSpan, TextAnalyzer, Token } from "./tokens.ts";
 

@@ -13,6 +13,7 @@
  * base). The caller's signal aborts at once, with its own reason. Nothing else in src/ calls fetch.
  */
 
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 import type { CappedRead, ReadCappedOptions } from "./read-capped.ts";
 import { pipeCapped } from "./read-capped.ts";
 import { DEFAULT_BACKOFF_BASE_MS, abortReason, exponentialBackoff, withRetry } from "./retry.ts";
@@ -29,8 +30,9 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_ATTEMPTS = 3;
 
 /** The server sent no response headers within `timeoutMs` (or the connection could not be made in that time). */
-export class HeadersTimeoutError extends Error {
+export class HeadersTimeoutError extends GroundwatchError {
   override readonly name = "HeadersTimeoutError";
+  override readonly code = "headers_timeout";
   constructor(
     readonly url: string,
     readonly timeoutMs: number,
@@ -40,8 +42,9 @@ export class HeadersTimeoutError extends Error {
 }
 
 /** The whole request (headers and body) took longer than `timeoutMs`: it was aborted. */
-export class TotalTimeoutError extends Error {
+export class TotalTimeoutError extends GroundwatchError {
   override readonly name = "TotalTimeoutError";
+  override readonly code = "total_timeout";
   constructor(
     readonly url: string,
     readonly timeoutMs: number,

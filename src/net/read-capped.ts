@@ -7,10 +7,12 @@
  */
 
 import { NonRetryable } from "./retry.ts";
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
 /** A remote body was larger than the cap: the request was aborted and nothing past the cap was read (not retried: a new attempt gets the same body). */
 export class BodyTooLargeError extends NonRetryable {
   override readonly name = "BodyTooLargeError";
+  override readonly code = "body_too_large";
   constructor(
     /** The cap, in bytes. */
     readonly cap: number,
@@ -21,8 +23,9 @@ export class BodyTooLargeError extends NonRetryable {
 }
 
 /** A remote body stopped arriving: nothing came for `idleTimeoutMs`. */
-export class BodyIdleTimeoutError extends Error {
+export class BodyIdleTimeoutError extends GroundwatchError {
   override readonly name = "BodyIdleTimeoutError";
+  override readonly code = "body_idle_timeout";
   constructor(readonly idleTimeoutMs: number) {
     super(`the reply stalled: no data for ${idleTimeoutMs} ms; the request was aborted`);
   }

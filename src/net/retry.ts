@@ -5,6 +5,8 @@
  * one loop that waits between attempts, stops at once on an AbortSignal, never starts a wait that
  * would end past a deadline, and never retries an error that says retrying cannot fix it.
  */
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
+import type { GroundwatchErrorCode } from "../errors/groundwatch-error.ts";
 
 /** The longest wait a server's Retry-After can ask for by default: 30 s. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000;
@@ -13,13 +15,15 @@ export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000;
  * The base of every error that another attempt will not fix (a 4xx other than 429, a reply over its
  * byte cap, a reply that is not what was asked for, a hub refusal): withRetry throws it at once.
  */
-export class NonRetryable extends Error {
+export class NonRetryable extends GroundwatchError {
   override readonly name: string = "NonRetryable";
+  override readonly code: GroundwatchErrorCode = "non_retryable";
 }
 
 /** A failure that names how long to wait before the next attempt (a server's Retry-After, already capped). */
-export class RetryLater extends Error {
+export class RetryLater extends GroundwatchError {
   override readonly name = "RetryLater";
+  override readonly code = "retry_later";
   constructor(
     message: string,
     /** The wait before the next attempt, in ms, instead of the backoff; undefined: the backoff. */

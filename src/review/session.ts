@@ -6,6 +6,7 @@ import type { SkippedSpoolFile } from "./spool-files.ts";
 import { appendLabel, currentLabels, readLabelRecords, readSpools } from "./spool-files.ts";
 import { describeSkip } from "./spool-fs.ts";
 import { viewableRecord } from "./viewable.ts";
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
 /**
  * One reviewer's pass over the spools, the one both review views drive (the terminal and the web
@@ -51,14 +52,16 @@ export interface ReviewSessionOptions {
 /** Why the session refused a request: an id not in the spools, or a label request without a label or an agreement. */
 export type ReviewSessionRefusal = "unknown_answer" | "no_label";
 
-/** A request the session refuses (a view maps `reason` to its own answer, e.g. an HTTP status). */
-export class ReviewSessionError extends Error {
+/** A request the session refuses; its code (`review_` and the reason) is what a view maps to its own answer (an HTTP status: net/error-status.ts). */
+export class ReviewSessionError extends GroundwatchError {
   override readonly name = "ReviewSessionError";
+  override readonly code: `review_${ReviewSessionRefusal}`;
   constructor(
     readonly reason: ReviewSessionRefusal,
     message: string,
   ) {
     super(message);
+    this.code = `review_${reason}`;
   }
 }
 

@@ -1,5 +1,6 @@
 import * as nodeFs from "node:fs";
 import type { REVIEW_FILE_SKIP_REASONS } from "../telemetry/semconv.ts";
+import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
 /**
  * How every reader and writer of a review spool opens its files: by a descriptor opened without
@@ -42,8 +43,9 @@ export interface SpoolFile {
 export type SpoolOpen = { readonly file: SpoolFile } | { readonly absent: true } | { readonly skipped: SpoolFileSkip };
 
 /** Thrown by `appendSpoolLine` when the target is not a regular file: nothing was written. */
-export class SpoolFileRefused extends Error {
+export class SpoolFileRefused extends GroundwatchError {
   override readonly name = "SpoolFileRefused";
+  override readonly code = "spool_file_refused";
   constructor(
     readonly path: string,
     readonly reason: SpoolFileSkip,

@@ -1,7 +1,7 @@
 import type { Attributes, Context, SpanContext } from "@opentelemetry/api";
 import type { ResampleOutcome } from "./resample.ts";
 import type { ScoringRequest } from "./worker.ts";
-import { settleWithin } from "../runtime/settle-within.ts";
+import { settleWithin } from "../workers/settle-within.ts";
 
 /** An observation on its way to scoring: copied, with where it came from. */
 export interface Job {

@@ -1,8 +1,8 @@
 import { parentPort } from "node:worker_threads";
 import type { BackendSettings } from "../config/hub.ts";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
-import { workerPayload } from "../runtime/native-gate.ts";
-import { serveWorker } from "../runtime/serve-worker.ts";
+import { workerPayload } from "../workers/native-gate.ts";
+import { serveWorker } from "../workers/serve-worker.ts";
 import type { Observation } from "../scoring/scorer.ts";
 import { createResolvedScorer } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../telemetry/summary.ts";

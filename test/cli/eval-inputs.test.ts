@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { EvalReport } from "../../src/cli/eval/types.ts";
-import { parseEvalSetRow } from "../../src/cli/score-rows.ts";
-import { parseReplyPath } from "../../src/cli/eval-target.ts";
+import { parseEvalSetRow } from "../../src/cli/shared/score-rows.ts";
+import { parseReplyPath } from "../../src/cli/eval/target.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
 
 // Issue 14 (release gate): eval read only its own rows, and with --target every row still needed

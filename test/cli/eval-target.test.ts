@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { askTarget } from "../../src/cli/eval-target.ts";
+import { askTarget } from "../../src/cli/eval/target.ts";
 
 /** A RAG endpoint that refuses every request and echoes its headers back in the error body. */
 async function echoingEndpoint(): Promise<string> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.ts";
 
-// score, nli and entropy share one row loop (cli/rows.ts): a malformed row stops each of them the
+// score, nli and entropy share one row loop (cli/shared/rows.ts): a malformed row stops each of them the
 // same way, after writing the rows read before it, and --skip-invalid skips it in each.
 
 const DOC = "Returns: unopened items may be returned within 30 days of delivery for a full refund.";

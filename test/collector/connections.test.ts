@@ -95,7 +95,8 @@ describe("collector: connections that never read", { timeout: 30_000 }, () => {
     const port = (busy.address() as AddressInfo).port;
     await expect(startCollector({ env: COLLECTOR_TEST_ENV, port: 0, healthPort: port, monitor: { scoring: { backend: "offline" } } })).rejects.toMatchObject({
       name: "ListenError",
-      code: "EADDRINUSE",
+      code: "listen",
+      systemCode: "EADDRINUSE",
       message: `the probe listener (healthPort): port ${port} on 127.0.0.1 is already in use`,
     });
   });

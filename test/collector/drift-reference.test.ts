@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scoringNotices } from "../../src/cli/evidence-scoring.ts";
+import { scoringNotices } from "../../src/cli/evidence/scoring.ts";
 import { loadOfflineModel } from "../../src/nli/offline/backend.ts";
 import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { tempDir } from "../helpers/cli.ts";

@@ -10,7 +10,7 @@ import { BackendReplyError, checkedBackend } from "../../src/core/checked-backen
 import { buildWindows } from "../../src/core/context.ts";
 import { claimConsistency } from "../../src/core/entropy/claim-consistency.ts";
 import { semanticEntropy } from "../../src/core/entropy/semantic-entropy.ts";
-import { answerRelevance } from "../../src/core/attribution.ts";
+import { answerRelevance } from "../../src/core/cause-analysis.ts";
 import { createGroundednessScorer } from "../../src/core/groundedness.ts";
 import { contextRelevance } from "../../src/core/relevance.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseScoreRow } from "../../src/cli/score-rows.ts";
+import { parseScoreRow } from "../../src/cli/shared/score-rows.ts";
 import { buildWindows, contextTexts, createWindowCache, documentId, estimateTokens, toDocuments } from "../../src/core/context.ts";
 import { copyDocuments } from "../../src/sdk/copy.ts";
 import { indexWindows } from "../../src/core/window-index.ts";

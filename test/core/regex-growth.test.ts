@@ -7,9 +7,9 @@
  * promptContext: test/config/linear-pattern.test.ts.)
  */
 import { describe, expect, it } from "vitest";
-import { escapeHtml, escapeXml, mdText, plainText } from "../../src/cli/escape.ts";
-import { sanitizeForTerminal } from "../../src/cli/io.ts";
-import { parsePromText } from "../../src/cli/prom-text.ts";
+import { escapeHtml, escapeXml, mdText, plainText } from "../../src/cli/shared/escape.ts";
+import { sanitizeForTerminal } from "../../src/cli/shared/io.ts";
+import { parsePromText } from "../../src/cli/shared/prom-text.ts";
 import type { TraceParts } from "../../src/collector/trace-parts.ts";
 import { absorbSpan } from "../../src/collector/extract.ts";
 import { splitClaims } from "../../src/core/claims/index.ts";
@@ -86,7 +86,7 @@ describe("core: entropy refusals, answer normalising, limits, token estimates", 
   });
 });
 
-describe("telemetry/labels.ts, cli/io.ts, cli/escape.ts: escapes and control characters", () => {
+describe("telemetry/labels.ts, cli/shared/io.ts, cli/shared/escape.ts: escapes and control characters", () => {
   const texts: Case[] = [
     ["CSI with no final byte", (n) => `${ESC}[${"0".repeat(n)}`],
     ["CSI parameters then intermediates with no final byte", (n) => `${ESC}[${"0;".repeat(n / 4)}${" ".repeat(n / 2)}`],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/cli/escape.ts";
-import { sanitizeForTerminal } from "../../src/cli/io.ts";
+import { plainText } from "../../src/cli/shared/escape.ts";
+import { sanitizeForTerminal } from "../../src/cli/shared/io.ts";
 import { jsonForTerminal, stripControls } from "../../src/core/safe-text.ts";
 import { sanitizeLabel } from "../../src/telemetry/labels.ts";
 import { expectLinear, measureGrowth } from "../helpers/growth.ts";

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import { askTarget } from "../../src/cli/eval-target.ts";
+import { askTarget } from "../../src/cli/eval/target.ts";
 import { downloadFile } from "../../src/nli/hub/download.ts";
 import { fetchRepoListing } from "../../src/nli/hub/pull.ts";
 import { createChatClient } from "../../src/nli/judge/chat.ts";

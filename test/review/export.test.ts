@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { LabelRecord, SpoolRecord } from "../../src/review/record.ts";
 import { currentLabels } from "../../src/review/spool-files.ts";
 import { describeProduction, exportRows, majorityLabels, productionTally } from "../../src/review/export.ts";
-import { parseEvalSetRow, parseScoreRow } from "../../src/cli/score-rows.ts";
+import { parseEvalSetRow, parseScoreRow } from "../../src/cli/shared/score-rows.ts";
 
 const record = (id: string, kind: SpoolRecord["kind"], time = "2026-11-02T10:00:00.000Z"): SpoolRecord => ({
   v: 1,

@@ -1,7 +1,7 @@
 import { CAUSES } from "../../core/cause.ts";
 import type { ClaimResult } from "../../core/result.ts";
-import { citationErrors, citationLines, citationSummaryText } from "../report-citations.ts";
-import { labelSummary, labelSummaryText, verdictRatesText } from "../report-labels.ts";
+import { citationErrors, citationLines, citationSummaryText } from "../report/citations.ts";
+import { labelSummary, labelSummaryText, verdictRatesText } from "../report/labels.ts";
 import { fixed3, pct, plain } from "./format.ts";
 import { criterionLimit, describeSource } from "./gate.ts";
 import type { CauseSummary, CriterionName, EvalReport, EvalRow } from "./types.ts";

@@ -1,6 +1,6 @@
-import { citationErrors } from "../report-citations.ts";
-import type { LabelSummary } from "../report-labels.ts";
-import { labelAgreement } from "../report-labels.ts";
+import { citationErrors } from "../report/citations.ts";
+import type { LabelSummary } from "../report/labels.ts";
+import { labelAgreement } from "../report/labels.ts";
 import { pct, plain } from "./format.ts";
 import type { CriterionName, EvalGate, EvalReport, EvalRow, GateCriterion, GateSource, GateSpec } from "./types.ts";
 import { REPORT_ONLY } from "./types.ts";

@@ -1,8 +1,8 @@
 import type { ClaimResult } from "../../core/result.ts";
-import { escapeHtml } from "../escape.ts";
-import { citationSummaryText } from "../report-citations.ts";
-import { evidenceLine, shownEvidence } from "../report-evidence.ts";
-import { labelAgreement, labelCell, labelSummary } from "../report-labels.ts";
+import { escapeHtml } from "../shared/escape.ts";
+import { citationSummaryText } from "../report/citations.ts";
+import { evidenceLine, shownEvidence } from "../report/evidence.ts";
+import { labelAgreement, labelCell, labelSummary } from "../report/labels.ts";
 import { describeRun, measureRows, outcome, rowCitations, rowRelevance } from "./findings.ts";
 import { criterionMeasure, rowFailsGate } from "./gate.ts";
 import type { EvalReport } from "./types.ts";

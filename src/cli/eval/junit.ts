@@ -1,5 +1,5 @@
-import { escapeXml } from "../escape.ts";
-import { shownEvidence } from "../report-evidence.ts";
+import { escapeXml } from "../shared/escape.ts";
+import { shownEvidence } from "../report/evidence.ts";
 import { finding, findingClaim, rowCitations } from "./findings.ts";
 import { fixed3, pct } from "./format.ts";
 import { criterionLimit, criterionMeasure, describeSource, rowFailsGate } from "./gate.ts";

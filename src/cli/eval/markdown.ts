@@ -1,6 +1,6 @@
-import { mdText } from "../escape.ts";
-import { evidenceLine, shownEvidence } from "../report-evidence.ts";
-import { labelAgreement } from "../report-labels.ts";
+import { mdText } from "../shared/escape.ts";
+import { evidenceLine, shownEvidence } from "../report/evidence.ts";
+import { labelAgreement } from "../report/labels.ts";
 import { citedClaims, describeRun, findingClaim, measureRows, outcome, rowCitations } from "./findings.ts";
 import { fixed3 } from "./format.ts";
 import { criterionMeasure, describeGate, rowFailsGate } from "./gate.ts";

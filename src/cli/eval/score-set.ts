@@ -1,9 +1,9 @@
 import type { ContextInput } from "../../core/context.ts";
 import { documentName } from "../../core/context.ts";
 import type { Scorer } from "../../scoring/scorer.ts";
-import type { CommandIo } from "../io.ts";
-import type { TargetOptions } from "../eval-target.ts";
-import { askTarget } from "../eval-target.ts";
+import type { CommandIo } from "../shared/io.ts";
+import type { TargetOptions } from "./target.ts";
+import { askTarget } from "./target.ts";
 import type { SetRow } from "./set.ts";
 import type { EvalRow } from "./types.ts";
 

@@ -1,8 +1,8 @@
-import { UsageError } from "../command.ts";
-import { inputLines } from "../files.ts";
-import type { CommandIo } from "../io.ts";
-import type { EvalSetRow } from "../score-rows.ts";
-import { ROW_FIELDS, parseEvalSetRow } from "../score-rows.ts";
+import { UsageError } from "../shared/command.ts";
+import { inputLines } from "../shared/files.ts";
+import type { CommandIo } from "../shared/io.ts";
+import type { EvalSetRow } from "../shared/score-rows.ts";
+import { ROW_FIELDS, parseEvalSetRow } from "../shared/score-rows.ts";
 
 /** An eval row, whichever convention it was written in. */
 export type SetRow = Omit<EvalSetRow, "format">;

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { wilsonInterval } from "../../core/calibration.ts";
-import { UsageError } from "../command.ts";
-import { readTextFile } from "../files.ts";
-import type { CommandIo } from "../io.ts";
+import { UsageError } from "../shared/command.ts";
+import { readTextFile } from "../shared/files.ts";
+import type { CommandIo } from "../shared/io.ts";
 import { CAUSES } from "../../core/cause.ts";
 import type { AnswerCause } from "../../core/result.ts";
 import type { CauseSummary, EvalReport, EvalRow } from "./types.ts";

@@ -1,6 +1,6 @@
-import { UsageError, numberFlag } from "../command.ts";
-import type { TargetOptions } from "../eval-target.ts";
-import { DEFAULT_MAX_REPLY_BYTES, parseReplyPath, pathHasWildcard, renderRequest } from "../eval-target.ts";
+import { UsageError, numberFlag } from "../shared/command.ts";
+import type { TargetOptions } from "./target.ts";
+import { DEFAULT_MAX_REPLY_BYTES, parseReplyPath, pathHasWildcard, renderRequest } from "./target.ts";
 
 /** The --target flags of eval, as parsed (each undefined when not given). */
 export interface TargetFlags {

@@ -1,8 +1,8 @@
 import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { makeOutputDir, writeOutputFile } from "../files.ts";
-import type { CommandIo } from "../io.ts";
-import { sanitizeForTerminal } from "../io.ts";
+import { makeOutputDir, writeOutputFile } from "../shared/files.ts";
+import type { CommandIo } from "../shared/io.ts";
+import { sanitizeForTerminal } from "../shared/io.ts";
 import { reportHtml } from "./html.ts";
 import { reportJunit } from "./junit.ts";
 import { reportMarkdown } from "./markdown.ts";

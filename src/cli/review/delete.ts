@@ -6,10 +6,10 @@ import type { SkippedSpoolFile } from "../../review/spool-files.ts";
 import { SEGMENT_PATTERN, appendLabel, labelsPath, segmentFiles } from "../../review/spool-files.ts";
 import type { SpoolFileOps } from "../../review/spool-fs.ts";
 import { blankSpoolRanges, openSpoolFile, readSpoolLines } from "../../review/spool-fs.ts";
-import { UsageError, parseFlags, runCommand } from "../command.ts";
-import { EXIT } from "../exit-codes.ts";
-import type { CommandIo } from "../io.ts";
-import { sanitizeForTerminal } from "../io.ts";
+import { UsageError, parseFlags, runCommand } from "../shared/command.ts";
+import { EXIT } from "../shared/exit-codes.ts";
+import type { CommandIo } from "../shared/io.ts";
+import { sanitizeForTerminal } from "../shared/io.ts";
 import { reportSkippedFiles } from "./skips.ts";
 
 export const REVIEW_DELETE_HELP = `groundwatch review delete — remove one trace's answers and labels from a review spool

@@ -2,10 +2,10 @@ import { resolve } from "node:path";
 import { exportRows, EXPORT_ONLY, majorityLabels } from "../../review/export.ts";
 import type { ExportOnly } from "../../review/export.ts";
 import { currentLabels, labelsPath, readLabelRecords, readSpools } from "../../review/spool-files.ts";
-import { UsageError, parseFlags, runCommand } from "../command.ts";
-import { EXIT } from "../exit-codes.ts";
-import { outputFile, writeOutputFile } from "../files.ts";
-import type { CommandIo } from "../io.ts";
+import { UsageError, parseFlags, runCommand } from "../shared/command.ts";
+import { EXIT } from "../shared/exit-codes.ts";
+import { outputFile, writeOutputFile } from "../shared/files.ts";
+import type { CommandIo } from "../shared/io.ts";
 import { reportSkippedFiles } from "./skips.ts";
 
 export const REVIEW_EXPORT_HELP = `groundwatch review export — reviewed answers as eval-set rows

@@ -1,7 +1,7 @@
 import { REVIEW_ENV } from "../../config/env.ts";
-import { parseFlags, runCommand } from "../command.ts";
-import { EXIT } from "../exit-codes.ts";
-import type { CommandIo } from "../io.ts";
+import { parseFlags, runCommand } from "../shared/command.ts";
+import { EXIT } from "../shared/exit-codes.ts";
+import type { CommandIo } from "../shared/io.ts";
 import { resolveReviewTarget } from "./options.ts";
 import { runTerminalReview } from "./terminal.ts";
 

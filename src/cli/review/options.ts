@@ -2,8 +2,8 @@ import { resolve } from "node:path";
 import { REVIEW_ENV } from "../../config/env.ts";
 import { stripControls } from "../../core/safe-text.ts";
 import { labelsPath } from "../../review/spool-files.ts";
-import { UsageError } from "../command.ts";
-import type { CommandIo } from "../io.ts";
+import { UsageError } from "../shared/command.ts";
+import type { CommandIo } from "../shared/io.ts";
 
 /**
  * What a review session reads and who labels, resolved once at the edge for the terminal review and

@@ -1,7 +1,7 @@
 import type { SpoolClaim, SpoolDocument, SpoolRecord } from "../../review/record.ts";
-import { plainText, sourceText } from "../escape.ts";
-import { evidenceLabel } from "../report-evidence.ts";
-import { sanitizeForTerminal } from "../io.ts";
+import { plainText, sourceText } from "../shared/escape.ts";
+import { evidenceLabel } from "../report/evidence.ts";
+import { sanitizeForTerminal } from "../shared/io.ts";
 
 /**
  * One spooled answer as the terminal shows it: header, question, answer, each document with its

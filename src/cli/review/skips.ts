@@ -2,7 +2,7 @@ import type { Writable } from "node:stream";
 import type { ReviewSession } from "../../review/session.ts";
 import type { SkippedSpoolFile } from "../../review/spool-files.ts";
 import { describeSkip } from "../../review/spool-fs.ts";
-import { sanitizeForTerminal } from "../io.ts";
+import { sanitizeForTerminal } from "../shared/io.ts";
 
 /**
  * Says on stderr which spool files a command passed over (a link, FIFO or device under a spool

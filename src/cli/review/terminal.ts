@@ -2,7 +2,7 @@ import { createInterface } from "node:readline";
 import type { ReadStream } from "node:tty";
 import type { SpoolRecord } from "../../review/record.ts";
 import { openReviewSession } from "../../review/session.ts";
-import type { CommandIo } from "../io.ts";
+import type { CommandIo } from "../shared/io.ts";
 import { reportSessionReads } from "./skips.ts";
 import { renderRecord } from "./render.ts";
 import type { Key, ReviewAction, ReviewMode } from "./state.ts";

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../escape.ts";
+import { escapeHtml } from "../shared/escape.ts";
 
 /**
  * The review page: self-contained (no external assets), its script and style carrying the

@@ -6,10 +6,11 @@ import { REVIEW_ENV } from "../../config/env.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { mediaType, readBody } from "../../collector/body.ts";
 import { HttpError } from "../../net/http-error.ts";
+import { httpStatusOf } from "../../net/error-status.ts";
 import { MIN_TOKEN_LENGTH, bindRefusal, isLoopbackBind, isLoopbackHostHeader } from "../../net/bind-policy.ts";
 import type { SpoolRecord } from "../../review/record.ts";
 import type { LabelInput, ReviewSession } from "../../review/session.ts";
-import { ReviewSessionError, openReviewSession } from "../../review/session.ts";
+import { openReviewSession } from "../../review/session.ts";
 import type { SkippedSpoolFile } from "../../review/spool-files.ts";
 import { reviewerProblem } from "./options.ts";
 import { createReviewAuth } from "./web-auth.ts";
@@ -54,9 +55,6 @@ export interface ReviewWebServer {
 export const REVIEW_WEB_DEFAULT_PORT = 4320;
 /** The largest request body read: a label with its claims is well under this. */
 export const REVIEW_WEB_MAX_BODY = 64 * 1024;
-
-/** The status a refusal of the review session answers with. */
-const SESSION_REFUSAL_STATUS: Readonly<Record<ReviewSessionError["reason"], number>> = { unknown_answer: 404, no_label: 400 };
 
 /** Validates the options: a non-loopback host without a (long enough) token is a ConfigError. */
 export function checkReviewWebOptions(options: ReviewWebOptions): void {
@@ -175,7 +173,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : error instanceof ReviewSessionError ? SESSION_REFUSAL_STATUS[error.reason] : 500;
+      const status = httpStatusOf(error) ?? 500;
       const message = status === 500 ? "internal error" : (error as Error).message;
       if (!res.headersSent) send(res, status, { error: message }, status === 413 ? { connection: "close" } : {});
       else res.destroy();

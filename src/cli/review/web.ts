@@ -1,7 +1,7 @@
 import { REVIEW_ENV } from "../../config/env.ts";
-import { numberFlag, parseFlags, runCommand } from "../command.ts";
-import { EXIT } from "../exit-codes.ts";
-import type { CommandIo } from "../io.ts";
+import { numberFlag, parseFlags, runCommand } from "../shared/command.ts";
+import { EXIT } from "../shared/exit-codes.ts";
+import type { CommandIo } from "../shared/io.ts";
 import { resolveReviewTarget } from "./options.ts";
 import { reportSessionReads } from "./skips.ts";
 import { REVIEW_WEB_DEFAULT_PORT, startReviewWeb } from "./web-server.ts";

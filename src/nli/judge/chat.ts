@@ -83,6 +83,7 @@ export interface ChatUsage {
 /** The endpoint answered a client error (4xx other than 429): not retried. */
 export class ChatHttpError extends NonRetryable {
   override readonly name = "ChatHttpError";
+  override readonly code = "chat_http";
   constructor(
     message: string,
     readonly status: number,

@@ -1,9 +1,9 @@
 import type { CallOptions, NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
 import { nliPairKey, relevancePairKey } from "../../core/pair-key.ts";
-import type { WorkerPool } from "../../runtime/worker-pool.ts";
-import { createWorkerPool, workerUrl } from "../../runtime/worker-pool.ts";
-import type { DynamicBatcher, SubmitOptions } from "./batcher.ts";
-import { createDynamicBatcher } from "./batcher.ts";
+import type { WorkerPool } from "../../workers/worker-pool.ts";
+import { createWorkerPool, workerUrl } from "../../workers/worker-pool.ts";
+import type { DynamicBatcher, SubmitOptions } from "../../workers/batcher.ts";
+import { createDynamicBatcher } from "../../workers/batcher.ts";
 import type { InferenceStats, OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import type { RelevanceModelInfo } from "./relevance-engine.ts";
 import type { OnnxWorkerData, OnnxWorkerReply, OnnxWorkerRequest } from "./worker.ts";

@@ -30,6 +30,7 @@ export type OnnxImporter = () => Promise<unknown>;
  * commands exit 2 with the message; `field` and `value` name the setting that asked for it.
  */
 export class OnnxRuntimeMissingError extends ConfigError {
+  override readonly code = "onnx_runtime_missing";
   constructor(field = "backend", value: unknown = "onnx") {
     super(field, value, `the onnx backend needs ${ONNX_RUNTIME_PACKAGE}, an optional peer dependency that is not installed: ${ONNX_RUNTIME_INSTALL_HINT}`);
   }

@@ -1,5 +1,5 @@
 /** One onnxruntime session over a cross-encoder graph, and batches of encoded pairs fed to it: what the NLI and relevance engines share. */
-import { throughNativeGates } from "../../runtime/native-gate.ts";
+import { throughNativeGates } from "../../workers/native-gate.ts";
 import type { EncodedPair } from "./encoder.ts";
 import type { OnnxRuntime, OnnxSession, OnnxTensor } from "./runtime.ts";
 
@@ -57,7 +57,7 @@ export async function runPairBatch(ort: OnnxRuntime, s: PairSession, batch: read
   const dims = [batch.length, width];
   const feeds: Record<string, OnnxTensor> = { input_ids: new ort.Tensor("int64", ids, dims), attention_mask: new ort.Tensor("int64", mask, dims) };
   if (s.useTypes) feeds.token_type_ids = new ort.Tensor("int64", types, dims);
-  // Through this thread's gates: a thread is never ended while a run is in flight on it (runtime/native-gate.ts).
+  // Through this thread's gates: a thread is never ended while a run is in flight on it (workers/native-gate.ts).
   return (await throughNativeGates(() => s.session.run(feeds)))[s.outputName];
 }
 

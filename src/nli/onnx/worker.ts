@@ -1,7 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import type { NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
-import { workerPayload } from "../../runtime/native-gate.ts";
-import { serveWorker } from "../../runtime/serve-worker.ts";
+import { workerPayload } from "../../workers/native-gate.ts";
+import { serveWorker } from "../../workers/serve-worker.ts";
 import type { InferenceStats, OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import { createOnnxEngine } from "./engine.ts";
 import type { RelevanceModelInfo } from "./relevance-engine.ts";
