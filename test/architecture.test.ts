@@ -118,6 +118,17 @@ describe("one concept, one place", () => {
     expect(copies).toEqual([]);
   });
 
+  it("sends HTTP requests only through the bounded client, net/bounded-fetch.ts", () => {
+    // A fetch, a timeout made by hand, or a body read outside the client's bounds.
+    const spelled = /(?:\bfetch|Fetch)\s*\(|AbortSignal\.timeout|\b(?:readCappedText|readCappedBytes|pipeCapped)\b/;
+    // The review page's script runs in the browser (served as text), not in Node.
+    const allowed = new Set([join("net", "bounded-fetch.ts"), join("net", "read-capped.ts"), join("cli", "review", "web-page.ts")]);
+    const copies = sourceFiles(SRC)
+      .filter((file) => !allowed.has(relative(SRC, file)))
+      .flatMap((file) => readFileSync(file, "utf8").split("\n").flatMap((line, i) => (spelled.test(line) ? [`${relative(SRC, file)}:${i + 1}`] : [])));
+    expect(copies).toEqual([]);
+  });
+
   it("compares tokens and reads a bearer header only in net/bearer.ts", () => {
     const spelled = /timingSafeEqual|\^bearer/i;
     const copies = sourceFiles(SRC)

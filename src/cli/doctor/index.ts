@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { readCappedText } from "../../net/read-capped.ts";
+import type { HttpBounds } from "../../net/bounded-fetch.ts";
+import { fetchBounded } from "../../net/bounded-fetch.ts";
 import { resolve } from "node:path";
 import type { Calibration } from "../../config/calibration-file.ts";
 import { readCalibrationFile } from "../../config/calibration-file.ts";
@@ -192,9 +193,14 @@ function checkCalibration(path: string | undefined, io: CommandIo, scoring: Back
   return { checks, cal };
 }
 
+/** A probe of a URL: 5 s for all of it; a count() answer is a few hundred bytes, anything far above 1 MiB is not Prometheus. */
+const PROBE_BOUNDS: HttpBounds = { headersMs: 5000, idleMs: 5000, totalMs: 5000, maxBytes: 1024 * 1024 };
+
 async function checkUrl(what: string, url: string, path: string, fix: string): Promise<Check> {
   try {
-    const res = await fetch(`${url.replace(/\/+$/, "")}${path}`, { signal: AbortSignal.timeout(5000) });
+    const res = await fetchBounded(`${url.replace(/\/+$/, "")}${path}`, {}, PROBE_BOUNDS);
+    // Only the status is wanted: the body is dropped, the connection released.
+    res.discard();
     return res.ok ? { status: "PASS", what, detail: `${url}${path} answered ${res.status}` } : { status: "FAIL", what, detail: `${url}${path} answered ${res.status}`, fix };
   } catch (error) {
     return { status: "FAIL", what, detail: `${url}${path}: ${(error as Error).message}`, fix };
@@ -203,9 +209,8 @@ async function checkUrl(what: string, url: string, path: string, fix: string): P
 
 async function checkPrometheusData(url: string): Promise<Check> {
   try {
-    const reply = await fetch(`${url.replace(/\/+$/, "")}/api/v1/query?query=${encodeURIComponent("count(groundwatch_observations_seen_total)")}`, { signal: AbortSignal.timeout(5000) });
-    // A count() answer is a few hundred bytes; anything far larger is not Prometheus.
-    const res = JSON.parse(await readCappedText(reply, { maxBytes: 1024 * 1024 })) as { data?: { result?: unknown[] } };
+    const reply = await fetchBounded(`${url.replace(/\/+$/, "")}/api/v1/query?query=${encodeURIComponent("count(groundwatch_observations_seen_total)")}`, {}, PROBE_BOUNDS);
+    const res = JSON.parse(await reply.text()) as { data?: { result?: unknown[] } };
     const found = (res.data?.result?.length ?? 0) > 0;
     return found ? { status: "PASS", what: "groundwatch series", detail: "Prometheus holds groundwatch metrics" } : { status: "WARN", what: "groundwatch series", detail: "Prometheus has no groundwatch_* series yet", fix: "add groundwatch's /metrics (or the OTel Collector's Prometheus exporter) as a scrape target" };
   } catch (error) {
