@@ -15,8 +15,7 @@ import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
 import { resolveBackendSettings, resolveHubSettings } from "../config/hub.ts";
 import { COLLECTOR_ENV, JUDGE_API_KEY_ENV_NAME } from "../config/env.ts";
 import { OFFLINE_RELEVANCE_THRESHOLDS, loadOfflineModel } from "../nli/offline/backend.ts";
-import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
-import { onnxRuntimeNeed } from "../nli/registry.ts";
+import { predictBackend } from "../nli/registry.ts";
 import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
 import type { ResolvedReviewOptions, ReviewOptions } from "../sdk/review-options.ts";
 import { describePerRoute, driftRefusal } from "../sdk/drift-options.ts";
@@ -263,19 +262,18 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
   });
 }
 
-/** The backend the scoring workers will load, as createBackend decides it (without loading it). */
-function expectedBackend(score: ResolvedScoreOptions, hubCacheDir: string): { name: string; tier: "production" | "triage"; why?: string } {
-  if (score.backend === "offline") return { name: "offline", tier: "triage" };
-  if (score.backend === "onnx") return { name: `onnx (${score.model ?? "no model"})`, tier: "production" };
-  if (score.backend === "judge") return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
-  const need = onnxRuntimeNeed(score, hubCacheDir);
-  if (need?.need === "required") return { name: `onnx (${score.model ?? DEFAULT_MODEL_REPO}; auto)`, tier: "production" };
-  if (need?.need === "preferred" && onnxRuntimeResolvable()) return { name: `onnx (${DEFAULT_MODEL_REPO}, cached; auto)`, tier: "production" };
-  return {
-    name: "offline (auto)",
-    tier: "triage",
-    why: need?.need === "preferred" ? `${DEFAULT_MODEL_REPO} is cached but onnxruntime-node is not installed` : "no NLI model configured or cached; run `groundwatch model pull`, or pass --model",
-  };
+/** The backend the scoring workers will load, as createBackend decides it (predictBackend, without loading it), in the banner's words. */
+function expectedBackend(score: ResolvedScoreOptions, hubCacheDir: string): { name: string; tier: "production" | "triage"; why?: string | undefined } {
+  const predicted = predictBackend(score, { hubCacheDir });
+  const auto = predicted.auto ? "; auto" : "";
+  switch (predicted.name) {
+    case "offline":
+      return { name: predicted.auto ? "offline (auto)" : "offline", tier: "triage", why: predicted.why };
+    case "judge":
+      return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
+    case "onnx":
+      return { name: `onnx (${predicted.model ?? (predicted.auto ? DEFAULT_MODEL_REPO : "no model")}${predicted.cachedDefault ? ", cached" : ""}${auto})`, tier: "production" };
+  }
 }
 
 const THRESHOLD_SOURCES: Readonly<Record<ResolvedMonitorOptions["thresholdSource"], string>> = {

@@ -4,6 +4,8 @@ import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { ConfigError } from "../config/errors.ts";
 import { MONITOR_ENV } from "../config/env.ts";
 import type { BackendSettings } from "../config/hub.ts";
+import { resolveBackendSettings } from "../config/hub.ts";
+import { predictBackend } from "../nli/registry.ts";
 import { parseBoolean, parseInteger, parseNonEmpty, parseNumber, parseOneOf, parseRate } from "../config/parse.ts";
 import type { ValueSource } from "../config/resolve.ts";
 import { pickSource } from "../config/resolve.ts";
@@ -55,7 +57,7 @@ export interface MonitorOptions {
   readonly workers?: number;
   /**
    * Observations each scoring worker scores at once, 1–256. Default 2; 8 when scoring uses the onnx backend
-   * (backend "onnx", or "auto" with a model set), so that the inference batcher has other observations' pairs
+   * (backend "onnx", or "auto" with a model set or the default model cached), so that the inference batcher has other observations' pairs
    * to batch with. With scoringShare below 1 each worker scores one at a time. Env GROUNDWATCH_IN_FLIGHT_PER_WORKER.
    */
   readonly inFlightPerWorker?: number;
@@ -72,7 +74,7 @@ export interface MonitorOptions {
    * fails with reason "timeout" and is given up on its worker (its queued inference withdrawn; a worker
    * that does not give it up within seconds is replaced, never while a model runs on it). A resample
    * comes before and is not counted here (it has `resample.timeoutMs`). Default 30 000; 120 000 when
-   * scoring uses the onnx backend (backend "onnx", or "auto" with a model set), so that an observation
+   * scoring uses the onnx backend (backend "onnx", or "auto" with a model set or the default model cached), so that an observation
    * at the entailment budget (1 000 pairs) fits well inside it on the pods docs/deploy.md sizes (2 cores:
    * ≈ 17 s for the default model's int8 graph, ≈ 41 s for its fp32 graph). Env GROUNDWATCH_TIMEOUT_MS.
    */
@@ -249,6 +251,8 @@ export function resolveMonitorOptions(options: MonitorOptions = {}, loaded?: Loa
   const spanRelation = pick<"child" | "link">("spanRelation", undefined, (f, v) => parseOneOf(f, v, ["child", "link"] as const), "child");
   const drift = resolveDrift(options.drift ?? (fm.drift as MonitorOptions["drift"]) ?? {}, calibration, score.backend);
   const resample = resolveResampleOptions(options.resample);
+  // The backend-dependent defaults follow the backend the workers will load (auto included), as the registry decides it.
+  const onnx = predictBackend(score, resolveBackendSettings(env)).name === "onnx";
   const captureContent = pick("captureContent", MONITOR_ENV.captureContent, parseBoolean, false);
   const review = resolveReviewOptions(options.review, { env, file: fm.review as Readonly<Record<string, unknown>> | undefined, configFile, captureContent });
   return {
@@ -258,8 +262,8 @@ export function resolveMonitorOptions(options: MonitorOptions = {}, loaded?: Loa
     queueSize: pick("queueSize", MONITOR_ENV.queueSize, integer(1, 1_000_000), 1000),
     queueBytes: pick("queueBytes", MONITOR_ENV.queueBytes, integer(1024, 2 ** 40), 64 * 1024 * 1024),
     workers: pick("workers", MONITOR_ENV.workers, integer(1, 64), 1),
-    inFlightPerWorker: pick("inFlightPerWorker", MONITOR_ENV.inFlightPerWorker, integer(1, 256), usesOnnx(score) ? 8 : 2),
-    timeoutMs: pick("timeoutMs", MONITOR_ENV.timeoutMs, integer(1, 3_600_000), usesOnnx(score) ? ONNX_TIMEOUT_MS : DEFAULT_TIMEOUT_MS),
+    inFlightPerWorker: pick("inFlightPerWorker", MONITOR_ENV.inFlightPerWorker, integer(1, 256), onnx ? 8 : 2),
+    timeoutMs: pick("timeoutMs", MONITOR_ENV.timeoutMs, integer(1, 3_600_000), onnx ? ONNX_TIMEOUT_MS : DEFAULT_TIMEOUT_MS),
     scoringShare: pick("scoringShare", MONITOR_ENV.scoringShare, (f, v) => {
       const n = parseNumber(f, v, { min: 0, max: 1, what: "a share of one core" });
       if (n === 0) throw new ConfigError(f, v, "expected a share of one core, greater than 0 and at most 1");
@@ -299,11 +303,6 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  * times the ≈ 17 s of its int8 graph (≈ 29.8 pairs/s per core).
  */
 export const ONNX_TIMEOUT_MS = 120_000;
-
-/** Whether the resolved scoring options choose the onnx backend: "onnx", or "auto" with a model set. */
-function usesOnnx(score: Pick<ResolvedScoreOptions, "backend" | "model">): boolean {
-  return score.backend === "onnx" || (score.backend === "auto" && score.model !== undefined);
-}
 
 /** The monitor's name for each source of the threshold that is set explicitly. */
 const THRESHOLD_SOURCE: Readonly<Record<ValueSource, ThresholdSource>> = { option: "option", env: "env", file: "config", default: "default" };

@@ -1,10 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/errors.ts";
 import { resolveBackendSettings } from "../../src/config/hub.ts";
 import { resolveMonitorOptions, scoringWorkerData } from "../../src/sdk/options.ts";
-import { tempDir } from "../helpers/cli.ts";
+import { cacheWithDefaultModel, tempDir } from "../helpers/cli.ts";
+import { predictBackend } from "../../src/nli/registry.ts";
 
 const configFile = (content: unknown): string => {
   const path = join(tempDir(), "gw.json");
@@ -75,7 +77,7 @@ describe("scoring workers", () => {
 
 describe("time budget per observation", () => {
   it("defaults to 30 s, and to 120 s when scoring uses the onnx backend, so an observation at the entailment budget fits well inside it", () => {
-    expect(resolveMonitorOptions({ env: {} }).timeoutMs).toBe(30_000);
+    expect(resolveMonitorOptions({ env: { HF_HOME: tempDir() } }).timeoutMs).toBe(30_000);
     expect(resolveMonitorOptions({ env: {}, scoring: { backend: "offline", model: "/m" } }).timeoutMs).toBe(30_000);
     expect(resolveMonitorOptions({ env: {}, scoring: { backend: "onnx" } }).timeoutMs).toBe(120_000);
     expect(resolveMonitorOptions({ env: { GROUNDWATCH_MODEL: "/m" } }).timeoutMs).toBe(120_000);
@@ -85,10 +87,20 @@ describe("time budget per observation", () => {
 
 describe("observations in flight per scoring worker", () => {
   it("default to 2, and to 8 when scoring uses the onnx backend (onnx, or auto with a model)", () => {
-    expect(resolveMonitorOptions({ env: {} }).inFlightPerWorker).toBe(2);
+    expect(resolveMonitorOptions({ env: { HF_HOME: tempDir() } }).inFlightPerWorker).toBe(2);
     expect(resolveMonitorOptions({ env: {}, scoring: { backend: "offline", model: "/m" } }).inFlightPerWorker).toBe(2);
     expect(resolveMonitorOptions({ env: {}, scoring: { backend: "onnx" } }).inFlightPerWorker).toBe(8);
     expect(resolveMonitorOptions({ env: { GROUNDWATCH_MODEL: "/m" } }).inFlightPerWorker).toBe(8);
+  });
+
+  it("default to 8, with the onnx time budget, when auto takes the onnx backend because the default model is cached", () => {
+    // Regression: the monitor re-derived auto's choice from the model option alone and kept 2 (and 30 s) where the registry loads onnx.
+    const env = { HF_HOME: cacheWithDefaultModel(fileURLToPath(new URL("../fixtures/models/bert-wordpiece/", import.meta.url))) };
+    expect(predictBackend({ backend: "auto", model: undefined }, resolveBackendSettings(env)).name).toBe("onnx");
+    const resolved = resolveMonitorOptions({ env });
+    expect(resolved.inFlightPerWorker).toBe(8);
+    expect(resolved.timeoutMs).toBe(120_000);
+    expect(resolveMonitorOptions({ env, scoring: { backend: "offline" } }).inFlightPerWorker).toBe(2);
   });
 
   it("are read option > GROUNDWATCH_IN_FLIGHT_PER_WORKER > config file's monitor section", () => {
