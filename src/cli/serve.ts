@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
+import { SCORE_ENV } from "../config/score-options.ts";
+import { describeSource } from "../config/resolve.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
 import { DEFAULT_COLLECTOR_PORT, RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind } from "../collector/options.ts";
@@ -16,7 +18,7 @@ import { resolveBackendSettings, resolveHubSettings } from "../config/hub.ts";
 import { COLLECTOR_ENV, JUDGE_API_KEY_ENV_NAME } from "../config/env.ts";
 import { OFFLINE_RELEVANCE_THRESHOLDS, loadOfflineModel } from "../nli/offline/backend.ts";
 import { predictBackend } from "../nli/registry.ts";
-import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
+import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/types.ts";
 import type { ResolvedReviewOptions, ReviewOptions } from "../sdk/review-options.ts";
 import { describePerRoute, driftRefusal } from "../sdk/drift-options.ts";
 import { citationsText } from "../telemetry/record.ts";
@@ -276,13 +278,9 @@ function expectedBackend(score: ResolvedScoreOptions, hubCacheDir: string): { na
   }
 }
 
-const THRESHOLD_SOURCES: Readonly<Record<ResolvedMonitorOptions["thresholdSource"], string>> = {
-  option: "--threshold",
-  config: "config file scoring.threshold",
-  env: "GROUNDWATCH_THRESHOLD",
-  calibration: "calibration",
-  default: "backend default",
-};
+/** Where the answer threshold came from, in the banner's words (the monitor's "config" is the config file). */
+const thresholdFrom = (source: ResolvedMonitorOptions["thresholdSource"]): string =>
+  describeSource(source === "config" ? "file" : source, { option: "--threshold", envName: SCORE_ENV.threshold, fileKey: "scoring.threshold", default: "backend default" });
 
 const mib = (bytes: number): string => `${Number((bytes / 2 ** 20).toFixed(1))} MiB`;
 
@@ -331,7 +329,7 @@ export function startupBanner(s: { url: string; healthUrl?: string | undefined; 
   const otlp = (["traces", "metrics", "logs"] as const).flatMap((signal) => (otlpWanted(env, signal) ? [`${signal} → ${endpointOf(env, signal)}`] : []));
   const rows: Array<[string, string]> = [
     ["backend", `${backend.name}, tier ${backend.tier}${triage}`],
-    ["threshold", `${(monitor.thresholdSource === "default" ? defaultThreshold : (score.threshold ?? defaultThreshold)).toFixed(4)} (${THRESHOLD_SOURCES[monitor.thresholdSource]})`],
+    ["threshold", `${(monitor.thresholdSource === "default" ? defaultThreshold : (score.threshold ?? defaultThreshold)).toFixed(4)} (${thresholdFrom(monitor.thresholdSource)})`],
     ["relevance", relevance],
     ["calibration", calibration],
     ...caveats.map((c): [string, string] => ["WARNING", `calibration: ${c.message}`]),

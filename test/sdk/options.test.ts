@@ -118,3 +118,28 @@ describe("observations in flight per scoring worker", () => {
     expect(() => resolveMonitorOptions({ env: {}, configFile: configFile({ monitor: { inFlightPerWorker: 1.5 } }) })).toThrow(/invalid config file monitor.inFlightPerWorker: 1.5/);
   });
 });
+
+describe("per-route sampling rates from GROUNDWATCH_SAMPLE_ROUTES", () => {
+  it("are read by the one rate parser: a route without a rate is an error, not a rate of 0, and a bad rate names the variable", () => {
+    // Regression: the env's own parser read "/a=" as Number("") = 0, and an out-of-range rate was reported as sampling.routes["/a"].
+    expect(resolveMonitorOptions({ env: { GROUNDWATCH_SAMPLE_ROUTES: "/a/*=1, /b=0.2" } }).sampling.routes).toEqual({ "/a/*": 1, "/b": 0.2 });
+    expect(() => resolveMonitorOptions({ env: { GROUNDWATCH_SAMPLE_ROUTES: "/a=" } })).toThrow('invalid GROUNDWATCH_SAMPLE_ROUTES: "/a=" (expected "route=rate,route=rate")');
+    expect(() => resolveMonitorOptions({ env: { GROUNDWATCH_SAMPLE_ROUTES: "/a=2" } })).toThrow("invalid GROUNDWATCH_SAMPLE_ROUTES route /a: 2 (expected a sampling rate from 0 to 1)");
+  });
+
+  it("come option > env > config file, as the default rate does", () => {
+    const file = configFile({ sampling: { default: 0.5, routes: { "/f": 0.3 } } });
+    const env = { GROUNDWATCH_SAMPLE_ROUTES: "/e=0.4", GROUNDWATCH_SAMPLE_RATE: "0.6" };
+    expect(resolveMonitorOptions({ env, configFile: file, sampling: { default: 0.7, routes: { "/o": 0.1 } } }).sampling).toEqual({ default: 0.7, routes: { "/o": 0.1 } });
+    expect(resolveMonitorOptions({ env, configFile: file }).sampling).toEqual({ default: 0.6, routes: { "/e": 0.4 } });
+    expect(resolveMonitorOptions({ env: {}, configFile: file }).sampling).toEqual({ default: 0.5, routes: { "/f": 0.3 } });
+  });
+});
+
+describe("a threshold set blank", () => {
+  it("counts as not set: the calibration's threshold applies", () => {
+    // Regression: the scoring resolver recorded a blank config-file threshold as set ("config"), so the calibration's threshold was not applied and the backend default scored.
+    const cal = calibrationFile(0.42);
+    expect(resolveMonitorOptions({ env: {}, configFile: configFile({ scoring: { threshold: " " } }), calibrationFile: cal })).toMatchObject({ thresholdSource: "calibration", score: { threshold: 0.42 } });
+  });
+});
