@@ -13,7 +13,7 @@ import { loadConfig } from "../config/file.ts";
 import { withCalibratedRelevance } from "../config/calibration-file.ts";
 import { predictBackend } from "../nli/registry.ts";
 import { resolveCalibration } from "./calibration-state.ts";
-import { resolveDrift } from "./drift-options.ts";
+import { pickDrift, resolveDrift } from "./drift-options.ts";
 import { resolveResampleOptions } from "./resample-options.ts";
 import { resolveReviewOptions } from "./review-options.ts";
 import { resolveSampling } from "./sampling-options.ts";
@@ -65,7 +65,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}, loaded?: Loa
     spanEvent: read("spanEvent", parseBoolean, false),
     openInference: read("openInference", parseBoolean, true),
     spanRelation: read("spanRelation", oneOf(["child", "link"] as const), "child"),
-    drift: resolveDrift(options.drift ?? (fm.drift as MonitorOptions["drift"]) ?? {}, calibration, score.backend),
+    drift: resolveDrift(pickDrift(options.drift, fm.drift), calibration, score.backend),
     configFile,
     calibration,
     thresholdSource: explicitThreshold ? THRESHOLD_SOURCE[scoring.sources.threshold] : calibration ? "calibration" : "default",

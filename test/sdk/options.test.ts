@@ -143,3 +143,16 @@ describe("a threshold set blank", () => {
     expect(resolveMonitorOptions({ env: {}, configFile: configFile({ scoring: { threshold: " " } }), calibrationFile: cal })).toMatchObject({ thresholdSource: "calibration", score: { threshold: 0.42 } });
   });
 });
+
+describe("drift settings", () => {
+  it("are read field by field, option > config file's monitor.drift, each checked where it was set", () => {
+    // Regression: the file's drift section was taken unchecked, and whole: any drift option hid all of it, and a section that was not an object was ignored.
+    const reference = Array.from({ length: 30 }, (_, i) => i / 30);
+    const file = configFile({ monitor: { drift: { windowSize: 40, reference } } });
+    const resolved = resolveMonitorOptions({ env: {}, configFile: file, drift: { minScores: 25 } });
+    expect(resolved.drift).toMatchObject({ windowSize: 40, minScores: 25, reference, referenceStatus: { source: "option", scores: 30 } });
+    expect(() => resolveMonitorOptions({ env: {}, configFile: configFile({ monitor: { drift: 50 } }) })).toThrow("invalid config file monitor.drift: 50 (expected an object)");
+    expect(() => resolveMonitorOptions({ env: {}, configFile: configFile({ monitor: { drift: { reference: ["high"] } } }) })).toThrow('invalid config file monitor.drift.reference: ["high"] (expected an array of scores from 0 to 1)');
+    expect(() => resolveMonitorOptions({ env: {}, configFile: configFile({ monitor: { drift: { windowSize: 5 } } }) })).toThrow("invalid config file monitor.drift.windowSize: 5 (expected an integer from 20 to 100000)");
+  });
+});
