@@ -5,7 +5,7 @@ import { loadConfigFile } from "../../config/file.ts";
 import { SCORE_ENV, resolveScoreSources } from "../../config/score-options.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "../shared/backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, readCalibrationFlag, runCommand, scoreOptionsFromFlags, scorerFor } from "../shared/command.ts";
-import { DEFAULT_MAX_HALLUCINATION_RATE, DEFAULT_MAX_UNSCORABLE_SHARE, describeSource, evaluateGate } from "./gate.ts";
+import { DEFAULT_MAX_HALLUCINATION_RATE, DEFAULT_MAX_UNSCORABLE_SHARE, describeGateSource, evaluateGate } from "./gate.ts";
 import { scoreSet } from "./score-set.ts";
 import { readSet } from "./set.ts";
 import { readBaseline, regressionsAgainst, summarise } from "./summary.ts";
@@ -184,7 +184,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     else if (thresholdFrom === "file") thresholdSource = { kind: "config", file: args.config ?? "", key: "scoring.threshold" };
     else if (calibration) thresholdSource = { kind: "calibration", file: args.calibration ?? "" };
     if (calibration) {
-      if (thresholdSource?.kind !== "calibration") warn(`the threshold of --calibration ${args.calibration ?? ""} (${calibration.threshold}) is not used: ${describeSource(thresholdSource as GateSource)} sets the threshold`);
+      if (thresholdSource?.kind !== "calibration") warn(`the threshold of --calibration ${args.calibration ?? ""} (${calibration.threshold}) is not used: ${describeGateSource(thresholdSource as GateSource)} sets the threshold`);
       else {
         const failed = explainCalibrationFailure(calibration);
         if (failed) warn(`--calibration ${args.calibration ?? ""} did not establish a signal: ${failed.verdict}, so its threshold ${calibration.threshold} is not evidence; ${failed.advice}`);
