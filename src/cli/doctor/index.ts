@@ -19,6 +19,7 @@ import { EXIT } from "../shared/exit-codes.ts";
 import type { CommandIo } from "../shared/io.ts";
 import { sanitizeForTerminal } from "../shared/io.ts";
 import { driftReferenceCheck } from "./drift.ts";
+import { DOCTOR_SAMPLER_ENV, SCORE_ENV_NAMES } from "../../config/env.ts";
 
 export const DOCTOR_HELP: string = `groundwatch doctor — preflight for a deployment
 
@@ -116,7 +117,7 @@ function requiresProduction(args: Parameters<typeof openBackend>[0], io: Command
   }
 }
 
-const RELEVANCE_MODEL_FIX = "pull a relevance cross-encoder (groundwatch model pull cross-encoder/ms-marco-MiniLM-L-6-v2) or point GROUNDWATCH_RELEVANCE_MODEL (scoring.relevanceModel) at its directory; unset it to measure relevance lexically";
+const RELEVANCE_MODEL_FIX = `pull a relevance cross-encoder (groundwatch model pull cross-encoder/ms-marco-MiniLM-L-6-v2) or point ${SCORE_ENV_NAMES.relevanceModel} (scoring.relevanceModel) at its directory; unset it to measure relevance lexically`;
 
 /** Which scorer measures context relevance (the backend's relevanceScorer): a cross-encoder or judge, lexical, or none. */
 function relevanceCheck(backend: EntailmentBackend): Check {
@@ -272,7 +273,7 @@ export function runDoctor(argv: readonly string[], io: CommandIo): Promise<numbe
 async function checkSampler(cmd: string, wanted: number, timeoutS: number, promptFlag: string | undefined, io: CommandIo): Promise<number> {
   const prompt = promptFlag ?? DEFAULT_PROMPT;
   const run = await new Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }>((resolvePromise) => {
-    const child = spawn(cmd, { shell: true, env: { ...io.env, GROUNDWATCH_PROMPT: prompt, GROUNDWATCH_SAMPLES: String(wanted) }, cwd: io.cwd });
+    const child = spawn(cmd, { shell: true, env: { ...io.env, [DOCTOR_SAMPLER_ENV.prompt]: prompt, [DOCTOR_SAMPLER_ENV.samples]: String(wanted) }, cwd: io.cwd });
     let stdout = "";
     let stderr = "";
     let timedOut = false;

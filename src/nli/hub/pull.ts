@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { SCORE_ENV_NAMES } from "../../config/env.ts";
 import { isConfigError } from "../../config/errors.ts";
 import type { HubSettings } from "../../config/hub.ts";
 import { positiveInteger } from "../../config/positive-integer.ts";
@@ -107,7 +108,7 @@ export function manualSteps(repo: string, variant: OnnxVariant, target: string):
     `  config.json, tokenizer.json, tokenizer_config.json, special_tokens_map.json (if present), and ${graphHint(variant)}`,
     `and put them, keeping the onnx/ folder, in a directory such as:`,
     `  ${target}`,
-    `then pass it with --model ${target} (or GROUNDWATCH_MODEL).`,
+    `then pass it with --model ${target} (or ${SCORE_ENV_NAMES.model}).`,
     `The model runs on ${ONNX_RUNTIME_PACKAGE}, an optional peer dependency: ${ONNX_RUNTIME_INSTALL_HINT} (npm install needs the npm registry; copy it over with the model where even that is out of reach).`,
   ].join("\n");
 }
