@@ -3,6 +3,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const SRC = resolve(import.meta.dirname, "..", "src");
@@ -118,6 +119,17 @@ describe("one concept, one place", () => {
     expect(copies).toEqual([]);
   });
 
+  it("sends HTTP requests only through the bounded client, net/bounded-fetch.ts", () => {
+    // A fetch, a timeout made by hand, or a body read outside the client's bounds.
+    const spelled = /(?:\bfetch|Fetch)\s*\(|AbortSignal\.timeout|\b(?:readCappedText|readCappedBytes|pipeCapped)\b/;
+    // The review page's script runs in the browser (served as text), not in Node.
+    const allowed = new Set([join("net", "bounded-fetch.ts"), join("net", "read-capped.ts"), join("cli", "review", "web-page.ts")]);
+    const copies = sourceFiles(SRC)
+      .filter((file) => !allowed.has(relative(SRC, file)))
+      .flatMap((file) => readFileSync(file, "utf8").split("\n").flatMap((line, i) => (spelled.test(line) ? [`${relative(SRC, file)}:${i + 1}`] : [])));
+    expect(copies).toEqual([]);
+  });
+
   it("compares tokens and reads a bearer header only in net/bearer.ts", () => {
     const spelled = /timingSafeEqual|\^bearer/i;
     const copies = sourceFiles(SRC)
@@ -197,5 +209,47 @@ describe("options resolved once, at the edges", () => {
       .filter((file) => spelled.test(readFileSync(file, "utf8")))
       .map((file) => relative(SRC, file));
     expect(readers).toEqual([]);
+  });
+});
+
+/**
+ * The text of every string literal (quoted or template) in a TypeScript source, comments left out, each
+ * with its line and the top-level `const` it lies in (undefined outside one).
+ */
+function stringLiterals(file: string, text: string): Array<{ text: string; line: number; constant: string | undefined }> {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: Array<{ text: string; line: number; constant: string | undefined }> = [];
+  const visit = (node: ts.Node, constant: string | undefined): void => {
+    const inside = ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && ts.isSourceFile(node.parent.parent.parent) ? node.name.text : constant;
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+      found.push({ text: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, constant: inside });
+    }
+    ts.forEachChild(node, (child) => visit(child, inside));
+  };
+  visit(source, undefined);
+  return found;
+}
+
+describe("environment variable names spelled once", () => {
+  // The rule: a string literal in src/ that spells a GROUNDWATCH_* name lies in config/env.ts, or in a
+  // command's usage text (a top-level const named *_HELP, which documents the names beside the flags).
+  // Everything else (messages, templates, tables) takes the name from config/env.ts.
+  const ENV_NAME = /GROUNDWATCH_[A-Z_]+/;
+  const allowed = (file: string, constant: string | undefined): boolean => file === join("config", "env.ts") || (constant?.endsWith("_HELP") ?? false);
+
+  it("finds an env name in a string, a template part and a message, and not in a comment or an identifier", () => {
+    const text = 'const GROUNDWATCH_ONLY = 1; // GROUNDWATCH_PORT\nconst a = "GROUNDWATCH_PORT";\nconst b = `set ${x} GROUNDWATCH_TOKEN`;\nexport const X_HELP = "GROUNDWATCH_HOST";\n';
+    const hits = stringLiterals("t.ts", text).filter((s) => ENV_NAME.test(s.text));
+    expect(hits.map((h) => [h.line, h.constant])).toEqual([[2, "a"], [3, "b"], [4, "X_HELP"]]);
+  });
+
+  it("spells GROUNDWATCH_* names only in config/env.ts and in the commands' usage texts", () => {
+    const inline = sourceFiles(SRC).flatMap((file) => {
+      const name = relative(SRC, file);
+      return stringLiterals(file, readFileSync(file, "utf8"))
+        .filter((s) => ENV_NAME.test(s.text) && !allowed(name, s.constant))
+        .map((s) => `${name}:${s.line} ${ENV_NAME.exec(s.text)?.[0] ?? ""}`);
+    });
+    expect(inline).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_COLLECTOR_PORT } from "../collector/options.ts";
 import { ListenError, startCollector } from "../collector/server.ts";
 import type { RunningCollector } from "../collector/server.ts";
+import { fetchBounded } from "../net/bounded-fetch.ts";
 import { numberFlag, parseFlags, runCommand } from "./shared/command.ts";
 import { EXIT } from "./shared/exit-codes.ts";
 import type { CommandIo } from "./shared/io.ts";
@@ -64,7 +65,7 @@ export function runDemo(argv: readonly string[], io: CommandIo): Promise<number>
     const tty = io.stdout.isTTY === true;
     let sent = 0;
     const draw = async (): Promise<void> => {
-      const text = await (await fetch(metricsUrl)).text();
+      const text = await (await fetchBounded(metricsUrl)).text();
       const out = table(parsePromText(text), sent, rows.length, metricsUrl);
       io.stdout.write(tty ? `\u001b[2J\u001b[H${out}` : out);
     };
@@ -80,9 +81,10 @@ export function runDemo(argv: readonly string[], io: CommandIo): Promise<number>
     const timer = tty ? setInterval(() => void draw().catch(() => undefined), 1000) : undefined;
     for (const row of rows) {
       if (stopping) break;
-      const res = await fetch(`${collector.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: row });
+      const res = await fetchBounded(`${collector.url}/v1/observations`, { method: "POST", headers: { "content-type": "application/json" }, body: row });
+      const reply = await res.text({ truncate: true });
       if (res.status === 429) await new Promise((r) => setTimeout(r, 1000));
-      else if (res.status !== 202) io.stderr.write(`groundwatch demo: a row was refused (${res.status}): ${JSON.stringify(await res.json())}\n`);
+      else if (res.status !== 202) io.stderr.write(`groundwatch demo: a row was refused (${res.status}): ${reply}\n`);
       sent++;
       await new Promise((r) => setTimeout(r, 1000 / rate));
     }

@@ -1,8 +1,8 @@
 import { DEFAULT_COLLECTOR_PORT } from "../collector/options.ts";
 import { COLLECTOR_ENV } from "../config/env.ts";
 import { jsonForTerminal, stripControls } from "../core/safe-text.ts";
-import { fetchWithTimeout } from "../net/fetch-timeout.ts";
-import { readCappedText } from "../net/read-capped.ts";
+import type { HttpBounds } from "../net/bounded-fetch.ts";
+import { fetchBounded } from "../net/bounded-fetch.ts";
 import { redactSecrets } from "../net/redact.ts";
 import { sleep } from "../net/retry.ts";
 import type { FlaggedAnswer, FlaggedClaim } from "../evaluation/types.ts";
@@ -45,10 +45,11 @@ when the collector captures content (monitor.captureContent).
 Exit codes: 0 ok, 1 the collector could not be read, 2 bad flags.
 `;
 
-/** Largest reply read from the collector: 1000 answers of a few KiB each. */
-const MAX_REPLY_BYTES = 32 * 2 ** 20;
-/** How long to wait for the collector's headers, and for its body to move. */
-const TIMEOUT_MS = 10_000;
+/**
+ * One read of the collector: 10 s for its headers and for any silence in its body, 60 s for all of
+ * it (a body that trickles is cut off too), at most 32 MiB (1000 answers of a few KiB each).
+ */
+const FLAGGED_BOUNDS: HttpBounds = { headersMs: 10_000, idleMs: 10_000, totalMs: 60_000, maxBytes: 32 * 2 ** 20 };
 
 const clean = (v: unknown): string => stripControls(String(v ?? ""));
 /** Longest question, answer, claim or evidence text shown in a table (the collector caps them at monitor.contentMaxLength). */
@@ -92,22 +93,22 @@ interface FlaggedReply {
 /** Reads /v1/flagged once through the bounded client; throws with why it could not. */
 async function readFlagged(url: string, token: string | undefined, signal: AbortSignal): Promise<FlaggedReply> {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  let reply;
+  let res;
   try {
-    reply = await fetchWithTimeout(fetch, url, { headers, signal }, TIMEOUT_MS);
+    res = await fetchBounded(url, { headers }, { ...FLAGGED_BOUNDS, signal });
   } catch (error) {
     throw new Error(`cannot reach the collector: ${redactSecrets(fetchFailure(error), [token])}`);
   }
-  const text = await readCappedText(reply.res, { maxBytes: MAX_REPLY_BYTES, abort: reply.abort, idleTimeoutMs: TIMEOUT_MS });
-  if (reply.res.status === 401) throw new Error("the collector refused the token (401): pass --token or set " + COLLECTOR_ENV.token);
+  const text = await res.text();
+  if (res.status === 401) throw new Error("the collector refused the token (401): pass --token or set " + COLLECTOR_ENV.token);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new Error(`the collector answered HTTP ${reply.res.status} with a body that is not JSON`);
+    throw new Error(`the collector answered HTTP ${res.status} with a body that is not JSON`);
   }
   const b = body as { flagged?: unknown; error?: unknown; cursor?: unknown; more?: unknown; missed?: unknown };
-  if (reply.res.status !== 200) throw new Error(`the collector answered HTTP ${reply.res.status}: ${clean(b.error ?? "")}`);
+  if (res.status !== 200) throw new Error(`the collector answered HTTP ${res.status}: ${clean(b.error ?? "")}`);
   if (!Array.isArray(b.flagged)) throw new Error("the collector's reply has no flagged list");
   return {
     flagged: b.flagged.filter((a): a is FlaggedAnswer => typeof a === "object" && a !== null),

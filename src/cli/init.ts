@@ -4,6 +4,7 @@ import { join, relative, resolve } from "node:path";
 import { EXIT } from "./shared/exit-codes.ts";
 import type { CommandIo } from "./shared/io.ts";
 import { UsageError, parseFlags, runCommand } from "./shared/command.ts";
+import { COLLECTOR_ENV, CONFIG_FILE_ENV, JUDGE_API_KEY_ENV_NAME } from "../config/env.ts";
 
 export const INIT_HELP: string = `groundwatch init — start a project: a commented config file and a small eval set
 
@@ -27,7 +28,7 @@ Exit codes: 0 written, 1 cannot write, 2 bad flags, or a file or link already th
 
 /** The commented starting configuration. Every active value here is the default, so it changes nothing until edited. */
 export const INIT_CONFIG = `# groundwatch configuration. Used by: groundwatch serve/score/eval/... --config groundwatch.yaml,
-# or GROUNDWATCH_CONFIG=groundwatch.yaml for the SDK (createMonitor) and the CLI.
+# or ${CONFIG_FILE_ENV}=groundwatch.yaml for the SDK (createMonitor) and the CLI.
 # Order of precedence: command-line flag or code option > environment variable > this file > default.
 # Unknown keys are errors, so a typo never passes silently.
 
@@ -39,7 +40,7 @@ scoring:
   # model: Xenova/nli-deberta-v3-xsmall   # onnx: a directory or a pulled Hugging Face repo id
   # threshold: 0.5                        # answer threshold; default: the backend's fitted one,
   #                                       # or the threshold of --calibration calibration.json
-  # judgeUrl: https://api.openai.com/v1   # judge: API key in GROUNDWATCH_JUDGE_API_KEY, never here
+  # judgeUrl: https://api.openai.com/v1   # judge: API key in ${JUDGE_API_KEY_ENV_NAME}, never here
   # judgeModel: gpt-4o-mini
   # maxAnswerChars: 20000                 # input limits: what is cut is reported as "limits"
   # maxContextChars: 200000
@@ -61,7 +62,7 @@ monitor:
   # calibrationFile: calibration.json   # from "groundwatch calibrate": threshold and drift reference
 
 collector:
-  # groundwatch serve. Any host other than 127.0.0.1 requires GROUNDWATCH_TOKEN (16+ characters).
+  # groundwatch serve. Any host other than 127.0.0.1 requires ${COLLECTOR_ENV.token} (16+ characters).
   host: 127.0.0.1
   port: 4319
   # traceTimeoutMs: 5000      # how long a trace waits for its remaining spans

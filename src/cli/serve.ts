@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
+import { SCORE_ENV } from "../config/score-options.ts";
+import { describeSource } from "../config/resolve.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
 import { DEFAULT_COLLECTOR_PORT, RESAMPLE_API_KEY_ENV, RESAMPLE_LIMITS, isLoopbackBind } from "../collector/options.ts";
@@ -15,9 +17,8 @@ import { DEFAULT_MODEL_REPO } from "../nli/hub/cache.ts";
 import { resolveBackendSettings, resolveHubSettings } from "../config/hub.ts";
 import { COLLECTOR_ENV, JUDGE_API_KEY_ENV_NAME } from "../config/env.ts";
 import { OFFLINE_RELEVANCE_THRESHOLDS, loadOfflineModel } from "../nli/offline/backend.ts";
-import { onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
-import { onnxRuntimeNeed } from "../nli/registry.ts";
-import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/options.ts";
+import { predictBackend } from "../nli/registry.ts";
+import type { CompletedEvaluation, ResolvedMonitorOptions } from "../sdk/types.ts";
 import type { ResolvedReviewOptions, ReviewOptions } from "../sdk/review-options.ts";
 import { describePerRoute, driftRefusal } from "../sdk/drift-options.ts";
 import { citationsText } from "../telemetry/record.ts";
@@ -263,28 +264,23 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
   });
 }
 
-/** The backend the scoring workers will load, as createBackend decides it (without loading it). */
-function expectedBackend(score: ResolvedScoreOptions, hubCacheDir: string): { name: string; tier: "production" | "triage"; why?: string } {
-  if (score.backend === "offline") return { name: "offline", tier: "triage" };
-  if (score.backend === "onnx") return { name: `onnx (${score.model ?? "no model"})`, tier: "production" };
-  if (score.backend === "judge") return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
-  const need = onnxRuntimeNeed(score, hubCacheDir);
-  if (need?.need === "required") return { name: `onnx (${score.model ?? DEFAULT_MODEL_REPO}; auto)`, tier: "production" };
-  if (need?.need === "preferred" && onnxRuntimeResolvable()) return { name: `onnx (${DEFAULT_MODEL_REPO}, cached; auto)`, tier: "production" };
-  return {
-    name: "offline (auto)",
-    tier: "triage",
-    why: need?.need === "preferred" ? `${DEFAULT_MODEL_REPO} is cached but onnxruntime-node is not installed` : "no NLI model configured or cached; run `groundwatch model pull`, or pass --model",
-  };
+/** The backend the scoring workers will load, as createBackend decides it (predictBackend, without loading it), in the banner's words. */
+function expectedBackend(score: ResolvedScoreOptions, hubCacheDir: string): { name: string; tier: "production" | "triage"; why?: string | undefined } {
+  const predicted = predictBackend(score, { hubCacheDir });
+  const auto = predicted.auto ? "; auto" : "";
+  switch (predicted.name) {
+    case "offline":
+      return { name: predicted.auto ? "offline (auto)" : "offline", tier: "triage", why: predicted.why };
+    case "judge":
+      return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
+    case "onnx":
+      return { name: `onnx (${predicted.model ?? (predicted.auto ? DEFAULT_MODEL_REPO : "no model")}${predicted.cachedDefault ? ", cached" : ""}${auto})`, tier: "production" };
+  }
 }
 
-const THRESHOLD_SOURCES: Readonly<Record<ResolvedMonitorOptions["thresholdSource"], string>> = {
-  option: "--threshold",
-  config: "config file scoring.threshold",
-  env: "GROUNDWATCH_THRESHOLD",
-  calibration: "calibration",
-  default: "backend default",
-};
+/** Where the answer threshold came from, in the banner's words (the monitor's "config" is the config file). */
+const thresholdFrom = (source: ResolvedMonitorOptions["thresholdSource"]): string =>
+  describeSource(source === "config" ? "file" : source, { option: "--threshold", envName: SCORE_ENV.threshold, fileKey: "scoring.threshold", default: "backend default" });
 
 const mib = (bytes: number): string => `${Number((bytes / 2 ** 20).toFixed(1))} MiB`;
 
@@ -333,7 +329,7 @@ export function startupBanner(s: { url: string; healthUrl?: string | undefined; 
   const otlp = (["traces", "metrics", "logs"] as const).flatMap((signal) => (otlpWanted(env, signal) ? [`${signal} → ${endpointOf(env, signal)}`] : []));
   const rows: Array<[string, string]> = [
     ["backend", `${backend.name}, tier ${backend.tier}${triage}`],
-    ["threshold", `${(monitor.thresholdSource === "default" ? defaultThreshold : (score.threshold ?? defaultThreshold)).toFixed(4)} (${THRESHOLD_SOURCES[monitor.thresholdSource]})`],
+    ["threshold", `${(monitor.thresholdSource === "default" ? defaultThreshold : (score.threshold ?? defaultThreshold)).toFixed(4)} (${thresholdFrom(monitor.thresholdSource)})`],
     ["relevance", relevance],
     ["calibration", calibration],
     ...caveats.map((c): [string, string] => ["WARNING", `calibration: ${c.message}`]),

@@ -2,13 +2,13 @@ import type { IncomingMessage } from "node:http";
 import type { Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { HttpError } from "../net/http-error.ts";
+import { sizeBytes } from "../config/parse.ts";
 
-/** A size such as "512kb" or "2mb" in bytes (k = 1024). */
+/** A body limit resolved by the collector's options (config/parse.ts parseByteSize checked it), in bytes. */
 export function parseSize(size: string): number {
-  const m = /^(\d+)(b|kb|mb)$/i.exec(size.trim());
-  if (!m) throw new RangeError(`not a size: ${size}`);
-  const unit = (m[2] as string).toLowerCase();
-  return Number(m[1]) * (unit === "mb" ? 1024 * 1024 : unit === "kb" ? 1024 : 1);
+  const bytes = sizeBytes(size);
+  if (bytes === undefined) throw new RangeError(`not a size: ${size}`);
+  return bytes;
 }
 
 /** The media type of a Content-Type header, lowercased, without parameters ("" when absent). */

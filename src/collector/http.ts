@@ -9,6 +9,7 @@ import type { HandshakeRefusal } from "./connections.ts";
 import { answerAndClose, guardHandshakes, limitPerAddress } from "./connections.ts";
 import { isLoopbackHostHeader } from "../net/bind-policy.ts";
 import { GroundwatchError } from "../errors/groundwatch-error.ts";
+import { COLLECTOR_ENV } from "../config/env.ts";
 
 /** Binding the port failed: the message names port, address and why; `systemCode` is the system's (EADDRINUSE, EACCES, …). */
 export class ListenError extends GroundwatchError {
@@ -145,6 +146,6 @@ export function loopbackHostGuard(onRefused: (req: Request) => void): RequestHan
     if (isLoopbackHostHeader(req.headers.host)) return next();
     onRefused(req);
     res.setHeader("Connection", "close");
-    res.status(421).json({ error: "this collector listens on loopback and answers only requests addressed to localhost, 127.0.0.1 or [::1]; send one of those as Host (a proxy: its upstream Host), or bind another address (--host, with GROUNDWATCH_TOKEN)" });
+    res.status(421).json({ error: `this collector listens on loopback and answers only requests addressed to localhost, 127.0.0.1 or [::1]; send one of those as Host (a proxy: its upstream Host), or bind another address (--host, with ${COLLECTOR_ENV.token})` });
   };
 }

@@ -4,10 +4,9 @@ import type { LoadedConfig } from "../config/file.ts";
 import { loadConfig } from "../config/file.ts";
 import { COLLECTOR_ENV } from "../config/env.ts";
 import { compileLinearPattern } from "../config/linear-pattern.ts";
-import { parseBoolean, parseInteger, parseNonEmpty, parseNumber } from "../config/parse.ts";
-import type { PickedValue } from "../config/resolve.ts";
-import { pickSource } from "../config/resolve.ts";
-import { parseSize } from "./body.ts";
+import { integerIn, numberIn, parseByteSize, parseBoolean, parseNonEmpty } from "../config/parse.ts";
+import type { FieldReader, PickedValue } from "../config/resolve.ts";
+import { fieldReader } from "../config/resolve.ts";
 import { DEFAULT_HEAP_GROWTH_PERCENT, MAX_HEAP_GROWTH_PERCENT } from "./heap.ts";
 import type { ResolvedTls } from "./tls.ts";
 import { resolveTls } from "./tls.ts";
@@ -227,16 +226,16 @@ const hostOf = (u: URL): string => u.hostname.replace(/^\[|\]$/g, "").toLowerCas
  * The resampler's settings, option > env > config file (collector section) > default; undefined when
  * no URL is set. A resampler setting without a URL, or a bad value, is a ConfigError naming it.
  */
-function resolveResampler(options: CollectorOptions, env: NodeJS.ProcessEnv, c: Readonly<Record<string, unknown>>): ResolvedResampler | undefined {
+function resolveResampler(read: FieldReader<ResampleKey>, env: NodeJS.ProcessEnv): ResolvedResampler | undefined {
   /** The value in force and the field it came from, as a ConfigError names it. */
   const from = (key: ResampleKey): PickedValue | undefined => {
-    const picked = pickSource({ key, option: options[key], env, envName: (COLLECTOR_ENV as Partial<Record<ResampleKey, string>>)[key], file: c, section: "collector" });
+    const picked = read.picked(key);
     return picked.source === "default" ? undefined : picked;
   };
   const url = from("resampleUrl");
   if (!url) {
     const stray = RESAMPLE_KEYS.map(from).find((f) => f !== undefined);
-    if (stray) throw new ConfigError(stray.field, stray.value, "a resampler setting without a resampler URL does nothing: set --resample-url (GROUNDWATCH_RESAMPLE_URL, config file collector.resampleUrl), or remove it");
+    if (stray) throw new ConfigError(stray.field, stray.value, `a resampler setting without a resampler URL does nothing: set --resample-url (${COLLECTOR_ENV.resampleUrl}, config file collector.resampleUrl), or remove it`);
     return undefined;
   }
   let parsed: URL | undefined;
@@ -249,16 +248,10 @@ function resolveResampler(options: CollectorOptions, env: NodeJS.ProcessEnv, c: 
   if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) throw new ConfigError(url.field, shown, "expected an http:// or https:// URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1");
   if (parsed.username || parsed.password) throw new ConfigError(url.field, shown, `credentials in the URL are not sent: set ${RESAMPLE_API_KEY_ENV}`);
   const model = from("resampleModel");
-  if (!model) throw new ConfigError("resampleModel", undefined, "the resampler needs a chat model name: --resample-model, GROUNDWATCH_RESAMPLE_MODEL or config file collector.resampleModel");
+  if (!model) throw new ConfigError("resampleModel", undefined, `the resampler needs a chat model name: --resample-model, ${COLLECTOR_ENV.resampleModel} or config file collector.resampleModel`);
   if (typeof model.value !== "string" || model.value.trim() === "") throw new ConfigError(model.field, model.value, "expected a chat model name");
-  const integer = (key: ResampleKey, min: number, max: number): number | undefined => {
-    const f = from(key);
-    return f ? parseInteger(f.field, f.value, min, max) : undefined;
-  };
-  const number = (key: ResampleKey, min: number, max: number, what: string): number | undefined => {
-    const f = from(key);
-    return f ? parseNumber(f.field, f.value, { min, max, what }) : undefined;
-  };
+  const integer = (key: ResampleKey, min: number, max: number): number | undefined => read(key, integerIn(min, max));
+  const number = (key: ResampleKey, min: number, max: number, what: string): number | undefined => read(key, numberIn({ min, max, what }));
   const { n: nLimits, rate: rateLimits, temperature: tLimits } = RESAMPLE_LIMITS;
   const temperature = number("resampleTemperature", tLimits.min, tLimits.max, "a temperature") ?? 1;
   // Surrounding whitespace (a newline from a secrets file) is not part of the key; a blank one is none.
@@ -286,18 +279,6 @@ function resolveResampler(options: CollectorOptions, env: NodeJS.ProcessEnv, c: 
   };
 }
 
-/** A body size such as "512kb" or "2mb", checked by the parser the server uses (collector/body.ts); undefined when blank. */
-function parseBodyLimit(field: string, v: unknown): string | undefined {
-  const size = parseNonEmpty(field, v);
-  if (size === undefined) return undefined;
-  try {
-    parseSize(size);
-  } catch {
-    throw new ConfigError(field, v, 'expected a size such as "512kb" or "2mb"');
-  }
-  return size;
-}
-
 /** Validates a promptContext setting: "off", "system", or a regular expression with a named group `context`. */
 export function parsePromptContext(field: string, v: unknown): PromptContext {
   if (typeof v !== "string" || v.trim() === "") throw new ConfigError(field, v, 'expected "off", "system" or a regular expression with a named group (?<context>...)');
@@ -318,13 +299,10 @@ export function resolveCollectorOptions(options: CollectorOptions = {}, loaded?:
   const env = options.env ?? process.env;
   const { path: configFile, file } = loaded ?? loadConfig(options.configFile, env);
   const c = file.collector ?? {};
-  const pick = (key: keyof CollectorOptions & string, envName?: string): PickedValue => pickSource({ key, option: options[key], env, envName, file: c, section: "collector" });
-  const pickInt = (key: keyof CollectorOptions & string, envName: string | undefined, min: number, max: number, fallback: number): number => {
-    const p = pick(key, envName);
-    return parseInteger(p.field, p.value, min, max) ?? fallback;
-  };
-  const hostPick = pick("host", COLLECTOR_ENV.host);
-  const host = parseNonEmpty(hostPick.field, hostPick.value) ?? "127.0.0.1";
+  // The bearer token is read below from the option or the environment only: never from the file.
+  const read = fieldReader<Exclude<keyof CollectorOptions, "token">>({ options, env, envNames: COLLECTOR_ENV, file: c, section: "collector" });
+  const pickInt = (key: Exclude<keyof CollectorOptions, "token">, min: number, max: number, fallback: number): number => read(key, integerIn(min, max), fallback);
+  const host = read("host", parseNonEmpty, "127.0.0.1");
   // Surrounding whitespace (a newline from a secrets file) is not part of the token; a blank one is none.
   const token = parseNonEmpty(options.token !== undefined ? "token" : COLLECTOR_ENV.token, options.token ?? env[COLLECTOR_ENV.token]);
   const refusal = bindRefusal(host, token);
@@ -340,54 +318,51 @@ export function resolveCollectorOptions(options: CollectorOptions = {}, loaded?:
     const v = mapping[key];
     if (v !== undefined && (!Array.isArray(v) || !v.every((x) => typeof x === "string"))) throw new ConfigError(`attributeMapping.${key}`, v, "expected an array of attribute names");
   }
-  const promptContextPick = pick("promptContext", COLLECTOR_ENV.promptContext);
+  const promptContextPick = read.picked("promptContext");
   const promptContext = parsePromptContext(promptContextPick.source === "env" ? `${COLLECTOR_ENV.promptContext} (promptContext)` : promptContextPick.field, promptContextPick.value ?? "off");
-  const bodyLimitPick = pick("bodyLimit");
-  const bodyLimit = parseBodyLimit(bodyLimitPick.field, bodyLimitPick.value) ?? "2mb";
-  const logContentPick = pick("logContent");
-  const logContent = parseBoolean(logContentPick.field, logContentPick.value) ?? false;
-  const maxTraceBytes = pickInt("maxTraceBytes", undefined, 1024, 2 ** 40, 4 * 1024 * 1024);
-  const maxBufferBytes = pickInt("maxBufferBytes", undefined, 1024, 2 ** 40, 64 * 1024 * 1024);
+  const bodyLimit = read("bodyLimit", parseByteSize, "2mb");
+  const logContent = read("logContent", parseBoolean, false);
+  const maxTraceBytes = pickInt("maxTraceBytes", 1024, 2 ** 40, 4 * 1024 * 1024);
+  const maxBufferBytes = pickInt("maxBufferBytes", 1024, 2 ** 40, 64 * 1024 * 1024);
   if (maxTraceBytes > maxBufferBytes) throw new ConfigError("maxTraceBytes", maxTraceBytes, `expected at most maxBufferBytes (${maxBufferBytes})`);
-  const traceTimeoutMs = pickInt("traceTimeoutMs", undefined, 1, 3_600_000, 5000);
-  const maxTraceAgeMs = pickInt("maxTraceAgeMs", undefined, 1, 86_400_000, 6 * traceTimeoutMs);
+  const traceTimeoutMs = pickInt("traceTimeoutMs", 1, 3_600_000, 5000);
+  const maxTraceAgeMs = pickInt("maxTraceAgeMs", 1, 86_400_000, 6 * traceTimeoutMs);
   if (maxTraceAgeMs < traceTimeoutMs) throw new ConfigError("maxTraceAgeMs", maxTraceAgeMs, `expected at least traceTimeoutMs (${traceTimeoutMs})`);
-  const headersTimeoutMs = pickInt("headersTimeoutMs", undefined, 100, 3_600_000, 10_000);
-  const requestTimeoutMs = pickInt("requestTimeoutMs", undefined, 100, 3_600_000, 60_000);
+  const headersTimeoutMs = pickInt("headersTimeoutMs", 100, 3_600_000, 10_000);
+  const requestTimeoutMs = pickInt("requestTimeoutMs", 100, 3_600_000, 60_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError("headersTimeoutMs", headersTimeoutMs, `expected at most requestTimeoutMs (${requestTimeoutMs})`);
-  const maxConnections = pickInt("maxConnections", undefined, 1, 1_000_000, 1024);
-  const perAddressPick = pick("maxConnectionsPerAddress");
-  const maxConnectionsPerAddress = parseInteger(perAddressPick.field, perAddressPick.value, 1, maxConnections) ?? Math.min(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, maxConnections);
-  const port = pickInt("port", COLLECTOR_ENV.port, 0, 65535, DEFAULT_COLLECTOR_PORT);
-  const healthPick = pick("healthPort", COLLECTOR_ENV.healthPort);
-  const healthPort = parseInteger(healthPick.field, healthPick.value, 0, 65535);
-  if (healthPort !== undefined && healthPort !== 0 && healthPort === port) throw new ConfigError(healthPick.field, healthPort, `expected another port than the collector's own (${port}): the probes need a listener of their own`);
+  const maxConnections = pickInt("maxConnections", 1, 1_000_000, 1024);
+  const maxConnectionsPerAddress = pickInt("maxConnectionsPerAddress", 1, maxConnections, Math.min(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, maxConnections));
+  const port = pickInt("port", 0, 65535, DEFAULT_COLLECTOR_PORT);
+  const health = read.field("healthPort", integerIn(0, 65535));
+  const healthPort = health.value;
+  if (healthPort !== undefined && healthPort !== 0 && healthPort === port) throw new ConfigError(health.field, healthPort, `expected another port than the collector's own (${port}): the probes need a listener of their own`);
   return {
     host,
     port,
     healthPort,
-    tls: resolveTls(pick, configFile),
+    tls: resolveTls(read, configFile),
     token,
     bodyLimit,
-    maxDocuments: pickInt("maxDocuments", undefined, 1, 100_000, 200),
-    maxAnswerChars: pickInt("maxAnswerChars", undefined, 1, 10_000_000, 50_000),
-    maxBatch: pickInt("maxBatch", undefined, 1, 100_000, 500),
+    maxDocuments: pickInt("maxDocuments", 1, 100_000, 200),
+    maxAnswerChars: pickInt("maxAnswerChars", 1, 10_000_000, 50_000),
+    maxBatch: pickInt("maxBatch", 1, 100_000, 500),
     traceTimeoutMs,
     maxTraceAgeMs,
-    maxTraces: pickInt("maxTraces", undefined, 1, 10_000_000, 10_000),
+    maxTraces: pickInt("maxTraces", 1, 10_000_000, 10_000),
     maxTraceBytes,
     maxBufferBytes,
     headersTimeoutMs,
     requestTimeoutMs,
-    keepAliveTimeoutMs: pickInt("keepAliveTimeoutMs", undefined, 1, 3_600_000, 5000),
+    keepAliveTimeoutMs: pickInt("keepAliveTimeoutMs", 1, 3_600_000, 5000),
     maxConnections,
     maxConnectionsPerAddress,
-    drainMs: pickInt("drainMs", undefined, 0, 3_600_000, 10_000),
-    heapGrowthPercent: pickInt("heapGrowthPercent", COLLECTOR_ENV.heapGrowthPercent, 0, MAX_HEAP_GROWTH_PERCENT, DEFAULT_HEAP_GROWTH_PERCENT),
+    drainMs: pickInt("drainMs", 0, 3_600_000, 10_000),
+    heapGrowthPercent: pickInt("heapGrowthPercent", 0, MAX_HEAP_GROWTH_PERCENT, DEFAULT_HEAP_GROWTH_PERCENT),
     logContent,
     attributeMapping: mapping,
     promptContext,
-    resample: resolveResampler(options, env, c),
+    resample: resolveResampler(read, env),
     file,
     configFile,
   };

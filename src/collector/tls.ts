@@ -3,11 +3,12 @@ import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { Server as TlsServer } from "node:tls";
 import { diag } from "@opentelemetry/api";
-import { dirname, resolve as resolvePath } from "node:path";
+import { resolve as resolvePath } from "node:path";
 import { ConfigError } from "../config/errors.ts";
 import { COLLECTOR_ENV } from "../config/env.ts";
-import { parseInteger, parseNonEmpty } from "../config/parse.ts";
-import type { PickedValue } from "../config/resolve.ts";
+import { integerIn, parseNonEmpty } from "../config/parse.ts";
+import type { FieldReader } from "../config/resolve.ts";
+import { fileRelativePath } from "../config/resolve.ts";
 
 /** The collector's TLS settings, resolved (CollectorOptions.tlsCertFile, tlsKeyFile, tlsReloadMs). */
 export interface ResolvedTls {
@@ -52,17 +53,15 @@ type TlsKey = "tlsCertFile" | "tlsKeyFile" | "tlsReloadMs";
  * config file is relative to the file's folder; one from an option or the environment to the
  * working directory.
  */
-export function resolveTls(pick: (key: TlsKey, envName?: string) => PickedValue, configFile: string | undefined): ResolvedTls | undefined {
-  const path = (key: TlsKey, envName: string): { file: string; field: string } | undefined => {
-    const p = pick(key, envName);
-    const raw = parseNonEmpty(p.field, p.value);
-    if (raw === undefined) return undefined;
-    return { file: p.source === "file" && configFile ? resolvePath(dirname(configFile), raw) : resolvePath(raw), field: p.field };
+export function resolveTls(read: FieldReader<TlsKey>, configFile: string | undefined): ResolvedTls | undefined {
+  const path = (key: TlsKey): { file: string; field: string } | undefined => {
+    const p = read.field(key, parseNonEmpty);
+    const file = fileRelativePath(p, configFile);
+    return file === undefined ? undefined : { file: resolvePath(file), field: p.field };
   };
-  const cert = path("tlsCertFile", COLLECTOR_ENV.tlsCertFile);
-  const key = path("tlsKeyFile", COLLECTOR_ENV.tlsKeyFile);
-  const reloadPick = pick("tlsReloadMs");
-  const reloadMs = parseInteger(reloadPick.field, reloadPick.value, 0, 86_400_000) ?? DEFAULT_TLS_RELOAD_MS;
+  const cert = path("tlsCertFile");
+  const key = path("tlsKeyFile");
+  const reloadMs = read("tlsReloadMs", integerIn(0, 86_400_000), DEFAULT_TLS_RELOAD_MS);
   if (!cert && !key) return undefined;
   if (!cert || !key) {
     const given = (cert ?? key)!;

@@ -1,6 +1,7 @@
 /**
  * Environment variables of the SDK's monitor and of the collector, each spelled once (the scoring
- * options' are SCORE_ENV in score-options.ts). Secrets are read from the environment only.
+ * options' are SCORE_ENV_NAMES). Secrets are read from the environment only. Every GROUNDWATCH_*
+ * name in src/ is spelled here, and nowhere else but the commands' usage texts (test/architecture.test.ts).
  */
 
 /** The config file every edge reads when no `configFile` option is given. */
@@ -70,3 +71,46 @@ export const HUB_ENV = {
   offline: "HF_HUB_OFFLINE",
 } as const;
 
+
+/** The scoring options read from the environment (SCORE_ENV in score-options.ts, checked there against ScoreOptions). */
+export const SCORE_ENV_NAMES = {
+  backend: "GROUNDWATCH_BACKEND",
+  model: "GROUNDWATCH_MODEL",
+  variant: "GROUNDWATCH_MODEL_VARIANT",
+  relevanceModel: "GROUNDWATCH_RELEVANCE_MODEL",
+  requireProduction: "GROUNDWATCH_REQUIRE_PRODUCTION",
+  threshold: "GROUNDWATCH_THRESHOLD",
+  topK: "GROUNDWATCH_TOP_K",
+  tokenBudget: "GROUNDWATCH_TOKEN_BUDGET",
+  onnxThreads: "GROUNDWATCH_ONNX_THREADS",
+  onnxWorkers: "GROUNDWATCH_ONNX_WORKERS",
+  onnxMaxBatch: "GROUNDWATCH_ONNX_MAX_BATCH",
+  onnxBatchWaitMs: "GROUNDWATCH_ONNX_BATCH_WAIT_MS",
+  judgeUrl: "GROUNDWATCH_JUDGE_URL",
+  judgeModel: "GROUNDWATCH_JUDGE_MODEL",
+  judgeBudget: "GROUNDWATCH_JUDGE_BUDGET",
+  judgeConcurrency: "GROUNDWATCH_JUDGE_CONCURRENCY",
+  entropyThreshold: "GROUNDWATCH_ENTROPY_THRESHOLD",
+  combinedPolicy: "GROUNDWATCH_COMBINED_POLICY",
+  unstableShare: "GROUNDWATCH_UNSTABLE_SHARE",
+  relevance: "GROUNDWATCH_RELEVANCE",
+  contextRelevanceThreshold: "GROUNDWATCH_CONTEXT_RELEVANCE_THRESHOLD",
+  answerRelevanceThreshold: "GROUNDWATCH_ANSWER_RELEVANCE_THRESHOLD",
+  failOnUnstableClaims: "GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS",
+  entropyMaxCalls: "GROUNDWATCH_ENTROPY_MAX_CALLS",
+  maxClaims: "GROUNDWATCH_MAX_CLAIMS",
+  maxAnswerChars: "GROUNDWATCH_MAX_ANSWER_CHARS",
+  maxContextChars: "GROUNDWATCH_MAX_CONTEXT_CHARS",
+  maxDocuments: "GROUNDWATCH_MAX_DOCUMENTS",
+  maxTokenChars: "GROUNDWATCH_MAX_TOKEN_CHARS",
+  maxSamples: "GROUNDWATCH_MAX_SAMPLES",
+  maxEntailmentCalls: "GROUNDWATCH_MAX_ENTAILMENT_CALLS",
+  cacheBytes: "GROUNDWATCH_CACHE_BYTES",
+  nliCacheBytes: "GROUNDWATCH_NLI_CACHE_BYTES",
+} as const;
+
+/** What `groundwatch doctor --sampler CMD` hands its command: the prompt, and how many samples are wanted. */
+export const DOCTOR_SAMPLER_ENV = {
+  prompt: "GROUNDWATCH_PROMPT",
+  samples: "GROUNDWATCH_SAMPLES",
+} as const;

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { parse as ParseYaml } from "yaml";
-import { CONFIG_FILE_ENV } from "./env.ts";
+import { COLLECTOR_ENV, CONFIG_FILE_ENV } from "./env.ts";
 import { ConfigError } from "./errors.ts";
 import type { ScoreOptions } from "./score-options.ts";
 import { SCORE_OPTION_KEYS } from "./score-options.ts";
@@ -64,7 +64,7 @@ export function loadConfigFile(path: string): ConfigFile {
     for (const key of Object.keys(value)) {
       // A secret is never read from a file, nor echoed from one in an error.
       if (!keys.has(key) && section === "collector" && /api.?key|token|secret|password/i.test(key)) {
-        throw new ConfigError(`config file collector.${key}`, "***", "secrets are read from the environment only: GROUNDWATCH_RESAMPLE_API_KEY for the resampler, GROUNDWATCH_TOKEN for the collector's bearer token");
+        throw new ConfigError(`config file collector.${key}`, "***", `secrets are read from the environment only: ${COLLECTOR_ENV.resampleApiKey} for the resampler, ${COLLECTOR_ENV.token} for the collector's bearer token`);
       }
       if (!keys.has(key)) throw new ConfigError(`config file ${section}.${key}`, (value as Record<string, unknown>)[key], `unknown key; expected one of ${[...keys].join(", ")}`);
     }

@@ -7,6 +7,9 @@ import { ConfigError } from "./errors.ts";
  * strings are trimmed before they are read.
  */
 
+/** A parser of one setting: the field a ConfigError names and the raw value; undefined when blank (not set). */
+export type Parser<T> = (field: string, raw: unknown) => T | undefined;
+
 /** The range a number must lie in (both ends included). */
 export interface NumberRange {
   /** Smallest value accepted. */
@@ -72,4 +75,41 @@ export function parseNonEmpty(field: string, raw: unknown): string | undefined {
   if (isBlank(raw)) return undefined;
   if (typeof raw !== "string") throw new ConfigError(field, raw, "expected a non-empty string");
   return raw.trim();
+}
+
+/** parseInteger as a Parser, for resolveField. */
+export const integerIn = (min: number, max: number): Parser<number> => (field, raw) => parseInteger(field, raw, min, max);
+
+/** parseNumber as a Parser, for resolveField. */
+export const numberIn = (range: NumberRange): Parser<number> => (field, raw) => parseNumber(field, raw, range);
+
+/** parseOneOf as a Parser, for resolveField. */
+export const oneOf = <T extends string>(choices: readonly T[]): Parser<T> => (field, raw) => parseOneOf(field, raw, choices);
+
+/** A size such as "512kb" or "2mb" in bytes (k = 1024; b, kb, mb in any case); undefined when it is not one. */
+export function sizeBytes(size: string): number | undefined {
+  const m = /^(\d+)(b|kb|mb)$/i.exec(size.trim());
+  if (!m) return undefined;
+  const unit = (m[2] as string).toLowerCase();
+  return Number(m[1]) * (unit === "mb" ? 1024 * 1024 : unit === "kb" ? 1024 : 1);
+}
+
+/** A size such as "512kb" or "2mb" (sizeBytes reads it), trimmed and kept as written; undefined when blank. */
+export function parseByteSize(field: string, raw: unknown): string | undefined {
+  const size = parseNonEmpty(field, raw);
+  if (size !== undefined && sizeBytes(size) === undefined) throw new ConfigError(field, raw, 'expected a size such as "512kb" or "2mb"');
+  return size;
+}
+
+/** Per-route sampling rates written "route=rate,route=rate" ("/a/*=1,/b=0.2"), each rate from 0 to 1; undefined when blank. */
+export function parseRouteRates(field: string, raw: unknown): Record<string, number> | undefined {
+  if (isBlank(raw)) return undefined;
+  if (typeof raw !== "string") throw new ConfigError(field, raw, 'expected "route=rate,route=rate"');
+  const out: Record<string, number> = {};
+  for (const part of raw.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+    const eq = part.lastIndexOf("=");
+    if (eq <= 0 || isBlank(part.slice(eq + 1))) throw new ConfigError(field, raw, 'expected "route=rate,route=rate"');
+    out[part.slice(0, eq).trim()] = parseRate(`${field} route ${part.slice(0, eq).trim()}`, part.slice(eq + 1), "a sampling rate") as number;
+  }
+  return out;
 }

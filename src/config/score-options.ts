@@ -1,9 +1,9 @@
-import { JUDGE_API_KEY_ENV_NAME } from "./env.ts";
+import { JUDGE_API_KEY_ENV_NAME, SCORE_ENV_NAMES } from "./env.ts";
 import { DEFAULT_NLI_CACHE_BYTES } from "../core/nli-cache.ts";
 import { DEFAULT_LIMITS, DEFAULT_SETTINGS } from "./defaults.ts";
-import { parseBoolean, parseNonEmpty, parseNumber, parseOneOf } from "./parse.ts";
-import type { PickedValue, ValueSource } from "./resolve.ts";
-import { pickSource } from "./resolve.ts";
+import { numberIn, oneOf, parseBoolean, parseNonEmpty } from "./parse.ts";
+import type { ValueSource } from "./resolve.ts";
+import { fieldReader } from "./resolve.ts";
 import { checkVariant } from "./variant.ts";
 
 /** Entailment backends: embedded heuristic, local ONNX model, LLM judge, or the best available. */
@@ -141,42 +141,8 @@ export interface ResolvedScoreOptions {
   readonly answerRelevanceThreshold: number | undefined;
 }
 
-/** Environment variable for each option. The judge's API key is read from env only (GROUNDWATCH_JUDGE_API_KEY). */
-export const SCORE_ENV = {
-  backend: "GROUNDWATCH_BACKEND",
-  model: "GROUNDWATCH_MODEL",
-  variant: "GROUNDWATCH_MODEL_VARIANT",
-  relevanceModel: "GROUNDWATCH_RELEVANCE_MODEL",
-  requireProduction: "GROUNDWATCH_REQUIRE_PRODUCTION",
-  threshold: "GROUNDWATCH_THRESHOLD",
-  topK: "GROUNDWATCH_TOP_K",
-  tokenBudget: "GROUNDWATCH_TOKEN_BUDGET",
-  onnxThreads: "GROUNDWATCH_ONNX_THREADS",
-  onnxWorkers: "GROUNDWATCH_ONNX_WORKERS",
-  onnxMaxBatch: "GROUNDWATCH_ONNX_MAX_BATCH",
-  onnxBatchWaitMs: "GROUNDWATCH_ONNX_BATCH_WAIT_MS",
-  judgeUrl: "GROUNDWATCH_JUDGE_URL",
-  judgeModel: "GROUNDWATCH_JUDGE_MODEL",
-  judgeBudget: "GROUNDWATCH_JUDGE_BUDGET",
-  judgeConcurrency: "GROUNDWATCH_JUDGE_CONCURRENCY",
-  entropyThreshold: "GROUNDWATCH_ENTROPY_THRESHOLD",
-  combinedPolicy: "GROUNDWATCH_COMBINED_POLICY",
-  unstableShare: "GROUNDWATCH_UNSTABLE_SHARE",
-  relevance: "GROUNDWATCH_RELEVANCE",
-  contextRelevanceThreshold: "GROUNDWATCH_CONTEXT_RELEVANCE_THRESHOLD",
-  answerRelevanceThreshold: "GROUNDWATCH_ANSWER_RELEVANCE_THRESHOLD",
-  failOnUnstableClaims: "GROUNDWATCH_FAIL_ON_UNSTABLE_CLAIMS",
-  entropyMaxCalls: "GROUNDWATCH_ENTROPY_MAX_CALLS",
-  maxClaims: "GROUNDWATCH_MAX_CLAIMS",
-  maxAnswerChars: "GROUNDWATCH_MAX_ANSWER_CHARS",
-  maxContextChars: "GROUNDWATCH_MAX_CONTEXT_CHARS",
-  maxDocuments: "GROUNDWATCH_MAX_DOCUMENTS",
-  maxTokenChars: "GROUNDWATCH_MAX_TOKEN_CHARS",
-  maxSamples: "GROUNDWATCH_MAX_SAMPLES",
-  maxEntailmentCalls: "GROUNDWATCH_MAX_ENTAILMENT_CALLS",
-  cacheBytes: "GROUNDWATCH_CACHE_BYTES",
-  nliCacheBytes: "GROUNDWATCH_NLI_CACHE_BYTES",
-} as const satisfies Record<keyof ScoreOptions, string>;
+/** Environment variable for each option (config/env.ts SCORE_ENV_NAMES). The judge's API key is read from env only (JUDGE_API_KEY_ENV). */
+export const SCORE_ENV = SCORE_ENV_NAMES satisfies Record<keyof ScoreOptions, string>;
 
 export const JUDGE_API_KEY_ENV = JUDGE_API_KEY_ENV_NAME;
 
@@ -205,33 +171,16 @@ export interface ScoreSources {
  */
 export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSources = {}): ScoreResolution {
   const sources = {} as Record<keyof ScoreOptions, ValueSource>;
-  const pick = (key: keyof ScoreOptions): PickedValue => {
-    const picked = pickSource({ key, option: options[key], env: from.env, envName: SCORE_ENV[key], file: from.file as Readonly<Record<string, unknown>> | undefined, section: "scoring" });
-    sources[key] = picked.source;
-    return picked;
-  };
-  const num = (key: keyof ScoreOptions, min: number, max: number, integer: boolean): number | undefined => {
-    const p = pick(key);
-    return parseNumber(p.field, p.value, { min, max, integer });
-  };
-  const str = (key: keyof ScoreOptions): { field: string; value: string | undefined } => {
-    const p = pick(key);
-    return { field: p.field, value: parseNonEmpty(p.field, p.value) };
-  };
-  const bool = (key: keyof ScoreOptions): boolean | undefined => {
-    const p = pick(key);
-    return parseBoolean(p.field, p.value);
-  };
-  const oneOf = <T extends string>(key: keyof ScoreOptions, choices: readonly T[]): T | undefined => {
-    const p = pick(key);
-    return parseOneOf(p.field, p.value, choices);
-  };
-  const variant = str("variant");
+  const read = fieldReader<keyof ScoreOptions>({ options, env: from.env, envNames: SCORE_ENV, file: from.file as Readonly<Record<string, unknown>> | undefined, section: "scoring", sources });
+  const num = (key: keyof ScoreOptions, min: number, max: number, integer: boolean): number | undefined => read(key, numberIn({ min, max, integer }));
+  const str = (key: keyof ScoreOptions): string | undefined => read(key, parseNonEmpty);
+  const bool = (key: keyof ScoreOptions): boolean | undefined => read(key, parseBoolean);
+  const variant = read.field("variant", parseNonEmpty);
   const values: ResolvedScoreOptions = {
-    backend: oneOf("backend", BACKEND_CHOICES) ?? "auto",
-    model: str("model").value,
+    backend: read("backend", oneOf(BACKEND_CHOICES), "auto"),
+    model: str("model"),
     variant: variant.value === undefined ? undefined : checkVariant(variant.value, variant.field),
-    relevanceModel: str("relevanceModel").value,
+    relevanceModel: str("relevanceModel"),
     requireProduction: bool("requireProduction") ?? false,
     threshold: num("threshold", 0, 1, false),
     topK: num("topK", 1, 50, true) ?? DEFAULT_SETTINGS.topK,
@@ -240,12 +189,12 @@ export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSourc
     onnxWorkers: num("onnxWorkers", 1, 16, true) ?? 1,
     onnxMaxBatch: num("onnxMaxBatch", 1, 256, true) ?? 32,
     onnxBatchWaitMs: num("onnxBatchWaitMs", 0, 1000, false) ?? 5,
-    judgeUrl: str("judgeUrl").value,
-    judgeModel: str("judgeModel").value,
+    judgeUrl: str("judgeUrl"),
+    judgeModel: str("judgeModel"),
     judgeBudget: num("judgeBudget", 1, 10_000_000, true) ?? 1000,
     judgeConcurrency: num("judgeConcurrency", 1, 64, true) ?? 4,
     entropyThreshold: num("entropyThreshold", 0, 1, false) ?? 0.5,
-    combinedPolicy: oneOf("combinedPolicy", ["either", "groundedness-only"] as const) ?? "either",
+    combinedPolicy: read("combinedPolicy", oneOf(["either", "groundedness-only"] as const), "either"),
     unstableShare: num("unstableShare", 0, 1, false) ?? DEFAULT_SETTINGS.unstableShare,
     failOnUnstableClaims: bool("failOnUnstableClaims") ?? false,
     entropyMaxCalls: num("entropyMaxCalls", 1, 1_000_000, true) ?? DEFAULT_LIMITS.entropyMaxCalls,

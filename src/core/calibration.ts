@@ -102,22 +102,35 @@ export interface CalibrationEvidence {
   readonly labelsToSettle: number | null | undefined;
 }
 
+/** Why a calibration establishes nothing, in plain sentences. */
+export interface CalibrationFailure {
+  /** "its verdict is weak (AUROC 0.600, 95% interval 0.450–0.750)": the verdict and its AUROC, as every message about it starts. */
+  readonly verdict: string;
+  /** What the verdict means for its threshold. */
+  readonly meaning: string;
+  /** What to do. */
+  readonly advice: string;
+}
+
 /**
  * Plain sentences for a calibration that did not pass, shared by the SDK's warning, serve's
  * banner and the evidence report so that each says the same: what the verdict means, and
  * what to do. Undefined for a passing one.
  */
-export function explainCalibrationFailure(c: CalibrationEvidence): { readonly meaning: string; readonly advice: string } | undefined {
+export function explainCalibrationFailure(c: CalibrationEvidence): CalibrationFailure | undefined {
   if (c.verdict === "pass") return undefined;
   const ci = c.auroc ? `the AUROC's 95% interval (${c.auroc.low.toFixed(3)}–${c.auroc.high.toFixed(3)})` : undefined;
+  const verdict = `its verdict is ${c.verdict ?? "not recorded"}${c.auroc ? ` (AUROC ${c.auroc.value.toFixed(3)}, 95% interval ${c.auroc.low.toFixed(3)}–${c.auroc.high.toFixed(3)})` : ""}`;
   if (c.verdict === "anti-correlated") {
     return {
+      verdict,
       meaning: `${ci ?? "the AUROC's 95% interval"} lies below 0.5, so on the labelled set higher scores went with answers labelled NOT grounded, and the threshold fitted on it is not evidence`,
       advice: 'check which way the labels point (1 must mean grounded), then run "groundwatch calibrate" again',
     };
   }
   if (c.verdict === "weak") {
     return {
+      verdict,
       meaning: `${ci ?? "the AUROC's 95% interval"} includes 0.5, so the labelled set has not shown that the score separates grounded from ungrounded answers, and the threshold fitted on it is not evidence`,
       advice:
         typeof c.labelsToSettle === "number" && c.labelsToSettle > 0
@@ -128,6 +141,7 @@ export function explainCalibrationFailure(c: CalibrationEvidence): { readonly me
     };
   }
   return {
+    verdict,
     meaning: "the calibration records no AUROC interval or verdict, so nothing shows that its threshold separates grounded from ungrounded answers",
     advice: 'run "groundwatch calibrate" on a labelled set to get one',
   };

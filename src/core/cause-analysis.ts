@@ -1,4 +1,5 @@
 import type { EntailmentBackend } from "./backend.ts";
+import { checkedBackend } from "./checked-backend.ts";
 import type { AnswerCause, CauseUnknownReason, NamedCause } from "./cause.ts";
 import { answerCause, claimCause, failingClaims, isCitationFailure } from "./cause.ts";
 import type { ContextWindow } from "./context.ts";
@@ -52,18 +53,19 @@ function errorText(error: unknown): string {
 /**
  * Whether the answer addresses the question: 1 for a refusal (declining is an answer to the
  * question; it is reported as a refusal), else the backend's relevance of the answer to the
- * question. Throws when the backend has no relevance scorer or returns no score in [0, 1].
+ * question. Throws when the backend has no relevance scorer, or a BackendReplyError when it returns
+ * no score in [0, 1] (checkedBackend).
  */
-export async function answerRelevance(question: string, answer: string, backend: EntailmentBackend, threshold: number): Promise<NonNullable<RelevanceReport["answer"]>> {
+export async function answerRelevance(question: string, answer: string, given: EntailmentBackend, threshold: number): Promise<NonNullable<RelevanceReport["answer"]>> {
   if (isRefusalAnswer(answer)) return { score: 1, refusal: true, onTopic: true };
+  const backend = checkedBackend(given);
   if (!backend.relevance) throw new Error(`answer relevance: backend ${backend.name} has no relevance scorer`);
   const [score] = await backend.relevance([{ query: question, passage: answer }]);
-  return answerFrom(score, backend, threshold);
+  return answerFrom(score as number, threshold);
 }
 
-/** The answer's relevance from its score in a relevance batch; throws unless it is a score in [0, 1]. */
-function answerFrom(score: number | undefined, backend: EntailmentBackend, threshold: number): NonNullable<RelevanceReport["answer"]> {
-  if (typeof score !== "number" || !Number.isFinite(score) || score < 0 || score > 1) throw new Error(`answer relevance: backend ${backend.name} returned ${String(score)}, not a score in [0, 1]`);
+/** The answer's relevance from its score (in [0, 1]: a checked backend's) in a relevance batch. */
+function answerFrom(score: number, threshold: number): NonNullable<RelevanceReport["answer"]> {
   return { score, refusal: false, onTopic: score >= threshold };
 }
 
@@ -116,7 +118,7 @@ export async function attributeCauses(input: AttributionInput): Promise<Attribut
       const context = await contextRelevance({ ...common, question, ...(refusal ? {} : { extra: [{ query: question, passage: input.answer }] }) });
       calls = context.pairs;
       const addressed = context.best >= thresholds.context;
-      const answer = refusal ? { score: 1, refusal: true, onTopic: true } : answerFrom(context.extra[0], backend, thresholds.answer);
+      const answer = refusal ? { score: 1, refusal: true, onTopic: true } : answerFrom(context.extra[0] as number, thresholds.answer);
       return finish({ thresholds, calls, context: { perDocument: context.perDocument, best: context.best, addressed }, answer }, withCauses(() => context.best));
     } catch (error) {
       return unmeasured("backend_error", errorText(error), calls);

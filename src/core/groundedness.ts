@@ -1,6 +1,7 @@
 import type { CallOptions, EntailmentBackend, NliPair, NliResult } from "./backend.ts";
 import { backendInfo, scopedBackend } from "./backend.ts";
 import { attributeCauses, unscoredRelevance } from "./cause-analysis.ts";
+import { backendFailure, checkedBackend } from "./checked-backend.ts";
 import type { SkippedSentence } from "./claims/types.ts";
 import { resolveCitations } from "./citations.ts";
 import type { ContextWindow } from "./context.ts";
@@ -27,7 +28,9 @@ function contextIsEmpty(texts: readonly string[]): boolean {
  * backend → per-claim verdicts → answer score. Fails closed: anything that prevents
  * a real measurement yields `unscorable` with a reason, never a high score.
  */
-export function createGroundednessScorer(shared: EntailmentBackend, analyzer: TextAnalyzer, settings: GroundednessSettings): GroundednessScorer {
+export function createGroundednessScorer(backend: EntailmentBackend, analyzer: TextAnalyzer, settings: GroundednessSettings): GroundednessScorer {
+  // Every reply checked once: a wrong count or probability is a backend_error, as in every other measurement.
+  const shared = checkedBackend(backend);
   const info = backendInfo(shared);
   // Retrieved documents recur across requests: each is cut into windows once while it stays cached.
   const windowCache = settings.windowCacheBytes === 0 ? undefined : createWindowCache(settings.windowCacheBytes);
@@ -123,10 +126,7 @@ export function createGroundednessScorer(shared: EntailmentBackend, analyzer: Te
       try {
         sent = send.length > 0 ? await backend.classify(send) : [];
       } catch (error) {
-        return unscorable("backend_error", `${info.name} backend failed: ${(error as Error).message}`, skipped, limits, send.length, summary(0));
-      }
-      if (sent.length !== send.length) {
-        return unscorable("backend_error", `${info.name} backend returned ${sent.length} results for ${send.length} pairs`, skipped, limits, send.length, summary(0));
+        return unscorable("backend_error", backendFailure(info.name, error), skipped, limits, send.length, summary(0));
       }
       const results = lookup.complete(sent);
       const claimResults = claims.map((claim, ci): ClaimResult => {
@@ -139,11 +139,6 @@ export function createGroundednessScorer(shared: EntailmentBackend, analyzer: Te
         }
         return judgeClaim(claim, judged, citedBy[ci] ?? [], { documents, threshold: settings.threshold, supportIn: (w) => supportIn(ci, w), conflictIn: (w) => conflictIn(ci, w) });
       });
-      for (const r of claimResults) {
-        if (!Number.isFinite(r.score) || r.score < 0 || r.score > 1) {
-          return unscorable("backend_error", `${info.name} backend returned an invalid probability ${r.score}`, skipped, limits, send.length, summary(0));
-        }
-      }
       const score = Math.min(...claimResults.map((c) => answerContribution(c.score, c.contradiction)));
       const verdict = score >= settings.threshold && claimResults.every((c) => c.verdict === "supported") ? "grounded" : "ungrounded";
       const attributed = relevance

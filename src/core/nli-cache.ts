@@ -1,12 +1,13 @@
 import type { NliPair, NliResult } from "./backend.ts";
 import { createByteLru } from "./byte-lru.ts";
+import { nliPairKey } from "./pair-key.ts";
 
 /**
  * Judgements of (premise, hypothesis) pairs kept for reuse across measurements and observations:
  * groundedness, semantic entropy and claim-level consistency share one per scorer, so a pair judged
  * by any of them costs no second call. A judgement is kept under the version of the backend that
  * made it (`backend.version`: for onnx the model directory, graph and graph hash), so a new model
- * or graph misses. The key and the question prefix are decided here only, so the users cannot
+ * or graph misses. The key (core/pair-key.ts, with the version) and the question prefix are decided in one place each, so the users cannot
  * drift apart and miss each other.
  */
 export interface NliCache {
@@ -22,18 +23,9 @@ export const DEFAULT_NLI_CACHE_BYTES = 16 * 1024 * 1024;
 /** Estimated bytes of one judgement besides its texts: three numbers, the entry and the key's overhead. */
 const RESULT_BYTES = 96;
 
-/**
- * The cache key of a pair: its premise and hypothesis (the source a premise was cut from does not
- * change the judgement). The premise's length leads, so no two pairs share a key whatever their
- * texts hold: the cache spans observations, and one caller's pair must never answer another's.
- */
-export function nliCacheKey(pair: NliPair): string {
-  return `${pair.premise.length}:${pair.premise}\u0000${pair.hypothesis}`;
-}
-
 /** The key of a pair judged by the backend of this version (the version's length leads, as the premise's does). */
 function versionedKey(pair: NliPair, version: string): string {
-  return `${version.length}:${version}${nliCacheKey(pair)}`;
+  return `${version.length}:${version}${nliPairKey(pair)}`;
 }
 
 /**
@@ -62,14 +54,14 @@ export function createNliCache(maxBytes: number = DEFAULT_NLI_CACHE_BYTES): NliC
 
 /**
  * The cache a measurement uses: the given one; a Map (the public options' older shape) keyed by
- * nliCacheKey, for one backend (its caller's: the version is not in its keys); or, without one, a
+ * nliPairKey (core/pair-key.ts), for one backend (its caller's: the version is not in its keys); or, without one, a
  * fresh bounded cache for this measurement alone.
  */
 export function asNliCache(cache: NliCache | Map<string, NliResult> | undefined): NliCache {
   if (cache === undefined) return createNliCache();
   if (!(cache instanceof Map)) return cache;
   return {
-    get: (pair) => cache.get(nliCacheKey(pair)),
-    set: (pair, _version, result) => void cache.set(nliCacheKey(pair), result),
+    get: (pair) => cache.get(nliPairKey(pair)),
+    set: (pair, _version, result) => void cache.set(nliPairKey(pair), result),
   };
 }

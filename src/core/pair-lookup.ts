@@ -2,7 +2,7 @@ import type { NliPair, NliResult } from "./backend.ts";
 import type { ContextWindow } from "./context.ts";
 import type { NliCache } from "./nli-cache.ts";
 import type { CallsSaved } from "./result.ts";
-import { nliCacheKey } from "./nli-cache.ts";
+import { nliPairKey } from "./pair-key.ts";
 import { VERBATIM_RESULT, createVerbatimMatcher } from "./verbatim.ts";
 
 /**
@@ -18,14 +18,9 @@ export interface PairLookup {
   readonly saved: CallsSaved;
   /**
    * Every pair's judgement, in the order of the pairs looked up, given the backend's judgements of
-   * `send` (one each, in order); valid ones are kept in the cache for later answers.
+   * `send` (one each, in order, checked by core/checked-backend.ts); they are kept in the cache for later answers.
    */
   complete(sent: readonly NliResult[]): NliResult[];
-}
-
-/** Whether a judgement is three probabilities in [0, 1] (what may be kept for another answer). */
-function isValid(r: NliResult): boolean {
-  return [r.entailment, r.neutral, r.contradiction].every((x) => Number.isFinite(x) && x >= 0 && x <= 1);
 }
 
 /**
@@ -57,7 +52,7 @@ export function lookUpPairs(pairs: readonly NliPair[], owners: readonly ContextW
       return;
     }
     known.push(undefined);
-    const key = nliCacheKey(pair);
+    const key = nliPairKey(pair);
     const slot = sending.get(key);
     if (slot !== undefined) {
       slots.push(slot);
@@ -75,7 +70,7 @@ export function lookUpPairs(pairs: readonly NliPair[], owners: readonly ContextW
       if (cache) {
         send.forEach((pair, s) => {
           const r = sent[s];
-          if (r && isValid(r)) cache.set(pair, version, r);
+          if (r) cache.set(pair, version, r);
         });
       }
       return known.map((r, i) => r ?? sent[slots[i] ?? -1] ?? { entailment: Number.NaN, neutral: Number.NaN, contradiction: Number.NaN });

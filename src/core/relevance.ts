@@ -5,8 +5,10 @@
  */
 import type { EntailmentBackend, RelevancePair } from "./backend.ts";
 import type { ContextWindow } from "./context.ts";
+import { checkedBackend } from "./checked-backend.ts";
 import { contentTerms } from "./context.ts";
 import type { TextAnalyzer } from "./text.ts";
+import { relevancePairKey } from "./pair-key.ts";
 import { indexWindows } from "./window-index.ts";
 
 /** Windows of each document scored per query when the caller sets none (the scorer's default top-k). */
@@ -63,7 +65,8 @@ export interface ContextRelevanceResult extends ContextRelevance {
  * pair — a relevance is never guessed.
  */
 export async function contextRelevance(input: ContextRelevanceInput): Promise<ContextRelevanceResult> {
-  const { backend, analyzer, windows } = input;
+  const { analyzer, windows } = input;
+  const backend = checkedBackend(input.backend);
   if (!backend.relevance) throw new Error(`context relevance: backend ${backend.name} has no relevance scorer`);
   const question = input.question?.trim() ? input.question : undefined;
   const queries = question !== undefined ? [question] : (input.claims ?? []);
@@ -89,7 +92,7 @@ export async function contextRelevance(input: ContextRelevanceInput): Promise<Co
     }
     return chosen.map((list, doc) =>
       (list.length > 0 ? list : (byDocument[doc] ?? []).slice(0, topK)).map((w) => {
-        const key = `${query}\u0000${w.text}`;
+        const key = relevancePairKey({ query, passage: w.text });
         let at = pairIndex.get(key);
         if (at === undefined) {
           const document = input.documentTexts?.[w.doc];
@@ -103,13 +106,8 @@ export async function contextRelevance(input: ContextRelevanceInput): Promise<Co
 
   const windowPairs = pairs.length;
   pairs.push(...(input.extra ?? []));
+  // One score in [0, 1] per pair, or a BackendReplyError: checkedBackend.
   const scores = pairs.length === 0 ? [] : await backend.relevance(pairs);
-  if (!Array.isArray(scores) || scores.length !== pairs.length) {
-    throw new Error(`context relevance: backend ${backend.name} returned ${Array.isArray(scores) ? scores.length : "no"} scores for ${pairs.length} pairs`);
-  }
-  for (const s of scores) {
-    if (typeof s !== "number" || !Number.isFinite(s) || s < 0 || s > 1) throw new Error(`context relevance: backend ${backend.name} returned a score outside [0, 1] (${String(s)})`);
-  }
 
   const perQuery = plans.map((chosen): ContextRelevance => {
     const perDocument = chosen.map((ats) => ats.reduce((best, at) => Math.max(best, scores[at] ?? 0), 0));

@@ -23,6 +23,7 @@ export const GROUNDWATCH_ERROR_CODES = {
   non_retryable: "a remote call that another attempt will not fix (NonRetryable)",
   retry_later: "a remote call to try again after the wait the server named (RetryLater)",
   headers_timeout: "a server sent no response headers in time (HeadersTimeoutError)",
+  total_timeout: "a remote request, headers and body, took longer than its bound: it was aborted (TotalTimeoutError)",
   body_too_large: "a remote reply larger than its cap: the request was aborted (BodyTooLargeError)",
   body_idle_timeout: "a remote reply stopped arriving: the request was aborted (BodyIdleTimeoutError)",
   chat_http: "a chat completions endpoint answered a client error (ChatHttpError)",
@@ -30,6 +31,7 @@ export const GROUNDWATCH_ERROR_CODES = {
   pool: "the worker pool gave up on a job: timeout, crash, unavailable or closed (PoolError)",
   job_aborted: "a worker's job was cancelled or its worker is closing (JobAbortedError)",
   native_gate_closed: "a native call refused: the worker running it is shutting down (NativeGateClosedError)",
+  backend_reply: "an entailment backend's reply broke the port's contract: the wrong number of results, or a probability not in [0, 1] (BackendReplyError)",
   batcher_closed: "the onnx inference batcher is closed (BatcherClosedError)",
 } as const;
 

@@ -24,6 +24,8 @@ export const HTTP_STATUS_BY_ERROR_CODE: Readonly<Record<GroundwatchErrorCode, Er
   non_retryable: 500,
   retry_later: 500,
   headers_timeout: 500,
+  total_timeout: 500,
+  backend_reply: 500,
   body_too_large: 500,
   body_idle_timeout: 500,
   // An endpoint's refusal of groundwatch's own call is not the client's error.

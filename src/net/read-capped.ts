@@ -42,6 +42,8 @@ export interface ReadCappedOptions {
   readonly idleTimeoutMs?: number | undefined;
   /** The message of the BodyTooLargeError thrown (default: "the reply is larger than N bytes…"). */
   readonly tooLargeMessage?: string | undefined;
+  /** Ends the read at once with the signal's reason (the body is cancelled), even when the stream does not watch it. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** How much of a body was read. */
@@ -59,14 +61,23 @@ export function declaredLength(res: Response): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
-/** One read of the stream, or a BodyIdleTimeoutError after `ms` without data. */
-function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number | undefined): ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]> {
-  if (ms === undefined) return reader.read();
+/** One read of the stream, or a BodyIdleTimeoutError after `ms` without data, or the signal's reason when it fires. */
+function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number | undefined, signal: AbortSignal | undefined): ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]> {
+  if (ms === undefined && signal === undefined) return reader.read();
+  signal?.throwIfAborted();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BodyIdleTimeoutError(ms)), ms);
+  let onAbort: (() => void) | undefined;
+  const cut = new Promise<never>((_, reject) => {
+    if (ms !== undefined) timer = setTimeout(() => reject(new BodyIdleTimeoutError(ms)), ms);
+    if (signal) {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
   });
-  return Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
+  return Promise.race([reader.read(), cut]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  });
 }
 
 /**
@@ -92,7 +103,7 @@ export async function pipeCapped(res: Response, options: ReadCappedOptions, sink
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await readWithin(reader, options.idleTimeoutMs);
+      const { done, value } = await readWithin(reader, options.idleTimeoutMs, options.signal);
       if (done) return { bytes: size, truncated: false };
       if (size + value.byteLength > cap) {
         const fits = value.subarray(0, cap - size);

@@ -11,7 +11,7 @@ import { createJudgeBackend } from "./judge/backend.ts";
 import { createOfflineBackend } from "./offline/backend.ts";
 import { createOnnxBackend } from "./onnx/backend.ts";
 import type { OnnxImporter } from "./onnx/runtime.ts";
-import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_INSTALL_HINT, ONNX_RUNTIME_PACKAGE, OnnxRuntimeMissingError, isOnnxRuntimeMissing, loadOnnxRuntime } from "./onnx/runtime.ts";
+import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_INSTALL_HINT, ONNX_RUNTIME_PACKAGE, OnnxRuntimeMissingError, isOnnxRuntimeMissing, loadOnnxRuntime, onnxRuntimeResolvable } from "./onnx/runtime.ts";
 
 /** Backend names this build can create. */
 export const BACKEND_NAMES = ["offline", "onnx", "judge"] as const;
@@ -58,6 +58,42 @@ export function onnxRuntimeNeed(options: Pick<ResolvedScoreOptions, "backend" | 
   if (options.model !== undefined) return { need: "required", field: "model", value: options.model };
   const cached = cachedSnapshot(hubCacheDir, DEFAULT_MODEL_REPO);
   return cached ? { need: "preferred", model: cached } : undefined;
+}
+
+/** The backend createBackend will create for some options, told before anything is loaded. */
+export interface PredictedBackend {
+  readonly name: (typeof BACKEND_NAMES)[number];
+  readonly tier: "production" | "triage";
+  /** Whether `auto` chose it. */
+  readonly auto: boolean;
+  /** The onnx backend's model as configured, or DEFAULT_MODEL_REPO when auto takes the cached default model. */
+  readonly model?: string | undefined;
+  /** Auto took the default model because it is cached. */
+  readonly cachedDefault?: boolean;
+  /** Why auto fell back to the triage-tier offline backend. */
+  readonly why?: string;
+}
+
+/**
+ * The one answer to "which backend will score?", as createBackend decides it (onnxRuntimeNeed),
+ * without loading anything: `auto` takes onnx when a model is configured, or when the default model
+ * is cached and onnxruntime-node can be found (`runtimeResolvable`), else the offline backend.
+ * Every default that depends on the backend (serve's banner, the monitor's in-flight and timeout
+ * defaults) reads it here.
+ */
+export function predictBackend(options: Pick<ResolvedScoreOptions, "backend" | "model">, settings: Pick<BackendSettings, "hubCacheDir">, runtimeResolvable: () => boolean = onnxRuntimeResolvable): PredictedBackend {
+  if (options.backend === "offline") return { name: "offline", tier: "triage", auto: false };
+  if (options.backend === "judge") return { name: "judge", tier: "production", auto: false };
+  if (options.backend === "onnx") return { name: "onnx", tier: "production", auto: false, model: options.model };
+  const need = onnxRuntimeNeed(options, settings.hubCacheDir);
+  if (need?.need === "required") return { name: "onnx", tier: "production", auto: true, model: options.model };
+  if (need?.need === "preferred" && runtimeResolvable()) return { name: "onnx", tier: "production", auto: true, model: DEFAULT_MODEL_REPO, cachedDefault: true };
+  return {
+    name: "offline",
+    tier: "triage",
+    auto: true,
+    why: need?.need === "preferred" ? `${DEFAULT_MODEL_REPO} is cached but ${ONNX_RUNTIME_PACKAGE} is not installed` : "no NLI model configured or cached; run `groundwatch model pull`, or pass --model",
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ import type { TextAnalyzer } from "../core/text.ts";
 import { createTextAnalyzer } from "../core/text.ts";
 import type { BackendInfo, CallOptions, EntailmentBackend } from "../core/backend.ts";
 import { backendInfo, scopedBackend } from "../core/backend.ts";
+import { checkedBackend } from "../core/checked-backend.ts";
 import type { OnnxImporter } from "../nli/onnx/runtime.ts";
 import { createBackend } from "../nli/registry.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
@@ -101,7 +102,9 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
   // Bounded by bytes (least recently used out first); nliCacheBytes 0: none kept across observations.
   const nliCache = resolved.nliCacheBytes === 0 ? undefined : createNliCache(resolved.nliCacheBytes);
   const cacheOption = nliCache ? { cache: nliCache } : {};
-  const pipeline = createGroundednessScorer(shared, analyzer, {
+  // Every reply checked once, here where the backend enters scoring (core/checked-backend.ts).
+  const checked = checkedBackend(shared);
+  const pipeline = createGroundednessScorer(checked, analyzer, {
     threshold,
     topK: resolved.topK,
     tokenBudget: resolved.tokenBudget,
@@ -119,7 +122,7 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
   return {
     policy,
     async score(input: Observation, options?: CallOptions): Promise<Evaluation> {
-      const backend = scopedBackend(shared, options);
+      const backend = scopedBackend(checked, options);
       // A job given up (its signal aborted) ends between stages too, not only inside a backend call.
       const given = (): void => options?.signal?.throwIfAborted();
       const groundedness = await pipeline.score(input, options);

@@ -1,12 +1,33 @@
 import type { Attributes } from "@opentelemetry/api";
 import { diag } from "@opentelemetry/api";
 import type { BackendIdentity } from "../core/calibration.ts";
-import { calibrationCaveats } from "../core/calibration.ts";
+import { calibrationCaveats, explainCalibrationFailure } from "../core/calibration.ts";
 import { ATTR_BACKEND_MODEL, ATTR_BACKEND_NAME, ATTR_BACKEND_TIER, ATTR_CALIBRATION_ID, ATTR_THRESHOLD, METRICS } from "../telemetry/semconv.ts";
 import type { WeightedSample } from "../core/drift.ts";
 import type { DriftReferenceRefusal, DriftRefusedReason } from "./drift-options.ts";
 import { describeRouteSize, driftRefusal, listSome } from "./drift-options.ts";
-import type { ResolvedMonitorOptions } from "./options.ts";
+import type { ResolvedMonitorOptions } from "./types.ts";
+import type { Calibration } from "../config/calibration-file.ts";
+import { readCalibrationFile } from "../config/calibration-file.ts";
+import { ConfigError } from "../config/errors.ts";
+import { parseBoolean, parseNonEmpty } from "../config/parse.ts";
+import type { FieldReader } from "../config/resolve.ts";
+import { fileRelativePath } from "../config/resolve.ts";
+
+/**
+ * The calibration in force (calibrationFile: option > GROUNDWATCH_CALIBRATION > the config file's
+ * monitor section, a path there relative to the file's folder) and requireValidCalibration, which
+ * refuses one whose verdict is not "pass" with a ConfigError saying why (explainCalibrationFailure).
+ */
+export function resolveCalibration(read: FieldReader<"calibrationFile" | "requireValidCalibration">, configFile: string | undefined): { readonly calibration: Calibration | undefined; readonly requireValidCalibration: boolean } {
+  const picked = read.field("calibrationFile", parseNonEmpty);
+  const path = fileRelativePath(picked, configFile);
+  const calibration = path !== undefined ? readCalibrationFile(path, picked.source === "file" ? picked.field : "calibrationFile") : undefined;
+  const requireValidCalibration = read("requireValidCalibration", parseBoolean, false);
+  const failed = calibration && requireValidCalibration ? explainCalibrationFailure(calibration) : undefined;
+  if (failed) throw new ConfigError("calibrationFile", path, `${failed.verdict}, and requireValidCalibration is set: ${failed.meaning}; ${failed.advice}`);
+  return { calibration, requireValidCalibration };
+}
 
 /**
  * Where the calibration in force stands as scoring goes: its caveats said once each (diag.warn),

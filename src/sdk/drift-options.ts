@@ -1,6 +1,9 @@
 import type { Calibration } from "../config/calibration-file.ts";
 import { ConfigError } from "../config/errors.ts";
-import { parseInteger } from "../config/parse.ts";
+import type { Parser } from "../config/parse.ts";
+import { integerIn, parseInteger } from "../config/parse.ts";
+import { fieldReader } from "../config/resolve.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 import type { BackendIdentity, CalibrationCaveatKind } from "../core/calibration.ts";
 import { calibrationCaveats } from "../core/calibration.ts";
 import type { DriftSetRefusalReason, RouteReference, RouteReferenceSize } from "../core/drift-reference.ts";
@@ -91,6 +94,28 @@ export function driftRefusal(calibration: Calibration, scoring: BackendIdentity,
   }
   if (!perRoute && scores < minScores) return { reason: "too_few_scores", scores, minScores, message: `the calibration has ${scores} reference scores, fewer than drift.minScores (${minScores})` };
   return undefined;
+}
+
+/** A drift reference: scores from 0 to 1, or undefined when not set. */
+const parseReference: Parser<readonly number[]> = (field, raw) => {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw) || !raw.every((v) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 1)) throw new ConfigError(field, raw, "expected an array of scores from 0 to 1");
+  return raw as readonly number[];
+};
+
+/**
+ * The drift settings in force, each on its own: the `drift` option's field > the config file's
+ * monitor.drift field (no environment variables). A section that is not an object, or a value of
+ * the wrong type, is a ConfigError naming where it was set.
+ */
+export function pickDrift(option: DriftOptionsInput | undefined, fileSection: unknown): DriftOptionsInput {
+  if (option !== undefined && !isPlainObject(option)) throw new ConfigError("drift", option, "expected an object");
+  if (fileSection !== undefined && !isPlainObject(fileSection)) throw new ConfigError("config file monitor.drift", fileSection, "expected an object");
+  const read = fieldReader<keyof DriftOptionsInput>({ options: option ?? {}, file: fileSection, section: "monitor.drift", prefix: "drift." });
+  const windowSize = read("windowSize", integerIn(20, 100_000));
+  const minScores = read("minScores", integerIn(20, 100_000));
+  const reference = read("reference", parseReference);
+  return { ...(windowSize !== undefined ? { windowSize } : {}), ...(minScores !== undefined ? { minScores } : {}), ...(reference !== undefined ? { reference } : {}) };
 }
 
 /** Drift as the monitor runs it: the window, the minimum, and the reference(s) with their status. */

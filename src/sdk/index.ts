@@ -1,7 +1,7 @@
 export { createMonitor } from "./monitor.ts";
 export type { Monitor, MonitorHealth, MonitorStats, ObserveInput, ObserveOptions } from "./types.ts";
 export { resolveMonitorOptions } from "./options.ts";
-export type { CompletedEvaluation, MonitorOptions, ResolvedMonitorOptions, ThresholdSource } from "./options.ts";
+export type { CompletedEvaluation, MonitorOptions, ResolvedMonitorOptions, ThresholdSource } from "./types.ts";
 export type { DriftReferenceStatus } from "./drift-options.ts";
 export type { ResampleOptions, ResampleRequest, ResampleResult } from "./resample-options.ts";
 export type { ReviewOptions } from "./review-options.ts";

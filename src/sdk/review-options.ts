@@ -1,9 +1,9 @@
-import { REVIEW_ENV } from "../config/env.ts";
+import { MONITOR_ENV, REVIEW_ENV } from "../config/env.ts";
 import { hostname } from "node:os";
-import { dirname, resolve as resolvePath } from "node:path";
+import { resolve as resolvePath } from "node:path";
 import { ConfigError } from "../config/errors.ts";
-import { parseInteger, parseNonEmpty, parseNumber, parseRate } from "../config/parse.ts";
-import { pickSource } from "../config/resolve.ts";
+import { integerIn, numberIn, parseNonEmpty, parseRate } from "../config/parse.ts";
+import { fieldReader, fileRelativePath } from "../config/resolve.ts";
 import { SPOOL_LINE_MAX_BYTES } from "../review/spool-fs.ts";
 import { isPlainObject } from "../core/plain-object.ts";
 
@@ -61,34 +61,26 @@ export function resolveReviewOptions(
   const fileSection = context.file;
   if (fileSection !== undefined && !isPlainObject(fileSection)) throw new ConfigError("config file monitor.review", fileSection, "expected an object with a dir");
   const o = (option ?? {}) as Record<string, unknown>;
-  const pick = (key: keyof ReviewOptions & string) => {
-    const picked = pickSource({ key: `review.${key}`, option: o[key], env: context.env, envName: REVIEW_ENV[key], file: fileSection, section: "monitor.review", fileKey: key });
-    return picked;
-  };
-  const dirPick = pick("dir");
-  const rawDir = parseNonEmpty(dirPick.field, dirPick.value);
+  const read = fieldReader<keyof ReviewOptions>({ options: o, env: context.env, envNames: REVIEW_ENV, file: fileSection, section: "monitor.review", prefix: "review." });
+  const dirField = read.field("dir", parseNonEmpty);
+  const rawDir = dirField.value;
   if (rawDir === undefined) {
     if (option !== undefined) throw new ConfigError("review.dir", o.dir, "expected the spool directory");
     return undefined;
   }
-  if (!context.captureContent) throw new ConfigError(dirPick.field, rawDir, "the review spool keeps answer and document text, so it needs content capture: set captureContent (GROUNDWATCH_CAPTURE_CONTENT=1), or leave review off");
-  const dir = dirPick.source === "file" && context.configFile ? resolvePath(dirname(context.configFile), rawDir) : resolvePath(rawDir);
-  const value = <T>(key: keyof ReviewOptions & string, parse: (field: string, v: unknown) => T | undefined, fallback: T): T => {
-    const picked = pick(key);
-    return parse(picked.field, picked.value) ?? fallback;
-  };
-  const maxBytes = value("maxBytes", (f, v) => parseInteger(f, v, 1024, 2 ** 48), 256 * 1024 * 1024);
+  if (!context.captureContent) throw new ConfigError(dirField.field, rawDir, `the review spool keeps answer and document text, so it needs content capture: set captureContent (${MONITOR_ENV.captureContent}=1), or leave review off`);
+  const dir = resolvePath(fileRelativePath(dirField, context.configFile) ?? rawDir);
+  const maxBytes = read("maxBytes", integerIn(1024, 2 ** 48), 256 * 1024 * 1024);
   // A segment is read whole line by line: no longer than the longest line a reader takes.
-  const segmentBytes = value("segmentBytes", (f, v) => parseInteger(f, v, 1024, SPOOL_LINE_MAX_BYTES), 8 * 1024 * 1024);
+  const segmentBytes = read("segmentBytes", integerIn(1024, SPOOL_LINE_MAX_BYTES), 8 * 1024 * 1024);
   if (segmentBytes > maxBytes) throw new ConfigError("review.segmentBytes", segmentBytes, `expected at most review.maxBytes (${maxBytes})`);
-  const replicaPick = pick("replica");
-  const replica = parseNonEmpty(replicaPick.field, replicaPick.value);
+  const replica = read("replica", parseNonEmpty);
   return {
     dir,
-    groundedSampleRate: value("groundedSampleRate", (f, v) => parseRate(f, v, "a sampling rate"), 0.05),
+    groundedSampleRate: read("groundedSampleRate", (f, v) => parseRate(f, v, "a sampling rate"), 0.05),
     maxBytes,
     segmentBytes,
-    retentionMs: value("retentionDays", (f, v) => parseNumber(f, v, { min: 0.001, max: 36_500, what: "a number of days" }), 30) * DAY_MS,
+    retentionMs: read("retentionDays", numberIn({ min: 0.001, max: 36_500, what: "a number of days" }), 30) * DAY_MS,
     replica: sanitizeReplica(replica ?? `${hostname()}-${process.pid}`),
   };
 }

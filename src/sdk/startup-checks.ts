@@ -3,7 +3,7 @@ import { explainCalibrationFailure } from "../core/calibration.ts";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { onnxRuntimeNeed, resolveModelDir } from "../nli/registry.ts";
 import { OnnxRuntimeMissingError, onnxRuntimeResolvable } from "../nli/onnx/runtime.ts";
-import type { ResolvedMonitorOptions } from "./options.ts";
+import type { ResolvedMonitorOptions } from "./types.ts";
 
 /**
  * What createMonitor checks before any worker starts: a model that cannot be found and the onnx

@@ -1,9 +1,17 @@
-import type { Attributes, Context } from "@opentelemetry/api";
+import type { Attributes, Context, MeterProvider, TracerProvider } from "@opentelemetry/api";
 import type { ContextInput } from "../core/context.ts";
 import type { Sample } from "../core/entropy/semantic-entropy.ts";
 import type { FlaggedAnswer } from "../evaluation/types.ts";
 import type { FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../evaluation/flagged-ring.ts";
 import type { ResampleOutcome } from "./resample.ts";
+import type { LoggerProvider } from "@opentelemetry/api-logs";
+import type { Calibration } from "../config/calibration-file.ts";
+import type { ResolvedScoreOptions, ScoreOptions } from "../config/score-options.ts";
+import type { EvaluationEvent } from "../evaluation/types.ts";
+import type { DriftOptionsInput, ResolvedDrift } from "./drift-options.ts";
+import type { ResampleOptions, ResolvedResampleOptions } from "./resample-options.ts";
+import type { ResolvedReviewOptions, ReviewOptions } from "./review-options.ts";
+import type { SamplingRules } from "./sampling.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
 export interface ObserveInput {
@@ -126,3 +134,159 @@ export interface MonitorHealth {
    */
   readonly warnings: readonly string[];
 }
+
+/** @deprecated use EvaluationEvent */
+export type CompletedEvaluation = EvaluationEvent;
+
+/** Options of `createMonitor`. Every field is optional; resolution order: option > env > config file > default. */
+export interface MonitorOptions {
+  /** Live semantic entropy: resample scored answers with the host's sampler (off the request path). Off by default. */
+  readonly resample?: ResampleOptions;
+  /** Sampling: default rate (env GROUNDWATCH_SAMPLE_RATE, default 0.05) and per-route rates (env GROUNDWATCH_SAMPLE_ROUTES="/a/*=1,/b=0.2"). */
+  readonly sampling?: Partial<SamplingRules>;
+  /** How answers are scored (backend, model, thresholds…): see ScoreOptions. */
+  readonly scoring?: ScoreOptions;
+  /** Most observations waiting to be scored; beyond it they are dropped and counted. Env GROUNDWATCH_QUEUE_SIZE, default 1000. */
+  readonly queueSize?: number;
+  /**
+   * Most text (characters of answers, documents, questions and samples, ≈ bytes) held by observations
+   * queued or being scored; an observation that does not fit is dropped with reason "queue_bytes".
+   * Env GROUNDWATCH_QUEUE_BYTES, default 67 108 864 (64 MiB).
+   */
+  readonly queueBytes?: number;
+  /** Scoring worker threads. Env GROUNDWATCH_WORKERS, default 1. */
+  readonly workers?: number;
+  /**
+   * Observations each scoring worker scores at once, 1–256. Default 2; 8 when scoring uses the onnx backend
+   * (backend "onnx", or "auto" with a model set or the default model cached), so that the inference batcher has other observations' pairs
+   * to batch with. With scoringShare below 1 each worker scores one at a time. Env GROUNDWATCH_IN_FLIGHT_PER_WORKER.
+   */
+  readonly inFlightPerWorker?: number;
+  /**
+   * Share of one core the scoring workers may keep busy, in (0, 1]: after a job that took
+   * d ms the next starts no sooner than d·(1/share − 1) ms later. Lower it on small hosts
+   * where scoring competes with request handling. Env GROUNDWATCH_SCORING_SHARE, default 1.
+   */
+  readonly scoringShare?: number;
+  /**
+   * Time budget per observation in ms, 1–3 600 000, from when its worker starts it: the observations a
+   * worker scores at once share its inference, the one it started first served first, so an observation's
+   * budget runs from when those started before it on that worker have ended. Over it the observation
+   * fails with reason "timeout" and is given up on its worker (its queued inference withdrawn; a worker
+   * that does not give it up within seconds is replaced, never while a model runs on it). A resample
+   * comes before and is not counted here (it has `resample.timeoutMs`). Default 30 000; 120 000 when
+   * scoring uses the onnx backend (backend "onnx", or "auto" with a model set or the default model cached), so that an observation
+   * at the entailment budget (1 000 pairs) fits well inside it on the pods docs/deploy.md sizes (2 cores:
+   * ≈ 17 s for the default model's int8 graph, ≈ 41 s for its fp32 graph). Env GROUNDWATCH_TIMEOUT_MS.
+   */
+  readonly timeoutMs?: number;
+  /** Distinct route labels kept; further routes are reported as "__other__". Default 200. */
+  readonly maxRoutes?: number;
+  /** Record claim text and evidence on spans (off by default). Env GROUNDWATCH_CAPTURE_CONTENT=1. */
+  readonly captureContent?: boolean;
+  /** Longest captured text, in characters. Default 500. */
+  readonly contentMaxLength?: number;
+  /** Most recent answers that are not grounded kept per route label for Monitor.flagged() and /v1/flagged. Default 50. */
+  readonly flaggedPerRoute?: number;
+  /** Bytes those flagged answers may hold over all routes (the oldest go first; counted on groundwatch.flagged.dropped). Default 4 MiB. */
+  readonly flaggedMaxBytes?: number;
+  /** Applied to every captured text before it is recorded (e.g. to mask personal data). */
+  readonly redact?: (text: string) => string;
+  /** Write flagged answers and a sample of grounded ones to a review spool on disk (needs captureContent): see ReviewOptions, docs/review.md. Off by default. */
+  readonly review?: ReviewOptions;
+  /** Also attach the evaluation result as a span event (the log-based event is always emitted). Default false. */
+  readonly spanEvent?: boolean;
+  /** Also set OpenInference `evaluations.N.evaluation.*` attributes on the evaluation span. Default true. */
+  readonly openInference?: boolean;
+  /** "child" (default): the evaluation span is a child of the request's span; "link": a new trace linked to it. */
+  readonly spanRelation?: "child" | "link";
+  /**
+   * Drift: recent scores per route compared with the reference (default window 200, no verdict under
+   * 20 scores). A `reference` with fewer than `minScores` scores could never give a verdict: it is a
+   * ConfigError.
+   */
+  readonly drift?: DriftOptionsInput;
+  /**
+   * calibration.json from `groundwatch calibrate`: its threshold applies when none is set,
+   * and its reference scores are the drift reference. Env GROUNDWATCH_CALIBRATION; in a config
+   * file (monitor.calibrationFile) a relative path is relative to the config file's folder.
+   * A calibration fitted on groundwatch's bundled examples, or with another backend or model than
+   * the one that scores, is applied with a diag warning, and its reference scores are refused for
+   * drift (counted on groundwatch.drift.reference_refused).
+   * A calibration whose verdict is not "pass" (weak, anti-correlated, or none recorded) is still
+   * applied, with a diag warning naming the verdict and the AUROC interval, unless
+   * `requireValidCalibration` is set. Its reference scores are not used for drift when there are
+   * fewer than `drift.minScores` of them (diag warning; drift then has no reference).
+   * A calibration on answers from production review (`groundwatch review export`) has one
+   * reference per route, each answer weighted by the rate it was sampled at: route R's scores are
+   * compared with route R's reference; a route whose reference is worth fewer than
+   * `drift.minScores` answers, or that it does not name, uses its own first window (counted). A set
+   * whose rows cannot stand for live traffic (exported for their labels, mixed with another set,
+   * or without their sample rates) is refused for drift, with its reason.
+   */
+  readonly calibrationFile?: string;
+  /**
+   * Refuse a calibration whose verdict is not "pass": createMonitor throws a ConfigError instead of
+   * applying a threshold no labelled set supports. Env GROUNDWATCH_REQUIRE_VALID_CALIBRATION=1. Default false.
+   */
+  readonly requireValidCalibration?: boolean;
+  /**
+   * Called with each completed evaluation (route, verdict, score, threshold, claim counts, limits;
+   * never user text), e.g. to log evaluations while wiring a service up. It runs after the
+   * evaluation is recorded; an exception it throws is caught (diag error, once) and changes nothing.
+   */
+  readonly onEvaluation?: (evaluation: EvaluationEvent) => void;
+  /** JSON config file with "sampling", "scoring" and "monitor" sections. Env GROUNDWATCH_CONFIG. */
+  readonly configFile?: string;
+  /** Environment to read (default process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** OpenTelemetry providers; default: the global ones the host registered. */
+  readonly tracerProvider?: TracerProvider;
+  readonly meterProvider?: MeterProvider;
+  readonly loggerProvider?: LoggerProvider;
+  /** Random source for sampling observations without a trace id (default Math.random). */
+  readonly random?: () => number;
+  /** Clock in ms (default performance.now based). */
+  readonly now?: () => number;
+}
+
+export interface ResolvedMonitorOptions {
+  readonly sampling: SamplingRules;
+  /** Live resampling for semantic entropy; undefined when the `resample` option is not given. */
+  readonly resample: ResolvedResampleOptions | undefined;
+  /**
+   * How answers are scored, resolved once (option > env > config file's scoring section > default),
+   * with the calibration's threshold when no threshold is set explicitly.
+   */
+  readonly score: ResolvedScoreOptions;
+  readonly queueSize: number;
+  readonly queueBytes: number;
+  readonly workers: number;
+  /** Observations each scoring worker scores at once (scoringShare below 1: one). */
+  readonly inFlightPerWorker: number;
+  readonly timeoutMs: number;
+  readonly scoringShare: number;
+  readonly maxRoutes: number;
+  readonly captureContent: boolean;
+  readonly contentMaxLength: number;
+  readonly flaggedPerRoute: number;
+  readonly flaggedMaxBytes: number;
+  readonly spanEvent: boolean;
+  readonly openInference: boolean;
+  readonly spanRelation: "child" | "link";
+  readonly drift: ResolvedDrift;
+  readonly configFile: string | undefined;
+  /** The calibration in force, if a file was given. */
+  readonly calibration: Calibration | undefined;
+  /** Where the answer threshold comes from (the value itself is scoring.threshold, or the backend's when "default"). */
+  readonly thresholdSource: ThresholdSource;
+  readonly requireValidCalibration: boolean;
+  /** The review spool in force; undefined when review is off. */
+  readonly review: ResolvedReviewOptions | undefined;
+}
+
+/**
+ * Where the answer threshold comes from: a code option (or CLI flag), the config file's scoring
+ * section, GROUNDWATCH_THRESHOLD, the calibration file, or the backend's own ("default").
+ */
+export type ThresholdSource = "option" | "config" | "env" | "calibration" | "default";

@@ -162,6 +162,22 @@ describe("groundwatch eval: where each gate number came from", () => {
     ]);
   });
 
+  it("reads the eval section's rates as every other config file rate: a quoted number is a number, a blank one unset", async () => {
+    // Regression: the eval section had its own rate parser, which refused "0.2" (a quoted YAML or JSON number) that every other section reads.
+    const config = join(tempDir(), "groundwatch.json");
+    writeFileSync(config, JSON.stringify({ eval: { maxHallucinationRate: "0.2", maxUnscorableShare: " " } }));
+    const r = await evalRun(set(rows(1)), ["--config", config]);
+    expect(r.code).toBe(0);
+    expect(r.json.gate.criteria).toEqual([
+      expect.objectContaining({ name: "maxHallucinationRate", limit: 0.2, source: { kind: "config", file: config, key: "eval.maxHallucinationRate" } }),
+      expect.objectContaining({ name: "maxUnscorableShare", limit: 0.1, source: { kind: "default" } }),
+    ]);
+    writeFileSync(config, JSON.stringify({ eval: { maxHallucinationRate: 1.5 } }));
+    const bad = await runCli(["eval", "--set", set(rows(1)), "--backend", "offline", "--config", config, "--out", tempDir()]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("invalid config file eval.maxHallucinationRate: 1.5 (expected a number from 0 to 1)");
+  });
+
   it("fails a run where too many rows could not be scored, even when the scored ones are grounded (a --target mostly down)", async () => {
     const unscorable = { context: [], answer: "The museum opens at nine." };
     const path = set([...rows(0).slice(0, 8), { id: "u1", ...unscorable }, { id: "u2", ...unscorable }]);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../src/config/file.ts";
 import { readTextFile, stripBom } from "../../src/config/text-file.ts";
-import { readCalibration } from "../../src/sdk/options.ts";
+import { readCalibrationFile } from "../../src/config/calibration-file.ts";
 import { tempDir } from "../helpers/cli.ts";
 
 describe("files saved with a UTF-8 byte order mark", () => {
@@ -16,7 +16,7 @@ describe("files saved with a UTF-8 byte order mark", () => {
   it("reads a calibration file that starts with a BOM", () => {
     const path = join(tempDir(), "calibration.json");
     writeFileSync(path, `\uFEFF${JSON.stringify({ threshold: 0.4, referenceScores: [0.1, 0.9] })}`);
-    expect(readCalibration(path).threshold).toBe(0.4);
+    expect(readCalibrationFile(path).threshold).toBe(0.4);
   });
 
   it("drops one leading byte order mark and nothing else", () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { claimConsistency } from "../../src/core/entropy/claim-consistency.ts";
 import { semanticEntropy } from "../../src/core/entropy/semantic-entropy.ts";
-import { createNliCache, nliCacheKey, withQuestion } from "../../src/core/nli-cache.ts";
+import { createNliCache, withQuestion } from "../../src/core/nli-cache.ts";
+import { nliPairKey } from "../../src/core/pair-key.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 
@@ -15,15 +16,15 @@ describe("the NLI judgement cache", () => {
     const cache = createNliCache();
     const backend = createFakeBackend();
     await semanticEntropy({ question, samples, backend, options: { cache } });
-    const judgedByEntropy = backend.calls.flat().map(nliCacheKey);
+    const judgedByEntropy = backend.calls.flat().map(nliPairKey);
     // The claim as entropy's hypothesis reads the second sample: the question, then the answer.
     const claim = withQuestion(question, samples[1] ?? "");
     const sharedPair = { premise: withQuestion(question, samples[0] ?? ""), hypothesis: claim };
-    expect(judgedByEntropy).toContain(nliCacheKey(sharedPair));
+    expect(judgedByEntropy).toContain(nliPairKey(sharedPair));
     backend.calls.length = 0;
     const r = await claimConsistency({ question, claims: [{ index: 0, text: claim, start: 0, end: claim.length }], samples, backend, analyzer: testAnalyzer(), options: { ...OPTIONS, cache } });
-    const sentByConsistency = backend.calls.flat().map(nliCacheKey);
-    expect(sentByConsistency).not.toContain(nliCacheKey(sharedPair));
+    const sentByConsistency = backend.calls.flat().map(nliPairKey);
+    expect(sentByConsistency).not.toContain(nliPairKey(sharedPair));
     // The other sample's pair was never judged by entropy, so it is the only one sent.
     expect(r.summary.entailmentCalls).toBe(1);
     expect(r.support[0]?.of).toBe(2);
@@ -54,7 +55,7 @@ describe("the NLI judgement cache", () => {
     expect(cache.get({ premise: "a", hypothesis: "b\u0000c" }, "v1")).toBeUndefined();
     cache.set({ premise: "p", hypothesis: "h" }, "1:v", RESULT);
     expect(cache.get({ premise: "p", hypothesis: "h" }, "1")).toBeUndefined();
-    expect(nliCacheKey({ premise: "a\u0000b", hypothesis: "c" })).not.toBe(nliCacheKey({ premise: "a", hypothesis: "b\u0000c" }));
+    expect(nliPairKey({ premise: "a\u0000b", hypothesis: "c" })).not.toBe(nliPairKey({ premise: "a", hypothesis: "b\u0000c" }));
   });
 
   it("stays within its byte bound, dropping the least recently used judgements first", () => {

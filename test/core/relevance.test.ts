@@ -103,8 +103,8 @@ describe("context relevance", () => {
     await expect(contextRelevance({ question: "q refunds", windows, backend: noRelevance, analyzer })).rejects.toThrow(/no relevance scorer/);
     await expect(contextRelevance({ claims: [], windows, backend: fakeRelevanceBackend(), analyzer })).rejects.toThrow(/question or at least one claim/);
     await expect(contextRelevance({ question: "refunds", windows, backend: fakeRelevanceBackend(() => Promise.resolve([])), analyzer })).rejects.toThrow(/0 scores for 1 pairs/);
-    await expect(contextRelevance({ question: "refunds", windows, backend: fakeRelevanceBackend(() => Promise.resolve([1.5])), analyzer })).rejects.toThrow(/outside \[0, 1\]/);
-    await expect(contextRelevance({ question: "refunds", windows, backend: fakeRelevanceBackend(() => Promise.resolve([Number.NaN])), analyzer })).rejects.toThrow(/outside \[0, 1\]/);
+    await expect(contextRelevance({ question: "refunds", windows, backend: fakeRelevanceBackend(() => Promise.resolve([1.5])), analyzer })).rejects.toThrow(/invalid probability .*: not a number in \[0, 1\]/);
+    await expect(contextRelevance({ question: "refunds", windows, backend: fakeRelevanceBackend(() => Promise.resolve([Number.NaN])), analyzer })).rejects.toThrow(/invalid probability .*: not a number in \[0, 1\]/);
     await expect(contextRelevance({ question: "refunds", windows, backend: fakeRelevanceBackend(() => Promise.reject(new Error("down"))), analyzer })).rejects.toThrow("down");
   });
 

@@ -9,7 +9,8 @@ import { ConfigError, isConfigError } from "../../src/config/errors.ts";
 import { GROUNDWATCH_ERROR_CODES, GroundwatchError, isGroundwatchError, isGroundwatchErrorCode } from "../../src/errors/groundwatch-error.ts";
 import type { GroundwatchErrorCode } from "../../src/errors/groundwatch-error.ts";
 import { UsageError, parseFlags } from "../../src/cli/shared/command.ts";
-import { HeadersTimeoutError } from "../../src/net/fetch-timeout.ts";
+import { BackendReplyError } from "../../src/core/checked-backend.ts";
+import { HeadersTimeoutError, TotalTimeoutError } from "../../src/net/bounded-fetch.ts";
 import { HttpError } from "../../src/net/http-error.ts";
 import { BodyIdleTimeoutError, BodyTooLargeError } from "../../src/net/read-capped.ts";
 import { NonRetryable, RetryLater } from "../../src/net/retry.ts";
@@ -48,6 +49,8 @@ const ERRORS: ReadonlyArray<{ error: unknown; code: GroundwatchErrorCode; name: 
   { error: new NonRetryable("not JSON"), code: "non_retryable", name: "NonRetryable", message: "not JSON" },
   { error: new RetryLater("HTTP 429", 1000), code: "retry_later", name: "RetryLater", message: "HTTP 429" },
   { error: new HeadersTimeoutError("http://x/", 50), code: "headers_timeout", name: "HeadersTimeoutError", message: "no answer within 50 ms" },
+  { error: new TotalTimeoutError("http://x/", 60), code: "total_timeout", name: "TotalTimeoutError", message: "no complete reply within 60 ms" },
+  { error: new BackendReplyError("fake backend returned 0 results for 1 pairs"), code: "backend_reply", name: "BackendReplyError", message: "fake backend returned 0 results for 1 pairs" },
   { error: new BodyTooLargeError(10), code: "body_too_large", name: "BodyTooLargeError", message: "the reply is larger than 10 bytes; the request was aborted" },
   { error: new BodyIdleTimeoutError(20), code: "body_idle_timeout", name: "BodyIdleTimeoutError", message: "the reply stalled: no data for 20 ms; the request was aborted" },
   { error: new ChatHttpError("judge answered HTTP 401", 401), code: "chat_http", name: "ChatHttpError", message: "judge answered HTTP 401" },

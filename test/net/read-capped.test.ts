@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { HeadersTimeoutError, fetchWithTimeout } from "../../src/net/fetch-timeout.ts";
+import { HeadersTimeoutError, fetchBounded } from "../../src/net/bounded-fetch.ts";
 import { BodyIdleTimeoutError, BodyTooLargeError, readCappedText } from "../../src/net/read-capped.ts";
 
 /** A body that sends `chunk` for ever (as long as it is read), and records whether it was cancelled. */
@@ -70,7 +70,7 @@ describe("readCapped: a remote body never read past its cap", () => {
   });
 });
 
-describe("fetchWithTimeout: a server that never answers", () => {
+describe("fetchBounded: a server that never answers", () => {
   it("gives up waiting for the headers after the timeout, and the connection is closed", async () => {
     let closed = false;
     const server = createServer((req) => {
@@ -85,7 +85,7 @@ describe("fetchWithTimeout: a server that never answers", () => {
       return new Promise<void>((resolve) => server.close(() => resolve()));
     });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    await expect(fetchWithTimeout(fetch, url, {}, 100)).rejects.toBeInstanceOf(HeadersTimeoutError);
+    await expect(fetchBounded(url, {}, { headersMs: 100 })).rejects.toBeInstanceOf(HeadersTimeoutError);
     await vi.waitFor(() => expect(closed).toBe(true));
   });
 
@@ -105,7 +105,7 @@ describe("fetchWithTimeout: a server that never answers", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const { res, abort } = await fetchWithTimeout(fetch, url, {}, 100);
-    expect(await readCappedText(res, { maxBytes: 100, idleTimeoutMs: 2000, abort })).toBe("xxxxx");
+    const res = await fetchBounded(url, {}, { headersMs: 100, idleMs: 2000, maxBytes: 100 });
+    expect(await res.text()).toBe("xxxxx");
   });
 });

@@ -9,7 +9,7 @@ import { createOnnxBackend } from "../../src/nli/onnx/backend.ts";
 import { createOnnxEngine } from "../../src/nli/onnx/engine.ts";
 import type { OnnxImporter } from "../../src/nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, OnnxRuntimeMissingError, isMissingPackageError, loadOnnxRuntime, onnxRuntimeVersion } from "../../src/nli/onnx/runtime.ts";
-import { createBackend, onnxRuntimeNeed } from "../../src/nli/registry.ts";
+import { createBackend, onnxRuntimeNeed, predictBackend } from "../../src/nli/registry.ts";
 import { createScorer } from "../../src/sdk/create-scorer.ts";
 import { cacheWithDefaultModel } from "../helpers/cli.ts";
 
@@ -193,5 +193,28 @@ describe("onnxRuntimeNeed", () => {
     expect(onnxRuntimeNeed({ backend: "auto", model: undefined }, resolveHubSettings(NO_CACHE).cacheDir)).toBeUndefined();
     expect(onnxRuntimeNeed({ backend: "offline", model: "org/m" }, resolveHubSettings(NO_CACHE).cacheDir)).toBeUndefined();
     expect(onnxRuntimeNeed({ backend: "judge", model: undefined }, resolveHubSettings(NO_CACHE).cacheDir)).toBeUndefined();
+  });
+});
+
+describe("predictBackend", () => {
+  const settings = (env: NodeJS.ProcessEnv) => resolveBackendSettings(env);
+  it("tells, without loading anything, the backend createBackend creates", async () => {
+    const cached = { HF_HOME: cacheWithDefaultModel(FIXTURE) };
+    const installed = (): boolean => true;
+    const missing = (): boolean => false;
+    expect(predictBackend({ backend: "offline", model: undefined }, settings(cached), installed)).toMatchObject({ name: "offline", tier: "triage", auto: false });
+    expect(predictBackend({ backend: "judge", model: undefined }, settings(NO_CACHE), installed)).toMatchObject({ name: "judge", tier: "production", auto: false });
+    expect(predictBackend({ backend: "onnx", model: "/m" }, settings(NO_CACHE), missing)).toMatchObject({ name: "onnx", auto: false, model: "/m" });
+    expect(predictBackend({ backend: "auto", model: "/m" }, settings(NO_CACHE), missing)).toMatchObject({ name: "onnx", auto: true, model: "/m" });
+    expect(predictBackend({ backend: "auto", model: undefined }, settings(cached), installed)).toMatchObject({ name: "onnx", auto: true, model: "Xenova/nli-deberta-v3-xsmall", cachedDefault: true });
+    expect(predictBackend({ backend: "auto", model: undefined }, settings(cached), missing)).toMatchObject({ name: "offline", auto: true, why: "Xenova/nli-deberta-v3-xsmall is cached but onnxruntime-node is not installed" });
+    expect(predictBackend({ backend: "auto", model: undefined }, settings(NO_CACHE), installed)).toMatchObject({ name: "offline", auto: true });
+    // The prediction agrees with what createBackend creates from the same options.
+    const created = await createBackend(resolveScoreOptions({}, { env: cached }), { analyzer: createTextAnalyzer(), settings: settings(cached), importOnnxRuntime: failing(esmMissing()) });
+    try {
+      expect(created.backend.name).toBe(predictBackend({ backend: "auto", model: undefined }, settings(cached), missing).name);
+    } finally {
+      await created.backend.close();
+    }
   });
 });

@@ -6,7 +6,8 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import type { Monitor } from "../../src/sdk/types.ts";
 import { createMonitor } from "../../src/sdk/monitor.ts";
 import type { CompletedEvaluation, MonitorOptions } from "../../src/sdk/options.ts";
-import { readCalibration, resolveMonitorOptions } from "../../src/sdk/options.ts";
+import { readCalibrationFile } from "../../src/config/calibration-file.ts";
+import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { loadOfflineModel } from "../../src/nli/offline/backend.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { tempDir } from "../helpers/cli.ts";
@@ -51,7 +52,7 @@ const high = (n: number): number[] => Array.from({ length: n }, () => 0.99);
 describe("a calibration that did not pass", () => {
   it("is read with its verdict and interval, and its threshold still applies", () => {
     const path = calibrationFile("weak", SIX);
-    expect(readCalibration(path)).toMatchObject({ path, verdict: "weak", auroc: { value: 0.667, low: 0.295, high: 1 }, rows: 6, labelsToSettle: 40 });
+    expect(readCalibrationFile(path)).toMatchObject({ path, verdict: "weak", auroc: { value: 0.667, low: 0.295, high: 1 }, rows: 6, labelsToSettle: 40 });
     const resolved = resolveMonitorOptions({ env: {}, calibrationFile: path });
     expect(resolved.score.threshold).toBe(0.42);
     expect(resolved.thresholdSource).toBe("calibration");
@@ -59,7 +60,7 @@ describe("a calibration that did not pass", () => {
 
   it("takes the verdict from the interval, not from a hand-edited \"verdict\"", () => {
     const path = calibrationFile("weak", SIX, { verdict: "pass" });
-    expect(readCalibration(path).verdict).toBe("weak");
+    expect(readCalibrationFile(path).verdict).toBe("weak");
   });
 
   it("makes createMonitor warn through diag, naming the verdict, the interval and what to do", () => {

@@ -1,10 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/errors.ts";
 import { resolveBackendSettings } from "../../src/config/hub.ts";
 import { resolveMonitorOptions, scoringWorkerData } from "../../src/sdk/options.ts";
-import { tempDir } from "../helpers/cli.ts";
+import { cacheWithDefaultModel, tempDir } from "../helpers/cli.ts";
+import { predictBackend } from "../../src/nli/registry.ts";
 
 const configFile = (content: unknown): string => {
   const path = join(tempDir(), "gw.json");
@@ -75,7 +77,7 @@ describe("scoring workers", () => {
 
 describe("time budget per observation", () => {
   it("defaults to 30 s, and to 120 s when scoring uses the onnx backend, so an observation at the entailment budget fits well inside it", () => {
-    expect(resolveMonitorOptions({ env: {} }).timeoutMs).toBe(30_000);
+    expect(resolveMonitorOptions({ env: { HF_HOME: tempDir() } }).timeoutMs).toBe(30_000);
     expect(resolveMonitorOptions({ env: {}, scoring: { backend: "offline", model: "/m" } }).timeoutMs).toBe(30_000);
     expect(resolveMonitorOptions({ env: {}, scoring: { backend: "onnx" } }).timeoutMs).toBe(120_000);
     expect(resolveMonitorOptions({ env: { GROUNDWATCH_MODEL: "/m" } }).timeoutMs).toBe(120_000);
@@ -85,10 +87,20 @@ describe("time budget per observation", () => {
 
 describe("observations in flight per scoring worker", () => {
   it("default to 2, and to 8 when scoring uses the onnx backend (onnx, or auto with a model)", () => {
-    expect(resolveMonitorOptions({ env: {} }).inFlightPerWorker).toBe(2);
+    expect(resolveMonitorOptions({ env: { HF_HOME: tempDir() } }).inFlightPerWorker).toBe(2);
     expect(resolveMonitorOptions({ env: {}, scoring: { backend: "offline", model: "/m" } }).inFlightPerWorker).toBe(2);
     expect(resolveMonitorOptions({ env: {}, scoring: { backend: "onnx" } }).inFlightPerWorker).toBe(8);
     expect(resolveMonitorOptions({ env: { GROUNDWATCH_MODEL: "/m" } }).inFlightPerWorker).toBe(8);
+  });
+
+  it("default to 8, with the onnx time budget, when auto takes the onnx backend because the default model is cached", () => {
+    // Regression: the monitor re-derived auto's choice from the model option alone and kept 2 (and 30 s) where the registry loads onnx.
+    const env = { HF_HOME: cacheWithDefaultModel(fileURLToPath(new URL("../fixtures/models/bert-wordpiece/", import.meta.url))) };
+    expect(predictBackend({ backend: "auto", model: undefined }, resolveBackendSettings(env)).name).toBe("onnx");
+    const resolved = resolveMonitorOptions({ env });
+    expect(resolved.inFlightPerWorker).toBe(8);
+    expect(resolved.timeoutMs).toBe(120_000);
+    expect(resolveMonitorOptions({ env, scoring: { backend: "offline" } }).inFlightPerWorker).toBe(2);
   });
 
   it("are read option > GROUNDWATCH_IN_FLIGHT_PER_WORKER > config file's monitor section", () => {
@@ -104,5 +116,43 @@ describe("observations in flight per scoring worker", () => {
     expect(() => resolveMonitorOptions({ env: {}, inFlightPerWorker: 257 })).toThrow(/invalid inFlightPerWorker: 257/);
     expect(() => resolveMonitorOptions({ env: { GROUNDWATCH_IN_FLIGHT_PER_WORKER: "many" } })).toThrow(/invalid GROUNDWATCH_IN_FLIGHT_PER_WORKER/);
     expect(() => resolveMonitorOptions({ env: {}, configFile: configFile({ monitor: { inFlightPerWorker: 1.5 } }) })).toThrow(/invalid config file monitor.inFlightPerWorker: 1.5/);
+  });
+});
+
+describe("per-route sampling rates from GROUNDWATCH_SAMPLE_ROUTES", () => {
+  it("are read by the one rate parser: a route without a rate is an error, not a rate of 0, and a bad rate names the variable", () => {
+    // Regression: the env's own parser read "/a=" as Number("") = 0, and an out-of-range rate was reported as sampling.routes["/a"].
+    expect(resolveMonitorOptions({ env: { GROUNDWATCH_SAMPLE_ROUTES: "/a/*=1, /b=0.2" } }).sampling.routes).toEqual({ "/a/*": 1, "/b": 0.2 });
+    expect(() => resolveMonitorOptions({ env: { GROUNDWATCH_SAMPLE_ROUTES: "/a=" } })).toThrow('invalid GROUNDWATCH_SAMPLE_ROUTES: "/a=" (expected "route=rate,route=rate")');
+    expect(() => resolveMonitorOptions({ env: { GROUNDWATCH_SAMPLE_ROUTES: "/a=2" } })).toThrow("invalid GROUNDWATCH_SAMPLE_ROUTES route /a: 2 (expected a sampling rate from 0 to 1)");
+  });
+
+  it("come option > env > config file, as the default rate does", () => {
+    const file = configFile({ sampling: { default: 0.5, routes: { "/f": 0.3 } } });
+    const env = { GROUNDWATCH_SAMPLE_ROUTES: "/e=0.4", GROUNDWATCH_SAMPLE_RATE: "0.6" };
+    expect(resolveMonitorOptions({ env, configFile: file, sampling: { default: 0.7, routes: { "/o": 0.1 } } }).sampling).toEqual({ default: 0.7, routes: { "/o": 0.1 } });
+    expect(resolveMonitorOptions({ env, configFile: file }).sampling).toEqual({ default: 0.6, routes: { "/e": 0.4 } });
+    expect(resolveMonitorOptions({ env: {}, configFile: file }).sampling).toEqual({ default: 0.5, routes: { "/f": 0.3 } });
+  });
+});
+
+describe("a threshold set blank", () => {
+  it("counts as not set: the calibration's threshold applies", () => {
+    // Regression: the scoring resolver recorded a blank config-file threshold as set ("config"), so the calibration's threshold was not applied and the backend default scored.
+    const cal = calibrationFile(0.42);
+    expect(resolveMonitorOptions({ env: {}, configFile: configFile({ scoring: { threshold: " " } }), calibrationFile: cal })).toMatchObject({ thresholdSource: "calibration", score: { threshold: 0.42 } });
+  });
+});
+
+describe("drift settings", () => {
+  it("are read field by field, option > config file's monitor.drift, each checked where it was set", () => {
+    // Regression: the file's drift section was taken unchecked, and whole: any drift option hid all of it, and a section that was not an object was ignored.
+    const reference = Array.from({ length: 30 }, (_, i) => i / 30);
+    const file = configFile({ monitor: { drift: { windowSize: 40, reference } } });
+    const resolved = resolveMonitorOptions({ env: {}, configFile: file, drift: { minScores: 25 } });
+    expect(resolved.drift).toMatchObject({ windowSize: 40, minScores: 25, reference, referenceStatus: { source: "option", scores: 30 } });
+    expect(() => resolveMonitorOptions({ env: {}, configFile: configFile({ monitor: { drift: 50 } }) })).toThrow("invalid config file monitor.drift: 50 (expected an object)");
+    expect(() => resolveMonitorOptions({ env: {}, configFile: configFile({ monitor: { drift: { reference: ["high"] } } }) })).toThrow('invalid config file monitor.drift.reference: ["high"] (expected an array of scores from 0 to 1)');
+    expect(() => resolveMonitorOptions({ env: {}, configFile: configFile({ monitor: { drift: { windowSize: 5 } } }) })).toThrow("invalid config file monitor.drift.windowSize: 5 (expected an integer from 20 to 100000)");
   });
 });

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { readCappedText } from "../../net/read-capped.ts";
+import type { HttpBounds } from "../../net/bounded-fetch.ts";
+import { fetchBounded } from "../../net/bounded-fetch.ts";
 import { resolve } from "node:path";
 import type { Calibration } from "../../config/calibration-file.ts";
 import { readCalibrationFile } from "../../config/calibration-file.ts";
@@ -18,6 +19,7 @@ import { EXIT } from "../shared/exit-codes.ts";
 import type { CommandIo } from "../shared/io.ts";
 import { sanitizeForTerminal } from "../shared/io.ts";
 import { driftReferenceCheck } from "./drift.ts";
+import { DOCTOR_SAMPLER_ENV, SCORE_ENV_NAMES } from "../../config/env.ts";
 
 export const DOCTOR_HELP: string = `groundwatch doctor — preflight for a deployment
 
@@ -115,7 +117,7 @@ function requiresProduction(args: Parameters<typeof openBackend>[0], io: Command
   }
 }
 
-const RELEVANCE_MODEL_FIX = "pull a relevance cross-encoder (groundwatch model pull cross-encoder/ms-marco-MiniLM-L-6-v2) or point GROUNDWATCH_RELEVANCE_MODEL (scoring.relevanceModel) at its directory; unset it to measure relevance lexically";
+const RELEVANCE_MODEL_FIX = `pull a relevance cross-encoder (groundwatch model pull cross-encoder/ms-marco-MiniLM-L-6-v2) or point ${SCORE_ENV_NAMES.relevanceModel} (scoring.relevanceModel) at its directory; unset it to measure relevance lexically`;
 
 /** Which scorer measures context relevance (the backend's relevanceScorer): a cross-encoder or judge, lexical, or none. */
 function relevanceCheck(backend: EntailmentBackend): Check {
@@ -192,9 +194,14 @@ function checkCalibration(path: string | undefined, io: CommandIo, scoring: Back
   return { checks, cal };
 }
 
+/** A probe of a URL: 5 s for all of it; a count() answer is a few hundred bytes, anything far above 1 MiB is not Prometheus. */
+const PROBE_BOUNDS: HttpBounds = { headersMs: 5000, idleMs: 5000, totalMs: 5000, maxBytes: 1024 * 1024 };
+
 async function checkUrl(what: string, url: string, path: string, fix: string): Promise<Check> {
   try {
-    const res = await fetch(`${url.replace(/\/+$/, "")}${path}`, { signal: AbortSignal.timeout(5000) });
+    const res = await fetchBounded(`${url.replace(/\/+$/, "")}${path}`, {}, PROBE_BOUNDS);
+    // Only the status is wanted: the body is dropped, the connection released.
+    res.discard();
     return res.ok ? { status: "PASS", what, detail: `${url}${path} answered ${res.status}` } : { status: "FAIL", what, detail: `${url}${path} answered ${res.status}`, fix };
   } catch (error) {
     return { status: "FAIL", what, detail: `${url}${path}: ${(error as Error).message}`, fix };
@@ -203,9 +210,8 @@ async function checkUrl(what: string, url: string, path: string, fix: string): P
 
 async function checkPrometheusData(url: string): Promise<Check> {
   try {
-    const reply = await fetch(`${url.replace(/\/+$/, "")}/api/v1/query?query=${encodeURIComponent("count(groundwatch_observations_seen_total)")}`, { signal: AbortSignal.timeout(5000) });
-    // A count() answer is a few hundred bytes; anything far larger is not Prometheus.
-    const res = JSON.parse(await readCappedText(reply, { maxBytes: 1024 * 1024 })) as { data?: { result?: unknown[] } };
+    const reply = await fetchBounded(`${url.replace(/\/+$/, "")}/api/v1/query?query=${encodeURIComponent("count(groundwatch_observations_seen_total)")}`, {}, PROBE_BOUNDS);
+    const res = JSON.parse(await reply.text()) as { data?: { result?: unknown[] } };
     const found = (res.data?.result?.length ?? 0) > 0;
     return found ? { status: "PASS", what: "groundwatch series", detail: "Prometheus holds groundwatch metrics" } : { status: "WARN", what: "groundwatch series", detail: "Prometheus has no groundwatch_* series yet", fix: "add groundwatch's /metrics (or the OTel Collector's Prometheus exporter) as a scrape target" };
   } catch (error) {
@@ -267,7 +273,7 @@ export function runDoctor(argv: readonly string[], io: CommandIo): Promise<numbe
 async function checkSampler(cmd: string, wanted: number, timeoutS: number, promptFlag: string | undefined, io: CommandIo): Promise<number> {
   const prompt = promptFlag ?? DEFAULT_PROMPT;
   const run = await new Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }>((resolvePromise) => {
-    const child = spawn(cmd, { shell: true, env: { ...io.env, GROUNDWATCH_PROMPT: prompt, GROUNDWATCH_SAMPLES: String(wanted) }, cwd: io.cwd });
+    const child = spawn(cmd, { shell: true, env: { ...io.env, [DOCTOR_SAMPLER_ENV.prompt]: prompt, [DOCTOR_SAMPLER_ENV.samples]: String(wanted) }, cwd: io.cwd });
     let stdout = "";
     let stderr = "";
     let timedOut = false;

@@ -3,7 +3,7 @@ import type { ClaimResult } from "../../core/result.ts";
 import { citationErrors, citationLines, citationSummaryText } from "../report/citations.ts";
 import { labelSummary, labelSummaryText, verdictRatesText } from "../report/labels.ts";
 import { fixed3, pct, plain } from "./format.ts";
-import { criterionLimit, describeSource } from "./gate.ts";
+import { criterionLimit, describeGateSource } from "./gate.ts";
 import type { CauseSummary, CriterionName, EvalReport, EvalRow } from "./types.ts";
 import { REPORT_ONLY } from "./types.ts";
 
@@ -98,10 +98,10 @@ export function measureRows(r: EvalReport, user: (text: string) => string = plai
   const labels = labelSummary(r.rows);
   const row = (measure: string, value: string, name?: CriterionName): MeasureRow => {
     const c = name === undefined ? undefined : crit.get(name);
-    return c ? { measure, value, gate: criterionLimit(c), from: describeSource(c.source, user), passed: c.passed } : { measure, value, gate: "–", from: "–", passed: undefined };
+    return c ? { measure, value, gate: criterionLimit(c), from: describeGateSource(c.source, user), passed: c.passed } : { measure, value, gate: "–", from: "–", passed: undefined };
   };
   return [
-    { measure: "answer threshold", value: String(r.threshold), gate: "–", from: describeSource(r.thresholdSource, user), passed: undefined },
+    { measure: "answer threshold", value: String(r.threshold), gate: "–", from: describeGateSource(r.thresholdSource, user), passed: undefined },
     row("hallucination rate", `${pct(s.hallucinationRate)}${s.hallucinationInterval ? ` (95% CI ${pct(s.hallucinationInterval.low)}–${pct(s.hallucinationInterval.high)})` : ""}`, "maxHallucinationRate"),
     row("grounded share", `${pct(s.groundedShare)} (${s.grounded} of ${s.rows})`, "minGroundedShare"),
     row("unscorable share", `${pct(s.rows > 0 ? s.unscorable / s.rows : null)} (${s.unscorable} of ${s.rows})`, "maxUnscorableShare"),

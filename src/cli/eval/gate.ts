@@ -11,8 +11,8 @@ export const DEFAULT_MAX_HALLUCINATION_RATE = 0.1;
 /** The default limit on the share of unscorable rows when no flag or config file sets one. */
 export const DEFAULT_MAX_UNSCORABLE_SHARE = 0.1;
 
-/** Where a number came from, in words; `user` escapes the parts the user wrote (file paths). */
-export function describeSource(s: GateSource, user: (text: string) => string = plain): string {
+/** Where a gate number came from, in report.json's words (a flag, a file with its key), not config/resolve.ts describeSource's setting names; `user` escapes the parts the user wrote (file paths). */
+export function describeGateSource(s: GateSource, user: (text: string) => string = plain): string {
   switch (s.kind) {
     case "flag":
       return `flag ${s.flag}`;
@@ -110,9 +110,9 @@ export function evaluateGate(spec: GateSpec | "report-only", summary: EvalReport
 
 /** The gate in one line, each number with its source; no criteria means report-only. */
 export function describeGate(criteria: readonly GateCriterion[], threshold: { readonly value: number; readonly source: GateSource }, user: (text: string) => string = plain): string {
-  const at = `answers judged at threshold ${threshold.value} (${describeSource(threshold.source, user)})`;
+  const at = `answers judged at threshold ${threshold.value} (${describeGateSource(threshold.source, user)})`;
   if (criteria.length === 0) return `${REPORT_ONLY} (--no-gate): nothing fails the run; ${at}`;
-  return `${criteria.map((c) => `${criterionMeasure(c.name)} ${criterionLimit(c)} (${describeSource(c.source, user)})`).join("; ")}; ${at}`;
+  return `${criteria.map((c) => `${criterionMeasure(c.name)} ${criterionLimit(c)} (${describeGateSource(c.source, user)})`).join("; ")}; ${at}`;
 }
 
 /**

@@ -5,7 +5,7 @@ import { loadConfigFile } from "../../config/file.ts";
 import { SCORE_ENV, resolveScoreSources } from "../../config/score-options.ts";
 import { BACKEND_FLAGS, BACKEND_FLAGS_HELP } from "../shared/backend-flags.ts";
 import { UsageError, inputPath, numberFlag, parseFlags, readCalibrationFlag, runCommand, scoreOptionsFromFlags, scorerFor } from "../shared/command.ts";
-import { DEFAULT_MAX_HALLUCINATION_RATE, DEFAULT_MAX_UNSCORABLE_SHARE, describeSource, evaluateGate } from "./gate.ts";
+import { DEFAULT_MAX_HALLUCINATION_RATE, DEFAULT_MAX_UNSCORABLE_SHARE, describeGateSource, evaluateGate } from "./gate.ts";
 import { scoreSet } from "./score-set.ts";
 import { readSet } from "./set.ts";
 import { readBaseline, regressionsAgainst, summarise } from "./summary.ts";
@@ -20,6 +20,8 @@ import type { CommandIo } from "../shared/io.ts";
 import { sanitizeForTerminal } from "../shared/io.ts";
 import { DEFAULT_MAX_REPLY_BYTES } from "./target.ts";
 import { isPlainObject } from "../../core/plain-object.ts";
+import { parseRate } from "../../config/parse.ts";
+import { explainCalibrationFailure } from "../../core/calibration.ts";
 
 export const EVAL_HELP: string = `groundwatch eval — a CI release gate on a fixed evaluation set
 
@@ -81,14 +83,6 @@ failed and the row counts against it; other findings are in <system-out>. A tria
 Exit codes: 0 passed (or --no-gate), 1 gate failed, 2 bad flags, configuration or input.
 
 ${BACKEND_FLAGS_HELP}`;
-
-/** A number from 0 to 1 in the config file's eval section, or undefined. */
-function configRate(section: Record<string, unknown>, key: string): number | undefined {
-  const v = section[key];
-  if (v === undefined) return undefined;
-  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) throw new ConfigError(`config file eval.${key}`, v, "expected a number from 0 to 1");
-  return v;
-}
 
 /** The config file's "eval" section (gate limits), when the file has one. */
 function configGate(path: string | undefined, io: CommandIo): Record<string, unknown> {
@@ -157,7 +151,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
       const config = (key: string): GateSource => ({ kind: "config", file: args.config ?? "", key: `eval.${key}` });
       const pick = (flag: string, flagValue: number | undefined, key: string): { value: number; source: GateSource } | undefined => {
         if (flagValue !== undefined) return { value: flagValue, source: { kind: "flag", flag: flag === "--min-mean-score" && args.floor !== undefined ? "--floor (deprecated)" : flag } };
-        const v = configRate(fromConfig, key);
+        const v = parseRate(`config file eval.${key}`, fromConfig[key], "a number");
         return v !== undefined ? { value: v, source: config(key) } : undefined;
       };
       const maxRate = pick("--max-hallucination-rate", maxRateFlag, "maxHallucinationRate") ?? { value: DEFAULT_MAX_HALLUCINATION_RATE, source: { kind: "default" } as const };
@@ -190,10 +184,10 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
     else if (thresholdFrom === "file") thresholdSource = { kind: "config", file: args.config ?? "", key: "scoring.threshold" };
     else if (calibration) thresholdSource = { kind: "calibration", file: args.calibration ?? "" };
     if (calibration) {
-      if (thresholdSource?.kind !== "calibration") warn(`the threshold of --calibration ${args.calibration ?? ""} (${calibration.threshold}) is not used: ${describeSource(thresholdSource as GateSource)} sets the threshold`);
-      else if (calibration.verdict !== "pass") {
-        const ci = calibration.auroc ? ` (AUROC ${calibration.auroc.value.toFixed(3)}, 95% interval ${calibration.auroc.low.toFixed(3)}–${calibration.auroc.high.toFixed(3)})` : "";
-        warn(`--calibration ${args.calibration ?? ""} did not establish a signal: its verdict is ${calibration.verdict ?? "not recorded"}${ci}, so its threshold ${calibration.threshold} is not evidence; label more answers and run groundwatch calibrate again`);
+      if (thresholdSource?.kind !== "calibration") warn(`the threshold of --calibration ${args.calibration ?? ""} (${calibration.threshold}) is not used: ${describeGateSource(thresholdSource as GateSource)} sets the threshold`);
+      else {
+        const failed = explainCalibrationFailure(calibration);
+        if (failed) warn(`--calibration ${args.calibration ?? ""} did not establish a signal: ${failed.verdict}, so its threshold ${calibration.threshold} is not evidence; ${failed.advice}`);
       }
     }
 

@@ -2,7 +2,7 @@ import { escapeXml } from "../shared/escape.ts";
 import { shownEvidence } from "../report/evidence.ts";
 import { finding, findingClaim, rowCitations } from "./findings.ts";
 import { fixed3, pct } from "./format.ts";
-import { criterionLimit, criterionMeasure, describeSource, rowFailsGate } from "./gate.ts";
+import { criterionLimit, criterionMeasure, describeGateSource, rowFailsGate } from "./gate.ts";
 import type { EvalReport } from "./types.ts";
 import { REPORT_ONLY } from "./types.ts";
 
@@ -24,10 +24,10 @@ export function reportJunit(r: EvalReport): string {
     ["groundwatch.backend.tier", r.backend.tier],
     ["groundwatch.triage", String(r.triage)],
     ["groundwatch.threshold", String(r.threshold)],
-    ["groundwatch.threshold.source", describeSource(r.thresholdSource)],
+    ["groundwatch.threshold.source", describeGateSource(r.thresholdSource)],
     ...r.gate.criteria.flatMap((c): Array<[string, string]> => [
       [`groundwatch.gate.${c.name}`, String(c.limit)],
-      [`groundwatch.gate.${c.name}.source`, describeSource(c.source)],
+      [`groundwatch.gate.${c.name}.source`, describeGateSource(c.source)],
     ]),
     ...r.notices.map((n, i): [string, string] => [`groundwatch.notice.${i + 1}`, n]),
   ];
@@ -39,7 +39,7 @@ export function reportJunit(r: EvalReport): string {
   } else {
     gateCases = r.gate.criteria.map((c) => {
       const measured = c.name === "noRegressions" ? String(c.measured) : c.name === "minMeanScore" ? fixed3(c.measured) : pct(c.measured);
-      const line = `${criterionMeasure(c.name)} ${measured}, gate ${criterionLimit(c)} (${describeSource(c.source)})`;
+      const line = `${criterionMeasure(c.name)} ${measured}, gate ${criterionLimit(c)} (${describeGateSource(c.source)})`;
       const body = c.failure ? `\n      <failure message="${attr(c.failure)}" type="gate">${escapeXml(line)}</failure>` : "";
       return `    <testcase classname="groundwatch.eval.gate" name="${attr(criterionMeasure(c.name))}">${body}\n      <system-out>${escapeXml(`${line}\n`)}${summary}</system-out>\n    </testcase>`;
     });

@@ -1,6 +1,6 @@
-import { readCappedText } from "../../net/read-capped.ts";
+import { createHttpClient } from "../../net/bounded-fetch.ts";
 import { redactSecrets } from "../../net/redact.ts";
-import { NonRetryable, RetryLater, exponentialBackoff, retryAfterMs, retryable, withRetry } from "../../net/retry.ts";
+import { NonRetryable, RetryLater, retryAfterMs, retryable } from "../../net/retry.ts";
 import { isPlainObject } from "../../core/plain-object.ts";
 
 /** The largest reply `eval --target` reads by default: 10 MB, far above any answer. */
@@ -127,54 +127,42 @@ const EVAL_TARGET_BACKOFF_BASE_MS = 250;
  * read as a stream and never past `maxReplyBytes`: a huge reply fails the row, not the process.
  */
 export async function askTarget(options: TargetOptions, question: string): Promise<TargetReply> {
-  const doFetch = options.fetch ?? fetch;
   const cap = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+  // One deadline for each attempt, headers and body, and no longer a silence in the body.
+  const t = options.timeoutMs;
+  const http = createHttpClient({ fetch: options.fetch, headersMs: t, idleMs: t, totalMs: t, maxBytes: cap, retry: { attempts: options.attempts, backoffMs: EVAL_TARGET_BACKOFF_BASE_MS } });
   // The request's own header values (an Authorization or API key header) never reach a message.
   const secrets = Object.values(options.headers ?? {});
   const attempt = async (): Promise<TargetReply> => {
-    const controller = new AbortController();
-    // One deadline for the request and the body, as AbortSignal.timeout gave before.
-    const timer = setTimeout(() => controller.abort(Object.assign(new Error(`no reply within ${options.timeoutMs} ms`), { name: "TimeoutError" })), options.timeoutMs);
-    const abort = (): void => controller.abort(new Error("reply too large"));
-    try {
-      const res = await doFetch(options.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...options.headers },
-        body: renderRequest(options.requestTemplate, question),
-        signal: controller.signal,
-      });
-      if (retryable(res.status)) {
-        await res.body?.cancel().catch(() => undefined);
-        throw new RetryLater(`HTTP ${res.status}`, retryAfterMs(res.headers.get("retry-after")));
-      }
-      if (!res.ok) throw final(`HTTP ${res.status}: ${redactSecrets(await readCappedText(res, { maxBytes: 1024, truncate: true, abort }), secrets).slice(0, 200)}`);
-      // Over the cap: a BodyTooLargeError, which is not retried.
-      const text = await readCappedText(res, { maxBytes: cap, abort, tooLargeMessage: `the reply is larger than ${cap} bytes (--max-reply-bytes); the request was aborted` });
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new Error(`the reply is not JSON (${text.length === 0 ? "empty" : `${Buffer.byteLength(text)} bytes`})`);
-      }
-      const answer = at(body, options.answerPath);
-      if (typeof answer !== "string") throw final(`the reply has no string at "${options.answerPath}"`);
-      const samples = options.samplesPath ? at(body, options.samplesPath) : undefined;
-      if (options.samplesPath && !(Array.isArray(samples) && samples.every((s) => typeof s === "string"))) {
-        throw final(`the reply has no array of strings at "${options.samplesPath}"`);
-      }
-      const context = options.contextPath ? contextAt(body, options.contextPath) : undefined;
-      return { answer, ...(Array.isArray(samples) ? { samples: samples as string[] } : {}), ...(context ? { context } : {}) };
-    } catch (error) {
-      const reason: unknown = controller.signal.reason;
-      // Cut off by the deadline: say so, rather than how the cut surfaced.
-      if (controller.signal.aborted && reason instanceof Error && reason.name === "TimeoutError") throw reason;
-      throw error;
-    } finally {
-      clearTimeout(timer);
+    const res = await http.request(options.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...options.headers },
+      body: renderRequest(options.requestTemplate, question),
+    });
+    if (retryable(res.status)) {
+      res.discard();
+      throw new RetryLater(`HTTP ${res.status}`, retryAfterMs(res.headers.get("retry-after")));
     }
+    if (!res.ok) throw final(`HTTP ${res.status}: ${redactSecrets(await res.text({ maxBytes: 1024, truncate: true }), secrets).slice(0, 200)}`);
+    // Over the cap: a BodyTooLargeError, which is not retried.
+    const text = await res.text({ tooLargeMessage: `the reply is larger than ${cap} bytes (--max-reply-bytes); the request was aborted` });
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new Error(`the reply is not JSON (${text.length === 0 ? "empty" : `${Buffer.byteLength(text)} bytes`})`);
+    }
+    const answer = at(body, options.answerPath);
+    if (typeof answer !== "string") throw final(`the reply has no string at "${options.answerPath}"`);
+    const samples = options.samplesPath ? at(body, options.samplesPath) : undefined;
+    if (options.samplesPath && !(Array.isArray(samples) && samples.every((s) => typeof s === "string"))) {
+      throw final(`the reply has no array of strings at "${options.samplesPath}"`);
+    }
+    const context = options.contextPath ? contextAt(body, options.contextPath) : undefined;
+    return { answer, ...(Array.isArray(samples) ? { samples: samples as string[] } : {}), ...(context ? { context } : {}) };
   };
   try {
-    return await withRetry(attempt, { attempts: options.attempts, backoff: exponentialBackoff(EVAL_TARGET_BACKOFF_BASE_MS) });
+    return await http.retry(attempt);
   } catch (error) {
     throw new Error(`target ${options.url}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -1,4 +1,5 @@
-import { readCappedText } from "../../net/read-capped.ts";
+import type { BoundedResponse, HttpBounds } from "../../net/bounded-fetch.ts";
+import { fetchBounded } from "../../net/bounded-fetch.ts";
 import { dirname } from "node:path";
 import { UsageError, numberFlag, parseFlags, readCalibrationFlag, runCommand } from "../shared/command.ts";
 import { EXIT } from "../shared/exit-codes.ts";
@@ -76,19 +77,19 @@ type Series = Array<{ metric: Record<string, string>; values: Array<[number, str
 
 /** Largest answer read from Prometheus per query. */
 const MAX_PROMETHEUS_REPLY_BYTES = 64 * 2 ** 20;
+/** One query to Prometheus: its headers, its body and any silence in it within 30 s, the answer under the cap. */
+const PROMETHEUS_BOUNDS: HttpBounds = { headersMs: 30_000, idleMs: 30_000, totalMs: 30_000, maxBytes: MAX_PROMETHEUS_REPLY_BYTES };
 
 async function prom(base: string, path: string, params: Record<string, string>): Promise<unknown> {
   const url = `${base.replace(/\/+$/, "")}${path}?${new URLSearchParams(params).toString()}`;
-  let res: Response;
-  const controller = new AbortController();
-  const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(30_000)]);
+  let res: BoundedResponse;
   try {
-    res = await fetch(url, { signal });
+    res = await fetchBounded(url, {}, PROMETHEUS_BOUNDS);
   } catch (error) {
     throw new Error(`cannot reach Prometheus at ${base}: ${fetchFailure(error)}`);
   }
-  // The answer is read through the one bounded reader: a query over years of series can be large, never unbounded.
-  const text = await readCappedText(res, { maxBytes: MAX_PROMETHEUS_REPLY_BYTES, abort: () => controller.abort(), tooLargeMessage: `Prometheus's answer to ${params.query ?? path} is larger than ${MAX_PROMETHEUS_REPLY_BYTES / 2 ** 20} MiB: narrow --since or the route filter` });
+  // The answer is read under the cap: a query over years of series can be large, never unbounded.
+  const text = await res.text({ tooLargeMessage: `Prometheus's answer to ${params.query ?? path} is larger than ${MAX_PROMETHEUS_REPLY_BYTES / 2 ** 20} MiB: narrow --since or the route filter` });
   let body: { status: string; data?: { result: unknown }; error?: string };
   try {
     body = JSON.parse(text) as typeof body;

@@ -33,6 +33,8 @@ export const EXIT_BY_ERROR_CODE: Readonly<Record<GroundwatchErrorCode, ExitCode>
   non_retryable: EXIT.failure,
   retry_later: EXIT.failure,
   headers_timeout: EXIT.failure,
+  total_timeout: EXIT.failure,
+  backend_reply: EXIT.failure,
   body_too_large: EXIT.failure,
   body_idle_timeout: EXIT.failure,
   chat_http: EXIT.failure,

@@ -1,8 +1,10 @@
 import type { EntailmentBackend, NliPair, NliResult } from "../backend.ts";
 import type { ContextWindow } from "../context.ts";
+import { backendFailure, checkedBackend } from "../checked-backend.ts";
 import { buildWindows, contentTerms, estimateTokens } from "../context.ts";
 import type { NliCache } from "../nli-cache.ts";
-import { asNliCache, nliCacheKey, withQuestion } from "../nli-cache.ts";
+import { asNliCache, withQuestion } from "../nli-cache.ts";
+import { nliPairKey } from "../pair-key.ts";
 import { isRefusalAnswer } from "../refusal.ts";
 import { isContradicted } from "../verdict.ts";
 import { indexWindows } from "../window-index.ts";
@@ -61,7 +63,7 @@ export interface ClaimConsistencyOptions {
   readonly countTokens?: (text: string) => number;
   /** Most entailment pairs to send; claims whose pairs would go past it get no support. Default: no limit. */
   readonly maxEntailmentCalls?: number;
-  /** Judgements to reuse (createNliCache; a Map is keyed by nliCacheKey), shared with semantic entropy. Default: a fresh cache for this measurement. */
+  /** Judgements to reuse (createNliCache; a Map is keyed by nliPairKey), shared with semantic entropy. Default: a fresh cache for this measurement. */
   readonly cache?: NliCache | Map<string, NliResult>;
   /** How many samples were asked for; fewer makes the result unreliable. Default: the number given. */
   readonly requested?: number;
@@ -98,7 +100,8 @@ export function isUnstable(support: ResampleSupport | undefined, unstableShare: 
  * the backend in one batch, after a budget check: claims past the budget get no support, and a
  * measurement that is partial or made on a degenerate sample set is `reliable: false`.
  */
-export async function claimConsistency({ question, claims, samples, backend, analyzer, options }: ClaimConsistencyInput): Promise<ClaimConsistencyResult> {
+export async function claimConsistency({ question, claims, samples, backend: given, analyzer, options }: ClaimConsistencyInput): Promise<ClaimConsistencyResult> {
+  const backend = checkedBackend(given);
   const texts = samples.map(textOf);
   const usable = texts.filter((t) => t.trim() !== "");
   const reasons = resampleSetProblems(texts, options.requested ?? texts.length).map(describeResampleProblem);
@@ -146,7 +149,7 @@ export async function claimConsistency({ question, claims, samples, backend, ana
       }
       return chosen.map((w) => {
         const pair = { premise: withQuestion(question, w.text), hypothesis: claim.text };
-        const key = nliCacheKey(pair);
+        const key = nliPairKey(pair);
         const cached = known.get(key) ?? cache.get(pair, backend.version);
         if (cached) hits.set(key, cached);
         else if (!fresh.has(key)) added.set(key, pair);
@@ -166,18 +169,15 @@ export async function claimConsistency({ question, claims, samples, backend, ana
   let failure: string | undefined;
   if (pairs.length > 0) {
     try {
+      // One result per pair, each valid: checkedBackend.
       const results = await backend.classify(pairs);
-      if (results.length !== pairs.length) failure = `${backend.name} backend returned ${results.length} results for ${pairs.length} pairs`;
-      else if (results.some((r) => ![r.entailment, r.neutral, r.contradiction].every((x) => Number.isFinite(x) && x >= 0 && x <= 1))) failure = `${backend.name} backend returned an invalid probability`;
-      else {
-        pairs.forEach((p, i) => {
-          const r = results[i] as NliResult;
-          known.set(nliCacheKey(p), r);
-          cache.set(p, backend.version, r);
-        });
-      }
+      pairs.forEach((p, i) => {
+        const r = results[i] as NliResult;
+        known.set(nliPairKey(p), r);
+        cache.set(p, backend.version, r);
+      });
     } catch (error) {
-      failure = `${backend.name} backend failed: ${(error as Error).message}`;
+      failure = backendFailure(backend.name, error);
     }
   }
 

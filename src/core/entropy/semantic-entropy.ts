@@ -1,5 +1,6 @@
 import type { BackendInfo, EntailmentBackend, NliResult } from "../backend.ts";
 import { backendInfo } from "../backend.ts";
+import { backendFailure, checkedBackend } from "../checked-backend.ts";
 import type { NliCache } from "../nli-cache.ts";
 import { asNliCache, withQuestion } from "../nli-cache.ts";
 import { chao1, entropyOf, millerMadow, raoBlackwellMasses } from "./estimators.ts";
@@ -13,7 +14,7 @@ export interface SemanticEntropyOptions {
   readonly requested?: number;
   /** Most entailment pairs this measurement may send; checked against the worst case before any call. Default: no limit. */
   readonly maxEntailmentCalls?: number;
-  /** Judgements to reuse across measurements (createNliCache; a Map is keyed by nliCacheKey). Default: a fresh cache for this measurement. */
+  /** Judgements to reuse across measurements (createNliCache; a Map is keyed by nliPairKey). Default: a fresh cache for this measurement. */
   readonly cache?: NliCache | Map<string, NliResult>;
 }
 
@@ -158,7 +159,8 @@ const argmaxIsEntailment = (r: NliResult): boolean => r.entailment >= r.neutral 
  * member), then take the entropy over clusters. Fails closed: every condition that
  * would make the number low for the wrong reason sets `reliable = false` with a reason.
  */
-export async function semanticEntropy({ question, samples, backend, options = {} }: EntropyInput): Promise<EntropyResult> {
+export async function semanticEntropy({ question, samples, backend: given, options = {} }: EntropyInput): Promise<EntropyResult> {
+  const backend = checkedBackend(given);
   const texts = samples.map(textOf);
   const n = texts.length;
   const requested = options.requested ?? n;
@@ -231,11 +233,11 @@ export async function semanticEntropy({ question, samples, backend, options = {}
     const cachedF = cache.get(pairF, backend.version);
     const cachedB = cache.get(pairB, backend.version);
     const needed = [...(cachedF ? [] : [pairF]), ...(cachedB ? [] : [pairB])];
+    // One result per pair needed, each valid: checkedBackend.
     const fresh = needed.length > 0 ? await backend.classify(needed) : [];
     calls += needed.length;
-    const forward = cachedF ?? fresh.shift();
-    const backward = cachedB ?? fresh.shift();
-    if (!forward || !backward) throw new Error(`${info.name} backend returned too few results`);
+    const forward = cachedF ?? (fresh.shift() as NliResult);
+    const backward = cachedB ?? (fresh.shift() as NliResult);
     cache.set(pairF, backend.version, forward);
     cache.set(pairB, backend.version, backward);
     return { a, b, source: needed.length === 0 ? "cache" : "backend", equivalent: argmaxIsEntailment(forward) && argmaxIsEntailment(backward), forward, backward };
@@ -268,7 +270,7 @@ export async function semanticEntropy({ question, samples, backend, options = {}
       assignments[i] = placed;
     }
   } catch (error) {
-    return { ...unmeasured([...reasons, `${info.name} backend failed: ${(error as Error).message}`]), judgements, entailmentCalls: calls };
+    return { ...unmeasured([...reasons, backendFailure(info.name, error)]), judgements, entailmentCalls: calls };
   }
 
   const counts = clusters.map((c) => c.members.length);

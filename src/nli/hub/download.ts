@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { createReadStream, lstatSync, renameSync, unlinkSync } from "node:fs";
-import { fetchWithTimeout } from "../../net/fetch-timeout.ts";
-import { BodyTooLargeError, pipeCapped } from "../../net/read-capped.ts";
+import { createHttpClient } from "../../net/bounded-fetch.ts";
+import { BodyTooLargeError } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
-import { NonRetryable, exponentialBackoff, withRetry } from "../../net/retry.ts";
+import { NonRetryable } from "../../net/retry.ts";
 import { HubError } from "./errors.ts";
 import { openPartial } from "./safe-fs.ts";
 
@@ -58,6 +58,8 @@ export async function sha256Of(path: string): Promise<string> {
  */
 export async function downloadFile(file: FileDownload, s: DownloadSettings): Promise<DownloadedFile> {
   const partial = `${file.dest}.incomplete`;
+  // A file may take long to arrive while it keeps moving: no bound on the whole request, only on its headers and silences.
+  const http = createHttpClient({ fetch: s.fetch, headersMs: s.timeoutMs, idleMs: s.idleTimeoutMs, totalMs: Infinity, retry: { attempts: s.attempts, backoffMs: s.backoffMs } });
   let resumed = false;
   const attempt = async (): Promise<DownloadedFile> => {
     const { handle, have: had } = await openPartial(partial);
@@ -69,7 +71,8 @@ export async function downloadFile(file: FileDownload, s: DownloadSettings): Pro
         have = 0;
       }
       if (have < file.size) {
-        const { res, abort } = await fetchWithTimeout(s.fetch, file.url, { headers: have > 0 ? { ...s.headers, range: `bytes=${have}-` } : s.headers }, s.timeoutMs);
+        const res = await http.request(file.url, { headers: have > 0 ? { ...s.headers, range: `bytes=${have}-` } : s.headers });
+        if (res.status !== 200 && res.status !== 206) res.discard();
         if (res.status === 401 || res.status === 403) throw new HubError(`${file.path}: the hub refused access (HTTP ${res.status}); set HF_TOKEN`);
         if (res.status === 404) throw new HubError(`${file.path}: not found at ${file.url}`);
         if (res.status === 416 && have > 0) {
@@ -77,10 +80,7 @@ export async function downloadFile(file: FileDownload, s: DownloadSettings): Pro
           await handle.truncate(0);
           throw new Error("range not satisfiable; restarting");
         }
-        if (res.status !== 200 && res.status !== 206) {
-          void res.body?.cancel().catch(() => undefined);
-          throw new Error(`HTTP ${res.status}`);
-        }
+        if (res.status !== 200 && res.status !== 206) throw new Error(`HTTP ${res.status}`);
         const append = res.status === 206 && have > 0;
         if (!append && have > 0) {
           await handle.truncate(0);
@@ -90,11 +90,14 @@ export async function downloadFile(file: FileDownload, s: DownloadSettings): Pro
         let received = have;
         const tooLargeMessage = `${file.path}: the hub sent more than the ${file.size} bytes it listed; the download was stopped there and removed`;
         try {
-          await pipeCapped(res, { maxBytes: file.size - have, abort, idleTimeoutMs: s.idleTimeoutMs, tooLargeMessage }, async (chunk) => {
-            await handle.write(chunk);
-            received += chunk.byteLength;
-            s.onProgress?.({ file: file.path, received, total: file.size });
-          });
+          await res.pipe(
+            async (chunk) => {
+              await handle.write(chunk);
+              received += chunk.byteLength;
+              s.onProgress?.({ file: file.path, received, total: file.size });
+            },
+            { maxBytes: file.size - have, tooLargeMessage },
+          );
         } catch (error) {
           if (!(error instanceof BodyTooLargeError)) throw error;
           tooLarge = error;
@@ -118,7 +121,7 @@ export async function downloadFile(file: FileDownload, s: DownloadSettings): Pro
     return { bytes: size, status: resumed ? "resumed" : "downloaded", sha256: actual };
   };
   try {
-    return await withRetry(attempt, { attempts: s.attempts, backoff: exponentialBackoff(s.backoffMs) });
+    return await http.retry(attempt);
   } catch (error) {
     // A HubError (a refusal, a file longer than listed, a checksum mismatch) is not retried and says why itself.
     if (error instanceof NonRetryable) throw error;

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { SCORE_ENV_NAMES } from "../../config/env.ts";
 import { isConfigError } from "../../config/errors.ts";
 import type { HubSettings } from "../../config/hub.ts";
 import { positiveInteger } from "../../config/positive-integer.ts";
 import { isSafeRelativePath } from "../../config/safe-path.ts";
-import { fetchWithTimeout } from "../../net/fetch-timeout.ts";
-import { BodyTooLargeError, readCappedText } from "../../net/read-capped.ts";
+import { fetchBounded } from "../../net/bounded-fetch.ts";
+import { BodyTooLargeError } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
 import type { OnnxVariant } from "../onnx/model-dir.ts";
 import { ONNX_RUNTIME_INSTALL_HINT, ONNX_RUNTIME_PACKAGE } from "../onnx/runtime.ts";
@@ -107,7 +108,7 @@ export function manualSteps(repo: string, variant: OnnxVariant, target: string):
     `  config.json, tokenizer.json, tokenizer_config.json, special_tokens_map.json (if present), and ${graphHint(variant)}`,
     `and put them, keeping the onnx/ folder, in a directory such as:`,
     `  ${target}`,
-    `then pass it with --model ${target} (or GROUNDWATCH_MODEL).`,
+    `then pass it with --model ${target} (or ${SCORE_ENV_NAMES.model}).`,
     `The model runs on ${ONNX_RUNTIME_PACKAGE}, an optional peer dependency: ${ONNX_RUNTIME_INSTALL_HINT} (npm install needs the npm registry; copy it over with the model where even that is out of reach).`,
   ].join("\n");
 }
@@ -195,7 +196,6 @@ function requestHeaders(hub: HubSettings): Record<string, string> {
 export async function fetchRepoListing(options: ListingOptions, variant: OnnxVariant = "auto", fallbackTarget?: string): Promise<RepoListing> {
   const repo = checkRepoId(options.repo);
   const revision = checkRevision(options.revision ?? "main");
-  const doFetch = options.fetch ?? fetch;
   const endpoint = options.hub.endpoint;
   const infoUrl = `${endpoint}/api/models/${repo}/revision/${encodeURIComponent(revision)}?blobs=true`;
   const target = fallbackTarget ?? join(repoCacheDir(options.hub.cacheDir, repo), "snapshots", revision);
@@ -203,11 +203,13 @@ export async function fetchRepoListing(options: ListingOptions, variant: OnnxVar
   const idleTimeoutMs = positiveInteger("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_HUB_IDLE_TIMEOUT_MS);
   let raw: unknown;
   try {
-    const { res, abort } = await fetchWithTimeout(doFetch, infoUrl, { headers: requestHeaders(options.hub) }, timeoutMs);
+    // The listing is small: the whole request is bounded too (the client's default), not only its silences.
+    const res = await fetchBounded(infoUrl, { headers: requestHeaders(options.hub) }, { fetch: options.fetch, headersMs: timeoutMs, idleMs: idleTimeoutMs, maxBytes: MAX_LISTING_BYTES });
+    if (!res.ok) res.discard();
     if (res.status === 401 || res.status === 403) throw new HubError(`${repo}: the hub refused access (HTTP ${res.status}); for a private or gated repo set HF_TOKEN`);
     if (res.status === 404) throw new HubError(`${repo}@${revision}: not found on ${endpoint} (HTTP 404)`);
     if (!res.ok) throw new HubError(`${infoUrl}: HTTP ${res.status}`);
-    const text = await readCappedText(res, { maxBytes: MAX_LISTING_BYTES, abort, idleTimeoutMs });
+    const text = await res.text();
     raw = JSON.parse(text);
   } catch (error) {
     if (error instanceof HubError) throw error;

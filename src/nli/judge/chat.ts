@@ -7,9 +7,10 @@
  */
 
 import { positiveInteger } from "../../config/positive-integer.ts";
-import { BodyTooLargeError, readCappedText } from "../../net/read-capped.ts";
+import { createHttpClient } from "../../net/bounded-fetch.ts";
+import { BodyTooLargeError } from "../../net/read-capped.ts";
 import { redactSecrets } from "../../net/redact.ts";
-import { DEFAULT_BACKOFF_BASE_MS, NonRetryable, RetryLater, abortReason, exponentialBackoff, retryAfterMs, retryable, withRetry } from "../../net/retry.ts";
+import { NonRetryable, RetryLater, abortReason, retryAfterMs, retryable } from "../../net/retry.ts";
 
 /** The largest reply read by default: 4 MiB, far above any completion of a few choices. */
 export const DEFAULT_MAX_CHAT_REPLY_BYTES = 4 * 1024 * 1024;
@@ -110,13 +111,12 @@ export interface ChatClient {
 const tokens = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
 
 export function createChatClient(options: ChatClientOptions): ChatClient {
-  const doFetch = options.fetch ?? fetch;
   const label = options.label;
-  const attempts = options.attempts ?? 3;
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const backoff = exponentialBackoff(options.backoffMs ?? DEFAULT_BACKOFF_BASE_MS);
   const budget = options.budget ?? Infinity;
   const maxReplyBytes = positiveInteger("maxReplyBytes", options.maxReplyBytes, DEFAULT_MAX_CHAT_REPLY_BYTES);
+  // The per-attempt timeout bounds the whole attempt: the headers, the body, and any silence in it.
+  const http = createHttpClient({ fetch: options.fetch, headersMs: timeoutMs, idleMs: timeoutMs, totalMs: timeoutMs, maxBytes: maxReplyBytes, retry: { attempts: options.attempts ?? 3, backoffMs: options.backoffMs, sleep: options.sleep } });
   /** Remote text for an error message or log line, with the API key and anything shaped like a credential removed. */
   const redact = (text: string): string => redactSecrets(text, [options.apiKey]);
   const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
@@ -126,18 +126,17 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 
   const callOnce = async (body: Readonly<Record<string, unknown>>, signal: AbortSignal | undefined): Promise<ChatCompletion> => {
     calls++;
-    let res: Response;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    // Aborts the request when its body is refused (too large): the connection is not read further.
-    const local = new AbortController();
-    const abort = (): void => local.abort(new Error("reply refused"));
+    let res;
     try {
-      res = await doFetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
-        body: JSON.stringify(body),
-        signal: AbortSignal.any([...(signal ? [signal] : []), timeout, local.signal]),
-      });
+      res = await http.request(
+        url,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+          body: JSON.stringify(body),
+        },
+        signal,
+      );
     } catch (error) {
       // Aborted by the caller: not a failure to retry.
       if (signal?.aborted) throw abortReason(signal);
@@ -145,16 +144,16 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     }
     if (retryable(res.status)) {
       // The body is not needed: release the connection.
-      void res.body?.cancel().catch(() => undefined);
+      res.discard();
       throw new RetryLater(`${label} endpoint answered HTTP ${res.status}`, retryAfterMs(res.headers.get("retry-after")));
     }
     if (!res.ok) {
-      const text = await readCappedText(res, { maxBytes: ERROR_READ_BYTES, truncate: true, abort }).catch(() => "");
+      const text = await res.text({ maxBytes: ERROR_READ_BYTES, truncate: true }).catch(() => "");
       throw new ChatHttpError(`${label} endpoint answered HTTP ${res.status}: ${redact(text).slice(0, ERROR_EXCERPT_CHARS)}`, res.status);
     }
     let text: string;
     try {
-      text = await readCappedText(res, { maxBytes: maxReplyBytes, abort, tooLargeMessage: `${label} endpoint's reply is larger than ${maxReplyBytes} bytes (maxReplyBytes); the request was aborted` });
+      text = await res.text({ tooLargeMessage: `${label} endpoint's reply is larger than ${maxReplyBytes} bytes (maxReplyBytes); the request was aborted` });
     } catch (error) {
       if (signal?.aborted) throw abortReason(signal);
       if (error instanceof BodyTooLargeError) throw error;
@@ -178,7 +177,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 
   return {
     url,
-    complete: (body, signal) => withRetry(() => callOnce(body, signal), { attempts, backoff, signal, sleep: options.sleep }),
+    complete: (body, signal) => http.retry(() => callOnce(body, signal), signal),
     checkBudget(needed) {
       if (calls + needed > budget) throw new Error(`${label} call budget exhausted: ${calls} calls made, ${needed} more needed, budget ${budget}`);
     },

@@ -1,4 +1,5 @@
 import type { CallOptions, NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
+import { nliPairKey, relevancePairKey } from "../../core/pair-key.ts";
 import type { WorkerPool } from "../../workers/worker-pool.ts";
 import { createWorkerPool, workerUrl } from "../../workers/worker-pool.ts";
 import type { DynamicBatcher, SubmitOptions } from "../../workers/batcher.ts";
@@ -46,12 +47,6 @@ export interface InferencePoolOptions {
  */
 export const BATCHES_PER_WORKER = 1;
 
-/** A pair's length proxy: its characters. */
-const nliLength = (p: NliPair): number => p.premise.length + p.hypothesis.length;
-const relevanceLength = (p: RelevancePair): number => p.query.length + p.passage.length;
-/** Identical pairs (same texts) queued at once run once. The first length makes the key unambiguous. */
-const nliKey = (p: NliPair): string => `${p.premise.length}:${p.premise}${p.hypothesis}`;
-const relevanceKey = (p: RelevancePair): string => `${p.query.length}:${p.query}${p.passage}`;
 
 /** What the batcher takes of a call's options. */
 function submitOptions(options: CallOptions | undefined): SubmitOptions {
@@ -76,27 +71,52 @@ function batcherFor<T, R>(pool: WorkerPool<OnnxWorkerRequest, OnnxWorkerReply>, 
   });
 }
 
+/** What tells one model head's pool from another's: the head its workers load, how a batch is asked for, and a pair's length and key. */
+export interface HeadSpec<T> {
+  readonly head: NonNullable<OnnxWorkerData["head"]>;
+  /** The worker request that runs one batch (only the pairs' texts travel). */
+  readonly request: (part: readonly T[]) => OnnxWorkerRequest;
+  readonly lengthOf: (t: T) => number;
+  /** Identical pairs queued at once run once: the one pair key (core/pair-key.ts). */
+  readonly keyOf: (t: T) => string;
+}
+
+/** A pool of one head's workers behind a batcher: `run` resolves to one R per pair, in order. */
+interface HeadPool<T, R, I> {
+  readonly info: I;
+  run(pairs: readonly T[], options?: CallOptions): Promise<R[]>;
+  stats(): Promise<InferenceStats>;
+  close(): Promise<void>;
+}
+
+export const NLI_HEAD: HeadSpec<NliPair> = {
+  head: "nli",
+  request: (part) => ({ kind: "classify", pairs: part.map(({ premise, hypothesis }) => ({ premise, hypothesis })) }),
+  lengthOf: (p) => p.premise.length + p.hypothesis.length,
+  keyOf: nliPairKey,
+};
+
+export const RELEVANCE_HEAD: HeadSpec<RelevancePair> = {
+  head: "relevance",
+  request: (part) => ({ kind: "relevance", pairs: part.map(({ query, passage }) => ({ query, passage })) }),
+  lengthOf: (p) => p.query.length + p.passage.length,
+  keyOf: relevancePairKey,
+};
+
 /**
- * Runs inference in worker threads, so the host's event loop never waits on a model. The pairs of
- * every call in flight are gathered into length-bucketed batches (batcher.ts), each sent to the
- * least busy worker.
+ * Runs one head's inference in worker threads, so the host's event loop never waits on a model.
+ * The pairs of every call in flight are gathered into length-bucketed batches (batcher.ts), each
+ * sent to the least busy worker.
  */
-export async function createInferencePool(options: OnnxEngineOptions, sizing: InferencePoolOptions | number): Promise<InferencePool> {
+async function createHeadPool<T, R, I>(spec: HeadSpec<T>, options: OnnxEngineOptions, sizing: InferencePoolOptions | number): Promise<HeadPool<T, R, I>> {
   const opts: InferencePoolOptions = typeof sizing === "number" ? { size: sizing } : sizing;
-  const data: OnnxWorkerData = { ...options, head: "nli" };
+  const data: OnnxWorkerData = { ...options, head: spec.head };
   const pool = await createWorkerPool<OnnxWorkerRequest, OnnxWorkerReply>(workerUrl(import.meta.url), data, opts.size);
-  const info = (await pool.run({ kind: "info" })) as OnnxModelInfo;
-  const batcher = batcherFor<NliPair, NliResult>(
-    pool,
-    options,
-    opts,
-    (part) => pool.run({ kind: "classify", pairs: part.map(({ premise, hypothesis }) => ({ premise, hypothesis })) }) as Promise<NliResult[]>,
-    nliLength,
-    nliKey,
-  );
+  const info = (await pool.run({ kind: "info" })) as I;
+  const batcher = batcherFor<T, R>(pool, options, opts, (part) => pool.run(spec.request(part)) as Promise<R[]>, spec.lengthOf, spec.keyOf);
   return {
     info,
-    classify: (pairs, callOptions) => batcher.submit(pairs, submitOptions(callOptions)),
+    run: (pairs, callOptions) => batcher.submit(pairs, submitOptions(callOptions)),
     stats: () => sumStats(pool),
     close: async () => {
       batcher.close();
@@ -105,27 +125,14 @@ export async function createInferencePool(options: OnnxEngineOptions, sizing: In
   };
 }
 
-/** The same machinery for a relevance cross-encoder (relevance-engine.ts): its own workers, each with its own session. */
+/** An NLI model's pool (engine.ts): classify resolves to one NliResult per pair. */
+export async function createInferencePool(options: OnnxEngineOptions, sizing: InferencePoolOptions | number): Promise<InferencePool> {
+  const pool = await createHeadPool<NliPair, NliResult, OnnxModelInfo>(NLI_HEAD, options, sizing);
+  return { info: pool.info, classify: (pairs, callOptions) => pool.run(pairs, callOptions), stats: () => pool.stats(), close: () => pool.close() };
+}
+
+/** A relevance cross-encoder's pool (relevance-engine.ts): its own workers, each with its own session. */
 export async function createRelevancePool(options: OnnxEngineOptions, sizing: InferencePoolOptions | number): Promise<RelevancePool> {
-  const opts: InferencePoolOptions = typeof sizing === "number" ? { size: sizing } : sizing;
-  const data: OnnxWorkerData = { ...options, head: "relevance" };
-  const pool = await createWorkerPool<OnnxWorkerRequest, OnnxWorkerReply>(workerUrl(import.meta.url), data, opts.size);
-  const info = (await pool.run({ kind: "info" })) as RelevanceModelInfo;
-  const batcher = batcherFor<RelevancePair, number>(
-    pool,
-    options,
-    opts,
-    (part) => pool.run({ kind: "relevance", pairs: part.map(({ query, passage }) => ({ query, passage })) }) as Promise<number[]>,
-    relevanceLength,
-    relevanceKey,
-  );
-  return {
-    info,
-    score: (pairs, callOptions) => batcher.submit(pairs, submitOptions(callOptions)),
-    stats: () => sumStats(pool),
-    close: async () => {
-      batcher.close();
-      await pool.close();
-    },
-  };
+  const pool = await createHeadPool<RelevancePair, number, RelevanceModelInfo>(RELEVANCE_HEAD, options, sizing);
+  return { info: pool.info, score: (pairs, callOptions) => pool.run(pairs, callOptions), stats: () => pool.stats(), close: () => pool.close() };
 }
