@@ -60,7 +60,7 @@ function flaggedEvidenceOf(e: ClaimSummary["evidence"], documents: readonly Docu
 
 /**
  * The ring's view: an answer that is not grounded (flagged or unscorable) as the ring keeps it, or
- * undefined for a grounded one. `content` is given only with content capture on: `capture` (the recording's cap and redaction, telemetry's `captureText`)
+ * undefined for a grounded one. `content` is given only with content capture on: `capture` (the recording's cap and redaction, the content policy's `text`, telemetry/content-policy.ts)
  * and the observation, whose question, answer and documents' names then go through `capture` too.
  * Without it the answer carries offsets and positions, and no text.
  */
