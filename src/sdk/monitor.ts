@@ -1,5 +1,5 @@
 import type { Span } from "@opentelemetry/api";
-import { ROOT_CONTEXT, context as otelContext, diag, trace } from "@opentelemetry/api";
+import { ROOT_CONTEXT, diag } from "@opentelemetry/api";
 import { resolveBackendSettings } from "../config/hub.ts";
 import { countLiveMonitor } from "./live-monitors.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
@@ -14,10 +14,10 @@ import type { Sampler } from "./sampling.ts";
 import { createSampler } from "./sampling.ts";
 import type { Resampler } from "./resample.ts";
 import { createResampler } from "./resample.ts";
-import { copyInput, readRouting } from "./input.ts";
+import { createObserve } from "./observe.ts";
 import type { FlaggedAnswer } from "../evaluation/types.ts";
 import type { FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../evaluation/flagged-ring.ts";
-import type { Monitor, MonitorHealth, MonitorStats, ObserveInput, ObserveOptions } from "./types.ts";
+import type { Monitor, MonitorHealth, MonitorStats } from "./types.ts";
 import type { Job } from "./scheduler.ts";
 import { Scheduler } from "./scheduler.ts";
 import { createResampleStage } from "./resample-stage.ts";
@@ -27,13 +27,6 @@ import { createReviewSpool } from "./review-spool.ts";
 import { createRecording } from "./recording.ts";
 import { createScoringPool } from "./scoring-pool.ts";
 import { createContentPolicy } from "../telemetry/content-policy.ts";
-
-/**
- * observe() re-resolves the global MeterProvider on every this-many calls (and on the first);
- * recording an evaluation, a drop or a failure re-resolves it every time. A late check loses
- * nothing: what observe() feeds are cumulative tallies read by observable counters.
- */
-const METER_CHECK_EVERY = 16;
 
 /**
  * Creates a monitor. Options are validated here (a bad one throws a ConfigError naming
@@ -67,8 +60,6 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   const routeLabels = tallies.labels;
   const sources: ObservableSources & { workersAlive?: () => number | undefined } = { queueDepth: () => scheduler.waiting(), routes: tallies.routes, drift: tallies.drift, scoring: calibrationState.scoringInfo, driftRefused: calibrationState.driftRefused };
   const providers = createProviderBinding({ tracerProvider: options.tracerProvider, meterProvider: options.meterProvider, loggerProvider: options.loggerProvider, sources });
-  /** observe() calls since the last check of the global MeterProvider. */
-  let sinceMeterCheck = METER_CHECK_EVERY;
 
   const drop = (route: string, reason: string): void => {
     counts.dropped[reason] = (counts.dropped[reason] ?? 0) + 1;
@@ -130,6 +121,8 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     },
   });
 
+  const observe = createObserve({ providers, tallies, counts, sampler: () => sampler, accepting: () => accepting, scheduler, fail, drop });
+
   /** Scores one job in a worker under its evaluation span, and records the result or why there is none. */
   const score = async (job: Job): Promise<void> => {
     const started = now();
@@ -156,72 +149,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
 
   return {
     reviewDir: resolved.review?.dir,
-    observe(input: ObserveInput | Omit<ObserveInput, "route">, observeOptions?: ObserveOptions): void {
-      // Where this observation stands, so an unexpected error still leaves it accounted for.
-      let stage: "none" | "seen" | "sampled" | "settled" = "none";
-      let route = "unknown";
-      let tally = { seen: 0, notSampled: 0, sampled: 0 };
-      try {
-        if (++sinceMeterCheck >= METER_CHECK_EVERY) {
-          sinceMeterCheck = 0;
-          providers.instruments();
-        }
-        providers.check();
-        // The route and the override first: the rest is read only for an observation that is sampled.
-        const routing = readRouting(input, observeOptions);
-        route = routeLabels.label(routing.route);
-        tally = tallies.tallyFor(route);
-        counts.seen++;
-        tally.seen++;
-        stage = "seen";
-        if (!routing.ok) {
-          // Not sampled by the usual decision: input that cannot be read is always counted as failed.
-          counts.sampled++;
-          tally.sampled++;
-          stage = "settled";
-          fail(route, "invalid_input");
-          diag.warn(`groundwatch: observe() on route ${route} got an invalid "${routing.field}": ${routing.why}`);
-          return;
-        }
-        const active = observeOptions?.parent ?? otelContext.active();
-        const spanContext = trace.getSpanContext(active);
-        // Sampling rules match the route itself: one past the label cap keeps its own rate.
-        const decision = routing.sample === "always" ? true : routing.sample === "never" ? false : sampler.decide(routeLabels.clean(routing.route), spanContext?.traceId);
-        if (!decision) {
-          counts.notSampled++;
-          tally.notSampled++;
-          stage = "settled";
-          return;
-        }
-        counts.sampled++;
-        tally.sampled++;
-        stage = "sampled";
-        // Everything else of the host's is read here, once, inside the guard, and copied.
-        const copied = copyInput(input as object, routing);
-        if (!copied.ok) {
-          stage = "settled";
-          fail(route, "invalid_input");
-          diag.warn(`groundwatch: observe() on route ${route} got an invalid "${copied.field}": ${copied.why}`);
-          return;
-        }
-        if (!accepting) {
-          stage = "settled";
-          return drop(route, "shutdown");
-        }
-        const refused = scheduler.enqueue({ route, observation: copied.observation, parent: active, parentSpan: spanContext, attributes: copied.attributes, bytes: copied.bytes });
-        stage = "settled";
-        if (refused) return drop(route, refused);
-        scheduler.pump();
-      } catch (error) {
-        // observe() must never throw into the host, and nothing goes unaccounted.
-        if (stage === "seen") {
-          counts.sampled++;
-          tally.sampled++;
-        }
-        if (stage === "seen" || stage === "sampled") fail(route, "internal_error");
-        diag.error(`groundwatch: observe() failed: ${(error as Error).message}`);
-      }
-    },
+    observe,
     flush(): Promise<void> {
       return scheduler.flush();
     },
