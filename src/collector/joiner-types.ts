@@ -1,4 +1,4 @@
-import type { RetrievedDocument } from "./conventions/json.ts";
+import type { ContextItem } from "../core/context.ts";
 import type { AttributeMapping, Convention, PromptContext } from "./trace-parts.ts";
 import type { Observation } from "../scoring/scorer.ts";
 import type { OtlpLog, OtlpSpan } from "./otlp.ts";
@@ -13,7 +13,7 @@ export interface TracedObservation extends Observation {
   readonly parentSpanId: string | undefined;
   readonly route: string;
   /** The retrieved documents: each one's text, or `{ text, id?, title?, url? }` when the instrumentation named it. */
-  readonly context: readonly RetrievedDocument[];
+  readonly context: readonly ContextItem[];
 }
 
 /** How an observation was found: the convention its documents and answer came from. */

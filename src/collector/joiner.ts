@@ -1,5 +1,5 @@
 import { labelOrUndefined } from "../telemetry/labels.ts";
-import type { RetrievedDocument } from "./conventions/json.ts";
+import type { ContextItem } from "../core/context.ts";
 import { documentText } from "../core/context.ts";
 import { observationBytes } from "../core/observation-bytes.ts";
 import { ATTR_HTTP_ROUTE } from "./conventions/keys.ts";
@@ -127,7 +127,7 @@ export function createTraceJoiner(options: JoinerOptions): TraceJoiner {
     if (isSpan) absorbSpan(p, record as OtlpSpan, options.mapping);
     else absorbLog(p, record as OtlpLog, options.mapping);
     let added = RECORD_BYTES + (p.answer?.length ?? 0) + (p.question?.length ?? 0) + (p.lastUserMessage?.length ?? 0) - fixedBefore;
-    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += ITEM_BYTES + documentText(p.documents[entry.documentsCounted] as RetrievedDocument).length;
+    for (; entry.documentsCounted < p.documents.length; entry.documentsCounted++) added += ITEM_BYTES + documentText(p.documents[entry.documentsCounted] as ContextItem).length;
     const messages = p.prompt ?? [];
     for (; entry.promptCounted < messages.length; entry.promptCounted++) added += ITEM_BYTES + (messages[entry.promptCounted] as { content: string }).content.length;
     if ((p.messagesDropped ?? 0) > droppedBefore) options.onIncomplete("too_many_messages", traceRoute(p));

@@ -1,4 +1,5 @@
-import type { PromptMessage, RetrievedDocument } from "./conventions/json.ts";
+import type { ContextItem } from "../core/context.ts";
+import type { PromptMessage } from "./conventions/json.ts";
 import { documentText } from "../core/context.ts";
 import { nonBlank } from "./conventions/json.ts";
 
@@ -39,7 +40,7 @@ export function traceRoute(p: { readonly route?: string | undefined; readonly se
 
 /** What a trace contributes so far: retrieved documents, a question, an answer, a route. */
 export interface TraceParts {
-  documents: RetrievedDocument[];
+  documents: ContextItem[];
   question?: string;
   answer?: string;
   route?: string;
@@ -78,7 +79,7 @@ export interface PromptPicks {
 
 /** A trace's parts, resolved: an interaction to score, or the reason there is none. */
 export type ResolvedParts =
-  | { readonly ok: true; readonly documents: RetrievedDocument[]; readonly question: string | undefined; readonly answer: string; readonly convention: Convention }
+  | { readonly ok: true; readonly documents: ContextItem[]; readonly question: string | undefined; readonly answer: string; readonly convention: Convention }
   | { readonly ok: false; readonly reason: "no_answer" | "no_documents" | "no_documents_prompt_available" | "no_documents_prompt_unmatched" | "no_documents_prompt_too_long" };
 
 /**
@@ -97,7 +98,7 @@ export const MAX_PROMPT_MESSAGES = 1000;
 export const MAX_PROMPT_MATCH_CHARS = 262_144;
 
 /** Adds documents read in one convention (none: nothing changes). */
-export function addDocuments(parts: TraceParts, docs: readonly RetrievedDocument[], source: SourceConvention): void {
+export function addDocuments(parts: TraceParts, docs: readonly ContextItem[], source: SourceConvention): void {
   if (docs.length === 0) return;
   // A loop, not push(...docs): spreading a few hundred thousand documents overflows the stack.
   for (const d of docs) parts.documents.push(d);
@@ -145,8 +146,8 @@ export function setAnswer(parts: TraceParts, answer: string, spanId: string, sou
  * Documents without repeats, in order of arrival: one text is one document; when it came both plain and
  * named (two conventions on one trace), the named copy is kept, in the place the text first came.
  */
-function distinctDocuments(docs: readonly RetrievedDocument[]): RetrievedDocument[] {
-  const out: RetrievedDocument[] = [];
+function distinctDocuments(docs: readonly ContextItem[]): ContextItem[] {
+  const out: ContextItem[] = [];
   const at = new Map<string, number>();
   for (const d of docs) {
     const text = documentText(d);

@@ -3,14 +3,9 @@
  * ("(source: refund-policy.md)"), resolved against the retrieved documents. Pure: no I/O.
  */
 
-/** A retrieved document with the identity a citation can name. */
-export interface ContextDocument {
-  /** The document's id as the retriever returned it ("refund-policy", "doc-17", "3"). */
-  readonly id?: string;
-  readonly title?: string;
-  readonly url?: string;
-  readonly text: string;
-}
+import type { ContextDocument } from "./context.ts";
+
+export type { ContextDocument } from "./context.ts";
 
 /** What a citation names, before it is resolved. */
 export type CitationTarget = { readonly kind: "index"; readonly n: number } | { readonly kind: "name"; readonly name: string };

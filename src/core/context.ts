@@ -2,16 +2,27 @@ import type { AnalyzedText, TextAnalyzer, Token } from "./text.ts";
 import { isContentToken } from "./text.ts";
 
 import { createByteLru } from "./byte-lru.ts";
-import type { ContextDocument } from "./citations.ts";
+
+/** A retrieved document with the identity a citation can name. */
+export interface ContextDocument {
+  /** The document's id as the retriever returned it ("refund-policy", "doc-17", "3"). */
+  readonly id?: string;
+  readonly title?: string;
+  readonly url?: string;
+  readonly text: string;
+}
+
+/** One retrieved document as it may be given: its text, or the text with its names. */
+export type ContextItem = string | ContextDocument;
 
 /**
  * Retrieved context: one string, or one entry per retrieved document — its text, or the
  * document with the id, title or URL an answer's citations can name.
  */
-export type ContextInput = string | ReadonlyArray<string | ContextDocument>;
+export type ContextInput = string | ReadonlyArray<ContextItem>;
 
 /** The text of one retrieved document: the string itself, or a document's `text`. */
-export function documentText(d: string | ContextDocument): string {
+export function documentText(d: ContextItem): string {
   return typeof d === "string" ? d : d.text;
 }
 

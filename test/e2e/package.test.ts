@@ -7,6 +7,7 @@ import type { Consumer } from "../helpers/consumer.ts";
 import { createConsumer } from "../helpers/consumer.ts";
 import { startOtlpReceiver, total } from "../helpers/otlp-receiver.ts";
 import { codeBlocks, shellCommands } from "../helpers/readme-blocks.ts";
+import { waitForCondition } from "../helpers/wait.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -198,8 +199,7 @@ catch (e) { console.log(JSON.stringify({ config: e instanceof ConfigError, messa
         const res = await fetch(`${url}/api/answer`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ question }) });
         expect(res.status).toBe(200);
       }
-      const deadline = Date.now() + 15_000;
-      while (Date.now() < deadline && (receiver.spans.filter((s) => s.name === "groundwatch.evaluate").length < 3 || total(receiver.points, "groundwatch.evaluations") < 3)) await new Promise((r) => setTimeout(r, 100));
+      await waitForCondition("three evaluation spans and their evaluations metric", () => receiver.spans.filter((s) => s.name === "groundwatch.evaluate").length >= 3 && total(receiver.points, "groundwatch.evaluations") >= 3, { timeout: 15_000, interval: 100 });
       const evaluations = receiver.spans.filter((s) => s.name === "groundwatch.evaluate");
       expect(evaluations).toHaveLength(3);
       expect(evaluations.map((s) => s.attributes["groundwatch.route"])).toEqual(["/api/answer", "/api/answer", "/api/answer"]);

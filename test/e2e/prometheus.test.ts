@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startCollector } from "../../src/collector/server.ts";
 import { prometheusAvailable, startPrometheus } from "../helpers/prometheus.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const DOC = "Returns: you may return unopened items within 30 days of delivery for a full refund.";
 
@@ -17,13 +18,7 @@ describe.skipIf(!prometheusAvailable())("a real Prometheus scraping the collecto
     expect(res.status).toBe(202);
     await collector.monitor.flush();
     const prom = await startPrometheus(collector.url.replace("http://", ""));
-    const end = Date.now() + 30_000;
-    let evaluations: Awaited<ReturnType<typeof prom.query>> = [];
-    while (Date.now() < end) {
-      evaluations = await prom.query('groundwatch_evaluations_total{groundwatch_route="/api/returns"}');
-      if (evaluations.length >= 2) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const evaluations = await waitUntil("both verdicts' series scraped", () => prom.query('groundwatch_evaluations_total{groundwatch_route="/api/returns"}'), (r) => r.length >= 2, { timeout: 30_000, interval: 500 });
     // Ungrounded answers are split by cause (every cause's series started at 0): summed per verdict.
     const byVerdict: Record<string, number> = {};
     for (const r of evaluations) byVerdict[r.metric.groundwatch_verdict ?? ""] = (byVerdict[r.metric.groundwatch_verdict ?? ""] ?? 0) + Number(r.value[1]);

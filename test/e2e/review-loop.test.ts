@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { runCli, tempDir } from "../helpers/cli.ts";
 import { precisionFixture, writeSpool } from "../helpers/review-spool.ts";
+import { wilson } from "../helpers/wilson.ts";
 
 /** A Prometheus whose groundwatch_evaluations_total rose by `byVerdict` over the period (one series a verdict; none when empty); every other query has no data. */
 async function prometheus(byVerdict: Record<string, number>): Promise<string> {
@@ -19,15 +20,6 @@ async function prometheus(byVerdict: Record<string, number>): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** The Wilson 95% score interval, by hand: (p + z²/2n ± z·√(p(1−p)/n + z²/4n²)) / (1 + z²/n). */
-function wilson(k: number, n: number): [number, number] {
-  const z = 1.96;
-  const p = k / n;
-  const d = 1 + (z * z) / n;
-  const c = (p + (z * z) / (2 * n)) / d;
-  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
-  return [c - h, c + h];
-}
 
 const pct = (v: number): string => `${(100 * v).toFixed(1)}%`;
 const recall = (p: number, m: number, f: number, g: number): number => (p * f) / (p * f + m * g);

@@ -7,6 +7,7 @@ import { onTestFinished } from "vitest";
 import { stringify } from "yaml";
 import { closedPort } from "./net.ts";
 import { waitUntil } from "./wait.ts";
+import { waitForCondition } from "./wait.ts";
 
 /** Whether a tool of Debian's prometheus package is installed (.ci/run installs it; CI=true makes its absence a failure). */
 function installed(tool: "prometheus" | "promtool"): boolean {
@@ -80,16 +81,17 @@ export async function startPrometheus(target: string, extraConfig = "", scrape: 
     rmSync(dir, { recursive: true, force: true });
   });
   const url = `http://127.0.0.1:${port}`;
-  const end = Date.now() + 20_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/-/ready`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error("prometheus did not become ready");
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitForCondition(
+    "prometheus ready",
+    async () => {
+      try {
+        return (await fetch(`${url}/-/ready`)).ok;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    { timeout: 20_000, interval: 200 },
+  );
   const query = async (promql: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> => {
     const res = (await (await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}`)).json()) as { status: string; data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
     if (res.status !== "success") throw new Error(`query failed: ${promql}`);

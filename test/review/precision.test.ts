@@ -3,19 +3,11 @@ import { currentLabels } from "../../src/review/spool-files.ts";
 import { majorityLabels } from "../../src/review/export.ts";
 import { monitorPrecision } from "../../src/review/precision.ts";
 import { precisionFixture } from "../helpers/review-spool.ts";
+import { wilson } from "../helpers/wilson.ts";
 
 const FROM = Date.parse("2026-11-01T00:00:00Z") / 1000;
 const TO = Date.parse("2026-11-08T00:00:00Z") / 1000;
 
-/** The Wilson 95% score interval, written out: (p + z²/2n ± z·√(p(1−p)/n + z²/4n²)) / (1 + z²/n). */
-function wilson(k: number, n: number): [number, number] {
-  const z = 1.96;
-  const p = k / n;
-  const d = 1 + (z * z) / n;
-  const c = (p + (z * z) / (2 * n)) / d;
-  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
-  return [c - h, c + h];
-}
 
 describe("the monitor's own precision", () => {
   const { records, labels } = precisionFixture();

@@ -1,9 +1,10 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { WorkerPool, WorkerPoolOptions } from "../../src/workers/worker-pool.ts";
 import { PoolError, createWorkerPool } from "../../src/workers/worker-pool.ts";
 import { tempDir } from "../helpers/cli.ts";
+import { waitForCondition } from "../helpers/wait.ts";
 
 const ENTRY = new URL("../fixtures/workers/chaos-worker.js", import.meta.url);
 
@@ -14,16 +15,6 @@ async function poolOf(options: WorkerPoolOptions, data: unknown = {}): Promise<W
   const pool = await createWorkerPool<Job, Reply>(ENTRY, data, options);
   onTestFinished(() => pool.close());
   return pool;
-}
-
-/** Resolves once `check` holds (vi.waitFor polls); fails the test after `ms` (a bound, not a timing assertion). */
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  await vi.waitFor(
-    () => {
-      if (!check()) throw new Error("condition not reached in time");
-    },
-    { timeout: ms, interval: 10 },
-  );
 }
 
 function failureOf(error: unknown): string | undefined {
@@ -45,7 +36,7 @@ describe("worker pool", () => {
     const lost = await pool.run({ kind: "exit" }).catch((e: unknown) => e);
     expect(failureOf(lost)).toBe("worker_crashed");
     expect((lost as Error).message).toMatch(/exited with code 3/);
-    await until(() => pool.alive === 1);
+    await waitForCondition("a live worker", () => pool.alive === 1, { timeout: 10_000, interval: 10 });
     const after = await pool.run({ kind: "echo", value: 2 });
     expect(after.value).toBe(2);
     expect(after.thread).not.toBe(first.thread);
@@ -58,7 +49,7 @@ describe("worker pool", () => {
     const lost = await pool.run({ kind: "throw" }).catch((e: unknown) => e);
     expect(failureOf(lost)).toBe("worker_crashed");
     expect((lost as Error).message).toMatch(/boom/);
-    await until(() => pool.alive === 1);
+    await waitForCondition("a live worker", () => pool.alive === 1, { timeout: 10_000, interval: 10 });
     expect((await pool.run({ kind: "echo", value: 7 })).value).toBe(7);
   });
 
@@ -87,12 +78,12 @@ describe("worker pool", () => {
     const pool = await poolOf({ size: 1, restartDelayMs: 20, maxRestartDelayMs: 80 }, { startMarker: marker });
     writeFileSync(marker, "");
     await pool.run({ kind: "exit" }).catch(() => undefined);
-    await until(() => pool.lastError !== undefined);
+    await waitForCondition("the replacement's error", () => pool.lastError !== undefined, { timeout: 10_000, interval: 10 });
     expect(pool.alive).toBe(0);
     expect(pool.lastError).toMatch(/told to fail/);
     rmSync(marker);
     expect(existsSync(marker)).toBe(false);
-    await until(() => pool.alive === 1);
+    await waitForCondition("a live worker", () => pool.alive === 1, { timeout: 10_000, interval: 10 });
     expect(pool.lastError).toBeUndefined();
     expect((await pool.run({ kind: "echo", value: 3 })).value).toBe(3);
   });

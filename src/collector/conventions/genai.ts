@@ -1,7 +1,7 @@
 import type { OtlpLog } from "../otlp.ts";
 import type { TraceParts } from "../trace-parts.ts";
 import { addPrompt, promptRoom, setAnswer } from "../trace-parts.ts";
-import type { RetrievedDocument } from "./json.ts";
+import type { ContextItem } from "../../core/context.ts";
 import { contentText, documentsFrom, lastUserOf, messagesText, nonBlank, parseJson, readMessages } from "./json.ts";
 import {
   ATTR_GEN_AI_INPUT_MESSAGES,
@@ -28,7 +28,7 @@ export function isGenAiLlmOperation(a: Attributes): boolean {
 }
 
 /** The documents of a GenAI retrieval span (`gen_ai.retrieval.documents`). */
-export function genAiDocuments(a: Attributes): RetrievedDocument[] {
+export function genAiDocuments(a: Attributes): ContextItem[] {
   return documentsFrom(a[ATTR_GEN_AI_RETRIEVAL_DOCUMENTS]);
 }
 

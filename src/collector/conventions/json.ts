@@ -2,7 +2,7 @@
  * The safe JSON and document reader every input convention shares: bounded JSON parsing, messages
  * and documents read out of attribute values, whatever the instrumentation that wrote them.
  */
-import type { ContextDocument } from "../../core/citations.ts";
+import type { ContextItem } from "../../core/context.ts";
 import { MAX_DOCUMENT_NAME_CHARS, documentId } from "../../core/context.ts";
 import { asPlainObject } from "../../core/plain-object.ts";
 
@@ -12,11 +12,6 @@ export interface PromptMessage {
   readonly content: string;
 }
 
-/**
- * A retrieved document as the collector read it: its text, or `{ text, id?, title?, url? }` when the
- * instrumentation named it (so that citations in the answer can be checked against it).
- */
-export type RetrievedDocument = string | ContextDocument;
 
 
 // Caps on the recursive search for document-shaped objects in JSON attributes.
@@ -173,7 +168,7 @@ function nameOf(v: unknown): string | undefined {
  * LangChain loaders record a file's path). Metadata may be an object or a JSON string. Plain text when
  * it has no name, so documents without ids read as before.
  */
-export function namedDocument(text: string, id: unknown, metadata?: unknown): RetrievedDocument {
+export function namedDocument(text: string, id: unknown, metadata?: unknown): ContextItem {
   const meta = asPlainObject(parseJson(metadata));
   const name = idOf(id) ?? idOf(meta?.id);
   const title = nameOf(meta?.title);
@@ -183,7 +178,7 @@ export function namedDocument(text: string, id: unknown, metadata?: unknown): Re
 }
 
 /** A document object's text and names: its text as documentText finds it, its `id` and `metadata` (or those of a nested `document`). */
-export function documentOf(d: unknown): RetrievedDocument | undefined {
+export function documentOf(d: unknown): ContextItem | undefined {
   const text = documentText(d);
   if (text === undefined) return undefined;
   const o = asPlainObject(d);
@@ -192,14 +187,14 @@ export function documentOf(d: unknown): RetrievedDocument | undefined {
   return namedDocument(text, o.id ?? inner?.id, o.metadata ?? inner?.metadata);
 }
 
-export function documentsFrom(v: unknown): RetrievedDocument[] {
+export function documentsFrom(v: unknown): ContextItem[] {
   if (typeof v === "string") {
     const parsed = parseJson(v);
     if (Array.isArray(parsed)) return documentsFrom(parsed);
     return v.trim() === "" ? [] : [v];
   }
   if (!Array.isArray(v)) return [];
-  return v.flatMap((d): RetrievedDocument[] => {
+  return v.flatMap((d): ContextItem[] => {
     if (typeof d === "string") return d.trim() === "" ? [] : [d];
     const o = asPlainObject(d);
     return o && typeof o.content === "string" ? [namedDocument(o.content, o.id, o.metadata)] : [];

@@ -1,4 +1,5 @@
-import type { Entries, PromptMessage, RetrievedDocument } from "./json.ts";
+import type { ContextItem } from "../../core/context.ts";
+import type { Entries, PromptMessage } from "./json.ts";
 import { MAX_FOUND, documentOf, indexed, indexedMessages, lastUserOf, messagesOf, namedDocument, nonBlank, parseJson } from "./json.ts";
 import {
   ATTR_INPUT_VALUE,
@@ -24,7 +25,7 @@ export function openInferenceKind(a: Attributes): string {
 }
 
 /** OpenInference RETRIEVER `output.value`: a JSON array of documents, or an object holding one under `documents` (or `results`). */
-function retrieverOutputDocuments(v: unknown): RetrievedDocument[] {
+function retrieverOutputDocuments(v: unknown): ContextItem[] {
   const parsed = parseJson(v);
   const list = Array.isArray(parsed) ? parsed : (asPlainObject(parsed)?.documents ?? asPlainObject(parsed)?.results);
   if (!Array.isArray(list)) return [];
@@ -35,7 +36,7 @@ function retrieverOutputDocuments(v: unknown): RetrievedDocument[] {
  * OpenInference retrieval documents: `retrieval.documents.{i}.document.content`, named by
  * `.document.id` and `.document.metadata` (a JSON string: title, url or source), in index order.
  */
-function openInferenceDocuments(attrs: Entries): RetrievedDocument[] {
+function openInferenceDocuments(attrs: Entries): ContextItem[] {
   const re = OPENINFERENCE_DOCUMENT_KEY;
   const byIndex = new Map<number, { content?: string; id?: unknown; metadata?: unknown }>();
   for (const [k, v] of attrs) {
@@ -55,7 +56,7 @@ function openInferenceDocuments(attrs: Entries): RetrievedDocument[] {
 }
 
 /** A span's OpenInference documents: `retrieval.documents.N.document.*`, else a RETRIEVER span's `output.value` (JSON documents). */
-export function openInferenceSpanDocuments(a: Attributes, entries: Entries, kind: string): RetrievedDocument[] {
+export function openInferenceSpanDocuments(a: Attributes, entries: Entries, kind: string): ContextItem[] {
   const documents = openInferenceDocuments(entries);
   return documents.length > 0 || kind !== "RETRIEVER" ? documents : retrieverOutputDocuments(a[ATTR_OUTPUT_VALUE]);
 }

@@ -1,5 +1,6 @@
 import type { OtlpSpan } from "../otlp.ts";
-import type { Entries, PromptMessage, RetrievedDocument } from "./json.ts";
+import type { ContextItem } from "../../core/context.ts";
+import type { Entries, PromptMessage } from "./json.ts";
 import { MAX_DEPTH, MAX_FOUND, MAX_NODES, documentsFrom, indexed, indexedMessages, namedDocument, parseJson } from "./json.ts";
 import {
   ATTR_DB_QUERY_RESULT_ID,
@@ -26,8 +27,8 @@ export function isOpenLlmetrySpan(entries: Entries): boolean {
  * with a string `pageContent` or `page_content` (the serialised form keeps it under `kwargs`), at any
  * nesting ({"outputs": …}, {"args": […], "kwargs": {…}}, JSON inside strings), within depth and size caps.
  */
-function langChainDocuments(v: unknown): RetrievedDocument[] {
-  const found: RetrievedDocument[] = [];
+function langChainDocuments(v: unknown): ContextItem[] {
+  const found: ContextItem[] = [];
   let nodes = 0;
   const visit = (x: unknown, depth: number): void => {
     if (depth > MAX_DEPTH || ++nodes > MAX_NODES || found.length >= MAX_FOUND) return;
@@ -61,10 +62,10 @@ function langChainDocuments(v: unknown): RetrievedDocument[] {
  * (`db.query.result.document`, named by `db.query.result.id` and `.metadata`), then LangChain
  * Documents in `traceloop.entity.input` / `traceloop.entity.output`.
  */
-export function openLlmetryDocuments(span: OtlpSpan): RetrievedDocument[] {
-  const out: RetrievedDocument[] = [];
+export function openLlmetryDocuments(span: OtlpSpan): ContextItem[] {
+  const out: ContextItem[] = [];
   // A loop, not push(...docs): spreading a few hundred thousand documents overflows the stack.
-  const add = (docs: readonly RetrievedDocument[]): void => {
+  const add = (docs: readonly ContextItem[]): void => {
     for (const d of docs) out.push(d);
   };
   for (const e of span.events ?? []) {
