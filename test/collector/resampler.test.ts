@@ -12,6 +12,7 @@ import type { ResampleRequest, ResampleResult } from "../../src/sdk/resample-opt
 import { tempDir } from "../helpers/cli.ts";
 import { tracesJson } from "./otlp-json.ts";
 import { completion, drawn, sampling, startChatServer } from "../helpers/chat-server.ts";
+import { recordedSleep } from "../helpers/wait.ts";
 
 const DOCS = ["The Harbour Museum opened in 1998.", "Tickets cost 12 euros; children enter free."];
 const QUESTION = "When did the Harbour Museum open?";
@@ -117,10 +118,11 @@ describe("collector resampler: servers that do not honour n", () => {
 describe("collector resampler: retries, timeouts and budget (the judge's rules)", () => {
   it("retries 5xx and 429, honouring Retry-After, then succeeds", async () => {
     const server = await startChatServer((req, seed) => (seed === 1 ? { status: 503 } : seed === 2 ? { status: 429, headers: { "retry-after": "0.3" } } : sampling()(req, seed)));
-    const sample = createOpenAiResampler({ baseUrl: server.url, model: "m", backoffMs: 1 });
-    const started = performance.now();
+    const { waits, sleep } = recordedSleep();
+    const sample = createOpenAiResampler({ baseUrl: server.url, model: "m", backoffMs: 1, sleep });
     const { samples } = parts(await sample(request(2)));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    // The 503 waits the backoff (1 ms), the 429 its Retry-After (0.3 s), as asked of the sleep.
+    expect(waits).toEqual([1, 300]);
     expect(samples).toEqual(drawn(3, 2));
     expect(server.requests).toHaveLength(3);
   });
