@@ -9,7 +9,7 @@ import { buildWindows } from "../../src/core/context.ts";
 import { contextRelevance } from "../../src/core/relevance.ts";
 import { createOfflineBackend } from "../../src/nli/offline/backend.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
-import { expectLinear, measureGrowth } from "../helpers/growth.ts";
+import { expectLinear, measureGrowthAsync } from "../helpers/growth.ts";
 
 const analyzer = testAnalyzer();
 
@@ -123,12 +123,13 @@ describe("context relevance grows linearly", () => {
   it("with the number of windows, all sharing the question's words", async () => {
     const backend = fakeRelevanceBackend(async (pairs) => pairs.map(() => 0.5));
     const windows = (n: number) => windowsOf(Array.from({ length: n }, (_, i) => `Refunds for order ${i} are issued within ${i} days.`));
-    // The timed work is the planning (ranking, choosing top-k per document); the fake backend answers at once.
-    const growth = measureGrowth(
+    // The timed work is the whole call: planning (ranking, choosing top-k per document), the checked
+    // backend call and the scores read back; the fake backend answers at once. Each call is awaited:
+    // calls left pending would keep their pairs alive for the whole measurement, and the collections
+    // they cost would land on whichever sample ran then.
+    const growth = await measureGrowthAsync(
       (n) => windows(n),
-      (w) => {
-        void contextRelevance({ question: "When are refunds for an order issued?", windows: w, backend, analyzer });
-      },
+      (w) => contextRelevance({ question: "When are refunds for an order issued?", windows: w, backend, analyzer }),
       // One fixed size: 512 and 4,096 windows both keep the per-call arrays on one side of V8's
       // large-object size (at 256 against 2,048 the larger size took fresh pages every run).
       { n: 512, maxN: 512 },
