@@ -1,0 +1,82 @@
+/**
+ * A recipe says how one detector family is fed and read: what text the model sees for a
+ * (premise, hypothesis) pair, what is cut or chunked to fit, where the answer is read, which
+ * output means "supported", and how that becomes groundwatch's entailment/neutral/contradiction.
+ * The recipes themselves are in onnx.ts (local graphs) and judge.ts (chat models); this file only
+ * names their parts.
+ */
+
+/** Where the premise and hypothesis go in the text a model reads. */
+export type RecipeInput =
+  /** The tokenizer's own pair template (tokenizer.json's post-processor): [CLS] premise [SEP] hypothesis [SEP]. */
+  | { readonly kind: "pair" }
+  /**
+   * One text built from `template` ({premise} and {hypothesis} slots), tokenised whole with the
+   * tokenizer's single-text template (its special tokens around it).
+   */
+  | { readonly kind: "text"; readonly template: string };
+
+/** How a premise too long for the model is split; each chunk is scored with the whole hypothesis. */
+export interface RecipeChunking {
+  /** What `size` counts: whitespace-separated words of the premise, or its tokens. */
+  readonly unit: "words" | "tokens";
+  /** Most units of the premise in one chunk. */
+  readonly size: number;
+  /** How the chunks' results become one: the reference code's rule (max of the supported probability). */
+  readonly combine: "max";
+}
+
+/** Where the model's answer is read. */
+export type RecipeOutput =
+  /** A sequence classifier's logits, [batch, labels]. */
+  | { readonly kind: "pooled" }
+  /** A token classifier's logits, [batch, sequence, labels], read at position 0 (HHEM). */
+  | { readonly kind: "token0" }
+  /**
+   * A seq2seq model run for one decoder step from `decoderStartId`; softmax over the two label
+   * tokens' logits (their vocabulary ids, as the reference code reads them) (MiniCheck-Flan-T5).
+   */
+  | { readonly kind: "decoder-step"; readonly decoderStartId: number; readonly supportedId: number; readonly unsupportedId: number };
+
+/** Which output means what. */
+export type RecipeLabels =
+  /** An NLI model: columns mapped by their names in config.json (entailment, neutral, contradiction; or entailment, not_entailment). */
+  | { readonly kind: "nli" }
+  /**
+   * A binary detector: column `supported` is "supported", the other "not supported". Label names
+   * in config.json, when they are not generic LABEL_n, must be among `aliases` (checked, never
+   * ignored). Its "not supported" mass is neutral: a binary detector cannot see a contradiction.
+   */
+  | { readonly kind: "binary"; readonly supported: number; readonly aliases: { readonly supported: readonly string[]; readonly unsupported: readonly string[] } };
+
+/** How a recipe is recognised without the user naming it. */
+export interface RecipeRecognition {
+  /** Repository names (owner/name, or the name alone) the recipe belongs to, as lower-case patterns. */
+  readonly repos: readonly RegExp[];
+  /** config.json `architectures` entries, any of which marks the family. */
+  readonly architectures?: readonly string[];
+  /** config.json `model_type` values the family has (checked, not sufficient alone). */
+  readonly modelTypes?: readonly string[];
+}
+
+/** A detector family on the ONNX tier. */
+export interface OnnxRecipe {
+  /** The name users give with --recipe, GROUNDWATCH_RECIPE or `recipe` in the config file. */
+  readonly name: string;
+  /** The family in words, for `model info` and docs/models.md. */
+  readonly description: string;
+  readonly input: RecipeInput;
+  /** When the input does not fit: the premise is cut (the hypothesis never is), or the longer of the two first (NLI pairs). */
+  readonly cut: "premise" | "longest-first";
+  /** The maximum length in tokens the reference code uses, over config.json's when given. */
+  readonly maxLength?: number;
+  /** Premise chunking, as the reference code chunks documents; absent: one pass, cut to fit. */
+  readonly chunking?: RecipeChunking;
+  readonly output: RecipeOutput;
+  readonly labels: RecipeLabels;
+  /** A repository whose tokenizer files the model uses when its own repository ships none (HHEM: google/flan-t5-base). */
+  readonly tokenizerFrom?: string;
+  readonly recognise: RecipeRecognition;
+  /** Where the template, label order and chunking were read: file and line of the reference code. */
+  readonly reference: string;
+}
