@@ -5,6 +5,7 @@
  * config.json's labels map as NLI labels. Anything else is refused, naming what is missing and how
  * to name a recipe — a model is never read by position.
  */
+import { SCORE_ENV_NAMES } from "../../config/env.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { isPlainObject } from "../../core/plain-object.ts";
 import { mapLabels } from "../onnx/model-dir.ts";
@@ -19,7 +20,7 @@ export interface RecipeChoice {
 }
 
 export interface RecogniseOptions {
-  /** A recipe the user named (--recipe, GROUNDWATCH_RECIPE, `recipe` in the config file); an unknown name is a ConfigError on `recipe`. */
+  /** A recipe the user named (--recipe, the environment, `recipe` in the config file); an unknown name is a ConfigError on `recipe`. */
   readonly name?: string | undefined;
   /** The model directory: a hub cache snapshot path (…/models--owner--name/snapshots/…) names its repository. */
   readonly dir: string;
@@ -37,7 +38,7 @@ export interface RecogniseOptions {
 const namesOf = (recipes: readonly OnnxRecipe[]): string => recipes.map((r) => r.name).join(", ");
 
 /** How a user names a recipe, for messages. */
-const HOW_TO_NAME = (example: string): string => `--recipe ${example}, GROUNDWATCH_RECIPE=${example}, or "recipe": "${example}" in the config file's scoring section`;
+const HOW_TO_NAME = (example: string): string => `--recipe ${example}, ${SCORE_ENV_NAMES.recipe}=${example}, or "recipe": "${example}" in the config file's scoring section`;
 
 /**
  * The repository names a model directory carries, each with where it was read: the repo id it was
@@ -78,7 +79,7 @@ export function recogniseRecipe(options: RecogniseOptions): RecipeChoice {
   if (options.name !== undefined) {
     const named = recipes.find((r) => r.name === options.name) ?? (options.recipes ? undefined : onnxRecipeNamed(options.name));
     if (!named) throw new ConfigError("recipe", options.name, `not an ONNX recipe; the recipes are ${namesOf(recipes)}`);
-    return { recipe: named, why: "named (--recipe, GROUNDWATCH_RECIPE or the config file's recipe)" };
+    return { recipe: named, why: `named (--recipe, ${SCORE_ENV_NAMES.recipe} or the config file's recipe)` };
   }
   const { config } = options;
   const names = repoNamesOf(options.dir, config, options.repo);
