@@ -9,7 +9,7 @@ import { SCORE_ENV_NAMES } from "../../config/env.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { isPlainObject } from "../../core/plain-object.ts";
 import { mapLabels } from "../onnx/model-dir.ts";
-import { NLI_RECIPE, ONNX_RECIPES, onnxRecipeNamed } from "./onnx.ts";
+import { NLI_RECIPE, ONNX_RECIPES } from "./onnx.ts";
 import type { OnnxRecipe } from "./types.ts";
 
 /** A recipe and why it was chosen (shown by `groundwatch model info`). */
@@ -77,7 +77,7 @@ function labelsShown(config: Record<string, unknown>): { shown: string; names: s
 export function recogniseRecipe(options: RecogniseOptions): RecipeChoice {
   const recipes = options.recipes ?? ONNX_RECIPES;
   if (options.name !== undefined) {
-    const named = recipes.find((r) => r.name === options.name) ?? (options.recipes ? undefined : onnxRecipeNamed(options.name));
+    const named = recipes.find((r) => r.name === options.name);
     if (!named) throw new ConfigError("recipe", options.name, `not an ONNX recipe; the recipes are ${namesOf(recipes)}`);
     return { recipe: named, why: `named (--recipe, ${SCORE_ENV_NAMES.recipe} or the config file's recipe)` };
   }
