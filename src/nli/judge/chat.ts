@@ -59,11 +59,28 @@ export interface ChatClientOptions {
   readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
-/** One choice of a chat completion, as the server sent it (fields unchecked). */
+/** One of a token's most likely alternatives, in OpenAI's `logprobs` shape. */
+export interface ChatTopLogprob {
+  readonly token: string;
+  readonly logprob: number;
+}
+
+/** One generated token with its log probability and its most likely alternatives (OpenAI's `logprobs.content[]`; vLLM and Ollama ≥ 0.12.11 send it). */
+export interface ChatTokenLogprob extends ChatTopLogprob {
+  readonly top_logprobs: readonly ChatTopLogprob[];
+}
+
+/**
+ * One choice of a chat completion, as the server sent it. The fields are unchecked: they carry the
+ * OpenAI shapes a conforming server sends, and a reader checks each value before it uses it
+ * (src/nli/judge/logprobs.ts reads `logprobs`).
+ */
 export interface ChatChoice {
   readonly index?: unknown;
   readonly message?: { readonly content?: unknown; readonly refusal?: unknown };
   readonly finish_reason?: unknown;
+  /** Per-token log probabilities, when the request asked for them (`logprobs: true`, `top_logprobs`) and the server sent them. */
+  readonly logprobs?: { readonly content?: readonly ChatTokenLogprob[] | null } | null;
 }
 
 /** A completion's choices (empty when the body had none) and the tokens it reported. */
