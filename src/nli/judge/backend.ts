@@ -38,9 +38,6 @@ export interface JudgeBackend extends EntailmentBackend {
 /** What Ollama's OpenAI-compatible endpoint always sends as `system_fingerprint`. */
 const OLLAMA_FINGERPRINT = "fp_ollama";
 
-/** The one fixed instruction of the default recipe: data is fenced and must never be followed as instructions. */
-export const JUDGE_SYSTEM_PROMPT = JUDGE_NLI_RECIPE.system as string;
-
 /** The default recipe's user message for a pair: the premise and hypothesis fenced as data. */
 export function judgeUserPrompt(pair: NliPair): string {
   return fillTemplate(JUDGE_NLI_RECIPE.message.template, pair, JUDGE_NLI_RECIPE.slots);
