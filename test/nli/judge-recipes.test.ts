@@ -219,29 +219,40 @@ function scoreTokens(word: "yes" | "no", top: ReadonlyArray<readonly [string, nu
 }
 
 describe("granite-guardian: <score> yes </score> is a risk, <score> no </score> grounded", () => {
-  it.each(SERVERS)("%s: P(grounded) from the score token's top logprobs, P(no) / (P(no) + P(yes))", async (serving) => {
-    const { judge } = await judgeOn("granite-guardian", serving, { content: "<score> no </score>", tokens: scoreTokens("no", [[" no", ln(0.8)], [" yes", ln(0.15)], ["No", ln(0.02)], [" maybe", ln(0.01)]]) });
+  it("P(grounded) from the score token's top logprobs, P(no) / (P(no) + P(yes))", async () => {
+    const { judge } = await judgeOn("granite-guardian", "vllm", { content: "<score> no </score>", tokens: scoreTokens("no", [[" no", ln(0.8)], [" yes", ln(0.15)], ["No", ln(0.02)], [" maybe", ln(0.01)]]) });
     const [result] = await judge.classify([PAIR]);
     expect(result?.entailment).toBeCloseTo(0.82 / 0.97, 12);
     expect(result?.contradiction).toBe(0);
   });
 
-  it.each(SERVERS)("%s: a risk's score token gives its small no mass", async (serving) => {
-    const { judge } = await judgeOn("granite-guardian", serving, { content: "<score> yes </score>", tokens: scoreTokens("yes", [[" yes", ln(0.9)], [" no", ln(0.1)]]) });
+  it("a risk's score token gives its small no mass", async () => {
+    const { judge } = await judgeOn("granite-guardian", "vllm", { content: "<score> yes </score>", tokens: scoreTokens("yes", [[" yes", ln(0.9)], [" no", ln(0.1)]]) });
     const [result] = await judge.classify([PAIR]);
     expect(result?.entailment).toBeCloseTo(0.1, 12);
   });
 
-  it("without logprobs (an Ollama before 0.12.11), reads 1 or 0 from the text, as MiniCheck does (inference.py line 396: support_prob=1.0 if \"<score> no </score>\" in response_text)", async () => {
-    const grounded = await judgeOn("granite-guardian", "ollama-0.12.10", { content: "<score> no </score>" });
-    expect(await grounded.judge.classify([PAIR])).toEqual([{ entailment: 1, neutral: 0, contradiction: 0, notes: ["granite-guardian: <score> no </score> (no logprobs for the score token)"] }]);
-    const risk = await judgeOn("granite-guardian", "ollama-0.12.10", { content: "<score> YES </score>\n" });
-    expect((await risk.judge.classify([PAIR]))[0]).toMatchObject({ entailment: 0, neutral: 1, contradiction: 0 });
+  it('without logprobs, reads 1 or 0 from the text, as MiniCheck does (inference.py line 396: support_prob=1.0 if "<score> no </score>" in response_text)', async () => {
+    // A server that applies the chat-template arguments but sends no logprobs.
+    const replying = (content: string) => startJudgeServer(() => ({ body: { choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] } }));
+    const grounded = await replying("<score> no </score>");
+    const judge = (url: string) => createJudgeBackend({ baseUrl: url, model: "m", recipe: "granite-guardian" });
+    expect(await judge(grounded.url).classify([PAIR])).toEqual([{ entailment: 1, neutral: 0, contradiction: 0, notes: ["granite-guardian: <score> no </score> (no logprobs for the score token)"] }]);
+    const risk = await replying("<score> YES </score>\n");
+    expect((await judge(risk.url).classify([PAIR]))[0]).toMatchObject({ entailment: 0, neutral: 1, contradiction: 0 });
   });
 
-  it.each(SERVERS)("%s: reads the score after a <think> block (thinking mode)", async (serving) => {
-    const { judge } = await judgeOn("granite-guardian-think", serving, { content: "<think>\nThe claim says 9 am; the document says nine. <score> yes </score> would be wrong.\n</think>\n<score> no </score>" });
+  it("reads the score after a <think> block (thinking mode)", async () => {
+    const { judge } = await judgeOn("granite-guardian-think", "vllm", { content: "<think>\nThe claim says 9 am; the document says nine. <score> yes </score> would be wrong.\n</think>\n<score> no </score>" });
     expect((await judge.classify([PAIR]))[0]?.entailment).toBe(1);
+  });
+
+  it.each(["ollama", "ollama-0.12.10"] as const)("%s: refused as unsupported, whatever it answers: Ollama ignores chat_template_kwargs and documents, so its model never saw the criterion or the document", async (serving) => {
+    const error = await failure("granite-guardian", serving, { content: "<score> no </score>" });
+    expect(error).toMatchObject({ name: "JudgeReplyError", reason: "unsupported" });
+    expect((error as Error).message).toBe(
+      "judge reply came from Ollama (system_fingerprint fp_ollama), which ignores chat_template_kwargs and documents: the granite-guardian recipe needs a server that applies them to the chat template (vLLM)",
+    );
   });
 
   it.each([
@@ -252,16 +263,14 @@ describe("granite-guardian: <score> yes </score> is a risk, <score> no </score> 
     ["a refusal in words", { content: "I'm sorry, but I can't assist with that." }, /not "<score> yes/],
     ["a score token whose logprobs say the opposite", { content: "<score> no </score>", tokens: scoreTokens("yes", [[" yes", ln(0.9)]]) }, /score token's logprobs are not its text's/],
   ] as const)("%s: unparseable", async (_name, scripted, message) => {
-    for (const serving of SERVERS) {
-      const error = await failure("granite-guardian", serving, scripted);
-      expect(error).toMatchObject({ name: "JudgeReplyError", reason: "unparseable" });
-      expect((error as Error).message).toMatch(message);
-    }
+    const error = await failure("granite-guardian", "vllm", scripted);
+    expect(error).toMatchObject({ name: "JudgeReplyError", reason: "unparseable" });
+    expect((error as Error).message).toMatch(message);
   });
 
-  it.each(SERVERS)("%s: a reply cut at max_tokens (a think block past 64 tokens) is truncated, not read", async (serving) => {
+  it("a reply cut at max_tokens (a think block past 64 tokens) is truncated, not read", async () => {
     const long = `<think>${"The document says the museum opens at nine. ".repeat(20)}</think>\n<score> no </score>`;
-    expect(await failure("granite-guardian", serving, { content: long })).toMatchObject({ reason: "truncated", message: "judge reply was truncated (finish_reason length at max_tokens 64)" });
+    expect(await failure("granite-guardian", "vllm", { content: long })).toMatchObject({ reason: "truncated", message: "judge reply was truncated (finish_reason length at max_tokens 64)" });
   });
 });
 

@@ -35,8 +35,8 @@ export interface JudgeBackend extends EntailmentBackend {
   readonly recipe: JudgeRecipe;
 }
 
-/** The one fixed instruction of the default recipe: data is fenced and must never be followed as instructions. */
-export const JUDGE_SYSTEM_PROMPT = JUDGE_NLI_RECIPE.system as string;
+/** What Ollama's OpenAI-compatible endpoint always sends as `system_fingerprint`. */
+const OLLAMA_FINGERPRINT = "fp_ollama";
 
 /** The default recipe's user message for a pair: the premise and hypothesis fenced as data. */
 export function judgeUserPrompt(pair: NliPair): string {
@@ -65,6 +65,11 @@ export function createJudgeBackend(options: JudgeOptions): JudgeBackend {
    */
   const complete = async (body: Readonly<Record<string, unknown>>, signal: AbortSignal, lengthExpected = false): Promise<{ readonly choice: ChatChoice; readonly content: string }> => {
     const reply = await client.complete(body, signal);
+    // Ollama's /v1 drops chat_template_kwargs and documents unread: the model answered without the
+    // criterion and the document, so its reply is no answer to this recipe's question.
+    if (reply.systemFingerprint === OLLAMA_FINGERPRINT && ("chat_template_kwargs" in body || "documents" in body)) {
+      throw new JudgeReplyError("unsupported", `judge reply came from Ollama (system_fingerprint ${OLLAMA_FINGERPRINT}), which ignores chat_template_kwargs and documents: the ${recipe.name} recipe needs a server that applies them to the chat template (vLLM)`);
+    }
     const choice = reply.choices[0];
     if (!choice) throw new JudgeReplyError("empty", "judge reply has no choices");
     if (choice.message?.refusal) throw new JudgeReplyError("refused", `judge refused: ${redactSecrets(String(choice.message.refusal).slice(0, 200), secrets).slice(0, 80)}`);

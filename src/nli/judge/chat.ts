@@ -88,6 +88,8 @@ export interface ChatCompletion {
   readonly choices: readonly ChatChoice[];
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** The body's `system_fingerprint` when it is a string: Ollama's /v1 always says "fp_ollama". */
+  readonly systemFingerprint?: string;
 }
 
 export interface ChatUsage {
@@ -176,7 +178,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       if (error instanceof BodyTooLargeError) throw error;
       throw new Error(`${label} call failed while reading the reply: ${redact((error as Error).message)}`);
     }
-    let parsed: { choices?: unknown; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null;
+    let parsed: { choices?: unknown; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown }; system_fingerprint?: unknown } | null;
     try {
       parsed = JSON.parse(text) as typeof parsed;
     } catch {
@@ -186,6 +188,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       choices: Array.isArray(parsed?.choices) ? (parsed.choices.filter((c) => c !== null && typeof c === "object") as ChatChoice[]) : [],
       promptTokens: tokens(parsed?.usage?.prompt_tokens),
       completionTokens: tokens(parsed?.usage?.completion_tokens),
+      ...(typeof parsed?.system_fingerprint === "string" ? { systemFingerprint: parsed.system_fingerprint } : {}),
     };
     promptTokens += reply.promptTokens;
     completionTokens += reply.completionTokens;

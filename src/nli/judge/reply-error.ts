@@ -4,9 +4,11 @@ import { GroundwatchError } from "../../errors/groundwatch-error.ts";
  * Why a judge's reply could not be read: `unparseable` (not the recipe's answer: a sentence around a
  * label, "Maybe", a score tag without yes or no, JSON without SCORE, no logprobs where they are
  * needed), `refused` (the model's refusal field), `filtered` (finish_reason content_filter),
- * `truncated` (finish_reason length where the whole reply is needed), `empty` (no choice, or no text).
+ * `truncated` (finish_reason length where the whole reply is needed), `empty` (no choice, or no text),
+ * `unsupported` (the server cannot run the recipe: Ollama ignores the chat-template arguments and
+ * documents a recipe needs, so its reply answers another question).
  */
-export type JudgeReplyReason = "unparseable" | "refused" | "filtered" | "truncated" | "empty";
+export type JudgeReplyReason = "unparseable" | "refused" | "filtered" | "truncated" | "empty" | "unsupported";
 
 /**
  * A judge reply that cannot be read as its recipe's answer: the batch fails, and the answers it
