@@ -95,3 +95,57 @@ export interface OnnxRecipe {
   /** Where the template, label order and chunking were read: file and line of the reference code. */
   readonly reference: string;
 }
+
+/**
+ * How a judge recipe's reply is read. Every mode is strict: a reply it cannot read is an error
+ * (JudgeReplyError), never a guess.
+ */
+export type JudgeReplyMode =
+  /** Exactly one label word: ENTAILMENT, NEUTRAL or CONTRADICTION (groundwatch's own prompt). */
+  | "nli-label"
+  /**
+   * One generated token, "Yes" or "No"; P(supported) = the sum of exp(logprob) over that token's
+   * top logprobs whose text, trimmed and lower-cased, is "yes" (Bespoke-MiniCheck). The reply is
+   * one token by design, so finish_reason "length" is expected, not a truncation.
+   */
+  | "yes-no-logprobs"
+  /**
+   * `<score> yes </score>` (a risk: not grounded) or `<score> no </score>` (grounded), after an
+   * optional `<think>…</think>`; a probability from the score token's top logprobs when the
+   * server sent them, else 1 or 0 (Granite Guardian).
+   */
+  | "score-tag"
+  /** A JSON object whose "SCORE" is "PASS" (supported) or "FAIL", possibly inside a ``` fence (Lynx). */
+  | "pass-fail-json";
+
+/** A detector family on the judge tier: a chat model served behind an OpenAI-compatible endpoint (vLLM, Ollama). */
+export interface JudgeRecipe {
+  /** The name users give with --recipe, GROUNDWATCH_RECIPE or `recipe` in the config file. */
+  readonly name: string;
+  /** The family in words, for docs/models.md and error messages. */
+  readonly description: string;
+  /** The system message; absent: none is sent. */
+  readonly system?: string;
+  /** The one message the pair fills: its role, and its text with {premise} and {hypothesis} slots. */
+  readonly message: { readonly role: "user" | "assistant"; readonly template: string };
+  /**
+   * How the slots are filled: "fenced" defuses any fence inside the texts (the template fences them
+   * as data); "verbatim" puts them in as they are, because the model was trained on this exact prompt.
+   */
+  readonly slots: "fenced" | "verbatim";
+  /**
+   * "documents": the premise is also sent as the request's top-level `documents` field,
+   * `[{ doc_id: "0", text: premise }]`, which vLLM hands to the chat template (Granite Guardian).
+   */
+  readonly premiseAs?: "documents";
+  /** Sent as the request's `chat_template_kwargs` (vLLM passes them to the chat template; Ollama ignores the field). */
+  readonly chatTemplateKwargs?: Readonly<Record<string, unknown>>;
+  /** The reply's token limit (`max_tokens`). */
+  readonly maxTokens: number;
+  /** Sent as `top_logprobs`, with `logprobs: true`; absent: no logprobs are asked for. */
+  readonly topLogprobs?: number;
+  /** How the reply is read. */
+  readonly reply: JudgeReplyMode;
+  /** Where the prompt and the reading were taken from: file and line of the reference code. */
+  readonly reference: string;
+}
