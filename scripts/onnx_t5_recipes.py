@@ -288,14 +288,37 @@ def minicheck_fixture(out, pieces):
     print(f"wrote {d}")
 
 
+def flat_decoder(out):
+    """A decoder graph with the seq2seq decoder's inputs whose logits are [batch, vocab] (no decoder
+    position axis): what the engine must refuse, naming the shape it expected."""
+    from onnx import TensorProto, helper
+    d = os.path.join(out, "bad-seq2seq")
+    os.makedirs(d, exist_ok=True)
+    nodes = [
+        helper.make_node("ReduceMean", ["encoder_hidden_states"], ["pooled"], axes=[1], keepdims=0),
+        helper.make_node("Constant", [], ["repeats"], value=helper.make_tensor("repeats", TensorProto.INT64, [2], [1, 10])),
+        helper.make_node("Tile", ["pooled", "repeats"], ["logits"]),
+    ]
+    inputs = [helper.make_tensor_value_info("encoder_attention_mask", TensorProto.INT64, ["batch", "encoder_sequence_length"]),
+              helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "decoder_sequence_length"]),
+              helper.make_tensor_value_info("encoder_hidden_states", TensorProto.FLOAT, ["batch", "encoder_sequence_length", MINICHECK_CFG["d_model"]])]
+    graph = helper.make_graph(nodes, "flat_decoder", inputs, [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", MINICHECK_CFG["d_model"] * 10])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", t5.OPSET)], producer_name="groundwatch-fixtures (t5)")
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(d, "decoder_model.onnx"))
+    print(f"wrote {d}")
+
+
 def t5_fixtures(out):
-    """Writes OUT/recipes/{hhem,minicheck-flan-t5,flan-t5-base-tokenizer}."""
+    """Writes OUT/recipes/{hhem,minicheck-flan-t5,flan-t5-base-tokenizer,bad-seq2seq}."""
     base = os.path.join(out, "recipes")
     pieces = t5_pieces()
     write_tokenizer(os.path.join(base, "flan-t5-base-tokenizer"), pieces)
     print(f"wrote {os.path.join(base, 'flan-t5-base-tokenizer')}")
     hhem_fixture(base, pieces)
     minicheck_fixture(base, pieces)
+    flat_decoder(base)
 
 
 # ---------------------------------------------------------------- benchmark shapes
