@@ -7,6 +7,7 @@ import { SCORE_ENV } from "../config/score-options.ts";
 import { DEFAULT_MODEL_REPO, listCachedModels } from "../nli/hub/cache.ts";
 import { describeModelTarget } from "../nli/hub/describe.ts";
 import { pullModel } from "../nli/hub/pull.ts";
+import { readTokenizerSource } from "../nli/hub/borrowed-tokenizer.ts";
 import type { GraphDescription, OnnxModelDescription } from "../nli/onnx/engine.ts";
 import { createOnnxEngine, describeGraph, describeOnnxModel, readModelDir } from "../nli/onnx/engine.ts";
 import { createRelevanceEngine, declaresOneLabel } from "../nli/onnx/relevance-engine.ts";
@@ -194,6 +195,11 @@ async function pull(repo: string, variant: string | undefined, values: { dir?: s
     if (io.stderr.isTTY) io.stderr.write("\n");
     const { graph, reason } = result.choice;
     io.stdout.write(`variant    ${sanitizeForTerminal(graph.path)} (${graph.description}${graph.bytes !== undefined ? `, ${mb(graph.bytes)}` : ""}): ${sanitizeForTerminal(reason)}\n`);
+    if (result.decoder) io.stdout.write(`decoder    ${sanitizeForTerminal(result.decoder)}: the seq2seq export's decoder of the same kind, fetched with its encoder\n`);
+    if (result.tokenizerFrom) {
+      const t = result.tokenizerFrom;
+      io.stdout.write(`tokenizer  from ${t.from}@${t.revision}: ${repo} ships none, and its model (recipe ${t.recipe}, recognised by ${sanitizeForTerminal(t.because)}) reads ${t.from}'s; written beside the graph\n`);
+    }
     for (const f of result.files) io.stdout.write(`${f.status.padEnd(10)} ${f.path} (${mb(f.bytes)})${f.sha256 ? ` sha256 ${f.sha256.slice(0, 12)}…` : ""}\n`);
     // Another variant pulled earlier may share the snapshot: name the graph unless auto chose it.
     const pin = variant && variant !== "auto" ? ` --variant ${graph.path}` : "";
@@ -244,7 +250,14 @@ function dirLines(dir: string, d: DirDescription): string[] {
     ...labelLines,
     `inputs:      ${d.inputs ? d.inputs.join(", ") : `unknown: reading them needs ${ONNX_RUNTIME_PACKAGE}, which is not installed`}`,
     `max length:  ${d.maxLength} tokens`,
+    ...tokenizerLine(dir),
   ];
+}
+
+/** Where a model's tokenizer came from, when `model pull` borrowed it from another repository. */
+function tokenizerLine(dir: string): string[] {
+  const source = readTokenizerSource(dir);
+  return source ? [`tokenizer:   ${source.repo}@${source.sha} (borrowed for recipe ${source.recipe}: the model's repository ships none)`] : [];
 }
 
 /** What `model info` says when it described a model without onnxruntime-node. */
