@@ -5,12 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { resolveHubSettings } from "../../src/config/hub.ts";
 import { TOKENIZER_SOURCE_FILE, readTokenizerSource } from "../../src/nli/hub/borrowed-tokenizer.ts";
 import { pullModel } from "../../src/nli/hub/pull.ts";
-import { tokenSettings } from "../../src/nli/onnx/engine.ts";
-import { readJsonFile } from "../../src/nli/onnx/model-dir.ts";
-import { createRecipeTextEncoder } from "../../src/nli/onnx/recipe-text.ts";
-import type { Seq2SeqEngine } from "../../src/nli/onnx/seq2seq-engine.ts";
-import { createSeq2SeqEngine } from "../../src/nli/onnx/seq2seq-engine.ts";
-import { HHEM_RECIPE, MINICHECK_FLAN_T5_RECIPE } from "../../src/nli/recipes/t5.ts";
+import type { OnnxEngine } from "../../src/nli/onnx/engine.ts";
+import { createOnnxEngine } from "../../src/nli/onnx/engine.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { HUB_SHA, startHubServer } from "../helpers/hub-server.ts";
 
@@ -67,7 +63,7 @@ const FLAN_T5_BASE = {
 
 const fetched = (requests: ReadonlyArray<{ path: string }>, repo: string): string[] => requests.map((r) => r.path).filter((p) => p.startsWith(`/${repo}/resolve/`)).map((p) => p.slice(`/${repo}/resolve/${HUB_SHA}/`.length)).sort();
 
-const engines: Seq2SeqEngine[] = [];
+const engines: OnnxEngine[] = [];
 afterAll(async () => {
   await Promise.all(engines.map((e) => e.close()));
 });
@@ -84,9 +80,10 @@ describe("model pull of a seq2seq export (MiniCheck-Flan-T5)", () => {
     expect(result.decoder).toBe(decoder);
     expect(fetched(server.requests, repo)).toEqual(["config.json", decoder, encoder, "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"].sort());
     // What was pulled loads as it was chosen, and scores as the numpy reference.
-    const engine = await createSeq2SeqEngine({ dir: result.dir, recipe: MINICHECK_FLAN_T5_RECIPE, variant, cpu: AVX2, threads: 1, maxBatch: 1 });
+    // The snapshot's path names the repository: the recipe is recognised without being named.
+    const engine = await createOnnxEngine({ dir: result.dir, variant, cpu: AVX2, threads: 1, maxBatch: 1 });
     engines.push(engine);
-    expect(engine.info.graphs).toEqual({ encoder, decoder });
+    expect([engine.info.graph, engine.info.decoder, engine.info.recipe.name]).toEqual([encoder, decoder, "minicheck-flan-t5"]);
     const ref = JSON.parse(read("minicheck-flan-t5", "reference.json").toString("utf8")) as { rows: Array<{ premise: string; hypothesis: string; chunks: Array<{ logits: number[]; int8_logits: number[] }> }> };
     const row = ref.rows[1];
     if (!row) throw new Error("no reference row");
@@ -116,8 +113,11 @@ describe("model pull of HHEM fetches the tokenizer it borrows from google/flan-t
     expect(readTokenizerSource(result.dir)).toEqual({ repo: "google/flan-t5-base", sha: HUB_SHA, recipe: "hhem" });
     expect(readdirSync(result.dir).sort()).toEqual([".groundwatch-listing.json", TOKENIZER_SOURCE_FILE, "config.json", "onnx", "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"].sort());
     const ref = JSON.parse(read("hhem", "reference.json").toString("utf8")) as { rows: Array<{ premise: string; hypothesis: string; chunks: Array<{ ids: number[] }> }> };
-    const text = createRecipeTextEncoder(readJsonFile(join(result.dir, "tokenizer.json")), tokenSettings(readJsonFile(join(result.dir, "tokenizer_config.json"))), HHEM_RECIPE, 512);
-    for (const row of ref.rows) expect(text.chunks(row.premise, row.hypothesis)[0]?.ids).toEqual(row.chunks[0]?.ids);
+    const engine = await createOnnxEngine({ dir: result.dir, cpu: AVX2, threads: 1 });
+    engines.push(engine);
+    expect(engine.info.recipe.name).toBe("hhem");
+    const got = await engine.inspect(ref.rows);
+    ref.rows.forEach((row, i) => expect(got[i]?.chunks[0]?.ids).toEqual(row.chunks[0]?.ids));
   });
 
   it("recognises an HHEM export under another name by its config.json", async () => {

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { HHEM_RECIPE } from "../recipes/t5.ts";
+import { ONNX_RECIPES } from "../recipes/onnx.ts";
 import type { OnnxRecipe } from "../recipes/types.ts";
 import { isPlainObject } from "../../core/plain-object.ts";
 
@@ -17,7 +17,7 @@ export const TOKENIZER_SOURCE_FILE = ".groundwatch-tokenizer.json";
 export const BORROWED_TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"] as const;
 
 /** The recipes that borrow a tokenizer (`tokenizerFrom`). */
-const BORROWING: readonly OnnxRecipe[] = [HHEM_RECIPE];
+const BORROWING: readonly OnnxRecipe[] = ONNX_RECIPES.filter((r) => r.tokenizerFrom !== undefined);
 
 /** Where a model's tokenizer comes from, and the recipe that says so. */
 export interface TokenizerLoan {

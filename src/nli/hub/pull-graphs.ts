@@ -3,7 +3,7 @@
  * export (encoder_model*.onnx and decoder_model*.onnx, no single-graph model) the encoder and
  * decoder of one kind, chosen together (seq2seq-files.ts).
  */
-import { chooseSeq2SeqGraphs, isSeq2SeqListing } from "../onnx/seq2seq-files.ts";
+import { chooseSeq2SeqGraphs, isSeq2SeqExport } from "../onnx/seq2seq-files.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../onnx/variants.ts";
 import { chooseGraph } from "../onnx/variants.ts";
 
@@ -15,11 +15,6 @@ export interface GraphPlan {
   readonly paths: readonly string[];
   /** A seq2seq export's decoder graph, fetched with the encoder. */
   readonly decoder?: string;
-}
-
-/** True when the graphs are a seq2seq export's: encoder or decoder graphs, and no graph of a known single-graph kind. */
-export function isSeq2SeqExport(graphs: readonly GraphVariant[]): boolean {
-  return isSeq2SeqListing(graphs.map((g) => g.path)) && graphs.every((g) => g.precision === "unknown");
 }
 
 /** Chooses what to fetch for `variant` (errors as chooseGraph's; an incomplete seq2seq pair is a plain Error naming the missing graph). */

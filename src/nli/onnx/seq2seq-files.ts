@@ -21,10 +21,9 @@ export interface Seq2SeqChoice {
 
 const STEMS = /^((?:onnx\/)?)(encoder_model|decoder_model)(_[A-Za-z0-9_]+)?\.onnx$/;
 
-/** True when `paths` hold an encoder or a decoder graph of a seq2seq export (and so no single-graph model). */
-export function isSeq2SeqListing(paths: Iterable<string>): boolean {
-  for (const p of paths) if (STEMS.test(p)) return true;
-  return false;
+/** True when the graphs are a seq2seq export's: encoder or decoder graphs, and no graph of a known single-graph kind. */
+export function isSeq2SeqExport(graphs: readonly GraphVariant[]): boolean {
+  return graphs.some((g) => STEMS.test(g.path)) && graphs.every((g) => g.precision === "unknown");
 }
 
 /**
