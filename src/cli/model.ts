@@ -7,6 +7,8 @@ import { SCORE_ENV } from "../config/score-options.ts";
 import { DEFAULT_MODEL_REPO, listCachedModels } from "../nli/hub/cache.ts";
 import { describeModelTarget } from "../nli/hub/describe.ts";
 import { pullModel } from "../nli/hub/pull.ts";
+import { planGraphs } from "../nli/hub/pull-graphs.ts";
+import { isCachedDecoder, isSeq2SeqExport, seq2seqGraphView } from "../nli/onnx/seq2seq-files.ts";
 import { readTokenizerSource } from "../nli/hub/borrowed-tokenizer.ts";
 import type { GraphDescription, OnnxModelDescription, RecipeSummary } from "../nli/onnx/engine.ts";
 import { createOnnxEngine, describeGraph, describeOnnxModel, readModelDir } from "../nli/onnx/engine.ts";
@@ -14,7 +16,7 @@ import { createRelevanceEngine, declaresOneLabel } from "../nli/onnx/relevance-e
 import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../nli/onnx/variants.ts";
-import { checkVariant, chooseGraph, readCpuFeatures } from "../nli/onnx/variants.ts";
+import { checkVariant, readCpuFeatures } from "../nli/onnx/variants.ts";
 import { EXIT, exitCodeOf } from "./shared/exit-codes.ts";
 import { outputDir } from "./shared/files.ts";
 import type { CommandIo } from "./shared/io.ts";
@@ -87,11 +89,13 @@ async function optionalRuntime(importer: OnnxImporter | undefined): Promise<Onnx
 }
 
 /** One line per graph: path, size, kind, and which is chosen, pulled, or refused unless named. */
-function variantLines(graphs: readonly GraphVariant[], marks: (g: GraphVariant) => string[]): string[] {
+function variantLines(listed: readonly GraphVariant[], marks: (g: GraphVariant) => string[]): string[] {
+  // A seq2seq export's graphs are listed as encoders and decoders of a kind, not as unknown names.
+  const graphs = isSeq2SeqExport(listed) ? listed.map(seq2seqGraphView) : listed;
   const width = Math.max(...graphs.map((g) => g.path.length), 10);
   return graphs.map((g) => {
     const size = g.bytes === undefined ? "size unknown" : mb(g.bytes);
-    const notes = marks(g);
+    const notes = [...marks(g), ...(isCachedDecoder(g.path) ? [] : refusedMark(g))];
     return `  ${sanitizeForTerminal(g.path).padEnd(width)}  ${size.padStart(12)}  ${g.description}${notes.length > 0 ? `  [${notes.join("; ")}]` : ""}`;
   });
 }
@@ -103,9 +107,10 @@ function refusedMark(g: GraphVariant): string[] {
 }
 
 /** What auto (or the requested variant) would take from `graphs`, or the reason it cannot. */
-function choiceOrReason(graphs: readonly GraphVariant[], variant: string, cpu: CpuFeatures, where: string): { choice?: VariantChoice; error?: string } {
+function choiceOrReason(graphs: readonly GraphVariant[], variant: string, cpu: CpuFeatures, where: string): { choice?: VariantChoice; decoder?: string; error?: string } {
   try {
-    return { choice: chooseGraph(graphs, variant, cpu, where) };
+    const plan = planGraphs(graphs, variant, cpu, where);
+    return { choice: plan.choice, ...(plan.decoder ? { decoder: plan.decoder } : {}) };
   } catch (error) {
     return { error: (error as Error).message };
   }
@@ -302,8 +307,8 @@ async function info(target: string, wanted: InfoWanted, revision: string | undef
     const { dir, saved } = found;
     const d = await describeDir(dir, wanted, io, deps, cpu);
     const lines = dirLines(dir, d);
-    if (saved) lines.push(`variants:    offered by ${saved.repo}@${saved.sha} when pulled:`, ...variantLines(saved.graphs, (g) => [...(d.graphs.some((x) => x.path === g.path) ? ["pulled"] : []), ...(g.path === d.graph ? ["chosen"] : []), ...refusedMark(g)]));
-    else lines.push(`variants:    in this directory:`, ...variantLines(d.graphs, (g) => [...(g.path === d.graph ? ["chosen"] : []), ...refusedMark(g)]));
+    if (saved) lines.push(`variants:    offered by ${saved.repo}@${saved.sha} when pulled:`, ...variantLines(saved.graphs, (g) => [...(d.graphs.some((x) => x.path === g.path) ? ["pulled"] : []), ...(g.path === d.graph || (d.kind === "nli" && g.path === d.decoder) ? ["chosen"] : [])]));
+    else lines.push(`variants:    in this directory:`, ...variantLines(d.graphs, (g) => [...(g.path === d.graph || (d.kind === "nli" && g.path === d.decoder) ? ["chosen"] : [])]));
     io.stdout.write(`${lines.join("\n")}\n`);
     if (!d.inputs) io.stderr.write(RUNTIME_MISSING);
     return EXIT.ok;
@@ -319,11 +324,11 @@ async function info(target: string, wanted: InfoWanted, revision: string | undef
   }
   if (listing) {
     const where = `${target}@${found.revision}`;
-    const { choice, error } = choiceOrReason(listing.graphs, variant, cpu, where);
+    const { choice, decoder, error } = choiceOrReason(listing.graphs, variant, cpu, where);
     const pulled = described?.graphs ?? [];
     lines.push(`variants:    offered by ${target}@${listing.sha}${listingSaved ? " when pulled" : ""}:`);
-    lines.push(...variantLines(listing.graphs, (g) => [...(pulled.some((x) => x.path === g.path) ? ["pulled"] : []), ...(described?.graph === g.path ? ["chosen"] : []), ...(choice?.graph.path === g.path ? [`${variant === "auto" ? "auto" : `--variant ${variant}`} on this CPU`] : []), ...refusedMark(g)]));
-    if (choice) lines.push(`pull:        \`groundwatch model pull ${target}${variant === "auto" ? "" : ` --variant ${variant}`}\` fetches ${choice.graph.path}: ${choice.reason}`);
+    lines.push(...variantLines(listing.graphs, (g) => [...(pulled.some((x) => x.path === g.path) ? ["pulled"] : []), ...(described?.graph === g.path || (described?.kind === "nli" && described.decoder === g.path) ? ["chosen"] : []), ...(choice?.graph.path === g.path || decoder === g.path ? [`${variant === "auto" ? "auto" : `--variant ${variant}`} on this CPU`] : [])]));
+    if (choice) lines.push(`pull:        \`groundwatch model pull ${target}${variant === "auto" ? "" : ` --variant ${variant}`}\` fetches ${choice.graph.path}${decoder ? ` and ${decoder}` : ""}: ${choice.reason}`);
     else if (error) lines.push(`pull:        ${error}`);
   }
   io.stdout.write(`${sanitizeForTerminal(lines.join("\n"))}\n`);

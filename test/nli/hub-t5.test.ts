@@ -7,7 +7,7 @@ import { TOKENIZER_SOURCE_FILE, readTokenizerSource } from "../../src/nli/hub/bo
 import { pullModel } from "../../src/nli/hub/pull.ts";
 import type { OnnxEngine } from "../../src/nli/onnx/engine.ts";
 import { createOnnxEngine } from "../../src/nli/onnx/engine.ts";
-import { tempDir } from "../helpers/cli.ts";
+import { runCli, tempDir } from "../helpers/cli.ts";
 import { HUB_SHA, startHubServer } from "../helpers/hub-server.ts";
 
 const RECIPES = fileURLToPath(new URL("../fixtures/models/recipes/", import.meta.url));
@@ -136,5 +136,38 @@ describe("model pull of HHEM fetches the tokenizer it borrows from google/flan-t
     await expect(pullModel({ repo, cpu: AVX2, hub: resolveHubSettings({ HF_HOME: tempDir(), HF_ENDPOINT: server.url }) })).rejects.toThrow(`${repo}@main lacks tokenizer.json, and is not a model known to borrow one`);
     expect(fetched(server.requests, repo)).toEqual(["config.json"]);
     expect(fetched(server.requests, "google/flan-t5-base")).toEqual([]);
+  });
+});
+
+describe("groundwatch model pull and model info on the T5 families", () => {
+  it("says where HHEM's tokenizer came from when pulling, and model info shows it", async () => {
+    const repo = "vectara/hallucination_evaluation_model";
+    const server = await startHubServer({ repo, files: hhemFiles(), others: [FLAN_T5_BASE] });
+    const env = { HF_HOME: tempDir(), HF_ENDPOINT: server.url };
+    const pull = await runCli(["model", "pull", repo, "--variant", "fp32"], { env });
+    expect(pull.code).toBe(0);
+    expect(pull.stdout).toContain(`tokenizer  from google/flan-t5-base@${HUB_SHA}: ${repo} ships none, and its model (recipe hhem, recognised by the repository name ${repo}) reads google/flan-t5-base's`);
+    const info = await runCli(["model", "info", repo], { env });
+    expect(info.code).toBe(0);
+    expect(info.stdout).toContain(`tokenizer:   google/flan-t5-base@${HUB_SHA} (borrowed for recipe hhem: the model's repository ships none)`);
+  });
+
+  it("names both graphs of a seq2seq export when pulling, and model info shows the decoder", async () => {
+    const repo = "lytang/MiniCheck-Flan-T5-Large";
+    const server = await startHubServer({ repo, files: minicheckFiles() });
+    const env = { HF_HOME: tempDir(), HF_ENDPOINT: server.url };
+    const pull = await runCli(["model", "pull", repo, "--variant", "fp32"], { env });
+    expect(pull.code).toBe(0);
+    expect(pull.stdout).toContain("variant    onnx/encoder_model.onnx (fp32");
+    expect(pull.stdout).toContain("decoder    onnx/decoder_model.onnx: the seq2seq export's decoder of the same kind, fetched with its encoder");
+    const info = await runCli(["model", "info", repo, "--variant", "fp32"], { env });
+    expect(info.code).toBe(0);
+    expect(info.stdout).toContain("graph:       onnx/encoder_model.onnx");
+    expect(info.stdout).toContain("decoder:     onnx/decoder_model.onnx");
+    expect(info.stdout).toMatch(/recipe:\s+minicheck-flan-t5/);
+    expect(info.stdout).toMatch(/onnx\/encoder_model_quantized\.onnx +[0-9.]+ MB {2}encoder, int8 for any CPU \(quantized\)\n/);
+    expect(info.stdout).toMatch(/onnx\/decoder_model\.onnx +[0-9.]+ MB {2}decoder, fp32 {2}\[pulled; chosen; --variant fp32 on this CPU\]/);
+    expect(info.stdout).toMatch(/onnx\/decoder_model_merged\.onnx +[0-9.]+ MB {2}decoder with a key\/value cache: not run \(groundwatch runs one step of decoder_model\*\.onnx\)\n/);
+    expect(info.stdout).toContain("fetches onnx/encoder_model.onnx and onnx/decoder_model.onnx: fp32, as asked");
   });
 });

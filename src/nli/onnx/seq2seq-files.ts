@@ -65,3 +65,21 @@ export function chooseSeq2SeqGraphs(files: Iterable<readonly [string, number | u
   const key = byModelPath.get(choice.graph.path) as string;
   return { encoder: { graph: { ...choice.graph, path: pathOf(key, "encoder_model") }, reason: choice.reason }, decoder: pathOf(key, "decoder_model"), pairs };
 }
+
+/** True for a decoder graph that needs a key/value cache (optimum's decoder_model_merged*, decoder_with_past_model*): never run. */
+export function isCachedDecoder(path: string): boolean {
+  return /^(?:onnx\/)?decoder_(?:model_merged|with_past_model)[A-Za-z0-9_]*\.onnx$/.test(path);
+}
+
+/**
+ * How `model info` lists a seq2seq export's graph: an encoder or decoder by the kind its suffix
+ * names ("encoder, int8 for any CPU (quantized)"); a decoder with a key/value cache (merged, with
+ * past) as one groundwatch does not run.
+ */
+export function seq2seqGraphView(g: GraphVariant): GraphVariant {
+  if (isCachedDecoder(g.path)) return { ...g, precision: "unknown", description: "decoder with a key/value cache: not run (groundwatch runs one step of decoder_model*.onnx)" };
+  const m = STEMS.exec(g.path);
+  const kind = m ? classifyGraph(`model${m[3] ?? ""}.onnx`, g.bytes) : undefined;
+  if (!m || !kind) return g;
+  return { ...kind, path: g.path, description: `${m[2] === "encoder_model" ? "encoder" : "decoder"}, ${kind.description}` };
+}
