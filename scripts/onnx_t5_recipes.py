@@ -340,13 +340,16 @@ def shape_t5(out, preset, int8, per_channel=False):
     p = t5.make_t5_weights(cfg, seed=0, head=cfg["head"])
     d = os.path.join(out, "onnx")
     os.makedirs(d, exist_ok=True)
-    graphs = {"model": t5.token_classifier_graph(cfg, p)} if cfg["head"] == "token" else {"encoder_model": t5.encoder_graph(cfg, p), "decoder_model": t5.decoder_graph(cfg, p)}
-    del p
-    for name, model in graphs.items():
+    # One graph in memory at a time: flan-t5-large's decoder alone is about 1.9 GB (under protobuf's 2 GB limit).
+    builders = {"model": t5.token_classifier_graph} if cfg["head"] == "token" else {"encoder_model": t5.encoder_graph, "decoder_model": t5.decoder_graph}
+    for name, build in builders.items():
         path = os.path.join(d, f"{name}.onnx")
+        model = build(cfg, p)
         onnx.save(model, path)
+        del model
         if int8:
             onnx.save(quantize_dynamic(onnx.load(path), per_channel), os.path.join(d, f"{name}_quantized.onnx"))
+    del p
     pieces = t5_pieces()
     write_tokenizer(out, pieces)
     config = {"architectures": ["T5ForTokenClassification" if cfg["head"] == "token" else "T5ForConditionalGeneration"], "model_type": "t5",

@@ -203,6 +203,21 @@ describe("the T5 families through the command line (groundwatch nli --backend on
     });
   });
 
+  it.each([
+    ["MiniCheck-Flan-T5 (--recipe minicheck-flan-t5)", MINICHECK, 1, ["--recipe", "minicheck-flan-t5", "--variant", "fp32"]],
+    ["HHEM (recognised)", HHEM, 0, []],
+  ] as const)("groundwatch score gives %s's one-sentence claim the reference P(supported) and names the recipe in the backend version", async (_, fixture, index, extra) => {
+    const row = reference(fixture).rows[index] as Row;
+    const dir = fixture === HHEM ? hhemWithTokenizer() : fixture;
+    const run = await runCli(["score", "--input", "-", "--backend", "onnx", "--model", dir, ...extra], { stdin: `${JSON.stringify({ id: 1, context: row.premise, answer: row.hypothesis })}\n` });
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as { claims: Array<{ score: number; contradiction: number }>; backend: { version: string } };
+    expect(out.claims).toHaveLength(1);
+    expect(out.claims[0]?.score).toBeCloseTo(row.supported, 4);
+    expect(out.claims[0]?.contradiction).toBe(0);
+    expect(out.backend.version).toMatch(new RegExp(` recipe ${fixture === HHEM ? "hhem" : "minicheck-flan-t5"}$`));
+  });
+
   it("scores HHEM, recognised without --recipe, as the numpy reference", async () => {
     const ref = reference(HHEM);
     const out = await nliRows(hhemWithTokenizer(), ref.rows);
