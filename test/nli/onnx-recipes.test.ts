@@ -143,6 +143,11 @@ describe("the text encoder", () => {
     expect(calls).toBeLessThanOrEqual(2 + Math.ceil(Math.log2(33)));
   });
 
+  it("encodes and cuts a premise in time linear in its length", () => {
+    const e = createTextEncoder(tokenizer, { template: "{premise}{eos}{hypothesis}", eos: "[SEP]", maxLength: 32, recipe: "t" });
+    expectLinear("text encoder cut", measureGrowth((n) => Array.from({ length: n }, (_, i) => (i % 2 ? "tower" : "the")).join(" "), (p) => e.encode(p, hypothesis), { n: 150, maxN: 300 }));
+  });
+
   it("refuses a template with {eos} when the tokenizer names no eos_token", () => {
     expect(() => createTextEncoder(tokenizer, { template: "{premise}{eos}{hypothesis}", maxLength: 64, recipe: "minicheck-roberta" })).toThrow(/recipe minicheck-roberta .* names no eos_token/);
   });

@@ -3,7 +3,10 @@
  * cache path, config.json's _name_or_path), config.json's architectures, or NLI labels; a binary
  * model with generic labels and nothing naming its family is refused, saying how to name a recipe.
  */
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { isConfigError } from "../../src/config/errors.ts";
 import { ONNX_RECIPES, recogniseRecipe, repoNamesOf } from "../../src/nli/recipes/index.ts";
 
@@ -35,6 +38,16 @@ describe("recipe recognition", () => {
     const choice = recognise("/srv/models/my-export", { ...DEBERTA, _name_or_path: "yaxili96/FactCG-DeBERTa-v3-Large" });
     expect(choice.recipe.name).toBe("factcg");
     expect(choice.why).toBe("config.json _name_or_path yaxili96/FactCG-DeBERTa-v3-Large");
+  });
+
+  it("reads the repository a directory was pulled from (model pull --dir), and ignores a record that names no repo id", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gw-pulled-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, ".groundwatch-listing.json"), JSON.stringify({ repo: "lytang/MiniCheck-DeBERTa-v3-Large", revision: "main", sha: "a".repeat(40), graphs: [] }));
+    expect(recognise(dir, DEBERTA)).toEqual(expect.objectContaining({ why: "pulled from lytang/MiniCheck-DeBERTa-v3-Large" }));
+    expect(recognise(dir, DEBERTA).recipe.name).toBe("minicheck-deberta");
+    writeFileSync(join(dir, ".groundwatch-listing.json"), JSON.stringify({ repo: "../factcg" }));
+    expect(() => recognise(dir, DEBERTA)).toThrow(/repository name: none/);
   });
 
   it("does not take a name whose family's model type config.json contradicts (a MiniCheck-RoBERTa name on a DeBERTa config)", () => {

@@ -1,14 +1,18 @@
 /**
  * Which recipe reads a model directory, and why: a recipe the user names; else one whose
- * repository pattern matches the model's repository name (its hub cache path, or config.json's
- * `_name_or_path`); else one whose architecture config.json names; else the NLI recipe when
+ * repository pattern matches the model's repository name (its hub cache path, the record `model
+ * pull --dir` leaves, or config.json's `_name_or_path`); else one whose architecture config.json names; else the NLI recipe when
  * config.json's labels map as NLI labels. Anything else is refused, naming what is missing and how
  * to name a recipe — a model is never read by position.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { SCORE_ENV_NAMES } from "../../config/env.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { isPlainObject } from "../../core/plain-object.ts";
+import { LISTING_FILE, isRepoId } from "../hub/cache.ts";
 import { mapLabels } from "../onnx/model-dir.ts";
-import { NLI_RECIPE, ONNX_RECIPES, onnxRecipeNamed } from "./onnx.ts";
+import { NLI_RECIPE, ONNX_RECIPES } from "./onnx.ts";
 import type { OnnxRecipe } from "./types.ts";
 
 /** A recipe and why it was chosen (shown by `groundwatch model info`). */
@@ -19,7 +23,7 @@ export interface RecipeChoice {
 }
 
 export interface RecogniseOptions {
-  /** A recipe the user named (--recipe, GROUNDWATCH_RECIPE, `recipe` in the config file); an unknown name is a ConfigError on `recipe`. */
+  /** A recipe the user named (--recipe, the environment, `recipe` in the config file); an unknown name is a ConfigError on `recipe`. */
   readonly name?: string | undefined;
   /** The model directory: a hub cache snapshot path (…/models--owner--name/snapshots/…) names its repository. */
   readonly dir: string;
@@ -37,11 +41,22 @@ export interface RecogniseOptions {
 const namesOf = (recipes: readonly OnnxRecipe[]): string => recipes.map((r) => r.name).join(", ");
 
 /** How a user names a recipe, for messages. */
-const HOW_TO_NAME = (example: string): string => `--recipe ${example}, GROUNDWATCH_RECIPE=${example}, or "recipe": "${example}" in the config file's scoring section`;
+const HOW_TO_NAME = (example: string): string => `--recipe ${example}, ${SCORE_ENV_NAMES.recipe}=${example}, or "recipe": "${example}" in the config file's scoring section`;
+
+/** The repository `groundwatch model pull` recorded in a directory it pulled into (LISTING_FILE), or undefined. */
+function pulledRepo(dir: string): string | undefined {
+  try {
+    const repo = (JSON.parse(readFileSync(join(dir, LISTING_FILE), "utf8")) as { repo?: unknown }).repo;
+    return typeof repo === "string" && isRepoId(repo) ? repo : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The repository names a model directory carries, each with where it was read: the repo id it was
- * given as, a hub cache path (models--owner--name), and config.json's `_name_or_path`.
+ * given as, a hub cache path (models--owner--name), the repository `model pull` recorded in it, and
+ * config.json's `_name_or_path`.
  */
 export function repoNamesOf(dir: string, config: Record<string, unknown>, repo?: string): Array<{ readonly name: string; readonly from: string }> {
   const names: Array<{ name: string; from: string }> = [];
@@ -50,6 +65,8 @@ export function repoNamesOf(dir: string, config: Record<string, unknown>, repo?:
     const m = /^models--([^/]+?)--(.+)$/.exec(part);
     if (m) names.push({ name: `${m[1]}/${m[2]}`, from: "hub cache path" });
   }
+  const pulled = pulledRepo(dir);
+  if (pulled) names.push({ name: pulled, from: "pulled from" });
   const named = config._name_or_path;
   if (typeof named === "string" && named.trim() !== "") names.push({ name: named.trim(), from: "config.json _name_or_path" });
   return names;
@@ -76,9 +93,9 @@ function labelsShown(config: Record<string, unknown>): { shown: string; names: s
 export function recogniseRecipe(options: RecogniseOptions): RecipeChoice {
   const recipes = options.recipes ?? ONNX_RECIPES;
   if (options.name !== undefined) {
-    const named = recipes.find((r) => r.name === options.name) ?? (options.recipes ? undefined : onnxRecipeNamed(options.name));
+    const named = recipes.find((r) => r.name === options.name);
     if (!named) throw new ConfigError("recipe", options.name, `not an ONNX recipe; the recipes are ${namesOf(recipes)}`);
-    return { recipe: named, why: "named (--recipe, GROUNDWATCH_RECIPE or the config file's recipe)" };
+    return { recipe: named, why: `named (--recipe, ${SCORE_ENV_NAMES.recipe} or the config file's recipe)` };
   }
   const { config } = options;
   const names = repoNamesOf(options.dir, config, options.repo);
@@ -104,7 +121,7 @@ export function recogniseRecipe(options: RecogniseOptions): RecipeChoice {
 function refusal(options: RecogniseOptions, names: ReadonlyArray<{ name: string; from: string }>, architectures: readonly string[], modelType: string | undefined, recipes: readonly OnnxRecipe[], labelError: Error): Error {
   const labels = labelsShown(options.config);
   const looked = [
-    `repository name: ${names.length > 0 ? names.map((n) => `${n.name} (${n.from})`).join(", ") : "none (not a hub cache path, no _name_or_path in config.json)"}`,
+    `repository name: ${names.length > 0 ? names.map((n) => `${n.name} (${n.from})`).join(", ") : "none (not a hub cache path or a pulled directory, no _name_or_path in config.json)"}`,
     `config.json architectures ${architectures.length > 0 ? architectures.join(", ") : "none"}, model_type ${modelType ?? "none"}`,
   ].join("; ");
   const known = namesOf(recipes.filter((r) => r.name !== NLI_RECIPE.name));
