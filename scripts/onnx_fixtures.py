@@ -11,6 +11,8 @@ Run with Debian's python (python3-onnx, python3-numpy):
   /usr/bin/python3 scripts/onnx_fixtures.py matmul OUT_DIR --m 1024 --k 1024 --n 1024   # one MatMul
   /usr/bin/python3 scripts/onnx_fixtures.py quantize IN.onnx OUT.onnx [--per-channel]  # dynamic int8
   /usr/bin/python3 scripts/onnx_fixtures.py fp16 IN.onnx OUT.onnx                 # fp16 weights and output
+  /usr/bin/python3 scripts/onnx_fixtures.py t5 OUT_DIR           # the T5 recipe fixtures (onnx_t5_recipes.py)
+  /usr/bin/python3 scripts/onnx_fixtures.py shape-t5 OUT_DIR --preset flan-t5-large [--int8]  # T5 benchmark graphs
 
 A fixture directory has the Hugging Face layout the onnx backend reads: config.json (with
 id2label), tokenizer.json, tokenizer_config.json, onnx/model.onnx; plus reference.json with
@@ -584,7 +586,7 @@ def relevance_fixtures(out):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["fixtures", "relevance", "shape", "matmul", "quantize", "fp16"])
+    ap.add_argument("what", choices=["fixtures", "relevance", "shape", "matmul", "quantize", "fp16", "t5", "shape-t5"])
     ap.add_argument("out", help="output directory; for quantize and fp16, the input graph")
     ap.add_argument("dest", nargs="?", help="quantize and fp16: the output graph")
     ap.add_argument("--int8", action="store_true", help="shape: also write onnx/model_int8.onnx")
@@ -596,6 +598,7 @@ def main():
     ap.add_argument("--vocab", type=int, default=30522)
     ap.add_argument("--max-position", type=int, default=512)
     ap.add_argument("--type-vocab", type=int, default=2)
+    ap.add_argument("--preset", default="flan-t5-large", help="shape-t5: t5-base, flan-t5-base (encoders) or flan-t5-large (encoder + decoder)")
     ap.add_argument("--m", type=int, default=1024)
     ap.add_argument("--k", type=int, default=1024)
     ap.add_argument("--n", type=int, default=1024)
@@ -611,6 +614,12 @@ def main():
         relevance_fixtures(args.out)
     elif args.what == "relevance":
         relevance_fixtures(args.out)
+    elif args.what in ("t5", "shape-t5"):
+        import onnx_t5_recipes
+        if args.what == "t5":
+            onnx_t5_recipes.t5_fixtures(args.out)
+        else:
+            onnx_t5_recipes.shape_t5(args.out, args.preset, args.int8, args.per_channel)
     elif args.what in ("quantize", "fp16"):
         if not args.dest:
             ap.error(f"{args.what} needs IN.onnx OUT.onnx")

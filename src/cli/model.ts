@@ -7,13 +7,16 @@ import { SCORE_ENV } from "../config/score-options.ts";
 import { DEFAULT_MODEL_REPO, listCachedModels } from "../nli/hub/cache.ts";
 import { describeModelTarget } from "../nli/hub/describe.ts";
 import { pullModel } from "../nli/hub/pull.ts";
+import { planGraphs } from "../nli/hub/pull-graphs.ts";
+import { isCachedDecoder, isSeq2SeqExport, seq2seqGraphView } from "../nli/onnx/seq2seq-files.ts";
+import { readTokenizerSource } from "../nli/hub/borrowed-tokenizer.ts";
 import type { GraphDescription, OnnxModelDescription, RecipeSummary } from "../nli/onnx/engine.ts";
 import { createOnnxEngine, describeGraph, describeOnnxModel, readModelDir } from "../nli/onnx/engine.ts";
 import { createRelevanceEngine, declaresOneLabel } from "../nli/onnx/relevance-engine.ts";
 import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../nli/onnx/variants.ts";
-import { checkVariant, chooseGraph, readCpuFeatures } from "../nli/onnx/variants.ts";
+import { checkVariant, readCpuFeatures } from "../nli/onnx/variants.ts";
 import { EXIT, exitCodeOf } from "./shared/exit-codes.ts";
 import { outputDir } from "./shared/files.ts";
 import type { CommandIo } from "./shared/io.ts";
@@ -86,11 +89,13 @@ async function optionalRuntime(importer: OnnxImporter | undefined): Promise<Onnx
 }
 
 /** One line per graph: path, size, kind, and which is chosen, pulled, or refused unless named. */
-function variantLines(graphs: readonly GraphVariant[], marks: (g: GraphVariant) => string[]): string[] {
+function variantLines(listed: readonly GraphVariant[], marks: (g: GraphVariant) => string[]): string[] {
+  // A seq2seq export's graphs are listed as encoders and decoders of a kind, not as unknown names.
+  const graphs = isSeq2SeqExport(listed) ? listed.map(seq2seqGraphView) : listed;
   const width = Math.max(...graphs.map((g) => g.path.length), 10);
   return graphs.map((g) => {
     const size = g.bytes === undefined ? "size unknown" : mb(g.bytes);
-    const notes = marks(g);
+    const notes = [...marks(g), ...(isCachedDecoder(g.path) ? [] : refusedMark(g))];
     return `  ${sanitizeForTerminal(g.path).padEnd(width)}  ${size.padStart(12)}  ${g.description}${notes.length > 0 ? `  [${notes.join("; ")}]` : ""}`;
   });
 }
@@ -102,9 +107,10 @@ function refusedMark(g: GraphVariant): string[] {
 }
 
 /** What auto (or the requested variant) would take from `graphs`, or the reason it cannot. */
-function choiceOrReason(graphs: readonly GraphVariant[], variant: string, cpu: CpuFeatures, where: string): { choice?: VariantChoice; error?: string } {
+function choiceOrReason(graphs: readonly GraphVariant[], variant: string, cpu: CpuFeatures, where: string): { choice?: VariantChoice; decoder?: string; error?: string } {
   try {
-    return { choice: chooseGraph(graphs, variant, cpu, where) };
+    const plan = planGraphs(graphs, variant, cpu, where);
+    return { choice: plan.choice, ...(plan.decoder ? { decoder: plan.decoder } : {}) };
   } catch (error) {
     return { error: (error as Error).message };
   }
@@ -198,6 +204,11 @@ async function pull(repo: string, variant: string | undefined, values: { dir?: s
     if (io.stderr.isTTY) io.stderr.write("\n");
     const { graph, reason } = result.choice;
     io.stdout.write(`variant    ${sanitizeForTerminal(graph.path)} (${graph.description}${graph.bytes !== undefined ? `, ${mb(graph.bytes)}` : ""}): ${sanitizeForTerminal(reason)}\n`);
+    if (result.decoder) io.stdout.write(`decoder    ${sanitizeForTerminal(result.decoder)}: the seq2seq export's decoder of the same kind, fetched with its encoder\n`);
+    if (result.tokenizerFrom) {
+      const t = result.tokenizerFrom;
+      io.stdout.write(`tokenizer  from ${t.from}@${t.revision}: ${repo} ships none, and its model (recipe ${t.recipe}, recognised by ${sanitizeForTerminal(t.because)}) reads ${t.from}'s; written beside the graph\n`);
+    }
     for (const f of result.files) io.stdout.write(`${f.status.padEnd(10)} ${f.path} (${mb(f.bytes)})${f.sha256 ? ` sha256 ${f.sha256.slice(0, 12)}…` : ""}\n`);
     // Another variant pulled earlier may share the snapshot: name the graph unless auto chose it.
     const pin = variant && variant !== "auto" ? ` --variant ${graph.path}` : "";
@@ -211,7 +222,7 @@ async function pull(repo: string, variant: string | undefined, values: { dir?: s
 }
 
 /** What `model info` shows of a model directory: an NLI model's labels and mapping, or that it is a relevance cross-encoder. */
-type DirDescription = GraphDescription & { readonly maxLength: number; readonly inputs?: readonly string[] } & ({ readonly kind: "nli"; readonly labels: OnnxModelDescription["labels"]; readonly recipe: RecipeSummary } | { readonly kind: "relevance" });
+type DirDescription = GraphDescription & { readonly maxLength: number; readonly inputs?: readonly string[] } & ({ readonly kind: "nli"; readonly labels: OnnxModelDescription["labels"]; readonly recipe: RecipeSummary; readonly decoder?: string } | { readonly kind: "relevance" });
 
 /** Describes a loaded model directory (a directory, or a cached repo's snapshot); one declaring a single label is a relevance cross-encoder. */
 async function describeDir(dir: string, wanted: InfoWanted, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<DirDescription> {
@@ -260,11 +271,19 @@ function dirLines(dir: string, d: DirDescription): string[] {
   return [
     `model:       ${dir}`,
     `graph:       ${sanitizeForTerminal(d.graph)} (${mb(statSync(join(dir, d.graph)).size)}, sha256 ${d.graphSha256}…)`,
+    ...(d.kind === "nli" && d.decoder ? [`decoder:     ${sanitizeForTerminal(d.decoder)} (${mb(statSync(join(dir, d.decoder)).size)}; one step per chunk, the sha256 above covers both graphs)`] : []),
     `variant:     ${d.variant.description}: ${sanitizeForTerminal(d.variant.reason)}`,
     ...labelLines,
     `inputs:      ${d.inputs ? d.inputs.join(", ") : `unknown: reading them needs ${ONNX_RUNTIME_PACKAGE}, which is not installed`}`,
     `max length:  ${d.maxLength} tokens`,
+    ...tokenizerLine(dir),
   ];
+}
+
+/** Where a model's tokenizer came from, when `model pull` borrowed it from another repository. */
+function tokenizerLine(dir: string): string[] {
+  const source = readTokenizerSource(dir);
+  return source ? [`tokenizer:   ${source.repo}@${source.sha} (borrowed for recipe ${source.recipe}: the model's repository ships none)`] : [];
 }
 
 /** What `model info` says when it described a model without onnxruntime-node. */
@@ -288,8 +307,8 @@ async function info(target: string, wanted: InfoWanted, revision: string | undef
     const { dir, saved } = found;
     const d = await describeDir(dir, wanted, io, deps, cpu);
     const lines = dirLines(dir, d);
-    if (saved) lines.push(`variants:    offered by ${saved.repo}@${saved.sha} when pulled:`, ...variantLines(saved.graphs, (g) => [...(d.graphs.some((x) => x.path === g.path) ? ["pulled"] : []), ...(g.path === d.graph ? ["chosen"] : []), ...refusedMark(g)]));
-    else lines.push(`variants:    in this directory:`, ...variantLines(d.graphs, (g) => [...(g.path === d.graph ? ["chosen"] : []), ...refusedMark(g)]));
+    if (saved) lines.push(`variants:    offered by ${saved.repo}@${saved.sha} when pulled:`, ...variantLines(saved.graphs, (g) => [...(d.graphs.some((x) => x.path === g.path) ? ["pulled"] : []), ...(g.path === d.graph || (d.kind === "nli" && g.path === d.decoder) ? ["chosen"] : [])]));
+    else lines.push(`variants:    in this directory:`, ...variantLines(d.graphs, (g) => [...(g.path === d.graph || (d.kind === "nli" && g.path === d.decoder) ? ["chosen"] : [])]));
     io.stdout.write(`${lines.join("\n")}\n`);
     if (!d.inputs) io.stderr.write(RUNTIME_MISSING);
     return EXIT.ok;
@@ -305,11 +324,11 @@ async function info(target: string, wanted: InfoWanted, revision: string | undef
   }
   if (listing) {
     const where = `${target}@${found.revision}`;
-    const { choice, error } = choiceOrReason(listing.graphs, variant, cpu, where);
+    const { choice, decoder, error } = choiceOrReason(listing.graphs, variant, cpu, where);
     const pulled = described?.graphs ?? [];
     lines.push(`variants:    offered by ${target}@${listing.sha}${listingSaved ? " when pulled" : ""}:`);
-    lines.push(...variantLines(listing.graphs, (g) => [...(pulled.some((x) => x.path === g.path) ? ["pulled"] : []), ...(described?.graph === g.path ? ["chosen"] : []), ...(choice?.graph.path === g.path ? [`${variant === "auto" ? "auto" : `--variant ${variant}`} on this CPU`] : []), ...refusedMark(g)]));
-    if (choice) lines.push(`pull:        \`groundwatch model pull ${target}${variant === "auto" ? "" : ` --variant ${variant}`}\` fetches ${choice.graph.path}: ${choice.reason}`);
+    lines.push(...variantLines(listing.graphs, (g) => [...(pulled.some((x) => x.path === g.path) ? ["pulled"] : []), ...(described?.graph === g.path || (described?.kind === "nli" && described.decoder === g.path) ? ["chosen"] : []), ...(choice?.graph.path === g.path || decoder === g.path ? [`${variant === "auto" ? "auto" : `--variant ${variant}`} on this CPU`] : [])]));
+    if (choice) lines.push(`pull:        \`groundwatch model pull ${target}${variant === "auto" ? "" : ` --variant ${variant}`}\` fetches ${choice.graph.path}${decoder ? ` and ${decoder}` : ""}: ${choice.reason}`);
     else if (error) lines.push(`pull:        ${error}`);
   }
   io.stdout.write(`${sanitizeForTerminal(lines.join("\n"))}\n`);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
+import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
@@ -29,6 +30,8 @@ export interface HubServerOptions {
   readonly extraBytes?: number;
   /** With extraBytes: send no Content-Length (chunked), so only the bytes themselves tell. */
   readonly undeclared?: boolean;
+  /** Further repositories served as given (path → content), at "main": a repository a model borrows files from. */
+  readonly others?: ReadonlyArray<{ readonly repo: string; readonly files: ReadonlyMap<string, Buffer | string> }>;
 }
 
 /** The hub's answer for a revision: the commit and the files with their sizes and LFS hashes. */
@@ -52,6 +55,27 @@ function files(dir: string, prefix = ""): string[] {
     const rel = prefix ? `${prefix}/${name}` : name;
     return statSync(join(dir, name)).isDirectory() ? files(join(dir, name), rel) : [rel];
   });
+}
+
+/** A listing's siblings: sizes, and LFS hashes for the kinds of file the Hub keeps in LFS. */
+function siblingsOf(content: ReadonlyMap<string, Buffer>): HubRevisionInfo["siblings"] {
+  return [...content].map(([name, buf]) => ({
+    rfilename: name,
+    size: buf.length,
+    ...(/\.(onnx|onnx_data|bin|safetensors|h5|model|xml)$/.test(name) ? { lfs: { sha256: createHash("sha256").update(buf).digest("hex"), size: buf.length } } : {}),
+  }));
+}
+
+/** Answers a request for one of `others`: its listing, or one of its files whole. */
+function serveOther(other: { readonly repo: string; readonly files: ReadonlyMap<string, Buffer | string> }, path: string, res: ServerResponse): void {
+  const content = new Map([...other.files].map(([k, v]) => [k, Buffer.isBuffer(v) ? v : Buffer.from(v)]));
+  if (path.startsWith("/api/models/")) {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: other.repo, sha: HUB_SHA, siblings: siblingsOf(content) }));
+    return;
+  }
+  const body = content.get(path.slice(`/${other.repo}/resolve/${HUB_SHA}/`.length));
+  if (!body) res.writeHead(404).end();
+  else res.writeHead(200, { "content-length": String(body.length) }).end(body);
 }
 
 /**
@@ -80,13 +104,13 @@ export async function startHubServer(options: HubServerOptions): Promise<HubServ
     }
     const isListing = path.startsWith("/api/models/");
     if (options.hang === (isListing ? "listing" : "files")) return;
+    const other = options.others?.find((o) => path === `/api/models/${o.repo}/revision/main` || path.startsWith(`/${o.repo}/resolve/${HUB_SHA}/`));
+    if (other) {
+      serveOther(other, path, res);
+      return;
+    }
     if ((options.revisions ?? ["main"]).some((r) => path === `/api/models/${options.repo}/revision/${r}`)) {
-      const siblings = [...content].map(([name, buf]) => ({
-        rfilename: name,
-        size: buf.length,
-        ...(/\.(onnx|onnx_data|bin|safetensors|h5|model|xml)$/.test(name) ? { lfs: { sha256: createHash("sha256").update(buf).digest("hex"), size: buf.length } } : {}),
-      }));
-      const info: HubRevisionInfo = { id: options.repo, sha: HUB_SHA, siblings };
+      const info: HubRevisionInfo = { id: options.repo, sha: HUB_SHA, siblings: siblingsOf(content) };
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(options.rewriteInfo ? options.rewriteInfo(info) : info));
       return;
     }

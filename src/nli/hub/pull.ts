@@ -12,7 +12,10 @@ import type { OnnxVariant } from "../onnx/model-dir.ts";
 import { ONNX_RUNTIME_INSTALL_HINT, ONNX_RUNTIME_PACKAGE } from "../onnx/runtime.ts";
 import { localGraphs } from "../onnx/model-dir.ts";
 import type { CpuFeatures, GraphVariant, VariantChoice } from "../onnx/variants.ts";
-import { checkVariant, chooseGraph, graphVariants, readCpuFeatures } from "../onnx/variants.ts";
+import { checkVariant, graphVariants, readCpuFeatures } from "../onnx/variants.ts";
+import { BORROWED_TOKENIZER_FILES, TOKENIZER_SOURCE_FILE, tokenizerLoan } from "./borrowed-tokenizer.ts";
+import type { TokenizerLoan } from "./borrowed-tokenizer.ts";
+import { planGraphs } from "./pull-graphs.ts";
 import { LISTING_FILE, cachedSnapshot, repoCacheDir } from "./cache.ts";
 import { downloadFile, sha256Of } from "./download.ts";
 import { HubError } from "./errors.ts";
@@ -62,8 +65,12 @@ export interface PullResult {
   readonly dir: string;
   readonly revision: string;
   readonly files: ReadonlyArray<{ path: string; bytes: number; status: "downloaded" | "resumed" | "present"; sha256?: string }>;
-  /** The graph chosen, and why. */
+  /** The graph chosen (a seq2seq export's encoder), and why. */
   readonly choice: VariantChoice;
+  /** A seq2seq export's decoder graph, fetched with the encoder `choice` names. */
+  readonly decoder?: string;
+  /** Where the tokenizer came from when the repository ships none and the model borrows one (HHEM: google/flan-t5-base). */
+  readonly tokenizerFrom?: TokenizerLoan & { readonly revision: string };
   /** Every graph the repository offers (or, offline, the cached snapshot holds), with sizes. */
   readonly graphs: readonly GraphVariant[];
 }
@@ -83,7 +90,7 @@ export function readSavedListing(dir: string): { repo: string; sha: string; grap
   }
 }
 
-const REQUIRED = ["config.json", "tokenizer.json"];
+const REQUIRED = ["config.json"];
 /** Tokenizer and config files fetched when the repository has them. */
 const OPTIONAL = ["tokenizer_config.json", "special_tokens_map.json", "added_tokens.json"];
 
@@ -249,13 +256,13 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
     const cached = options.dir ? (existsSync(join(options.dir, "config.json")) ? options.dir : undefined) : cachedSnapshot(cache, repo, revision);
     if (!cached) throw new HubError(`HF_HUB_OFFLINE is set and ${repo}@${revision} is not cached in ${cache}.\n${manualSteps(repo, variant, fallbackTarget)}`);
     const graphs = localGraphs(cached);
-    let choice: VariantChoice;
+    let plan: ReturnType<typeof planGraphs>;
     try {
-      choice = chooseGraph(graphs, variant, cpu, `the cached ${repo}@${revision}`);
+      plan = planGraphs(graphs, variant, cpu, `the cached ${repo}@${revision}`);
     } catch (error) {
       throw new HubError(`HF_HUB_OFFLINE is set and the cached ${repo}@${revision} in ${cached} has no graph for --variant ${variant}: ${(error as Error).message}\n${manualSteps(repo, variant, cached)}`);
     }
-    return { dir: cached, revision, files: [], choice, graphs };
+    return { dir: cached, revision, files: [], choice: plan.choice, graphs, ...(plan.decoder ? { decoder: plan.decoder } : {}) };
   }
 
   const listing = await fetchRepoListing({ ...options, repo, revision }, variant, fallbackTarget);
@@ -263,19 +270,22 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
   const endpoint = options.hub.endpoint;
   const snapshots = join(repoDir, "snapshots");
   const target = options.dir ?? inside(snapshots, join(snapshots, sha));
-  let choice: VariantChoice;
+  let plan: ReturnType<typeof planGraphs>;
   try {
-    choice = chooseGraph(listing.graphs, variant, cpu, `${repo}@${revision}`);
+    plan = planGraphs(listing.graphs, variant, cpu, `${repo}@${revision}`);
   } catch (error) {
     if (isConfigError(error)) throw error;
     throw new HubError(`${(error as Error).message}: not a model groundwatch can load`);
   }
-  const graph = choice.graph.path;
+  const { choice } = plan;
   const missing = REQUIRED.filter((f) => !siblings.has(f));
   if (missing.length > 0) throw new HubError(`${repo}@${revision} lacks ${missing.join(", ")}: not a model groundwatch can load`);
+  // A repository without tokenizer.json loads only when its model borrows one (HHEM); by name that is known now, by config.json once fetched.
+  const ownTokenizer = siblings.has("tokenizer.json");
+  const support = [...REQUIRED, ...(ownTokenizer ? ["tokenizer.json"] : []), ...OPTIONAL.filter((f) => siblings.has(f))];
   // A graph over 2 GB keeps its weights in an external data file beside it, which onnxruntime reads from there.
-  const external = [`${graph}_data`, `${graph}.data`].filter((f) => siblings.has(f));
-  const wanted = [...REQUIRED, ...OPTIONAL.filter((f) => siblings.has(f)), graph, ...external];
+  const graphFiles = plan.paths.flatMap((graph) => [graph, ...[`${graph}_data`, `${graph}.data`].filter((f) => siblings.has(f))]);
+  const wanted = [...support, ...graphFiles];
   // Nothing is fetched past the size the hub lists, so a file must have one.
   const unsized = wanted.filter((f) => siblings.get(f)?.size === undefined);
   if (unsized.length > 0) throw new HubError(`${repo}@${revision}: the hub lists no size for ${unsized.map((f) => shown(f)).join(", ")}; groundwatch downloads only files of a known size`);
@@ -298,22 +308,54 @@ export async function pullModel(options: PullOptions): Promise<PullResult> {
   };
 
   const results: Array<PullResult["files"][number]> = [];
-  for (const path of wanted) {
-    const meta = siblings.get(path);
-    const size = meta?.size ?? 0;
-    const expectedSha = meta?.sha256;
-    const dest = inside(target, join(target, path));
-    ensureDirInside(root, dirname(dest));
-    if (existingFileSize(root, dest) === size && (!expectedSha || (await sha256Of(dest)) === expectedSha)) {
-      results.push({ path, bytes: size, status: "present", ...(expectedSha ? { sha256: expectedSha } : {}) });
-      continue;
+  const fetchFiles = async (from: string, fromSha: string, listed: ReadonlyMap<string, Listed>, paths: readonly string[]): Promise<void> => {
+    for (const path of paths) {
+      const meta = listed.get(path);
+      const size = meta?.size ?? 0;
+      const expectedSha = meta?.sha256;
+      const dest = inside(target, join(target, path));
+      ensureDirInside(root, dirname(dest));
+      if (existingFileSize(root, dest) === size && (!expectedSha || (await sha256Of(dest)) === expectedSha)) {
+        results.push({ path, bytes: size, status: "present", ...(expectedSha ? { sha256: expectedSha } : {}) });
+        continue;
+      }
+      const url = `${endpoint}/${from}/resolve/${encodeURIComponent(fromSha)}/${path}`;
+      const got = await downloadFile({ path, url, dest, size, sha256: expectedSha }, settings);
+      results.push({ path, ...got });
     }
-    const url = `${endpoint}/${repo}/resolve/${encodeURIComponent(sha)}/${path}`;
-    const got = await downloadFile({ path, url, dest, size, sha256: expectedSha }, settings);
-    results.push({ path, ...got });
-  }
+  };
+  await fetchFiles(repo, sha, siblings, support);
+  const tokenizerFrom = ownTokenizer ? undefined : await borrowTokenizer(repo, revision, target, options, async (from, fromSha, listed, paths) => fetchFiles(from, fromSha, listed, paths));
+  await fetchFiles(repo, sha, siblings, graphFiles);
   // What the repository offers, so that `model info` can list its variants without the network.
   await writeFileReplacing(inside(target, join(target, LISTING_FILE)), `${JSON.stringify({ repo, revision, sha, graphs: listing.graphs.map((g) => ({ path: g.path, bytes: g.bytes ?? null })) }, null, 1)}\n`);
   if (ref) await writeFileReplacing(ref, sha);
-  return { dir: target, revision: sha, files: results, choice, graphs: listing.graphs };
+  return { dir: target, revision: sha, files: results, choice, graphs: listing.graphs, ...(plan.decoder ? { decoder: plan.decoder } : {}), ...(tokenizerFrom ? { tokenizerFrom } : {}) };
+}
+
+type FetchFiles = (from: string, sha: string, listed: ReadonlyMap<string, Listed>, paths: readonly string[]) => Promise<void>;
+
+/**
+ * For a repository without tokenizer.json: the tokenizer files of the repository its model borrows
+ * from (recognised by name or by the config.json just fetched), written beside the graph with a
+ * record of where they came from; a HubError when the model borrows none.
+ */
+async function borrowTokenizer(repo: string, revision: string, target: string, options: PullOptions, fetchFiles: FetchFiles): Promise<(TokenizerLoan & { revision: string }) | undefined> {
+  let config: Record<string, unknown> | undefined;
+  try {
+    const raw: unknown = JSON.parse(readFileSync(join(target, "config.json"), "utf8"));
+    config = isPlainObject(raw) ? (raw as Record<string, unknown>) : undefined;
+  } catch {
+    config = undefined;
+  }
+  const loan = tokenizerLoan(repo, config);
+  if (!loan) throw new HubError(`${repo}@${revision} lacks tokenizer.json, and is not a model known to borrow one (HHEM-2.1-Open borrows google/flan-t5-base's): not a model groundwatch can load`);
+  const lender = await fetchRepoListing({ ...options, repo: loan.from, revision: "main" });
+  const files = BORROWED_TOKENIZER_FILES.filter((f) => lender.files.has(f));
+  if (!files.includes("tokenizer.json")) throw new HubError(`${repo} borrows its tokenizer from ${loan.from}, which lacks tokenizer.json`);
+  const unsized = files.filter((f) => lender.files.get(f)?.size === undefined);
+  if (unsized.length > 0) throw new HubError(`${loan.from}@main: the hub lists no size for ${unsized.map((f) => shown(f)).join(", ")}; groundwatch downloads only files of a known size`);
+  await fetchFiles(loan.from, lender.sha, lender.files, files);
+  await writeFileReplacing(inside(target, join(target, TOKENIZER_SOURCE_FILE)), `${JSON.stringify({ repo: loan.from, sha: lender.sha, recipe: loan.recipe, because: loan.because })}\n`);
+  return { ...loan, revision: lender.sha };
 }

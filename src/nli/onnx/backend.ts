@@ -6,6 +6,7 @@ import { NLI_RECIPE } from "../recipes/onnx.ts";
 import { recogniseRecipe } from "../recipes/recognise.ts";
 import { locateModelFiles } from "./model-dir.ts";
 import { readModelFiles } from "./model-read.ts";
+import { isSeq2SeqDir, prepareSeq2Seq } from "./seq2seq-engine.ts";
 import type { InferencePool, RelevancePool } from "./pool.ts";
 import { createInferencePool, createRelevancePool } from "./pool.ts";
 import { OFFLINE_RELEVANCE_THRESHOLDS } from "../offline/backend.ts";
@@ -92,8 +93,11 @@ export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxB
   // choose again for the same CPU, and so take the same graph, with the same reason.
   const cpu = options.cpu ?? readCpuFeatures();
   // So is the recipe: an unknown name is a ConfigError on recipe, and a model no recipe fits is refused, here.
-  const found = readModelFiles({ ...options, cpu });
-  recogniseRecipe({ name: options.recipe, dir: found.files.dir, config: found.config, source: found.files.config });
+  if (isSeq2SeqDir(options.dir)) prepareSeq2Seq({ ...options, cpu });
+  else {
+    const found = readModelFiles({ ...options, cpu });
+    recogniseRecipe({ name: options.recipe, dir: found.files.dir, config: found.config, source: found.files.config });
+  }
   const { workers: _, relevanceDir, batchWaitMs, ...engineOptions } = options;
   const pool: InferencePool = await createInferencePool({ ...engineOptions, cpu }, { size: workers, ...(batchWaitMs !== undefined ? { batchWaitMs } : {}) });
   let relevancePool: RelevancePool | undefined;
