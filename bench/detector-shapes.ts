@@ -5,7 +5,8 @@
  *
  * - DeBERTa-v3-large sequence classifier (FactCG, MiniCheck-DeBERTa): disentangled attention with
  *   256 position buckets, 24 layers, hidden 1024, vocabulary 128,100; one graph, logits [batch, 2].
- * - T5-base encoder with a token head read at position 0 (HHEM-2.1-Open): 12 layers, d_model 768.
+ * - flan-t5-base encoder with a token head read at position 0 (HHEM-2.1-Open is built on it): 12 layers,
+ *   d_model 768, gated GELU.
  * - Flan-T5-large encoder and one decoder step from id 0 (MiniCheck-Flan-T5): 24 + 24 layers,
  *   d_model 1024, gated GELU; a pair costs the encoder pass plus the decoder's single step.
  *
@@ -38,9 +39,9 @@ const SHAPES: DetectorShape[] = [
     graphs: { fp32: ["onnx/model.onnx"], int8: ["onnx/model_int8.onnx"] },
   },
   {
-    name: "t5-base-token0",
-    reads: "HHEM-2.1-Open: T5-base encoder, logits [batch, seq, 2] read at position 0",
-    build: ["shape-t5", "--preset", "t5-base", "--int8"],
+    name: "flan-t5-base-token0",
+    reads: "HHEM-2.1-Open: the flan-t5-base encoder (gated GELU) HHEM is built from, logits [batch, seq, 2] read at position 0",
+    build: ["shape-t5", "--preset", "flan-t5-base", "--int8"],
     graphs: { fp32: ["onnx/model.onnx"], int8: ["onnx/model_quantized.onnx"] },
   },
   {

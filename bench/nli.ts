@@ -13,7 +13,7 @@
  * (int8 weights, one scale per tensor) → Cast → Mul, as onnxruntime's quantize_dynamic writes it.
  * fp32 and int8 are timed cell by cell, alternately, GROUNDWATCH_BENCH_ROUNDS times (default 3) for
  * GROUNDWATCH_BENCH_ROUND_MS each (default 1000), and each one's best round is reported.
- * Then the detectors' shapes (bench/detector-shapes.ts: DeBERTa-v3-large, T5-base encoder, Flan-T5-large
+ * Then the detectors' shapes (bench/detector-shapes.ts: DeBERTa-v3-large, flan-t5-base encoder (HHEM), Flan-T5-large
  * encoder + one decoder step), fp32 and int8 at 128 and 512 tokens.
  * GROUNDWATCH_BENCH_PARTS: "encoders", "detectors" or both (default).
  */
