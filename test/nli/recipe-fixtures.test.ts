@@ -82,6 +82,19 @@ describe.each(RECIPE_FIXTURES)("recipe fixture %s", (name) => {
     for (const c of chunks) expect(c.ids.length).toBeLessThanOrEqual(ref.max_length);
   });
 
+  it("reaches past config.json's max_position_embeddings where the positions are relative (DeBERTa)", () => {
+    const config = readJson(name, "config.json");
+    const longest = Math.max(...chunks.map((c) => c.ids.length));
+    if (config.relative_attention === true) {
+      // Distances up to 2,047: the log buckets, the edge at max_relative_positions − 1 (511) and the clamp beyond.
+      expect(longest).toBeGreaterThan(Number(config.max_position_embeddings));
+      expect(config.position_biased_input).toBe(false);
+    } else {
+      // RoBERTa's positions start after the padding index: 514 embeddings read 512 tokens.
+      expect(longest).toBeLessThanOrEqual(Number(config.max_position_embeddings) - 2);
+    }
+  });
+
   it("reads P(supported) as softmax column 1, the max over chunks, as entailment with no contradiction", () => {
     for (const row of ref.rows) {
       const probs = row.chunks.map((c) => softmax1(c.logits));
