@@ -13,12 +13,16 @@
  * (int8 weights, one scale per tensor) → Cast → Mul, as onnxruntime's quantize_dynamic writes it.
  * fp32 and int8 are timed cell by cell, alternately, GROUNDWATCH_BENCH_ROUNDS times (default 3) for
  * GROUNDWATCH_BENCH_ROUND_MS each (default 1000), and each one's best round is reported.
+ * Then the detectors' shapes (bench/detector-shapes.ts: DeBERTa-v3-large, T5-base encoder, Flan-T5-large
+ * encoder + one decoder step), fp32 and int8 at 128 and 512 tokens.
+ * GROUNDWATCH_BENCH_PARTS: "encoders", "detectors" or both (default).
  */
 import { cpus } from "node:os";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { cpuIsaOrder, readCpuFeatures } from "../src/nli/onnx/variants.ts";
 import type { Shape } from "./models.ts";
+import { benchDetectorShapes } from "./detector-shapes.ts";
 import { build, buildShape, CACHE, SHAPES } from "./models.ts";
 
 const SEQS = [128, 256];
@@ -58,7 +62,17 @@ async function session(path: string): Promise<ort.InferenceSession> {
   return ort.InferenceSession.create(path, { executionProviders: ["cpu"], graphOptimizationLevel: "all", intraOpNumThreads: THREADS, interOpNumThreads: 1 });
 }
 
+const PARTS = (process.env.GROUNDWATCH_BENCH_PARTS ?? "encoders,detectors").split(",");
+
 async function main(): Promise<void> {
+  if (PARTS.includes("encoders")) await encoders();
+  if (PARTS.includes("detectors")) {
+    console.log("");
+    await benchDetectorShapes(THREADS);
+  }
+}
+
+async function encoders(): Promise<void> {
   for (const [m, k, n] of MATMULS) build(["matmul", join(CACHE, `matmul-${m}x${k}x${n}`), "--m", String(m), "--k", String(k), "--n", String(n)], join(CACHE, `matmul-${m}x${k}x${n}`));
   for (const s of SHAPES) buildShape(s);
   // The peak is the best rate any of these GEMMs reaches: the ceiling the encoder's FLOPs run into.

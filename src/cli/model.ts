@@ -7,7 +7,7 @@ import { SCORE_ENV } from "../config/score-options.ts";
 import { DEFAULT_MODEL_REPO, listCachedModels } from "../nli/hub/cache.ts";
 import { describeModelTarget } from "../nli/hub/describe.ts";
 import { pullModel } from "../nli/hub/pull.ts";
-import type { GraphDescription, OnnxModelDescription } from "../nli/onnx/engine.ts";
+import type { GraphDescription, OnnxModelDescription, RecipeSummary } from "../nli/onnx/engine.ts";
 import { createOnnxEngine, describeGraph, describeOnnxModel, readModelDir } from "../nli/onnx/engine.ts";
 import { createRelevanceEngine, declaresOneLabel } from "../nli/onnx/relevance-engine.ts";
 import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
@@ -24,7 +24,7 @@ export const MODEL_HELP = `groundwatch model — get and inspect NLI models for 
 Usage:
   groundwatch model pull [REPO] [--variant V] [--dir DIR] [--revision REV]
   groundwatch model list
-  groundwatch model info DIR|REPO [--variant V] [--revision REV]
+  groundwatch model info DIR|REPO [--variant V] [--revision REV] [--recipe NAME]
 
 pull   downloads REPO (default ${DEFAULT_MODEL_REPO}) from the Hugging Face Hub into the
        cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub), or into --dir:
@@ -35,8 +35,9 @@ pull   downloads REPO (default ${DEFAULT_MODEL_REPO}) from the Hugging Face Hub 
        listed without a size is refused), and never through a link leading out of the cache
        or --dir: such a link is refused, naming it.
 list   shows the cached models and their sizes.
-info   shows a model's chosen graph and why, label mapping, inputs, maximum length, and every
-       graph variant the repository offers with its size. A directory or a cached repo is
+info   shows a model's chosen graph and why, its recipe (how it is fed and read) and why,
+       label mapping, inputs, maximum length, and every graph variant the repository offers
+       with its size. A directory or a cached repo is
        loaded (without ${ONNX_RUNTIME_PACKAGE} installed it shows what the files say; the inputs
        need the runtime); a repo that is not cached is described from the hub's listing.
 
@@ -46,6 +47,9 @@ info   shows a model's chosen graph and why, label mapping, inputs, maximum leng
              fp32 | int8 | quantized (the generic int8 graph) | a file name such as
              onnx/model_qint8_arm64.onnx. fp16 and q4 (4-bit) graphs are refused on the CPU
              unless named by file.
+--recipe NAME  read the model with this recipe (nli, factcg, minicheck-roberta,
+             minicheck-deberta, minicheck-flan-t5, hhem) instead of the one recognised from its
+             repository name and config.json; as --recipe or GROUNDWATCH_RECIPE when scoring.
 
 Exit codes: 0 ok, 1 download or load failure, 2 bad flags, repo id, revision, variant or --dir.
 `;
@@ -112,7 +116,7 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
   try {
     parsed = parseArgs({
       args: rest,
-      options: { variant: { type: "string" }, dir: { type: "string" }, revision: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: { variant: { type: "string" }, dir: { type: "string" }, revision: { type: "string" }, recipe: { type: "string" }, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
     });
@@ -158,7 +162,7 @@ export async function runModel(argv: readonly string[], io: CommandIo, deps: Mod
         return EXIT.usage;
       }
       try {
-        return await info(target, variant ?? "auto", values.revision, io, deps, cpu(), hub);
+        return await info(target, { variant: variant ?? "auto", recipe: values.recipe }, values.revision, io, deps, cpu(), hub);
       } catch (error) {
         io.stderr.write(`groundwatch model info: ${message(error)}\n`);
         return exitCodeOf(error);
@@ -207,13 +211,14 @@ async function pull(repo: string, variant: string | undefined, values: { dir?: s
 }
 
 /** What `model info` shows of a model directory: an NLI model's labels and mapping, or that it is a relevance cross-encoder. */
-type DirDescription = GraphDescription & { readonly maxLength: number; readonly inputs?: readonly string[] } & ({ readonly kind: "nli"; readonly labels: OnnxModelDescription["labels"] } | { readonly kind: "relevance" });
+type DirDescription = GraphDescription & { readonly maxLength: number; readonly inputs?: readonly string[] } & ({ readonly kind: "nli"; readonly labels: OnnxModelDescription["labels"]; readonly recipe: RecipeSummary } | { readonly kind: "relevance" });
 
 /** Describes a loaded model directory (a directory, or a cached repo's snapshot); one declaring a single label is a relevance cross-encoder. */
-async function describeDir(dir: string, variant: string, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<DirDescription> {
-  const options = { dir, variant, cpu };
+async function describeDir(dir: string, wanted: InfoWanted, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<DirDescription> {
+  const { variant, recipe } = wanted;
+  const options = { dir, variant, cpu, ...(recipe !== undefined ? { recipe } : {}) };
   const runtime = await optionalRuntime(deps.importOnnxRuntime);
-  if (declaresOneLabel(dir)) {
+  if (recipe === undefined && declaresOneLabel(dir)) {
     if (!runtime) {
       const { files, maxLength } = readModelDir(options);
       return { kind: "relevance", ...describeGraph(files), maxLength };
@@ -229,14 +234,29 @@ async function describeDir(dir: string, variant: string, io: CommandIo, deps: Mo
   return { kind: "nli", ...described };
 }
 
+/** How the label map reads the output, in words. */
+function mappingLine(labels: OnnxModelDescription["labels"]): string {
+  if (labels.kind === "three") return `entailment=${labels.entailment}, neutral=${labels.neutral}, contradiction=${labels.contradiction}`;
+  if (labels.kind === "two") return `entailment=${labels.entailment}, not_entailment=${labels.notEntailment} (two-label: contradiction is reported as 0)`;
+  return `supported=${labels.supported} (${labels.labels[labels.supported] ?? ""}), not supported=${labels.unsupported}: entailment = P(supported), neutral = 1 − P, contradiction 0 (a binary detector sees no contradiction)`;
+}
+
+/** The recipe, why it was chosen, its template (escaped) and chunking. */
+function recipeLines(r: RecipeSummary): string[] {
+  const chunking = r.chunking ? `premise in chunks of at most ${r.chunking.size} ${r.chunking.unit}, sentences joined by ${JSON.stringify(r.chunking.joiner)}; the pair's score is the largest over its chunks` : "none: one pass, cut to fit";
+  return [
+    `recipe:      ${sanitizeForTerminal(r.name)} (${sanitizeForTerminal(r.why)}): ${r.description}`,
+    `template:    ${r.template !== undefined ? `${JSON.stringify(r.template)}, read at ${r.output}` : `the tokenizer's pair template, read at ${r.output}`}`,
+    `chunking:    ${chunking}`,
+    `reference:   ${r.reference}`,
+  ];
+}
+
 function dirLines(dir: string, d: DirDescription): string[] {
   const labelLines =
     d.kind === "relevance"
       ? [`labels:      one logit per (query, passage) pair: a relevance cross-encoder, not an NLI model`, `mapping:     relevance = sigmoid(logit); use it as ${SCORE_ENV.relevanceModel} or --relevance-model`]
-      : [
-          `labels:      ${sanitizeForTerminal(d.labels.labels.map((l, i) => `${i}:${l}`).join(" "))}`,
-          `mapping:     ${d.labels.kind === "three" ? `entailment=${d.labels.entailment}, neutral=${d.labels.neutral}, contradiction=${d.labels.contradiction}` : `entailment=${d.labels.entailment}, not_entailment=${d.labels.notEntailment} (two-label: contradiction is reported as 0)`}`,
-        ];
+      : [...recipeLines(d.recipe), `labels:      ${sanitizeForTerminal(d.labels.labels.map((l, i) => `${i}:${l}`).join(" "))}`, `mapping:     ${mappingLine(d.labels)}`];
   return [
     `model:       ${dir}`,
     `graph:       ${sanitizeForTerminal(d.graph)} (${mb(statSync(join(dir, d.graph)).size)}, sha256 ${d.graphSha256}…)`,
@@ -255,11 +275,18 @@ const RUNTIME_MISSING = `groundwatch model info: ${ONNX_RUNTIME_PACKAGE} is not 
  * cached snapshot (if pulled) and from the repository's listing: the one saved by `model pull`,
  * else the hub's (unless HF_HUB_OFFLINE).
  */
-async function info(target: string, variant: string, revision: string | undefined, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures, hub: HubSettings): Promise<number> {
+/** What `model info` is asked for: the graph variant and, when named, the recipe. */
+interface InfoWanted {
+  readonly variant: string;
+  readonly recipe?: string | undefined;
+}
+
+async function info(target: string, wanted: InfoWanted, revision: string | undefined, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures, hub: HubSettings): Promise<number> {
+  const { variant } = wanted;
   const found = await describeModelTarget(target, { cwd: io.cwd, hub, revision, variant, timeoutMs: LISTING_TIMEOUT_MS, fetch: deps.fetch });
   if (found.kind === "dir") {
     const { dir, saved } = found;
-    const d = await describeDir(dir, variant, io, deps, cpu);
+    const d = await describeDir(dir, wanted, io, deps, cpu);
     const lines = dirLines(dir, d);
     if (saved) lines.push(`variants:    offered by ${saved.repo}@${saved.sha} when pulled:`, ...variantLines(saved.graphs, (g) => [...(d.graphs.some((x) => x.path === g.path) ? ["pulled"] : []), ...(g.path === d.graph ? ["chosen"] : []), ...refusedMark(g)]));
     else lines.push(`variants:    in this directory:`, ...variantLines(d.graphs, (g) => [...(g.path === d.graph ? ["chosen"] : []), ...refusedMark(g)]));
@@ -271,7 +298,7 @@ async function info(target: string, variant: string, revision: string | undefine
   const lines: string[] = [];
   let described: DirDescription | undefined;
   if (cached) {
-    described = await describeDir(cached, variant, io, deps, cpu);
+    described = await describeDir(cached, wanted, io, deps, cpu);
     lines.push(...dirLines(cached, described));
   } else {
     lines.push(`model:       ${target}@${found.revision}: not pulled (labels, inputs and maximum length are read once it is)`);

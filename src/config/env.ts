@@ -77,6 +77,7 @@ export const SCORE_ENV_NAMES = {
   backend: "GROUNDWATCH_BACKEND",
   model: "GROUNDWATCH_MODEL",
   variant: "GROUNDWATCH_MODEL_VARIANT",
+  recipe: "GROUNDWATCH_RECIPE",
   relevanceModel: "GROUNDWATCH_RELEVANCE_MODEL",
   requireProduction: "GROUNDWATCH_REQUIRE_PRODUCTION",
   threshold: "GROUNDWATCH_THRESHOLD",

@@ -27,6 +27,12 @@ export interface ScoreOptions {
    */
   readonly variant?: string;
   /**
+   * How the model is fed and read, by recipe name: for the onnx backend nli, factcg, minicheck-roberta, minicheck-deberta,
+   * minicheck-flan-t5 or hhem (default: recognised from the model's repository name and config.json); for the judge,
+   * its judge recipes. Checked by the backend that reads it (an unknown name is an error on recipe). Env GROUNDWATCH_RECIPE.
+   */
+  readonly recipe?: string;
+  /**
    * ONNX relevance cross-encoder (one logit per (question, passage) pair, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2 or
    * BAAI/bge-reranker-base): a directory, or a repo id already pulled; its graph is chosen by `variant` when that names a kind.
    * Used by the onnx backend; without it, onnx measures relevance with the offline backend's lexical relevance. Env GROUNDWATCH_RELEVANCE_MODEL.
@@ -107,6 +113,8 @@ export interface ResolvedScoreOptions {
   readonly backend: BackendChoice;
   readonly model: string | undefined;
   readonly variant: string | undefined;
+  /** The recipe named, or undefined: the backend recognises one. */
+  readonly recipe: string | undefined;
   readonly relevanceModel: string | undefined;
   readonly requireProduction: boolean;
   /** Undefined means "use the backend's recommended threshold". */
@@ -180,6 +188,7 @@ export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSourc
     backend: read("backend", oneOf(BACKEND_CHOICES), "auto"),
     model: str("model"),
     variant: variant.value === undefined ? undefined : checkVariant(variant.value, variant.field),
+    recipe: str("recipe"),
     relevanceModel: str("relevanceModel"),
     requireProduction: bool("requireProduction") ?? false,
     threshold: num("threshold", 0, 1, false),

@@ -27,6 +27,7 @@ export const GROUNDWATCH_ERROR_CODES = {
   body_too_large: "a remote reply larger than its cap: the request was aborted (BodyTooLargeError)",
   body_idle_timeout: "a remote reply stopped arriving: the request was aborted (BodyIdleTimeoutError)",
   chat_http: "a chat completions endpoint answered a client error (ChatHttpError)",
+  judge_reply: "a judge's reply that cannot be read as its recipe's answer: unparseable, refused, filtered, truncated or empty (JudgeReplyError); never read as a score",
   hub: "the model hub refused, failed, or answered something groundwatch will not write (HubError)",
   pool: "the worker pool gave up on a job: timeout, crash, unavailable or closed (PoolError)",
   job_aborted: "a worker's job was cancelled or its worker is closing (JobAbortedError)",

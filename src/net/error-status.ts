@@ -30,6 +30,7 @@ export const HTTP_STATUS_BY_ERROR_CODE: Readonly<Record<GroundwatchErrorCode, Er
   body_idle_timeout: 500,
   // An endpoint's refusal of groundwatch's own call is not the client's error.
   chat_http: 500,
+  judge_reply: 500,
   hub: 500,
   pool: 500,
   job_aborted: 500,

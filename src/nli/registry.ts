@@ -157,6 +157,7 @@ export async function createBackend(options: ResolvedScoreOptions, deps: CreateB
             maxBatch: options.onnxMaxBatch,
             batchWaitMs: options.onnxBatchWaitMs,
             ...(options.variant ? { variant: options.variant } : {}),
+            ...(options.recipe ? { recipe: options.recipe } : {}),
             ...(options.onnxThreads ? { threads: options.onnxThreads } : {}),
             ...(relevanceDir !== undefined ? { relevanceDir } : {}),
           },
@@ -183,6 +184,8 @@ export async function createBackend(options: ResolvedScoreOptions, deps: CreateB
         budget: options.judgeBudget,
         concurrency: options.judgeConcurrency,
         ...(apiKey ? { apiKey } : {}),
+        // The recipe named (--recipe, GROUNDWATCH_RECIPE, scoring.recipe) reaches the judge as JudgeOptions.recipe (its judge recipes, nli/recipes/judge.ts).
+        ...(options.recipe ? { recipe: options.recipe } : {}),
       });
       return { backend, warnings };
     }

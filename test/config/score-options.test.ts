@@ -158,3 +158,13 @@ describe("onnx batching options", () => {
     expect(() => resolveScoreOptions({}, { file: { onnxBatchWaitMs: -1 } })).toThrow("invalid config file scoring.onnxBatchWaitMs: -1");
   });
 });
+
+describe("the recipe option", () => {
+  it("is read from --recipe (the option), GROUNDWATCH_RECIPE and a config file's scoring.recipe, in that order, and is unset by default", () => {
+    expect(SCORE_ENV.recipe).toBe("GROUNDWATCH_RECIPE");
+    expect(resolveScoreOptions().recipe).toBeUndefined();
+    expect(resolveScoreOptions({}, { file: { recipe: "hhem" } }).recipe).toBe("hhem");
+    expect(resolveScoreOptions({}, { env: { GROUNDWATCH_RECIPE: "factcg" }, file: { recipe: "hhem" } }).recipe).toBe("factcg");
+    expect(resolveScoreOptions({ recipe: "minicheck-roberta" }, { env: { GROUNDWATCH_RECIPE: "factcg" } }).recipe).toBe("minicheck-roberta");
+  });
+});

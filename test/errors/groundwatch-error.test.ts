@@ -16,6 +16,7 @@ import { BodyIdleTimeoutError, BodyTooLargeError } from "../../src/net/read-capp
 import { NonRetryable, RetryLater } from "../../src/net/retry.ts";
 import { HubError } from "../../src/nli/hub/errors.ts";
 import { ChatHttpError } from "../../src/nli/judge/chat.ts";
+import { JudgeReplyError } from "../../src/nli/judge/reply-error.ts";
 import { BatcherClosedError } from "../../src/workers/batcher.ts";
 import { OnnxRuntimeMissingError } from "../../src/nli/onnx/runtime.ts";
 import { ReviewSessionError } from "../../src/review/session.ts";
@@ -54,6 +55,7 @@ const ERRORS: ReadonlyArray<{ error: unknown; code: GroundwatchErrorCode; name: 
   { error: new BodyTooLargeError(10), code: "body_too_large", name: "BodyTooLargeError", message: "the reply is larger than 10 bytes; the request was aborted" },
   { error: new BodyIdleTimeoutError(20), code: "body_idle_timeout", name: "BodyIdleTimeoutError", message: "the reply stalled: no data for 20 ms; the request was aborted" },
   { error: new ChatHttpError("judge answered HTTP 401", 401), code: "chat_http", name: "ChatHttpError", message: "judge answered HTTP 401" },
+  { error: new JudgeReplyError("unparseable", "judge reply unparseable (lynx): JSON without SCORE"), code: "judge_reply", name: "JudgeReplyError", message: "judge reply unparseable (lynx): JSON without SCORE" },
   { error: new HubError("the hub refused"), code: "hub", name: "HubError", message: "the hub refused" },
   { error: new PoolError("timeout", "ran past 5 ms"), code: "pool", name: "PoolError", message: "ran past 5 ms" },
   { error: new JobAbortedError("closing"), code: "job_aborted", name: "JobAbortedError", message: "the worker is closing" },

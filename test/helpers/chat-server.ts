@@ -9,6 +9,12 @@ export interface ChatRequest {
   readonly n?: number;
   readonly max_tokens?: number;
   readonly messages: Array<{ role: string; content: string }>;
+  /** Per-token log probabilities asked for (the judge's logprob recipes). */
+  readonly logprobs?: boolean;
+  readonly top_logprobs?: number;
+  /** Arguments for the chat template and RAG documents, as vLLM takes them (Ollama ignores both). */
+  readonly chat_template_kwargs?: Record<string, unknown>;
+  readonly documents?: Array<Record<string, string>>;
   readonly authorization: string | undefined;
   readonly path: string;
 }

@@ -5,6 +5,7 @@ export const BACKEND_FLAGS = {
   backend: { type: "string" },
   model: { type: "string" },
   variant: { type: "string" },
+  recipe: { type: "string" },
   "relevance-model": { type: "string" },
   "require-production": { type: "boolean" },
   "onnx-threads": { type: "string" },
@@ -26,6 +27,10 @@ export const BACKEND_FLAGS_HELP = `Backend:
   --model DIR|REPO      ONNX model directory, or a repo pulled with \`groundwatch model pull\`
   --variant V           ONNX graph: auto (default: int8 for this CPU, else generic int8, else
                         fp32), fp32, int8, quantized, or a graph's file name; env GROUNDWATCH_MODEL_VARIANT
+  --recipe NAME         how the model is fed and read: nli, factcg, minicheck-roberta,
+                        minicheck-deberta, minicheck-flan-t5, hhem (default: recognised from the
+                        repository name and config.json; \`groundwatch model info\` shows it);
+                        env GROUNDWATCH_RECIPE
   --relevance-model DIR|REPO  relevance cross-encoder for the onnx backend (cause attribution);
                         env GROUNDWATCH_RELEVANCE_MODEL; without one, relevance is lexical
   --require-production  refuse to run on a triage-tier backend (env GROUNDWATCH_REQUIRE_PRODUCTION=1)
@@ -59,6 +64,7 @@ export function backendOptionsFromFlags(values: Values): { options: ScoreOptions
     ["backend", "backend"],
     ["model", "model"],
     ["variant", "variant"],
+    ["recipe", "recipe"],
     ["relevance-model", "relevanceModel"],
     ["judge-url", "judgeUrl"],
     ["judge-model", "judgeModel"],

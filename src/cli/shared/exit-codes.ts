@@ -38,6 +38,7 @@ export const EXIT_BY_ERROR_CODE: Readonly<Record<GroundwatchErrorCode, ExitCode>
   body_too_large: EXIT.failure,
   body_idle_timeout: EXIT.failure,
   chat_http: EXIT.failure,
+  judge_reply: EXIT.failure,
   hub: EXIT.failure,
   pool: EXIT.failure,
   job_aborted: EXIT.failure,

@@ -59,11 +59,28 @@ export interface ChatClientOptions {
   readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
-/** One choice of a chat completion, as the server sent it (fields unchecked). */
+/** One of a token's most likely alternatives, in OpenAI's `logprobs` shape. */
+export interface ChatTopLogprob {
+  readonly token: string;
+  readonly logprob: number;
+}
+
+/** One generated token with its log probability and its most likely alternatives (OpenAI's `logprobs.content[]`; vLLM and Ollama ≥ 0.12.11 send it). */
+export interface ChatTokenLogprob extends ChatTopLogprob {
+  readonly top_logprobs: readonly ChatTopLogprob[];
+}
+
+/**
+ * One choice of a chat completion, as the server sent it. The fields are unchecked: they carry the
+ * OpenAI shapes a conforming server sends, and a reader checks each value before it uses it
+ * (src/nli/judge/logprobs.ts reads `logprobs`).
+ */
 export interface ChatChoice {
   readonly index?: unknown;
   readonly message?: { readonly content?: unknown; readonly refusal?: unknown };
   readonly finish_reason?: unknown;
+  /** Per-token log probabilities, when the request asked for them (`logprobs: true`, `top_logprobs`) and the server sent them. */
+  readonly logprobs?: { readonly content?: readonly ChatTokenLogprob[] | null } | null;
 }
 
 /** A completion's choices (empty when the body had none) and the tokens it reported. */
@@ -71,6 +88,8 @@ export interface ChatCompletion {
   readonly choices: readonly ChatChoice[];
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** The body's `system_fingerprint` when it is a string: Ollama's /v1 always says "fp_ollama". */
+  readonly systemFingerprint?: string;
 }
 
 export interface ChatUsage {
@@ -159,7 +178,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       if (error instanceof BodyTooLargeError) throw error;
       throw new Error(`${label} call failed while reading the reply: ${redact((error as Error).message)}`);
     }
-    let parsed: { choices?: unknown; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null;
+    let parsed: { choices?: unknown; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown }; system_fingerprint?: unknown } | null;
     try {
       parsed = JSON.parse(text) as typeof parsed;
     } catch {
@@ -169,6 +188,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       choices: Array.isArray(parsed?.choices) ? (parsed.choices.filter((c) => c !== null && typeof c === "object") as ChatChoice[]) : [],
       promptTokens: tokens(parsed?.usage?.prompt_tokens),
       completionTokens: tokens(parsed?.usage?.completion_tokens),
+      ...(typeof parsed?.system_fingerprint === "string" ? { systemFingerprint: parsed.system_fingerprint } : {}),
     };
     promptTokens += reply.promptTokens;
     completionTokens += reply.completionTokens;

@@ -2,7 +2,10 @@ import type { CallOptions, EntailmentBackend, RelevancePair, RelevanceScorerInfo
 import { ConfigError, isConfigError } from "../../config/errors.ts";
 import { VARIANT_NAMES } from "../../config/variant.ts";
 import type { InferenceStats, OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
+import { NLI_RECIPE } from "../recipes/onnx.ts";
+import { recogniseRecipe } from "../recipes/recognise.ts";
 import { locateModelFiles } from "./model-dir.ts";
+import { readModelFiles } from "./model-read.ts";
 import type { InferencePool, RelevancePool } from "./pool.ts";
 import { createInferencePool, createRelevancePool } from "./pool.ts";
 import { OFFLINE_RELEVANCE_THRESHOLDS } from "../offline/backend.ts";
@@ -53,16 +56,21 @@ export function relevanceVariant(variant: string | undefined): string {
   return variant !== undefined && (VARIANT_NAMES as readonly string[]).includes(variant) ? variant : "auto";
 }
 
-/** A model's version: its directory's last two parts, its graph and the graph's hash. */
-function modelVersion(info: { readonly dir: string; readonly graph: string; readonly graphSha256: string }): string {
-  return `${info.dir.replace(/\/+$/, "").split("/").slice(-2).join("/")}:${info.graph}@${info.graphSha256}`;
+/**
+ * A model's version: its directory's last two parts, its graph and the graph's hash, and the recipe
+ * that reads it unless that is the NLI one (one graph read by two recipes gives two answers).
+ */
+function modelVersion(info: { readonly dir: string; readonly graph: string; readonly graphSha256: string; readonly recipe?: { readonly name: string } }): string {
+  const recipe = info.recipe && info.recipe.name !== NLI_RECIPE.name ? ` recipe ${info.recipe.name}` : "";
+  return `${info.dir.replace(/\/+$/, "").split("/").slice(-2).join("/")}:${info.graph}@${info.graphSha256}${recipe}`;
 }
 
 /** Starts the relevance pool, after choosing its graph on this thread (a ConfigError here, not from a worker). */
 async function startRelevance(options: OnnxBackendOptions, dir: string, cpu: CpuFeatures, workers: number): Promise<RelevancePool> {
   const variant = relevanceVariant(options.variant);
   locateModelFiles(dir, variant, cpu);
-  const { workers: _, relevanceDir: __, batchWaitMs, ...engineOptions } = options;
+  // A relevance model is read by RELEVANCE_RECIPE, whatever recipe the NLI model has.
+  const { workers: _, relevanceDir: __, batchWaitMs, recipe: ___, ...engineOptions } = options;
   return createRelevancePool({ ...engineOptions, dir, variant, cpu }, { size: workers, ...(batchWaitMs !== undefined ? { batchWaitMs } : {}) });
 }
 
@@ -83,7 +91,9 @@ export async function createOnnxBackend(options: OnnxBackendOptions, deps: OnnxB
   // ConfigError on this thread (a worker's error would arrive as a plain Error); the workers
   // choose again for the same CPU, and so take the same graph, with the same reason.
   const cpu = options.cpu ?? readCpuFeatures();
-  locateModelFiles(options.dir, options.variant, cpu);
+  // So is the recipe: an unknown name is a ConfigError on recipe, and a model no recipe fits is refused, here.
+  const found = readModelFiles({ ...options, cpu });
+  recogniseRecipe({ name: options.recipe, dir: found.files.dir, config: found.config, source: found.files.config });
   const { workers: _, relevanceDir, batchWaitMs, ...engineOptions } = options;
   const pool: InferencePool = await createInferencePool({ ...engineOptions, cpu }, { size: workers, ...(batchWaitMs !== undefined ? { batchWaitMs } : {}) });
   let relevancePool: RelevancePool | undefined;

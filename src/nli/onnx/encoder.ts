@@ -86,26 +86,31 @@ export interface PairEncoderOptions {
  * Wraps @huggingface/tokenizers (which has no truncation or padding) with pair
  * truncation: longest first, except that the hypothesis keeps a minimum.
  */
-export function createPairEncoder(tokenizerJson: Json, tokenizerConfig: Json, options: PairEncoderOptions): PairEncoder {
-  let tokenizer: Tokenizer;
+/** Loads tokenizer.json with its settings (tokenizer_config.json over special_tokens_map.json); a failure names the file. */
+export function loadTokenizer(tokenizerJson: Json, tokenizerConfig: Json): Tokenizer {
   try {
-    tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
+    return new Tokenizer(tokenizerJson, tokenizerConfig);
   } catch (error) {
     throw new Error(`onnx backend: tokenizer.json could not be loaded: ${(error as Error).message}`);
   }
+}
+
+/** The id rows are padded with: tokenizer.json's padding, else the pad_token setting, else [PAD] or <pad>, else 0. */
+export function padIdOf(tokenizer: Tokenizer, tokenizerJson: Json, tokenizerConfig: Json): number {
+  const tokenId = (t: string): number | undefined => tokenizer.token_to_id(t) ?? undefined;
+  const padding = asPlainObject(tokenizerJson.padding);
+  const padToken = String(tokenizerConfig.pad_token ?? "");
+  return (typeof padding?.pad_id === "number" ? padding.pad_id : undefined) ?? tokenId(padToken) ?? tokenId("[PAD]") ?? tokenId("<pad>") ?? 0;
+}
+
+export function createPairEncoder(tokenizerJson: Json, tokenizerConfig: Json, options: PairEncoderOptions): PairEncoder {
+  const tokenizer = loadTokenizer(tokenizerJson, tokenizerConfig);
   const tokenId = (t: string): number | undefined => tokenizer.token_to_id(t) ?? undefined;
   const template = pairTemplate(tokenizerJson, tokenId);
   const specialCount = template.reduce((n, p) => n + p.ids.length, 0);
   const budget = options.maxLength - specialCount;
   if (budget < 2) throw new Error(`onnx backend: maximum length ${options.maxLength} leaves no room for text after ${specialCount} special tokens`);
-  const padding = asPlainObject(tokenizerJson.padding);
-  const padToken = String(tokenizerConfig.pad_token ?? "");
-  const padId =
-    (typeof padding?.pad_id === "number" ? padding.pad_id : undefined) ??
-    tokenId(padToken) ??
-    tokenId("[PAD]") ??
-    tokenId("<pad>") ??
-    0;
+  const padId = padIdOf(tokenizer, tokenizerJson, tokenizerConfig);
   return {
     padId,
     maxLength: options.maxLength,

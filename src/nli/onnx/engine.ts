@@ -1,46 +1,58 @@
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { relative } from "node:path";
 import type { NliPair, NliResult } from "../../core/backend.ts";
-import type { EncodedPair, PairEncoder } from "./encoder.ts";
-import { createPairEncoder } from "./encoder.ts";
-import type { LabelMap, ModelFiles, OnnxVariant } from "./model-dir.ts";
-import { locateModelFiles, mapLabels, readJsonFile } from "./model-dir.ts";
-import type { OnnxImporter, OnnxRuntime, OnnxTensor } from "./runtime.ts";
+import type { RecipeChoice } from "../recipes/recognise.ts";
+import { recogniseRecipe } from "../recipes/recognise.ts";
+import type { RecipeChunking } from "../recipes/types.ts";
+import type { EncodedPair } from "./encoder.ts";
+import type { LabelMap, ModelFiles } from "./model-dir.ts";
+import type { GraphDescription, ModelDirContents, ModelDirOptions } from "./model-read.ts";
+import { describeGraph, readModelDir, readModelFiles } from "./model-read.ts";
+import type { EncodedChunk } from "./recipe-feeder.ts";
+import { createRecipeFeeder } from "./recipe-feeder.ts";
+import { mapRecipeLabels } from "./recipe-labels.ts";
+import { bestChunk, pairResult, readLogitRows } from "./recipe-output.ts";
+import type { OnnxImporter, OnnxRuntime } from "./runtime.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
 import { inLengthOrder, openPairSession, runPairBatch } from "./session.ts";
-import type { CpuFeatures, GraphVariant } from "./variants.ts";
-import { isPlainObject } from "../../core/plain-object.ts";
 
-export interface OnnxEngineOptions {
-  /** Model directory (Hugging Face layout). */
-  readonly dir: string;
-  /** auto (default), fp32, int8, fp16, q4, quantized, or a graph's file name. */
-  readonly variant?: OnnxVariant;
-  /** The CPU the graph is chosen for (default: this machine's, read from /proc/cpuinfo). */
-  readonly cpu?: CpuFeatures;
+export type { GraphDescription, ModelDirContents } from "./model-read.ts";
+export { describeGraph, floatValues, readModelDir, tokenSettings } from "./model-read.ts";
+export { probabilitiesFromLogits } from "./recipe-output.ts";
+
+export interface OnnxEngineOptions extends ModelDirOptions {
   /** onnxruntime intra-op threads per session. */
   readonly threads?: number;
   /** Most pairs in one inference call. */
   readonly maxBatch?: number;
-  /** Cap on the model's maximum sequence length. */
-  readonly maxLength?: number;
   /** Tokens the hypothesis keeps when a pair is truncated. */
   readonly minHypothesisTokens?: number;
+  /**
+   * The recipe that feeds and reads the model (recipes/onnx.ts: nli, factcg, minicheck-roberta, …), by
+   * name; default: recognised from the repository name and config.json (recipes/recognise.ts).
+   */
+  readonly recipe?: string;
+}
+
+/** What `groundwatch model info` shows of a model's recipe. */
+export interface RecipeSummary {
+  readonly name: string;
+  readonly description: string;
+  /** Why it was chosen: named, repository name, config.json architectures or labels. */
+  readonly why: string;
+  /** The text template (`text` recipes), or undefined: the tokenizer's pair template. */
+  readonly template?: string;
+  /** Where the answer is read: pooled, token0 or decoder-step. */
+  readonly output: string;
+  readonly chunking?: Pick<RecipeChunking, "unit" | "size" | "joiner">;
+  /** The reference code the recipe follows. */
+  readonly reference: string;
 }
 
 /** What a model directory holds, read from its files alone (no runtime needed). */
-export interface OnnxModelDescription {
-  readonly dir: string;
-  readonly graph: string;
-  /** Short content hash of the graph: the model version results carry. */
-  readonly graphSha256: string;
+export interface OnnxModelDescription extends GraphDescription {
   readonly labels: LabelMap;
   readonly maxLength: number;
-  /** The chosen graph's kind and why it was chosen. */
-  readonly variant: { readonly precision: GraphVariant["precision"]; readonly description: string; readonly reason: string };
-  /** Every graph the directory holds, with its size. */
-  readonly graphs: readonly GraphVariant[];
+  /** The recipe that reads the model, and why it was chosen. */
+  readonly recipe: RecipeSummary;
 }
 
 /** What the loaded model is, for `groundwatch model info` and result provenance. */
@@ -57,10 +69,15 @@ export interface OnnxEngineDeps {
   readonly importOnnxRuntime?: OnnxImporter;
 }
 
-/** Inference done so far: session.run calls and the pairs they ran. */
+/** Inference done so far: session.run calls and the model inputs (pairs, or chunks of pairs) they ran. */
 export interface InferenceStats {
   readonly runs: number;
   readonly pairs: number;
+}
+
+/** One pair as the model read it: each chunk's input and logits, in the premise's order. */
+export interface InspectedPair {
+  readonly chunks: ReadonlyArray<{ readonly text?: string; readonly ids: number[]; readonly logits: number[] }>;
 }
 
 export interface OnnxEngine {
@@ -68,134 +85,66 @@ export interface OnnxEngine {
   /** session.run calls and pairs run since the engine was created. */
   stats(): InferenceStats;
   classify(pairs: readonly NliPair[]): Promise<NliResult[]>;
-  /** Raw logits and the encoded inputs, in input order (for checks against reference outputs). */
+  /** Raw logits and the encoded inputs, in input order: per pair, its deciding chunk's (an NLI pair has one). */
   logits(pairs: readonly NliPair[]): Promise<{ logits: number[][]; encoded: EncodedPair[] }>;
+  /** Per pair, every chunk's input and logits (for checks against reference outputs chunk by chunk). */
+  inspect(pairs: readonly NliPair[]): Promise<InspectedPair[]>;
   close(): Promise<void>;
 }
 
-function softmax(row: Float32Array | number[]): number[] {
-  const max = Math.max(...row);
-  const exps = Array.from(row, (x) => Math.exp(x - max));
-  const sum = exps.reduce((a, b) => a + b, 0);
-  return exps.map((e) => e / sum);
+/** A model directory read for an engine: its files, the recipe chosen and why, and the label map it reads with. */
+interface PreparedModel extends ModelDirContents {
+  readonly choice: RecipeChoice;
+  readonly labels: LabelMap;
 }
 
-/** Turns one row of logits into class probabilities through the label map. */
-export function probabilitiesFromLogits(row: Float32Array | number[], labels: LabelMap): { entailment: number; neutral: number; contradiction: number } {
-  const p = softmax(row);
-  if (labels.kind === "three") return { entailment: p[labels.entailment] ?? 0, neutral: p[labels.neutral] ?? 0, contradiction: p[labels.contradiction] ?? 0 };
-  // A two-label model cannot tell contradiction from missing evidence: all of "not entailed" is neutral.
-  return { entailment: p[labels.entailment] ?? 0, neutral: p[labels.notEntailment] ?? 0, contradiction: 0 };
+function prepare(options: Pick<OnnxEngineOptions, "dir" | "variant" | "cpu" | "maxLength" | "recipe">): PreparedModel {
+  const found = readModelFiles(options);
+  const choice = recogniseRecipe({ name: options.recipe, dir: found.files.dir, config: found.config, source: found.files.config });
+  const contents = readModelDir(options, choice.recipe, found);
+  return { ...contents, choice, labels: mapRecipeLabels(choice.recipe, contents.config, contents.files.config) };
 }
 
-function maxLengthOf(files: ModelFiles, config: Record<string, unknown>, tokenizerConfig: Record<string, unknown>, cap?: number): number {
-  const fromTokenizer = Number(tokenizerConfig.model_max_length);
-  const fromConfig = Number(config.max_position_embeddings);
-  // RoBERTa-style models reserve two positions (514 → 512); huge model_max_length values mean "unset".
-  const positions = Number.isFinite(fromConfig) && fromConfig > 0 ? (fromConfig === 514 ? 512 : fromConfig) : Infinity;
-  const tokenizer = Number.isFinite(fromTokenizer) && fromTokenizer > 0 && fromTokenizer < 1e6 ? fromTokenizer : Infinity;
-  const length = Math.min(positions, tokenizer, cap ?? Infinity);
-  if (!Number.isFinite(length)) throw new Error(`onnx backend: ${files.dir}: no maximum length in config.json or tokenizer_config.json; pass maxLength`);
-  return length;
-}
-
-function graphSha256(graph: string): string {
-  return createHash("sha256").update(readFileSync(graph)).digest("hex").slice(0, 12);
-}
-
-/** What a cross-encoder directory holds, read from its files: the NLI engine maps its labels, the relevance engine counts them. */
-export interface ModelDirContents {
-  readonly files: ModelFiles;
-  /** config.json. */
-  readonly config: Record<string, unknown>;
-  readonly tokenizerJson: Record<string, unknown>;
-  /** tokenizer_config.json over special_tokens_map.json. */
-  readonly tokenizerSettings: Record<string, unknown>;
-  readonly maxLength: number;
-}
-
-/**
- * Token settings with each token as a string: tokenizer_config.json and
- * special_tokens_map.json may write a token as {"content": "[PAD]", …} (an AddedToken).
- */
-export function tokenSettings(settings: Record<string, unknown>): Record<string, unknown> {
-  const content = (v: unknown): unknown => (isPlainObject(v) && typeof v.content === "string" ? v.content : v);
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(settings)) {
-    if (k.endsWith("_token")) out[k] = content(v);
-    else if (k === "additional_special_tokens" && Array.isArray(v)) out[k] = v.map(content).filter((t) => typeof t === "string");
-    else out[k] = v;
-  }
-  return out;
-}
-
-/** Reads a model directory's config, tokenizer and maximum length, and chooses its graph (variant rules in variants.ts). */
-export function readModelDir(options: Pick<OnnxEngineOptions, "dir" | "variant" | "cpu" | "maxLength">): ModelDirContents {
-  const files = locateModelFiles(options.dir, options.variant, options.cpu);
-  const config = readJsonFile(files.config);
-  const tokenizerConfig = files.tokenizerConfig ? readJsonFile(files.tokenizerConfig) : {};
-  const special = files.specialTokensMap ? readJsonFile(files.specialTokensMap) : {};
-  const tokenizerJson = readJsonFile(files.tokenizer);
-  const maxLength = maxLengthOf(files, config, tokenizerConfig, options.maxLength);
-  return { files, config, tokenizerJson, tokenizerSettings: tokenSettings({ ...special, ...tokenizerConfig }), maxLength };
-}
-
-/** The chosen graph of a model directory: path, content hash, kind and why, and every graph offered. */
-export type GraphDescription = Pick<OnnxModelDescription, "dir" | "graph" | "graphSha256" | "variant" | "graphs">;
-
-export function describeGraph(files: ModelFiles): GraphDescription {
-  const { graph, reason } = files.choice;
+function summary({ recipe, why }: RecipeChoice): RecipeSummary {
+  const { chunking } = recipe;
   return {
-    dir: files.dir,
-    graph: relative(files.dir, files.graph),
-    graphSha256: graphSha256(files.graph),
-    variant: { precision: graph.precision, description: graph.description, reason },
-    graphs: files.graphs,
+    name: recipe.name,
+    description: recipe.description,
+    why,
+    ...(recipe.input.kind === "text" ? { template: recipe.input.template } : {}),
+    output: recipe.output.kind,
+    ...(chunking ? { chunking: { unit: chunking.unit, size: chunking.size, joiner: chunking.joiner } } : {}),
+    reference: recipe.reference,
   };
 }
 
-function describe(files: ModelFiles, labels: LabelMap, maxLength: number): OnnxModelDescription {
+function describe(files: ModelFiles, labels: LabelMap, maxLength: number, choice: RecipeChoice): OnnxModelDescription {
   const g = describeGraph(files);
-  return { dir: g.dir, graph: g.graph, graphSha256: g.graphSha256, labels, maxLength, variant: g.variant, graphs: g.graphs };
-}
-
-/** A float16 value's bits as a number. */
-function halfToFloat(bits: number): number {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exp = (bits >> 10) & 0x1f;
-  const frac = bits & 0x3ff;
-  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
-  if (exp === 0x1f) return frac ? NaN : sign * Infinity;
-  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
-}
-
-/** An output tensor's values as float32: fp16 graphs return float16, which onnxruntime-node gives as raw bits. */
-export function floatValues(tensor: OnnxTensor): Float32Array {
-  const { data } = tensor;
-  if (data instanceof Float32Array) return data;
-  if (tensor.type === "float16" && data instanceof Uint16Array) return Float32Array.from(data, halfToFloat);
-  if (ArrayBuffer.isView(data) && !(data instanceof DataView) && !(data instanceof BigInt64Array) && !(data instanceof BigUint64Array)) return Float32Array.from(data as unknown as ArrayLike<number>);
-  throw new Error(`onnx backend: the graph's output is of type ${tensor.type ?? "unknown"}, not a float tensor`);
+  return { dir: g.dir, graph: g.graph, graphSha256: g.graphSha256, variant: g.variant, graphs: g.graphs, labels, maxLength, recipe: summary(choice) };
 }
 
 /**
- * Reads a model directory's graph, labels and maximum length from its files, without
+ * Reads a model directory's graph, recipe, labels and maximum length from its files, without
  * onnxruntime: what `groundwatch model info` can show when the runtime is not installed.
  */
-export function describeOnnxModel(options: Pick<OnnxEngineOptions, "dir" | "variant" | "cpu" | "maxLength">): OnnxModelDescription {
-  const { files, config, maxLength } = readModelDir(options);
-  return describe(files, mapLabels(config, files.config), maxLength);
+export function describeOnnxModel(options: Pick<OnnxEngineOptions, "dir" | "variant" | "cpu" | "maxLength" | "recipe">): OnnxModelDescription {
+  const p = prepare(options);
+  return describe(p.files, p.labels, p.maxLength, p.choice);
 }
 
 /**
- * Loads a model directory into an onnxruntime session on this thread and classifies
- * pairs in length-sorted batches, each padded only to its longest row.
+ * Loads a model directory into an onnxruntime session on this thread and classifies pairs as its
+ * recipe says (recipe-feeder.ts, recipe-output.ts): each pair's premise chunks in length-sorted
+ * batches, each padded only to its longest row; a pair's result is its best chunk's.
  * onnxruntime-node is loaded here, lazily (`deps.runtime` skips that).
  */
 export async function createOnnxEngine(options: OnnxEngineOptions, deps: OnnxEngineDeps = {}): Promise<OnnxEngine> {
-  const { files, config, tokenizerJson, tokenizerSettings, maxLength } = readModelDir(options);
-  const labels = mapLabels(config, files.config);
-  const encoder: PairEncoder = createPairEncoder(tokenizerJson, tokenizerSettings, { maxLength, minHypothesisTokens: options.minHypothesisTokens ?? 64 });
+  const { files, tokenizerJson, tokenizerSettings, maxLength, choice, labels } = prepare(options);
+  const { recipe } = choice;
+  if (recipe.output.kind === "decoder-step") {
+    throw new Error(`onnx backend: ${files.dir}: recipe ${recipe.name} (${choice.why}) runs one decoder step of a seq2seq model, which the sequence-classification engine does not run`);
+  }
+  const feeder = createRecipeFeeder(recipe, tokenizerJson, tokenizerSettings, { maxLength, minHypothesisTokens: options.minHypothesisTokens ?? 64 });
   const ort = deps.runtime ?? (await loadOnnxRuntime(deps.importOnnxRuntime));
   const s = await openPairSession(ort, files.graph, options.threads);
   const nLabels = labels.labels.length;
@@ -203,33 +152,34 @@ export async function createOnnxEngine(options: OnnxEngineOptions, deps: OnnxEng
   let runs = 0;
   let ran = 0;
 
-  const runBatch = async (batch: readonly EncodedPair[]): Promise<number[][]> => {
+  const runBatch = async (batch: readonly EncodedChunk[]): Promise<number[][]> => {
     runs++;
     ran += batch.length;
-    const out = await runPairBatch(ort, s, batch, encoder.padId);
-    if (!out || out.dims.length !== 2 || out.dims[0] !== batch.length || out.dims[1] !== nLabels) {
-      throw new Error(`onnx backend: ${files.graph} returned ${s.outputName} of shape [${out?.dims.join(", ") ?? ""}], expected [${batch.length}, ${nLabels}] for the ${nLabels} labels in config.json`);
-    }
-    const data = floatValues(out);
-    return batch.map((_, r) => Array.from(data.slice(r * nLabels, (r + 1) * nLabels)));
+    const out = await runPairBatch(ort, s, batch, feeder.padId);
+    return readLogitRows(out, batch.length, nLabels, recipe.output, `${files.graph} returned ${s.outputName}`);
   };
 
-  const logits = async (pairs: readonly NliPair[]): Promise<{ logits: number[][]; encoded: EncodedPair[] }> => {
-    const encoded = pairs.map((p) => encoder.encode(p.premise, p.hypothesis));
-    return { logits: await inLengthOrder(encoded, maxBatch, runBatch), encoded };
+  /** Every pair's chunks with their logits, all chunks of all pairs run together. */
+  const run = async (pairs: readonly NliPair[]): Promise<Array<Array<{ input: EncodedChunk; logits: number[] }>>> => {
+    const fed = pairs.map((p) => feeder.feed(p.premise, p.hypothesis));
+    const rows = await inLengthOrder(fed.flat(), maxBatch, runBatch);
+    let next = 0;
+    return fed.map((chunks) => chunks.map((input) => ({ input, logits: rows[next++] ?? [] })));
   };
+  const chunkLogits = (chunks: ReadonlyArray<{ input: EncodedChunk; logits: number[] }>): Array<{ logits: number[]; truncated: number }> => chunks.map((c) => ({ logits: c.logits, truncated: c.input.truncated }));
 
   return {
-    info: { ...describe(files, labels, maxLength), inputs: s.session.inputNames },
+    info: { ...describe(files, labels, maxLength, choice), inputs: s.session.inputNames },
     stats: () => ({ runs, pairs: ran }),
-    logits,
+    async logits(pairs: readonly NliPair[]): Promise<{ logits: number[][]; encoded: EncodedPair[] }> {
+      const decided = (await run(pairs)).map((chunks) => chunks[bestChunk(chunkLogits(chunks), labels)] ?? { input: { ids: [], typeIds: [], truncated: 0 }, logits: [] });
+      return { logits: decided.map((c) => c.logits), encoded: decided.map((c) => c.input) };
+    },
+    async inspect(pairs: readonly NliPair[]): Promise<InspectedPair[]> {
+      return (await run(pairs)).map((chunks) => ({ chunks: chunks.map(({ input, logits }) => ({ ...(input.text !== undefined ? { text: input.text } : {}), ids: [...input.ids], logits })) }));
+    },
     async classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
-      const { logits: rows, encoded } = await logits(pairs);
-      return rows.map((row, i) => {
-        const probs = probabilitiesFromLogits(row, labels);
-        const truncated = encoded[i]?.truncated ?? 0;
-        return truncated > 0 ? { ...probs, truncatedTokens: truncated, notes: [`pair truncated by ${truncated} tokens to fit ${maxLength}`] } : probs;
-      });
+      return (await run(pairs)).map((chunks) => pairResult(chunkLogits(chunks), labels, maxLength));
     },
     async close(): Promise<void> {
       await s.session.release();

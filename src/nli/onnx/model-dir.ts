@@ -202,10 +202,12 @@ export function readJsonFile(path: string): Record<string, unknown> {
 /** Which output column holds which class. */
 export type LabelMap =
   | { readonly kind: "three"; readonly entailment: number; readonly neutral: number; readonly contradiction: number; readonly labels: readonly string[] }
-  | { readonly kind: "two"; readonly entailment: number; readonly notEntailment: number; readonly labels: readonly string[] };
+  | { readonly kind: "two"; readonly entailment: number; readonly notEntailment: number; readonly labels: readonly string[] }
+  /** A binary detector's (recipes/types.ts): which column means supported; its other column is read as neutral, never contradiction. */
+  | { readonly kind: "binary"; readonly supported: number; readonly unsupported: number; readonly labels: readonly string[] };
 
 /** A label name reduced for comparison: lower case, spaces, "_" and "-" as one "_". */
-const normalise = (label: string): string => label.trim().toLowerCase().replace(/[\s_-]+/g, "_");
+export const normaliseLabel = (label: string): string => label.trim().toLowerCase().replace(/[\s_-]+/g, "_");
 
 const ENTAILMENT = ["entailment", "entailed", "entails", "entail"];
 const NEUTRAL = ["neutral"];
@@ -216,7 +218,7 @@ const NOT_ENTAILMENT = ["not_entailment", "non_entailment", "not_entailed", "no_
  * The id2label of config.json, or the inverse of its label2id when id2label is absent
  * (some exports keep only one of them).
  */
-function labelTable(config: Record<string, unknown>): unknown {
+export function labelTable(config: Record<string, unknown>): unknown {
   if (config.id2label !== undefined && config.id2label !== null) return config.id2label;
   const l2i = config.label2id;
   if (!isPlainObject(l2i)) return undefined;
@@ -242,7 +244,7 @@ export function mapLabels(config: Record<string, unknown>, source: string): Labe
   const shown = JSON.stringify(Object.fromEntries(Array.from(labels, (l, i) => [i, l ?? null])));
   const refuse = (why: string): Error => new Error(`onnx backend: cannot map the labels of ${source} to entailment/neutral/contradiction (or entailment/not_entailment): id2label is ${shown}; ${why}`);
   if (Array.from(labels).some((l) => l === undefined)) throw refuse("its column indices have gaps");
-  const names = labels.map(normalise);
+  const names = labels.map(normaliseLabel);
   const find = (choices: readonly string[]): number[] => names.flatMap((n, i) => (choices.includes(n) ? [i] : []));
   const [e, n, c, ne] = [find(ENTAILMENT), find(NEUTRAL), find(CONTRADICTION), find(NOT_ENTAILMENT)];
   if ([e, n, c, ne].some((x) => x.length > 1)) throw refuse("a class is named twice");

@@ -5,11 +5,13 @@
  */
 import { join } from "node:path";
 import type { RelevancePair } from "../../core/backend.ts";
+import { RELEVANCE_RECIPE } from "../recipes/onnx.ts";
 import type { EncodedPair } from "./encoder.ts";
-import { createPairEncoder } from "./encoder.ts";
-import type { GraphDescription, InferenceStats, OnnxEngineDeps, OnnxEngineOptions } from "./engine.ts";
-import { describeGraph, floatValues, readModelDir } from "./engine.ts";
+import type { InferenceStats, OnnxEngineDeps, OnnxEngineOptions } from "./engine.ts";
 import { readJsonFile } from "./model-dir.ts";
+import type { GraphDescription } from "./model-read.ts";
+import { describeGraph, floatValues, readModelDir } from "./model-read.ts";
+import { createRecipeFeeder } from "./recipe-feeder.ts";
 import type { OnnxTensor } from "./runtime.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
 import { inLengthOrder, openPairSession, runPairBatch } from "./session.ts";
@@ -80,13 +82,15 @@ export function singleLogits(out: OnnxTensor | undefined, rows: number, where: s
  * other than one logit.
  */
 export async function createRelevanceEngine(options: OnnxEngineOptions, deps: OnnxEngineDeps = {}): Promise<RelevanceEngine> {
-  const { files, config, tokenizerJson, tokenizerSettings, maxLength } = readModelDir(options);
+  const { files, config, tokenizerJson, tokenizerSettings, maxLength } = readModelDir(options, RELEVANCE_RECIPE);
   const labels = declaredLabels(config);
   if (labels !== undefined && labels !== 1) {
     const shown = JSON.stringify(config.id2label ?? config.label2id ?? { num_labels: config.num_labels });
     throw new Error(`onnx backend: ${named(files.dir)}: config.json declares ${labels} labels (${shown}); a relevance cross-encoder has exactly one output logit per pair (an NLI model cannot be read as relevance)`);
   }
-  const encoder = createPairEncoder(tokenizerJson, tokenizerSettings, { maxLength, minHypothesisTokens: options.minHypothesisTokens ?? 64 });
+  // How a relevance cross-encoder is fed: RELEVANCE_RECIPE (the pair template, cut longest first), as every family's feeding is read from its recipe.
+  const feeder = createRecipeFeeder(RELEVANCE_RECIPE, tokenizerJson, tokenizerSettings, { maxLength, minHypothesisTokens: options.minHypothesisTokens ?? 64 });
+  const encode = (query: string, passage: string): EncodedPair => feeder.feed(query, passage)[0] as EncodedPair;
   const ort = deps.runtime ?? (await loadOnnxRuntime(deps.importOnnxRuntime));
   const s = await openPairSession(ort, files.graph, options.threads);
   const maxBatch = options.maxBatch ?? 32;
@@ -96,17 +100,17 @@ export async function createRelevanceEngine(options: OnnxEngineOptions, deps: On
   const runBatch = async (batch: readonly EncodedPair[]): Promise<number[]> => {
     runs++;
     ran += batch.length;
-    return singleLogits(await runPairBatch(ort, s, batch, encoder.padId), batch.length, where);
+    return singleLogits(await runPairBatch(ort, s, batch, feeder.padId), batch.length, where);
   };
   try {
     // The graph's output shape is only known by running it: one probe pair, at load.
-    await runBatch([encoder.encode("query", "passage")]);
+    await runBatch([encode("query", "passage")]);
   } catch (error) {
     await s.session.release();
     throw error;
   }
   const logits = async (pairs: readonly RelevancePair[]): Promise<{ logits: number[]; encoded: EncodedPair[] }> => {
-    const encoded = pairs.map((p) => encoder.encode(p.query, p.passage));
+    const encoded = pairs.map((p) => encode(p.query, p.passage));
     return { logits: await inLengthOrder(encoded, maxBatch, runBatch), encoded };
   };
   return {
