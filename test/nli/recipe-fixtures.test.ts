@@ -50,7 +50,8 @@ describe.each(RECIPE_FIXTURES)("recipe fixture %s", (name) => {
   const ref = readRecipeReference(name);
   const chunks = ref.rows.flatMap((r) => r.chunks);
 
-  it("gives numpy's logits for every chunk's ids, one chunk at a time", async () => {
+  // 2,048-token DeBERTa chunks take a second or more each on a busy shared CPU.
+  it("gives numpy's logits for every chunk's ids, one chunk at a time", { timeout: 120_000 }, async () => {
     for (const [k, chunk] of chunks.entries()) {
       const [logits] = await logitsOf(ort, name, ref.graphs.fp32 as string, [chunk]);
       expectClose(logits as number[], chunk.logits, RECIPE_TOLERANCE, `chunk ${k} (${chunk.ids.length} tokens)`);
@@ -131,7 +132,7 @@ describe("recipe fixture templates", () => {
 });
 
 describe("FactCG's int8 graph (onnx/model_quantized.onnx, optimum's name)", () => {
-  it("gives numpy's dynamically quantised logits for every chunk", async () => {
+  it("gives numpy's dynamically quantised logits for every chunk", { timeout: 120_000 }, async () => {
     const ref = readRecipeReference("factcg");
     for (const [k, chunk] of ref.rows.flatMap((r) => r.chunks).entries()) {
       const [logits] = await logitsOf(ort, "factcg", ref.graphs.int8 as string, [chunk]);
