@@ -13,6 +13,9 @@ Run with Debian's python (python3-onnx, python3-numpy):
   /usr/bin/python3 scripts/onnx_fixtures.py fp16 IN.onnx OUT.onnx                 # fp16 weights and output
   /usr/bin/python3 scripts/onnx_fixtures.py t5 OUT_DIR           # the T5 recipe fixtures (onnx_t5_recipes.py)
   /usr/bin/python3 scripts/onnx_fixtures.py shape-t5 OUT_DIR --preset flan-t5-large [--int8]  # T5 benchmark graphs
+  /usr/bin/python3 scripts/onnx_fixtures.py recipes test/fixtures/models/recipes  # FactCG, MiniCheck (scripts/onnx_recipe_fixtures.py)
+  /usr/bin/python3 scripts/onnx_fixtures.py byte-level test/fixtures/tokenizers   # RoBERTa and ModernBERT byte-level BPE checks
+  /usr/bin/python3 scripts/onnx_fixtures.py shape-deberta OUT_DIR --int8          # DeBERTa-v3-large's shape (not committed)
 
 A fixture directory has the Hugging Face layout the onnx backend reads: config.json (with
 id2label), tokenizer.json, tokenizer_config.json, onnx/model.onnx; plus reference.json with
@@ -586,16 +589,18 @@ def relevance_fixtures(out):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["fixtures", "relevance", "shape", "matmul", "quantize", "fp16", "t5", "shape-t5"])
+    ap.add_argument("what", choices=["fixtures", "relevance", "shape", "matmul", "quantize", "fp16", "t5", "shape-t5", "recipes", "byte-level", "shape-deberta"])
     ap.add_argument("out", help="output directory; for quantize and fp16, the input graph")
     ap.add_argument("dest", nargs="?", help="quantize and fp16: the output graph")
     ap.add_argument("--int8", action="store_true", help="shape: also write onnx/model_int8.onnx")
     ap.add_argument("--per-channel", action="store_true", help="int8 weights with one scale per output column")
-    ap.add_argument("--layers", type=int, default=6)
-    ap.add_argument("--hidden", type=int, default=384)
-    ap.add_argument("--heads", type=int, default=12)
-    ap.add_argument("--intermediate", type=int, default=1536)
-    ap.add_argument("--vocab", type=int, default=30522)
+    # Defaults: `shape` is MiniLM-L6's shape, `shape-deberta` DeBERTa-v3-large's.
+    ap.add_argument("--layers", type=int)
+    ap.add_argument("--hidden", type=int)
+    ap.add_argument("--heads", type=int)
+    ap.add_argument("--intermediate", type=int)
+    ap.add_argument("--vocab", type=int)
+    ap.add_argument("--buckets", type=int, default=256, help="shape-deberta: position_buckets")
     ap.add_argument("--max-position", type=int, default=512)
     ap.add_argument("--type-vocab", type=int, default=2)
     ap.add_argument("--preset", default="flan-t5-large", help="shape-t5: t5-base, flan-t5-base (encoders) or flan-t5-large (encoder + decoder)")
@@ -603,6 +608,16 @@ def main():
     ap.add_argument("--k", type=int, default=1024)
     ap.add_argument("--n", type=int, default=1024)
     args = ap.parse_args()
+    shape_defaults = {"layers": 24, "hidden": 1024, "heads": 16, "intermediate": 4096, "vocab": 128100} if args.what == "shape-deberta" else \
+        {"layers": 6, "hidden": 384, "heads": 12, "intermediate": 1536, "vocab": 30522}
+    for key, value in shape_defaults.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    if args.what in ("recipes", "byte-level", "shape-deberta"):
+        # The sequence-classification detectors (DeBERTa-v3, RoBERTa) and byte-level BPE: scripts/onnx_recipe_fixtures.py.
+        import onnx_recipe_fixtures as recipes
+        {"recipes": recipes.write_recipes, "byte-level": recipes.write_byte_level_checks}.get(args.what, lambda out: recipes.write_shape_deberta(out, args))(args.out)
+        return
     if args.what == "fixtures":
         bert = fixture(args.out, "bert-wordpiece", "wordpiece", ["contradiction", "entailment", "neutral"], seed=1)
         fixture(args.out, "bert-permuted", "wordpiece", ["ENTAILMENT", "NEUTRAL", "CONTRADICTION"], seed=2)
