@@ -90,7 +90,18 @@ describe("recipe recognition", () => {
     expect(run).toThrow(/do not say which column means supported/);
     expect(run).toThrow(/repository name: none/);
     expect(run).toThrow(/architectures DebertaV2ForSequenceClassification, model_type deberta-v2/);
-    expect(run).toThrow(/--recipe factcg, GROUNDWATCH_RECIPE=factcg, or "recipe": "factcg" in the config file's scoring section/);
+    expect(run).toThrow(/--recipe factcg, GROUNDWATCH_RECIPE=factcg, or "recipe": "factcg" in the config file's scoring section \(for model_type deberta-v2: factcg, minicheck-deberta\)/);
+  });
+
+  it("suggests a recipe of the model's own type: a RoBERTa binary model is pointed at minicheck-roberta, not FactCG", () => {
+    const run = (): unknown => recognise("/srv/models/my-roberta", { architectures: ["RobertaForSequenceClassification"], model_type: "roberta", id2label: { "0": "LABEL_0", "1": "LABEL_1" } });
+    expect(run).toThrow(/--recipe minicheck-roberta, GROUNDWATCH_RECIPE=minicheck-roberta/);
+    expect(run).not.toThrow(/--recipe factcg/);
+  });
+
+  it("names a placeholder where the model's type fits no recipe", () => {
+    const run = (): unknown => recognise("/srv/models/my-bert", { model_type: "bert", id2label: { "0": "LABEL_0", "1": "LABEL_1" } });
+    expect(run).toThrow(/--recipe NAME, GROUNDWATCH_RECIPE=NAME/);
   });
 
   it("refuses labels that are neither NLI nor generic with the label error and the way to name a recipe", () => {

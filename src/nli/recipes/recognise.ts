@@ -125,9 +125,13 @@ function refusal(options: RecogniseOptions, names: ReadonlyArray<{ name: string;
     `config.json architectures ${architectures.length > 0 ? architectures.join(", ") : "none"}, model_type ${modelType ?? "none"}`,
   ].join("; ");
   const known = namesOf(recipes.filter((r) => r.name !== NLI_RECIPE.name));
+  // The example named is one whose family fits the model's type (a RoBERTa model is not FactCG's), else a placeholder.
+  const fitting = recipes.filter((r) => r.name !== NLI_RECIPE.name && modelType !== undefined && (r.recognise.modelTypes ?? []).includes(modelType));
+  const example = fitting[0]?.name ?? "NAME";
+  const which = fitting.length > 1 ? ` (for model_type ${modelType}: ${namesOf(fitting)})` : "";
   if (labels && labels.names.length === 2 && labels.names.every((l) => /^label_\d+$/i.test(l.trim()))) {
     return new Error(
-      `onnx backend: ${options.dir}: no recipe says how to read this model: config.json's id2label ${labels.shown} is a binary detector's generic labels, which do not say which column means supported, and nothing names its family (${looked}). Name its recipe: ${HOW_TO_NAME("factcg")} (recipes: ${known})`,
+      `onnx backend: ${options.dir}: no recipe says how to read this model: config.json's id2label ${labels.shown} is a binary detector's generic labels, which do not say which column means supported, and nothing names its family (${looked}). Name its recipe: ${HOW_TO_NAME(example)}${which} (recipes: ${known})`,
     );
   }
   return new Error(`${labelError.message}. If this is a detector groundwatch has a recipe for (${known}), name it: ${HOW_TO_NAME("NAME")} (${looked})`);
