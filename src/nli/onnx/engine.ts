@@ -1,19 +1,18 @@
-import type { NliPair, NliResult } from "../../core/backend.ts";
 import type { RecipeChoice } from "../recipes/recognise.ts";
 import { recogniseRecipe } from "../recipes/recognise.ts";
-import type { EncodedPair } from "./encoder.ts";
 import type { LabelMap, ModelFiles } from "./model-dir.ts";
 import type { ModelDirContents } from "./model-read.ts";
 import { describeGraph, readModelDir, readModelFiles } from "./model-read.ts";
-import type { InspectedPair, OnnxEngine, OnnxEngineDeps, OnnxEngineOptions, OnnxModelDescription } from "./engine-types.ts";
+import type { OnnxEngine, OnnxEngineDeps, OnnxEngineOptions, OnnxModelDescription } from "./engine-types.ts";
 import type { EncodedChunk } from "./recipe-feeder.ts";
 import { createRecipeFeeder } from "./recipe-feeder.ts";
 import { mapRecipeLabels } from "./recipe-labels.ts";
 import { recipeSummary } from "./recipe-summary.ts";
 import { createSeq2SeqEngine, describeSeq2SeqModel, isSeq2SeqDir } from "./seq2seq-engine.ts";
-import { bestChunk, pairResult, readLogitRows } from "./recipe-output.ts";
+import { readLogitRows } from "./recipe-output.ts";
+import { chunkedPairMethods } from "./chunked-run.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
-import { inLengthOrder, openPairSession, runPairBatch } from "./session.ts";
+import { openPairSession, runPairBatch } from "./session.ts";
 
 export type { GraphDescription, ModelDirContents } from "./model-read.ts";
 export { describeGraph, floatValues, readModelDir, tokenSettings } from "./model-read.ts";
@@ -78,28 +77,12 @@ export async function createOnnxEngine(options: OnnxEngineOptions, deps: OnnxEng
     return readLogitRows(out, batch.length, nLabels, recipe.output, `${files.graph} returned ${s.outputName}`);
   };
 
-  /** Every pair's chunks with their logits, all chunks of all pairs run together. */
-  const run = async (pairs: readonly NliPair[]): Promise<Array<Array<{ input: EncodedChunk; logits: number[] }>>> => {
-    const fed = pairs.map((p) => feeder.feed(p.premise, p.hypothesis));
-    const rows = await inLengthOrder(fed.flat(), maxBatch, runBatch);
-    let next = 0;
-    return fed.map((chunks) => chunks.map((input) => ({ input, logits: rows[next++] ?? [] })));
-  };
-  const chunkLogits = (chunks: ReadonlyArray<{ input: EncodedChunk; logits: number[] }>): Array<{ logits: number[]; truncated: number }> => chunks.map((c) => ({ logits: c.logits, truncated: c.input.truncated }));
+  const methods = chunkedPairMethods({ feeder, maxBatch, runBatch, labels, maxLength });
 
   return {
     info: { ...describe(files, labels, maxLength, choice), inputs: s.session.inputNames },
     stats: () => ({ runs, pairs: ran }),
-    async logits(pairs: readonly NliPair[]): Promise<{ logits: number[][]; encoded: EncodedPair[] }> {
-      const decided = (await run(pairs)).map((chunks) => chunks[bestChunk(chunkLogits(chunks), labels)] ?? { input: { ids: [], typeIds: [], truncated: 0 }, logits: [] });
-      return { logits: decided.map((c) => c.logits), encoded: decided.map((c) => c.input) };
-    },
-    async inspect(pairs: readonly NliPair[]): Promise<InspectedPair[]> {
-      return (await run(pairs)).map((chunks) => ({ chunks: chunks.map(({ input, logits }) => ({ ...(input.text !== undefined ? { text: input.text } : {}), ids: [...input.ids], logits })) }));
-    },
-    async classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
-      return (await run(pairs)).map((chunks) => pairResult(chunkLogits(chunks), labels, maxLength));
-    },
+    ...methods,
     async close(): Promise<void> {
       await s.session.release();
     },

@@ -7,26 +7,23 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { NliPair, NliResult } from "../../core/backend.ts";
 import { isConfigError } from "../../config/errors.ts";
 import { throughNativeGates } from "../../workers/native-gate.ts";
 import type { RecipeChoice } from "../recipes/recognise.ts";
 import { recogniseRecipe } from "../recipes/recognise.ts";
 import type { EncodedPair } from "./encoder.ts";
-import type { InspectedPair, OnnxEngine, OnnxEngineDeps, OnnxEngineOptions, OnnxModelDescription } from "./engine-types.ts";
+import type { OnnxEngine, OnnxEngineDeps, OnnxEngineOptions, OnnxModelDescription } from "./engine-types.ts";
 import type { LabelMap } from "./model-dir.ts";
 import { localGraphs, readJsonFile } from "./model-dir.ts";
 import { floatValues, tokenSettings } from "./model-read.ts";
-import type { EncodedChunk } from "./recipe-feeder.ts";
 import { createRecipeFeeder } from "./recipe-feeder.ts";
 import { mapRecipeLabels } from "./recipe-labels.ts";
-import { bestChunk, pairResult } from "./recipe-output.ts";
+import { chunkedPairMethods } from "./chunked-run.ts";
 import { recipeSummary } from "./recipe-summary.ts";
 import type { OnnxRuntime, OnnxSession, OnnxTensor } from "./runtime.ts";
 import { loadOnnxRuntime } from "./runtime.ts";
 import type { Seq2SeqChoice } from "./seq2seq-files.ts";
 import { chooseSeq2SeqGraphs, isSeq2SeqExport } from "./seq2seq-files.ts";
-import { inLengthOrder } from "./session.ts";
 import type { CpuFeatures } from "./variants.ts";
 import { readCpuFeatures } from "./variants.ts";
 
@@ -179,27 +176,12 @@ export async function createSeq2SeqEngine(options: OnnxEngineOptions, deps: Onnx
     });
   };
 
-  const run = async (pairs: readonly NliPair[]): Promise<Array<Array<{ input: EncodedChunk; logits: number[] }>>> => {
-    const fed = pairs.map((pair) => feeder.feed(pair.premise, pair.hypothesis));
-    const rows = await inLengthOrder(fed.flat(), maxBatch, runBatch);
-    let next = 0;
-    return fed.map((chunks) => chunks.map((input) => ({ input, logits: rows[next++] ?? [] })));
-  };
-  const chunkLogits = (chunks: ReadonlyArray<{ input: EncodedChunk; logits: number[] }>): Array<{ logits: number[]; truncated: number }> => chunks.map((c) => ({ logits: c.logits, truncated: c.input.truncated }));
+  const methods = chunkedPairMethods({ feeder, maxBatch, runBatch, labels, maxLength });
 
   return {
     info: { ...describePrepared(dir, p, pairSha256(dir, p)), inputs: encoder.inputNames },
     stats: () => ({ runs, pairs: ran }),
-    async logits(pairs: readonly NliPair[]): Promise<{ logits: number[][]; encoded: EncodedPair[] }> {
-      const decided = (await run(pairs)).map((chunks) => chunks[bestChunk(chunkLogits(chunks), labels)] ?? { input: { ids: [], typeIds: [], truncated: 0 }, logits: [] });
-      return { logits: decided.map((c) => c.logits), encoded: decided.map((c) => c.input) };
-    },
-    async inspect(pairs: readonly NliPair[]): Promise<InspectedPair[]> {
-      return (await run(pairs)).map((chunks) => ({ chunks: chunks.map(({ input, logits }) => ({ ...(input.text !== undefined ? { text: input.text } : {}), ids: [...input.ids], logits })) }));
-    },
-    async classify(pairs: readonly NliPair[]): Promise<NliResult[]> {
-      return (await run(pairs)).map((chunks) => pairResult(chunkLogits(chunks), labels, maxLength));
-    },
+    ...methods,
     async close(): Promise<void> {
       await encoder.release();
       await decoder.release();
