@@ -2,11 +2,8 @@ import type { Quantity } from "../../core/quantities.ts";
 import { sameKindAs } from "../../core/quantities.ts";
 import type { Token } from "../../core/text.ts";
 import { isContentToken } from "../../core/text.ts";
+import { isClauseBoundary, isVerb } from "./clauses.ts";
 import type { TextProfile } from "./profile.ts";
-
-/** Words and marks that end a clause inside a sentence ("30 days on Starter *and* 90 days on Team"). */
-const CLAUSE_WORDS = new Set(["and", "but", "while", "whereas", "or", "versus", "vs", "vs."]);
-const CLAUSE_MARKS = new Set([",", ";", ":"]);
 
 /**
  * For a sentence holding two or more quantities: each quantity's clause, as the content lemmas
@@ -29,8 +26,7 @@ export function quantityClauses(tokens: readonly Token[], quantities: readonly Q
   const lead = new Set<string>();
   let qi = 0;
   for (const t of tokens) {
-    const boundary = t.type === "punctuation" ? CLAUSE_MARKS.has(t.text) : CLAUSE_WORDS.has(t.lower);
-    if (boundary && current.lemmas.size > 0) {
+    if (isClauseBoundary(t) && current.lemmas.size > 0) {
       clauses.push(current);
       current = { lemmas: new Set(), count: 0, verb: false };
       continue;
@@ -39,7 +35,7 @@ export function quantityClauses(tokens: readonly Token[], quantities: readonly Q
       qi++;
       current.count++;
     }
-    if (t.pos === "VERB" || t.pos === "AUX") current.verb = true;
+    if (isVerb(t)) current.verb = true;
     const q = quantities[qi];
     const inside = q !== undefined && t.start >= q.start && t.end <= q.end;
     if (inside || !isContentToken(t)) continue;
