@@ -31,7 +31,7 @@ interface PairFeatures {
   /** Feature values in FEATURE_NAMES order. */
   v: number[];
   /** What `combine` needs besides the match probability. */
-  f: Pick<FeatureVector, "contradiction" | "missingNumbers" | "aboutness">;
+  f: Pick<FeatureVector, "contradiction" | "missingNumbers" | "aboutness" | "subjectSwap">;
 }
 
 interface RowFeatures {
@@ -67,7 +67,7 @@ function main(): void {
         const hyp = profileText(hypDoc);
         return (plan.checks[ci] ?? []).map((w) => {
           const f = extractFeatures(profileText(analyzer.analyze(w.text)), hyp, hypDoc, lexicon);
-          return { v: FEATURE_NAMES.map((n) => f.values[n]), f: { contradiction: f.contradiction, missingNumbers: f.missingNumbers, aboutness: f.aboutness } };
+          return { v: FEATURE_NAMES.map((n) => f.values[n]), f: { contradiction: f.contradiction, missingNumbers: f.missingNumbers, aboutness: f.aboutness, subjectSwap: f.subjectSwap } };
         });
       });
       data.push({ row, heldOut: isHeldOut(row), claims });
@@ -118,7 +118,7 @@ function main(): void {
       const p = answerContribution(best.e, contradiction);
       if (!worst || p < worst.p) worst = { p, pair: best.pair, live: p === best.e };
     }
-    return worst ?? { p: 0, pair: { v: new Array<number>(FEATURE_NAMES.length).fill(0), f: { contradiction: { number: 0, negation: 0, antonym: 0 }, missingNumbers: 0, aboutness: 0 } }, live: false };
+    return worst ?? { p: 0, pair: { v: new Array<number>(FEATURE_NAMES.length).fill(0), f: { contradiction: { number: 0, negation: 0, antonym: 0 }, missingNumbers: 0, aboutness: 0, subjectSwap: 0 } }, live: false };
   };
   const labels = train.map((d) => d.row.label);
   const weightsOfRows = train.map(rowWeight);
@@ -142,7 +142,7 @@ function main(): void {
       const y = labels[i] ?? 0;
       const q = Math.min(1 - 1e-9, Math.max(1e-9, p));
       const sigma = matchProb(pair.v);
-      const keep = sigma > 0 ? p / sigma : 0; // = (1 − strength)(1 − missing-number penalty)
+      const keep = sigma > 0 ? p / sigma : 0; // = (1 − strength)(1 − missing-number penalty)(1 − subject-swap penalty)
       const dz = ((weightsOfRows[i] ?? 1) * -(y / q - (1 - y) / (1 - q)) * sigma * (1 - sigma) * keep) / totalWeight;
       const x = [1, ...std(pair.v)];
       for (let k = 0; k < dims; k++) grad[k] = (grad[k] ?? 0) + dz * (x[k] ?? 0);

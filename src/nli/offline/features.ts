@@ -3,8 +3,10 @@ import { NEGATION_WORDS, isContentToken } from "../../core/text.ts";
 import type { Quantity } from "../../core/quantities.ts";
 import { extractQuantities, matchAlignedQuantity } from "../../core/quantities.ts";
 import type { Lexicon } from "./lexicon.ts";
+import { mentionClauses } from "./mentions.ts";
 import type { TextProfile } from "./profile.ts";
 import { quantityAligner, quantityClauses } from "./quantity-alignment.ts";
+import { subjectSwap } from "./subject-swap.ts";
 import { coveredByForm, hasPair, wordAdjacency, wordPairs } from "./word-forms.ts";
 
 /** Most words whose soft match against one text is remembered. */
@@ -92,6 +94,7 @@ export function profileText(doc: AnalyzedText): TextProfile {
     otherLemmas,
     quantityClauses: clausesOfQuantities,
     sentences,
+    mentionClauses: mentionClauses(doc),
     negated: new Set(sentences.flatMap((s) => [...s.negated])),
     vocab: [...new Set(words.map((t) => t.lower))],
     softMemo: new Map(),
@@ -130,6 +133,8 @@ export interface FeatureVector {
    * "$10" for the basic plan does not contradict "$30" for the premium plan.
    */
   readonly aboutness: number;
+  /** 1 when the claim says of one named thing what the evidence says of another of its kind (see `subjectSwap`), else 0. */
+  readonly subjectSwap: number;
 }
 
 const SOFT_FLOOR = 0.35;
@@ -326,6 +331,9 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     }
   }
 
+  const swap = subjectSwap(premise.mentionClauses, hypothesis.mentionClauses, lexicon);
+  if (swap !== undefined) notes.push(swap);
+
   // A claim with no words is as covered as its numbers are; one with neither has nothing the
   // evidence could support (it used to count as fully covered, and scored ~0.9).
   const quantityCount = hypothesis.quantities.length;
@@ -354,5 +362,6 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     contradiction: { number: numberContradicted, negation: negationMismatch, antonym },
     missingNumbers: checkedQuantities === 0 ? 0 : missingQuantities / checkedQuantities,
     aboutness: n - quantityWords.size === 0 ? empty : aboutCovered / (n - quantityWords.size),
+    subjectSwap: swap === undefined ? 0 : 1,
   };
 }

@@ -69,6 +69,14 @@ export const CONTRADICTION_STRENGTH = { number: 0.85, negation: 0.6, antonym: 0.
  */
 export const MISSING_NUMBER_STRENGTH = 0.8;
 
+/**
+ * A claim that says of one named thing what the evidence says of another of its kind ("the Basic
+ * plan includes phone support" where the evidence says so of the Premium plan) is not supported,
+ * however fully its words match: the match probability keeps 1 − this when `subjectSwap` is set.
+ * Set by hand, like the contradiction strengths; not seen by the fit (it is not a feature).
+ */
+export const SUBJECT_SWAP_STRENGTH = 0.6;
+
 /** Combined strength in [0, 1) of the pair's contradiction signals. */
 export function contradictionStrength(signals: FeatureVector["contradiction"]): number {
   return (
@@ -81,12 +89,14 @@ export function contradictionStrength(signals: FeatureVector["contradiction"]): 
 
 /**
  * Turns the logistic model's match probability into entailment and contradiction; numbers
- * the evidence lacks lower entailment (see MISSING_NUMBER_STRENGTH).
+ * the evidence lacks lower entailment (see MISSING_NUMBER_STRENGTH), and so does a swapped subject
+ * (see SUBJECT_SWAP_STRENGTH).
  * Contradiction needs the claim to be about what the evidence says, so the signal is
  * weighted by how much of the claim the evidence states word for word (aboutness): a window
  * about another subject with another number is not a contradiction.
  */
-export function combine(matched: number, features: Pick<FeatureVector, "contradiction" | "missingNumbers" | "aboutness">): { entailment: number; contradiction: number } {
+export function combine(matched: number, features: Pick<FeatureVector, "contradiction" | "missingNumbers" | "aboutness" | "subjectSwap">): { entailment: number; contradiction: number } {
   const strength = contradictionStrength(features.contradiction);
-  return { entailment: matched * (1 - strength) * (1 - MISSING_NUMBER_STRENGTH * features.missingNumbers), contradiction: strength * features.aboutness };
+  const kept = (1 - strength) * (1 - MISSING_NUMBER_STRENGTH * features.missingNumbers) * (1 - SUBJECT_SWAP_STRENGTH * features.subjectSwap);
+  return { entailment: matched * kept, contradiction: strength * features.aboutness };
 }

@@ -1,6 +1,7 @@
 /** What the offline backend knows about one text (computed once per text by `profileText`), and the word indexes in it. */
 import type { Quantity } from "../../core/quantities.ts";
 import type { Token } from "../../core/text.ts";
+import type { MentionClause } from "./mentions.ts";
 
 /**
  * Which ordered pairs of content words a text has at most three words apart, as lemmas and as
@@ -53,6 +54,8 @@ export interface TextProfile {
     quantities: readonly Quantity[];
     quantityClauses?: ReadonlyArray<ReadonlySet<string>>;
   }>;
+  /** Its clauses, each with the names and plan, tier or version mentions it is about (see `mentionClauses`). */
+  readonly mentionClauses: readonly MentionClause[];
   /** Content lemmas in the scope of a negation anywhere in the text. */
   readonly negated: ReadonlySet<string>;
   /** Distinct content lemmas with a vector, for soft matching. */
