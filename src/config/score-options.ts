@@ -115,9 +115,9 @@ export interface ScoreOptions {
    * false. Ignored on the offline backend. Env GROUNDWATCH_CASCADE.
    */
   readonly cascade?: boolean;
-  /** With the cascade: a claim the offline tier scores at or above this, in [0, 1], is supported without a model call. Default: a calibration's, else 1 (none). Env GROUNDWATCH_CASCADE_SUPPORT_ABOVE. */
+  /** With the cascade: a claim the offline tier scores at or above this, in [0, 1], is supported without a model call. 1 turns this side off. Default: a calibration's, else 1. Env GROUNDWATCH_CASCADE_SUPPORT_ABOVE. */
   readonly cascadeSupportAbove?: number;
-  /** With the cascade: a claim the offline tier scores at or below this, in [0, 1] and below cascadeSupportAbove, is unsupported without a model call. Default: a calibration's, else 0 (none). Env GROUNDWATCH_CASCADE_UNSUPPORT_BELOW. */
+  /** With the cascade: a claim the offline tier scores at or below this, in [0, 1] and below cascadeSupportAbove, is unsupported without a model call. 0 turns this side off. Default: a calibration's, else 0. Env GROUNDWATCH_CASCADE_UNSUPPORT_BELOW. */
   readonly cascadeUnsupportBelow?: number;
 }
 

@@ -19,16 +19,17 @@ export type TriageDecision = "supported" | "unsupported" | undefined;
 export const TRIAGE_CONTRADICTION = 0.5;
 
 /**
- * Thresholds that decide nothing: no offline score lies at or above 1 or at or below 0 (the
- * offline model's scores are strictly between), so every claim goes to the model.
+ * Thresholds that decide nothing: a supportAbove of 1 turns the supported side off, an
+ * unsupportBelow of 0 the unsupported side (a claim with a verbatim window scores exactly 1, and
+ * is still sent to the model for its other windows), so every claim goes to the model.
  */
 export const DECIDE_NOTHING: TriageThresholds = { supportAbove: 1, unsupportBelow: 0 };
 
-/** The decision on one claim from the cheap tier's score and strongest contradiction. */
+/** The decision on one claim from the cheap tier's score and strongest contradiction; a side whose threshold is 1 (supported) or 0 (unsupported) is off. */
 export function triageDecision(offline: Pick<ClaimResult, "score" | "contradiction">, cited: boolean, t: TriageThresholds): TriageDecision {
   if (cited || offline.contradiction >= TRIAGE_CONTRADICTION) return undefined;
-  if (offline.score >= t.supportAbove) return "supported";
-  if (offline.score <= t.unsupportBelow) return "unsupported";
+  if (t.supportAbove < 1 && offline.score >= t.supportAbove) return "supported";
+  if (t.unsupportBelow > 0 && offline.score <= t.unsupportBelow) return "unsupported";
   return undefined;
 }
 
