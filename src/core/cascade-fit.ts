@@ -123,7 +123,7 @@ function sideHolds(sets: readonly CascadeSet[], half: "fit" | "check", t: Triage
 /**
  * Fits the widest thresholds whose decided answers are right at least `target` of the time on
  * every set's fit half, side by side: the lowest supportAbove (unsupportBelow none), the highest
- * unsupportBelow (supportAbove none), below supportAbove. A side that does not hold on every set's
+ * unsupportBelow (supportAbove none) below the supportAbove kept. A side that does not hold on every set's
  * check half decides nothing (supportAbove 1, unsupportBelow 0), and the notes say so.
  */
 export function fitCascade(sets: readonly CascadeSet[], target: number = CASCADE_TARGET): CascadeFit {
@@ -133,8 +133,6 @@ export function fitCascade(sets: readonly CascadeSet[], target: number = CASCADE
   const decidesAny = (t: TriageThresholds, side: "supported" | "unsupported"): boolean => sets.some((s) => cascadeFigures(s.fit, t)[side].decided > 0);
   const aboveAt = grid.find((a) => a > 0 && a < 1 && sideHolds(sets, "fit", { supportAbove: a, unsupportBelow: 0 }, "supported", target));
   const aboveFound = aboveAt !== undefined && decidesAny({ supportAbove: aboveAt, unsupportBelow: 0 }, "supported") ? aboveAt : undefined;
-  const belowAt = [...grid].reverse().find((b) => b > 0 && b < 1 && (aboveFound === undefined || b < aboveFound) && sideHolds(sets, "fit", { supportAbove: 1, unsupportBelow: b }, "unsupported", target));
-  const belowFound = belowAt !== undefined && decidesAny({ supportAbove: 1, unsupportBelow: belowAt }, "unsupported") ? belowAt : undefined;
   const notes: string[] = [];
   const pct = `${(100 * target).toFixed(0)}%`;
   let supportAbove = DECIDE_NOTHING.supportAbove;
@@ -145,6 +143,9 @@ export function fitCascade(sets: readonly CascadeSet[], target: number = CASCADE
     supportAbove = aboveFound;
     notes.push(`supported side: ${aboveFound} holds on every fit and check half`);
   }
+  // The unsupported side below the supported side in force (a claim at or above supportAbove is supported).
+  const belowAt = [...grid].reverse().find((b) => b > 0 && b < supportAbove && sideHolds(sets, "fit", { supportAbove: 1, unsupportBelow: b }, "unsupported", target));
+  const belowFound = belowAt !== undefined && decidesAny({ supportAbove: 1, unsupportBelow: belowAt }, "unsupported") ? belowAt : undefined;
   if (belowFound === undefined) notes.push(`unsupported side: no threshold is right ${pct} of the time on every fit half`);
   else if (!sideHolds(sets, "check", { supportAbove: 1, unsupportBelow: belowFound }, "unsupported", target)) notes.push(`unsupported side: ${belowFound} is right ${pct} of the time on every fit half but not on every check half (${failing(sets, { supportAbove: 1, unsupportBelow: belowFound }, "unsupported", target)}): it decides nothing`);
   else {
