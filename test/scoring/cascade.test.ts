@@ -3,6 +3,9 @@ import type { ScoreOptions } from "../../src/config/score-options.ts";
 import { createScorer } from "../../src/sdk/create-scorer.ts";
 import type { Scorer } from "../../src/scoring/scorer.ts";
 import { backendOptionsFromFlags } from "../../src/cli/shared/backend-flags.ts";
+import { startupBanner } from "../../src/cli/serve.ts";
+import { resolveCollectorOptions } from "../../src/collector/options.ts";
+import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 import type { FakeBackend } from "../helpers/fake-backend.ts";
@@ -58,5 +61,17 @@ describe("the cascade's flags", () => {
     expect(backendOptionsFromFlags({ cascade: "off" }).options).toEqual({ cascade: false });
     expect(backendOptionsFromFlags({ cascade: "maybe" }).error).toBe('--cascade must be on or off (got "maybe")');
     expect(backendOptionsFromFlags({ "cascade-support-above": "high" }).error).toBe('--cascade-support-above must be a number (got "high")');
+  });
+});
+
+describe("serve's banner with the cascade on", () => {
+  it("names its thresholds and where they came from, or says why it does nothing", () => {
+    const env = { GROUNDWATCH_JUDGE_API_KEY: "k" };
+    const banner = (scoring: ScoreOptions): string => startupBanner({ url: "http://127.0.0.1:4319", collector: resolveCollectorOptions({ env }), monitor: resolveMonitorOptions({ env, scoring }), env, logEvaluations: false });
+    const judge = { backend: "judge", judgeUrl: "http://127.0.0.1:9/v1", judgeModel: "m", cascade: true };
+    expect(banner({ ...judge, cascadeSupportAbove: 0.9 })).toMatch(/cascade +on: supported at an offline score of 0\.9 or above \(set\), unsupported at 0 or below \(default\), without a model call/);
+    expect(banner(judge)).toMatch(/cascade +on, but its thresholds decide nothing \(1 and 0\)/);
+    expect(banner({ backend: "offline", cascade: true })).toMatch(/cascade +ignored: the offline backend is the cheap tier itself/);
+    expect(banner({ backend: "offline" })).not.toMatch(/cascade/);
   });
 });
