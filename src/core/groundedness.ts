@@ -49,6 +49,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
     ...citationsOf(citations),
   });
   const relevance = settings.relevance;
+  // The cascade's cheap tier, its replies checked like the backend's: a wrong reply decides nothing (every claim goes to the backend).
+  const triage = settings.triage ? { ...settings.triage, backend: checkedBackend(settings.triage.backend) } : undefined;
   // The question is read no further than an answer would be (attacker-sized text meets the same limits).
   const cutText = (text: string | undefined): string | undefined => (text === undefined ? undefined : limitText(text, settings.maxAnswerChars ?? Infinity, settings.maxTokenChars ?? Infinity).text);
   const scoreAnswer = async ({ answer, context, question }: AnswerInput, backend: EntailmentBackend): Promise<GroundednessResult> => {
@@ -134,7 +136,6 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         }
         return judgeClaim(claims[ci] ?? { index: ci, text: "", start: 0, end: 0 }, judged, citedBy[ci] ?? [], { documents, threshold: settings.threshold, supportIn: (w) => supportIn(ci, w), conflictIn: (w) => conflictIn(ci, w) });
       };
-      const triage = settings.triage;
       let decided: TriageOutcome["decided"] = new Map();
       if (triage && lookup.send.length > 0) {
         try {

@@ -108,7 +108,7 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
   const checked = checkedBackend(shared);
   // The cascade: the offline tier in front of a model backend (core/triage.ts); nothing in front of the offline one itself.
   const cheap = resolved.cascade && shared.tier === "production" ? createOfflineBackend({ analyzer }) : undefined;
-  const triage = cheap ? { backend: checkedBackend(cheap), ...cascadeThresholds(resolved) } : undefined;
+  const triage = cheap ? { backend: cheap, ...cascadeThresholds(resolved) } : undefined;
   const warnings = resolved.cascade && !cheap ? [...created.warnings, `cascade ignored: the ${shared.name} backend is the cheap tier itself (the cascade puts the offline tier in front of an onnx or judge backend)`] : created.warnings;
   const pipeline = createGroundednessScorer(checked, analyzer, {
     threshold,

@@ -118,3 +118,14 @@ describe("the cascade (triage in front of the model)", () => {
     for (const score of [0.001, 0.5, 0.999]) expect(triageDecision({ score, contradiction: 0 }, false, DECIDE_NOTHING)).toBeUndefined();
   });
 });
+
+describe("the cascade's cheap tier, checked", () => {
+  it("decides nothing when the cheap tier replies with the wrong number of judgements", async () => {
+    const model = createFakeBackend();
+    const triage = { ...cheapTier(), backend: { ...createFakeBackend(), classify: () => Promise.resolve([]) } };
+    const scorer = createGroundednessScorer(model, testAnalyzer(), { ...SETTINGS, triage });
+    const r = await scorer.score({ answer: "The warehouse ships every order in two days. Support answers by phone.", context: CONTEXT });
+    expect(model.calls.flat()).toHaveLength(2);
+    expect(r.claims.every((c) => c.decidedBy === undefined)).toBe(true);
+  });
+});
