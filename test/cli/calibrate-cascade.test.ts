@@ -6,6 +6,9 @@ import { ConfigError } from "../../src/config/errors.ts";
 import { resolveScoreOptions } from "../../src/config/score-options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { runCli, tempDir } from "../helpers/cli.ts";
+import { cascadeCollector } from "../../src/cli/calibrate/cascade.ts";
+import type { CommandIo } from "../../src/cli/shared/io.ts";
+import { PassThrough } from "node:stream";
 
 const DOCS = [
   "Returns: unopened items may be returned within 30 days of delivery for a full refund.",
@@ -51,5 +54,24 @@ describe("calibrate and the cascade's thresholds", () => {
     writeFileSync(path, JSON.stringify({ threshold: 0.5, referenceScores: [0.5], cascade: { supportAbove: 0.2, unsupportBelow: 0.4 } }));
     expect(() => readCalibrationFile(path)).toThrow(ConfigError);
     expect(() => readCalibrationFile(path)).toThrow(/calibrationFile.*"cascade.supportAbove" is not above "cascade.unsupportBelow"/);
+  });
+
+  it("with a model backend, fits on the offline tier's scores of each row, not the model's", async () => {
+    const io: CommandIo = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: {}, cwd: tempDir() };
+    const collector = await cascadeCollector(resolveScoreOptions({ backend: "judge" }), { backend: { name: "judge m", version: "1", tier: "production" } }, io);
+    try {
+      for (let i = 0; i < 60; i++) {
+        const k = i % 3;
+        const grounded = i % 2 === 0;
+        // The model's result is given as one with no claims: were it used, nothing could be decided.
+        const model = { verdict: "ungrounded", score: 0, threshold: 0.5, claims: [], skipped: [], backend: { name: "judge m", version: "1", tier: "production" }, limits: [], entailmentCalls: 0 } as const;
+        await collector.add(`r${i}`, grounded ? 1 : 0, model, { answer: grounded ? (GOOD[k] ?? "") : (BAD[k] ?? ""), context: [DOCS[k] ?? ""] });
+      }
+      const fit = collector.fit();
+      expect(fit.decides).toBe(true);
+      expect(fit.check.decidedClaims).toBeGreaterThan(0);
+    } finally {
+      await collector.close();
+    }
   });
 });
