@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { cascadeHalf } from "../src/core/cascade-fit.ts";
 
 /** One labelled row of a dev set: does `context` support `claim`? */
 export interface DevRow {
@@ -47,4 +48,12 @@ export function isHeldOut(row: DevRow): boolean {
   let h = 2166136261;
   for (const c of `${row.dataset}/${row.id}`) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
   return h % 5 === 0;
+}
+
+/**
+ * Deterministic halves by id for fits that are checked on the other half (the cascade's thresholds,
+ * core/cascade-fit.ts cascadeHalf): a hash of its own, so the halves do not follow the 80/20 split above.
+ */
+export function inFitHalf(row: DevRow): boolean {
+  return cascadeHalf(`${row.dataset}/${row.id}`) === "fit";
 }

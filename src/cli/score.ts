@@ -140,7 +140,7 @@ async function scoreRows(output: string | undefined, skipInvalid: boolean, input
   const totalBytes = inputPath === "-" ? 0 : statSync(inputPath).size;
   const summary: Summary = { rows: 0, grounded: 0, ungrounded: 0, unscorable: 0 };
   // The run's model work, for the table's closing line.
-  let work: EntailmentCounts = { calls: 0, saved: { verbatim: 0, cache: 0 } };
+  let work: EntailmentCounts = { calls: 0, saved: { verbatim: 0, cache: 0, triage: 0 } };
   const showProgress = io.stderr.isTTY === true;
   const started = Date.now();
   let lastProgress = 0;
@@ -173,7 +173,7 @@ async function scoreRows(output: string | undefined, skipInvalid: boolean, input
       summary.rows++;
       summary[result.verdict]++;
       const counts = entailmentCounts(result);
-      work = { calls: work.calls + counts.calls, saved: { verbatim: work.saved.verbatim + counts.saved.verbatim, cache: work.saved.cache + counts.saved.cache } };
+      work = { calls: work.calls + counts.calls, saved: { verbatim: work.saved.verbatim + counts.saved.verbatim, cache: work.saved.cache + counts.saved.cache, triage: work.saved.triage + counts.saved.triage } };
       if (format === "table") {
         for (const l of formatResultBlock(row.id, row.answer, result, row.context)) await writeLine(out, l);
       } else if (format === "json") {

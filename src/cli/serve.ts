@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
-import { SCORE_ENV } from "../config/score-options.ts";
+import { SCORE_ENV, cascadeThresholds } from "../config/score-options.ts";
+import type { TriageThresholds } from "../core/result.ts";
 import { describeSource } from "../config/resolve.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 import type { ResolvedCollectorOptions } from "../collector/options.ts";
@@ -331,6 +332,7 @@ export function startupBanner(s: { url: string; healthUrl?: string | undefined; 
     ["backend", `${backend.name}, tier ${backend.tier}${triage}`],
     ["threshold", `${(monitor.thresholdSource === "default" ? defaultThreshold : (score.threshold ?? defaultThreshold)).toFixed(4)} (${thresholdFrom(monitor.thresholdSource)})`],
     ["relevance", relevance],
+    ...(score.cascade ? [["cascade", cascadeLine(score, backend.tier, cal?.cascadeThresholds)] as [string, string]] : []),
     ["calibration", calibration],
     ...caveats.map((c): [string, string] => ["WARNING", `calibration: ${c.message}`]),
     ["drift", drift],
@@ -346,6 +348,15 @@ export function startupBanner(s: { url: string; healthUrl?: string | undefined; 
   ];
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return rows.map(([k, v]) => `  ${k.padEnd(width)}${sanitizeForTerminal(v)}\n`).join("");
+}
+
+/** The banner's cascade line (only with the cascade on): its thresholds and where they come from, or why it does nothing. */
+function cascadeLine(score: ResolvedScoreOptions, tier: string, calibrated: TriageThresholds | undefined): string {
+  if (tier === "triage") return "ignored: the offline backend is the cheap tier itself (the cascade puts it in front of onnx or judge)";
+  const t = cascadeThresholds(score);
+  const from = (value: number | undefined, fitted: number | undefined): string => (value === undefined ? "default" : fitted === value ? "calibration" : "set");
+  const sides = `supported at an offline score of ${t.supportAbove} or above (${from(score.cascadeSupportAbove, calibrated?.supportAbove)}), unsupported at ${t.unsupportBelow} or below (${from(score.cascadeUnsupportBelow, calibrated?.unsupportBelow)})`;
+  return t.supportAbove < 1 || t.unsupportBelow > 0 ? `on: ${sides}, without a model call` : `on, but its thresholds decide nothing (1 and 0): every claim goes to the model; calibrate fits them on your labelled set`;
 }
 
 /** The banner's TLS line: the certificate served, how it is renewed, and a warning when it is not valid now. */

@@ -12,6 +12,7 @@ import { ConfigError } from "./errors.ts";
 import type { ResolvedScoreOptions } from "./score-options.ts";
 import { stripBom } from "./text-file.ts";
 import { asPlainObject } from "../core/plain-object.ts";
+import type { TriageThresholds } from "../core/result.ts";
 
 /** groundwatch's own example files (the package's examples/ folder). */
 export const BUNDLED_EXAMPLES_DIR: string = fileURLToPath(new URL("../../examples/", import.meta.url));
@@ -72,6 +73,11 @@ export interface Calibration extends CalibrationProvenance {
    * they apply where the user set none, before the backend's recommended ones.
    */
   readonly relevanceThresholds: { readonly context?: number; readonly answer?: number } | undefined;
+  /**
+   * The cascade's thresholds calibrate fitted on the set ("cascade"): they apply where the user set
+   * none (withCalibratedCascade); undefined for a file without them.
+   */
+  readonly cascadeThresholds: TriageThresholds | undefined;
   /** The rates the file claims for its threshold (tpr, fpr, precision), and their counts when recorded; undefined when it records none. */
   readonly claimed: ClaimedRates | undefined;
   /** Every row the threshold was fitted on, as calibrate scored it; undefined for a file written before calibrate recorded them. */
@@ -105,6 +111,21 @@ export function withCalibratedRelevance(values: ResolvedScoreOptions, calibratio
   return { ...values, contextRelevanceThreshold: values.contextRelevanceThreshold ?? fitted.context, answerRelevanceThreshold: values.answerRelevanceThreshold ?? fitted.answer };
 }
 
+/**
+ * Scoring values with a calibration's cascade thresholds applied where none was set explicitly
+ * (option, environment or config file): explicit > calibration > DEFAULT_CASCADE_THRESHOLDS.
+ */
+export function withCalibratedCascade(values: ResolvedScoreOptions, calibration: Pick<Calibration, "cascadeThresholds"> | undefined): ResolvedScoreOptions {
+  const fitted = calibration?.cascadeThresholds;
+  if (!fitted) return values;
+  return { ...values, cascadeSupportAbove: values.cascadeSupportAbove ?? fitted.supportAbove, cascadeUnsupportBelow: values.cascadeUnsupportBelow ?? fitted.unsupportBelow };
+}
+
+/** Scoring values with everything a calibration sets where nothing explicit does: its relevance and cascade thresholds. */
+export function withCalibratedThresholds(values: ResolvedScoreOptions, calibration: Pick<Calibration, "relevanceThresholds" | "cascadeThresholds"> | undefined): ResolvedScoreOptions {
+  return withCalibratedCascade(withCalibratedRelevance(values, calibration), calibration);
+}
+
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
@@ -123,6 +144,18 @@ function relevanceOf(v: unknown, field: string, path: string): Calibration["rele
     thresholds[key] = t;
   }
   return thresholds.context === undefined && thresholds.answer === undefined ? undefined : thresholds;
+}
+
+/** calibration.json's "cascade": supportAbove above unsupportBelow, both from 0 to 1; anything else is a ConfigError. */
+function cascadeOf(v: unknown, field: string, path: string): TriageThresholds | undefined {
+  if (v === undefined) return undefined;
+  const c = asPlainObject(v);
+  if (!c) throw new ConfigError(field, path, '"cascade" is not a JSON object');
+  const { supportAbove, unsupportBelow } = c;
+  if (!finite(supportAbove) || supportAbove < 0 || supportAbove > 1) throw new ConfigError(field, path, '"cascade.supportAbove" is not a number from 0 to 1');
+  if (!finite(unsupportBelow) || unsupportBelow < 0 || unsupportBelow > 1) throw new ConfigError(field, path, '"cascade.unsupportBelow" is not a number from 0 to 1');
+  if (!(supportAbove > unsupportBelow)) throw new ConfigError(field, path, '"cascade.supportAbove" is not above "cascade.unsupportBelow"');
+  return { supportAbove, unsupportBelow };
 }
 
 /** The dataset fingerprint recorded in the file, or undefined when it has none; a hash of a bundled example counts as bundled whatever the file says. */
@@ -201,6 +234,7 @@ export function readCalibrationFile(path: string, field = "calibrationFile", opt
     unscorable: d && finite(d.unscorable) ? { rows: d.unscorable, excluded } : excluded !== undefined ? { rows: excluded, excluded } : undefined,
     dataset: fingerprintOf(d, bundled),
     relevanceThresholds: relevanceOf(c.relevance, field, path),
+    cascadeThresholds: cascadeOf(c.cascade, field, path),
     claimed: claimedOf(c),
     fittedRows: fittedRowsOf(c.fittedRows, field, path),
     comparison: comparisonOf(asPlainObject(c.comparison)),

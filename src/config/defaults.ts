@@ -20,6 +20,14 @@ export const DEFAULT_SETTINGS: GroundednessSettings & { readonly unstableShare: 
 export const DEFAULT_RELEVANCE_THRESHOLDS = { context: 0.5, answer: 0.5 } as const;
 
 /**
+ * The cascade's thresholds when neither the user nor a calibration sets them: the offline scores at
+ * which a claim is decided without a model call (core/triage.ts). `npm run fit:cascade` found no
+ * region whose decided claims are right at least 97% of the time on every dev set's held-out half,
+ * so these decide nothing (core/triage.ts DECIDE_NOTHING); the cascade is off by default as well.
+ */
+export const DEFAULT_CASCADE_THRESHOLDS = { supportAbove: 1, unsupportBelow: 0 } as const;
+
+/**
  * Input limits, so that no observation can stall scoring: each one applied to an
  * observation is reported by name in its result's `limits`. Sized so that ordinary RAG
  * traffic never reaches them (see docs/benchmarks.md, "Pathological inputs").

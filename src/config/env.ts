@@ -108,6 +108,9 @@ export const SCORE_ENV_NAMES = {
   maxEntailmentCalls: "GROUNDWATCH_MAX_ENTAILMENT_CALLS",
   cacheBytes: "GROUNDWATCH_CACHE_BYTES",
   nliCacheBytes: "GROUNDWATCH_NLI_CACHE_BYTES",
+  cascade: "GROUNDWATCH_CASCADE",
+  cascadeSupportAbove: "GROUNDWATCH_CASCADE_SUPPORT_ABOVE",
+  cascadeUnsupportBelow: "GROUNDWATCH_CASCADE_UNSUPPORT_BELOW",
 } as const;
 
 /** What `groundwatch doctor --sampler CMD` hands its command: the prompt, and how many samples are wanted. */

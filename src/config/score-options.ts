@@ -1,8 +1,10 @@
 import { JUDGE_API_KEY_ENV_NAME, SCORE_ENV_NAMES } from "./env.ts";
 import { DEFAULT_NLI_CACHE_BYTES } from "../core/nli-cache.ts";
-import { DEFAULT_LIMITS, DEFAULT_SETTINGS } from "./defaults.ts";
+import type { TriageThresholds } from "../core/result.ts";
+import { DEFAULT_CASCADE_THRESHOLDS, DEFAULT_LIMITS, DEFAULT_SETTINGS } from "./defaults.ts";
+import { ConfigError } from "./errors.ts";
 import { numberIn, oneOf, parseBoolean, parseNonEmpty } from "./parse.ts";
-import type { ValueSource } from "./resolve.ts";
+import type { FieldReader, ValueSource } from "./resolve.ts";
 import { fieldReader } from "./resolve.ts";
 import { checkVariant } from "./variant.ts";
 
@@ -107,6 +109,16 @@ export interface ScoreOptions {
   readonly contextRelevanceThreshold?: number;
   /** Answer relevance in [0, 1] below which an answer is off-topic (reported, not part of the verdict). Default: the backend's fitted one. Env GROUNDWATCH_ANSWER_RELEVANCE_THRESHOLD. */
   readonly answerRelevanceThreshold?: number;
+  /**
+   * The cascade: with a model backend (onnx or judge), the offline tier scores every claim first and a claim it is
+   * sure of is decided without a model call (cited and likely contradicted claims always go to the model). Default
+   * false. Ignored on the offline backend. Env GROUNDWATCH_CASCADE.
+   */
+  readonly cascade?: boolean;
+  /** With the cascade: a claim the offline tier scores at or above this, in [0, 1], is supported without a model call. 1 turns this side off. Default: a calibration's, else 1. Env GROUNDWATCH_CASCADE_SUPPORT_ABOVE. */
+  readonly cascadeSupportAbove?: number;
+  /** With the cascade: a claim the offline tier scores at or below this, in [0, 1] and below cascadeSupportAbove, is unsupported without a model call. 0 turns this side off. Default: a calibration's, else 0. Env GROUNDWATCH_CASCADE_UNSUPPORT_BELOW. */
+  readonly cascadeUnsupportBelow?: number;
 }
 
 export interface ResolvedScoreOptions {
@@ -147,6 +159,10 @@ export interface ResolvedScoreOptions {
   /** Undefined means "use the backend's recommended relevance thresholds". */
   readonly contextRelevanceThreshold: number | undefined;
   readonly answerRelevanceThreshold: number | undefined;
+  readonly cascade: boolean;
+  /** Undefined means "a calibration's, else DEFAULT_CASCADE_THRESHOLDS" (cascadeThresholds). */
+  readonly cascadeSupportAbove: number | undefined;
+  readonly cascadeUnsupportBelow: number | undefined;
 }
 
 /** Environment variable for each option (config/env.ts SCORE_ENV_NAMES). The judge's API key is read from env only (JUDGE_API_KEY_ENV). */
@@ -219,8 +235,33 @@ export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSourc
     relevance: bool("relevance") ?? true,
     contextRelevanceThreshold: num("contextRelevanceThreshold", 0, 1, false),
     answerRelevanceThreshold: num("answerRelevanceThreshold", 0, 1, false),
+    ...resolveCascade(read),
   };
   return { values, sources };
+}
+
+/** The cascade's options; thresholds set together must keep supportAbove above unsupportBelow (a ConfigError naming the field). */
+function resolveCascade(read: FieldReader<keyof ScoreOptions>): Pick<ResolvedScoreOptions, "cascade" | "cascadeSupportAbove" | "cascadeUnsupportBelow"> {
+  const above = read.field("cascadeSupportAbove", numberIn({ min: 0, max: 1 }));
+  const below = read.field("cascadeUnsupportBelow", numberIn({ min: 0, max: 1 }));
+  const thresholds = { cascadeSupportAbove: above.value, cascadeUnsupportBelow: below.value };
+  // The error names the threshold that was set (the above one when both were).
+  cascadeThresholds(thresholds, above.value !== undefined ? { field: above.field, value: above.value } : { field: below.field, value: below.value });
+  return { cascade: read("cascade", parseBoolean) ?? false, ...thresholds };
+}
+
+/**
+ * The cascade's thresholds in force: each as set, else DEFAULT_CASCADE_THRESHOLDS'. A ConfigError
+ * naming `named` (default: cascadeSupportAbove) unless supportAbove is above unsupportBelow.
+ */
+export function cascadeThresholds(values: Pick<ResolvedScoreOptions, "cascadeSupportAbove" | "cascadeUnsupportBelow">, named?: { readonly field: string; readonly value: unknown }): TriageThresholds {
+  const supportAbove = values.cascadeSupportAbove ?? DEFAULT_CASCADE_THRESHOLDS.supportAbove;
+  const unsupportBelow = values.cascadeUnsupportBelow ?? DEFAULT_CASCADE_THRESHOLDS.unsupportBelow;
+  if (!(supportAbove > unsupportBelow)) {
+    const { field, value } = named ?? { field: "cascadeSupportAbove", value: supportAbove };
+    throw new ConfigError(field, value, `the cascade's support threshold (${supportAbove}) must be above its unsupport threshold (${unsupportBelow})`);
+  }
+  return { supportAbove, unsupportBelow };
 }
 
 /**

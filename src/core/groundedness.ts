@@ -13,6 +13,8 @@ import { scriptMismatch } from "./language.ts";
 import type { LimitName } from "./limits.ts";
 import { limitText, orderLimits } from "./limits.ts";
 import { callsSavedOf, lookUpPairs } from "./pair-lookup.ts";
+import type { TriageOutcome } from "./triage.ts";
+import { decidedByTriage, triageClaims } from "./triage.ts";
 import { attachMarkers, claimsWithinBudget, planClaimChecks, windowsToCheck } from "./plan.ts";
 import type { AnswerInput, GroundednessResult, CitationSummary, ClaimResult, Evidence, GroundednessScorer, GroundednessSettings, UnscorableReason } from "./result.ts";
 import type { TextAnalyzer } from "./text.ts";
@@ -47,6 +49,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
     ...citationsOf(citations),
   });
   const relevance = settings.relevance;
+  // The cascade's cheap tier, its replies checked like the backend's: a wrong reply decides nothing (every claim goes to the backend).
+  const triage = settings.triage ? { ...settings.triage, backend: checkedBackend(settings.triage.backend) } : undefined;
   // The question is read no further than an answer would be (attacker-sized text meets the same limits).
   const cutText = (text: string | undefined): string | undefined => (text === undefined ? undefined : limitText(text, settings.maxAnswerChars ?? Infinity, settings.maxTokenChars ?? Infinity).text);
   const scoreAnswer = async ({ answer, context, question }: AnswerInput, backend: EntailmentBackend): Promise<GroundednessResult> => {
@@ -119,8 +123,30 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         }
         ranges.push({ from, to: pairs.length });
       });
-      // Only what no verbatim sentence, cached judgement or earlier pair of this answer decides goes to the backend.
-      const lookup = lookUpPairs(pairs, owners, settings.nliCache, backend.version);
+      // Only what no verbatim sentence, cached judgement, claim the cheap tier decided (the cascade) or
+      // earlier pair of this answer decides goes to the backend.
+      let lookup = lookUpPairs(pairs, owners, settings.nliCache, backend.version);
+      const judgeWith = (ci: number, results: readonly (NliResult | undefined)[]): ClaimResult => {
+        const range = ranges[ci] ?? { from: 0, to: 0 };
+        const judged: JudgedWindow[] = [];
+        for (let i = range.from; i < range.to; i++) {
+          const r = results[i];
+          const w = owners[i];
+          if (r && w) judged.push({ r, w });
+        }
+        return judgeClaim(claims[ci] ?? { index: ci, text: "", start: 0, end: 0 }, judged, citedBy[ci] ?? [], { documents, threshold: settings.threshold, supportIn: (w) => supportIn(ci, w), conflictIn: (w) => conflictIn(ci, w) });
+      };
+      let decided: TriageOutcome["decided"] = new Map();
+      if (triage && lookup.send.length > 0) {
+        try {
+          const outcome = await triageClaims({ pairs, ranges, known: lookup.known, cited: claims.map((_, ci) => (citedBy[ci] ?? []).length > 0), judge: judgeWith }, triage);
+          decided = outcome.decided;
+          if (decided.size > 0) lookup = lookUpPairs(pairs, owners, settings.nliCache, backend.version, outcome.given);
+        } catch {
+          // The cheap tier failed: nothing is decided by it, and every claim goes to the backend.
+          decided = new Map();
+        }
+      }
       const { send } = lookup;
       let sent: NliResult[];
       try {
@@ -129,15 +155,10 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         return unscorable("backend_error", backendFailure(info.name, error), skipped, limits, send.length, summary(0));
       }
       const results = lookup.complete(sent);
-      const claimResults = claims.map((claim, ci): ClaimResult => {
-        const range = ranges[ci] ?? { from: 0, to: 0 };
-        const judged: JudgedWindow[] = [];
-        for (let i = range.from; i < range.to; i++) {
-          const r = results[i];
-          const w = owners[i];
-          if (r && w) judged.push({ r, w });
-        }
-        return judgeClaim(claim, judged, citedBy[ci] ?? [], { documents, threshold: settings.threshold, supportIn: (w) => supportIn(ci, w), conflictIn: (w) => conflictIn(ci, w) });
+      const claimResults = claims.map((_, ci): ClaimResult => {
+        const result = judgeWith(ci, results);
+        const decision = decided.get(ci);
+        return decision && triage ? decidedByTriage(result, decision, settings.threshold, triage) : result;
       });
       const score = Math.min(...claimResults.map((c) => answerContribution(c.score, c.contradiction)));
       const verdict = score >= settings.threshold && claimResults.every((c) => c.verdict === "supported") ? "grounded" : "ungrounded";

@@ -1,4 +1,4 @@
-import type { BackendInfo, CallOptions } from "./backend.ts";
+import type { BackendInfo, CallOptions, EntailmentBackend } from "./backend.ts";
 import type { SkippedSentence } from "./claims/types.ts";
 import type { ContextInput } from "./context.ts";
 import type { LimitName } from "./limits.ts";
@@ -131,6 +131,8 @@ export interface ClaimResult {
   readonly citations?: readonly ClaimCitation[];
   /** Why an unsupported claim was decided without the backend: it cites a document that was not retrieved. */
   readonly reason?: "citation_not_retrieved";
+  /** "triage": the cascade decided this claim on the cheap tier's score alone, without a model call (core/triage.ts); absent when the backend judged it. */
+  readonly decidedBy?: "triage";
   /** Why a claim an ungrounded answer fails on is not supported (core/cause.ts); absent on the others. */
   readonly cause?: ClaimCause;
   /** Without a question: the retrieved documents' best relevance to this failing claim, in [0, 1], when measured. */
@@ -186,6 +188,8 @@ export interface CallsSaved {
   readonly verbatim: number;
   /** Pairs judged before by the same backend version: kept in the scorer's judgement cache, or repeated within the answer. */
   readonly cache: number;
+  /** Pairs of claims the cheap tier decided with confidence (the cascade, core/triage.ts): no model call was made for them. */
+  readonly triage: number;
 }
 
 /** What every answer result carries besides its verdict. */
@@ -268,6 +272,21 @@ export interface GroundednessSettings {
   readonly nliCache?: NliCache;
   /** Measure context and answer relevance and name the cause of ungrounded answers; absent: neither is done. */
   readonly relevance?: RelevanceSettings;
+  /** The cascade: a cheap tier scores every claim first and decides the ones it is sure of without the backend (core/triage.ts); absent: every claim goes to the backend. */
+  readonly triage?: TriageSettings;
+}
+
+/** Offline scores at which the cascade decides a claim without a model call (core/triage.ts). */
+export interface TriageThresholds {
+  /** A claim the cheap tier scores at or above this is supported. */
+  readonly supportAbove: number;
+  /** A claim the cheap tier scores at or below this is unsupported. */
+  readonly unsupportBelow: number;
+}
+
+/** The cascade's cheap tier (the offline backend) and its thresholds. */
+export interface TriageSettings extends TriageThresholds {
+  readonly backend: EntailmentBackend;
 }
 
 export interface AnswerInput {

@@ -14,7 +14,7 @@ import { claimSummary, claimText } from "./views.ts";
 /** The model work of a scored answer in counts. */
 export function entailmentCounts(r: Pick<Evaluation, "entailmentCalls" | "callsSaved" | "entropy" | "claimConsistency">): EntailmentCounts {
   const calls = r.entailmentCalls + (r.entropy?.entailmentCalls ?? 0) + (r.claimConsistency?.entailmentCalls ?? 0);
-  return { calls, saved: { verbatim: r.callsSaved?.verbatim ?? 0, cache: r.callsSaved?.cache ?? 0 } };
+  return { calls, saved: { verbatim: r.callsSaved?.verbatim ?? 0, cache: r.callsSaved?.cache ?? 0, triage: r.callsSaved?.triage ?? 0 } };
 }
 
 /** A relevance report in numbers (see RelevanceSummary); undefined when it holds none. */

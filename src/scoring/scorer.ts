@@ -19,6 +19,8 @@ import { backendInfo, scopedBackend } from "../core/backend.ts";
 import { checkedBackend } from "../core/checked-backend.ts";
 import type { OnnxImporter } from "../nli/onnx/runtime.ts";
 import { createBackend } from "../nli/registry.ts";
+import { createOfflineBackend } from "../nli/offline/backend.ts";
+import { cascadeThresholds } from "../config/score-options.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
 
 /** An answer to score, optionally with resamples of the same question for semantic entropy. */
@@ -104,6 +106,10 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
   const cacheOption = nliCache ? { cache: nliCache } : {};
   // Every reply checked once, here where the backend enters scoring (core/checked-backend.ts).
   const checked = checkedBackend(shared);
+  // The cascade: the offline tier in front of a model backend (core/triage.ts); nothing in front of the offline one itself.
+  const cheap = resolved.cascade && shared.tier === "production" ? createOfflineBackend({ analyzer }) : undefined;
+  const triage = cheap ? { backend: cheap, ...cascadeThresholds(resolved) } : undefined;
+  const warnings = resolved.cascade && !cheap ? [...created.warnings, `cascade ignored: the ${shared.name} backend is the cheap tier itself (the cascade puts the offline tier in front of an onnx or judge backend)`] : created.warnings;
   const pipeline = createGroundednessScorer(checked, analyzer, {
     threshold,
     topK: resolved.topK,
@@ -117,6 +123,7 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
     windowCacheBytes: Math.floor(resolved.cacheBytes / 2),
     ...(nliCache ? { nliCache } : {}),
     ...(resolved.relevance ? { relevance: { thresholds: relevanceThresholds, topK: Math.min(resolved.topK, shared.relevanceTopK ?? resolved.topK), maxPairs: resolved.maxEntailmentCalls } } : {}),
+    ...(triage ? { triage } : {}),
   });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
   return {
@@ -177,7 +184,10 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
     entailment: shared,
     threshold,
     relevanceThresholds: resolved.relevance ? relevanceThresholds : undefined,
-    warnings: created.warnings,
-    close: () => shared.close(),
+    warnings,
+    close: async () => {
+      await cheap?.close();
+      await shared.close();
+    },
   };
 }

@@ -10,7 +10,7 @@ import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { resolveScoreSources } from "../config/score-options.ts";
 import type { LoadedConfig } from "../config/file.ts";
 import { loadConfig } from "../config/file.ts";
-import { withCalibratedRelevance } from "../config/calibration-file.ts";
+import { withCalibratedThresholds } from "../config/calibration-file.ts";
 import { predictBackend } from "../nli/registry.ts";
 import { resolveCalibration } from "./calibration-state.ts";
 import { pickDrift, resolveDrift } from "./drift-options.ts";
@@ -43,7 +43,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}, loaded?: Loa
   // each relevance threshold) applies when none is set (option, env or file).
   const scoring = resolveScoreSources(options.scoring ?? {}, { env, ...(file.scoring ? { file: file.scoring } : {}) });
   const explicitThreshold = scoring.sources.threshold !== "default";
-  const score: ResolvedScoreOptions = withCalibratedRelevance(calibration && !explicitThreshold ? { ...scoring.values, threshold: calibration.threshold } : scoring.values, calibration);
+  const score: ResolvedScoreOptions = withCalibratedThresholds(calibration && !explicitThreshold ? { ...scoring.values, threshold: calibration.threshold } : scoring.values, calibration);
   // The backend-dependent defaults follow the backend the workers will load (auto included), as the registry decides it.
   const onnx = predictBackend(score, resolveBackendSettings(env)).name === "onnx";
   const captureContent = read("captureContent", parseBoolean, false);

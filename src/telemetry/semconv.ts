@@ -204,7 +204,7 @@ export const METRICS = {
     "groundwatch.entailment.saved",
     "{call}",
     "counter",
-    "Groundedness (claim, window) pairs decided without a model call, by route and reason: verbatim (the window states the claim as one of its whole sentences), cache (judged before by the same backend version, or repeated within the answer)",
+    "Groundedness (claim, window) pairs decided without a model call, by route and reason: verbatim (the window states the claim as one of its whole sentences), cache (judged before by the same backend version, or repeated within the answer), triage (a claim the cascade's offline tier decided with confidence)",
   ),
   limited: spec("groundwatch.observations.limited", "{observation}", "counter", "Scored observations a size limit cut short (answer_chars, context_chars, documents, samples, token_chars, entailment_calls), by route and limit"),
   resampleCalls: spec("groundwatch.resample.calls", "{call}", "counter", "Resampler calls (redrawing an answer for semantic entropy), by route and outcome: ok, error, too_large (the endpoint's reply was over its byte cap: aborted), timeout, short (fewer answers than asked), shutdown (aborted at shutdown); and, never called, scored without entropy: budget (over maxCallsPerMinute), busy (maxConcurrent calls running and as many waiting), no_question (nothing to redraw an answer to)"),
@@ -261,7 +261,7 @@ export const RELEVANCE_UNMEASURED_REASONS = ["no_relevance_scorer", "backend_err
 export type RelevanceUnmeasuredReason = (typeof RELEVANCE_UNMEASURED_REASONS)[number];
 
 /** Why a pair was decided without a model call (groundwatch.reason on groundwatch.entailment.saved): the keys of GroundednessResult.callsSaved. */
-export const ENTAILMENT_SAVED_REASONS = ["verbatim", "cache"] as const satisfies ReadonlyArray<keyof CallsSaved>;
+export const ENTAILMENT_SAVED_REASONS = ["verbatim", "cache", "triage"] as const satisfies ReadonlyArray<keyof CallsSaved>;
 
 /** Why the ring of flagged and unscorable answers let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
 export { FLAGGED_DROP_REASONS } from "../evaluation/flagged-ring.ts";

@@ -11,9 +11,9 @@ describe("groundwatch score reports the model work", () => {
     expect(run.code).toBe(0);
     const [first, again] = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { entailmentCalls: number; callsSaved?: { verbatim: number; cache: number } });
     expect(first?.entailmentCalls).toBeGreaterThan(0);
-    expect(first?.callsSaved).toEqual({ verbatim: 1, cache: 0 });
+    expect(first?.callsSaved).toEqual({ verbatim: 1, cache: 0, triage: 0 });
     expect(again?.entailmentCalls).toBe(0);
-    expect(again?.callsSaved).toEqual({ verbatim: 1, cache: first?.entailmentCalls });
+    expect(again?.callsSaved).toEqual({ verbatim: 1, cache: first?.entailmentCalls, triage: 0 });
   });
 
   it("in the table: one closing line of model calls made and saved", async () => {

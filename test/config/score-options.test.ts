@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/errors.ts";
 import { loadConfigFile } from "../../src/config/file.ts";
 import { DEFAULT_LIMITS } from "../../src/config/defaults.ts";
-import { SCORE_ENV, resolveScoreOptions } from "../../src/config/score-options.ts";
+import { SCORE_ENV, cascadeThresholds, resolveScoreOptions } from "../../src/config/score-options.ts";
 import { tempDir } from "../helpers/cli.ts";
 
 describe("resolveScoreOptions", () => {
@@ -166,5 +166,29 @@ describe("the recipe option", () => {
     expect(resolveScoreOptions({}, { file: { recipe: "hhem" } }).recipe).toBe("hhem");
     expect(resolveScoreOptions({}, { env: { GROUNDWATCH_RECIPE: "factcg" }, file: { recipe: "hhem" } }).recipe).toBe("factcg");
     expect(resolveScoreOptions({ recipe: "minicheck-roberta" }, { env: { GROUNDWATCH_RECIPE: "factcg" } }).recipe).toBe("minicheck-roberta");
+  });
+});
+
+describe("the cascade's options", () => {
+  it("are off by default, with thresholds left to a calibration or the defaults that decide nothing", () => {
+    expect(resolveScoreOptions()).toMatchObject({ cascade: false, cascadeSupportAbove: undefined, cascadeUnsupportBelow: undefined });
+    expect(cascadeThresholds(resolveScoreOptions())).toEqual({ supportAbove: 1, unsupportBelow: 0 });
+  });
+
+  it("resolve option > environment > file > default", () => {
+    const env = { GROUNDWATCH_CASCADE: "on", GROUNDWATCH_CASCADE_SUPPORT_ABOVE: "0.9", GROUNDWATCH_CASCADE_UNSUPPORT_BELOW: "0.05" };
+    const file = { cascade: false, cascadeSupportAbove: 0.8, cascadeUnsupportBelow: 0.1 };
+    expect(resolveScoreOptions({}, { file })).toMatchObject({ cascade: false, cascadeSupportAbove: 0.8, cascadeUnsupportBelow: 0.1 });
+    expect(resolveScoreOptions({}, { env, file })).toMatchObject({ cascade: true, cascadeSupportAbove: 0.9, cascadeUnsupportBelow: 0.05 });
+    expect(resolveScoreOptions({ cascade: false, cascadeSupportAbove: 0.95 }, { env, file })).toMatchObject({ cascade: false, cascadeSupportAbove: 0.95, cascadeUnsupportBelow: 0.05 });
+    expect(SCORE_ENV.cascade).toBe("GROUNDWATCH_CASCADE");
+  });
+
+  it("throw a ConfigError naming the field for a value out of [0, 1], a non-boolean, or supportAbove not above unsupportBelow", () => {
+    expect(() => resolveScoreOptions({ cascadeSupportAbove: 1.5 })).toThrow("invalid cascadeSupportAbove: 1.5 (expected a number from 0 to 1)");
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_CASCADE_UNSUPPORT_BELOW: "-0.1" } })).toThrow("invalid GROUNDWATCH_CASCADE_UNSUPPORT_BELOW: -0.1");
+    expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_CASCADE: "sometimes" } })).toThrow('invalid GROUNDWATCH_CASCADE: "sometimes" (expected true or false)');
+    expect(() => resolveScoreOptions({ cascadeSupportAbove: 0.3, cascadeUnsupportBelow: 0.4 })).toThrow(/^invalid cascadeSupportAbove: 0\.3 \(the cascade's support threshold \(0\.3\) must be above its unsupport threshold \(0\.4\)\)$/);
+    expect(() => resolveScoreOptions({}, { file: { cascadeUnsupportBelow: 1 } })).toThrow("invalid config file scoring.cascadeUnsupportBelow: 1");
   });
 });

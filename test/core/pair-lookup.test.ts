@@ -30,7 +30,7 @@ describe("the judgement cache in groundedness", () => {
     const second = await scorer.score({ answer: ANSWER, context: CONTEXT });
     expect(backend.calls.flat()).toHaveLength(sent);
     expect(second.entailmentCalls).toBe(0);
-    expect(second.callsSaved).toEqual({ verbatim: 0, cache: sent });
+    expect(second.callsSaved).toEqual({ verbatim: 0, cache: sent, triage: 0 });
     expect(judged(second)).toEqual(judged(first));
   });
 
@@ -75,7 +75,7 @@ describe("lookUpPairs", () => {
     const other: NliPair = { premise: w.text, hypothesis: "Children pay nothing." };
     const lookup = lookUpPairs([pair, other, pair], [w, w, w], undefined, "1");
     expect(lookup.send).toEqual([pair, other]);
-    expect(lookup.saved).toEqual({ verbatim: 0, cache: 1 });
+    expect(lookup.saved).toEqual({ verbatim: 0, cache: 1, triage: 0 });
     const a = { entailment: 0.9, neutral: 0.05, contradiction: 0.05 };
     const b = { entailment: 0.1, neutral: 0.8, contradiction: 0.1 };
     expect(lookup.complete([a, b])).toEqual([a, b, a]);
@@ -85,7 +85,7 @@ describe("lookUpPairs", () => {
     const w = window("Adults pay ten euros.");
     const lookup = lookUpPairs([{ premise: w.text, hypothesis: "adults pay ten euros" }], [w], createNliCache(), "1");
     expect(lookup.send).toHaveLength(0);
-    expect(lookup.saved).toEqual({ verbatim: 1, cache: 0 });
+    expect(lookup.saved).toEqual({ verbatim: 1, cache: 0, triage: 0 });
     expect(lookup.complete([])[0]?.entailment).toBe(1);
   });
 });

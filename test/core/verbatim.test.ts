@@ -40,7 +40,7 @@ describe("verbatim claims", () => {
     expect(result.claims[0]).toMatchObject({ verdict: "supported", score: 1, notes: [VERBATIM_NOTE] });
     expect(backend.calls.flat()).toHaveLength(0);
     expect(result.entailmentCalls).toBe(0);
-    expect(result.callsSaved).toEqual({ verbatim: 1, cache: 0 });
+    expect(result.callsSaved).toEqual({ verbatim: 1, cache: 0, triage: 0 });
   });
 
   it("are not a sentence that only holds them: a negated or embedded sentence goes to the model", async () => {
@@ -121,7 +121,7 @@ describe("verbatim claims", () => {
       expect(result.claims).toHaveLength(1);
       expect(result.claims[0]).toMatchObject({ verdict: "supported", score: 1, notes: [VERBATIM_NOTE] });
       expect(backend.calls.flat()).toHaveLength(0);
-      expect(result.callsSaved).toEqual({ verbatim: 1, cache: 0 });
+      expect(result.callsSaved).toEqual({ verbatim: 1, cache: 0, triage: 0 });
     });
   });
 });

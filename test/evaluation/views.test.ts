@@ -66,7 +66,7 @@ function ungrounded(): EvaluationSummary {
     skipped: 0,
     backend: { name: "offline", version: "1", tier: "triage" },
     limits: [],
-    entailment: { calls: 4, saved: { verbatim: 0, cache: 0 } },
+    entailment: { calls: 4, saved: { verbatim: 0, cache: 0, triage: 0 } },
     flaggedClaims: [{ verdict: "contradicted", start: 29, end: 57, evidence: { doc: 0, start: 0, end: 46 }, cause: "generation" }],
     content: { claims: ["It opened in 1890 on the Moon."], evidence: ["The office is in Paris. It opened in 1990."] },
     cause: "generation",

@@ -26,7 +26,7 @@ describe("the scorer's judgement cache", () => {
     const again = await scorer.score({ ...OBSERVATION, samples: SAMPLES });
     expect(backend.calls.flat()).toHaveLength(sent);
     expect(again.entailmentCalls).toBe(0);
-    expect(again.callsSaved).toEqual({ verbatim: 0, cache: first.entailmentCalls });
+    expect(again.callsSaved).toEqual({ verbatim: 0, cache: first.entailmentCalls, triage: 0 });
     expect(again.claims).toEqual(first.claims);
     expect(again.combined).toEqual(first.combined);
   });

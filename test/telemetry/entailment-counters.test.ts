@@ -4,6 +4,11 @@ import { METRICS } from "../../src/telemetry/semconv.ts";
 import { MONITOR_TEST_ENV, testMonitor } from "../helpers/monitor.ts";
 import { testOtel } from "../helpers/otel.ts";
 import { waitUntil } from "../helpers/wait.ts";
+import { summarize } from "../../src/evaluation/summary.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
+import { testAnalyzer } from "../helpers/analyzer.ts";
+import { createFakeBackend } from "../helpers/fake-backend.ts";
+import { recordSummary } from "../helpers/record-summary.ts";
 
 const CONTEXT = ["Returns are accepted within 30 days of delivery. Refunds go back to the original card."];
 // The first sentence is the document's word for word; the second is not.
@@ -50,5 +55,18 @@ describe("the entailment counters", () => {
     expect(sent).toBeGreaterThan(0);
     expect(series(metrics, METRICS.entailmentSaved.prometheus, { ...route, groundwatch_reason: "verbatim" })).toBe(2);
     expect(series(metrics, METRICS.entailmentSaved.prometheus, { ...route, groundwatch_reason: "cache" })).toBe(sent);
+  });
+
+  it("counts the pairs the cascade decided without a model call under reason triage", async () => {
+    const model = createFakeBackend();
+    const scorer = await createScorer({ relevance: false, cascade: true, cascadeSupportAbove: 0.001, cascadeUnsupportBelow: 0 }, { backend: model, analyzer: testAnalyzer() });
+    onTestFinished(() => scorer.close());
+    const r = await scorer.score({ context: CONTEXT, answer: "Returns are taken back for a month after delivery. The refund goes to your card." });
+    const decided = r.callsSaved?.triage ?? 0;
+    expect(decided).toBeGreaterThan(0);
+    expect(model.calls.flat()).toHaveLength(0);
+    const { metrics } = await recordSummary(summarize(r, false), { openInference: false, captureContent: false }, "/r");
+    const saved = Object.fromEntries((metrics.get(METRICS.entailmentSaved.name) ?? []).map((p) => [p.attributes["groundwatch.reason"], p.value]));
+    expect(saved).toEqual({ triage: decided });
   });
 });

@@ -4,6 +4,7 @@ import type { RelevanceFitRow } from "../../core/relevance-fit.ts";
 import type { RelevanceCalibration } from "./relevance.ts";
 import { calibrateRelevance, relevanceLines } from "./relevance.ts";
 import { calibrateDrift } from "./drift.ts";
+import { cascadeCollector, cascadeLines } from "./cascade.ts";
 import type { Criterion } from "../../core/calibration.ts";
 import { aurocWithInterval, calibrationVerdict, labelsToSettle } from "../../core/calibration.ts";
 import type { Blocked, CausedFitRow } from "../../core/calibration-fit.ts";
@@ -53,6 +54,11 @@ name). Rows exported from production review (groundwatch review export: a "revie
 reviewers and time) make it say so: dataset.production {rows, reviewers, from, to}. Their drift
 reference is kept per route, each answer weighted by the rate it was sampled at (driftReference);
 a set mixing them with other rows, or exported with --only disagreements, is no drift reference.
+
+It also fits the cascade's thresholds ("cascade" in calibration.json: the offline scores at which
+a claim is decided without a model call with --cascade on) on half the set, by a hash of each row's
+id, and checks them on the other half: decided answers must be right 97% of the time on both, else
+it records 1 and 0, which decide nothing. A scorer using the calibration reads them where none is set.
 
 It also fits the relevance thresholds the cause of an ungrounded answer is read with (as
 "relevance" in calibration.json, with their evidence): the context threshold from each row's own
@@ -110,6 +116,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const scoring = resolveCliScoring(args, io).scoring;
     const scorer = await scorerFor(scoring, io);
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
+    const cascade = await cascadeCollector(scoring, scorer, io);
 
     const read: Array<{ id: string | number; label: 0 | 1; score: number | null; blocked: Blocked | undefined; cause: string | undefined }> = [];
     const fitRows: RelevanceFitRow[] = [];
@@ -141,6 +148,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
         // Relevance can be fitted only from causes that say whether the context addressed the question.
         fitRows.push({ question, answer, context, cause: labelledCause === "retrieval" || labelledCause === "generation" ? labelledCause : undefined });
         const r = await scorer.score({ answer, context });
+        await cascade.add(parsed.row.id, label, r, { answer, context });
         read.push({ id: parsed.row.id, label, score: r.verdict === "unscorable" ? null : r.score, blocked: blockedBy(r), cause: label === 0 ? labelledCause : undefined });
       }
       try {
@@ -150,7 +158,9 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       }
     } finally {
       await scorer.close();
+      await cascade.close();
     }
+    const cascadeFit = cascade.fit();
     const unscorable = read.filter((r) => r.score === null);
     // exclude: an unscorable row has no score to rank, so it is no evidence either way.
     // as-ungrounded: it fits as score 0 and is flagged at every threshold, failing closed, as live traffic is alerted on.
@@ -212,6 +222,8 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       ...drift.fields,
       audit,
       ...(relevance ? { relevance } : {}),
+      // The cascade's thresholds on this set (read back where --cascade-support-above/-unsupport-below are not set).
+      cascade: cascadeFit,
       // What the new threshold does to each class beside the threshold in force (groundwatch evidence shows it).
       comparison: { inForce, classes },
       // Every fitted row as the threshold was fitted to it: doctor recounts the rates and re-scores a sample.
@@ -219,6 +231,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     };
     writeCalibrationReport(io, { est, fit, criterion, inForce, classes, unscorable, unscorablePolicy, rows: rows.length, positives, verdict, settle, production: fromProduction, relevance: relevanceLines(relevance, scorer.relevanceThresholds), audit, outPath, bundled, set: String(args.set) });
     writeOutputFile("--out", outPath, `${JSON.stringify(calibration, null, 2)}\n`);
+    for (const l of cascadeLines(cascadeFit)) io.stdout.write(`${l}\n`);
     for (const l of drift.lines) io.stdout.write(`${l}\n`);
     if (drift.warning) io.stderr.write(drift.warning);
     io.stdout.write(`wrote ${outPath}\n`);

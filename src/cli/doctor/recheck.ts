@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Calibration, FittedRowRecord } from "../../config/calibration-file.ts";
-import { withCalibratedRelevance } from "../../config/calibration-file.ts";
+import { withCalibratedThresholds } from "../../config/calibration-file.ts";
 import type { ResolvedScoreOptions } from "../../config/score-options.ts";
 import { blockedBy, groundedAt } from "../../core/calibration-fit.ts";
 import { rng } from "../../core/rng.ts";
@@ -68,7 +68,7 @@ export async function recheckCalibration(cal: Calibration, options: RecheckOptio
   const wanted = new Map(sample.map((r) => [String(r.id), r]));
   let scorer: Awaited<ReturnType<typeof scorerFor>>;
   try {
-    scorer = await scorerFor(withCalibratedRelevance({ ...options.scoring, threshold: cal.threshold }, cal), io);
+    scorer = await scorerFor(withCalibratedThresholds({ ...options.scoring, threshold: cal.threshold }, cal), io);
   } catch (error) {
     return { status: "FAIL", what, detail: `the scorer did not start: ${sanitizeForTerminal((error as Error).message)}` };
   }

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { withCalibratedRelevance } from "../../config/calibration-file.ts";
+import { withCalibratedThresholds } from "../../config/calibration-file.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { loadConfigFile } from "../../config/file.ts";
 import { SCORE_ENV, resolveScoreSources } from "../../config/score-options.ts";
@@ -204,7 +204,7 @@ export function runEval(argv: readonly string[], io: CommandIo): Promise<number>
 
     // Resolved once (above): the calibration's threshold, when it is the one in force, replaces the resolved default.
     // Its relevance thresholds apply where none is set (flag, environment or config file).
-    const scorer = await scorerFor(withCalibratedRelevance(thresholdSource?.kind === "calibration" && calibration ? { ...resolution.values, threshold: calibration.threshold } : resolution.values, calibration), io);
+    const scorer = await scorerFor(withCalibratedThresholds(thresholdSource?.kind === "calibration" && calibration ? { ...resolution.values, threshold: calibration.threshold } : resolution.values, calibration), io);
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
     thresholdSource ??= scorer.entailment.recommendedThreshold !== undefined ? { kind: "backend", backend: scorer.backend.name } : { kind: "default" };
     if (calibration?.backend !== undefined && calibration.backend.name !== scorer.backend.name) {

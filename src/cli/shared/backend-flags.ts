@@ -15,6 +15,9 @@ export const BACKEND_FLAGS = {
   "judge-url": { type: "string" },
   "judge-model": { type: "string" },
   "judge-budget": { type: "string" },
+  cascade: { type: "string" },
+  "cascade-support-above": { type: "string" },
+  "cascade-unsupport-below": { type: "string" },
   config: { type: "string" },
 } as const;
 
@@ -39,6 +42,12 @@ export const BACKEND_FLAGS_HELP = `Backend:
   --onnx-batch-wait-ms MS  longest a pair waits for others to fill its batch (0-1000, default 5)
   --judge-url URL       OpenAI-compatible base URL (key from env GROUNDWATCH_JUDGE_API_KEY)
   --judge-model NAME    judge chat model;  --judge-budget N  most judge calls this run (default 1000)
+  --cascade on|off      with an onnx or judge backend, the offline tier decides the claims it is
+                        sure of without a model call (default off); env GROUNDWATCH_CASCADE
+  --cascade-support-above X  offline score at or above which a claim is supported untried
+                        (default: the calibration's, else 1: none); env GROUNDWATCH_CASCADE_SUPPORT_ABOVE
+  --cascade-unsupport-below X  offline score at or below which a claim is unsupported untried
+                        (default: the calibration's, else 0: none); env GROUNDWATCH_CASCADE_UNSUPPORT_BELOW
   --config FILE         config file, JSON or YAML (.yaml, .yml), with a "scoring" section
 `;
 
@@ -52,6 +61,8 @@ export function backendOptionsFromFlags(values: Values): { options: ScoreOptions
     ["onnx-max-batch", "onnxMaxBatch"],
     ["onnx-batch-wait-ms", "onnxBatchWaitMs"],
     ["judge-budget", "judgeBudget"],
+    ["cascade-support-above", "cascadeSupportAbove"],
+    ["cascade-unsupport-below", "cascadeUnsupportBelow"],
   ];
   const options: Record<string, unknown> = {};
   for (const [flag, key] of numbers) {
@@ -71,5 +82,10 @@ export function backendOptionsFromFlags(values: Values): { options: ScoreOptions
   ];
   for (const [flag, key] of strings) if (values[flag] !== undefined) options[key] = values[flag];
   if (values["require-production"]) options.requireProduction = true;
+  const cascade = values.cascade;
+  if (cascade !== undefined) {
+    if (cascade !== "on" && cascade !== "off") return { options: {}, error: `--cascade must be on or off (got ${JSON.stringify(cascade)})` };
+    options.cascade = cascade === "on";
+  }
   return { options: options as ScoreOptions };
 }

@@ -94,7 +94,7 @@ export function tableHeader(): string[] {
   return [`${"id".padEnd(ID_WIDTH)} ${"verdict".padEnd(11)} score  answer`, "─".repeat(104)];
 }
 
-/** The closing line of a table: "model calls 12, saved 3 verbatim + 5 cached" (pairs sent to the backend, and decided without it). */
+/** The closing line of a table: "model calls 12, saved 3 verbatim + 5 cached" (pairs sent to the backend, and decided without it), "+ 4 by triage" when the cascade decided some. */
 export function modelWorkLine(work: EntailmentCounts): string {
-  return `model calls ${work.calls}, saved ${work.saved.verbatim} verbatim + ${work.saved.cache} cached`;
+  return `model calls ${work.calls}, saved ${work.saved.verbatim} verbatim + ${work.saved.cache} cached${work.saved.triage > 0 ? ` + ${work.saved.triage} by triage` : ""}`;
 }
