@@ -9,6 +9,8 @@ import { createWindowCache, toDocuments } from "./context.ts";
 import type { EvidenceSpan } from "./evidence-span.ts";
 import { contradictingSentence, supportingSentence } from "./evidence-span.ts";
 import { limitInput } from "./input-limits.ts";
+import type { JoinedPair } from "./joined-pair.ts";
+import { joinedPairs, joinedWindow } from "./joined-pair.ts";
 import { scriptMismatch } from "./language.ts";
 import type { LimitName } from "./limits.ts";
 import { limitText, orderLimits } from "./limits.ts";
@@ -82,6 +84,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       // The evidence shown is one sentence of the window: the one supporting claim ci best, or the one contradicting it.
       const supportIn = (ci: number, w: ContextWindow): Evidence => evidenceIn(w, supportingSentence(w, plan.terms[ci] ?? []));
       const conflictIn = (ci: number, w: ContextWindow): Evidence => evidenceIn(w, contradictingSentence(w, plan.claims[ci]?.text ?? "", plan.terms[ci] ?? [], analyzer));
+      // A joined pair's evidence: its first sentence, and the second as `also`.
+      const joinedEvidence = (j: JoinedPair): Evidence => ({ ...evidenceIn(j.first.window, j.first.span), also: evidenceIn(j.second.window, j.second.span) });
       const overClaims = plan.skipped.filter((s) => s.reason === "over_limit");
       if (overClaims.length > 0) limits.add("claims");
       const windows = plan.windows;
@@ -119,6 +123,16 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         }
         ranges.push({ from, to: pairs.length });
       });
+      // One more pair per claim while the budget lasts: two sentences of its windows read together (core/joined-pair.ts).
+      const citedDocs = citedBy.slice(0, checked).map((cites) => new Set(cites.flatMap((c) => c.docs)));
+      const joins = joinedPairs(checks.slice(0, checked), plan.terms, citedDocs, windows, (settings.maxEntailmentCalls ?? Infinity) - pairs.length);
+      const joinAt = joins.map((join, ci): number => {
+        const claim = plan.claims[ci];
+        if (!join || !claim) return -1;
+        pairs.push({ premise: join.premise, hypothesis: claim.text });
+        owners.push(joinedWindow(join));
+        return pairs.length - 1;
+      });
       // Only what no verbatim sentence, cached judgement or earlier pair of this answer decides goes to the backend.
       const lookup = lookUpPairs(pairs, owners, settings.nliCache, backend.version);
       const { send } = lookup;
@@ -137,7 +151,16 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
           const w = owners[i];
           if (r && w) judged.push({ r, w });
         }
-        return judgeClaim(claim, judged, citedBy[ci] ?? [], { documents, threshold: settings.threshold, supportIn: (w) => supportIn(ci, w), conflictIn: (w) => conflictIn(ci, w) });
+        const how = { documents, threshold: settings.threshold, supportIn: (w: ContextWindow) => supportIn(ci, w), conflictIn: (w: ContextWindow) => conflictIn(ci, w) };
+        const alone = judgeClaim(claim, judged, citedBy[ci] ?? [], how);
+        const join = joins[ci];
+        const r = results[joinAt[ci] ?? -1];
+        const w = owners[joinAt[ci] ?? -1];
+        // A claim its windows contradict stays contradicted: the join may only raise its support.
+        if (!join || !r || !w || alone.verdict === "contradicted") return alone;
+        const shown = (x: ContextWindow, other: (x: ContextWindow) => Evidence): Evidence => (x === w ? joinedEvidence(join) : other(x));
+        const joined = judgeClaim(claim, [...judged, { r, w }], citedBy[ci] ?? [], { ...how, supportIn: (x) => shown(x, how.supportIn), conflictIn: (x) => shown(x, how.conflictIn) });
+        return joined.verdict !== "contradicted" && joined.score > alone.score ? joined : alone;
       });
       const score = Math.min(...claimResults.map((c) => answerContribution(c.score, c.contradiction)));
       const verdict = score >= settings.threshold && claimResults.every((c) => c.verdict === "supported") ? "grounded" : "ungrounded";
