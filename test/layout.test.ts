@@ -21,6 +21,7 @@ const OTHER_FOLDERS: Readonly<Record<string, string>> = {
   scripts: "the build scripts",
   fixtures: "data the tests read",
   instrumentations: "the instrumentation capture workspaces",
+  bench: "the benchmarks' own code",
 };
 
 const foldersOf = (dir: string): string[] =>

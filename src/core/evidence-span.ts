@@ -19,7 +19,7 @@ function wholeWindow(w: ContextWindow): EvidenceSpan {
 }
 
 /** The sentence's text and offsets, without the whitespace around it (the analyser's sentences can start with the line breaks before them). */
-function spanOf(w: ContextWindow, s: WindowSentence): EvidenceSpan {
+export function spanOf(w: ContextWindow, s: WindowSentence): EvidenceSpan {
   const raw = w.text.slice(s.start - w.start, s.end - w.start);
   const lead = raw.length - raw.trimStart().length;
   const text = raw.trim();

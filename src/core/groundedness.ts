@@ -9,6 +9,8 @@ import { createWindowCache, toDocuments } from "./context.ts";
 import type { EvidenceSpan } from "./evidence-span.ts";
 import { contradictingSentence, supportingSentence } from "./evidence-span.ts";
 import { limitInput } from "./input-limits.ts";
+import type { JoinedPair } from "./joined-pair.ts";
+import { joinedPairs, joinedWindow } from "./joined-pair.ts";
 import { scriptMismatch } from "./language.ts";
 import type { LimitName } from "./limits.ts";
 import { limitText, orderLimits } from "./limits.ts";
@@ -86,6 +88,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       // The evidence shown is one sentence of the window: the one supporting claim ci best, or the one contradicting it.
       const supportIn = (ci: number, w: ContextWindow): Evidence => evidenceIn(w, supportingSentence(w, plan.terms[ci] ?? []));
       const conflictIn = (ci: number, w: ContextWindow): Evidence => evidenceIn(w, contradictingSentence(w, plan.claims[ci]?.text ?? "", plan.terms[ci] ?? [], analyzer));
+      // A joined pair's evidence: its first sentence, and the second as `also`.
+      const joinedEvidence = (j: JoinedPair): Evidence => ({ ...evidenceIn(j.first.window, j.first.span), also: evidenceIn(j.second.window, j.second.span) });
       const overClaims = plan.skipped.filter((s) => s.reason === "over_limit");
       if (overClaims.length > 0) limits.add("claims");
       const windows = plan.windows;
@@ -111,14 +115,27 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       // Per claim, the [from, to) range of its pairs (a claim's pairs are contiguous).
       const ranges: Array<{ from: number; to: number }> = [];
       const owners: ContextWindow[] = [];
+      // One more pair per claim while the budget lasts: two sentences of its windows read together
+      // (core/joined-pair.ts). It sits at the end of its claim's range, so the cascade sees it too.
+      const windowPairs = checks.slice(0, checked).reduce((n, chosen) => n + chosen.length, 0);
+      const citedDocs = citedBy.slice(0, checked).map((cites) => new Set(cites.flatMap((c) => c.docs)));
+      const joins = joinedPairs(checks.slice(0, checked), plan.terms, citedDocs, windows, (settings.maxEntailmentCalls ?? Infinity) - windowPairs);
+      const joinAt: number[] = [];
       checks.slice(0, checked).forEach((chosen, ci) => {
         const claim = plan.claims[ci];
         const from = pairs.length;
+        joinAt.push(-1);
         if (claim) {
           for (const w of chosen) {
             const document = checkedDocs[w.doc];
             pairs.push({ premise: w.text, hypothesis: claim.text, ...(document === undefined ? {} : { source: { document, start: w.start, end: w.end } }) });
             owners.push(w);
+          }
+          const join = joins[ci];
+          if (join) {
+            pairs.push({ premise: join.premise, hypothesis: claim.text });
+            owners.push(joinedWindow(join));
+            joinAt[ci] = pairs.length - 1;
           }
         }
         ranges.push({ from, to: pairs.length });
@@ -128,13 +145,24 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       let lookup = lookUpPairs(pairs, owners, settings.nliCache, backend.version);
       const judgeWith = (ci: number, results: readonly (NliResult | undefined)[]): ClaimResult => {
         const range = ranges[ci] ?? { from: 0, to: 0 };
+        const at = joinAt[ci] ?? -1;
         const judged: JudgedWindow[] = [];
         for (let i = range.from; i < range.to; i++) {
           const r = results[i];
           const w = owners[i];
-          if (r && w) judged.push({ r, w });
+          if (r && w && i !== at) judged.push({ r, w });
         }
-        return judgeClaim(claims[ci] ?? { index: ci, text: "", start: 0, end: 0 }, judged, citedBy[ci] ?? [], { documents, threshold: settings.threshold, supportIn: (w) => supportIn(ci, w), conflictIn: (w) => conflictIn(ci, w) });
+        const claim = claims[ci] ?? { index: ci, text: "", start: 0, end: 0 };
+        const how = { documents, threshold: settings.threshold, supportIn: (w: ContextWindow) => supportIn(ci, w), conflictIn: (w: ContextWindow) => conflictIn(ci, w) };
+        const alone = judgeClaim(claim, judged, citedBy[ci] ?? [], how);
+        const join = joins[ci];
+        const r = results[at];
+        const w = owners[at];
+        // A claim its windows contradict stays contradicted: the join may only raise its support.
+        if (!join || !r || !w || alone.verdict === "contradicted") return alone;
+        const shown = (x: ContextWindow, other: (x: ContextWindow) => Evidence): Evidence => (x === w ? joinedEvidence(join) : other(x));
+        const joined = judgeClaim(claim, [...judged, { r, w }], citedBy[ci] ?? [], { ...how, supportIn: (x) => shown(x, how.supportIn), conflictIn: (x) => shown(x, how.conflictIn) });
+        return joined.verdict !== "contradicted" && joined.score > alone.score ? joined : alone;
       };
       let decided: TriageOutcome["decided"] = new Map();
       if (triage && lookup.send.length > 0) {

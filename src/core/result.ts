@@ -36,6 +36,12 @@ export interface Evidence {
   readonly text: string;
   /** Character offsets into the same document of the window the backend judged: the sentence's context. */
   readonly window: { readonly start: number; readonly end: number };
+  /**
+   * The second sentence, when the claim was judged against two sentences of two windows read
+   * together (a claim joining two facts, each stated in its own sentence): its document, offsets,
+   * text and window, as above. This sentence comes first in reading order.
+   */
+  readonly also?: Omit<Evidence, "also">;
 }
 
 /**

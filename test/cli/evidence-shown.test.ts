@@ -42,6 +42,19 @@ describe("groundwatch score: the evidence shown is the sentence that bears on th
   });
 });
 
+describe("groundwatch score: a claim judged against two sentences read together shows both", () => {
+  it("--format json gives the first sentence as evidence and the second as evidence.also", async () => {
+    const seats = "The Team plan includes 5 seats.";
+    const support = "The Team plan includes priority support.";
+    const run = await runCli(["score", "--input", writeInput([{ id: "team", context: [seats, support], answer: "The Team plan includes 5 seats and priority support." }]), "--format", "json"]);
+    expect(run.code).toBe(0);
+    const parsed = JSON.parse(run.stdout) as unknown;
+    const row = (Array.isArray(parsed) ? parsed[0] : parsed) as { verdict: string; claims: Array<{ verdict: string; evidence: { doc: number; text: string; also?: { doc: number; start: number; end: number; text: string } } }> };
+    expect(row.claims[0]?.verdict).toBe("supported");
+    expect(row.claims[0]?.evidence).toMatchObject({ doc: 0, text: seats, also: { doc: 1, start: 0, end: support.length, text: support } });
+  });
+});
+
 describe("groundwatch eval: every report shows the sentence that bears on the claim", () => {
   it("report.md, report.html, junit.xml and report.json give the conflicting sentence, not the window's opening text", async () => {
     const r = await evalRun(set([ROW]), []);

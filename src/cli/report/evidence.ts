@@ -23,12 +23,22 @@ export function evidenceLabel(verdict: ClaimVerdict, contradicting = verdict ===
   return contradicting ? "contradicting evidence" : verdict === "supported" ? "evidence" : verdict === "misattributed" ? "supported instead by" : "nearest evidence";
 }
 
-/** Where the sentence lies: "document [2], 175–223" (the document as an answer cites it, 1-based as every report numbers sources; character offsets into it). */
+/**
+ * Where the sentence lies: "document [2], 175–223" (the document as an answer cites it, 1-based as
+ * every report numbers sources; character offsets into it); for evidence of two sentences read
+ * together, both: "document [1], 0–31 + document [2], 0–40".
+ */
 export function evidenceLocation(e: Evidence): string {
-  return `document [${e.doc + 1}], ${e.start}–${e.end}`;
+  const one = (x: Pick<Evidence, "doc" | "start" | "end">): string => `document [${x.doc + 1}], ${x.start}–${x.end}`;
+  return e.also ? `${one(e)} + ${one(e.also)}` : one(e);
+}
+
+/** The evidence's text: its sentence, or both sentences of evidence read together, joined by " + ". */
+export function evidenceText(e: Evidence): string {
+  return e.also ? `${e.text} + ${e.also.text}` : e.text;
 }
 
 /** The evidence in one line, as the eval reports show it: "nearest evidence [document [2], 175–223]: text"; `text` shapes the sentence (clipped, quoted). */
 export function evidenceLine(shown: ShownEvidence, text: (sentence: string) => string = (sentence) => sentence): string {
-  return `${shown.label} [${evidenceLocation(shown.evidence)}]: ${text(shown.evidence.text)}`;
+  return `${shown.label} [${evidenceLocation(shown.evidence)}]: ${text(evidenceText(shown.evidence))}`;
 }

@@ -3,7 +3,7 @@ import type { Evaluation } from "../../scoring/scorer.ts";
 import type { EntailmentCounts } from "../../evaluation/types.ts";
 import { sanitizeForTerminal } from "./io.ts";
 import { citationLines, citationSummaryText } from "../report/citations.ts";
-import { evidenceLocation, shownEvidence } from "../report/evidence.ts";
+import { evidenceLocation, evidenceText, shownEvidence } from "../report/evidence.ts";
 
 const ID_WIDTH = 20;
 const INDENT = " ".repeat(ID_WIDTH + 1);
@@ -63,7 +63,7 @@ export function formatResultBlock(id: string | number, answer: string, result: E
     else {
       lines.push(`${INDENT}✗ ${c.verdict} (${c.score.toFixed(3)})${c.cause ? ` [${c.cause}]` : ""}: "${clip(c.text, 80)}"`);
       const shown = shownEvidence(c);
-      if (shown) lines.push(`${INDENT2}${shown.label} [${evidenceLocation(shown.evidence)}]: "${clip(shown.evidence.text, EVIDENCE_WIDTH)}"`);
+      if (shown) lines.push(`${INDENT2}${shown.label} [${evidenceLocation(shown.evidence)}]: "${clip(evidenceText(shown.evidence), EVIDENCE_WIDTH)}"`);
       if (c.notes.length > 0) lines.push(`${INDENT2}why: ${clip(c.notes.join("; "), 100)}`);
     }
     for (const line of cites) lines.push(`${INDENT2}${clip(line, 140)}`);
