@@ -16,7 +16,15 @@ export interface Quantity {
   readonly text: string;
   readonly start: number;
   readonly end: number;
+  /**
+   * How the amount relates to others, when it is not an amount stated on its own: a `difference`
+   * ("$15 more than Basic"), a `ratio` ("twice as much", value 2) or a `sum` ("$35 in total").
+   */
+  readonly relation?: QuantityRelation;
 }
+
+/** What a relative amount is of two others (see `Quantity.relation`). */
+export type QuantityRelation = "difference" | "ratio" | "sum";
 
 const SMALL: ReadonlyMap<string, number> = new Map(Object.entries({
   zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
@@ -24,6 +32,12 @@ const SMALL: ReadonlyMap<string, number> = new Map(Object.entries({
   nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
   dozen: 12, half: 0.5,
 }));
+/** Multipliers written as one word ("twice as much"). */
+const RATIO_WORDS: ReadonlyMap<string, number> = new Map(Object.entries({ twice: 2, double: 2, thrice: 3, triple: 3 }));
+/** Comparatives that make the amount before them a difference ("$15 more than", "3 days longer than"). */
+const COMPARATIVES = new Set(["more", "less", "fewer", "cheaper", "higher", "lower", "longer", "shorter", "larger", "smaller", "bigger", "greater", "extra", "earlier", "later", "faster", "slower", "older", "younger"]);
+/** Words before "a week", "an hour" that make it a length of time ("within a week"), not a rate ("twice a week"). */
+const BEFORE_ONE_UNIT = new Set(["within", "in", "for", "after", "over", "under", "than", "about", "around", "nearly", "almost", "least", "most"]);
 const SCALE: ReadonlyMap<string, number> = new Map(Object.entries({
   hundred: 100, thousand: 1e3, k: 1e3, million: 1e6, m: 1e6, mn: 1e6, mln: 1e6, billion: 1e9, bn: 1e9, b: 1e9, trillion: 1e12, tn: 1e12,
 }));
@@ -124,6 +138,14 @@ function wordValue(lower: string): number | undefined {
   return a === undefined || b === undefined ? undefined : a + b;
 }
 
+/**
+ * A word that writes a number or a multiplier ("dozen", "twice", "hundred"), or, with `units`, a
+ * unit of time ("week"): the words of a quantity that the evidence states when it states its value.
+ */
+export function isQuantityWord(t: Token, units = false): boolean {
+  return t.pos === "NUM" || SMALL.has(t.lower) || RATIO_WORDS.has(t.lower) || (t.lower.length > 1 && SCALE.has(t.lower)) || (units && TIME_UNITS.has(singular(t.lemma)));
+}
+
 function singular(lemma: string): string {
   return lemma.endsWith("s") && lemma.length > 3 && !lemma.endsWith("ss") ? lemma.slice(0, -1) : lemma;
 }
@@ -168,6 +190,12 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
       i = time.next;
       continue;
     }
+    const special = wordQuantities(doc, toks, i);
+    if (special) {
+      out.push(...special);
+      i++;
+      continue;
+    }
     const ord = ORDINALS.get(t.lower) ?? (startsWithDigit(t) && /^\d+(st|nd|rd|th)$/.test(t.lower) ? parseInt(t.lower, 10) : undefined);
     if (ord !== undefined) {
       out.push({ value: ord, kind: "ordinal", unit: "", text: t.text, start: t.start, end: t.end });
@@ -207,7 +235,12 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
     }
     value = total + current;
     const last = toks[j - 1] ?? t;
-    const after = toks[j];
+    // The unit after a hyphen ("a 30-day supply", "a 3-bedroom flat") or an article ("half an hour").
+    const joiner = toks[j];
+    const joined = toks[j + 1];
+    const bound =
+      joiner && joined && joined.type === "word" && ((joiner.text === "-" && joiner.start === last.end && joined.start === joiner.end) || (t.lower === "half" && /^an?$/.test(joiner.lower) && TIME_UNITS.has(singular(joined.lemma))));
+    const after = bound ? joined : joiner;
     const afterLemma = after ? singular(after.lemma) : "";
     let kind: QuantityKind = "count";
     let unit = "";
@@ -236,10 +269,50 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
       unit = afterLemma;
       end = after.end;
     }
-    out.push({ value, kind, unit, text: doc.text.slice(start, end), start, end });
+    const next = end === last.end ? j : (bound ? j + 1 : j) + 1;
+    const relation = afterLemma === "time" && kind === "count" && /^(as|more|the)$/.test(toks[next]?.lower ?? "") ? "ratio" : relationAfter(toks, next, currency ? i - 2 : i - 1);
+    if (relation === "ratio") unit = "";
+    out.push({ value, kind, unit, text: doc.text.slice(start, end), start, end, ...(relation ? { relation } : {}) });
     i = j;
   }
   return out;
+}
+
+/**
+ * Quantities written without a number: "24/7" (24 hours a day, 7 days a week), "within a week"
+ * (a length of one unit after a word such as "within"; not the rate in "twice a week"), and a
+ * multiplier word before "as" or "the" ("twice as much", "double the price").
+ */
+function wordQuantities(doc: AnalyzedText, toks: readonly Token[], i: number): Quantity[] | undefined {
+  const t = toks[i];
+  if (!t) return undefined;
+  const at = { text: t.text, start: t.start, end: t.end };
+  if (t.lower === "24/7") return [{ value: 86400, kind: "duration", unit: "second", ...at }, { value: 7, kind: "duration", unit: "day", ...at }];
+  const ratio = RATIO_WORDS.get(t.lower);
+  if (ratio !== undefined) return /^(as|the)$/.test(toks[i + 1]?.lower ?? "") ? [{ value: ratio, kind: "count", unit: "", relation: "ratio", ...at }] : undefined;
+  const unit = toks[i + 1];
+  const time = unit && /^an?$/.test(t.lower) && BEFORE_ONE_UNIT.has(toks[i - 1]?.lower ?? "") ? TIME_UNITS.get(singular(unit.lemma)) : undefined;
+  if (!unit || !time || unit.lower !== singular(unit.lower)) return undefined;
+  return [{ value: time[1], kind: "duration", unit: time[0], text: doc.text.slice(t.start, unit.end), start: t.start, end: unit.end }];
+}
+
+/**
+ * Whether the amount ending before token `next` is relative: a difference when a comparative and
+ * "than" follow ("$15 more than", "3 days longer than"), a sum when "in total", "combined",
+ * "altogether" follow or "a total of" comes before (`before`: the token before the amount).
+ */
+function relationAfter(toks: readonly Token[], next: number, before: number): QuantityRelation | undefined {
+  const w = toks[next]?.lower ?? "";
+  if (COMPARATIVES.has(w)) {
+    for (let k = next + 1; k <= next + 3; k++) {
+      const u = toks[k];
+      if (!u || u.type === "punctuation") break;
+      if (u.lower === "than") return "difference";
+    }
+    return undefined;
+  }
+  if (/^(combined|altogether|together)$/.test(w) || (w === "in" && /^(total|all)$/.test(toks[next + 1]?.lower ?? ""))) return "sum";
+  return toks[before]?.lower === "of" && toks[before - 1]?.lower === "total" ? "sum" : undefined;
 }
 
 /** "one" is a number in "one day" but not in "one of them" or "the one who". */
@@ -248,80 +321,5 @@ function isCountedOne(toks: readonly Token[], i: number): boolean {
   return next !== undefined && (next.pos === "NOUN" || TIME_UNITS.has(singular(next.lemma))) && toks[i - 1]?.lower !== "the";
 }
 
-/** How a claim's quantity relates to the evidence. */
-export type QuantityMatch = "matched" | "contradicted" | "missing";
-
-function sameValue(a: number, b: number): boolean {
-  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
-}
-
-/**
- * Two quantities state the same value of the same kind; a 12-hour time matches either half of
- * the day, an amount needs the same currency and a duration the same unit. A count of a noun is
- * never a percentage, an amount, a duration or a date ("20 projects" does not state "20%"); a
- * bare number ("thirty-five", no noun after it) stands for any kind but a time, and counts,
- * ordinals and years stand for each other ("1500 staff" is read as a year, "first" as "one").
- * Counts of different nouns still match ("870 infections", "870 people"): only a count of the
- * same noun contradicts.
- */
-function sameQuantity(q: Quantity, e: Quantity): boolean {
-  if (q.kind === "time" && e.kind === "time") return q.unit === "12h" || e.unit === "12h" ? q.value % 720 === e.value % 720 : q.value === e.value;
-  if (q.kind === "time" || e.kind === "time") return false;
-  if (!sameValue(e.value, q.value)) return false;
-  if (e.kind === q.kind) return q.kind === "money" || q.kind === "duration" ? q.unit === e.unit : true;
-  const bare = (x: Quantity): boolean => x.kind === "count" && x.unit === "";
-  const countLike = (x: Quantity): boolean => x.kind === "year" || x.kind === "count" || x.kind === "ordinal";
-  return bare(q) || bare(e) || (countLike(q) && countLike(e));
-}
-
-/** An evidence quantity that would contradict `q` by stating another value: the same kind and unit (a count of the same noun). */
-function conflicts(q: Quantity, e: Quantity): boolean {
-  if (e.kind !== q.kind) return false;
-  if (q.kind === "count" && (q.unit === "" || e.unit !== q.unit)) return false;
-  if ((q.kind === "duration" || q.kind === "money") && e.unit !== q.unit) return false;
-  return true;
-}
-
-/** Whether an evidence quantity says anything about `q`: it states its value, or another value of its kind. */
-export function sameKindAs(q: Quantity, e: Quantity): boolean {
-  return sameQuantity(q, e) || conflicts(q, e);
-}
-
-/**
- * Matched when the evidence states the same value; contradicted when the evidence
- * states a different value of the same kind and unit and never the claimed one;
- * missing otherwise.
- */
-export function matchQuantity(q: Quantity, evidence: readonly Quantity[]): { match: QuantityMatch; other?: Quantity } {
-  for (const e of evidence) {
-    if (sameQuantity(q, e)) return { match: "matched" };
-  }
-  for (const e of evidence) {
-    if (conflicts(q, e)) return { match: "contradicted", other: e };
-  }
-  return { match: "missing" };
-}
-
-/** A claim quantity read against the part of the evidence the claim is about. */
-export interface AlignedQuantityMatch {
-  readonly match: QuantityMatch;
-  /** The evidence's value of the same kind, when contradicted. */
-  readonly other?: Quantity;
-  /** The same value stated only outside the aligned sentences (it supports nothing there). */
-  readonly elsewhere?: Quantity;
-}
-
-/**
- * Reads a claim quantity against the evidence sentences the claim aligns with (those sharing
- * most of its other content words): the same value of the same kind there is a match, another
- * value of that kind there a contradiction. A value the evidence states only in an unrelated
- * sentence ("20 projects" for "20% off", "30 days" of log retention for "restored within 30
- * days") supports nothing and contradicts nothing: it is missing, and `elsewhere` names it.
- * `aligned` holds the quantities of the aligned sentences, `unrelated` those of the rest.
- */
-export function matchAlignedQuantity(q: Quantity, aligned: readonly Quantity[], unrelated: readonly Quantity[]): AlignedQuantityMatch {
-  const m = matchQuantity(q, aligned);
-  if (m.match !== "missing") return m;
-  const elsewhere = unrelated.find((e) => sameQuantity(q, e));
-  return elsewhere ? { match: "missing", elsewhere } : { match: "missing" };
-}
+export type { AlignedQuantityMatch, QuantityMatch } from "./quantity-match.ts";
+export { matchAlignedQuantity, matchQuantity, sameKindAs } from "./quantity-match.ts";

@@ -159,3 +159,80 @@ describe("matchAlignedQuantity", () => {
     expect(matchAlignedQuantity(claim("within seven days"), aligned, unrelated).match).toBe("matched");
   });
 });
+
+describe("numbers bound to their unit and their noun", () => {
+  it("reads a hyphenated unit as the number's unit: a 30-day supply is 30 days, a 3-bedroom flat 3 bedrooms", () => {
+    expect(brief("The pharmacy charges $10 for a 30-day supply.")).toEqual([
+      [10, "money", "usd"],
+      [30, "duration", "day"],
+    ]);
+    expect(brief("a 3-bedroom flat and a 10-minute walk")).toEqual([
+      [3, "count", "bedroom"],
+      [600, "duration", "second"],
+    ]);
+  });
+
+  it("does not let a price match the number of a duration (regression: $30 matched the 30 of '30-day')", () => {
+    const evidence = q("The pharmacy charges $10 for a 30-day supply.");
+    const priceIn = (claim: string): Quantity => {
+      const price = q(claim).find((x) => x.kind === "money");
+      if (!price) throw new Error(`no price in ${claim}`);
+      return price;
+    };
+    expect(matchQuantity(priceIn("A 30-day supply costs $30."), evidence).match).toBe("contradicted");
+    expect(matchQuantity(priceIn("A 30-day supply costs $10."), evidence).match).toBe("matched");
+  });
+
+  it("reads a count against the count of the same noun when the evidence has one (regression: 3 nurses matched 3 doctors)", () => {
+    expect(relation("The clinic has 3 nurses.", "The clinic has 3 doctors and 9 nurses.")).toBe("contradicted");
+    expect(relation("The clinic has 9 nurses.", "The clinic has 3 doctors and 9 nurses.")).toBe("matched");
+    // With no count of that noun, a count of another still matches, as before.
+    expect(relation("870 infections", "870 people were infected")).toBe("matched");
+  });
+});
+
+describe("quantities written without a number", () => {
+  it("reads 24/7 as 24 hours a day and 7 days a week", () => {
+    expect(brief("Support is available 24/7.")).toEqual([
+      [86400, "duration", "second"],
+      [7, "duration", "day"],
+    ]);
+    expect(relation("available 24/7", "available 24 hours a day, 7 days a week")).toBe("matched");
+  });
+
+  it("reads 'within a week' as 7 days and 'half an hour' as 30 minutes, but not the rate in 'twice a week'", () => {
+    expect(brief("We reply within a week.")).toEqual([[7, "duration", "day"]]);
+    expect(relation("within a week", "within 7 days")).toBe("matched");
+    expect(brief("It takes half an hour.")).toEqual([[1800, "duration", "second"]]);
+    expect(brief("We meet twice a week.")).toEqual([]);
+  });
+
+  it("reads a dozen as 12 of its noun", () => {
+    expect(relation("a dozen eggs", "12 eggs")).toBe("matched");
+    expect(relation("a dozen eggs", "10 eggs")).toBe("contradicted");
+  });
+});
+
+describe("relative amounts", () => {
+  const relations = (text: string): Array<[number, string | undefined]> => q(text).map((x) => [x.value, x.relation]);
+
+  it("reads differences, ratios and sums", () => {
+    expect(relations("The Pro plan costs $15 more than Basic.")).toEqual([[15, "difference"]]);
+    expect(relations("It takes 3 days longer than the standard route.")).toEqual([[3, "difference"]]);
+    expect(relations("Pro costs twice as much as Basic, and Max three times as much.")).toEqual([
+      [2, "ratio"],
+      [3, "ratio"],
+    ]);
+    expect(relations("They cost $35 in total, a total of $35.")).toEqual([
+      [35, "sum"],
+      [35, "sum"],
+    ]);
+    expect(relations("more than 500 people")).toEqual([[500, undefined]]);
+  });
+
+  it("is not contradicted by a single amount of the evidence (regression: '$15 more than Basic' against $10 was a contradiction)", () => {
+    expect(relation("The Pro plan costs $15 more than Basic.", "The Basic plan costs $10 per month.")).toBe("missing");
+    // A sum is still an amount: another total contradicts it.
+    expect(relation("They cost $35 in total.", "They cost $30 in total.")).toBe("contradicted");
+  });
+});
