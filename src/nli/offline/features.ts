@@ -1,11 +1,12 @@
 import type { AnalyzedText, Token } from "../../core/text.ts";
 import { NEGATION_WORDS, isContentToken } from "../../core/text.ts";
 import type { Quantity } from "../../core/quantities.ts";
-import { extractQuantities, matchAlignedQuantity } from "../../core/quantities.ts";
+import { extractQuantities, isQuantityWord } from "../../core/quantities.ts";
 import type { Lexicon } from "./lexicon.ts";
 import { mentionClauses } from "./mentions.ts";
 import type { TextProfile } from "./profile.ts";
 import { quantityAligner, quantityClauses } from "./quantity-alignment.ts";
+import { matchBoundQuantity, sentenceSubject } from "./quantity-binding.ts";
 import { subjectSwap } from "./subject-swap.ts";
 import { coveredByForm, hasPair, wordAdjacency, wordPairs } from "./word-forms.ts";
 
@@ -79,6 +80,7 @@ export function profileText(doc: AnalyzedText): TextProfile {
       lemmas: new Set(content.map((t) => t.lemma)),
       lowers: new Set(content.map((t) => t.lower)),
       negated: negatedLemmas(toks),
+      subject: sentenceSubject(toks, own),
       quantities: own,
       ...(clauses ? { quantityClauses: clauses } : {}),
     };
@@ -194,8 +196,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   let missingQuantities = 0;
   const alignedFor = quantityAligner(premise, hypothesis);
   hypothesis.quantities.forEach((q, index) => {
-    const { aligned, unrelated } = alignedFor(index);
-    const m = matchAlignedQuantity(q, aligned, unrelated);
+    const m = matchBoundQuantity(q, alignedFor(index));
     // An ordinal is as often a manner of speaking ("for the first time") as a fact: it is noted
     // when missing, but does not count towards the share of numbers the evidence lacks.
     if (q.kind !== "ordinal") checkedQuantities++;
@@ -211,7 +212,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   const unlisted = quantityNotes - MAX_QUANTITY_NOTES;
   if (unlisted > 0) notes.push(`${unlisted} more number${unlisted === 1 ? "" : "s"} not as in evidence`);
   // Number words inside a matched quantity, and inside any quantity (both lists are in text order: one merged pass each).
-  const numberWordsIn = (spans: ReadonlyArray<{ start: number; end: number }>): Set<Token> => {
+  const numberWordsIn = (spans: ReadonlyArray<{ start: number; end: number }>, units: boolean): Set<Token> => {
     const inside = new Set<Token>();
     for (let k = 0, qi = 0; k < words.length && qi < spans.length; ) {
       const w = words[k];
@@ -219,15 +220,16 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       if (!w || !q) break;
       if (w.start >= q.end) qi++;
       else {
-        if (w.pos === "NUM" && w.start >= q.start && w.end <= q.end) inside.add(w);
+        if (w.start >= q.start && w.end <= q.end && isQuantityWord(w, units)) inside.add(w);
         k++;
       }
     }
     return inside;
   };
-  const numberCovered = numberWordsIn(matchedSpans);
+  // A matched quantity's unit of time is stated too: "within a week" by "within 7 days".
+  const numberCovered = numberWordsIn(matchedSpans, true);
   // Aboutness leaves out number words ("billion" in "$1.6 billion"): the numbers are what is compared.
-  const quantityWords = numberWordsIn(hypothesis.quantities);
+  const quantityWords = numberWordsIn(hypothesis.quantities, false);
   let aboutCovered = 0;
 
   // Stated by the evidence: the same lemma or form, a number it states, or another form of the word.

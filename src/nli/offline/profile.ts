@@ -45,7 +45,7 @@ export interface TextProfile {
   readonly quantityClauses: ReadonlyArray<ReadonlySet<string> | undefined>;
   /**
    * Per sentence: content lemmas and surface forms, the lemmas a negation covers, its
-   * quantities and, where it holds two or more, each one's clause lemmas.
+   * quantities and, where it holds two or more, each one's clause lemmas, and its subject.
    */
   readonly sentences: ReadonlyArray<{
     lemmas: ReadonlySet<string>;
@@ -53,6 +53,8 @@ export interface TextProfile {
     negated: ReadonlySet<string>;
     quantities: readonly Quantity[];
     quantityClauses?: ReadonlyArray<ReadonlySet<string>>;
+    /** Content lemmas of its subject, what its numbers are about (see `sentenceSubject`). */
+    subject?: ReadonlySet<string>;
   }>;
   /** Its clauses, each with the names and plan, tier or version mentions it is about (see `mentionClauses`). */
   readonly mentionClauses: readonly MentionClause[];

@@ -4,6 +4,8 @@ import type { Token } from "../../core/text.ts";
 import { isContentToken } from "../../core/text.ts";
 import { isClauseBoundary, isVerb } from "./clauses.ts";
 import type { TextProfile } from "./profile.ts";
+import type { QuantityReading } from "./quantity-binding.ts";
+import { offSubjectQuantities } from "./quantity-binding.ts";
 
 /**
  * For a sentence holding two or more quantities: each quantity's clause, as the content lemmas
@@ -69,22 +71,26 @@ function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
  * around the claimed quantity count ("30 days on the Starter plan and 90 days on the Team plan"
  * states 30, not 90, for the Starter plan); the others are unrelated.
  *
+ * `offSubject` holds the quantities of sentences about another thing than the claim (see
+ * `offSubjectQuantities`): they may state the claimed value but never contradict it.
+ *
  * Returns a reader per claimed quantity (by its position in `hypothesis.quantities`); the
  * sentences' alignment is computed once, so a claim of many numbers costs numbers × quantities
  * of the aligned sentences, not numbers × sentences × words.
  */
-export function quantityAligner(premise: TextProfile, hypothesis: TextProfile): (index: number) => { aligned: Quantity[]; unrelated: Quantity[] } {
-  if (hypothesis.quantities.length === 0) return () => ({ aligned: [], unrelated: [] });
+export function quantityAligner(premise: TextProfile, hypothesis: TextProfile): (index: number) => QuantityReading {
+  if (hypothesis.quantities.length === 0) return () => ({ aligned: [], unrelated: [], offSubject: EMPTY_QUANTITIES });
   const shared = premise.sentences.map((s) => overlap(hypothesis.otherLemmas, s.lemmas));
   const best = shared.reduce((a, b) => Math.max(a, b), 0);
   const alignedSentences = premise.sentences.filter((_, k) => best === 0 || 2 * (shared[k] ?? 0) >= best);
   const unrelatedBase = best === 0 ? [] : premise.sentences.filter((_, k) => 2 * (shared[k] ?? 0) < best).flatMap((s) => s.quantities);
+  const offSubject = offSubjectQuantities(premise, hypothesis);
   const plain = alignedSentences.filter((s) => !s.quantityClauses).flatMap((s) => s.quantities);
   const split = alignedSentences.filter((s) => s.quantityClauses);
   return (index) => {
     const q = hypothesis.quantities[index];
-    if (!q) return { aligned: [], unrelated: [] };
-    if (split.length === 0) return { aligned: plain, unrelated: unrelatedBase };
+    if (!q) return { aligned: [], unrelated: [], offSubject };
+    if (split.length === 0) return { aligned: plain, unrelated: unrelatedBase, offSubject };
     const around = hypothesis.quantityClauses[index] ?? hypothesis.otherLemmas;
     const aligned = [...plain];
     const unrelated = [...unrelatedBase];
@@ -94,8 +100,9 @@ export function quantityAligner(premise: TextProfile, hypothesis: TextProfile): 
       const top = near.reduce((a, b) => Math.max(a, b), 0);
       s.quantities.forEach((e, i) => ((near[i] ?? -1) < 0 || top === 0 || near[i] === top ? aligned : unrelated).push(e));
     }
-    return { aligned, unrelated };
+    return { aligned, unrelated, offSubject };
   };
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+const EMPTY_QUANTITIES: ReadonlySet<Quantity> = new Set();
