@@ -285,7 +285,8 @@ export function extractQuantities(doc: AnalyzedText): Quantity[] {
  */
 function wordQuantities(doc: AnalyzedText, toks: readonly Token[], i: number): Quantity[] | undefined {
   const t = toks[i];
-  if (!t) return undefined;
+  // Every form starts with "2", "a", "d" or "t" ("24/7", "a week", "double", "twice"): most tokens are ruled out by it.
+  if (!t || !/^[2adt]/.test(t.lower)) return undefined;
   const at = { text: t.text, start: t.start, end: t.end };
   if (t.lower === "24/7") return [{ value: 86400, kind: "duration", unit: "second", ...at }, { value: 7, kind: "duration", unit: "day", ...at }];
   const ratio = RATIO_WORDS.get(t.lower);
