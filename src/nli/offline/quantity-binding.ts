@@ -8,6 +8,7 @@ import type { AlignedQuantityMatch, Quantity } from "../../core/quantities.ts";
 import { matchAlignedQuantity } from "../../core/quantities.ts";
 import type { Token } from "../../core/text.ts";
 import { isContentToken } from "../../core/text.ts";
+import { isVerb } from "./clauses.ts";
 import type { TextProfile } from "./profile.ts";
 
 /** Marks that end a fronted phrase before the subject ("On the Standard plan, physiotherapy is …"). */
@@ -25,7 +26,7 @@ export function sentenceSubject(tokens: readonly Token[], quantities: readonly Q
   const firstQuantity = quantities[0]?.start ?? Infinity;
   let words: string[] = [];
   for (const t of tokens) {
-    if (t.start >= firstQuantity || t.pos === "VERB" || t.pos === "AUX") break;
+    if (t.start >= firstQuantity || isVerb(t)) break;
     if (t.type === "punctuation" && FRONT_MARKS.has(t.text)) words = [];
     else if (isContentToken(t) && SUBJECT_POS.has(t.pos)) words.push(t.lemma);
   }
