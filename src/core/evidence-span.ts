@@ -1,5 +1,6 @@
 import type { ContextWindow, WindowSentence } from "./context.ts";
-import { extractQuantities, matchQuantity } from "./quantities.ts";
+import { extractQuantities } from "./quantities.ts";
+import { matchQuantity } from "./quantity-match.ts";
 import type { TextAnalyzer, Token } from "./text.ts";
 import { NEGATION_WORDS } from "./text.ts";
 

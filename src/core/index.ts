@@ -40,8 +40,10 @@ export type { AnswerCause, CauseEvidence, CauseUnknownReason, ClaimCause, NamedC
 export { answerRelevance, attributeCauses, unscoredRelevance } from "./cause-analysis.ts";
 export type { Attribution, AttributionInput } from "./cause-analysis.ts";
 export type { ContextRelevance, ContextRelevanceInput, ContextRelevanceResult } from "./relevance.ts";
-export { extractQuantities, matchQuantity } from "./quantities.ts";
-export type { Quantity, QuantityKind, QuantityMatch } from "./quantities.ts";
+export { extractQuantities } from "./quantities.ts";
+export { matchQuantity } from "./quantity-match.ts";
+export type { Quantity, QuantityKind, QuantityRelation } from "./quantities.ts";
+export type { QuantityMatch } from "./quantity-match.ts";
 export { auroc, balancedAccuracy, bestBalancedThreshold, reliability } from "./stats.ts";
 export type { ReliabilityBin } from "./stats.ts";
 export { fitLogistic } from "./logistic.ts";

@@ -321,6 +321,3 @@ function isCountedOne(toks: readonly Token[], i: number): boolean {
   const next = toks[i + 1];
   return next !== undefined && (next.pos === "NOUN" || TIME_UNITS.has(singular(next.lemma))) && toks[i - 1]?.lower !== "the";
 }
-
-export type { AlignedQuantityMatch, QuantityMatch } from "./quantity-match.ts";
-export { matchAlignedQuantity, matchQuantity, sameKindAs } from "./quantity-match.ts";

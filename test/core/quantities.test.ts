@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Quantity } from "../../src/core/quantities.ts";
-import { extractQuantities, matchAlignedQuantity, matchQuantity } from "../../src/core/quantities.ts";
+import { extractQuantities } from "../../src/core/quantities.ts";
+import { matchAlignedQuantity, matchQuantity } from "../../src/core/quantity-match.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 
 const q = (text: string): Quantity[] => extractQuantities(testAnalyzer().analyze(text));

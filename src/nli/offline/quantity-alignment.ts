@@ -1,5 +1,5 @@
 import type { Quantity } from "../../core/quantities.ts";
-import { sameKindAs } from "../../core/quantities.ts";
+import { sameKindAs } from "../../core/quantity-match.ts";
 import type { Token } from "../../core/text.ts";
 import { isContentToken } from "../../core/text.ts";
 import { isClauseBoundary, isVerb } from "./clauses.ts";

@@ -4,8 +4,9 @@
  * evidence's. Kept local to the quantity comparison; matching claim subjects to evidence subjects
  * in general (entities, plan names) is not done here.
  */
-import type { AlignedQuantityMatch, Quantity } from "../../core/quantities.ts";
-import { matchAlignedQuantity } from "../../core/quantities.ts";
+import type { Quantity } from "../../core/quantities.ts";
+import type { AlignedQuantityMatch } from "../../core/quantity-match.ts";
+import { matchAlignedQuantity } from "../../core/quantity-match.ts";
 import type { Token } from "../../core/text.ts";
 import { isContentToken } from "../../core/text.ts";
 import { isVerb } from "./clauses.ts";
