@@ -110,9 +110,11 @@ describe("amounts worked out from two stated ones", () => {
 
   it("considers at most MAX_ARITHMETIC_OPERANDS amounts", () => {
     const many = quantities(Array.from({ length: MAX_ARITHMETIC_OPERANDS + 2 }, (_, i) => `$${1000 * (i + 1)}`).join(", "));
-    // The last two amounts differ by $1,000 too, but the first pair already does: the cap leaves the answer unchanged here.
+    // $1,000 is the difference of the first two amounts; the first and the last differ by $25,000,
+    // but the last lies past the cap, so that difference is not found.
     expect(statedByArithmetic(first("$1000 more than that"), many)).toBeDefined();
-    expect(statedByArithmetic(first(`$${1000 * (MAX_ARITHMETIC_OPERANDS + 2) - 1000} more than that`), many)).toBeUndefined();
+    expect(statedByArithmetic(first(`$${1000 * (MAX_ARITHMETIC_OPERANDS + 1)} more than that`), many)).toBeUndefined();
+    expect(statedByArithmetic(first(`$${1000 * (MAX_ARITHMETIC_OPERANDS - 1)} more than that`), many)).toBeDefined();
   });
 
   it("grows linearly with the number of amounts in the evidence", () => {
