@@ -1,6 +1,8 @@
 import type { ContextWindow, WindowSentence } from "./context.ts";
 import type { EvidenceSpan } from "./evidence-span.ts";
 import { spanOf } from "./evidence-span.ts";
+import { extractQuantities } from "./quantities.ts";
+import type { AnalyzedText } from "./text.ts";
 
 /**
  * A claim that joins two facts ("The Team plan includes 5 seats and priority support.") may find
@@ -94,6 +96,21 @@ export function joinedPair(checked: readonly ContextWindow[], claimTerms: readon
   const one = { window: x.w, span: spanOf(x.w, x.s) };
   const two = { window: y.w, span: spanOf(y.w, y.s) };
   return { first: one, second: two, premise: `${one.span.text} ${two.span.text}` };
+}
+
+/**
+ * The terms a claim is joined by: its content terms less the numbers of its relative amounts. "The
+ * Pro plan costs $15 more than Basic" joins "Basic … $10" and "Pro … $25" although neither states
+ * 15: the difference is worked out from the two (the backend judges whether it is). A plain number
+ * stays a term, so a claim with a number no sentence states is not joined.
+ */
+export function joinTerms(terms: readonly string[], claim: AnalyzedText): readonly string[] {
+  const relative = new Set<string>();
+  for (const q of extractQuantities(claim)) {
+    if (!q.relation) continue;
+    for (const t of claim.tokens) if (t.start >= q.start && t.end <= q.end) relative.add(t.lemma);
+  }
+  return relative.size === 0 ? terms : terms.filter((t) => !relative.has(t) || !/^\d/.test(t));
 }
 
 /**

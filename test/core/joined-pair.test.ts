@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ContextInput, ContextWindow } from "../../src/core/context.ts";
-import { joinedPair } from "../../src/core/joined-pair.ts";
+import { joinTerms, joinedPair } from "../../src/core/joined-pair.ts";
 import { planClaimChecks } from "../../src/core/plan.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { expectLinear, measureGrowth } from "../helpers/growth.ts";
@@ -40,6 +40,24 @@ describe("the joined pair of a claim that joins two facts", () => {
 
   it("joins nothing when one sentence states the claim's words alone", () => {
     expect(joinFor("The Team plan includes priority support.", ["The Team plan includes 5 seats.", "The Team plan includes priority support."])).toBeUndefined();
+  });
+});
+
+describe("the terms a claim with a relative amount is joined by", () => {
+  const prices = ["The Basic plan costs $10 per month.", "The Pro plan costs $25 per month."];
+  const joinBy = (claim: string, context: ContextInput) => {
+    const plan = planClaimChecks(claim, context, testAnalyzer(), SETTINGS);
+    return joinedPair(plan.checks[0] ?? [], joinTerms(plan.terms[0] ?? [], testAnalyzer().analyze(claim)), plan.windows);
+  };
+
+  it("leaves out the number of a difference, which no sentence states: '$15 more than Basic' joins the two prices", () => {
+    expect(joinTerms(["pro", "plan", "cost", "15", "basic"], testAnalyzer().analyze("The Pro plan costs $15 more than Basic."))).toEqual(["pro", "plan", "cost", "basic"]);
+    expect(joinBy("The Pro plan costs $15 more than Basic.", prices)?.premise).toBe("The Basic plan costs $10 per month. The Pro plan costs $25 per month.");
+  });
+
+  it("keeps a plain number: a claim stating a price no sentence states is not joined", () => {
+    expect(joinTerms(["pro", "plan", "cost", "15", "basic"], testAnalyzer().analyze("The Pro plan costs $15 and Basic too."))).toContain("15");
+    expect(joinBy("The Pro plan and the Basic plan cost $15 per month.", prices)).toBeUndefined();
   });
 });
 

@@ -92,6 +92,12 @@ describe("amounts worked out from two stated ones", () => {
     expect(await verdictOf("The Pro plan costs $20 more than Basic.", prices)).not.toBe("supported");
   });
 
+  it("supports a difference of amounts stated in two documents (regression: contradicted by the $10 of one of them)", async () => {
+    const documents = ["The Basic plan costs $10 per month.", "The Pro plan costs $25 per month."];
+    expect(await verdictOf("The Pro plan costs $15 more than Basic.", documents)).toBe("supported");
+    expect(await verdictOf("The Pro plan costs $20 more than Basic.", documents)).not.toBe("supported");
+  });
+
   it("supports a ratio of two stated amounts and not another", async () => {
     const doubled = "The Basic plan costs $10 per month. The Pro plan costs $20 per month.";
     expect(await verdictOf("The Pro plan costs twice as much as the Basic plan.", doubled)).toBe("supported");
