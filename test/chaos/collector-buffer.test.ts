@@ -51,7 +51,8 @@ describe("chaos: the collector's trace buffer under hold", () => {
     expect(metric(t.text, "groundwatch_collector_incomplete_total", 'groundwatch_reason="too_many_messages"')).toBe(1);
   });
 
-  it("scores legitimate traces while 10,000 log-only traces are refreshed, reports the full buffer on /readyz and /metrics, and lets the stale traces go at maxTraceAgeMs", async () => {
+  it("scores legitimate traces while 10,000 log-only traces are refreshed, reports the full buffer on /readyz and /metrics, and lets the stale traces go at maxTraceAgeMs", { timeout: 180_000 }, async () => {
+    // At least maxTraceAgeMs (9 s) of holding, and waits of BACKGROUND_WORK each: the default 20 s is no bound for it on a busy machine.
     // Before: all 70 legitimate traces got 429 over 24 s, /readyz stayed 200, /metrics showed nothing.
     const serve = await serveWith({ traceTimeoutMs: 3000, maxTraceAgeMs: 9000 });
     let round = 0;
