@@ -41,6 +41,26 @@ describe("offline features grow linearly", () => {
     expectLinear("one evidence sentence of N clauses with numbers", growth);
   });
 
+  it("with the length of both sides in paraphrase groups and their opposites", () => {
+    const evidence = "Support is open Monday to Friday around the clock, billed annually on a pro rata basis. ";
+    const claim = "Support is open on weekends 24 hours a day, paid monthly with a prorated refund. ";
+    const premise = profileText(analyzer.analyze(evidence.repeat(4)));
+    const claimGrowth = measureGrowth(
+      (n) => analyzer.analyze(claim.repeat(n)),
+      (doc) => extractFeatures(premise, profileText(doc), doc, lexicon),
+      OPTIONS,
+    );
+    expectLinear("claim of N sentences of paraphrases", claimGrowth);
+    const hyp = analyzer.analyze(claim);
+    const hypProfile = profileText(hyp);
+    const evidenceGrowth = measureGrowth(
+      (n) => analyzer.analyze(evidence.repeat(n)),
+      (doc) => extractFeatures(profileText(doc), hypProfile, hyp, lexicon),
+      OPTIONS,
+    );
+    expectLinear("evidence of N sentences of paraphrases", evidenceGrowth);
+  });
+
   it("with the claim's length (support verbs, joined words, numbers)", () => {
     const premise = profileText(analyzer.analyze(SENTENCE));
     const growth = measureGrowth(

@@ -6,6 +6,7 @@ import type { Lexicon } from "./lexicon.ts";
 import { mentionClauses } from "./mentions.ts";
 import type { TextProfile } from "./profile.ts";
 import { quantityAligner, quantityClauses } from "./quantity-alignment.ts";
+import { opposedIn, paraphrasesOf } from "./paraphrase.ts";
 import { matchBoundQuantity, sentenceSubject } from "./quantity-binding.ts";
 import { subjectSwap } from "./subject-swap.ts";
 import { coveredByForm, hasPair, wordAdjacency, wordPairs } from "./word-forms.ts";
@@ -63,7 +64,8 @@ export function profileText(doc: AnalyzedText): TextProfile {
     if (!q || t.end <= q.start) otherLemmas.add(t.lemma);
   }
   let sq = 0;
-  const pairs = wordPairs(words);
+  const paraphrases = paraphrasesOf(doc);
+  const pairs = wordPairs(words, paraphrases.senses);
   const clausesOfQuantities: Array<ReadonlySet<string> | undefined> = new Array<undefined>(quantities.length).fill(undefined);
   const sentences = doc.sentences.map((s) => {
     const toks = doc.tokens.slice(s.tokenStart, s.tokenEnd);
@@ -90,6 +92,7 @@ export function profileText(doc: AnalyzedText): TextProfile {
     lemmas,
     lowers,
     stems,
+    paraphrases,
     compounds,
     pairs,
     quantities,
@@ -178,6 +181,13 @@ export function softMatch(lower: string, premise: TextProfile, lexicon: Lexicon)
 export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, hypothesisDoc: AnalyzedText, lexicon: Lexicon): FeatureVector {
   const notes: string[] = [];
   const words = hypothesis.words;
+  const senses = hypothesis.paraphrases.senses;
+  // A word of a paraphrase group the evidence states counts as stated as it is: the groups are
+  // written out, not guessed, so "annual" is "yearly" as surely as "yearly" is.
+  const paraphrased = (w: Token): boolean => {
+    const group = senses.get(w);
+    return group !== undefined && premise.paraphrases.groups.has(group);
+  };
   let covered = 0;
   let surface = 0;
   let rareTotal = 0;
@@ -195,8 +205,12 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   let checkedQuantities = 0;
   let missingQuantities = 0;
   const alignedFor = quantityAligner(premise, hypothesis);
+  // A number that starts a paraphrase the evidence states ("24 hours a day" for "around the clock") is stated by it.
+  const paraphraseStarts = new Set<number>();
+  for (const t of senses.keys()) if (paraphrased(t)) paraphraseStarts.add(t.start);
   hypothesis.quantities.forEach((q, index) => {
-    const m = matchBoundQuantity(q, alignedFor(index));
+    const found = matchBoundQuantity(q, alignedFor(index));
+    const m = found.match === "missing" && paraphraseStarts.has(q.start) ? { ...found, match: "matched" as const } : found;
     // An ordinal is as often a manner of speaking ("for the first time") as a fact: it is noted
     // when missing, but does not count towards the share of numbers the evidence lacks.
     if (q.kind !== "ordinal") checkedQuantities++;
@@ -234,10 +248,10 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
 
   // Stated by the evidence: the same lemma or form, a number it states, or another form of the word.
   const sameWord = (w: Token): boolean => premise.lemmas.has(w.lemma) || premise.lowers.has(w.lower) || numberCovered.has(w);
-  const isCovered = coveredByForm(premise, hypothesisDoc, words, sameWord);
+  const isCovered = coveredByForm(premise, hypothesisDoc, words, sameWord, senses);
 
   for (const w of words) {
-    if (premise.lowers.has(w.lower) || numberCovered.has(w)) surface++;
+    if (premise.lowers.has(w.lower) || numberCovered.has(w) || paraphrased(w)) surface++;
     const exact = isCovered(w);
     const r = lexicon.rarity(w.lower);
     rareTotal += r;
@@ -261,7 +275,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   let pairHit = 0;
   for (let i = 0; i + 1 < words.length; i++) {
     pairTotal++;
-    if (hasPair(premise, words[i], words[i + 1])) pairHit++;
+    if (hasPair(premise, words[i], words[i + 1], senses)) pairHit++;
   }
 
   // The first word of each sentence, past opening quotes and list marks.
@@ -272,7 +286,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     sentenceStarts.add(k);
   }
   const proper = hypothesisDoc.tokens.filter((t, i) => isContentToken(t) && t.type === "word" && isProper(t, sentenceStarts.has(i), lexicon));
-  const missingEntities = proper.filter((t) => !premise.lowers.has(t.lower) && !premise.lemmas.has(t.lemma));
+  const missingEntities = proper.filter((t) => !premise.lowers.has(t.lower) && !premise.lemmas.has(t.lemma) && !paraphrased(t));
   if (missingEntities.length > 0) notes.push(`names not in evidence: ${missingEntities.slice(0, 5).map((t) => t.text).join(", ")}`);
 
   // Negation is compared against the evidence sentence that best matches the claim.
@@ -307,6 +321,12 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   // so a long claim costs words + sentences × lemmas, not words × sentences × lemmas.
   let antonym = 0;
   let sharedLemmas: number[] | undefined;
+  const sharedBySentence = (): number[] =>
+    (sharedLemmas ??= premise.sentences.map((s) => {
+      let n = 0;
+      for (const l of hypothesis.lemmas) if (s.lemmas.has(l)) n++;
+      return n;
+    }));
   const tried = new Set<string>();
   const others = Math.max(0, hypothesis.lemmas.size - 1);
   for (const w of words) {
@@ -315,12 +335,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     tried.add(key);
     const candidates = [...new Set([...lexicon.antonyms(w.lemma), ...lexicon.antonyms(w.lower)])].filter((a) => !hypothesis.lemmas.has(a) && !hypothesis.lowers.has(a));
     if (candidates.length === 0) continue;
-    sharedLemmas ??= premise.sentences.map((s) => {
-      let n = 0;
-      for (const l of hypothesis.lemmas) if (s.lemmas.has(l)) n++;
-      return n;
-    });
-    const shared = sharedLemmas;
+    const shared = sharedBySentence();
     const sentence = premise.sentences.find((s, si) => {
       if (s.lemmas.has(w.lemma) || s.lowers.has(w.lower)) return false;
       return (shared[si] ?? 0) >= Math.max(1, others / 2) && candidates.some((a) => s.lemmas.has(a) || s.lowers.has(a));
@@ -330,6 +345,14 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       antonym = 1;
       notes.push(`"${w.text}" is an antonym of "${hit}" in evidence`);
       break;
+    }
+  }
+  // A paraphrase group's opposite ("weekends" for "Monday to Friday", "monthly" for "annual") is an antonym too.
+  if (antonym === 0) {
+    const opposition = opposedIn(hypothesis.paraphrases, premise.paraphrases, (si) => (sharedBySentence()[si] ?? 0) >= Math.max(1, others / 2));
+    if (opposition) {
+      antonym = 1;
+      notes.push(`"${opposition.claim}" where the evidence says "${opposition.evidence}"`);
     }
   }
 

@@ -2,6 +2,7 @@
 import type { Quantity } from "../../core/quantities.ts";
 import type { Token } from "../../core/text.ts";
 import type { MentionClause } from "./mentions.ts";
+import type { Paraphrases } from "./paraphrase.ts";
 
 /**
  * Which ordered pairs of content words a text has at most three words apart, as lemmas and as
@@ -13,6 +14,9 @@ export interface WordPairs {
   readonly stemIds: ReadonlyMap<string, number>;
   readonly lemmaPairs: ReadonlySet<number>;
   readonly stemPairs: ReadonlySet<number>;
+  /** The same over senses: a word's paraphrase group, else its stem (the stem pairs themselves when no word has a group). */
+  readonly senseIds: ReadonlyMap<string, number>;
+  readonly sensePairs: ReadonlySet<number>;
 }
 
 /** A text's words (lowercased, stop words too) and which of them are written one after the other, separated by one space. */
@@ -30,6 +34,8 @@ export interface TextProfile {
   readonly pairs: WordPairs;
   /** Derivational stems of the content words ("certif" for certified and certification). */
   readonly stems: ReadonlySet<string>;
+  /** The paraphrase group of each word in one, and the groups the text states ("weekdays" for "Monday to Friday"). */
+  readonly paraphrases: Paraphrases;
   /**
    * Every word (stop words too) and which words are written next to each other, so a joined form
    * ("anytime") matches a split one ("any time") and the reverse (see `compoundOf`).

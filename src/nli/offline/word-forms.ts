@@ -37,11 +37,20 @@ function pairsOf(seq: readonly number[]): Set<number> {
   return out;
 }
 
-/** The pairs of a text's content words (`words`, in text order). */
-export function wordPairs(words: readonly Token[]): WordPairs {
+/** A word's sense: its paraphrase group, else its stem. */
+function senseOf(t: Token, senses: ReadonlyMap<Token, string>): string {
+  const group = senses.get(t);
+  return group === undefined ? t.stem : `\u0000${group}`;
+}
+
+/** The pairs of a text's content words (`words`, in text order), `senses` the paraphrase group of those in one. */
+export function wordPairs(words: readonly Token[], senses: ReadonlyMap<Token, string>): WordPairs {
   const lemmas = idsOf(words, (t) => t.lemma);
   const stems = idsOf(words, (t) => t.stem);
-  return { lemmaIds: lemmas.ids, stemIds: stems.ids, lemmaPairs: pairsOf(lemmas.seq), stemPairs: pairsOf(stems.seq) };
+  const stemPairs = pairsOf(stems.seq);
+  if (!words.some((t) => senses.has(t))) return { lemmaIds: lemmas.ids, stemIds: stems.ids, lemmaPairs: pairsOf(lemmas.seq), stemPairs, senseIds: stems.ids, sensePairs: stemPairs };
+  const wordSenses = idsOf(words, (t) => senseOf(t, senses));
+  return { lemmaIds: lemmas.ids, stemIds: stems.ids, lemmaPairs: pairsOf(lemmas.seq), stemPairs, senseIds: wordSenses.ids, sensePairs: pairsOf(wordSenses.seq) };
 }
 
 export function wordAdjacency(tokens: readonly Token[]): WordAdjacency {
@@ -77,26 +86,38 @@ export function statesCompound(words: WordAdjacency, lower: string): boolean {
   return false;
 }
 
-/** The evidence has the two words near each other, as lemmas or as stems. */
-export function hasPair(premise: TextProfile, a: Token | undefined, b: Token | undefined): boolean {
+/**
+ * The evidence has the two claim words near each other, as lemmas, as stems, or as senses
+ * (`senses`: the claim's paraphrase groups, so "pay yearly" is near in "annual payment"; in
+ * either order when one of them is in a group).
+ */
+export function hasPair(premise: TextProfile, a: Token | undefined, b: Token | undefined, senses: ReadonlyMap<Token, string>): boolean {
   if (!a || !b) return false;
-  const { lemmaIds, stemIds, lemmaPairs, stemPairs } = premise.pairs;
+  const { lemmaIds, stemIds, lemmaPairs, stemPairs, senseIds, sensePairs } = premise.pairs;
   const la = lemmaIds.get(a.lemma);
   const lb = lemmaIds.get(b.lemma);
   if (la !== undefined && lb !== undefined && lemmaPairs.has(pairKey(la, lb))) return true;
   const sa = stemIds.get(a.stem);
   const sb = stemIds.get(b.stem);
-  return sa !== undefined && sb !== undefined && stemPairs.has(pairKey(sa, sb));
+  if (sa !== undefined && sb !== undefined && stemPairs.has(pairKey(sa, sb))) return true;
+  if (!senses.has(a) && !senses.has(b)) return false;
+  const ga = senseIds.get(senseOf(a, senses));
+  const gb = senseIds.get(senseOf(b, senses));
+  // A paraphrase often turns the words round ("a prorated refund", "refunded pro rata"): either order counts.
+  return ga !== undefined && gb !== undefined && (sensePairs.has(pairKey(ga, gb)) || sensePairs.has(pairKey(gb, ga)));
 }
 
 /**
  * Which claim words the evidence states in another form: another derivation of the word
  * ("certification" for "certified", "store" for "storage"), a compound written split or joined
- * ("anytime" for "at any time", and the reverse), or a support verb before a noun the evidence
- * states in another form ("holds … certification" for "is … certified"). `sameWord` says which
- * words the evidence states as they are. Linear in the claim's tokens.
+ * ("anytime" for "at any time", and the reverse), a word or phrase of the same paraphrase group
+ * ("annual" for "yearly", "Monday to Friday" for "weekdays"; `senses`, the claim's groups), or a
+ * support verb before a noun the evidence states in another form, or as a verb ("holds …
+ * certification" for "is … certified", "gives a refund" for "is refunded"). `sameWord` says which
+ * words the evidence states as they are. Linear in the claim's tokens (and, once, the evidence's
+ * words when a support verb is tried).
  */
-export function coveredByForm(premise: TextProfile, hypothesisDoc: AnalyzedText, words: readonly Token[], sameWord: (w: Token) => boolean): (w: Token) => boolean {
+export function coveredByForm(premise: TextProfile, hypothesisDoc: AnalyzedText, words: readonly Token[], sameWord: (w: Token) => boolean, senses: ReadonlyMap<Token, string>): (w: Token) => boolean {
   // Two adjacent claim words the evidence writes as one ("any time" for "anytime").
   const joinedCovered = new Set<Token>();
   const toks = hypothesisDoc.tokens;
@@ -108,14 +129,22 @@ export function coveredByForm(premise: TextProfile, hypothesisDoc: AnalyzedText,
       joinedCovered.add(b);
     }
   }
-  const derived = (w: Token): boolean => premise.stems.has(w.stem) || statesCompound(premise.compounds, w.lower) || joinedCovered.has(w);
-  // A support verb before a noun the evidence states as another word form: "holds …
-  // certification" for "is … certified".
+  const paraphrased = (w: Token): boolean => {
+    const group = senses.get(w);
+    return group !== undefined && premise.paraphrases.groups.has(group);
+  };
+  const derived = (w: Token): boolean => premise.stems.has(w.stem) || statesCompound(premise.compounds, w.lower) || joinedCovered.has(w) || paraphrased(w);
+  // Lemmas the evidence uses as verbs, read once and only when a support verb needs them.
+  let verbs: Set<string> | undefined;
+  const statedAsVerb = (w: Token): boolean => (verbs ??= new Set(premise.words.filter((t) => t.pos === "VERB").map((t) => t.lemma))).has(w.lemma);
+  // A support verb before a noun the evidence states as another word form ("holds …
+  // certification" for "is … certified"), or as the verb of the same lemma ("gives a refund" for
+  // "is refunded").
   const supportVerbs = new Set<Token>();
   words.forEach((w, k) => {
     if (!SUPPORT_VERBS.has(w.lemma) || sameWord(w)) return;
     const next = words.slice(k + 1, k + 1 + SUPPORT_VERB_REACH).find((x) => x.pos === "NOUN");
-    if (next && !sameWord(next) && derived(next)) supportVerbs.add(w);
+    if (next && (sameWord(next) ? statedAsVerb(next) : derived(next))) supportVerbs.add(w);
   });
   return (w) => sameWord(w) || derived(w) || supportVerbs.has(w);
 }

@@ -1,0 +1,191 @@
+import type { AnalyzedText, Token } from "../../core/text.ts";
+
+/**
+ * Paraphrase groups: words and phrases that say the same thing in the product, pricing and policy
+ * text that answers are checked against ("yearly" and "annual", "Monday to Friday" and
+ * "weekdays", "around the clock" and "24 hours a day", "pro rata" and "prorated"). A claim word
+ * is stated by the evidence when the evidence holds any member of its group, as it is when the
+ * evidence holds another derivation of it (word-forms.ts).
+ *
+ * The groups are narrow and written out by hand: each joins words that mean the same in every
+ * sense a policy uses, never two that differ in what they assert. So "monthly" is not "yearly",
+ * "weekends" are not "weekdays", and no number joins another: a claim that changes one of them
+ * still lacks a word its evidence states. Each group that has an opposite names it (`opposes`),
+ * so that a claim saying "weekends" where the evidence says "Monday to Friday" is read as a
+ * contradiction, not only as a missing word. Number words ("two" for "2") are read by the
+ * analyser, and other derivations (-ly, -al, -ment, -ion) by the stemmer; neither is repeated here.
+ */
+
+/** One slot of a phrase: any of these words (lower case, matched on the surface form or the lemma) fills it. */
+type Slot = readonly string[];
+
+interface Group {
+  /** The group's name: the sense every member states. */
+  readonly key: string;
+  /** Single words of the group, matched on the surface form or the lemma ("refunded" is "refund"). */
+  readonly words?: readonly string[];
+  /** Phrases of the group, slot by slot, punctuation included ("mon", "-", "fri"). */
+  readonly phrases?: ReadonlyArray<readonly Slot[]>;
+  /** Groups whose sense excludes this one's: a claim with one against evidence with the other is contradicted. */
+  readonly opposes?: readonly string[];
+}
+
+const UNTIL: Slot = ["to", "through", "thru", "until", "till", "-", "–", "—"];
+const MONDAY: Slot = ["monday", "mon"];
+const FRIDAY: Slot = ["friday", "fri"];
+const SATURDAY: Slot = ["saturday", "saturdays", "sat"];
+const SUNDAY: Slot = ["sunday", "sundays", "sun"];
+const EACH: Slot = ["per", "each", "every"];
+
+/** The groups, each as narrow as its words' common meaning. */
+const GROUPS: readonly Group[] = [
+  { key: "yearly", words: ["yearly", "annual", "annually", "annum"], phrases: [[EACH, ["year"]]], opposes: ["monthly", "weekly", "daily"] },
+  { key: "monthly", words: ["monthly"], phrases: [[EACH, ["month"]]], opposes: ["yearly", "weekly", "daily"] },
+  { key: "weekly", words: ["weekly"], phrases: [[EACH, ["week"]]], opposes: ["yearly", "monthly", "daily"] },
+  { key: "daily", words: ["daily"], phrases: [[EACH, ["day"]]], opposes: ["yearly", "monthly", "weekly"] },
+  {
+    key: "weekdays",
+    words: ["weekday", "weekdays"],
+    phrases: [[MONDAY, UNTIL, FRIDAY], [["from"], MONDAY, UNTIL, FRIDAY]],
+    opposes: ["weekends"],
+  },
+  { key: "weekends", words: ["weekend", "weekends"], phrases: [[SATURDAY, ["and", "&", "-", "–"], SUNDAY]], opposes: ["weekdays"] },
+  {
+    key: "all-hours",
+    words: ["24/7"],
+    phrases: [[["around", "round"], ["the"], ["clock"]], [["24"], ["hours", "hour"], ["a", "per", "each", "every"], ["day"]], [["24"], ["/"], ["7"]], [["24"], ["x7"]]],
+  },
+  {
+    key: "pro-rata",
+    words: ["prorate", "prorated", "pro-rata", "pro-rated", "proportionally"],
+    phrases: [[["pro"], ["rata", "rated"]], [["pro"], ["rata", "rated"], ["basis"]], [["prorated", "pro-rata", "pro-rated", "proportional"], ["basis"]]],
+  },
+  { key: "pay", words: ["pay", "payment", "billing", "billed"] },
+  { key: "save", words: ["save", "saving", "savings", "discount"] },
+  { key: "store", words: ["store", "keep", "hold"] },
+  { key: "receive", words: ["get", "receive"] },
+  { key: "answer", words: ["answer", "response", "reply", "respond"] },
+  { key: "tier", words: ["tier", "plan"] },
+  { key: "member", words: ["member", "customer", "subscriber"] },
+];
+
+/** The groups, indexed once: each single word, and each phrase by the words of its first slot. */
+interface Index {
+  readonly words: ReadonlyMap<string, string>;
+  readonly phrases: ReadonlyMap<string, ReadonlyArray<{ readonly key: string; readonly slots: readonly Slot[] }>>;
+  readonly opposes: ReadonlyMap<string, readonly string[]>;
+}
+
+function buildIndex(groups: readonly Group[]): Index {
+  const words = new Map<string, string>();
+  const phrases = new Map<string, Array<{ key: string; slots: readonly Slot[] }>>();
+  const opposes = new Map<string, readonly string[]>();
+  for (const g of groups) {
+    for (const w of g.words ?? []) words.set(w, g.key);
+    for (const slots of g.phrases ?? []) {
+      for (const first of slots[0] ?? []) {
+        const list = phrases.get(first) ?? [];
+        list.push({ key: g.key, slots });
+        phrases.set(first, list);
+      }
+    }
+    if (g.opposes) opposes.set(g.key, g.opposes);
+  }
+  return { words, phrases, opposes };
+}
+
+const INDEX: Index = buildIndex(GROUPS);
+
+/** Which paraphrase group each token of a text belongs to, and the groups the text states. */
+export interface Paraphrases {
+  /** The group of each token that is a group's word or part of a group's phrase. */
+  readonly senses: ReadonlyMap<Token, string>;
+  /** The groups the text states. */
+  readonly groups: ReadonlySet<string>;
+  /** The groups each sentence states, in the order of the text's sentences. */
+  readonly sentenceGroups: ReadonlyArray<ReadonlySet<string>>;
+}
+
+const fills = (slot: Slot, t: Token): boolean => slot.includes(t.lower) || slot.includes(t.lemma);
+
+/** Tokens of the phrase starting at `i` (0 when it does not match there); phrases stop at a sentence's end. */
+function phraseLength(tokens: readonly Token[], i: number, slots: readonly Slot[], end: number): number {
+  if (i + slots.length > end) return 0;
+  for (let k = 0; k < slots.length; k++) {
+    const slot = slots[k];
+    const t = tokens[i + k];
+    if (!slot || !t || !fills(slot, t)) return 0;
+  }
+  return slots.length;
+}
+
+/**
+ * The paraphrase groups of a text's tokens: at each token the longest phrase of a group that
+ * starts there, else the token's own group. Linear: a token is tried against the few phrases
+ * that start with it, each a handful of slots long, and a matched phrase is skipped past.
+ */
+export function paraphrasesOf(doc: AnalyzedText): Paraphrases {
+  const senses = new Map<Token, string>();
+  const groups = new Set<string>();
+  const sentenceGroups: Array<Set<string>> = [];
+  const { tokens } = doc;
+  for (const s of doc.sentences) {
+    const own = new Set<string>();
+    sentenceGroups.push(own);
+    let i = s.tokenStart;
+    while (i < s.tokenEnd) {
+      const t = tokens[i] as Token;
+      let best = 0;
+      let key: string | undefined;
+      for (const first of t.lower === t.lemma ? [t.lower] : [t.lower, t.lemma]) {
+        for (const p of INDEX.phrases.get(first) ?? []) {
+          const n = phraseLength(tokens, i, p.slots, s.tokenEnd);
+          if (n > best) {
+            best = n;
+            key = p.key;
+          }
+        }
+      }
+      if (key !== undefined) {
+        for (let k = i; k < i + best; k++) senses.set(tokens[k] as Token, key);
+        groups.add(key);
+        own.add(key);
+        i += best;
+        continue;
+      }
+      const word = INDEX.words.get(t.lower) ?? INDEX.words.get(t.lemma);
+      if (word !== undefined) {
+        senses.set(t, word);
+        groups.add(word);
+        own.add(word);
+      }
+      i++;
+    }
+  }
+  return { senses, groups, sentenceGroups };
+}
+
+/** A claim's group and the group opposing it that an evidence sentence states instead. */
+export interface Opposition {
+  readonly claim: string;
+  readonly evidence: string;
+}
+
+/**
+ * A group of the claim whose opposite an evidence sentence states while lacking the group itself
+ * ("weekends" where the sentence says "Monday to Friday"), among the sentences `about` accepts
+ * (those about what the claim is about); undefined when there is none. The claim must not state
+ * the opposite itself ("on weekdays and weekends"). Linear in the claim's groups times the sentences.
+ */
+export function opposedIn(claim: Paraphrases, evidence: Paraphrases, about: (sentence: number) => boolean): Opposition | undefined {
+  for (const group of claim.groups) {
+    const opposed = (INDEX.opposes.get(group) ?? []).filter((o) => !claim.groups.has(o) && evidence.groups.has(o));
+    if (opposed.length === 0) continue;
+    for (let si = 0; si < evidence.sentenceGroups.length; si++) {
+      const own = evidence.sentenceGroups[si] as ReadonlySet<string>;
+      const hit = opposed.find((o) => own.has(o));
+      if (hit !== undefined && !own.has(group) && about(si)) return { claim: group, evidence: hit };
+    }
+  }
+  return undefined;
+}

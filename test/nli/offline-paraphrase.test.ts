@@ -1,0 +1,99 @@
+/**
+ * Paraphrases of product and policy text that the offline backend called unsupported (derivations,
+ * day and time phrasing, synonyms of the words plans and prices are written in), and the
+ * contradictions between them it must still catch. Scored through the whole pipeline, as
+ * `groundwatch score` scores them; the examples are our own.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import type { GroundednessResult } from "../../src/core/result.ts";
+import { opposedIn, paraphrasesOf } from "../../src/nli/offline/paraphrase.ts";
+import { createScorer } from "../../src/sdk/create-scorer.ts";
+import { testAnalyzer } from "../helpers/analyzer.ts";
+
+const scorer = await createScorer({ backend: "offline" }, { analyzer: testAnalyzer() });
+afterAll(() => scorer.close());
+
+const score = (context: string, answer: string): Promise<GroundednessResult> => scorer.score({ context, answer });
+const notes = (r: GroundednessResult): string[] => r.claims.flatMap((c) => c.notes);
+
+describe("paraphrases of policy text are supported", () => {
+  it("'pay yearly … save 10% on every tier' for 'pay annually … a 10% discount on all tiers'", async () => {
+    expect((await score("Members who pay annually get a 10% discount on all tiers.", "Members who pay yearly save 10% on every tier.")).verdict).toBe("grounded");
+  });
+
+  it("'subscribers who pay yearly' for 'customers on annual billing', 'tiers' for 'plans'", async () => {
+    const r = await score("Customers on annual billing receive a 10% discount on every plan.", "Subscribers who pay yearly save 10% on all tiers.");
+    expect(r.verdict).toBe("grounded");
+  });
+
+  it("'an answer within two hours on weekdays' for 'a response within 2 hours, Monday to Friday'", async () => {
+    expect((await score("Support tickets get a response within 2 hours, Monday to Friday.", "You get an answer within two hours on weekdays.")).verdict).toBe("grounded");
+  });
+
+  it("'Monday to Friday' for 'weekdays' (the day names are not names the evidence lacks)", async () => {
+    expect((await score("Phone support is open on weekdays from 9 am to 5 pm.", "Phone support is open Monday to Friday from 9 am to 5 pm.")).verdict).toBe("grounded");
+  });
+
+  it("'weekdays' for 'Mon–Fri'", async () => {
+    expect((await score("Phone support is open Mon–Fri, 9 am to 5 pm.", "Phone support is open on weekdays, 9 am to 5 pm.")).verdict).toBe("grounded");
+  });
+
+  it("'around the clock' for '24 hours a day', and the other way round (the 24 is not a number the evidence lacks)", async () => {
+    expect((await score("The help line is available 24 hours a day.", "The help line is available around the clock.")).verdict).toBe("grounded");
+    expect((await score("The help line is available around the clock.", "The help line is available 24 hours a day.")).verdict).toBe("grounded");
+    expect((await score("Our help line is staffed 24/7.", "The help line is staffed around the clock.")).verdict).toBe("grounded");
+  });
+
+  it("'refunded on a prorated basis' for 'refunded pro rata'", async () => {
+    const r = await score("If you cancel mid-cycle, the remaining days are refunded pro rata.", "If you cancel mid-cycle, the remaining days are refunded on a prorated basis.");
+    expect(r.verdict).toBe("grounded");
+  });
+});
+
+describe("contradictions between paraphrase groups stay caught", () => {
+  it("'on weekends' against 'Monday to Friday' is not grounded, and says why", async () => {
+    const r = await score("Support tickets get a response within 2 hours, Monday to Friday.", "You get an answer within two hours on weekends.");
+    expect(r.verdict).toBe("ungrounded");
+    expect(notes(r)).toContain('"weekends" where the evidence says "weekdays"');
+  });
+
+  it("'monthly' against 'annually' is not grounded, and says why", async () => {
+    const r = await score("Members who pay annually get a 10% discount on all tiers.", "Members who pay monthly save 10% on every tier.");
+    expect(r.verdict).toBe("ungrounded");
+    expect(notes(r)).toContain('"monthly" where the evidence says "yearly"');
+  });
+
+  it("'12 hours a day' against '24 hours a day' is still a contradicted number", async () => {
+    const r = await score("The help line is available 24 hours a day.", "The help line is available 12 hours a day.");
+    expect(r.claims[0]?.verdict).toBe("contradicted");
+  });
+
+  it("'around the clock' against 'Monday to Friday, 9 am to 5 pm' is not grounded", async () => {
+    expect((await score("The help line is open Monday to Friday, 9 am to 5 pm.", "The help line is open around the clock.")).verdict).toBe("ungrounded");
+  });
+});
+
+describe("paraphrase groups", () => {
+  const analyzer = testAnalyzer();
+  const groupsOf = (text: string): string[] => [...paraphrasesOf(analyzer.analyze(text)).groups].sort();
+
+  it("reads phrases across punctuation and abbreviations, and single words by their lemma", () => {
+    expect(groupsOf("Open Mon-Fri.")).toEqual(["weekdays"]);
+    expect(groupsOf("Open Saturdays and Sundays.")).toEqual(["weekends"]);
+    expect(groupsOf("Refunds are paid pro rata.")).toEqual(["pay", "pro-rata"]);
+    expect(groupsOf("Replies arrive daily.")).toEqual(["answer", "daily"]);
+  });
+
+  it("does not join different numbers or periods", () => {
+    expect(groupsOf("Open 12 hours a day.")).toEqual([]);
+    expect(groupsOf("Open every month.")).toEqual(["monthly"]);
+  });
+
+  it("finds an opposite only in a sentence about the claim that lacks the claim's own group", () => {
+    const claim = paraphrasesOf(analyzer.analyze("The office is open on weekends."));
+    const evidence = paraphrasesOf(analyzer.analyze("The shop is open Monday to Friday. The office is open on weekends and Monday to Friday."));
+    expect(opposedIn(claim, evidence, (si) => si === 1)).toBeUndefined();
+    expect(opposedIn(claim, evidence, (si) => si === 0)).toEqual({ claim: "weekends", evidence: "weekdays" });
+    expect(opposedIn(paraphrasesOf(analyzer.analyze("Open on weekdays and weekends.")), evidence, () => true)).toBeUndefined();
+  });
+});
