@@ -106,6 +106,9 @@ export interface Paraphrases {
   readonly sentenceGroups: ReadonlyArray<ReadonlySet<string>>;
 }
 
+const NO_PHRASES: ReadonlyArray<{ readonly key: string; readonly slots: readonly Slot[] }> = [];
+const NO_LISTS: ReadonlyArray<typeof NO_PHRASES> = [];
+
 const fills = (slot: Slot, t: Token): boolean => slot.includes(t.lower) || slot.includes(t.lemma);
 
 /** Tokens of the phrase starting at `i` (0 when it does not match there); phrases stop at a sentence's end. */
@@ -137,8 +140,11 @@ export function paraphrasesOf(doc: AnalyzedText): Paraphrases {
       const t = tokens[i] as Token;
       let best = 0;
       let key: string | undefined;
-      for (const first of t.lower === t.lemma ? [t.lower] : [t.lower, t.lemma]) {
-        for (const p of INDEX.phrases.get(first) ?? []) {
+      // Most words start no phrase: two lookups, nothing allocated.
+      const byLower = INDEX.phrases.get(t.lower);
+      const byLemma = t.lemma === t.lower ? undefined : INDEX.phrases.get(t.lemma);
+      for (const list of byLower || byLemma ? [byLower ?? NO_PHRASES, byLemma ?? NO_PHRASES] : NO_LISTS) {
+        for (const p of list) {
           const n = phraseLength(tokens, i, p.slots, s.tokenEnd);
           if (n > best) {
             best = n;
