@@ -44,6 +44,12 @@ describe("paraphrases of policy text are supported", () => {
     expect((await score("Our help line is staffed 24/7.", "The help line is staffed around the clock.")).verdict).toBe("grounded");
   });
 
+  it("derivations the stemmer leaves apart: 'delivery' for 'delivered', 'use' for 'usage'; 'tier' for 'level'", async () => {
+    expect((await score("Orders are delivered free of charge in Germany.", "Delivery is free of charge in Germany.")).verdict).toBe("grounded");
+    expect((await score("Data usage is capped at 5 GB per month.", "You can use up to 5 GB of data per month.")).verdict).toBe("grounded");
+    expect((await score("The Gold level includes priority support.", "The Gold tier includes priority support.")).verdict).toBe("grounded");
+  });
+
   it("'refunded on a prorated basis' for 'refunded pro rata'", async () => {
     const r = await score("If you cancel mid-cycle, the remaining days are refunded pro rata.", "If you cancel mid-cycle, the remaining days are refunded on a prorated basis.");
     expect(r.verdict).toBe("grounded");

@@ -65,8 +65,12 @@ const GROUPS: readonly Group[] = [
   { key: "store", words: ["store", "keep", "hold"] },
   { key: "receive", words: ["get", "receive"] },
   { key: "answer", words: ["answer", "response", "reply", "respond"] },
-  { key: "tier", words: ["tier", "plan"] },
+  { key: "tier", words: ["tier", "plan", "level"] },
   { key: "member", words: ["member", "customer", "subscriber"] },
+  // Derivations the stemmer leaves apart ("delivery" is "deliveri", "deliver" is "deliv").
+  { key: "deliver", words: ["deliver", "delivery"] },
+  { key: "subscribe", words: ["subscribe", "subscription"] },
+  { key: "use", words: ["use", "usage"] },
 ];
 
 /** The groups, indexed once: each single word, and each phrase by the words of its first slot. */
