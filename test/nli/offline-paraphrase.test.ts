@@ -50,6 +50,11 @@ describe("paraphrases of policy text are supported", () => {
     expect((await score("The Gold level includes priority support.", "The Gold tier includes priority support.")).verdict).toBe("grounded");
   });
 
+  it("'gives a prorated refund' for 'refunded pro rata' (a support verb before a noun the evidence states as a verb)", async () => {
+    const r = await score("If you cancel mid-cycle, the remaining days are refunded pro rata.", "Cancelling mid-cycle gives a prorated refund.");
+    expect(r.verdict).toBe("grounded");
+  });
+
   it("'refunded on a prorated basis' for 'refunded pro rata'", async () => {
     const r = await score("If you cancel mid-cycle, the remaining days are refunded pro rata.", "If you cancel mid-cycle, the remaining days are refunded on a prorated basis.");
     expect(r.verdict).toBe("grounded");

@@ -248,10 +248,11 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
 
   // Stated by the evidence: the same lemma or form, a number it states, or another form of the word.
   const sameWord = (w: Token): boolean => premise.lemmas.has(w.lemma) || premise.lowers.has(w.lower) || numberCovered.has(w);
-  const isCovered = coveredByForm(premise, hypothesisDoc, words, sameWord, senses);
+  const { covered: isCovered, supportVerbs } = coveredByForm(premise, hypothesisDoc, words, sameWord, senses);
 
   for (const w of words) {
-    if (premise.lowers.has(w.lower) || numberCovered.has(w) || paraphrased(w)) surface++;
+    // A support verb before a noun the evidence states ("gives a refund" for "refunded") says nothing of its own to match.
+    if (premise.lowers.has(w.lower) || numberCovered.has(w) || paraphrased(w) || supportVerbs.has(w)) surface++;
     const exact = isCovered(w);
     const r = lexicon.rarity(w.lower);
     rareTotal += r;

@@ -114,10 +114,16 @@ export function hasPair(premise: TextProfile, a: Token | undefined, b: Token | u
  * ("annual" for "yearly", "Monday to Friday" for "weekdays"; `senses`, the claim's groups), or a
  * support verb before a noun the evidence states in another form, or as a verb ("holds …
  * certification" for "is … certified", "gives a refund" for "is refunded"). `sameWord` says which
- * words the evidence states as they are. Linear in the claim's tokens (and, once, the evidence's
- * words when a support verb is tried).
+ * words the evidence states as they are; `supportVerbs` are the support verbs covered so. Linear
+ * in the claim's tokens (and, once, the evidence's words when a support verb is tried).
  */
-export function coveredByForm(premise: TextProfile, hypothesisDoc: AnalyzedText, words: readonly Token[], sameWord: (w: Token) => boolean, senses: ReadonlyMap<Token, string>): (w: Token) => boolean {
+export function coveredByForm(
+  premise: TextProfile,
+  hypothesisDoc: AnalyzedText,
+  words: readonly Token[],
+  sameWord: (w: Token) => boolean,
+  senses: ReadonlyMap<Token, string>,
+): { readonly covered: (w: Token) => boolean; readonly supportVerbs: ReadonlySet<Token> } {
   // Two adjacent claim words the evidence writes as one ("any time" for "anytime").
   const joinedCovered = new Set<Token>();
   const toks = hypothesisDoc.tokens;
@@ -146,5 +152,5 @@ export function coveredByForm(premise: TextProfile, hypothesisDoc: AnalyzedText,
     const next = words.slice(k + 1, k + 1 + SUPPORT_VERB_REACH).find((x) => x.pos === "NOUN");
     if (next && (sameWord(next) ? statedAsVerb(next) : derived(next))) supportVerbs.add(w);
   });
-  return (w) => sameWord(w) || derived(w) || supportVerbs.has(w);
+  return { covered: (w) => sameWord(w) || derived(w) || supportVerbs.has(w), supportVerbs };
 }
