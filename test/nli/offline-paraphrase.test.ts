@@ -74,6 +74,18 @@ describe("contradictions between paraphrase groups stay caught", () => {
     expect(notes(r)).toContain('"monthly" where the evidence says "yearly"');
   });
 
+  // Regression: main scored this grounded (0.417): every word but "monthly" matched, and "monthly" was only one word missing.
+  it("'Monthly billing' against 'Annual billing' with the same discount is not grounded", async () => {
+    const r = await score("Annual billing gives a 15% discount on either plan.", "Monthly billing gives a 15% discount on either plan.");
+    expect(r.verdict).toBe("ungrounded");
+  });
+
+  it("'per year' against 'per month' for the same price is not grounded; 'on weekdays' against 'Saturday and Sunday' is not either", async () => {
+    expect((await score("The Starter plan costs $29 per month and includes 3 projects.", "The Starter plan costs $29 per year.")).verdict).toBe("ungrounded");
+    expect((await score("The office is open Saturday and Sunday from 10 am.", "The office is open on weekdays from 10 am.")).verdict).toBe("ungrounded");
+    expect((await score("The office is open Saturday and Sunday from 10 am.", "The office is open on weekends from 10 am.")).verdict).toBe("grounded");
+  });
+
   it("'12 hours a day' against '24 hours a day' is still a contradicted number", async () => {
     const r = await score("The help line is available 24 hours a day.", "The help line is available 12 hours a day.");
     expect(r.claims[0]?.verdict).toBe("contradicted");
