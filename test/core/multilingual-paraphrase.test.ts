@@ -44,6 +44,12 @@ const CASES = [
     paraphrase: "社員は3人です。",
     numberChanged: "社員は5人です。",
   },
+  {
+    language: "Japanese (counter つ)",
+    context: "この会社には社員が3人います。会議室は2つあります。",
+    paraphrase: "会議室は2つです。",
+    numberChanged: "会議室は4つです。",
+  },
 ] as const;
 
 describe.each(CASES)("a paraphrase in $language", (c) => {
