@@ -86,6 +86,16 @@ describe("contradictions between paraphrase groups stay caught", () => {
     expect((await score("The office is open Saturday and Sunday from 10 am.", "The office is open on weekends from 10 am.")).verdict).toBe("grounded");
   });
 
+  // "pay" now matches "Payment": the sentence that denies the possibility must still be read as denying it.
+  it("'You can pay by cheque' against 'Payment by cheque is not possible' is contradicted, and says why", async () => {
+    const context = "Payment: we accept cards and bank transfers. Payment by cheque is not possible.";
+    const r = await score(context, "You can pay by cheque.");
+    expect(r.verdict).toBe("ungrounded");
+    expect(r.claims[0]?.verdict).toBe("contradicted");
+    expect(notes(r)).toContain("evidence says it is not possible, claim says it can be done");
+    expect((await score(context, "You can pay by bank transfer.")).verdict).toBe("grounded");
+  });
+
   it("'12 hours a day' against '24 hours a day' is still a contradicted number", async () => {
     const r = await score("The help line is available 24 hours a day.", "The help line is available 12 hours a day.");
     expect(r.claims[0]?.verdict).toBe("contradicted");

@@ -6,7 +6,7 @@ import type { Lexicon } from "./lexicon.ts";
 import { mentionClauses } from "./mentions.ts";
 import type { TextProfile } from "./profile.ts";
 import { quantityAligner, quantityClauses } from "./quantity-alignment.ts";
-import { opposedIn, paraphrasesOf } from "./paraphrase.ts";
+import { deniedPossibility, opposedIn, paraphraseOverlap, paraphrasesOf } from "./paraphrase.ts";
 import { matchBoundQuantity, sentenceSubject } from "./quantity-binding.ts";
 import { subjectSwap } from "./subject-swap.ts";
 import { coveredByForm, hasPair, wordAdjacency, wordPairs } from "./word-forms.ts";
@@ -290,11 +290,13 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   const missingEntities = proper.filter((t) => !premise.lowers.has(t.lower) && !premise.lemmas.has(t.lemma) && !paraphrased(t));
   if (missingEntities.length > 0) notes.push(`names not in evidence: ${missingEntities.slice(0, 5).map((t) => t.text).join(", ")}`);
 
-  // Negation is compared against the evidence sentence that best matches the claim.
+  // Negation is compared against the evidence sentence that best matches the claim (its words, or their paraphrases).
   let best = premise.sentences[0];
   let bestOverlap = -1;
-  for (const s of premise.sentences) {
-    let o = 0;
+  const paraphrasedIn = senses.size === 0 ? undefined : paraphraseOverlap(hypothesis.paraphrases);
+  for (const [si, s] of premise.sentences.entries()) {
+    const groups = premise.paraphrases.sentenceGroups[si];
+    let o = groups && paraphrasedIn ? paraphrasedIn(groups, s.lemmas) : 0;
     for (const l of hypothesis.lemmas) if (s.lemmas.has(l)) o++;
     if (o > bestOverlap) {
       bestOverlap = o;
@@ -312,6 +314,12 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     if (flipped !== undefined) {
       negationMismatch = 1;
       notes.push(hypothesis.negated.has(flipped) ? `claim negates "${flipped}", evidence does not` : `evidence negates "${flipped}", claim does not`);
+    }
+    // "You can pay cash on delivery" against "cash on delivery is not available".
+    const denied = flipped === undefined && hypothesis.negated.size === 0 ? deniedPossibility(hypothesisDoc.tokens, hypothesis.lemmas, best.negated) : undefined;
+    if (denied !== undefined) {
+      negationMismatch = 1;
+      notes.push(`evidence says it is not ${denied}, claim says it can be done`);
     }
   }
 

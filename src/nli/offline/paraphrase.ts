@@ -199,3 +199,48 @@ export function opposedIn(claim: Paraphrases, evidence: Paraphrases, about: (sen
   }
   return undefined;
 }
+
+/** Modals by which a claim says a thing can be done ("you can pay cash on delivery"). */
+const POSSIBILITY_MODALS: ReadonlySet<string> = new Set(["can", "may", "could"]);
+
+/** Words by which evidence says a thing can be done, or with a negation that it cannot ("cash on delivery is not available"). */
+const POSSIBILITY_WORDS: ReadonlySet<string> = new Set(["available", "possible", "allowed", "permitted", "accepted", "offered", "supported", "eligible", "accept", "allow", "permit", "offer", "support"]);
+
+/**
+ * The word by which an evidence sentence denies a possibility that the claim asserts with a modal
+ * and no negation of its own ("You can pay cash on delivery." against "Cash on delivery is not
+ * available."): a possibility word in the sentence's negated lemmas (`negated`) that the claim does
+ * not state itself (when it does, the negation flip is read as it is). Undefined otherwise. Linear
+ * in the claim's tokens.
+ */
+export function deniedPossibility(claim: readonly Token[], claimLemmas: ReadonlySet<string>, negated: ReadonlySet<string>): string | undefined {
+  if (!claim.some((t) => POSSIBILITY_MODALS.has(t.lower))) return undefined;
+  for (const l of negated) if (POSSIBILITY_WORDS.has(l) && !claimLemmas.has(l)) return l;
+  return undefined;
+}
+
+/**
+ * How many of the claim's paraphrase groups an evidence sentence states in another word than the
+ * claim's ("Payment" for "pay"): a sentence that states the claim so shares those words with it.
+ * `claim` is the claim's groups, `groups` and `lemmas` the sentence's. Linear in the claim's
+ * distinct words in groups, as the count of shared lemmas is in its distinct lemmas.
+ */
+export function paraphraseOverlap(claim: Paraphrases): (groups: ReadonlySet<string>, lemmas: ReadonlySet<string>) => number {
+  // Each group's distinct lemmas in the claim: as many as the claim's distinct words, at most.
+  const lemmasOf = new Map<string, Set<string>>();
+  for (const [t, g] of claim.senses) {
+    const own = lemmasOf.get(g);
+    if (own) own.add(t.lemma);
+    else lemmasOf.set(g, new Set([t.lemma]));
+  }
+  return (groups, lemmas) => {
+    let n = 0;
+    for (const [g, own] of lemmasOf) {
+      if (!groups.has(g)) continue;
+      let stated = false;
+      for (const l of own) if (lemmas.has(l)) stated = true;
+      if (!stated) n++;
+    }
+    return n;
+  };
+}
