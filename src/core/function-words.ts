@@ -65,6 +65,15 @@ const MARKERS: ReadonlyArray<readonly [LatinLanguage, ReadonlySet<string>]> = [
   ["es", words("el los las del al un una de la que en y es son está están con por para se su sus como pero más este esta fue ha han")],
 ];
 
+/** The languages each marker word counts for, looked up once per word. */
+const MARKER_LANGUAGES: ReadonlyMap<string, readonly LatinLanguage[]> = (() => {
+  const out = new Map<string, LatinLanguage[]>();
+  for (const [language, markers] of MARKERS) for (const w of markers) out.set(w, [...(out.get(w) ?? []), language]);
+  return out;
+})();
+
+const NO_LANGUAGES: readonly LatinLanguage[] = [];
+
 /** Longest marker word, in characters (longer words are not looked up). */
 const MAX_MARKER_CHARS = 7;
 
@@ -86,7 +95,7 @@ export function latinLanguage(values: Iterable<string>): LatinLanguage {
     const w = v.toLowerCase();
     // A capital letter on its own is a name or a variable ("X rose; Y fell"), not Spanish "y".
     if (v.length === 1 && w !== v) continue;
-    for (const [language, markers] of MARKERS) if (markers.has(w)) hit(language);
+    for (const language of MARKER_LANGUAGES.get(w) ?? NO_LANGUAGES) hit(language);
   }
   let best: LatinLanguage = "en";
   let most = hits.get("en") ?? 0;

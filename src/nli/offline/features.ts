@@ -93,6 +93,7 @@ export function profileText(doc: AnalyzedText): TextProfile {
     lowers,
     stems,
     paraphrases,
+    verbs: new Set(words.filter((t) => t.pos === "VERB").map((t) => t.lemma)),
     compounds,
     pairs,
     quantities,

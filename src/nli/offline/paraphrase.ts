@@ -112,6 +112,7 @@ export interface Paraphrases {
 
 const NO_PHRASES: ReadonlyArray<{ readonly key: string; readonly slots: readonly Slot[] }> = [];
 const NO_LISTS: ReadonlyArray<typeof NO_PHRASES> = [];
+const NO_GROUPS: ReadonlySet<string> = new Set();
 
 const fills = (slot: Slot, t: Token): boolean => slot.includes(t.lower) || slot.includes(t.lemma);
 
@@ -134,11 +135,15 @@ function phraseLength(tokens: readonly Token[], i: number, slots: readonly Slot[
 export function paraphrasesOf(doc: AnalyzedText): Paraphrases {
   const senses = new Map<Token, string>();
   const groups = new Set<string>();
-  const sentenceGroups: Array<Set<string>> = [];
+  const sentenceGroups: Array<ReadonlySet<string>> = [];
   const { tokens } = doc;
   for (const s of doc.sentences) {
-    const own = new Set<string>();
-    sentenceGroups.push(own);
+    // Most sentences state no group: they share one empty set, and a set is made for the others.
+    let own: Set<string> | undefined;
+    const add = (group: string): void => {
+      groups.add(group);
+      (own ??= new Set()).add(group);
+    };
     let i = s.tokenStart;
     while (i < s.tokenEnd) {
       const t = tokens[i] as Token;
@@ -158,19 +163,18 @@ export function paraphrasesOf(doc: AnalyzedText): Paraphrases {
       }
       if (key !== undefined) {
         for (let k = i; k < i + best; k++) senses.set(tokens[k] as Token, key);
-        groups.add(key);
-        own.add(key);
+        add(key);
         i += best;
         continue;
       }
       const word = INDEX.words.get(t.lower) ?? INDEX.words.get(t.lemma);
       if (word !== undefined) {
         senses.set(t, word);
-        groups.add(word);
-        own.add(word);
+        add(word);
       }
       i++;
     }
+    sentenceGroups.push(own ?? NO_GROUPS);
   }
   return { senses, groups, sentenceGroups };
 }

@@ -14,7 +14,7 @@ export interface WordPairs {
   readonly stemIds: ReadonlyMap<string, number>;
   readonly lemmaPairs: ReadonlySet<number>;
   readonly stemPairs: ReadonlySet<number>;
-  /** The same over senses: a word's paraphrase group, else its stem (the stem pairs themselves when no word has a group). */
+  /** Ids of the paraphrase groups (after the stem ids), and the pairs with a word in a group, a word counted by its group. */
   readonly senseIds: ReadonlyMap<string, number>;
   readonly sensePairs: ReadonlySet<number>;
 }
@@ -36,6 +36,8 @@ export interface TextProfile {
   readonly stems: ReadonlySet<string>;
   /** The paraphrase group of each word in one, and the groups the text states ("weekdays" for "Monday to Friday"). */
   readonly paraphrases: Paraphrases;
+  /** Lemmas of the words used as verbs ("refund" in "refunded"): a support verb's noun stated as a verb. */
+  readonly verbs: ReadonlySet<string>;
   /**
    * Every word (stop words too) and which words are written next to each other, so a joined form
    * ("anytime") matches a split one ("any time") and the reverse (see `compoundOf`).

@@ -37,20 +37,32 @@ function pairsOf(seq: readonly number[]): Set<number> {
   return out;
 }
 
-/** A word's sense: its paraphrase group, else its stem. */
-function senseOf(t: Token, senses: ReadonlyMap<Token, string>): string {
-  const group = senses.get(t);
-  return group === undefined ? t.stem : `\u0000${group}`;
-}
-
-/** The pairs of a text's content words (`words`, in text order), `senses` the paraphrase group of those in one. */
+/**
+ * The pairs of a text's content words (`words`, in text order), `senses` the paraphrase group of
+ * those in one. Sense pairs are kept only for pairs with a word in a group (the others are stem
+ * pairs already): a group's id follows the stem ids, so the two never meet.
+ */
 export function wordPairs(words: readonly Token[], senses: ReadonlyMap<Token, string>): WordPairs {
   const lemmas = idsOf(words, (t) => t.lemma);
   const stems = idsOf(words, (t) => t.stem);
-  const stemPairs = pairsOf(stems.seq);
-  if (!words.some((t) => senses.has(t))) return { lemmaIds: lemmas.ids, stemIds: stems.ids, lemmaPairs: pairsOf(lemmas.seq), stemPairs, senseIds: stems.ids, sensePairs: stemPairs };
-  const wordSenses = idsOf(words, (t) => senseOf(t, senses));
-  return { lemmaIds: lemmas.ids, stemIds: stems.ids, lemmaPairs: pairsOf(lemmas.seq), stemPairs, senseIds: wordSenses.ids, sensePairs: pairsOf(wordSenses.seq) };
+  const senseIds = new Map<string, number>();
+  const sensePairs = new Set<number>();
+  if (senses.size > 0) {
+    const seq = words.map((t, k) => {
+      const group = senses.get(t);
+      if (group === undefined) return stems.seq[k] ?? 0;
+      let id = senseIds.get(group);
+      if (id === undefined) senseIds.set(group, (id = stems.ids.size + senseIds.size));
+      return id;
+    });
+    for (let i = 0; i < seq.length; i++) {
+      const grouped = senses.has(words[i] as Token);
+      for (let j = i + 1; j <= i + PAIR_REACH && j < seq.length; j++) {
+        if (grouped || senses.has(words[j] as Token)) sensePairs.add(pairKey(seq[i] ?? 0, seq[j] ?? 0));
+      }
+    }
+  }
+  return { lemmaIds: lemmas.ids, stemIds: stems.ids, lemmaPairs: pairsOf(lemmas.seq), stemPairs: pairsOf(stems.seq), senseIds, sensePairs };
 }
 
 export function wordAdjacency(tokens: readonly Token[]): WordAdjacency {
@@ -100,10 +112,11 @@ export function hasPair(premise: TextProfile, a: Token | undefined, b: Token | u
   const sa = stemIds.get(a.stem);
   const sb = stemIds.get(b.stem);
   if (sa !== undefined && sb !== undefined && stemPairs.has(pairKey(sa, sb))) return true;
-  if (!senses.has(a) && !senses.has(b)) return false;
-  const ga = senseIds.get(senseOf(a, senses));
-  const gb = senseIds.get(senseOf(b, senses));
-  // A paraphrase often turns the words round ("a prorated refund", "refunded pro rata"): either order counts.
+  const groupA = senses.get(a);
+  const groupB = senses.get(b);
+  if (groupA === undefined && groupB === undefined) return false;
+  const ga = groupA === undefined ? sa : senseIds.get(groupA);
+  const gb = groupB === undefined ? sb : senseIds.get(groupB);
   return ga !== undefined && gb !== undefined && (sensePairs.has(pairKey(ga, gb)) || sensePairs.has(pairKey(gb, ga)));
 }
 
@@ -115,7 +128,7 @@ export function hasPair(premise: TextProfile, a: Token | undefined, b: Token | u
  * support verb before a noun the evidence states in another form, or as a verb ("holds …
  * certification" for "is … certified", "gives a refund" for "is refunded"). `sameWord` says which
  * words the evidence states as they are; `supportVerbs` are the support verbs covered so. Linear
- * in the claim's tokens (and, once, the evidence's words when a support verb is tried).
+ * in the claim's tokens.
  */
 export function coveredByForm(
   premise: TextProfile,
@@ -140,9 +153,7 @@ export function coveredByForm(
     return group !== undefined && premise.paraphrases.groups.has(group);
   };
   const derived = (w: Token): boolean => premise.stems.has(w.stem) || statesCompound(premise.compounds, w.lower) || joinedCovered.has(w) || paraphrased(w);
-  // Lemmas the evidence uses as verbs, read once and only when a support verb needs them.
-  let verbs: Set<string> | undefined;
-  const statedAsVerb = (w: Token): boolean => (verbs ??= new Set(premise.words.filter((t) => t.pos === "VERB").map((t) => t.lemma))).has(w.lemma);
+  const statedAsVerb = (w: Token): boolean => premise.verbs.has(w.lemma);
   // A support verb before a noun the evidence states as another word form ("holds …
   // certification" for "is … certified"), or as the verb of the same lemma ("gives a refund" for
   // "is refunded").
