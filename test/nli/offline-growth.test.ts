@@ -4,7 +4,8 @@
  * support verbs and quantity alignment to it).
  */
 import { describe, it } from "vitest";
-import { extractFeatures, profileText } from "../../src/nli/offline/features.ts";
+import { extractFeatures } from "../../src/nli/offline/features.ts";
+import { profileText } from "../../src/nli/offline/profile-text.ts";
 import { loadLexicon } from "../../src/nli/offline/lexicon.ts";
 import { createTextAnalyzer } from "../../src/core/text.ts";
 import { expectLinear, measureGrowth } from "../helpers/growth.ts";
