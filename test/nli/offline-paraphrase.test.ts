@@ -44,6 +44,13 @@ describe("paraphrases of policy text are supported", () => {
     expect((await score("Our help line is staffed 24/7.", "The help line is staffed around the clock.")).verdict).toBe("grounded");
   });
 
+  it("'costs' for 'charges', 'the price of' for 'costs', and a wrong amount in either wording still fails", async () => {
+    expect((await score("The pharmacy charges $10 for a 30-day supply.", "A 30-day supply costs $10.")).verdict).toBe("grounded");
+    expect((await score("The Basic plan costs $12 a month.", "The price of the Basic plan is $12 a month.")).verdict).toBe("grounded");
+    expect((await score("The pharmacy charges $10 for a 30-day supply.", "A 30-day supply costs $30.")).verdict).toBe("ungrounded");
+    expect((await score("The Basic plan costs $12 a month.", "The price of the Basic plan is $9 a month.")).verdict).toBe("ungrounded");
+  });
+
   it("derivations the stemmer leaves apart: 'delivery' for 'delivered', 'use' for 'usage'; 'tier' for 'level'", async () => {
     expect((await score("Orders are delivered free of charge in Germany.", "Delivery is free of charge in Germany.")).verdict).toBe("grounded");
     expect((await score("Data usage is capped at 5 GB per month.", "You can use up to 5 GB of data per month.")).verdict).toBe("grounded");

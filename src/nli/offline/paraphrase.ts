@@ -62,6 +62,7 @@ const GROUPS: readonly Group[] = [
   },
   { key: "pay", words: ["pay", "payment", "billing", "billed"] },
   { key: "save", words: ["save", "saving", "savings", "discount"] },
+  { key: "cost", words: ["cost", "charge", "price"] },
   { key: "store", words: ["store", "keep", "hold"] },
   { key: "receive", words: ["get", "receive"] },
   { key: "answer", words: ["answer", "response", "reply", "respond"] },
