@@ -1,3 +1,4 @@
+import { SPACELESS_FUNCTION_WORDS } from "./function-words.ts";
 import type { SentenceSpan, Token } from "./tokens.ts";
 
 /**
@@ -85,21 +86,12 @@ function pieces(segmenter: Intl.Segmenter, text: string, start: number, end: num
 
 const NUMBER = /^\p{Nd}+(?:[.,:]\p{Nd}+)*$/u;
 
-/**
- * Function words of the segmented scripts (particles, copulas, measure words, conjunctions): a
- * closed list, like wink-nlp's English stop words, so sharing them is not sharing content.
- * Negations (不, 没有, ない, ไม่) are not among them.
- */
-const STOP: ReadonlySet<string> = new Set(["的", "了", "是", "在", "和", "与", "及", "或", "也", "都", "就", "会", "并", "可", "而", "之", "其", "这", "那", "一", "个", "着", "过", "被", "把", "给", "对", "从", "向",
-  "の", "は", "が", "を", "に", "で", "と", "も", "から", "まで", "へ", "や", "か", "な", "ね", "よ", "です", "ます", "した", "する", "され", "れ", "さ", "ある", "いる", "こと", "もの", "ば", "て", "た", "だ",
-  "ที่", "และ", "ได้", "ใน", "ของ", "จะ", "เป็น", "การ", "มี", "ให้", "ว่า", "กับ", "แล้ว", "ซึ่ง", "นี้", "นั้น", "อยู่", "โดย", "เมื่อ"]);
-
 /** The token of one piece: a word, a number or punctuation, as wink-nlp would type it (no stemmer for these scripts: the stem is the word). */
 function tokenOf(text: string, p: Piece): Token {
   const value = text.slice(p.start, p.end);
   const lower = value.toLowerCase();
   if (p.wordLike && NUMBER.test(value)) return { text: value, lower, lemma: lower, stem: lower, type: "number", pos: "NUM", stop: false, start: p.start, end: p.end };
-  if (p.wordLike) return { text: value, lower, lemma: lower, stem: lower, type: "word", pos: "X", stop: STOP.has(value), start: p.start, end: p.end };
+  if (p.wordLike) return { text: value, lower, lemma: lower, stem: lower, type: "word", pos: "X", stop: SPACELESS_FUNCTION_WORDS.has(value), start: p.start, end: p.end };
   const punctuation = /^\p{P}+$/u.test(value);
   return { text: value, lower, lemma: lower, stem: lower, type: punctuation ? "punctuation" : "symbol", pos: punctuation ? "PUNCT" : "SYM", stop: false, start: p.start, end: p.end };
 }

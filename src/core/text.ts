@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import winkNLP from "wink-nlp";
 import type { WinkMethods } from "wink-nlp";
 import { createByteLru } from "./byte-lru.ts";
+import { elidedWord, isFunctionWord, latinLanguage } from "./function-words.ts";
 import { DEFAULT_MAX_TOKEN_CHARS, capTokens } from "./limits.ts";
 import { asciiDigits, segmentSpaceless } from "./spaceless-scripts.ts";
 import { englishModel } from "./wink-model.ts";
@@ -131,7 +132,10 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
     const pos = tokensColl.out(its.pos) as string[];
     // wink-nlp's typings declare `its.lemma` with an addons parameter that `out` does not accept.
     const lemmas = tokensColl.out(its.lemma as unknown as typeof its.value) as string[];
-    const stops = tokensColl.out(its.stopWordFlag) as unknown as boolean[];
+    const englishStops = tokensColl.out(its.stopWordFlag) as unknown as boolean[];
+    // wink-nlp flags English stop words; other languages' function words are flagged too, the
+    // Latin-script ones by the language the text's words say it is in (function-words.ts).
+    const language = latinLanguage(values);
     const tokens: Token[] = [];
     const sentenceSpans = doc.sentences().out(its.span) as unknown as Array<[number, number]>;
     // The first word of each sentence, past any opening quotes, brackets or list marks.
@@ -152,19 +156,23 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
       const end = found >= 0 ? start + value.length : cursor;
       cursor = end;
       const lower = value.toLowerCase();
+      // A French word after an elided article is read as the word ("l'envoi" as "envoi").
+      const elided = elidedWord(language, lower);
+      const stop = (englishStops[i] ?? false) || isFunctionWord(language, elided ?? lower);
       const tag = pos[i] ?? "X";
       let lemma = (lemmas[i] ?? value).toLowerCase();
-      if (tag === "NUM") lemma = numberWordLemma(lower) ?? lemma;
+      if (elided !== undefined) lemma = elided;
+      else if (tag === "NUM") lemma = numberWordLemma(lower) ?? lemma;
       else if (tag === "PROPN" && initial.has(i) && TITLE_CASE.test(value)) lemma = lemmaOfInitial(lower);
       tokens.push({
         text: value,
         lower,
         lemma,
         // Stop words are never compared by stem: they keep their lemma (half the stemmer's lookups).
-        stem: (types[i] ?? "word") === "word" && !(stops[i] ?? false) ? stemOf(value, lower) : lemma,
+        stem: (types[i] ?? "word") === "word" && !stop && elided === undefined ? stemOf(value, lower) : lemma,
         type: types[i] ?? "word",
         pos: tag,
-        stop: stops[i] ?? false,
+        stop,
         // Mapped even when nothing was cut: a run of spaceless script split with spaces moves offsets too.
         start: capped.toOriginal(start),
         end: capped.toOriginal(end),

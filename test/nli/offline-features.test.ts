@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FeatureVector } from "../../src/nli/offline/features.ts";
-import { extractFeatures, negatedLemmas, profileText } from "../../src/nli/offline/features.ts";
+import { extractFeatures } from "../../src/nli/offline/features.ts";
+import { negatedLemmas, profileText } from "../../src/nli/offline/profile-text.ts";
 import { loadLexicon } from "../../src/nli/offline/lexicon.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 

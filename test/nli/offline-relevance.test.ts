@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createOfflineBackend } from "../../src/nli/offline/backend.ts";
-import { profileText } from "../../src/nli/offline/features.ts";
+import { profileText } from "../../src/nli/offline/profile-text.ts";
 import { DEFAULT_LEXICON_DIR, loadLexicon } from "../../src/nli/offline/lexicon.ts";
 import { MAX_QUERY_TERMS, queryTerms, relevanceScore } from "../../src/nli/offline/relevance.ts";
 import { createTextAnalyzer } from "../../src/core/text.ts";

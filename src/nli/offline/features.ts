@@ -1,107 +1,16 @@
 import type { AnalyzedText, Token } from "../../core/text.ts";
-import { NEGATION_WORDS, isContentToken } from "../../core/text.ts";
-import type { Quantity } from "../../core/quantities.ts";
-import { extractQuantities, isQuantityWord } from "../../core/quantities.ts";
+import { isContentToken } from "../../core/text.ts";
+import { isQuantityWord } from "../../core/quantities.ts";
 import type { Lexicon } from "./lexicon.ts";
-import { mentionClauses } from "./mentions.ts";
 import type { TextProfile } from "./profile.ts";
-import { quantityAligner, quantityClauses } from "./quantity-alignment.ts";
-import { matchBoundQuantity, sentenceSubject } from "./quantity-binding.ts";
+import { quantityAligner } from "./quantity-alignment.ts";
+import { deniedPossibility, opposedIn, paraphraseOverlap } from "./paraphrase.ts";
+import { matchBoundQuantity } from "./quantity-binding.ts";
 import { subjectSwap } from "./subject-swap.ts";
-import { coveredByForm, hasPair, wordAdjacency, wordPairs } from "./word-forms.ts";
+import { coveredByForm, hasPair } from "./word-forms.ts";
 
 /** Most words whose soft match against one text is remembered. */
 const SOFT_MEMO_SIZE = 2048;
-
-/** Words after "not"/"no" that make an idiom, not a negation: "not only", "no doubt". */
-const NOT_NEGATING_NEXT = new Set(["only", "just", "merely", "simply", "doubt", "wonder", "matter"]);
-
-/** How many tokens after a negation cue count as negated ("was not *badly damaged*"). */
-const NEGATION_SCOPE = 4;
-
-/**
- * The content lemmas inside the scope of a negation: up to four tokens after each
- * cue, stopping at punctuation. Idioms ("not only … but") and an answer's leading
- * "No," (a reply, not a negated statement) are not negations.
- */
-export function negatedLemmas(tokens: readonly Token[]): Set<string> {
-  const out = new Set<string>();
-  const firstWord = tokens.findIndex((x) => x.type === "word");
-  tokens.forEach((t, i) => {
-    if (!NEGATION_WORDS.has(t.lower) && !NEGATION_WORDS.has(t.lemma)) return;
-    if (NOT_NEGATING_NEXT.has(tokens[i + 1]?.lower ?? "")) return;
-    if (i === firstWord && t.lower === "no" && (tokens[i + 1]?.type === "punctuation" || tokens[i + 1]?.lower === "but")) return;
-    for (let j = i + 1; j < Math.min(tokens.length, i + 1 + NEGATION_SCOPE); j++) {
-      const u = tokens[j];
-      if (!u || (u.type === "punctuation" && u.text !== "-")) break;
-      if (isContentToken(u)) out.add(u.lemma);
-    }
-  });
-  return out;
-}
-
-export function profileText(doc: AnalyzedText): TextProfile {
-  const content = doc.tokens.filter(isContentToken);
-  const words = content.filter((t) => t.type === "word" || t.type === "unk");
-  const lemmas = new Set<string>();
-  const lowers = new Set<string>();
-  const stems = new Set<string>();
-  for (const t of content) {
-    lemmas.add(t.lemma);
-    lowers.add(t.lower);
-    stems.add(t.stem);
-  }
-  const compounds = wordAdjacency(doc.tokens);
-  const quantities = extractQuantities(doc);
-  // Quantities and sentences are both in text order: one merged pass each.
-  const otherLemmas = new Set<string>();
-  for (let k = 0, qi = 0; k < content.length; k++) {
-    const t = content[k];
-    if (!t) break;
-    while (qi < quantities.length && (quantities[qi]?.end ?? 0) <= t.start) qi++;
-    const q = quantities[qi];
-    if (!q || t.end <= q.start) otherLemmas.add(t.lemma);
-  }
-  let sq = 0;
-  const pairs = wordPairs(words);
-  const clausesOfQuantities: Array<ReadonlySet<string> | undefined> = new Array<undefined>(quantities.length).fill(undefined);
-  const sentences = doc.sentences.map((s) => {
-    const toks = doc.tokens.slice(s.tokenStart, s.tokenEnd);
-    const content = toks.filter(isContentToken);
-    const first = sq;
-    const own: Quantity[] = [];
-    while (sq < quantities.length && (quantities[sq]?.start ?? 0) < s.end) {
-      const q = quantities[sq++];
-      if (q) own.push(q);
-    }
-    const clauses = own.length >= 2 ? quantityClauses(toks, own) : undefined;
-    clauses?.forEach((c, i) => (clausesOfQuantities[first + i] = c));
-    return {
-      lemmas: new Set(content.map((t) => t.lemma)),
-      lowers: new Set(content.map((t) => t.lower)),
-      negated: negatedLemmas(toks),
-      subject: sentenceSubject(toks, own),
-      quantities: own,
-      ...(clauses ? { quantityClauses: clauses } : {}),
-    };
-  });
-  return {
-    words,
-    lemmas,
-    lowers,
-    stems,
-    compounds,
-    pairs,
-    quantities,
-    otherLemmas,
-    quantityClauses: clausesOfQuantities,
-    sentences,
-    mentionClauses: mentionClauses(doc),
-    negated: new Set(sentences.flatMap((s) => [...s.negated])),
-    vocab: [...new Set(words.map((t) => t.lower))],
-    softMemo: new Map(),
-  };
-}
 
 /** Names of the features, in the order of the weight vector (after the bias). */
 export const FEATURE_NAMES = [
@@ -178,6 +87,13 @@ export function softMatch(lower: string, premise: TextProfile, lexicon: Lexicon)
 export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, hypothesisDoc: AnalyzedText, lexicon: Lexicon): FeatureVector {
   const notes: string[] = [];
   const words = hypothesis.words;
+  const senses = hypothesis.paraphrases.senses;
+  // A word of a paraphrase group the evidence states counts as stated as it is: the groups are
+  // written out, not guessed, so "annual" is "yearly" as surely as "yearly" is.
+  const paraphrased = (w: Token): boolean => {
+    const group = senses.get(w);
+    return group !== undefined && premise.paraphrases.groups.has(group);
+  };
   let covered = 0;
   let surface = 0;
   let rareTotal = 0;
@@ -195,8 +111,12 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   let checkedQuantities = 0;
   let missingQuantities = 0;
   const alignedFor = quantityAligner(premise, hypothesis);
+  // A number that starts a paraphrase the evidence states ("24 hours a day" for "around the clock") is stated by it.
+  const paraphraseStarts = new Set<number>();
+  for (const t of senses.keys()) if (paraphrased(t)) paraphraseStarts.add(t.start);
   hypothesis.quantities.forEach((q, index) => {
-    const m = matchBoundQuantity(q, alignedFor(index));
+    const found = matchBoundQuantity(q, alignedFor(index));
+    const m = found.match === "missing" && paraphraseStarts.has(q.start) ? { ...found, match: "matched" as const } : found;
     // An ordinal is as often a manner of speaking ("for the first time") as a fact: it is noted
     // when missing, but does not count towards the share of numbers the evidence lacks.
     if (q.kind !== "ordinal") checkedQuantities++;
@@ -234,10 +154,11 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
 
   // Stated by the evidence: the same lemma or form, a number it states, or another form of the word.
   const sameWord = (w: Token): boolean => premise.lemmas.has(w.lemma) || premise.lowers.has(w.lower) || numberCovered.has(w);
-  const isCovered = coveredByForm(premise, hypothesisDoc, words, sameWord);
+  const { covered: isCovered, supportVerbs } = coveredByForm(premise, hypothesisDoc, words, sameWord, senses);
 
   for (const w of words) {
-    if (premise.lowers.has(w.lower) || numberCovered.has(w)) surface++;
+    // A support verb before a noun the evidence states ("gives a refund" for "refunded") says nothing of its own to match.
+    if (premise.lowers.has(w.lower) || numberCovered.has(w) || paraphrased(w) || supportVerbs.has(w)) surface++;
     const exact = isCovered(w);
     const r = lexicon.rarity(w.lower);
     rareTotal += r;
@@ -261,7 +182,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   let pairHit = 0;
   for (let i = 0; i + 1 < words.length; i++) {
     pairTotal++;
-    if (hasPair(premise, words[i], words[i + 1])) pairHit++;
+    if (hasPair(premise, words[i], words[i + 1], senses)) pairHit++;
   }
 
   // The first word of each sentence, past opening quotes and list marks.
@@ -272,14 +193,16 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     sentenceStarts.add(k);
   }
   const proper = hypothesisDoc.tokens.filter((t, i) => isContentToken(t) && t.type === "word" && isProper(t, sentenceStarts.has(i), lexicon));
-  const missingEntities = proper.filter((t) => !premise.lowers.has(t.lower) && !premise.lemmas.has(t.lemma));
+  const missingEntities = proper.filter((t) => !premise.lowers.has(t.lower) && !premise.lemmas.has(t.lemma) && !paraphrased(t));
   if (missingEntities.length > 0) notes.push(`names not in evidence: ${missingEntities.slice(0, 5).map((t) => t.text).join(", ")}`);
 
-  // Negation is compared against the evidence sentence that best matches the claim.
+  // Negation is compared against the evidence sentence that best matches the claim (its words, or their paraphrases).
   let best = premise.sentences[0];
   let bestOverlap = -1;
-  for (const s of premise.sentences) {
-    let o = 0;
+  const paraphrasedIn = senses.size === 0 ? undefined : paraphraseOverlap(hypothesis.paraphrases);
+  for (const [si, s] of premise.sentences.entries()) {
+    const groups = premise.paraphrases.sentenceGroups[si];
+    let o = groups && paraphrasedIn ? paraphrasedIn(groups, s.lemmas) : 0;
     for (const l of hypothesis.lemmas) if (s.lemmas.has(l)) o++;
     if (o > bestOverlap) {
       bestOverlap = o;
@@ -298,6 +221,12 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       negationMismatch = 1;
       notes.push(hypothesis.negated.has(flipped) ? `claim negates "${flipped}", evidence does not` : `evidence negates "${flipped}", claim does not`);
     }
+    // "You can pay cash on delivery" against "cash on delivery is not available".
+    const denied = flipped === undefined && hypothesis.negated.size === 0 ? deniedPossibility(hypothesisDoc.tokens, hypothesis.lemmas, best.negated) : undefined;
+    if (denied !== undefined) {
+      negationMismatch = 1;
+      notes.push(`evidence says it is not ${denied}, claim says it can be done`);
+    }
   }
 
   // An antonym counts where one evidence sentence states at least half of the rest of
@@ -307,6 +236,12 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
   // so a long claim costs words + sentences × lemmas, not words × sentences × lemmas.
   let antonym = 0;
   let sharedLemmas: number[] | undefined;
+  const sharedBySentence = (): number[] =>
+    (sharedLemmas ??= premise.sentences.map((s) => {
+      let n = 0;
+      for (const l of hypothesis.lemmas) if (s.lemmas.has(l)) n++;
+      return n;
+    }));
   const tried = new Set<string>();
   const others = Math.max(0, hypothesis.lemmas.size - 1);
   for (const w of words) {
@@ -315,12 +250,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     tried.add(key);
     const candidates = [...new Set([...lexicon.antonyms(w.lemma), ...lexicon.antonyms(w.lower)])].filter((a) => !hypothesis.lemmas.has(a) && !hypothesis.lowers.has(a));
     if (candidates.length === 0) continue;
-    sharedLemmas ??= premise.sentences.map((s) => {
-      let n = 0;
-      for (const l of hypothesis.lemmas) if (s.lemmas.has(l)) n++;
-      return n;
-    });
-    const shared = sharedLemmas;
+    const shared = sharedBySentence();
     const sentence = premise.sentences.find((s, si) => {
       if (s.lemmas.has(w.lemma) || s.lowers.has(w.lower)) return false;
       return (shared[si] ?? 0) >= Math.max(1, others / 2) && candidates.some((a) => s.lemmas.has(a) || s.lowers.has(a));
@@ -330,6 +260,14 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
       antonym = 1;
       notes.push(`"${w.text}" is an antonym of "${hit}" in evidence`);
       break;
+    }
+  }
+  // A paraphrase group's opposite ("weekends" for "Monday to Friday", "monthly" for "annual") is an antonym too.
+  if (antonym === 0) {
+    const opposition = opposedIn(hypothesis.paraphrases, premise.paraphrases, (si) => (sharedBySentence()[si] ?? 0) >= Math.max(1, others / 2));
+    if (opposition) {
+      antonym = 1;
+      notes.push(`"${opposition.claim}" where the evidence says "${opposition.evidence}"`);
     }
   }
 

@@ -2,6 +2,7 @@
 import type { Quantity } from "../../core/quantities.ts";
 import type { Token } from "../../core/text.ts";
 import type { MentionClause } from "./mentions.ts";
+import type { Paraphrases } from "./paraphrase.ts";
 
 /**
  * Which ordered pairs of content words a text has at most three words apart, as lemmas and as
@@ -13,6 +14,9 @@ export interface WordPairs {
   readonly stemIds: ReadonlyMap<string, number>;
   readonly lemmaPairs: ReadonlySet<number>;
   readonly stemPairs: ReadonlySet<number>;
+  /** Ids of the paraphrase groups (after the stem ids), and the pairs with a word in a group, a word counted by its group. */
+  readonly senseIds: ReadonlyMap<string, number>;
+  readonly sensePairs: ReadonlySet<number>;
 }
 
 /** A text's words (lowercased, stop words too) and which of them are written one after the other, separated by one space. */
@@ -30,6 +34,10 @@ export interface TextProfile {
   readonly pairs: WordPairs;
   /** Derivational stems of the content words ("certif" for certified and certification). */
   readonly stems: ReadonlySet<string>;
+  /** The paraphrase group of each word in one, and the groups the text states ("weekdays" for "Monday to Friday"). */
+  readonly paraphrases: Paraphrases;
+  /** Lemmas of the words used as verbs ("refund" in "refunded"): a support verb's noun stated as a verb. */
+  readonly verbs: ReadonlySet<string>;
   /**
    * Every word (stop words too) and which words are written next to each other, so a joined form
    * ("anytime") matches a split one ("any time") and the reverse (see `compoundOf`).

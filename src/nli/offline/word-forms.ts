@@ -37,11 +37,32 @@ function pairsOf(seq: readonly number[]): Set<number> {
   return out;
 }
 
-/** The pairs of a text's content words (`words`, in text order). */
-export function wordPairs(words: readonly Token[]): WordPairs {
+/**
+ * The pairs of a text's content words (`words`, in text order), `senses` the paraphrase group of
+ * those in one. Sense pairs are kept only for pairs with a word in a group (the others are stem
+ * pairs already): a group's id follows the stem ids, so the two never meet.
+ */
+export function wordPairs(words: readonly Token[], senses: ReadonlyMap<Token, string>): WordPairs {
   const lemmas = idsOf(words, (t) => t.lemma);
   const stems = idsOf(words, (t) => t.stem);
-  return { lemmaIds: lemmas.ids, stemIds: stems.ids, lemmaPairs: pairsOf(lemmas.seq), stemPairs: pairsOf(stems.seq) };
+  const senseIds = new Map<string, number>();
+  const sensePairs = new Set<number>();
+  if (senses.size > 0) {
+    const seq = words.map((t, k) => {
+      const group = senses.get(t);
+      if (group === undefined) return stems.seq[k] ?? 0;
+      let id = senseIds.get(group);
+      if (id === undefined) senseIds.set(group, (id = stems.ids.size + senseIds.size));
+      return id;
+    });
+    for (let i = 0; i < seq.length; i++) {
+      const grouped = senses.has(words[i] as Token);
+      for (let j = i + 1; j <= i + PAIR_REACH && j < seq.length; j++) {
+        if (grouped || senses.has(words[j] as Token)) sensePairs.add(pairKey(seq[i] ?? 0, seq[j] ?? 0));
+      }
+    }
+  }
+  return { lemmaIds: lemmas.ids, stemIds: stems.ids, lemmaPairs: pairsOf(lemmas.seq), stemPairs: pairsOf(stems.seq), senseIds, sensePairs };
 }
 
 export function wordAdjacency(tokens: readonly Token[]): WordAdjacency {
@@ -77,26 +98,45 @@ export function statesCompound(words: WordAdjacency, lower: string): boolean {
   return false;
 }
 
-/** The evidence has the two words near each other, as lemmas or as stems. */
-export function hasPair(premise: TextProfile, a: Token | undefined, b: Token | undefined): boolean {
+/**
+ * The evidence has the two claim words near each other, as lemmas, as stems, or as senses
+ * (`senses`: the claim's paraphrase groups, so "pay yearly" is near in "annual payment"; in
+ * either order when one of them is in a group).
+ */
+export function hasPair(premise: TextProfile, a: Token | undefined, b: Token | undefined, senses: ReadonlyMap<Token, string>): boolean {
   if (!a || !b) return false;
-  const { lemmaIds, stemIds, lemmaPairs, stemPairs } = premise.pairs;
+  const { lemmaIds, stemIds, lemmaPairs, stemPairs, senseIds, sensePairs } = premise.pairs;
   const la = lemmaIds.get(a.lemma);
   const lb = lemmaIds.get(b.lemma);
   if (la !== undefined && lb !== undefined && lemmaPairs.has(pairKey(la, lb))) return true;
   const sa = stemIds.get(a.stem);
   const sb = stemIds.get(b.stem);
-  return sa !== undefined && sb !== undefined && stemPairs.has(pairKey(sa, sb));
+  if (sa !== undefined && sb !== undefined && stemPairs.has(pairKey(sa, sb))) return true;
+  const groupA = senses.get(a);
+  const groupB = senses.get(b);
+  if (groupA === undefined && groupB === undefined) return false;
+  const ga = groupA === undefined ? sa : senseIds.get(groupA);
+  const gb = groupB === undefined ? sb : senseIds.get(groupB);
+  return ga !== undefined && gb !== undefined && (sensePairs.has(pairKey(ga, gb)) || sensePairs.has(pairKey(gb, ga)));
 }
 
 /**
  * Which claim words the evidence states in another form: another derivation of the word
  * ("certification" for "certified", "store" for "storage"), a compound written split or joined
- * ("anytime" for "at any time", and the reverse), or a support verb before a noun the evidence
- * states in another form ("holds … certification" for "is … certified"). `sameWord` says which
- * words the evidence states as they are. Linear in the claim's tokens.
+ * ("anytime" for "at any time", and the reverse), a word or phrase of the same paraphrase group
+ * ("annual" for "yearly", "Monday to Friday" for "weekdays"; `senses`, the claim's groups), or a
+ * support verb before a noun the evidence states in another form, or as a verb ("holds …
+ * certification" for "is … certified", "gives a refund" for "is refunded"). `sameWord` says which
+ * words the evidence states as they are; `supportVerbs` are the support verbs covered so. Linear
+ * in the claim's tokens.
  */
-export function coveredByForm(premise: TextProfile, hypothesisDoc: AnalyzedText, words: readonly Token[], sameWord: (w: Token) => boolean): (w: Token) => boolean {
+export function coveredByForm(
+  premise: TextProfile,
+  hypothesisDoc: AnalyzedText,
+  words: readonly Token[],
+  sameWord: (w: Token) => boolean,
+  senses: ReadonlyMap<Token, string>,
+): { readonly covered: (w: Token) => boolean; readonly supportVerbs: ReadonlySet<Token> } {
   // Two adjacent claim words the evidence writes as one ("any time" for "anytime").
   const joinedCovered = new Set<Token>();
   const toks = hypothesisDoc.tokens;
@@ -108,14 +148,20 @@ export function coveredByForm(premise: TextProfile, hypothesisDoc: AnalyzedText,
       joinedCovered.add(b);
     }
   }
-  const derived = (w: Token): boolean => premise.stems.has(w.stem) || statesCompound(premise.compounds, w.lower) || joinedCovered.has(w);
-  // A support verb before a noun the evidence states as another word form: "holds …
-  // certification" for "is … certified".
+  const paraphrased = (w: Token): boolean => {
+    const group = senses.get(w);
+    return group !== undefined && premise.paraphrases.groups.has(group);
+  };
+  const derived = (w: Token): boolean => premise.stems.has(w.stem) || statesCompound(premise.compounds, w.lower) || joinedCovered.has(w) || paraphrased(w);
+  const statedAsVerb = (w: Token): boolean => premise.verbs.has(w.lemma);
+  // A support verb before a noun the evidence states as another word form ("holds …
+  // certification" for "is … certified"), or as the verb of the same lemma ("gives a refund" for
+  // "is refunded").
   const supportVerbs = new Set<Token>();
   words.forEach((w, k) => {
     if (!SUPPORT_VERBS.has(w.lemma) || sameWord(w)) return;
     const next = words.slice(k + 1, k + 1 + SUPPORT_VERB_REACH).find((x) => x.pos === "NOUN");
-    if (next && !sameWord(next) && derived(next)) supportVerbs.add(w);
+    if (next && (sameWord(next) ? statedAsVerb(next) : derived(next))) supportVerbs.add(w);
   });
-  return (w) => sameWord(w) || derived(w) || supportVerbs.has(w);
+  return { covered: (w) => sameWord(w) || derived(w) || supportVerbs.has(w), supportVerbs };
 }
