@@ -10,7 +10,7 @@ import type { EvidenceSpan } from "./evidence-span.ts";
 import { contradictingSentence, supportingSentence } from "./evidence-span.ts";
 import { limitInput } from "./input-limits.ts";
 import type { JoinedPair } from "./joined-pair.ts";
-import { joinTerms, joinedPairs, joinedWindow } from "./joined-pair.ts";
+import { heldByOne, joinTerms, joinedPairs, joinedWindow } from "./joined-pair.ts";
 import { scriptMismatch } from "./language.ts";
 import type { LimitName } from "./limits.ts";
 import { limitText, orderLimits } from "./limits.ts";
@@ -119,7 +119,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       // (core/joined-pair.ts). It sits at the end of its claim's range, so the cascade sees it too.
       const windowPairs = checks.slice(0, checked).reduce((n, chosen) => n + chosen.length, 0);
       const citedDocs = citedBy.slice(0, checked).map((cites) => new Set(cites.flatMap((c) => c.docs)));
-      const joinBy = plan.terms.slice(0, checked).map((t, ci) => joinTerms(t, analyzer.analyze(plan.claims[ci]?.text ?? "")));
+      // A claim one window holds whole is never joined: its claim is not analysed again for it.
+      const joinBy = plan.terms.slice(0, checked).map((t, ci) => (heldByOne(checks[ci] ?? [], new Set(t)) ? t : joinTerms(t, analyzer.analyze(plan.claims[ci]?.text ?? ""))));
       const joins = joinedPairs(checks.slice(0, checked), joinBy, citedDocs, windows, (settings.maxEntailmentCalls ?? Infinity) - windowPairs);
       const joinAt: number[] = [];
       checks.slice(0, checked).forEach((chosen, ci) => {

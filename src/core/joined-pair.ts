@@ -41,6 +41,11 @@ function held(terms: readonly string[], claim: ReadonlySet<string>): Set<string>
   return out;
 }
 
+/** Whether one of the windows holds every one of the claim's terms: then there is nothing to join. */
+export function heldByOne(checked: readonly ContextWindow[], claim: ReadonlySet<string>): boolean {
+  return checked.some((w) => held(w.terms, claim).size === claim.size);
+}
+
 /**
  * Whether one window holds both sentences. Sentences of two documents share none. Of one document,
  * a window holding both holds the first: its own, or a neighbour (consecutive windows share a
@@ -69,7 +74,11 @@ export function joinedPair(checked: readonly ContextWindow[], claimTerms: readon
   const claim = new Set(claimTerms);
   if (claim.size < 2 || checked.length < 2) return undefined;
   // A window holding every term of the claim was judged with all of them: nothing to join.
-  if (checked.some((w) => held(w.terms, claim).size === claim.size)) return undefined;
+  if (heldByOne(checked, claim)) return undefined;
+  // Nor can two sentences state a term no checked window holds.
+  const anywhere = new Set<string>();
+  for (const w of checked) for (const t of w.terms) if (claim.has(t)) anywhere.add(t);
+  if (anywhere.size < claim.size) return undefined;
   const candidates: Candidate[] = [];
   for (const w of checked) for (const s of w.sentences) candidates.push({ w, s, held: held(s.terms, claim) });
   let first: Candidate | undefined;

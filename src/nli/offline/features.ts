@@ -271,7 +271,7 @@ export function extractFeatures(premise: TextProfile, hypothesis: TextProfile, h
     }
   }
 
-  const swap = subjectSwap(premise.mentionClauses, hypothesis.mentionClauses, lexicon);
+  const swap = subjectSwap(premise.mentionClauses, hypothesis.mentionClauses, lexicon, premise.swapMemo);
   if (swap !== undefined) notes.push(swap);
 
   // A claim with no words is as covered as its numbers are; one with neither has nothing the

@@ -69,7 +69,7 @@ function isKindNoun(t: Token | undefined): boolean {
  * ("version 3") or preceded by a lowercase adjective or noun ("basic plan") is an instance too.
  * One pass: every token is looked at a bounded number of times.
  */
-function clauseMentions(tokens: readonly Token[], start: number, end: number, first: number): MentionClause {
+function clauseMentions(tokens: readonly Token[], start: number, end: number, first: number): { lemmas: Set<string>; mentions: Mention[] } {
   const lemmas = new Set<string>();
   const mentions: Mention[] = [];
   const textOf = (a: number, b: number): string => tokens.slice(a, b).map((t) => t.text).join(" ");
@@ -126,15 +126,16 @@ export function mentionClauses(doc: AnalyzedText): MentionClause[] {
   for (const s of doc.sentences) {
     let first = s.tokenStart;
     while (first < s.tokenEnd && doc.tokens[first]?.type === "punctuation") first++;
-    let previous: { lemmas: Set<string>; mentions: Mention[] } | undefined;
+    let previous: { lemmas: Set<string> } | undefined;
     for (const c of verbClauses(doc.tokens, s.tokenStart, s.tokenEnd)) {
       const clause = clauseMentions(doc.tokens, c.start, c.end, first);
       if (previous && clause.mentions.length === 0) {
         for (const l of clause.lemmas) previous.lemmas.add(l);
         continue;
       }
-      previous = { lemmas: new Set(clause.lemmas), mentions: [...clause.mentions] };
-      out.push(previous);
+      // Each clause is made here, so it is kept as made (the clauses after it may add their words).
+      previous = clause;
+      out.push(clause);
     }
   }
   return out;

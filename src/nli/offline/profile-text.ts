@@ -99,5 +99,6 @@ export function profileText(doc: AnalyzedText): TextProfile {
     negated: new Set(sentences.flatMap((s) => [...s.negated])),
     vocab: [...new Set(words.map((t) => t.lower))],
     softMemo: new Map(),
+    swapMemo: {},
   };
 }

@@ -3,6 +3,7 @@ import type { Quantity } from "../../core/quantities.ts";
 import type { Token } from "../../core/text.ts";
 import type { MentionClause } from "./mentions.ts";
 import type { Paraphrases } from "./paraphrase.ts";
+import type { SwapMemo } from "./subject-swap.ts";
 
 /**
  * Which ordered pairs of content words a text has at most three words apart, as lemmas and as
@@ -75,4 +76,6 @@ export interface TextProfile {
    * entry is the costliest feature; texts recur as windows across claims and rows). Bounded.
    */
   readonly softMemo: Map<string, number>;
+  /** Its clauses' mentions resolved, once, when it is the evidence of a claim that names something (see `subjectSwap`). */
+  readonly swapMemo: SwapMemo;
 }

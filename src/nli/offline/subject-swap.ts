@@ -5,7 +5,8 @@ import { resolveMention } from "./mentions.ts";
 /** Most of a claim's mentions checked for a swap: a claim naming more is checked on its first ones. */
 const MAX_CLAIM_MENTIONS = 16;
 
-interface KeyedClause {
+/** A clause of the evidence with its mentions resolved (computed once per evidence text: see `SwapMemo`). */
+export interface KeyedClause {
   readonly lemmas: ReadonlySet<string>;
   /** Each mention's key, with its kind (see `resolveMention`) and how it is written. */
   readonly keys: ReadonlyMap<string, { kind?: string; words: readonly string[]; text: string }>;
@@ -23,6 +24,26 @@ function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let n = 0;
   for (const l of a) if (b.has(l)) n++;
   return n;
+}
+
+/** What `subjectSwap` keeps of one evidence text between the claims checked against it. */
+export interface SwapMemo {
+  keyed?: readonly KeyedClause[];
+}
+
+/** The evidence's clauses with their mentions resolved. */
+function keyedClauses(premise: readonly MentionClause[], lexicon: Lexicon): KeyedClause[] {
+  return premise.map((c) => {
+    const keys = new Map<string, { kind?: string; words: readonly string[]; text: string }>();
+    const kinds = new Set<string>();
+    for (const m of c.mentions) {
+      const r = resolveMention(m, lexicon);
+      if (r === undefined) continue;
+      keys.set(r.key, { ...(r.kind === undefined ? {} : { kind: r.kind }), words: r.words, text: m.text });
+      if (r.kind !== undefined) kinds.add(r.kind);
+    }
+    return { lemmas: c.lemmas, keys, kinds };
+  });
 }
 
 /**
@@ -43,18 +64,11 @@ function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
  * Cost: per claim mention (at most MAX_CLAIM_MENTIONS), the claim clause's words against each
  * evidence clause naming that kind of thing: linear in the evidence and in the claim.
  */
-export function subjectSwap(premise: readonly MentionClause[], hypothesis: readonly MentionClause[], lexicon: Lexicon): string | undefined {
-  const clauses: KeyedClause[] = premise.map((c) => {
-    const keys = new Map<string, { kind?: string; words: readonly string[]; text: string }>();
-    const kinds = new Set<string>();
-    for (const m of c.mentions) {
-      const r = resolveMention(m, lexicon);
-      if (r === undefined) continue;
-      keys.set(r.key, { ...(r.kind === undefined ? {} : { kind: r.kind }), words: r.words, text: m.text });
-      if (r.kind !== undefined) kinds.add(r.kind);
-    }
-    return { lemmas: c.lemmas, keys, kinds };
-  });
+export function subjectSwap(premise: readonly MentionClause[], hypothesis: readonly MentionClause[], lexicon: Lexicon, memo: SwapMemo = {}): string | undefined {
+  // Most claims name nothing of a kind: then the evidence is never read.
+  if (!hypothesis.some((c) => c.lemmas.size > 0 && c.mentions.some((m) => resolveMention(m, lexicon) !== undefined))) return undefined;
+  memo.keyed ??= keyedClauses(premise, lexicon);
+  const clauses = memo.keyed;
   // Words said in a clause naming nothing of a kind, per kind (computed when a claim names that kind).
   const loose = new Map<string, Set<string>>();
   const looseOf = (kind: string): ReadonlySet<string> => {
