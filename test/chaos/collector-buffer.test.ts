@@ -54,7 +54,10 @@ describe("chaos: the collector's trace buffer under hold", () => {
   it("scores legitimate traces while 10,000 log-only traces are refreshed, reports the full buffer on /readyz and /metrics, and lets the stale traces go at maxTraceAgeMs", { timeout: 180_000 }, async () => {
     // At least maxTraceAgeMs (9 s) of holding, and waits of BACKGROUND_WORK each: the default 20 s is no bound for it on a busy machine.
     // Before: all 70 legitimate traces got 429 over 24 s, /readyz stayed 200, /metrics showed nothing.
-    const serve = await serveWith({ traceTimeoutMs: 3000, maxTraceAgeMs: 9000 });
+    // Each refresh is charged RECORD_BYTES (its digest is kept), so the default 64 MB byte budget fills after ~90 rounds:
+    // on a quick machine that came before maxTraceAgeMs, and the stale traces left as buffer_full instead. The byte
+    // budget is raised so that the trace count is the limit held, as the test means.
+    const serve = await serveWith({ traceTimeoutMs: 3000, maxTraceAgeMs: 9000, maxBufferBytes: 1024 * 1024 * 1024 });
     let round = 0;
     let holding = true;
     const hold = (async () => {
@@ -65,6 +68,8 @@ describe("chaos: the collector's trace buffer under hold", () => {
         expect(await post(`${serve.url}/v1/logs`, JSON.stringify(logsJson(traceId(1), records)))).toBe(200);
       }
     })();
+    // Awaited below; a failed test stops the collector under it, and that error is not the test's.
+    hold.catch(() => undefined);
     await waitUntil("the buffer is full", () => tally(serve.url), (t) => metric(t.text, "groundwatch_collector_buffer_traces") === 10_000, BACKGROUND_WORK);
 
     // 70 legitimate traces, each complete in one request, while the hold goes on; /readyz is watched.
