@@ -117,6 +117,49 @@ export interface EntailmentBackend extends BackendInfo {
   close(): Promise<void>;
 }
 
+/**
+ * One answer as a span detector reads it (a token-classification model such as LettuceDetect): the
+ * answer whole, the retrieved passages in order, and the question (absent: a summarisation prompt).
+ */
+export interface SpanInput {
+  readonly answer: string;
+  readonly passages: readonly string[];
+  readonly question?: string;
+}
+
+/**
+ * One answer token as a span detector scored it: its characters in the answer, `answer.slice(start, end)`
+ * (sub-word pieces of one word are separate tokens), and its probability of being unsupported by
+ * the passages. Tokens that cover no character (special tokens) are not listed.
+ */
+export interface ScoredToken {
+  readonly start: number;
+  readonly end: number;
+  readonly probability: number;
+}
+
+/** What a span detector found in one answer: every answer token it scored, in order, and what it cost. */
+export interface SpanDetection {
+  readonly tokens: readonly ScoredToken[];
+  /** Model inputs run for this answer (one per group of passages that fits the model's length). */
+  readonly runs: number;
+  /** Prompt tokens cut to fit the model's maximum length (a passage longer than the length alone). */
+  readonly truncatedTokens?: number;
+}
+
+/**
+ * Marks the words of an answer its passages do not support (core/spans.ts turns tokens into spans).
+ * Its unit is the whole answer, not a claim: it runs once per answer.
+ */
+export interface SpanDetector extends BackendInfo {
+  /** The probability at or above which a token is unsupported, fitted for this detector, used when the user sets none. */
+  readonly recommendedSpanThreshold?: number;
+  /** Scores every answer's tokens; resolves to one detection per input, in order, or rejects — never a made-up probability. */
+  detect(inputs: readonly SpanInput[], options?: CallOptions): Promise<SpanDetection[]>;
+  /** Releases models or threads. */
+  close(): Promise<void>;
+}
+
 /** Identity of a backend, without its methods, for attaching to results. */
 export function backendInfo(backend: BackendInfo): BackendInfo {
   return { name: backend.name, version: backend.version, tier: backend.tier };

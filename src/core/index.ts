@@ -1,5 +1,5 @@
 export { backendInfo } from "./backend.ts";
-export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource, RelevancePair, RelevanceScorerInfo } from "./backend.ts";
+export type { BackendInfo, BackendTier, EntailmentBackend, NliPair, NliProbabilities, NliResult, PremiseSource, RelevancePair, RelevanceScorerInfo, ScoredToken, SpanDetection, SpanDetector, SpanInput } from "./backend.ts";
 export { splitClaims } from "./claims/index.ts";
 export type { AnswerSegment, Claim, SkipReason, SkippedSentence } from "./claims/index.ts";
 export type { Span } from "./span.ts";
@@ -14,7 +14,9 @@ export type {
   AnswerInput,
   AnswerResult,
   GroundednessResult,
+  AnswerSpan,
   AnswerVerdict,
+  CallsByEngine,
   CallsSaved,
   CitationStatus,
   CitationSummary,
@@ -28,8 +30,11 @@ export type {
   RelevanceSettings,
   RelevanceThresholds,
   ResampleSupport,
+  SpanSettings,
   UnscorableReason,
 } from "./result.ts";
+export { claimTokenMax, spansByClaim, spansOf } from "./spans.ts";
+export type { ClaimPlace } from "./spans.ts";
 export { LIMIT_NAMES, capTokens, cutPoint, limitText } from "./limits.ts";
 export type { CappedText, LimitName } from "./limits.ts";
 export { indexWindows } from "./window-index.ts";

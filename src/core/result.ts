@@ -1,4 +1,4 @@
-import type { BackendInfo, CallOptions, EntailmentBackend } from "./backend.ts";
+import type { BackendInfo, CallOptions, EntailmentBackend, SpanDetector } from "./backend.ts";
 import type { SkippedSentence } from "./claims/types.ts";
 import type { ContextInput } from "./context.ts";
 import type { LimitName } from "./limits.ts";
@@ -135,8 +135,14 @@ export interface ClaimResult {
   readonly resampleSupport?: ResampleSupport;
   /** The citation markers attached to this claim, each checked against the documents it names. Absent when it cites nothing. */
   readonly citations?: readonly ClaimCitation[];
-  /** Why an unsupported claim was decided without the backend: it cites a document that was not retrieved. */
-  readonly reason?: "citation_not_retrieved";
+  /**
+   * Why an unsupported claim was decided as it was: `citation_not_retrieved` (decided without the
+   * backend: it cites a document that was not retrieved), `unsupported_span` (a span detector marked
+   * words of it: `spans` names them; core/spans.ts).
+   */
+  readonly reason?: "citation_not_retrieved" | "unsupported_span";
+  /** Indexes into the answer's `spans` of the spans that fall in this claim; absent when none does (or no span detector ran). */
+  readonly spans?: readonly number[];
   /** "triage": the cascade decided this claim on the cheap tier's score alone, without a model call (core/triage.ts); absent when the backend judged it. */
   readonly decidedBy?: "triage";
   /** Why a claim an ungrounded answer fails on is not supported (core/cause.ts); absent on the others. */
@@ -198,6 +204,28 @@ export interface CallsSaved {
   readonly triage: number;
 }
 
+/**
+ * Words of the answer a span detector marked as unsupported (core/spans.ts): a run of answer tokens
+ * each at or above the span threshold, merged across sub-word pieces.
+ */
+export interface AnswerSpan {
+  /** Character offsets into the answer. */
+  readonly start: number;
+  readonly end: number;
+  /** The highest token probability of being unsupported in the run. */
+  readonly probability: number;
+  /** The index of the claim the span falls in (the first it overlaps); null when it lies outside every checked claim. */
+  readonly claim: number | null;
+  /** The marked words, as the answer has them. */
+  readonly text: string;
+}
+
+/** What one answer cost, by engine: pairs the claim detector judged, and model inputs the span detector ran. */
+export interface CallsByEngine {
+  readonly claims: number;
+  readonly spans: number;
+}
+
 /** What every answer result carries besides its verdict. */
 interface AnswerResultBase {
   readonly claims: readonly ClaimResult[];
@@ -211,6 +239,10 @@ interface AnswerResultBase {
   readonly limits: readonly LimitName[];
   /** Entailment pairs sent to the backend for this answer (model calls made; pairs decided without one are in `callsSaved`). */
   readonly entailmentCalls: number;
+  /** With a span detector: the words it marked unsupported (empty when none); absent when no span detector ran. */
+  readonly spans?: readonly AnswerSpan[];
+  /** With a span detector: model work by engine (`entailmentCalls` stays the claim detector's pairs). */
+  readonly callsByEngine?: CallsByEngine;
   /** Pairs decided without a model call, by why; present when either count is above 0. */
   readonly callsSaved?: CallsSaved;
   /** Citation markers found in the answer and how they checked out; absent when it cites nothing. */
@@ -278,8 +310,25 @@ export interface GroundednessSettings {
   readonly nliCache?: NliCache;
   /** Measure context and answer relevance and name the cause of ungrounded answers; absent: neither is done. */
   readonly relevance?: RelevanceSettings;
+  /** A span detector (core/spans.ts): alone, or refining a claim detector's claims; absent: none runs. */
+  readonly spans?: SpanSettings;
   /** The cascade: a cheap tier scores every claim first and decides the ones it is sure of without the backend (core/triage.ts); absent: every claim goes to the backend. */
   readonly triage?: TriageSettings;
+}
+
+/**
+ * A span detector's part in scoring (core/spans.ts). `alone`: it is the only detector — a claim a
+ * span falls in is unsupported (reason `unsupported_span`), every other checked claim supported; a
+ * claim's score is 1 − its highest token probability, so the answer threshold τ and the span
+ * threshold are one number (a token is unsupported at probability ≥ 1 − τ). `refine`: a claim
+ * detector judges the claims and the spans, from one run per answer, name the words to distrust in
+ * them; verdicts stay the claim detector's.
+ */
+export interface SpanSettings {
+  readonly detector: SpanDetector;
+  readonly mode: "alone" | "refine";
+  /** `refine` only: the probability at or above which a token is unsupported (`alone` reads 1 − threshold). */
+  readonly threshold: number;
 }
 
 /** Offline scores at which the cascade decides a claim without a model call (core/triage.ts). */
