@@ -33,8 +33,8 @@ export type {
   SpanSettings,
   UnscorableReason,
 } from "./result.ts";
-export { claimTokenMax, spansByClaim, spansOf } from "./spans.ts";
-export type { ClaimPlace } from "./spans.ts";
+export { claimTokenMax, spanSegments, spansByClaim, spansOf } from "./spans.ts";
+export type { ClaimPlace, SpanSegment } from "./spans.ts";
 export { LIMIT_NAMES, capTokens, cutPoint, limitText } from "./limits.ts";
 export type { CappedText, LimitName } from "./limits.ts";
 export { indexWindows } from "./window-index.ts";

@@ -77,3 +77,31 @@ export function claimTokenMax(tokens: readonly ScoredToken[], claims: readonly C
   }
   return out;
 }
+
+/** One piece of a text cut at span edges: marked (`span` is the index into the spans) or not (null). */
+export interface SpanSegment {
+  readonly text: string;
+  readonly span: number | null;
+}
+
+/**
+ * `text` cut into its unmarked and marked pieces, in order, for a renderer to style (ANSI colour,
+ * plain brackets, HTML <mark>): one place for every view of an answer with its spans. `from` is the
+ * offset of `text` in the answer the spans point into (a claim's text: the claim's start). Spans out
+ * of order or overlapping an earlier one are clipped to what is left; linear in text and spans.
+ */
+export function spanSegments(text: string, spans: readonly Pick<AnswerSpan, "start" | "end">[], from = 0): SpanSegment[] {
+  const out: SpanSegment[] = [];
+  let at = 0;
+  for (let i = 0; i < spans.length; i++) {
+    const s = spans[i] as Pick<AnswerSpan, "start" | "end">;
+    const start = Math.max(at, Math.min(text.length, s.start - from));
+    const end = Math.max(start, Math.min(text.length, s.end - from));
+    if (end <= start) continue;
+    if (start > at) out.push({ text: text.slice(at, start), span: null });
+    out.push({ text: text.slice(start, end), span: i });
+    at = end;
+  }
+  if (at < text.length) out.push({ text: text.slice(at), span: null });
+  return out;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ScoredToken } from "../../src/core/backend.ts";
-import { claimTokenMax, spansByClaim, spansOf } from "../../src/core/spans.ts";
+import { claimTokenMax, spanSegments, spansByClaim, spansOf } from "../../src/core/spans.ts";
 
 /** Tokens for each whitespace-separated word of `answer` (split in two pieces when longer than 6), with the given probabilities in order. */
 function tokensOf(answer: string, probabilities: readonly number[]): ScoredToken[] {
@@ -74,5 +74,26 @@ describe("spans from a span detector's tokens", () => {
     const small = Math.min(run(20_000), run(20_000));
     const large = Math.min(run(80_000), run(80_000));
     expect(large / small).toBeLessThan(12);
+  });
+});
+
+describe("an answer cut at its spans, for every view", () => {
+  it("gives the unmarked and marked pieces in order, with each marked piece's span index", () => {
+    const text = "The Basic plan includes phone support.";
+    expect(spanSegments(text, [{ start: 4, end: 9 }, { start: 24, end: 37 }])).toEqual([
+      { text: "The ", span: null },
+      { text: "Basic", span: 0 },
+      { text: " plan includes ", span: null },
+      { text: "phone support", span: 1 },
+      { text: ".", span: null },
+    ]);
+  });
+
+  it("reads spans of a longer answer inside a claim's text from its offset, clipping what lies outside it", () => {
+    // The claim "It includes phone support." starts at 26 in its answer; a span 20–31 starts before it.
+    expect(spanSegments("It includes phone support.", [{ start: 20, end: 31 }], 26)).toEqual([
+      { text: "It includ", span: 0 },
+      { text: "es phone support.", span: null },
+    ]);
   });
 });
