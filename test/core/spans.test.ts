@@ -92,8 +92,8 @@ describe("an answer cut at its spans, for every view", () => {
   it("reads spans of a longer answer inside a claim's text from its offset, clipping what lies outside it", () => {
     // The claim "It includes phone support." starts at 26 in its answer; a span 20–31 starts before it.
     expect(spanSegments("It includes phone support.", [{ start: 20, end: 31 }], 26)).toEqual([
-      { text: "It includ", span: 0 },
-      { text: "es phone support.", span: null },
+      { text: "It in", span: 0 },
+      { text: "cludes phone support.", span: null },
     ]);
   });
 });
