@@ -276,6 +276,8 @@ function expectedBackend(score: ResolvedScoreOptions, hubCacheDir: string): { na
       return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
     case "onnx":
       return { name: `onnx (${predicted.model ?? (predicted.auto ? DEFAULT_MODEL_REPO : "no model")}${predicted.cachedDefault ? ", cached" : ""}${auto})`, tier: "production" };
+    case "spans":
+      return { name: `spans (${score.spanModel ?? "no span model"}, alone)`, tier: "production" };
   }
 }
 
