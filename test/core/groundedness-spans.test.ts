@@ -148,6 +148,7 @@ describe("a span detector alone", () => {
     const r = scored(await scorer.score({ answer: ANSWER, context: CONTEXT, question: "When?" }));
     expect(r.verdict).toBe("ungrounded");
     expect(r.relevance?.unmeasured?.reason).toBe("no_relevance_scorer");
+    expect(r.cause).toBe("unknown");
     expect(backend.classified).toBe(0);
   });
 });
