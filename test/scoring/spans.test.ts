@@ -4,6 +4,9 @@ import { resolveScoreOptions } from "../../src/config/score-options.ts";
 import { createScorer } from "../../src/sdk/create-scorer.ts";
 import type { Scorer } from "../../src/scoring/scorer.ts";
 import { createSpanDetector, spansOnlyBackend, SPANS_ONLY_REFUSAL } from "../../src/nli/registry.ts";
+import { startupBanner } from "../../src/cli/serve.ts";
+import { resolveCollectorOptions } from "../../src/collector/options.ts";
+import { resolveMonitorOptions } from "../../src/sdk/options.ts";
 import { testAnalyzer } from "../helpers/analyzer.ts";
 import { createFakeBackend } from "../helpers/fake-backend.ts";
 import type { FakeSpanDetector } from "../helpers/fake-span-detector.ts";
@@ -76,5 +79,23 @@ describe("the spans backend's entailment port", () => {
     const settings = { hubCacheDir: "/nonexistent-cache", judgeApiKey: undefined } as never;
     await expect(createSpanDetector(resolveScoreOptions({}), { settings })).resolves.toBeUndefined();
     await expect(createSpanDetector(resolveScoreOptions({ spanModel: "not a model!" }), { settings })).rejects.toMatchObject({ name: "ConfigError", field: "spanModel" });
+  });
+});
+
+describe("span options at the SDK's and the collector's edge", () => {
+  it("reach the monitor's scoring options from the environment, and serve's banner says what the detector does", () => {
+    const env = { GROUNDWATCH_SPAN_MODEL: "/models/lettuce", GROUNDWATCH_SPAN_THRESHOLD: "0.6" };
+    const monitor = resolveMonitorOptions({ env });
+    expect(monitor.score).toMatchObject({ spanModel: "/models/lettuce", spanThreshold: 0.6, spanLanguage: "en" });
+    const banner = startupBanner({ url: "http://127.0.0.1:4319", collector: resolveCollectorOptions({ env }), monitor, env, logEvaluations: false });
+    expect(banner).toMatch(/spans\s+refine \(\/models\/lettuce\): marks the words to distrust in the claims, span threshold 0.6 \(set\)/);
+    const alone = resolveMonitorOptions({ env: { ...env, GROUNDWATCH_BACKEND: "spans" } });
+    const aloneBanner = startupBanner({ url: "http://127.0.0.1:4319", collector: resolveCollectorOptions({ env }), monitor: alone, env, logEvaluations: false });
+    expect(aloneBanner).toMatch(/backend\s+spans \(\/models\/lettuce, alone\)/);
+  });
+
+  it("come from createMonitor's scoring options before the environment", () => {
+    const monitor = resolveMonitorOptions({ env: { GROUNDWATCH_SPAN_LANGUAGE: "de" }, scoring: { spanModel: "/m", spanLanguage: "fr" } });
+    expect(monitor.score).toMatchObject({ spanModel: "/m", spanLanguage: "fr" });
   });
 });
