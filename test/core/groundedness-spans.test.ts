@@ -153,6 +153,19 @@ describe("a span detector alone", () => {
   });
 });
 
+describe("a span detector alone, on answers it cannot score", () => {
+  it("leaves an unscorable answer unscorable, relevance saying it has no scorer, and never throws", async () => {
+    const detector = createFakeSpanDetector();
+    const backend = noPairs();
+    const scorer = createGroundednessScorer(backend, testAnalyzer(), { threshold: 0.5, topK: 2, tokenBudget: 40, relevance: { thresholds: { context: 0.3, answer: 0.3 }, topK: 2 }, spans: { detector, mode: "alone", threshold: 0.5 } });
+    const r = await scorer.score({ answer: "Hello!", context: CONTEXT, question: "When?" });
+    expect(r.verdict).toBe("unscorable");
+    expect(r.relevance?.unmeasured?.reason).toBe("no_relevance_scorer");
+    expect(detector.inputs).toHaveLength(0);
+    expect(backend.classified).toBe(0);
+  });
+});
+
 describe("a span detector refining a claim detector", () => {
   const refine = (detector: SpanDetector, threshold = 0.5) => createGroundednessScorer(createFakeBackend(), testAnalyzer(), { threshold: 0.5, topK: 2, tokenBudget: 40, spans: { detector, mode: "refine", threshold } });
 
