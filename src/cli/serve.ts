@@ -276,6 +276,8 @@ function expectedBackend(score: ResolvedScoreOptions, hubCacheDir: string): { na
       return { name: `judge (${score.judgeModel ?? "?"} at ${score.judgeUrl ?? "?"})`, tier: "production" };
     case "onnx":
       return { name: `onnx (${predicted.model ?? (predicted.auto ? DEFAULT_MODEL_REPO : "no model")}${predicted.cachedDefault ? ", cached" : ""}${auto})`, tier: "production" };
+    case "spans":
+      return { name: `spans (${score.spanModel ?? "no span model"}, alone)`, tier: "production" };
   }
 }
 
@@ -333,6 +335,7 @@ export function startupBanner(s: { url: string; healthUrl?: string | undefined; 
     ["threshold", `${(monitor.thresholdSource === "default" ? defaultThreshold : (score.threshold ?? defaultThreshold)).toFixed(4)} (${thresholdFrom(monitor.thresholdSource)})`],
     ["relevance", relevance],
     ...(score.cascade ? [["cascade", cascadeLine(score, backend.tier, cal?.cascadeThresholds)] as [string, string]] : []),
+    ...(score.spanModel !== undefined ? [["spans", spansLine(score, cal?.spanThreshold?.threshold)] as [string, string]] : []),
     ["calibration", calibration],
     ...caveats.map((c): [string, string] => ["WARNING", `calibration: ${c.message}`]),
     ["drift", drift],
@@ -348,6 +351,13 @@ export function startupBanner(s: { url: string; healthUrl?: string | undefined; 
   ];
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return rows.map(([k, v]) => `  ${k.padEnd(width)}${sanitizeForTerminal(v)}\n`).join("");
+}
+
+/** The banner's span detector line (only with a span model): alone or refining, and the span threshold in force. */
+function spansLine(score: ResolvedScoreOptions, calibrated: number | null | undefined): string {
+  if (score.backend === "spans") return `alone (${score.spanModel ?? "?"}): a token at or above 1 − the threshold marks its claim unsupported`;
+  const threshold = score.spanThreshold === undefined ? "the detector's default" : `${score.spanThreshold} (${calibrated === score.spanThreshold ? "calibration" : "set"})`;
+  return `refine (${score.spanModel ?? "?"}): marks the words to distrust in the claims, span threshold ${threshold}; verdicts stay the claim backend's`;
 }
 
 /** The banner's cascade line (only with the cascade on): its thresholds and where they come from, or why it does nothing. */

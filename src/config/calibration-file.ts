@@ -78,6 +78,12 @@ export interface Calibration extends CalibrationProvenance {
    * none (withCalibratedCascade); undefined for a file without them.
    */
   readonly cascadeThresholds: TriageThresholds | undefined;
+  /**
+   * The span threshold calibrate recorded ("spans"): `alone` (backend spans) 1 − `threshold`,
+   * `refine` fitted on the answer labels; `threshold` null when it could not be fitted. Undefined for
+   * a file without a span detector.
+   */
+  readonly spanThreshold: { readonly mode: "alone" | "refine"; readonly threshold: number | null } | undefined;
   /** The rates the file claims for its threshold (tpr, fpr, precision), and their counts when recorded; undefined when it records none. */
   readonly claimed: ClaimedRates | undefined;
   /** Every row the threshold was fitted on, as calibrate scored it; undefined for a file written before calibrate recorded them. */
@@ -121,9 +127,21 @@ export function withCalibratedCascade(values: ResolvedScoreOptions, calibration:
   return { ...values, cascadeSupportAbove: values.cascadeSupportAbove ?? fitted.supportAbove, cascadeUnsupportBelow: values.cascadeUnsupportBelow ?? fitted.unsupportBelow };
 }
 
-/** Scoring values with everything a calibration sets where nothing explicit does: its relevance and cascade thresholds. */
-export function withCalibratedThresholds(values: ResolvedScoreOptions, calibration: Pick<Calibration, "relevanceThresholds" | "cascadeThresholds"> | undefined): ResolvedScoreOptions {
-  return withCalibratedCascade(withCalibratedRelevance(values, calibration), calibration);
+/**
+ * Scoring values with a calibration's refine-mode span threshold applied where none was set
+ * explicitly and a span detector refines a claim backend: explicit > calibration > the detector's
+ * fitted one. Alone (backend spans) the span threshold is 1 − the answer threshold, which the
+ * calibration's threshold already sets.
+ */
+export function withCalibratedSpans(values: ResolvedScoreOptions, calibration: Pick<Calibration, "spanThreshold"> | undefined): ResolvedScoreOptions {
+  const fitted = calibration?.spanThreshold;
+  if (!fitted || fitted.mode !== "refine" || fitted.threshold === null || values.spanModel === undefined || values.backend === "spans") return values;
+  return { ...values, spanThreshold: values.spanThreshold ?? fitted.threshold };
+}
+
+/** Scoring values with everything a calibration sets where nothing explicit does: its relevance, cascade and span thresholds. */
+export function withCalibratedThresholds(values: ResolvedScoreOptions, calibration: Pick<Calibration, "relevanceThresholds" | "cascadeThresholds"> & Partial<Pick<Calibration, "spanThreshold">> | undefined): ResolvedScoreOptions {
+  return withCalibratedSpans(withCalibratedCascade(withCalibratedRelevance(values, calibration), calibration), calibration?.spanThreshold ? { spanThreshold: calibration.spanThreshold } : undefined);
 }
 
 const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
@@ -156,6 +174,16 @@ function cascadeOf(v: unknown, field: string, path: string): TriageThresholds | 
   if (!finite(unsupportBelow) || unsupportBelow < 0 || unsupportBelow > 1) throw new ConfigError(field, path, '"cascade.unsupportBelow" is not a number from 0 to 1');
   if (!(supportAbove > unsupportBelow)) throw new ConfigError(field, path, '"cascade.supportAbove" is not above "cascade.unsupportBelow"');
   return { supportAbove, unsupportBelow };
+}
+
+/** calibration.json's "spans": a mode and a threshold from 0 to 1 (null: not fitted); anything else is a ConfigError. */
+function spansOf(v: unknown, field: string, path: string): Calibration["spanThreshold"] {
+  if (v === undefined) return undefined;
+  const c = asPlainObject(v);
+  if (!c) throw new ConfigError(field, path, '"spans" is not a JSON object');
+  if (c.mode !== "alone" && c.mode !== "refine") throw new ConfigError(field, path, '"spans.mode" is not "alone" or "refine"');
+  if (c.threshold !== null && (!finite(c.threshold) || c.threshold < 0 || c.threshold > 1)) throw new ConfigError(field, path, '"spans.threshold" is not a number from 0 to 1 or null');
+  return { mode: c.mode, threshold: c.threshold };
 }
 
 /** The dataset fingerprint recorded in the file, or undefined when it has none; a hash of a bundled example counts as bundled whatever the file says. */
@@ -235,6 +263,7 @@ export function readCalibrationFile(path: string, field = "calibrationFile", opt
     dataset: fingerprintOf(d, bundled),
     relevanceThresholds: relevanceOf(c.relevance, field, path),
     cascadeThresholds: cascadeOf(c.cascade, field, path),
+    spanThreshold: spansOf(c.spans, field, path),
     claimed: claimedOf(c),
     fittedRows: fittedRowsOf(c.fittedRows, field, path),
     comparison: comparisonOf(asPlainObject(c.comparison)),

@@ -9,13 +9,18 @@ import { fieldReader } from "./resolve.ts";
 import { checkVariant } from "./variant.ts";
 
 /** Entailment backends: embedded heuristic, local ONNX model, LLM judge, or the best available. */
-export const BACKEND_CHOICES = ["auto", "offline", "onnx", "judge"] as const;
+export const BACKEND_CHOICES = ["auto", "offline", "onnx", "judge", "spans"] as const;
+
+/** The prompt languages a span detector reads (LettuceDetect's prompt files). */
+export const SPAN_LANGUAGES = ["en", "de", "fr", "es", "it", "pl", "cn", "hu"] as const;
+export type SpanLanguage = (typeof SPAN_LANGUAGES)[number];
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
 /** How answers are scored. Every field is optional; see `resolveScoreOptions` for the order. */
 export interface ScoreOptions {
   /**
-   * auto (default: onnx when a model is configured or cached, else offline), offline, onnx or judge. Env GROUNDWATCH_BACKEND.
+   * auto (default: onnx when a model is configured or cached, else offline), offline, onnx, judge, or spans (the span
+   * detector `spanModel` alone). Env GROUNDWATCH_BACKEND.
    * onnx needs the optional peer onnxruntime-node (`npm install onnxruntime-node`); without it, auto with only the
    * default model cached falls back to offline with a warning, and onnx (or a configured model) is a ConfigError.
    */
@@ -40,6 +45,20 @@ export interface ScoreOptions {
    * Used by the onnx backend; without it, onnx measures relevance with the offline backend's lexical relevance. Env GROUNDWATCH_RELEVANCE_MODEL.
    */
   readonly relevanceModel?: string;
+  /**
+   * Span detector (an ONNX token-classification model such as LettuceDetect or TinyLettuce): a directory, or a repo id
+   * already pulled. With backend `spans` it is the only detector (alone); with any other backend it runs once per answer
+   * and marks the words to distrust in the claim detector's claims (refine). Env GROUNDWATCH_SPAN_MODEL.
+   */
+  readonly spanModel?: string;
+  /**
+   * Probability in [0, 1] at or above which a token is unsupported. Refine mode: default the detector's fitted one,
+   * else a calibration's, else 0.5. Backend `spans`: it is 1 − the answer threshold (setting it sets the answer
+   * threshold when none is set). Env GROUNDWATCH_SPAN_THRESHOLD.
+   */
+  readonly spanThreshold?: number;
+  /** The span detector's prompt language: en (default), de, fr, es, it, pl, cn or hu. Env GROUNDWATCH_SPAN_LANGUAGE. */
+  readonly spanLanguage?: string;
   /** Refuse to start on a triage-tier backend. Env GROUNDWATCH_REQUIRE_PRODUCTION=1. */
   readonly requireProduction?: boolean;
   /** Answer threshold in [0, 1]; default: the backend's fitted threshold, else 0.5. Env GROUNDWATCH_THRESHOLD. */
@@ -128,6 +147,10 @@ export interface ResolvedScoreOptions {
   /** The recipe named, or undefined: the backend recognises one. */
   readonly recipe: string | undefined;
   readonly relevanceModel: string | undefined;
+  readonly spanModel: string | undefined;
+  /** Undefined means "the detector's fitted one, else a calibration's, else 0.5" (refine), "1 − the answer threshold" (spans). */
+  readonly spanThreshold: number | undefined;
+  readonly spanLanguage: SpanLanguage;
   readonly requireProduction: boolean;
   /** Undefined means "use the backend's recommended threshold". */
   readonly threshold: number | undefined;
@@ -206,6 +229,9 @@ export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSourc
     variant: variant.value === undefined ? undefined : checkVariant(variant.value, variant.field),
     recipe: str("recipe"),
     relevanceModel: str("relevanceModel"),
+    spanModel: str("spanModel"),
+    spanThreshold: num("spanThreshold", 0, 1, false),
+    spanLanguage: read("spanLanguage", oneOf(SPAN_LANGUAGES), "en"),
     requireProduction: bool("requireProduction") ?? false,
     threshold: num("threshold", 0, 1, false),
     topK: num("topK", 1, 50, true) ?? DEFAULT_SETTINGS.topK,
@@ -237,6 +263,9 @@ export function resolveScoreSources(options: ScoreOptions = {}, from: ScoreSourc
     answerRelevanceThreshold: num("answerRelevanceThreshold", 0, 1, false),
     ...resolveCascade(read),
   };
+  if (values.backend === "spans" && values.spanModel === undefined) {
+    throw new ConfigError("spanModel", undefined, `the spans backend needs a span detector: --span-model DIR|REPO (or ${SCORE_ENV.spanModel}, or the config's scoring.spanModel)`);
+  }
   return { values, sources };
 }
 

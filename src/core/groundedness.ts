@@ -1,4 +1,4 @@
-import type { CallOptions, EntailmentBackend, NliPair, NliResult } from "./backend.ts";
+import type { CallOptions, EntailmentBackend, NliPair, NliResult, SpanDetection } from "./backend.ts";
 import { backendInfo, scopedBackend } from "./backend.ts";
 import { attributeCauses, unscoredRelevance } from "./cause-analysis.ts";
 import { backendFailure, checkedBackend } from "./checked-backend.ts";
@@ -22,6 +22,11 @@ import type { AnswerInput, GroundednessResult, CitationSummary, ClaimResult, Evi
 import type { TextAnalyzer } from "./text.ts";
 import type { JudgedWindow } from "./verdict.ts";
 import { answerContribution, citationsOf, judgeClaim, misattributedCitations } from "./verdict.ts";
+import { aloneClaims, detectSpans, placeSpans, refineClaims } from "./span-judge.ts";
+import type { ClaimPlace } from "./spans.ts";
+
+/** What a span detector adds to an answer result. */
+type SpanFields = Pick<GroundednessResult, "spans" | "callsByEngine" | "spansUnmeasured">;
 
 function contextIsEmpty(texts: readonly string[]): boolean {
   return texts.every((d) => d.trim() === "");
@@ -55,7 +60,9 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
   const triage = settings.triage ? { ...settings.triage, backend: checkedBackend(settings.triage.backend) } : undefined;
   // The question is read no further than an answer would be (attacker-sized text meets the same limits).
   const cutText = (text: string | undefined): string | undefined => (text === undefined ? undefined : limitText(text, settings.maxAnswerChars ?? Infinity, settings.maxTokenChars ?? Infinity).text);
-  const scoreAnswer = async ({ answer, context, question }: AnswerInput, backend: EntailmentBackend): Promise<GroundednessResult> => {
+  const spanSettings = settings.spans;
+  const alone = spanSettings?.mode === "alone";
+  const scoreAnswer = async ({ answer, context, question }: AnswerInput, backend: EntailmentBackend, options?: CallOptions): Promise<GroundednessResult> => {
       if (answer.trim() === "") return unscorable("empty_answer", "the answer is empty");
       const documents = toDocuments(context);
       const texts = documents.map((d) => d.text);
@@ -96,7 +103,8 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       const citedBy = attachMarkers(plan, resolved, toAnswer);
       const checks = windowsToCheck(plan, citedBy, settings.topK);
       // The per-answer entailment budget: claims whose windows would go past it are not checked.
-      const checked = claimsWithinBudget(checks, settings.maxEntailmentCalls);
+      // Alone, no pair is sent: every claim is checked (the detector reads the answer whole).
+      const checked = alone ? plan.claims.length : claimsWithinBudget(checks, settings.maxEntailmentCalls);
       if (checked < plan.claims.length) limits.add("entailment_calls");
       const claims = plan.claims.slice(0, checked).map(inAnswer);
       const skipped: SkippedSentence[] = [
@@ -111,6 +119,25 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         return unscorable("no_checkable_claims", `the answer has no checkable claim (skipped: ${reasons})`, skipped, limits, 0, summary(0));
       }
       if (windows.length === 0) return unscorable("empty_context", "the context has no sentences", skipped, limits, 0, summary(0));
+      // The span detector runs once per answer, on the texts the claims were read from; its offsets
+      // are mapped back as the claims' are. It runs beside the claim pairs (refine) or alone.
+      const places: ClaimPlace[] = plan.claims.slice(0, checked).map((c, ci) => ({ index: ci, start: c.start, end: c.end }));
+      const cutQuestion = cutText(question);
+      type SpanRun = { ok: true; detection: SpanDetection } | { ok: false; error: unknown };
+      const spanRun: Promise<SpanRun> | undefined = spanSettings
+        ? detectSpans(spanSettings.detector, { answer: input.answer.text, passages: checkedDocs, ...(cutQuestion === undefined ? {} : { question: cutQuestion }) }, options).then(
+            (detection): SpanRun => ({ ok: true, detection }),
+            (error: unknown): SpanRun => ({ ok: false, error }),
+          )
+        : undefined;
+      if (spanSettings && alone && spanRun) {
+        const run = await spanRun;
+        if (!run.ok) return unscorable("backend_error", backendFailure(spanSettings.detector.name, run.error), skipped, limits, 0, summary(0));
+        const { tokens, runs } = run.detection;
+        const placed = placeSpans(input.answer.text, tokens, 1 - settings.threshold, places, toAnswer);
+        const judged = aloneClaims(claims, places, tokens, placed);
+        return finish(judged, { spans: placed.spans, callsByEngine: { claims: 0, spans: runs } }, 0, {});
+      }
       const pairs: NliPair[] = [];
       // Per claim, the [from, to) range of its pairs (a claim's pairs are contiguous).
       const ranges: Array<{ from: number; to: number }> = [];
@@ -190,31 +217,43 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         const decision = decided.get(ci);
         return decision && triage ? decidedByTriage(result, decision, settings.threshold, triage) : result;
       });
-      const score = Math.min(...claimResults.map((c) => answerContribution(c.score, c.contradiction)));
-      const verdict = score >= settings.threshold && claimResults.every((c) => c.verdict === "supported") ? "grounded" : "ungrounded";
-      const attributed = relevance
-        ? await attributeCauses({ ...(question === undefined ? {} : { question: cutText(question) ?? "" }), answer: input.answer.text, windows, documents: checkedDocs.length, documentTexts: checkedDocs, claims: claimResults, verdict, threshold: settings.threshold, backend, analyzer, settings: relevance })
-        : undefined;
-      return {
-        verdict,
-        score,
-        threshold: settings.threshold,
-        ...(attributed?.cause === undefined ? {} : { cause: attributed.cause }),
-        ...(attributed?.causeReason === undefined ? {} : { causeReason: attributed.causeReason }),
-        claims: attributed?.claims ?? claimResults,
-        skipped,
-        backend: info,
-        limits: orderLimits(limits),
-        entailmentCalls: send.length,
-        ...callsSavedOf(lookup.saved),
-        ...citationsOf(summary(misattributedCitations(claimResults))),
-        ...(attributed ? { relevance: attributed.relevance } : {}),
-      };
+      if (!spanSettings || !spanRun) return finish(claimResults, {}, send.length, callsSavedOf(lookup.saved));
+      // Refine: the claim detector's verdicts stand whatever the span detector does.
+      const run = await spanRun;
+      const callsByEngine = { claims: send.length, spans: run.ok ? run.detection.runs : 0 };
+      if (!run.ok) return finish(claimResults, { callsByEngine, spansUnmeasured: { reason: "backend_error", detail: backendFailure(spanSettings.detector.name, run.error) } }, send.length, callsSavedOf(lookup.saved));
+      const placed = placeSpans(input.answer.text, run.detection.tokens, spanSettings.threshold, places, toAnswer);
+      return finish(refineClaims(claimResults, placed), { spans: placed.spans, callsByEngine }, send.length, callsSavedOf(lookup.saved));
+
+      /** The answer's score, verdict and causes from its judged claims. */
+      async function finish(claimResults: readonly ClaimResult[], spanFields: SpanFields, entailmentCalls: number, saved: ReturnType<typeof callsSavedOf>): Promise<GroundednessResult> {
+        const score = Math.min(...claimResults.map((c) => answerContribution(c.score, c.contradiction)));
+        const verdict = score >= settings.threshold && claimResults.every((c) => c.verdict === "supported") ? "grounded" : "ungrounded";
+        const attributed = relevance
+          ? await attributeCauses({ ...(question === undefined ? {} : { question: cutQuestion ?? "" }), answer: input.answer.text, windows, documents: checkedDocs.length, documentTexts: checkedDocs, claims: claimResults, verdict, threshold: settings.threshold, backend, analyzer, settings: relevance })
+          : undefined;
+        return {
+          verdict,
+          score,
+          threshold: settings.threshold,
+          ...(attributed?.cause === undefined ? {} : { cause: attributed.cause }),
+          ...(attributed?.causeReason === undefined ? {} : { causeReason: attributed.causeReason }),
+          claims: attributed?.claims ?? claimResults,
+          skipped,
+          backend: info,
+          limits: orderLimits(limits),
+          entailmentCalls,
+          ...spanFields,
+          ...saved,
+          ...citationsOf(summary(misattributedCitations(claimResults))),
+          ...(attributed ? { relevance: attributed.relevance } : {}),
+        };
+      }
   };
   return {
     async score(input: AnswerInput, options?: CallOptions): Promise<GroundednessResult> {
       const backend = scopedBackend(shared, options);
-      const result = await scoreAnswer(input, backend);
+      const result = await scoreAnswer(input, backend, options);
       if (result.verdict !== "unscorable" || !relevance || result.reason === "backend_error") return result;
       // Nothing was scored: whether the answer addresses the question is still worth knowing (a refusal does).
       const measured = await unscoredRelevance(cutText(input.question), cutText(input.answer) ?? "", backend, relevance);

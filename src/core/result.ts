@@ -243,6 +243,11 @@ interface AnswerResultBase {
   readonly spans?: readonly AnswerSpan[];
   /** With a span detector: model work by engine (`entailmentCalls` stays the claim detector's pairs). */
   readonly callsByEngine?: CallsByEngine;
+  /**
+   * `refine` mode only: the span detector failed on this answer, so no span was measured (`spans` is
+   * absent) while the claim detector's verdicts stand. Absent whenever spans were measured.
+   */
+  readonly spansUnmeasured?: { readonly reason: "backend_error"; readonly detail: string };
   /** Pairs decided without a model call, by why; present when either count is above 0. */
   readonly callsSaved?: CallsSaved;
   /** Citation markers found in the answer and how they checked out; absent when it cites nothing. */

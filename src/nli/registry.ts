@@ -4,7 +4,8 @@ import type { BackendSettings } from "../config/hub.ts";
 import type { ResolvedScoreOptions } from "../config/score-options.ts";
 import { JUDGE_API_KEY_ENV, SCORE_ENV } from "../config/score-options.ts";
 import type { TextAnalyzer } from "../core/text.ts";
-import type { EntailmentBackend } from "../core/backend.ts";
+import type { EntailmentBackend, SpanDetector } from "../core/backend.ts";
+import { createOnnxSpanDetector } from "./onnx/span-detector.ts";
 import { DEFAULT_MODEL_REPO, cachedSnapshot, isRepoId } from "./hub/cache.ts";
 import { modelDirectory, notAModelError, notCachedError } from "./hub/describe.ts";
 import { createJudgeBackend } from "./judge/backend.ts";
@@ -14,7 +15,7 @@ import type { OnnxImporter } from "./onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_INSTALL_HINT, ONNX_RUNTIME_PACKAGE, OnnxRuntimeMissingError, isOnnxRuntimeMissing, loadOnnxRuntime, onnxRuntimeResolvable } from "./onnx/runtime.ts";
 
 /** Backend names this build can create. */
-export const BACKEND_NAMES = ["offline", "onnx", "judge"] as const;
+export const BACKEND_NAMES = ["offline", "onnx", "judge", "spans"] as const;
 
 /**
  * The model directory for --model (or `field`, e.g. relevanceModel): an existing directory, or a
@@ -32,7 +33,10 @@ export function resolveModelDir(model: string, cacheDir: string, field = "model"
 }
 
 export interface CreatedBackend {
+  /** The claim detector; with backend `spans`, spansOnlyBackend's port for the span detector (it judges no pair). */
   readonly backend: EntailmentBackend;
+  /** The span detector (spanModel), when one is configured: alone with backend `spans`, else refining `backend`'s claims. Closing `backend` closes it only in alone mode. */
+  readonly spans?: { readonly detector: SpanDetector; readonly mode: "alone" | "refine" };
   /** Things the user must be told (e.g. falling back to the triage backend). */
   readonly warnings: readonly string[];
 }
@@ -53,7 +57,7 @@ export interface CreateBackendDeps {
 export type OnnxRuntimeNeed = { readonly need: "required"; readonly field: string; readonly value: string } | { readonly need: "preferred"; readonly model: string };
 
 export function onnxRuntimeNeed(options: Pick<ResolvedScoreOptions, "backend" | "model">, hubCacheDir: string): OnnxRuntimeNeed | undefined {
-  if (options.backend === "onnx") return { need: "required", field: "backend", value: "onnx" };
+  if (options.backend === "onnx" || options.backend === "spans") return { need: "required", field: "backend", value: options.backend };
   if (options.backend !== "auto") return undefined;
   if (options.model !== undefined) return { need: "required", field: "model", value: options.model };
   const cached = cachedSnapshot(hubCacheDir, DEFAULT_MODEL_REPO);
@@ -85,6 +89,7 @@ export function predictBackend(options: Pick<ResolvedScoreOptions, "backend" | "
   if (options.backend === "offline") return { name: "offline", tier: "triage", auto: false };
   if (options.backend === "judge") return { name: "judge", tier: "production", auto: false };
   if (options.backend === "onnx") return { name: "onnx", tier: "production", auto: false, model: options.model };
+  if (options.backend === "spans") return { name: "spans", tier: "production", auto: false };
   const need = onnxRuntimeNeed(options, settings.hubCacheDir);
   if (need?.need === "required") return { name: "onnx", tier: "production", auto: true, model: options.model };
   if (need?.need === "preferred" && runtimeResolvable()) return { name: "onnx", tier: "production", auto: true, model: DEFAULT_MODEL_REPO, cachedDefault: true };
@@ -104,6 +109,68 @@ export function predictBackend(options: Pick<ResolvedScoreOptions, "backend" | "
  * `requireProduction` refuses a triage backend.
  */
 export async function createBackend(options: ResolvedScoreOptions, deps: CreateBackendDeps): Promise<CreatedBackend> {
+  if (options.backend === "spans") {
+    const detector = await createSpanDetector(options, deps);
+    if (!detector) throw new ConfigError("spanModel", undefined, "the spans backend needs a span detector (--span-model DIR|REPO)");
+    return { backend: spansOnlyBackend(detector), spans: { detector, mode: "alone" }, warnings: [] };
+  }
+  const created = await createClaimBackend(options, deps);
+  const detector = await createSpanDetector(options, deps).catch(async (error: unknown) => {
+    await created.backend.close();
+    throw error;
+  });
+  return detector ? { ...created, spans: { detector, mode: "refine" } } : created;
+}
+
+/**
+ * The span detector `spanModel` names (an existing directory, or a repo id in the hub cache: a
+ * ConfigError on spanModel otherwise), loaded on the onnx tier; undefined when none is configured.
+ */
+export async function createSpanDetector(options: Pick<ResolvedScoreOptions, "spanModel" | "spanLanguage" | "variant" | "onnxThreads" | "onnxWorkers" | "onnxBatchWaitMs" | "onnxMaxBatch">, deps: Pick<CreateBackendDeps, "settings" | "importOnnxRuntime">): Promise<SpanDetector | undefined> {
+  if (options.spanModel === undefined) return undefined;
+  const dir = resolveModelDir(options.spanModel, deps.settings.hubCacheDir, "spanModel");
+  try {
+    return await createOnnxSpanDetector(
+      {
+        dir,
+        workers: options.onnxWorkers,
+        batchWaitMs: options.onnxBatchWaitMs,
+        maxBatch: options.onnxMaxBatch,
+        language: options.spanLanguage,
+        ...(options.variant ? { variant: options.variant } : {}),
+        ...(options.onnxThreads ? { threads: options.onnxThreads } : {}),
+      },
+      deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {},
+    );
+  } catch (error) {
+    if (isOnnxRuntimeMissing(error)) throw new OnnxRuntimeMissingError("spanModel", options.spanModel);
+    throw error;
+  }
+}
+
+/** Why a `spans` backend's port refuses a pair: the only detector reads whole answers, not (premise, claim) pairs. */
+export const SPANS_ONLY_REFUSAL = "the spans backend is a token-classification span detector: it judges no entailment pair, so semantic entropy and claim consistency cannot be measured with it (use a claim detector, e.g. --backend onnx, with --span-model to refine it)";
+
+/**
+ * The entailment port of backend `spans` (the span detector alone, core/span-judge.ts): it carries
+ * the detector's identity and a recommended answer threshold of 1 − its span threshold (0.5 without
+ * one), has no relevance scorer, and rejects every classify with SPANS_ONLY_REFUSAL, so what needs
+ * pairs (semantic entropy, claim consistency) reports it could not be measured, and relevance is
+ * `no_relevance_scorer`. Closing it closes the detector.
+ */
+export function spansOnlyBackend(detector: SpanDetector): EntailmentBackend {
+  return {
+    name: detector.name,
+    version: detector.version,
+    tier: detector.tier,
+    recommendedThreshold: 1 - (detector.recommendedSpanThreshold ?? 0.5),
+    classify: () => Promise.reject(new Error(SPANS_ONLY_REFUSAL)),
+    close: () => detector.close(),
+  };
+}
+
+/** Creates the claim detector the options name (every backend but `spans`). */
+async function createClaimBackend(options: ResolvedScoreOptions, deps: CreateBackendDeps): Promise<CreatedBackend> {
   const warnings: string[] = [];
   let choice = options.backend;
   let model = options.model;
@@ -143,6 +210,8 @@ export async function createBackend(options: ResolvedScoreOptions, deps: CreateB
     warnings.push(`relevanceModel ${options.relevanceModel} is read by the onnx backend only: the ${choice} backend measures relevance with its own scorer (${choice === "judge" ? "the judge" : "lexical"})`);
   }
   switch (choice) {
+    case "spans":
+      throw new ConfigError("backend", "spans", "the spans backend is created by createBackend");
     case "offline":
       return { backend: createOfflineBackend({ analyzer: deps.analyzer }), warnings };
     case "onnx": {

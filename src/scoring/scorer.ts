@@ -14,11 +14,11 @@ import { createNliCache } from "../core/nli-cache.ts";
 import { applyResampleShortfall } from "./resample-shortfall.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import { createTextAnalyzer } from "../core/text.ts";
-import type { BackendInfo, CallOptions, EntailmentBackend } from "../core/backend.ts";
+import type { BackendInfo, CallOptions, EntailmentBackend, SpanDetector } from "../core/backend.ts";
 import { backendInfo, scopedBackend } from "../core/backend.ts";
 import { checkedBackend } from "../core/checked-backend.ts";
 import type { OnnxImporter } from "../nli/onnx/runtime.ts";
-import { createBackend } from "../nli/registry.ts";
+import { createBackend, createSpanDetector, spansOnlyBackend } from "../nli/registry.ts";
 import { createOfflineBackend } from "../nli/offline/backend.ts";
 import { cascadeThresholds } from "../config/score-options.ts";
 import { DEFAULT_RELEVANCE_THRESHOLDS, DEFAULT_SETTINGS } from "../config/defaults.ts";
@@ -70,6 +70,11 @@ export interface Scorer {
   readonly entailment: EntailmentBackend;
   /** The answer threshold in force (explicit, else the backend's fitted one). */
   readonly threshold: number;
+  /**
+   * The span detector's part, when one is configured (spanModel): `alone` (backend spans) or `refine`,
+   * and the token probability at or above which a word is marked (alone: 1 − `threshold`).
+   */
+  readonly spans: { readonly mode: "alone" | "refine"; readonly threshold: number; readonly detector: BackendInfo } | undefined;
   /** The relevance thresholds in force (explicit, else the backend's fitted ones); undefined when relevance is off. */
   readonly relevanceThresholds: RelevanceThresholds | undefined;
   /** Warnings the caller must show the user (e.g. falling back to a triage backend). */
@@ -86,6 +91,8 @@ export interface ResolvedScorerDeps {
   readonly settings: BackendSettings;
   /** Use this backend instead of creating one from the options. */
   readonly backend?: EntailmentBackend;
+  /** Use this span detector instead of loading `spanModel` (alone with backend `spans`, else refining the backend). */
+  readonly spanDetector?: SpanDetector;
   readonly analyzer?: TextAnalyzer;
   /** Imports onnxruntime-node for the onnx backend (default: the real import); injected in tests. */
   readonly importOnnxRuntime?: OnnxImporter;
@@ -94,9 +101,13 @@ export interface ResolvedScorerDeps {
 /** Loads the backend the resolved options name (unless one is given) and builds the pipeline. */
 export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps: ResolvedScorerDeps): Promise<Scorer> {
   const analyzer = deps.analyzer ?? createTextAnalyzer({ maxTokenChars: resolved.maxTokenChars, cacheBytes: Math.floor(resolved.cacheBytes / 2) });
-  const created = deps.backend ? { backend: deps.backend, warnings: [] } : await createBackend(resolved, { analyzer, settings: deps.settings, ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) });
+  const created = await createdBackends(resolved, deps, analyzer);
   const shared = created.backend;
-  const threshold = resolved.threshold ?? shared.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
+  const spans = created.spans;
+  const alone = spans?.mode === "alone";
+  // Alone, the answer threshold and the span threshold are one number: τ = 1 − the span threshold.
+  const threshold = resolved.threshold ?? (alone && resolved.spanThreshold !== undefined ? 1 - resolved.spanThreshold : undefined) ?? shared.recommendedThreshold ?? DEFAULT_SETTINGS.threshold;
+  const spanThreshold = spans ? (alone ? 1 - threshold : (resolved.spanThreshold ?? spans.detector.recommendedSpanThreshold ?? DEFAULT_SETTINGS.threshold)) : undefined;
   const fitted = shared.recommendedRelevanceThresholds ?? DEFAULT_RELEVANCE_THRESHOLDS;
   const relevanceThresholds: RelevanceThresholds = { context: resolved.contextRelevanceThreshold ?? fitted.context, answer: resolved.answerRelevanceThreshold ?? fitted.answer };
   // Judgements of (premise, hypothesis) pairs by this backend's version, shared by groundedness, entropy and
@@ -107,9 +118,10 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
   // Every reply checked once, here where the backend enters scoring (core/checked-backend.ts).
   const checked = checkedBackend(shared);
   // The cascade: the offline tier in front of a model backend (core/triage.ts); nothing in front of the offline one itself.
-  const cheap = resolved.cascade && shared.tier === "production" ? createOfflineBackend({ analyzer }) : undefined;
+  const cheap = resolved.cascade && shared.tier === "production" && !alone ? createOfflineBackend({ analyzer }) : undefined;
   const triage = cheap ? { backend: cheap, ...cascadeThresholds(resolved) } : undefined;
-  const warnings = resolved.cascade && !cheap ? [...created.warnings, `cascade ignored: the ${shared.name} backend is the cheap tier itself (the cascade puts the offline tier in front of an onnx or judge backend)`] : created.warnings;
+  const warnings = [...created.warnings, ...spanWarnings(resolved, alone, threshold)];
+  if (resolved.cascade && !cheap) warnings.push(alone ? "cascade ignored: the spans backend sends no entailment pair to put a cheap tier in front of" : `cascade ignored: the ${shared.name} backend is the cheap tier itself (the cascade puts the offline tier in front of an onnx or judge backend)`);
   const pipeline = createGroundednessScorer(checked, analyzer, {
     threshold,
     topK: resolved.topK,
@@ -124,6 +136,7 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
     ...(nliCache ? { nliCache } : {}),
     ...(resolved.relevance ? { relevance: { thresholds: relevanceThresholds, topK: Math.min(resolved.topK, shared.relevanceTopK ?? resolved.topK), maxPairs: resolved.maxEntailmentCalls } } : {}),
     ...(triage ? { triage } : {}),
+    ...(spans && spanThreshold !== undefined ? { spans: { detector: spans.detector, mode: spans.mode, threshold: spanThreshold } } : {}),
   });
   const policy: CombinedPolicy = { entropyThreshold: resolved.entropyThreshold, mode: resolved.combinedPolicy, failOnUnstableClaims: resolved.failOnUnstableClaims };
   return {
@@ -184,10 +197,36 @@ export async function createResolvedScorer(resolved: ResolvedScoreOptions, deps:
     entailment: shared,
     threshold,
     relevanceThresholds: resolved.relevance ? relevanceThresholds : undefined,
+    spans: spans && spanThreshold !== undefined ? { mode: spans.mode, threshold: spanThreshold, detector: backendInfo(spans.detector) } : undefined,
     warnings,
     close: async () => {
       await cheap?.close();
       await shared.close();
+      // Alone, the backend's port closes the detector; refining, it is closed here.
+      if (spans?.mode === "refine") await spans.detector.close();
     },
   };
+}
+
+/** The claim detector and the span detector the options name, or the ones given (deps.backend, deps.spanDetector). */
+async function createdBackends(resolved: ResolvedScoreOptions, deps: ResolvedScorerDeps, analyzer: TextAnalyzer): Promise<{ backend: EntailmentBackend; spans?: { detector: SpanDetector; mode: "alone" | "refine" }; warnings: readonly string[] }> {
+  const loadDeps = { settings: deps.settings, ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}) };
+  if (!deps.backend && !deps.spanDetector) return createBackend(resolved, { analyzer, ...loadDeps });
+  const detector = deps.spanDetector ?? (await createSpanDetector(resolved, loadDeps));
+  if (resolved.backend === "spans") {
+    if (!detector) throw new Error("the spans backend needs a span detector");
+    return { backend: spansOnlyBackend(detector), spans: { detector, mode: "alone" }, warnings: [] };
+  }
+  const claims = deps.backend ?? (await createBackend({ ...resolved, spanModel: undefined }, { analyzer, ...loadDeps })).backend;
+  return { backend: claims, ...(detector ? { spans: { detector, mode: "refine" as const } } : {}), warnings: [] };
+}
+
+/** What the user must be told about the span detector's settings. */
+function spanWarnings(resolved: ResolvedScoreOptions, alone: boolean, threshold: number): string[] {
+  if (!alone) return [];
+  const out = ["the spans backend judges no entailment pair: semantic entropy and claim consistency cannot be measured with it, and relevance is unmeasured (no relevance scorer)"];
+  if (resolved.threshold !== undefined && resolved.spanThreshold !== undefined && Math.abs(1 - resolved.spanThreshold - threshold) > 1e-9) {
+    out.push(`spanThreshold ${resolved.spanThreshold} ignored: with the spans backend the span threshold is 1 − the answer threshold (${threshold}), so it is ${1 - threshold}`);
+  }
+  return out;
 }

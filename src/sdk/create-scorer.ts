@@ -2,7 +2,7 @@ import type { BackendSettings } from "../config/hub.ts";
 import { resolveBackendSettings } from "../config/hub.ts";
 import type { ResolvedScoreOptions, ScoreOptions } from "../config/score-options.ts";
 import { resolveScoreOptions } from "../config/score-options.ts";
-import type { EntailmentBackend } from "../core/backend.ts";
+import type { EntailmentBackend, SpanDetector } from "../core/backend.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import type { OnnxImporter } from "../nli/onnx/runtime.ts";
 import type { Scorer } from "../scoring/scorer.ts";
@@ -19,6 +19,8 @@ export interface CreateScorerDeps {
   readonly file?: ScoreOptions;
   /** Use this backend instead of creating one from the options. */
   readonly backend?: EntailmentBackend;
+  /** Use this span detector instead of loading `spanModel`: alone with backend `spans`, else refining the backend's claims. */
+  readonly spanDetector?: SpanDetector;
   readonly analyzer?: TextAnalyzer;
   /** Imports onnxruntime-node for the onnx backend (default: the real import); injected in tests. */
   readonly importOnnxRuntime?: OnnxImporter;
@@ -35,6 +37,7 @@ export function createScorer(options: ScoreOptions = {}, deps: CreateScorerDeps 
   return createResolvedScorer(resolved, {
     settings: deps.settings ?? resolveBackendSettings(env),
     ...(deps.backend ? { backend: deps.backend } : {}),
+    ...(deps.spanDetector ? { spanDetector: deps.spanDetector } : {}),
     ...(deps.analyzer ? { analyzer: deps.analyzer } : {}),
     ...(deps.importOnnxRuntime ? { importOnnxRuntime: deps.importOnnxRuntime } : {}),
   });

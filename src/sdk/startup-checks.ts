@@ -14,8 +14,9 @@ export function checkStartup(resolved: ResolvedMonitorOptions, scoreOptions: Res
   // A model that cannot be found is a configuration error: raise it now, not in a worker.
   if (scoreOptions.model !== undefined) resolveModelDir(scoreOptions.model, hubCacheDir);
   if (scoreOptions.relevanceModel !== undefined && scoreOptions.backend !== "offline" && scoreOptions.backend !== "judge") resolveModelDir(scoreOptions.relevanceModel, hubCacheDir, "relevanceModel");
-  // So is asking for the onnx backend without its optional runtime installed.
-  const runtimeNeed = onnxRuntimeNeed(scoreOptions, hubCacheDir);
+  if (scoreOptions.spanModel !== undefined) resolveModelDir(scoreOptions.spanModel, hubCacheDir, "spanModel");
+  // So is asking for the onnx backend (or a span detector, which runs on it) without its optional runtime installed.
+  const runtimeNeed = onnxRuntimeNeed(scoreOptions, hubCacheDir) ?? (scoreOptions.spanModel !== undefined ? { need: "required" as const, field: "spanModel", value: scoreOptions.spanModel } : undefined);
   if (runtimeNeed?.need === "required" && !onnxRuntimeResolvable()) throw new OnnxRuntimeMissingError(runtimeNeed.field, runtimeNeed.value);
   const calibration = resolved.calibration;
   // A calibration that established nothing is applied (requireValidCalibration refuses it), but never silently.

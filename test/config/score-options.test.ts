@@ -24,7 +24,7 @@ describe("resolveScoreOptions", () => {
     expect(() => resolveScoreOptions({ threshold: 2 })).toThrow("invalid threshold: 2");
     expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_TOKEN_BUDGET: "lots" } })).toThrow('invalid GROUNDWATCH_TOKEN_BUDGET: "lots" (expected an integer from 16 to 8192)');
     expect(() => resolveScoreOptions({}, { file: { topK: 2.5 } })).toThrow("invalid config file scoring.topK: 2.5");
-    expect(() => resolveScoreOptions({ backend: "gpu" })).toThrow('invalid backend: "gpu" (expected one of auto, offline, onnx, judge)');
+    expect(() => resolveScoreOptions({ backend: "gpu" })).toThrow('invalid backend: "gpu" (expected one of auto, offline, onnx, judge, spans)');
     expect(() => resolveScoreOptions({}, { env: { GROUNDWATCH_REQUIRE_PRODUCTION: "maybe" } })).toThrow('invalid GROUNDWATCH_REQUIRE_PRODUCTION: "maybe" (expected true or false)');
     expect(() => resolveScoreOptions({ variant: "int4" })).toThrow('invalid variant: "int4" (expected auto, fp32, int8, fp16, q4, quantized');
   });

@@ -39,7 +39,7 @@ const asRow = (label: 0 | 1, r: GroundednessResult): CascadeRow => ({ label, cla
 
 /** A collector for calibrate's rows: the offline scorer is the calibrated one when it is offline, else one of its own. */
 export async function cascadeCollector(scoring: ResolvedScoreOptions, scorer: Pick<Scorer, "backend">, io: CommandIo): Promise<CascadeCollector> {
-  const cheap = scorer.backend.tier === "triage" ? undefined : await scorerFor({ ...scoring, backend: "offline", cascade: false, relevance: false, threshold: undefined }, io);
+  const cheap = scorer.backend.tier === "triage" ? undefined : await scorerFor({ ...scoring, backend: "offline", cascade: false, relevance: false, threshold: undefined, spanModel: undefined }, io);
   const halves = { fit: [] as CascadeRow[], check: [] as CascadeRow[] };
   return {
     async add(id, label, scored, input) {

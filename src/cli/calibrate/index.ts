@@ -5,6 +5,7 @@ import type { RelevanceCalibration } from "./relevance.ts";
 import { calibrateRelevance, relevanceLines } from "./relevance.ts";
 import { calibrateDrift } from "./drift.ts";
 import { cascadeCollector, cascadeLines } from "./cascade.ts";
+import { spanCollector, spanLines, spansScoring } from "./spans.ts";
 import type { Criterion } from "../../core/calibration.ts";
 import { aurocWithInterval, calibrationVerdict, labelsToSettle } from "../../core/calibration.ts";
 import type { Blocked, CausedFitRow } from "../../core/calibration-fit.ts";
@@ -60,6 +61,12 @@ a claim is decided without a model call with --cascade on) on half the set, by a
 id, and checks them on the other half: decided answers must be right 97% of the time on both, else
 it records 1 and 0, which decide nothing. A scorer using the calibration reads them where none is set.
 
+With a span detector (--span-model) it records the span threshold ("spans" in calibration.json):
+with --backend spans it is 1 - the fitted threshold (a token is unsupported at or above it);
+refining a claim backend, it is fitted on the answer labels (an answer is flagged by its spans when
+its highest token probability reaches it, chosen by the same criterion), or recorded as not fitted
+with the reason. A scorer using the calibration reads it where --span-threshold is not set.
+
 It also fits the relevance thresholds the cause of an ungrounded answer is read with (as
 "relevance" in calibration.json, with their evidence): the context threshold from each row's own
 context against another row's context swapped in (seeded; relevance to the question, or without
@@ -114,9 +121,10 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     const outPath = outputFile("--out", args.out ?? "calibration.json", io);
     const compared = comparedCalibration(args.compare, io);
     const scoring = resolveCliScoring(args, io).scoring;
-    const scorer = await scorerFor(scoring, io);
+    const scorer = await scorerFor(spansScoring(scoring), io);
     for (const w of scorer.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
     const cascade = await cascadeCollector(scoring, scorer, io);
+    const spanRows = spanCollector(scorer);
 
     const read: Array<{ id: string | number; label: 0 | 1; score: number | null; blocked: Blocked | undefined; cause: string | undefined }> = [];
     const fitRows: RelevanceFitRow[] = [];
@@ -149,6 +157,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
         fitRows.push({ question, answer, context, cause: labelledCause === "retrieval" || labelledCause === "generation" ? labelledCause : undefined });
         const r = await scorer.score({ answer, context });
         await cascade.add(parsed.row.id, label, r, { answer, context });
+        spanRows.add(label, r);
         read.push({ id: parsed.row.id, label, score: r.verdict === "unscorable" ? null : r.score, blocked: blockedBy(r), cause: label === 0 ? labelledCause : undefined });
       }
       try {
@@ -178,6 +187,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     );
     const fitted: CausedFitRow[] = rows;
     const fit = fitThreshold(fitted, criterion, criterion === "target_fpr" ? targetFpr : targetRecall);
+    const spans = spanRows.fit(fit.threshold, criterion, criterion === "target_fpr" ? targetFpr : targetRecall);
     const inForce = thresholdInForce({ compared, out: outPath, scoring, scorerThreshold: scorer.threshold, backend: scorer.backend.name });
     const classes = classOutcomes(fitted, inForce.threshold, fit.threshold, ["retrieval", "generation", "citation"]);
     const verdict = calibrationVerdict(est);
@@ -224,6 +234,8 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
       ...(relevance ? { relevance } : {}),
       // The cascade's thresholds on this set (read back where --cascade-support-above/-unsupport-below are not set).
       cascade: cascadeFit,
+      // The span threshold: alone, 1 − threshold; refining, fitted on the answer labels (null when it could not be).
+      ...(spans ? { spans } : {}),
       // What the new threshold does to each class beside the threshold in force (groundwatch evidence shows it).
       comparison: { inForce, classes },
       // Every fitted row as the threshold was fitted to it: doctor recounts the rates and re-scores a sample.
@@ -232,6 +244,7 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     writeCalibrationReport(io, { est, fit, criterion, inForce, classes, unscorable, unscorablePolicy, rows: rows.length, positives, verdict, settle, production: fromProduction, relevance: relevanceLines(relevance, scorer.relevanceThresholds), audit, outPath, bundled, set: String(args.set) });
     writeOutputFile("--out", outPath, `${JSON.stringify(calibration, null, 2)}\n`);
     for (const l of cascadeLines(cascadeFit)) io.stdout.write(`${l}\n`);
+    for (const l of spanLines(spans)) io.stdout.write(`${l}\n`);
     for (const l of drift.lines) io.stdout.write(`${l}\n`);
     if (drift.warning) io.stderr.write(drift.warning);
     io.stdout.write(`wrote ${outPath}\n`);

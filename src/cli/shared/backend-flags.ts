@@ -7,6 +7,9 @@ export const BACKEND_FLAGS = {
   variant: { type: "string" },
   recipe: { type: "string" },
   "relevance-model": { type: "string" },
+  "span-model": { type: "string" },
+  "span-threshold": { type: "string" },
+  "span-language": { type: "string" },
   "require-production": { type: "boolean" },
   "onnx-threads": { type: "string" },
   "onnx-workers": { type: "string" },
@@ -22,11 +25,12 @@ export const BACKEND_FLAGS = {
 } as const;
 
 export const BACKEND_FLAGS_HELP = `Backend:
-  --backend NAME        auto (default), offline, onnx or judge; env GROUNDWATCH_BACKEND.
+  --backend NAME        auto (default), offline, onnx, judge or spans; env GROUNDWATCH_BACKEND.
                         auto = onnx when a model is configured or the default model is cached,
                         else offline (triage-grade, with a warning). onnx needs the optional
                         peer onnxruntime-node: npm install onnxruntime-node (CPU-only:
                         ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node)
+                        spans = the span detector (--span-model) alone: it marks unsupported words
   --model DIR|REPO      ONNX model directory, or a repo pulled with \`groundwatch model pull\`
   --variant V           ONNX graph: auto (default: int8 for this CPU, else generic int8, else
                         fp32), fp32, int8, quantized, or a graph's file name; env GROUNDWATCH_MODEL_VARIANT
@@ -36,6 +40,14 @@ export const BACKEND_FLAGS_HELP = `Backend:
                         env GROUNDWATCH_RECIPE
   --relevance-model DIR|REPO  relevance cross-encoder for the onnx backend (cause attribution);
                         env GROUNDWATCH_RELEVANCE_MODEL; without one, relevance is lexical
+  --span-model DIR|REPO  span detector (a token-classification model such as LettuceDetect): alone
+                        with --backend spans, else it marks the words to distrust in the claims;
+                        env GROUNDWATCH_SPAN_MODEL
+  --span-threshold X    token probability at or above which a word is marked (0-1; default the
+                        detector's fitted one, else 0.5; with --backend spans, 1 - the threshold);
+                        env GROUNDWATCH_SPAN_THRESHOLD
+  --span-language L     the detector's prompt: en (default), de, fr, es, it, pl, cn, hu;
+                        env GROUNDWATCH_SPAN_LANGUAGE
   --require-production  refuse to run on a triage-tier backend (env GROUNDWATCH_REQUIRE_PRODUCTION=1)
   --onnx-threads N      onnxruntime threads per worker;  --onnx-workers N  inference worker threads
   --onnx-max-batch N    most pairs in one inference call, across observations (1-256, default 32)
@@ -63,6 +75,7 @@ export function backendOptionsFromFlags(values: Values): { options: ScoreOptions
     ["judge-budget", "judgeBudget"],
     ["cascade-support-above", "cascadeSupportAbove"],
     ["cascade-unsupport-below", "cascadeUnsupportBelow"],
+    ["span-threshold", "spanThreshold"],
   ];
   const options: Record<string, unknown> = {};
   for (const [flag, key] of numbers) {
@@ -77,6 +90,8 @@ export function backendOptionsFromFlags(values: Values): { options: ScoreOptions
     ["variant", "variant"],
     ["recipe", "recipe"],
     ["relevance-model", "relevanceModel"],
+    ["span-model", "spanModel"],
+    ["span-language", "spanLanguage"],
     ["judge-url", "judgeUrl"],
     ["judge-model", "judgeModel"],
   ];

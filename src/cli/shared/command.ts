@@ -216,7 +216,8 @@ export function scorerFor(scoring: ResolvedScoreOptions, io: CommandIo): Promise
 /** Creates the backend the flags ask for, printing its warnings. */
 export async function openBackend(values: Parameters<typeof scoreOptionsFromFlags>[0], io: CommandIo): Promise<EntailmentBackend> {
   const { scoring, hub, judgeApiKey } = resolveCliScoring(values, io);
-  const created = await createBackend(scoring, { analyzer: createTextAnalyzer(), settings: { hubCacheDir: hub.cacheDir, judgeApiKey } });
+  // Only the entailment port is used here: a span detector refining it would be loaded for nothing (backend spans keeps its own).
+  const created = await createBackend(scoring.backend === "spans" ? scoring : { ...scoring, spanModel: undefined }, { analyzer: createTextAnalyzer(), settings: { hubCacheDir: hub.cacheDir, judgeApiKey } });
   for (const w of created.warnings) io.stderr.write(`groundwatch: WARNING: ${w}\n`);
   return created.backend;
 }
