@@ -35,7 +35,7 @@ describe("score --format table with spans", () => {
 
   it("shows a supported claim with marked words (refine mode) instead of hiding it", () => {
     const r = spanResult();
-    const refined = { ...r, claims: r.claims.map((c) => (c.index === 1 ? { ...c, verdict: "supported" as const, score: 0.93, reason: undefined } : c)) };
+    const refined = { ...r, claims: r.claims.map(({ reason: _reason, ...c }) => (c.index === 1 ? { ...c, verdict: "supported" as const, score: 0.93 } : { ...c, reason: "unsupported_span" as const })) };
     const text = formatResultBlock("q1", SPAN_ANSWER, refined).join("\n");
     expect(text).toContain('~ supported (0.930) but words marked: "It has 3 million people."');
     expect(text).toContain("marked: «3 million» p=0.87");

@@ -69,7 +69,7 @@ export function reportMarkdown(r: EvalReport): string {
   const spans = r.rows.flatMap((row) => (row.spans ?? []).map((span) => ({ row, span })));
   if (spans.length > 0) {
     lines.push("", "| id | marked words | offsets | p | claim |", "|---|---|---|---|---|");
-    for (const { row, span } of spans.slice(0, 50)) lines.push(`| ${mdText(row.id, 80)} | ${mdMarked(span.text, [{ ...span, start: 0, end: span.text.length }], 0, REPORT_SPAN_TEXT)} | [${span.start}, ${span.end}) | ${span.probability.toFixed(2)} | ${span.claim === null ? "–" : span.claim} |`);
+    for (const { row, span } of spans.slice(0, 50)) lines.push(`| ${mdText(row.id, 80)} | ${mdText(span.text, REPORT_SPAN_TEXT)} | [${span.start}, ${span.end}) | ${span.probability.toFixed(2)} | ${span.claim === null ? "–" : span.claim} |`);
     if (spans.length > 50) lines.push("", `${spans.length - 50} more marked spans in report.json and report.html.`);
   }
   // Labelled rows whose verdict disagrees with their label, grounded ones included (a missed hallucination).
