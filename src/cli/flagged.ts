@@ -5,7 +5,7 @@ import type { HttpBounds } from "../net/bounded-fetch.ts";
 import { fetchBounded } from "../net/bounded-fetch.ts";
 import { redactSecrets } from "../net/redact.ts";
 import { sleep } from "../net/retry.ts";
-import type { FlaggedAnswer, FlaggedClaim } from "../evaluation/types.ts";
+import type { FlaggedAnswer, FlaggedClaim, FlaggedSpan } from "../evaluation/types.ts";
 import { FLAGGED_MAX_LIMIT, isFlaggedCursor } from "../evaluation/flagged-ring.ts";
 import { UsageError, numberFlag, parseFlags, runCommand } from "./shared/command.ts";
 import { EXIT } from "./shared/exit-codes.ts";
@@ -13,6 +13,8 @@ import type { CommandIo } from "./shared/io.ts";
 import { writeLine } from "./shared/io.ts";
 import { plainText, sourceText } from "./shared/escape.ts";
 import { evidenceLabel } from "./report/evidence.ts";
+import type { MarkStyle } from "./shared/spans.ts";
+import { SPANS_SHOWN, claimMarkedLine, markStyleFor, markedText, spanLine } from "./shared/spans.ts";
 import { fetchFailure } from "../net/fetch-error.ts";
 
 export const FLAGGED_HELP = `groundwatch flagged — the answers behind the page: recent answers the collector flagged
@@ -26,7 +28,10 @@ answers that are not grounded, oldest first: time, route, verdict, score, cause,
 flagged claim with its offsets in the answer, then, labelled, its evidence: the document by its
 position ([1] is the first retrieved) and the sentence's offsets in it. The question, the answer,
 claim and evidence text, and the documents' ids or titles ([1] ("refund-policy.md")) appear only
-when the collector captures content (monitor.captureContent).
+when the collector captures content (monitor.captureContent). With a span detector, each answer
+lists the spans it marked (offsets, probability, claim; their words with content capture), the
+answer shows them marked (bold red on a terminal, [[ … ]] in a pipe or with NO_COLOR), and each
+claim its marked words ("marked: «…» p=0.91").
 
   --url URL         the collector, e.g. http://127.0.0.1:${DEFAULT_COLLECTOR_PORT} (serve's default)
   --route R         only this route label (as /metrics shows it)
@@ -58,16 +63,46 @@ const TEXT_SHOWN = 500;
 const quoted = (v: unknown): string => `"${plainText(v, TEXT_SHOWN)}"`;
 const offsets = (start: unknown, end: unknown): string => `[${clean(start)}, ${clean(end)})`;
 
+/** Spans of one answer checked against it for marking (each costs its length at most). */
+const MARKED_MAX = 200;
+
+/** The spans of a reply's answer that are spans (offsets that are numbers); a collector's reply is read, not trusted. */
+function spansOf(value: unknown): FlaggedSpan[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.filter((s): s is FlaggedSpan => typeof s === "object" && s !== null && Number.isFinite((s as FlaggedSpan).start) && Number.isFinite((s as FlaggedSpan).end));
+}
+
+/**
+ * With a span detector: the answer with the spans whose words it still holds at their offsets marked
+ * (redaction or the cap may have moved them: those are listed only), then each span (words with
+ * content capture, offsets, probability, claim); none without one.
+ */
+function spanLines(a: FlaggedAnswer, spans: readonly FlaggedSpan[] | undefined, style: MarkStyle): string[] {
+  if (spans === undefined) return [];
+  const answer = typeof a.answer === "string" ? a.answer : undefined;
+  // At most the first MARKED_MAX spans are checked against the answer (the reply is bounded, not trusted).
+  const placed = answer === undefined ? [] : spans.slice(0, MARKED_MAX).filter((s) => typeof s.text === "string" && answer.slice(s.start, s.end) === s.text);
+  return [
+    ...(answer !== undefined && placed.length > 0 ? [`  marked:   ${markedText(answer, placed, style, TEXT_SHOWN)}`] : []),
+    `  spans: ${spans.length === 0 ? "none marked" : `${spans.length} marked`}`,
+    ...spans.slice(0, SPANS_SHOWN).map((s) => `    ${spanLine({ ...s, ...(typeof s.text === "string" ? { text: s.text } : {}) })}`),
+    ...(spans.length > SPANS_SHOWN ? [`    (${spans.length - SPANS_SHOWN} more spans)`] : []),
+  ];
+}
+
 /**
  * One answer as table lines: its row; with content capture, its question and answer; then per
  * claim a line with the claim (verdict, cause, offsets in the answer, text) and, under it, a line
  * with its evidence (labelled as what it is: contradicting, nearest, or where the claim is
  * supported instead), the document by its position and name, the sentence's offsets and text.
+ * With a span detector, the answer with its marked words (`style`: colour, else `[[` … `]]`) and its
+ * spans after the answer, and each claim's marked words under it.
  */
-export function flaggedLines(a: FlaggedAnswer): string[] {
+export function flaggedLines(a: FlaggedAnswer, style: MarkStyle = { color: false }): string[] {
   const score = typeof a.score === "number" ? a.score.toFixed(3) : "-";
   const row = [clean(a.time).padEnd(24), clean(a.route).padEnd(20), clean(a.verdict).padEnd(11), score.padStart(6), clean(a.cause ?? "-").padEnd(10), clean(a.traceId)].join("  ");
   const said = [...(a.question !== undefined ? [`  question: ${quoted(a.question)}`] : []), ...(a.answer !== undefined ? [`  answer:   ${quoted(a.answer)}`] : [])];
+  const spans = spansOf(a.spans);
   const claims = (Array.isArray(a.claims) ? a.claims : []).flatMap((c: FlaggedClaim) => {
     const cause = c.cause !== undefined ? ` (${clean(c.cause)})` : "";
     const text = c.text !== undefined ? ` ${quoted(c.text)}` : "";
@@ -75,9 +110,10 @@ export function flaggedLines(a: FlaggedAnswer): string[] {
     const e = c.evidence;
     const evidenceText = c.evidenceText !== undefined ? ` ${quoted(c.evidenceText)}` : "";
     const evidence = e ? `      ${evidenceLabel(c.verdict)}: document ${sourceText(e.doc, e)} at ${offsets(e.start, e.end)}${evidenceText}` : "      no evidence";
-    return [claim, evidence];
+    const marked = claimMarkedLine(c.spans, spans);
+    return [claim, evidence, ...(marked !== undefined ? [`      ${marked}`] : [])];
   });
-  return [row, ...said, ...claims];
+  return [row, ...said, ...spanLines(a, spans, style), ...claims];
 }
 
 const TABLE_HEADER = ["TIME".padEnd(24), "ROUTE".padEnd(20), "VERDICT".padEnd(11), "SCORE".padStart(6), "CAUSE".padEnd(10), "TRACE"].join("  ");
@@ -162,6 +198,7 @@ export function runFlagged(argv: readonly string[], io: CommandIo): Promise<numb
     process.once("SIGINT", onSignal);
     try {
       let headerShown = false;
+      const style = markStyleFor(io.stdout, io.env);
       const print = async (answers: readonly FlaggedAnswer[]): Promise<void> => {
         for (const a of answers) {
           if (format === "jsonl") {
@@ -170,7 +207,7 @@ export function runFlagged(argv: readonly string[], io: CommandIo): Promise<numb
           }
           if (!headerShown) await writeLine(io.stdout, TABLE_HEADER);
           headerShown = true;
-          for (const line of flaggedLines(a)) await writeLine(io.stdout, line);
+          for (const line of flaggedLines(a, style)) await writeLine(io.stdout, line);
         }
       };
       // Newest first from the collector; printed oldest first, so the newest is at the bottom.

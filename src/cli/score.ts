@@ -9,6 +9,8 @@ import type { ScoreRow } from "./shared/score-rows.ts";
 import { parseScoreRow } from "./shared/score-rows.ts";
 import { outputFile } from "./shared/files.ts";
 import { formatResultBlock, modelWorkLine, tableHeader } from "./shared/table.ts";
+import { markStyleFor } from "./shared/spans.ts";
+import type { CallsByEngine } from "../core/result.ts";
 import type { EntailmentCounts } from "../evaluation/types.ts";
 import { entailmentCounts } from "../evaluation/summary.ts";
 import { jsonForTerminal } from "../core/safe-text.ts";
@@ -43,6 +45,11 @@ Output: one JSON object a line: the row's id, score (0–1, higher = better grou
        the question per document and the best, the answer's relevance to the question, or why
        it was not measured); without a question, each failing claim its "relevance". --format
        table shows them on a line under the verdict. GROUNDWATCH_RELEVANCE=false turns this off.
+       With a span detector, every row gets "spans" (the words it marked unsupported: start,
+       end, probability, claim, text; [] when none) and "callsByEngine" ({claims, spans}), and
+       each claim the spans in it; --format table shows the answer with them marked (bold red
+       on a terminal, [[ … ]] in a file, a pipe or with NO_COLOR), each span with its
+       probability and claim, and "marked: «…» p=0.91" under each claim they fall in.
 
 Options:
   FILE, --input, -i FILE  rows to score (or standard input, when piped)
@@ -69,7 +76,8 @@ interface Summary {
   unscorable: number;
 }
 
-function toOutputRow(id: string | number, r: Evaluation): Record<string, unknown> {
+/** One result as score writes it (jsonl and json): the fields are chosen here, each optional one only when the result has it. */
+export function toOutputRow(id: string | number, r: Evaluation): Record<string, unknown> {
   return {
     ...(r.combined ? { combined: r.combined } : {}),
     id,
@@ -77,11 +85,15 @@ function toOutputRow(id: string | number, r: Evaluation): Record<string, unknown
     verdict: r.verdict,
     ...(r.verdict === "unscorable" ? { reason: r.reason, detail: r.detail } : { threshold: r.threshold }),
     claims: r.claims,
+    // With a span detector: the words it marked (offsets, probability, claim, text), [] when none.
+    ...(r.spans ? { spans: r.spans } : {}),
     skipped: r.skipped,
     backend: r.backend,
     // Pairs sent to the backend for groundedness; callsSaved only when some were decided without a model call.
     entailmentCalls: r.entailmentCalls,
     ...(r.callsSaved ? { callsSaved: r.callsSaved } : {}),
+    // With a span detector: model work by engine (claim pairs, span detector inputs).
+    ...(r.callsByEngine ? { callsByEngine: r.callsByEngine } : {}),
     // Only when the answer cites something ([1], (source: name)): markers found, valid, invalid, misattributed.
     ...(r.citations ? { citations: r.citations } : {}),
     // Only when an input limit cut the row, so ordinary rows read as before.
@@ -141,6 +153,10 @@ async function scoreRows(output: string | undefined, skipInvalid: boolean, input
   const summary: Summary = { rows: 0, grounded: 0, ungrounded: 0, unscorable: 0 };
   // The run's model work, for the table's closing line.
   let work: EntailmentCounts = { calls: 0, saved: { verbatim: 0, cache: 0, triage: 0 } };
+  // With a span detector: its work and the claim detector's, over the run (undefined without one).
+  let byEngine: CallsByEngine | undefined;
+  // Marked words in colour only on a terminal without NO_COLOR; never in a file.
+  const style = output === undefined ? markStyleFor(io.stdout, io.env) : { color: false };
   const showProgress = io.stderr.isTTY === true;
   const started = Date.now();
   let lastProgress = 0;
@@ -174,8 +190,9 @@ async function scoreRows(output: string | undefined, skipInvalid: boolean, input
       summary[result.verdict]++;
       const counts = entailmentCounts(result);
       work = { calls: work.calls + counts.calls, saved: { verbatim: work.saved.verbatim + counts.saved.verbatim, cache: work.saved.cache + counts.saved.cache, triage: work.saved.triage + counts.saved.triage } };
+      if (result.callsByEngine) byEngine = { claims: (byEngine?.claims ?? 0) + result.callsByEngine.claims, spans: (byEngine?.spans ?? 0) + result.callsByEngine.spans };
       if (format === "table") {
-        for (const l of formatResultBlock(row.id, row.answer, result, row.context)) await writeLine(out, l);
+        for (const l of formatResultBlock(row.id, row.answer, result, row.context, style)) await writeLine(out, l);
       } else if (format === "json") {
         // One array, streamed: a separator before every element but the first.
         await writeLine(out, `${written > 0 ? "," : ""}${jsonForTerminal(toOutputRow(row.id, result))}`);
@@ -192,7 +209,7 @@ async function scoreRows(output: string | undefined, skipInvalid: boolean, input
     },
     finish: async (out) => {
       if (format === "json") await writeLine(out, "]");
-      if (format === "table") await writeLine(out, modelWorkLine(work));
+      if (format === "table") await writeLine(out, modelWorkLine(work, byEngine));
     },
     done: () => {
       if (showProgress) io.stderr.write("\n");

@@ -114,16 +114,23 @@ function shift(q: Fifo): Held | undefined {
 }
 
 /**
- * Fits an answer within `max` bytes: whole when it fits; else without its question and answer text,
- * then its last claims dropped; undefined when even none fit.
+ * Fits an answer within `max` bytes: whole when it fits; else without its question and answer text
+ * and its spans' words, then without its spans, then its last claims dropped; undefined when even
+ * none fit. An answer without spans is cut as it always was.
  */
 function fit(whole: FlaggedAnswer, max: number): { entry: FlaggedAnswer; bytes: number; cut: boolean } | undefined {
   const wholeBytes = JSON.stringify(whole).length;
   if (wholeBytes <= max) return { entry: whole, bytes: wholeBytes, cut: false };
-  const { question: _question, answer: _answer, ...entry } = whole;
+  const { question: _question, answer: _answer, spans, ...entry } = whole;
   const claimBytes = entry.claims.map((c) => JSON.stringify(c).length + 1);
+  const claimsTotal = claimBytes.reduce((n, b) => n + b, 0);
+  if (spans) {
+    const withSpans = { ...entry, spans: spans.map(({ text: _text, ...s }) => s) };
+    const spanned = JSON.stringify({ ...withSpans, claims: [] }).length + claimsTotal;
+    if (spanned <= max) return { entry: withSpans, bytes: spanned, cut: true };
+  }
   const bare = JSON.stringify({ ...entry, claims: [] }).length;
-  let bytes = bare + claimBytes.reduce((n, b) => n + b, 0);
+  let bytes = bare + claimsTotal;
   if (bytes <= max) return { entry, bytes, cut: true };
   if (bare > max) return undefined;
   let kept = claimBytes.length;

@@ -3,7 +3,7 @@ import { evidenceToShow } from "../core/verdict.ts";
 import type { Evaluation } from "../scoring/scorer.ts";
 import type { CitationCountStatus, CitationCounts, EntailmentCounts, EvaluationSummary, RelevanceSummary } from "./types.ts";
 import { CITATION_STATUSES } from "./types.ts";
-import { claimSummary, claimText } from "./views.ts";
+import { claimSummary, claimText, spanRef } from "./views.ts";
 
 /**
  * The worker → host wire form of an Evaluation (EvaluationSummary, types.ts): `summarize` and the
@@ -71,6 +71,9 @@ export function summarize(r: Evaluation, captureContent: boolean, review = false
     backend: r.backend,
     limits: r.limits,
     entailment: entailmentCounts(r),
+    // With a span detector: what it marked (offsets and probability; the words only in content) and the work by engine.
+    ...(r.spans ? { spans: r.spans.map(spanRef) } : {}),
+    ...(r.callsByEngine ? { callsByEngine: r.callsByEngine } : {}),
     ...(r.verdict !== "grounded" ? { flaggedClaims: unsupported.map(claimSummary) } : {}),
     ...(captureContent
       ? {
@@ -79,6 +82,7 @@ export function summarize(r: Evaluation, captureContent: boolean, review = false
             // The sentence that bears on each claim: what contradicts it, or its nearest support.
             evidence: unsupported.map((c) => evidenceToShow(c)?.text ?? ""),
             ...(r.unstableClaims ? { unstableClaims: r.unstableClaims.map((c) => c.text) } : {}),
+            ...(r.spans ? { spans: r.spans.map((s) => s.text) } : {}),
           },
         }
       : {}),

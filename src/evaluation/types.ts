@@ -2,7 +2,7 @@ import type { BackendInfo } from "../core/backend.ts";
 import type { CombinedVerdict } from "../core/combined.ts";
 import type { ClaimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerCause, AnswerVerdict, CallsSaved, CauseUnknownReason, CitationStatus, CitationSummary, ClaimCause, ClaimResult, ClaimVerdict, Evidence, RelevanceReport } from "../core/result.ts";
+import type { AnswerCause, AnswerSpan, AnswerVerdict, CallsByEngine, CallsSaved, CauseUnknownReason, CitationStatus, CitationSummary, ClaimCause, ClaimResult, ClaimVerdict, Evidence, RelevanceReport } from "../core/result.ts";
 
 /**
  * The names of an evaluation and of its projections, declared once (the words grounded, flagged
@@ -18,6 +18,9 @@ export type { Evaluation } from "../scoring/scorer.ts";
 /** Where in the context a piece of evidence lies: its document's index (0-based) and the sentence's offsets in that document's text. */
 export type EvidenceRef = Pick<Evidence, "doc" | "start" | "end">;
 
+/** Words a span detector marked (AnswerSpan), without them: offsets into the answer, probability, and the index of the claim they fall in (null: none). */
+export type SpanRef = Pick<AnswerSpan, "start" | "end" | "probability" | "claim">;
+
 /**
  * A claim that is not supported, without its text: its verdict, offsets into the answer, where the
  * evidence that bears on it lies (the contradicting sentence, else its nearest support; null when
@@ -30,6 +33,10 @@ export interface ClaimSummary {
   readonly evidence: EvidenceRef | null;
   /** Why the claim is not supported (retrieval, generation, citation, unknown), when the answer's failure was attributed. */
   readonly cause?: ClaimCause;
+  /** "unsupported_span": a span detector marked words of it (the claim's own reason, ClaimResult.reason); absent otherwise. */
+  readonly reason?: "unsupported_span";
+  /** Indexes into the answer's `spans` of those in this claim; absent when none is. */
+  readonly spans?: readonly number[];
 }
 
 /**
@@ -98,12 +105,16 @@ export interface EvaluationSummary {
   readonly limits: readonly string[];
   /** The model work of the observation (summarize always sets it). */
   readonly entailment?: EntailmentCounts;
+  /** With a span detector: the words it marked unsupported, without them (SpanRef; [] when none); absent without one. */
+  readonly spans?: readonly SpanRef[];
+  /** With a span detector: model work by engine (claim pairs judged, span detector inputs run). */
+  readonly callsByEngine?: CallsByEngine;
   /**
    * The claims not supported and, for each, the sentence of the context that bears on it (the one
    * that contradicts it, else its nearest support; "" when none), and (with resamples) the unstable
-   * claims' text; present only when content capture is on.
+   * claims' text, and the words of each of `spans` (in its order); present only when content capture is on.
    */
-  readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[]; readonly unstableClaims?: readonly string[] };
+  readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[]; readonly unstableClaims?: readonly string[]; readonly spans?: readonly string[] };
   /** The claims not supported, in the order of `content.claims`, without text (ClaimSummary). Present for an answer that is not grounded (flagged or unscorable; an unscorable one has none). */
   readonly flaggedClaims?: readonly ClaimSummary[];
   /** Semantic entropy in counts: the clusters and usable samples it was measured over. */
@@ -156,6 +167,16 @@ export interface FlaggedClaim {
   readonly text?: string;
   /** The evidence sentence's text, capped and redacted; only with content capture on. */
   readonly evidenceText?: string;
+  /** "unsupported_span": a span detector marked words of it; absent otherwise. */
+  readonly reason?: "unsupported_span";
+  /** Indexes into the answer's `spans` of those in this claim; absent when none is. */
+  readonly spans?: readonly number[];
+}
+
+/** Words a span detector marked in a flagged answer: offsets into the answer, probability, claim index, and (with content capture) the words after redaction. */
+export interface FlaggedSpan extends SpanRef {
+  /** The marked words, capped and redacted; only with content capture on. */
+  readonly text?: string;
 }
 
 /** An answer that is not grounded, as the ring keeps it (views.ts `flaggedAnswerOf`): flagged (`verdict` ungrounded) or unscorable (`verdict` unscorable, with `reason`). */
@@ -178,6 +199,8 @@ export interface FlaggedAnswer {
   /** The answer the claims' offsets point into, capped and redacted; only with content capture on. */
   readonly answer?: string;
   readonly claims: readonly FlaggedClaim[];
+  /** With a span detector: the words it marked ([] when none); absent without one. The ring drops their words, then them, before it cuts claims. */
+  readonly spans?: readonly FlaggedSpan[];
 }
 
 /**

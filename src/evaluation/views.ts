@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { causeLabel } from "../core/cause.ts";
 import type { DocumentNames } from "../core/context.ts";
 import { documentId, toDocuments } from "../core/context.ts";
-import type { ClaimResult, Evidence } from "../core/result.ts";
+import type { AnswerSpan, ClaimResult, Evidence } from "../core/result.ts";
 import { evidenceToShow } from "../core/verdict.ts";
 import type { Observation } from "../scoring/scorer.ts";
-import type { ClaimSummary, ClaimText, EvaluationEvent, EvaluationSummary, EvidenceRef, FlaggedAnswer, FlaggedClaim, FlaggedEvidence } from "./types.ts";
+import type { ClaimSummary, ClaimText, EvaluationEvent, EvaluationSummary, EvidenceRef, FlaggedAnswer, FlaggedClaim, FlaggedEvidence, FlaggedSpan, SpanRef } from "./types.ts";
 
 /**
  * The views of an evaluation, one projection each, all in this file (as pino keeps its serializers
@@ -31,10 +31,23 @@ export function evidenceRef(e: EvidenceRef | Evidence): EvidenceRef {
   return { doc: e.doc, start: e.start, end: e.end };
 }
 
-/** A claim that is not supported, without its text (the wire form's `flaggedClaims`). */
+/** Words a span detector marked, without them (the wire form's `spans`). */
+export function spanRef(s: SpanRef | AnswerSpan): SpanRef {
+  return { start: s.start, end: s.end, probability: s.probability, claim: s.claim };
+}
+
+/** A claim that is not supported, without its text (the wire form's `flaggedClaims`); the spans in it, and why, with a span detector. */
 export function claimSummary(c: ClaimResult): ClaimSummary {
   const e = evidenceToShow(c);
-  return { verdict: c.verdict, start: c.start, end: c.end, evidence: e ? evidenceRef(e) : null, ...(c.cause ? { cause: c.cause } : {}) };
+  return {
+    verdict: c.verdict,
+    start: c.start,
+    end: c.end,
+    evidence: e ? evidenceRef(e) : null,
+    ...(c.cause ? { cause: c.cause } : {}),
+    ...(c.reason === "unsupported_span" ? { reason: c.reason } : {}),
+    ...(c.spans && c.spans.length > 0 ? { spans: [...c.spans] } : {}),
+  };
 }
 
 /** A checked claim with its text and score (the wire form's `reviewClaims`). */
@@ -85,11 +98,18 @@ export function flaggedAnswerOf(
       ...(c.cause && causeLabel(c.cause) ? { cause: c.cause } : {}),
       ...(capture && text !== undefined ? { text: capture(text) } : {}),
       ...(capture && evidenceText ? { evidenceText: capture(evidenceText) } : {}),
+      ...(c.reason ? { reason: c.reason } : {}),
+      ...(c.spans ? { spans: [...c.spans] } : {}),
     };
+  });
+  // With a span detector: the marked spans by offsets and probability, their words only with content capture (as the answer's).
+  const spans = r.spans?.map((s, i): FlaggedSpan => {
+    const text = texts?.spans?.[i];
+    return { ...spanRef(s), ...(capture && text !== undefined ? { text: capture(text) } : {}) };
   });
   const cause = r.verdict === "ungrounded" ? causeLabel(r.cause) : undefined;
   const said = capture && input ? { ...(typeof input.question === "string" ? { question: capture(input.question) } : {}), answer: capture(input.answer) } : {};
-  return { traceId: at.traceId, spanId: at.spanId, route: at.route, verdict: r.verdict, score: r.score, ...(r.reason ? { reason: r.reason } : {}), ...(cause ? { cause } : {}), ...said, claims };
+  return { traceId: at.traceId, spanId: at.spanId, route: at.route, verdict: r.verdict, score: r.score, ...(r.reason ? { reason: r.reason } : {}), ...(cause ? { cause } : {}), ...said, claims, ...(spans ? { spans } : {}) };
 }
 
 

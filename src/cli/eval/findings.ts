@@ -1,10 +1,10 @@
 import { CAUSES } from "../../core/cause.ts";
-import type { ClaimResult } from "../../core/result.ts";
+import type { AnswerSpan, ClaimResult } from "../../core/result.ts";
 import { citationErrors, citationLines, citationSummaryText } from "../report/citations.ts";
 import { labelSummary, labelSummaryText, verdictRatesText } from "../report/labels.ts";
 import { fixed3, pct, plain } from "./format.ts";
 import { criterionLimit, describeGateSource } from "./gate.ts";
-import type { CauseSummary, CriterionName, EvalReport, EvalRow } from "./types.ts";
+import type { CauseSummary, CriterionName, EvalReport, EvalRow, SpanSummary } from "./types.ts";
 import { REPORT_ONLY } from "./types.ts";
 
 /** The run's outcome as a heading word. */
@@ -32,7 +32,35 @@ export function finding(x: EvalRow): string {
   if (x.verdict === "unscorable") return `unscorable: ${x.reason ?? ""}${x.error ? ` (${x.error})` : ""}${cited}`;
   const claim = findingClaim(x);
   const citations = claim ? rowCitations(x, claim) : [];
-  return `${x.verdict} (score ${fixed3(x.score)}${x.cause ? `, cause ${x.cause}` : ""})${claim ? `: ${claim.verdict} claim "${claim.text}"${citations.length > 0 ? ` (${citations.join("; ")})` : ""}` : ""}${cited}`;
+  const marked = x.spans && x.spans.length > 0 ? `; marked: ${spansText(x.spans)}` : "";
+  return `${x.verdict} (score ${fixed3(x.score)}${x.cause ? `, cause ${x.cause}` : ""})${claim ? `: ${claim.verdict} claim "${claim.text}"${citations.length > 0 ? ` (${citations.join("; ")})` : ""}` : ""}${cited}${marked}`;
+}
+
+/** Spans a report lists per row or claim (the rest are counted). */
+export const REPORT_SPANS_SHOWN = 10;
+/** Characters of one span's words a report shows. */
+export const REPORT_SPAN_TEXT = 120;
+
+/** A span's words, offsets and probability in plain text: "Lyon" [25, 29) p=0.91 (each format escapes it). */
+export function spanText(s: AnswerSpan): string {
+  const words = s.text.length > REPORT_SPAN_TEXT ? `${s.text.slice(0, REPORT_SPAN_TEXT - 1)}…` : s.text;
+  return `"${words}" [${s.start}, ${s.end}) p=${s.probability.toFixed(2)}`;
+}
+
+/** The spans of a claim (its indexes into the row's spans), in answer order. */
+export function claimSpans(x: EvalRow, claim: ClaimResult): AnswerSpan[] {
+  return (claim.spans ?? []).flatMap((i) => (x.spans?.[i] ? [x.spans[i]] : []));
+}
+
+/** Spans in plain text, the first REPORT_SPANS_SHOWN, "(N more)" after: "Lyon" [25, 29) p=0.91; …. */
+export function spansText(spans: readonly AnswerSpan[]): string {
+  const shown = spans.slice(0, REPORT_SPANS_SHOWN).map(spanText).join("; ");
+  return spans.length > REPORT_SPANS_SHOWN ? `${shown} (${spans.length - REPORT_SPANS_SHOWN} more)` : shown;
+}
+
+/** The set's spans in words, for the measures tables: "3 of 10 answers, 4 claims (5 spans, 10 detector calls)". */
+export function spanMeasure(s: SpanSummary): string {
+  return `${s.answers} of ${s.rows} answer${s.rows === 1 ? "" : "s"}, ${s.claims} claim${s.claims === 1 ? "" : "s"} (${s.spans} span${s.spans === 1 ? "" : "s"}, ${s.calls} detector call${s.calls === 1 ? "" : "s"})`;
 }
 
 /** Every cited claim of the set, rows with citation errors first (then in set order). */
@@ -112,6 +140,8 @@ export function measureRows(r: EvalReport, user: (text: string) => string = plai
     row("regressions vs baseline", String(r.regressions.length), "noRegressions"),
     // Only when relevance was measured: failing answers by cause, and answer relevance.
     ...(s.attribution ? [row("failing answers by cause", causeCounts(s.attribution)), row("answer relevance", answerRelevanceMeasure(s.attribution))] : []),
+    // Only when a span detector ran: answers and claims it marked words in.
+    ...(s.spans ? [row("marked by the span detector", spanMeasure(s.spans))] : []),
     ...(labels || crit.has("minLabelAgreement") ? [row("label agreement (label 1 grounded, 0 not)", labels ? labelSummaryText(labels) : "–", "minLabelAgreement")] : []),
     // The threshold's rates on the labelled rows scored, in calibrate's words.
     ...(labels ? [row("verdicts by label", verdictRatesText(labels.verdicts))] : []),

@@ -1,24 +1,63 @@
-import type { ClaimResult } from "../../core/result.ts";
+import type { AnswerSpan, ClaimResult } from "../../core/result.ts";
+import { spanSegments } from "../../core/spans.ts";
 import { escapeHtml } from "../shared/escape.ts";
 import { citationSummaryText } from "../report/citations.ts";
 import { evidenceLine, shownEvidence } from "../report/evidence.ts";
 import { labelAgreement, labelCell, labelSummary } from "../report/labels.ts";
-import { describeRun, measureRows, outcome, rowCitations, rowRelevance } from "./findings.ts";
+import { REPORT_SPANS_SHOWN, REPORT_SPAN_TEXT, claimSpans, describeRun, measureRows, outcome, rowCitations, rowRelevance } from "./findings.ts";
 import { criterionMeasure, rowFailsGate } from "./gate.ts";
 import type { EvalReport } from "./types.ts";
 
-/** The answer with every unsupported, misattributed or contradicted claim highlighted (offsets are into the answer). */
-function highlighted(answer: string, claims: readonly ClaimResult[]): string {
-  const marks = claims.filter((c) => c.verdict !== "supported").sort((a, b) => a.start - b.start);
-  let out = "";
-  let at = 0;
-  for (const c of marks) {
-    if (c.start < at) continue;
-    out += escapeHtml(answer.slice(at, c.start));
-    out += `<mark class="${c.verdict}" title="${escapeHtml(`${c.verdict}, score ${c.score.toFixed(3)}`)}">${escapeHtml(answer.slice(c.start, c.end))}</mark>`;
-    at = c.end;
+/** A span's <mark>: its probability (and claim) in the title. */
+function spanMark(s: AnswerSpan, words: string): string {
+  return `<mark class="span" title="${escapeHtml(`unsupported words, p=${s.probability.toFixed(3)}${s.claim === null ? "" : `, claim ${s.claim}`}`)}">${escapeHtml(words)}</mark>`;
+}
+
+/**
+ * The answer with every unsupported, misattributed or contradicted claim highlighted (offsets are
+ * into the answer), and inside it the words a span detector marked, each in a <mark class="span">.
+ * One pass: the answer is cut at its spans once (core/spans.ts spanSegments) and each piece again at
+ * the claims' edges, so it is linear in the answer, claims and spans. Without spans, as before.
+ */
+function highlighted(answer: string, claims: readonly ClaimResult[], spans: readonly AnswerSpan[] = []): string {
+  const marks: ClaimResult[] = [];
+  let last = 0;
+  for (const c of claims.filter((c) => c.verdict !== "supported").sort((a, b) => a.start - b.start)) {
+    if (c.start < last) continue;
+    marks.push(c);
+    last = c.end;
   }
-  return out + escapeHtml(answer.slice(at));
+  let out = "";
+  let k = 0; // the next claim mark
+  let open = false;
+  let pos = 0;
+  const piece = (text: string, span: number | null): string => (span === null || text === "" ? escapeHtml(text) : spanMark(spans[span] as AnswerSpan, text));
+  for (const seg of spanSegments(answer, spans)) {
+    const end = pos + seg.text.length;
+    for (let at = pos; at < end; ) {
+      const m = marks[k];
+      if (m !== undefined && !open && m.start <= at) {
+        out += `<mark class="${m.verdict}" title="${escapeHtml(`${m.verdict}, score ${m.score.toFixed(3)}`)}">`;
+        open = true;
+      }
+      const to = Math.min(end, m === undefined ? end : open ? m.end : m.start);
+      out += piece(answer.slice(at, to), seg.span);
+      at = to;
+      if (m !== undefined && open && at >= m.end) {
+        out += "</mark>";
+        open = false;
+        k++;
+      }
+    }
+    pos = end;
+  }
+  // A claim mark open at the answer's end, and marks of claims past it (as the answer held none of their words).
+  if (open) {
+    out += "</mark>";
+    k++;
+  }
+  for (const m of marks.slice(k)) if (m.start >= answer.length) out += `<mark class="${m.verdict}" title="${escapeHtml(`${m.verdict}, score ${m.score.toFixed(3)}`)}"></mark>`;
+  return out;
 }
 
 /** The counts a histogram's axis marks: 0, the tallest bin's and, from 4 up, a whole number halfway. */
@@ -68,24 +107,28 @@ export function reportHtml(r: EvalReport): string {
     .map((x) => {
       // Claims not supported, and cited claims (each citation's status beside its marker).
       const evidence = x.claims
-        .filter((c) => c.verdict !== "supported" || (c.citations ?? []).length > 0)
+        .filter((c) => c.verdict !== "supported" || (c.citations ?? []).length > 0 || (c.spans ?? []).length > 0)
         .map((c) => {
           const citations = rowCitations(x, c);
           const cites = citations.length > 0 ? `<ul class="cites">${citations.map((line, k) => `<li class="${escapeHtml(c.citations?.[k]?.status ?? "")}">${escapeHtml(line)}</li>`).join("")}</ul>` : "";
           const shown = shownEvidence(c);
-          return `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}${c.cause ? `, cause ${escapeHtml(c.cause)}` : ""}): “${escapeHtml(c.text)}”${shown ? `<br><span class="ev">${evidenceLine(shown, (sentence) => escapeHtml(sentence.slice(0, 400)))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}${cites}</li>`;
+          const own = claimSpans(x, c);
+          const marked = own.length > 0 ? `<br><span class="why">marked: ${own.slice(0, REPORT_SPANS_SHOWN).map((s) => `${spanMark(s, s.text.slice(0, REPORT_SPAN_TEXT))} p=${s.probability.toFixed(2)}`).join(", ")}${own.length > REPORT_SPANS_SHOWN ? ` (${own.length - REPORT_SPANS_SHOWN} more)` : ""}</span>` : "";
+          return `<li><b>${escapeHtml(c.verdict)}</b> (${c.score.toFixed(3)}${c.cause ? `, cause ${escapeHtml(c.cause)}` : ""}): “${escapeHtml(c.text)}”${shown ? `<br><span class="ev">${evidenceLine(shown, (sentence) => escapeHtml(sentence.slice(0, 400)))}</span>` : ""}${c.notes.length ? `<br><span class="why">${escapeHtml(c.notes.join("; "))}</span>` : ""}${marked}${cites}</li>`;
         })
         .join("");
       const against = rowFailsGate(r, x);
       const gate = against.length > 0 ? `<span class="fail">fails the gate (${escapeHtml(against.map((c) => criterionMeasure(c.name)).join(", "))})</span>` : "–";
       const label = labels ? `<td class="${labelAgreement(x) === "disagree" ? "fail" : ""}">${escapeHtml(labelCell(x))}</td>` : "";
       const relevance = rowRelevance(x);
-      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}${x.cause ? `<br><span class="why">cause: ${escapeHtml(x.cause)}</span>` : ""}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td>${label}<td>${gate}</td><td><div class="answer">${highlighted(x.answer, x.claims)}</div>${x.citations ? `<div class="why">${escapeHtml(citationSummaryText(x.citations))}</div>` : ""}${relevance ? `<div class="why">${escapeHtml(relevance)}</div>` : ""}${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
+      return `<tr class="${escapeHtml(x.verdict)}"><td>${escapeHtml(String(x.id))}</td><td>${escapeHtml(x.verdict)}${x.cause ? `<br><span class="why">cause: ${escapeHtml(x.cause)}</span>` : ""}</td><td>${x.score === null ? "–" : x.score.toFixed(3)}</td>${label}<td>${gate}</td><td><div class="answer">${highlighted(x.answer, x.claims, x.spans)}</div>${x.citations ? `<div class="why">${escapeHtml(citationSummaryText(x.citations))}</div>` : ""}${relevance ? `<div class="why">${escapeHtml(relevance)}</div>` : ""}${evidence ? `<ul>${evidence}</ul>` : ""}${x.reason ? `<div class="why">${escapeHtml(x.reason)}</div>` : ""}${x.error ? `<div class="why">${escapeHtml(x.error)}</div>` : ""}</td></tr>`;
     })
     .join("\n");
   const scores = r.rows.filter((x) => x.score !== null).map((x) => x.score as number);
   const word = outcome(r);
   const cls = r.gate.status === "report-only" ? "report-only" : r.gate.passed ? "pass" : "fail";
+  // Only when a span detector ran: how its marks look.
+  const spanned = r.rows.some((x) => x.spans !== undefined);
   const notices = r.notices.map((n, i) => `<div class="${r.triage && i === 0 ? "notice triage" : "notice"}">${r.triage && i === 0 ? "<b>TRIAGE-GRADE</b> " : "<b>Note:</b> "}${escapeHtml(n)}</div>`).join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>groundwatch eval — ${escapeHtml(word)}${r.triage ? " (triage-grade)" : ""}</title>
@@ -95,7 +138,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222}h1{font-size:1.4e
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:6px;vertical-align:top;text-align:left}
 mark.unsupported{background:#ffe08a}mark.contradicted{background:#f5a3a3}mark.misattributed{background:#f9c98b}.cites li.not_retrieved,.cites li.misattributed{color:#c0392b}.ev{color:#555}.why{color:#777;font-size:12px}
 .summary td,.summary th{border:none;padding:2px 12px 2px 0}.notice{border:2px solid #b9770e;background:#fef5e7;padding:8px 12px;margin:0 0 10px}.notice.triage{border-color:#c0392b;background:#fdedec;font-size:1.1em}
-.gate{margin:0 0 12px}
+.gate{margin:0 0 12px}${spanned ? "\nmark.span{background:none;color:#a31515;font-weight:bold;text-decoration:underline wavy #c0392b}" : ""}
 </style></head><body>
 <h1>groundwatch eval — <span class="${cls}">${escapeHtml(word)}</span></h1>
 ${notices}
@@ -108,7 +151,7 @@ ${r.gate.failures.length ? `<ul class="fail">${r.gate.failures.map((f) => `<li>$
 <h2>Score distribution</h2>
 ${histogramSvg(scores, r.threshold)}
 <h2>Rows</h2>
-<p>Unsupported claims are <mark class="unsupported">highlighted</mark>, misattributed ones (supported by another document than the one cited) <mark class="misattributed">in orange</mark>, contradicted ones <mark class="contradicted">in red</mark>. Each cited claim lists its citations, each with its status.</p>
+<p>Unsupported claims are <mark class="unsupported">highlighted</mark>, misattributed ones (supported by another document than the one cited) <mark class="misattributed">in orange</mark>, contradicted ones <mark class="contradicted">in red</mark>. Each cited claim lists its citations, each with its status.${spanned ? ' Words a span detector marked unsupported are <mark class="span">underlined in red</mark>, their probability in the mark\'s title.' : ""}</p>
 <table><tr><th>id</th><th>verdict</th><th>score</th>${labels ? "<th>label</th>" : ""}<th>gate</th><th>answer and evidence</th></tr>
 ${rows}
 </table>

@@ -1,6 +1,6 @@
 import { escapeXml } from "../shared/escape.ts";
 import { evidenceText, shownEvidence } from "../report/evidence.ts";
-import { finding, findingClaim, rowCitations } from "./findings.ts";
+import { claimSpans, finding, findingClaim, rowCitations, spansText } from "./findings.ts";
 import { fixed3, pct } from "./format.ts";
 import { criterionLimit, criterionMeasure, describeGateSource, rowFailsGate } from "./gate.ts";
 import type { EvalReport } from "./types.ts";
@@ -60,7 +60,8 @@ export function reportJunit(r: EvalReport): string {
     const claim = findingClaim(x);
     const shown = claim ? shownEvidence(claim) : undefined;
     const full = `counts against the failed gate (${against.map((c) => criterionMeasure(c.name)).join(", ")}): ${message}`;
-    const body = claim && shown ? `${shown.label}: ${evidenceText(shown.evidence)}${claim.citations ? `\ncitations: ${rowCitations(x, claim).join("; ")}` : ""}` : full;
+    const marked = claim ? claimSpans(x, claim) : [];
+    const body = claim && shown ? `${shown.label}: ${evidenceText(shown.evidence)}${claim.citations ? `\ncitations: ${rowCitations(x, claim).join("; ")}` : ""}${marked.length > 0 ? `\nmarked: ${spansText(marked)}` : ""}` : full;
     return `    <testcase classname="groundwatch.eval" name="${name}">\n      <failure message="${attr(full.slice(0, 500))}" type="${attr(x.verdict)}">${escapeXml(body)}</failure>\n    </testcase>`;
   });
   const skipped = r.gate.status === "report-only" ? 1 : 0;

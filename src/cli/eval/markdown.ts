@@ -1,10 +1,32 @@
+import type { AnswerSpan } from "../../core/result.ts";
+import { spanSegments } from "../../core/spans.ts";
 import { mdText } from "../shared/escape.ts";
 import { evidenceLine, shownEvidence } from "../report/evidence.ts";
 import { labelAgreement } from "../report/labels.ts";
-import { citedClaims, describeRun, findingClaim, measureRows, outcome, rowCitations } from "./findings.ts";
+import { REPORT_SPAN_TEXT, claimSpans, citedClaims, describeRun, findingClaim, measureRows, outcome, rowCitations } from "./findings.ts";
 import { fixed3 } from "./format.ts";
 import { criterionMeasure, describeGate, rowFailsGate } from "./gate.ts";
 import type { EvalReport } from "./types.ts";
+
+/**
+ * `text` as Markdown with the spans' words in **bold** (`from`: the offset of `text` in the answer
+ * the spans point into), cut to `max` characters first: each piece through mdText, so the words
+ * can open no markup of their own; whitespace at a piece's edges stays outside the bold, where GFM
+ * would not read the asterisks as emphasis.
+ */
+export function mdMarked(text: string, spans: readonly AnswerSpan[], from: number, max: number): string {
+  // Cut at a code point, never inside a surrogate pair.
+  const end = max - 1 - (/[\ud800-\udbff]/.test(text.charAt(max - 2)) ? 1 : 0);
+  const cut = text.length > max ? text.slice(0, end) : text;
+  let out = "";
+  for (const seg of spanSegments(cut, spans, from)) {
+    const piece = mdText(seg.text);
+    const inner = piece.trim();
+    if (seg.span === null || inner === "") out += piece;
+    else out += `${piece.slice(0, piece.length - piece.trimStart().length)}**${inner}**${piece.slice(piece.trimEnd().length)}`;
+  }
+  return cut.length < text.length ? `${out}…` : out;
+}
 
 /**
  * The summary as GitHub-flavoured Markdown (report.md, $GITHUB_STEP_SUMMARY and stdout). Every
@@ -34,11 +56,21 @@ export function reportMarkdown(r: EvalReport): string {
       const first = findingClaim(x);
       const citations = first ? rowCitations(x, first) : [];
       const claim = first ? `${first.text}${citations.length > 0 ? ` — ${citations.join("; ")}` : ""}` : (x.reason ?? x.error ?? "");
+      // The claim's marked words in bold; a claim without spans reads as before.
+      const marked = first ? claimSpans(x, first) : [];
+      const claimCell = first && marked.length > 0 ? `${mdMarked(first.text, marked, first.start, 240)}${citations.length > 0 ? ` — ${mdText(citations.join("; "), 240)}` : ""}` : mdText(claim, 240);
       const shown = first ? shownEvidence(first) : undefined;
       const evidence = shown ? mdText(evidenceLine(shown), 240) : "–";
       const against = rowFailsGate(r, x);
-      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${x.cause ? mdText(x.cause) : "–"} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${mdText(claim, 240)} | ${evidence} |`);
+      lines.push(`| ${mdText(x.id, 80)} | ${mdText(x.verdict)} | ${fixed3(x.score)} | ${x.cause ? mdText(x.cause) : "–"} | ${against.length > 0 ? `fails it (${against.map((c) => criterionMeasure(c.name)).join(", ")})` : "–"} | ${claimCell} | ${evidence} |`);
     }
+  }
+  // The words a span detector marked, row by row (only when one ran and marked some).
+  const spans = r.rows.flatMap((row) => (row.spans ?? []).map((span) => ({ row, span })));
+  if (spans.length > 0) {
+    lines.push("", "| id | marked words | offsets | p | claim |", "|---|---|---|---|---|");
+    for (const { row, span } of spans.slice(0, 50)) lines.push(`| ${mdText(row.id, 80)} | ${mdText(span.text, REPORT_SPAN_TEXT)} | [${span.start}, ${span.end}) | ${span.probability.toFixed(2)} | ${span.claim === null ? "–" : span.claim} |`);
+    if (spans.length > 50) lines.push("", `${spans.length - 50} more marked spans in report.json and report.html.`);
   }
   // Labelled rows whose verdict disagrees with their label, grounded ones included (a missed hallucination).
   const disagree = r.rows.filter((x) => labelAgreement(x) === "disagree");

@@ -74,6 +74,8 @@ export async function scoreSet(set: readonly SetRow[], { scorer, target, concurr
           score: r.score,
           ...(r.verdict === "unscorable" ? { reason: r.reason } : {}),
           claims: r.claims,
+          ...(r.spans ? { spans: r.spans } : {}),
+          ...(r.callsByEngine ? { callsByEngine: r.callsByEngine } : {}),
           ...(r.combined ? { combined: r.combined.verdict } : {}),
           ...(r.citations ? { citations: r.citations, sources: sourceNames(context ?? []) } : {}),
           ...(r.verdict === "ungrounded" && r.cause ? { cause: r.cause } : {}),

@@ -5,7 +5,7 @@ import { readTextFile } from "../shared/files.ts";
 import type { CommandIo } from "../shared/io.ts";
 import { CAUSES } from "../../core/cause.ts";
 import type { AnswerCause } from "../../core/result.ts";
-import type { CauseSummary, EvalReport, EvalRow } from "./types.ts";
+import type { CauseSummary, EvalReport, EvalRow, SpanSummary } from "./types.ts";
 
 /** The set's failing answers by cause and its answer relevance; undefined when no row was attributed or measured (relevance off). */
 export function summariseCauses(results: readonly EvalRow[]): CauseSummary | undefined {
@@ -17,6 +17,24 @@ export function summariseCauses(results: readonly EvalRow[]): CauseSummary | und
     causes,
     answerRelevance: { measured: answers.length, mean: answers.length > 0 ? answers.reduce((n, a) => n + a.score, 0) / answers.length : null, offTopic: answers.filter((a) => !a.onTopic).length },
   };
+}
+
+/** What a span detector marked over the set; undefined when it ran on no row (no row has `spans`). */
+export function summariseSpans(results: readonly EvalRow[]): SpanSummary | undefined {
+  const ran = results.filter((r) => r.spans !== undefined);
+  if (ran.length === 0) return undefined;
+  let answers = 0;
+  let claims = 0;
+  let spans = 0;
+  let calls = 0;
+  for (const r of ran) {
+    const n = r.spans?.length ?? 0;
+    spans += n;
+    if (n > 0) answers++;
+    claims += r.claims.filter((c) => (c.spans ?? []).length > 0).length;
+    calls += r.callsByEngine?.spans ?? 0;
+  }
+  return { rows: ran.length, answers, claims, spans, calls };
 }
 
 /** The set's measures over its scored rows: shares, rates, the mean score and the citations. */
@@ -33,6 +51,7 @@ export function summarise(results: readonly EvalRow[]): EvalReport["summary"] {
     cited.misattributed += r.citations.misattributed;
   }
   const attribution = summariseCauses(results);
+  const spans = summariseSpans(results);
   return {
     rows: results.length,
     scorable: scorable.length,
@@ -45,6 +64,7 @@ export function summarise(results: readonly EvalRow[]): EvalReport["summary"] {
     // Citation errors over every citation the answers make: markers naming a document that was not retrieved, and misattributed ones.
     citations: { ...cited, errorRate: cited.found > 0 ? (cited.invalid + cited.misattributed) / cited.found : null },
     ...(attribution ? { attribution } : {}),
+    ...(spans ? { spans } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { AnswerCause, AnswerVerdict, CitationSummary, ClaimResult, RelevanceReport } from "../../core/result.ts";
+import type { AnswerCause, AnswerSpan, AnswerVerdict, CallsByEngine, CitationSummary, ClaimResult, RelevanceReport } from "../../core/result.ts";
 import type { BackendInfo } from "../../core/backend.ts";
 import type { ProductionProvenance } from "../../core/calibration.ts";
 
@@ -11,6 +11,10 @@ export interface EvalRow {
   readonly score: number | null;
   readonly reason?: string;
   readonly claims: readonly ClaimResult[];
+  /** With a span detector: the words it marked unsupported (offsets into `answer`, probability, claim, text); [] when none; absent without one. */
+  readonly spans?: readonly AnswerSpan[];
+  /** With a span detector: model work by engine (claim pairs, span detector inputs). */
+  readonly callsByEngine?: CallsByEngine;
   readonly label?: 0 | 1;
   readonly combined?: string;
   readonly error?: string;
@@ -35,6 +39,20 @@ export interface CauseSummary {
   readonly causes: Readonly<Record<AnswerCause, number>>;
   /** Rows whose answer relevance was measured (they had a question), their mean relevance and those under the answer relevance threshold. */
   readonly answerRelevance: { readonly measured: number; readonly mean: number | null; readonly offTopic: number };
+}
+
+/** What a span detector marked over a set: answers and claims with a marked span, spans in all, and the detector's inputs (its model calls). */
+export interface SpanSummary {
+  /** Rows a span detector ran on (rows with `spans`). */
+  readonly rows: number;
+  /** Of them, answers with at least one marked span. */
+  readonly answers: number;
+  /** Claims with at least one marked span in them. */
+  readonly claims: number;
+  /** Marked spans in all. */
+  readonly spans: number;
+  /** Model inputs the span detector ran, where rows counted them. */
+  readonly calls: number;
 }
 
 /** Where a gate number came from; every report states it next to the number. */
@@ -107,6 +125,8 @@ export interface EvalReport {
     readonly citations?: CitationSummary & { readonly errorRate: number | null };
     /** Failing answers by cause and answer relevance; absent when relevance was off (and in reports written before it). */
     readonly attribution?: CauseSummary;
+    /** What a span detector marked over the set; absent when none ran. */
+    readonly spans?: SpanSummary;
   };
   readonly gate: EvalGate;
   readonly regressions: ReadonlyArray<{ readonly id: string | number; readonly before: string; readonly after: string; readonly scoreBefore: number | null; readonly scoreAfter: number | null }>;
