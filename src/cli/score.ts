@@ -87,6 +87,8 @@ export function toOutputRow(id: string | number, r: Evaluation): Record<string, 
     claims: r.claims,
     // With a span detector: the words it marked (offsets, probability, claim, text), [] when none.
     ...(r.spans ? { spans: r.spans } : {}),
+    // With a span detector that failed (refine mode): why there are no spans; the claim verdicts stand.
+    ...(r.spansUnmeasured ? { spansUnmeasured: r.spansUnmeasured } : {}),
     skipped: r.skipped,
     backend: r.backend,
     // Pairs sent to the backend for groundedness; callsSaved only when some were decided without a model call.

@@ -74,6 +74,7 @@ export function summarize(r: Evaluation, captureContent: boolean, review = false
     // With a span detector: what it marked (offsets and probability; the words only in content) and the work by engine.
     ...(r.spans ? { spans: r.spans.map(spanRef) } : {}),
     ...(r.callsByEngine ? { callsByEngine: r.callsByEngine } : {}),
+    ...(r.spansUnmeasured ? { spansUnmeasured: { reason: r.spansUnmeasured.reason } } : {}),
     ...(r.verdict !== "grounded" ? { flaggedClaims: unsupported.map(claimSummary) } : {}),
     ...(captureContent
       ? {

@@ -94,7 +94,12 @@ function spanLines(answer: string, result: Evaluation, style: MarkStyle): string
   const lines: string[] = [];
   const spans = result.spans;
   const calls = result.callsByEngine ? `model calls by engine: ${byEngineText(result.callsByEngine)}` : undefined;
-  if (spans === undefined) return calls ? [`${INDENT}${calls}`] : [];
+  if (spans === undefined) {
+    // The span detector failed in refine mode: the claim verdicts stand, and "no span" is not what happened.
+    if (result.spansUnmeasured) lines.push(`${INDENT}spans: not measured (${sanitizeForTerminal(result.spansUnmeasured.detail)})`);
+    if (calls) lines.push(`${INDENT}${calls}`);
+    return lines;
+  }
   if (spans.length > 0) lines.push(`${INDENT}answer: ${markedText(answer, spans, style)}`);
   lines.push(`${INDENT}spans: ${spans.length === 0 ? "none marked" : `${spans.length} marked`}${calls ? ` · ${calls}` : ""}`);
   for (const s of spans.slice(0, SPANS_SHOWN)) lines.push(`${INDENT2}${spanLine(s)}`);
