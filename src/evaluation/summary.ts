@@ -79,6 +79,7 @@ export function summarize(r: Evaluation, captureContent: boolean, review = false
             // The sentence that bears on each claim: what contradicts it, or its nearest support.
             evidence: unsupported.map((c) => evidenceToShow(c)?.text ?? ""),
             ...(r.unstableClaims ? { unstableClaims: r.unstableClaims.map((c) => c.text) } : {}),
+            ...(r.spans ? { spans: r.spans.map((s) => s.text) } : {}),
           },
         }
       : {}),
@@ -115,5 +116,7 @@ export function summarize(r: Evaluation, captureContent: boolean, review = false
     ...(r.verdict === "ungrounded" && r.cause === "unknown" && r.causeReason ? { causeReason: r.causeReason } : {}),
     ...relevanceOf(r),
     ...(review ? { reviewClaims: r.claims.map(claimText) } : {}),
+    ...(r.spans ? { spans: r.spans.map((s) => ({ start: s.start, end: s.end, probability: s.probability, claim: s.claim })) } : {}),
+    ...(r.callsByEngine ? { callsByEngine: { claims: r.callsByEngine.claims, spans: r.callsByEngine.spans } } : {}),
   };
 }

@@ -2,7 +2,7 @@ import type { BackendInfo } from "../core/backend.ts";
 import type { CombinedVerdict } from "../core/combined.ts";
 import type { ClaimConsistency } from "../core/entropy/claim-consistency.ts";
 import type { EntropyResult } from "../core/entropy/semantic-entropy.ts";
-import type { AnswerCause, AnswerVerdict, CallsSaved, CauseUnknownReason, CitationStatus, CitationSummary, ClaimCause, ClaimResult, ClaimVerdict, Evidence, RelevanceReport } from "../core/result.ts";
+import type { AnswerCause, AnswerSpan, AnswerVerdict, CallsByEngine, CallsSaved, CauseUnknownReason, CitationStatus, CitationSummary, ClaimCause, ClaimResult, ClaimVerdict, Evidence, RelevanceReport } from "../core/result.ts";
 
 /**
  * The names of an evaluation and of its projections, declared once (the words grounded, flagged
@@ -37,9 +37,13 @@ export interface ClaimSummary {
  * where the evidence shown beside it lies (the contradicting sentence for a contradicted claim, else
  * its nearest support). Sent by the scoring worker only when review is on.
  */
-export type ClaimText = Pick<ClaimResult, "index" | "text" | "start" | "end" | "verdict" | "score" | "cause"> & {
-  readonly evidence?: EvidenceRef;
+export type ClaimText = Pick<ClaimResult, "index" | "text" | "start" | "end" | "verdict" | "score" | "cause" | "spans" | "reason" | "decidedBy"> & {
+  /** Where the evidence lies; `also`: the second sentence it was read with (a joined pair), when there was one. */
+  readonly evidence?: EvidenceRef & { readonly also?: EvidenceRef };
 };
+
+/** A span a span detector marked (AnswerSpan) without its text: offsets into the answer, probability, the claim it falls in. */
+export type SpanRef = Pick<AnswerSpan, "start" | "end" | "probability" | "claim">;
 
 /**
  * How one citation marker of an answer is counted: a claim's citation status, or not_retrieved (it
@@ -103,7 +107,11 @@ export interface EvaluationSummary {
    * that contradicts it, else its nearest support; "" when none), and (with resamples) the unstable
    * claims' text; present only when content capture is on.
    */
-  readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[]; readonly unstableClaims?: readonly string[] };
+  readonly content?: { readonly claims: readonly string[]; readonly evidence: readonly string[]; readonly unstableClaims?: readonly string[]; readonly spans?: readonly string[] };
+  /** With a span detector: the words it marked unsupported, without their text (their text is `content.spans`, with content capture only); absent when none ran. */
+  readonly spans?: readonly SpanRef[];
+  /** With a span detector: model work by engine (claims: the claim detector's pairs; spans: the span detector's model inputs). */
+  readonly callsByEngine?: CallsByEngine;
   /** The claims not supported, in the order of `content.claims`, without text (ClaimSummary). Present for an answer that is not grounded (flagged or unscorable; an unscorable one has none). */
   readonly flaggedClaims?: readonly ClaimSummary[];
   /** Semantic entropy in counts: the clusters and usable samples it was measured over. */
