@@ -50,7 +50,7 @@ export function claimText(c: ClaimResult): ClaimText {
     ...(c.cause ? { cause: c.cause } : {}),
     ...(e ? { evidence: { ...evidenceRef(e), ...(e.also ? { also: evidenceRef(e.also) } : {}) } } : {}),
     ...(c.spans && c.spans.length > 0 ? { spans: [...c.spans] } : {}),
-    ...(c.reason ? { reason: c.reason } : {}),
+    ...(c.reason === "unsupported_span" || c.reason === "citation_not_retrieved" ? { reason: c.reason } : {}),
     ...(c.decidedBy ? { decidedBy: c.decidedBy } : {}),
   };
 }
