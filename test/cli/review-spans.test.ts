@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { answerWithSpans, renderRecord } from "../../src/cli/review/render.ts";
 import type { ReviewMode } from "../../src/cli/review/state.ts";
@@ -96,5 +97,17 @@ describe("spans in the terminal review", () => {
     expect(run.stdout).toContain("within [[90 days]].");
     const [label] = readFileSync(labelsPath(dir), "utf8").trim().split("\n").map((l) => JSON.parse(l) as LabelRecord);
     expect(label).toMatchObject({ id: "f-1", label: 1, agreement: "disagree", spans: [{ span: 0, verdict: "wrong" }] });
+  });
+
+  it("groundwatch review export writes the span marked wrong as a spanLabel of the row, and says how many", async () => {
+    const dir = tempDir();
+    writeSegment(dir, [spoolRecord({ id: "f-1", spans: SPANS })], "r1");
+    await runCli(["review", "--dir", dir, "--reviewer", "alice"], { stdin: "d w 1\n" });
+    const out = join(dir, "reviewed.jsonl");
+    const run = await runCli(["review", "export", "--dir", dir, "--out", out]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`wrote 1 row to ${out} (1 span marked wrong)\n`);
+    const row = JSON.parse(readFileSync(out, "utf8")) as { spanLabels?: unknown };
+    expect(row.spanLabels).toEqual([{ span: 1, start: 64, end: 78, probability: 0.61, claim: 1, text: "payment method", verdict: "wrong", votes: 1 }]);
   });
 });

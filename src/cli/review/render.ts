@@ -132,7 +132,10 @@ export function answerWithSpans(answer: string, spans: readonly SpoolSpan[] | un
   const shown = answer.slice(0, RENDER_LIMITS.text);
   const on = style.color ? SPAN_ON : MARK_ON;
   const off = style.color ? SPAN_OFF : MARK_OFF;
-  const body = spanSegments(shown, spans)
+  // Spans come in answer order: those from the first one past what is shown on cannot be shown (the cost stays bounded by the view).
+  let upTo = 0;
+  while (upTo < spans.length && (spans[upTo] as SpoolSpan).start < shown.length) upTo++;
+  const body = spanSegments(shown, spans.slice(0, upTo))
     .map((seg) => (seg.span === null ? sanitizeForTerminal(seg.text) : `${on}${sanitizeForTerminal(seg.text)}${off}`))
     .join("");
   return answer.length > shown.length ? `${body}…` : body;
