@@ -36,7 +36,7 @@ describe("spans in the terminal review", () => {
     const r = spoolRecord({ answer, spans: [{ start: 4, end: 12, probability: 0.9, claim: 0, text: `${ESC}[2Jcan` }] });
     const out = renderRecord(r, { color: true }).join("\n");
     const lines = out.split("\n").filter((l) => !l.startsWith(`${ESC}[2m`));
-    const escapes = lines.join("\n").match(/\u001b\[[0-9;]*m/g) ?? [];
+    const escapes = lines.join("\n").match(new RegExp(`${ESC}\\[[0-9;]*m`, "g")) ?? [];
     expect(lines.join("\n").split(ESC).length - 1).toBe(escapes.length);
     expect(out).not.toContain(`${ESC}[2J`);
     expect(out).not.toContain(`${ESC}]0`);
