@@ -44,8 +44,9 @@ export interface ClaimSummary {
  * where the evidence shown beside it lies (the contradicting sentence for a contradicted claim, else
  * its nearest support). Sent by the scoring worker only when review is on.
  */
-export type ClaimText = Pick<ClaimResult, "index" | "text" | "start" | "end" | "verdict" | "score" | "cause"> & {
-  readonly evidence?: EvidenceRef;
+export type ClaimText = Pick<ClaimResult, "index" | "text" | "start" | "end" | "verdict" | "score" | "cause" | "spans" | "reason" | "decidedBy"> & {
+  /** Where the evidence lies; `also`: the second sentence it was read with (a joined pair), when there was one. */
+  readonly evidence?: EvidenceRef & { readonly also?: EvidenceRef };
 };
 
 /**
@@ -109,6 +110,8 @@ export interface EvaluationSummary {
   readonly spans?: readonly SpanRef[];
   /** With a span detector: model work by engine (claim pairs judged, span detector inputs run). */
   readonly callsByEngine?: CallsByEngine;
+  /** With a span detector that failed (refine mode): why there are no spans; the claim verdicts stand. */
+  readonly spansUnmeasured?: { readonly reason: "backend_error" };
   /**
    * The claims not supported and, for each, the sentence of the context that bears on it (the one
    * that contradicts it, else its nearest support; "" when none), and (with resamples) the unstable

@@ -53,7 +53,19 @@ export function claimSummary(c: ClaimResult): ClaimSummary {
 /** A checked claim with its text and score (the wire form's `reviewClaims`). */
 export function claimText(c: ClaimResult): ClaimText {
   const e = evidenceToShow(c);
-  return { index: c.index, text: c.text, start: c.start, end: c.end, verdict: c.verdict, score: c.score, ...(c.cause ? { cause: c.cause } : {}), ...(e ? { evidence: evidenceRef(e) } : {}) };
+  return {
+    index: c.index,
+    text: c.text,
+    start: c.start,
+    end: c.end,
+    verdict: c.verdict,
+    score: c.score,
+    ...(c.cause ? { cause: c.cause } : {}),
+    ...(e ? { evidence: { ...evidenceRef(e), ...(e.also ? { also: evidenceRef(e.also) } : {}) } } : {}),
+    ...(c.spans && c.spans.length > 0 ? { spans: [...c.spans] } : {}),
+    ...(c.reason === "unsupported_span" || c.reason === "citation_not_retrieved" ? { reason: c.reason } : {}),
+    ...(c.decidedBy ? { decidedBy: c.decidedBy } : {}),
+  };
 }
 
 /** The onEvaluation payload: the wire form without any user text (no claim text, no evidence text), whatever captureContent says. */
@@ -141,8 +153,13 @@ export function spoolRecordOf<K extends string>(
     verdict: c.verdict,
     score: c.score,
     ...(c.cause ? { cause: c.cause } : {}),
-    ...(c.evidence ? { evidence: evidenceRef(c.evidence) } : {}),
+    ...(c.evidence ? { evidence: { ...evidenceRef(c.evidence), ...(c.evidence.also ? { also: evidenceRef(c.evidence.also) } : {}) } } : {}),
+    ...(c.spans && c.spans.length > 0 ? { spans: [...c.spans] } : {}),
+    ...(c.reason ? { reason: c.reason } : {}),
+    ...(c.decidedBy ? { decidedBy: c.decidedBy } : {}),
   }));
+  // The marked words are cut from the answer the offsets point into, then redacted like every text.
+  const spans = result.spans?.map((s) => ({ start: s.start, end: s.end, probability: s.probability, claim: s.claim, text: r(observation.answer.slice(s.start, s.end)) }));
   const traced = !INVALID_ID.test(at.traceId) && !INVALID_ID.test(at.spanId);
   return {
     id: traced ? `${at.traceId}-${at.spanId}` : randomUUID(),
@@ -159,6 +176,7 @@ export function spoolRecordOf<K extends string>(
     ...(result.threshold !== null ? { threshold: result.threshold } : {}),
     ...(result.cause ? { cause: result.cause } : {}),
     claims,
+    ...(spans ? { spans } : {}),
     backend: { name: result.backend.name, version: result.backend.version, tier: result.backend.tier },
     sampleRate: meta.sampleRate,
   };

@@ -1,5 +1,5 @@
 import type { ProductionProvenance } from "../core/calibration.ts";
-import type { LabelRecord, ReviewLabelValue, SpoolKind, SpoolRecord } from "./record.ts";
+import type { LabelRecord, ReviewLabelValue, SpanVerdict, SpoolKind, SpoolRecord } from "./record.ts";
 import { agreementOf } from "./record.ts";
 
 /**
@@ -22,6 +22,8 @@ export interface AnswerLabel {
   readonly reviewedAt: string;
   /** Claim labels by the majority of the reviewers who marked that claim (a tied claim is left out), by claim index. */
   readonly claims: ReadonlyArray<{ readonly index: number; readonly label: ReviewLabelValue }>;
+  /** Spans a majority of the answer's reviewers marked wrong, by index into the record's `spans`, with how many did. */
+  readonly spans: ReadonlyArray<{ readonly span: number; readonly verdict: SpanVerdict; readonly votes: number }>;
 }
 
 /** The answers' majority labels, and the answers whose reviewers are evenly split (no label). */
@@ -62,6 +64,10 @@ export function majorityLabels(current: ReadonlyMap<string, LabelRecord>, review
       }
     }
     const claims = [...claimVotes].filter(([, v]) => v.yes !== v.no).sort(([a], [b]) => a - b).map(([index, v]) => ({ index, label: (v.yes > v.no ? 1 : 0) as ReviewLabelValue }));
+    // A span is wrong when more than half of the answer's reviewers marked it so (one who did not mark it says it stands).
+    const spanVotes = new Map<number, number>();
+    for (const l of list) for (const s of new Set((l.spans ?? []).map((x) => x.span))) spanVotes.set(s, (spanVotes.get(s) ?? 0) + 1);
+    const spans = [...spanVotes].filter(([, n]) => n * 2 > list.length).sort(([a], [b]) => a - b).map(([span, votes]) => ({ span, verdict: "wrong" as const, votes }));
     const first = list[0] as LabelRecord;
     labels.set(id, {
       id,
@@ -71,6 +77,7 @@ export function majorityLabels(current: ReadonlyMap<string, LabelRecord>, review
       votes: { grounded, notGrounded },
       reviewedAt: list.map((l) => l.time).reduce((a, b) => (b > a ? b : a)),
       claims,
+      spans,
     });
   }
   return { labels, ties: ties.sort() };
@@ -122,6 +129,8 @@ export interface ExportRow {
   readonly label: ReviewLabelValue;
   /** Claim by claim, where the reviewers marked them: the claim's text and offsets, and its label. */
   readonly claimLabels?: ReadonlyArray<{ readonly index: number; readonly text: string; readonly start: number; readonly end: number; readonly label: ReviewLabelValue }>;
+  /** Spans the reviewers' majority marked wrong: the span (offsets into `answer`, probability, claim, words), the verdict and how many reviewers marked it. */
+  readonly spanLabels?: ReadonlyArray<{ readonly span: number; readonly start: number; readonly end: number; readonly probability: number; readonly claim: number | null; readonly text: string; readonly verdict: SpanVerdict; readonly votes: number }>;
   readonly review: ExportReview;
 }
 
@@ -146,6 +155,10 @@ export function exportRow(record: SpoolRecord, label: AnswerLabel, selection?: E
     const claim = claimText.get(c.index);
     return claim ? [{ index: c.index, text: claim.text, start: claim.start, end: claim.end, label: c.label }] : [];
   });
+  const spanLabels = label.spans.flatMap((l) => {
+    const s = record.spans?.[l.span];
+    return s ? [{ span: l.span, start: s.start, end: s.end, probability: s.probability, claim: s.claim, text: s.text, verdict: l.verdict, votes: l.votes }] : [];
+  });
   return {
     id: record.id,
     ...(record.question !== undefined ? { question: record.question } : {}),
@@ -153,6 +166,7 @@ export function exportRow(record: SpoolRecord, label: AnswerLabel, selection?: E
     answer: record.answer,
     label: label.label,
     ...(claimLabels.length > 0 ? { claimLabels } : {}),
+    ...(spanLabels.length > 0 ? { spanLabels } : {}),
     review: {
       ...(record.traceId !== undefined ? { traceId: record.traceId } : {}),
       ...(record.spanId !== undefined ? { spanId: record.spanId } : {}),

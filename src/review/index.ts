@@ -1,5 +1,5 @@
-export { REVIEW_RECORD_VERSION, SPOOL_KINDS, agreeingLabel, agreementOf, labelFromAgreement } from "./record.ts";
-export type { ErasureRecord, LabelRecord, ReviewLabelValue, SpoolClaim, SpoolDocument, SpoolEvidence, SpoolKind, SpoolRecord } from "./record.ts";
+export { REVIEW_RECORD_VERSION, SPAN_VERDICTS, SPOOL_KINDS, agreeingLabel, agreementOf, labelFromAgreement } from "./record.ts";
+export type { ErasureRecord, LabelRecord, ReviewLabelValue, SpanLabel, SpanVerdict, SpoolClaim, SpoolDocument, SpoolEvidence, SpoolKind, SpoolRecord, SpoolSpan } from "./record.ts";
 export { SEGMENT_PATTERN, appendLabel, currentLabels, labelsPath, parseLabelLine, readLabelRecords, readSpools, segmentFiles, segmentName } from "./spool-files.ts";
 export type { LabelLine, LabelsRead, SkippedSpoolFile, SpoolRead } from "./spool-files.ts";
 export { SPOOL_FILE_MAX_BYTES, SpoolFileRefused, appendSpoolLine, describeSkip, openSpoolFile, readSpoolFile, readSpoolLines } from "./spool-fs.ts";

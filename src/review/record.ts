@@ -37,6 +37,21 @@ export interface SpoolEvidence {
   readonly doc: number;
   readonly start: number;
   readonly end: number;
+  /** The second sentence the claim was read with (two sentences of two windows read together), when there was one. */
+  readonly also?: { readonly doc: number; readonly start: number; readonly end: number };
+}
+
+/**
+ * Words of the answer a span detector marked unsupported (core/result.ts AnswerSpan): offsets into
+ * the record's `answer`, the highest token probability of the run, the index of the claim it falls
+ * in (null: outside every checked claim), and the words, redacted like every text of the record.
+ */
+export interface SpoolSpan {
+  readonly start: number;
+  readonly end: number;
+  readonly probability: number;
+  readonly claim: number | null;
+  readonly text: string;
 }
 
 /** One checked claim of the answer: its index, text, offsets into the record's `answer`, verdict, entailment score, cause and where its evidence lies. */
@@ -50,6 +65,12 @@ export interface SpoolClaim {
   /** Why the claim is not supported, when the answer's failure was attributed. */
   readonly cause?: ClaimCause;
   readonly evidence?: SpoolEvidence;
+  /** Indexes into the record's `spans` of the spans that fall in this claim. */
+  readonly spans?: readonly number[];
+  /** Why the claim was decided as it was: a span marked words of it (unsupported_span), or it cites a document that was not retrieved. */
+  readonly reason?: "citation_not_retrieved" | "unsupported_span";
+  /** "triage": the cascade's cheap tier decided the claim without a model call. */
+  readonly decidedBy?: "triage";
 }
 
 /** One answer kept for review. Text fields have passed the redaction hook. */
@@ -75,6 +96,8 @@ export interface SpoolRecord {
   readonly threshold?: number;
   readonly cause?: AnswerCause;
   readonly claims: readonly SpoolClaim[];
+  /** With a span detector: the words it marked unsupported, in answer order (empty when none); absent when none ran. */
+  readonly spans?: readonly SpoolSpan[];
   readonly backend: BackendInfo;
   /** The probability with which an answer of its kind was kept: 1 for flagged, the grounded sample rate for a grounded sample. */
   readonly sampleRate: number;
@@ -82,6 +105,16 @@ export interface SpoolRecord {
 
 /** A reviewer's judgement of a whole answer: grounded (1) or not (0). */
 export type ReviewLabelValue = 0 | 1;
+
+/** What a reviewer says of a span: it is wrong (the detector marked words the documents support). */
+export type SpanVerdict = "wrong";
+export const SPAN_VERDICTS = ["wrong"] as const satisfies readonly SpanVerdict[];
+
+/** A reviewer's mark on one span of a spooled answer: its index into the record's `spans`, and the verdict. */
+export interface SpanLabel {
+  readonly span: number;
+  readonly verdict: SpanVerdict;
+}
 
 /** One reviewer's label of one spooled answer (append-only; a later record for the same id and reviewer replaces an earlier one). */
 export interface LabelRecord {
@@ -100,6 +133,8 @@ export interface LabelRecord {
   readonly agreement?: "agree" | "disagree";
   /** Claim by claim, when the reviewer marked them: supported (1) or not (0), by claim index. */
   readonly claims?: ReadonlyArray<{ readonly index: number; readonly label: ReviewLabelValue }>;
+  /** Spans the reviewer marked wrong (the words are supported after all), by index into the record's `spans`. */
+  readonly spans?: readonly SpanLabel[];
   /** The record's kind, copied so that agreement can be counted from labels alone. */
   readonly kind: SpoolKind;
   /** True on a record that takes back the reviewer's earlier label of `id`. */

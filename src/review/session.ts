@@ -1,5 +1,5 @@
 import { ConfigError } from "../config/errors.ts";
-import type { LabelRecord, ReviewLabelValue, SpoolRecord } from "./record.ts";
+import type { LabelRecord, ReviewLabelValue, SpanLabel, SpoolRecord } from "./record.ts";
 import { REVIEW_RECORD_VERSION, agreementOf, labelFromAgreement } from "./record.ts";
 import { reviewOrder } from "./queue.ts";
 import type { SkippedSpoolFile } from "./spool-files.ts";
@@ -18,12 +18,14 @@ import { GroundwatchError } from "../errors/groundwatch-error.ts";
  * label, and that answer comes next again. No I/O beyond the spools and the labels file.
  */
 
-/** What a reviewer gives for one answer: a label (1 grounded, 0 not) or an agreement with groundwatch's verdict, and optionally claim marks. */
+/** What a reviewer gives for one answer: a label (1 grounded, 0 not) or an agreement with groundwatch's verdict, and optionally claim and span marks. */
 export interface LabelInput {
   readonly id: string;
   readonly label?: ReviewLabelValue | undefined;
   readonly agreement?: "agree" | "disagree" | undefined;
   readonly claims?: ReadonlyArray<{ readonly index: number; readonly label: ReviewLabelValue }> | undefined;
+  /** Spans marked wrong, by index into the record's `spans` (others are dropped). */
+  readonly spans?: readonly SpanLabel[] | undefined;
 }
 
 /** Where the reviewer stands. */
@@ -134,6 +136,10 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
       const known = new Set(record.claims.map((c) => c.index));
       const marks = new Map((input.claims ?? []).filter((c) => known.has(c.index)).map((c) => [c.index, c.label] as const));
       const claims = [...marks].sort((x, y) => x[0] - y[0]).map(([index, mark]) => ({ index, label: mark }));
+      // The record's spans only, each once, in index order.
+      const spanCount = record.spans?.length ?? 0;
+      const wrong = [...new Set((input.spans ?? []).filter((s) => Number.isInteger(s.span) && s.span >= 0 && s.span < spanCount).map((s) => s.span))].sort((x, y) => x - y);
+      const spans: SpanLabel[] = wrong.map((span) => ({ span, verdict: "wrong" }));
       const written: LabelRecord = {
         v: REVIEW_RECORD_VERSION,
         id: record.id,
@@ -142,6 +148,7 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
         label,
         agreement: agreementOf(record.kind, label),
         ...(claims.length > 0 ? { claims } : {}),
+        ...(spans.length > 0 ? { spans } : {}),
         kind: record.kind,
       };
       write(written);

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ErasureRecord, LabelRecord, SpoolRecord } from "./record.ts";
-import { REVIEW_RECORD_VERSION } from "./record.ts";
+import { REVIEW_RECORD_VERSION, SPAN_VERDICTS } from "./record.ts";
 import type { SpoolFileSkip } from "./spool-fs.ts";
 import { appendSpoolLine, readSpoolFile } from "./spool-fs.ts";
 import { isPlainObject } from "../core/plain-object.ts";
@@ -60,6 +60,7 @@ function isSpoolRecord(v: unknown): v is SpoolRecord {
 }
 
 const isClaimLabel = (c: unknown): boolean => isPlainObject(c) && Number.isSafeInteger(c.index) && (c.index as number) >= 0 && (c.label === 0 || c.label === 1);
+const isSpanLabel = (c: unknown): boolean => isPlainObject(c) && Number.isSafeInteger(c.span) && (c.span as number) >= 0 && (SPAN_VERDICTS as readonly unknown[]).includes(c.verdict);
 
 function isLabelRecord(v: unknown): v is LabelRecord {
   return (
@@ -70,7 +71,8 @@ function isLabelRecord(v: unknown): v is LabelRecord {
     typeof v.time === "string" &&
     (v.kind === "flagged" || v.kind === "grounded_sample") &&
     (v.undo === true || v.label === 0 || v.label === 1) &&
-    (v.claims === undefined || (Array.isArray(v.claims) && v.claims.every(isClaimLabel)))
+    (v.claims === undefined || (Array.isArray(v.claims) && v.claims.every(isClaimLabel))) &&
+    (v.spans === undefined || (Array.isArray(v.spans) && v.spans.every(isSpanLabel)))
   );
 }
 

@@ -1,4 +1,4 @@
-import type { SpoolClaim, SpoolDocument, SpoolRecord } from "./record.ts";
+import type { SpoolClaim, SpoolDocument, SpoolRecord, SpoolSpan } from "./record.ts";
 import { isPlainObject } from "../core/plain-object.ts";
 
 /**
@@ -19,7 +19,23 @@ export function viewableRecord(r: SpoolRecord): SpoolRecord {
     const { evidence, ...claim } = c as unknown as SpoolClaim;
     return { ...claim, index: finite(claim.index) ? claim.index : i, ...(isPlainObject(evidence) ? { evidence } : {}) };
   });
+  const spans = Array.isArray(r.spans) ? (r.spans as readonly unknown[]).map(viewableSpan) : undefined;
   const documents = (r.documents as readonly unknown[]).filter(isPlainObject).map((d) => ({ ...(d as unknown as SpoolDocument), text: typeof d.text === "string" ? d.text : "" }));
-  const { question, ...rest } = r;
-  return { ...rest, ...(typeof question === "string" ? { question } : {}), answer: typeof r.answer === "string" ? r.answer : "", claims, documents };
+  const { question, spans: _spans, ...rest } = r;
+  return { ...rest, ...(typeof question === "string" ? { question } : {}), answer: typeof r.answer === "string" ? r.answer : "", claims, documents, ...(spans ? { spans } : {}) };
+}
+
+/**
+ * A span as the view may rely on it: every entry keeps its place (claims' `spans` and labels index
+ * them), so one that is not an object, or has offsets that are not numbers, becomes an empty span at 0.
+ */
+function viewableSpan(s: unknown): SpoolSpan {
+  if (!isPlainObject(s) || !finite(s.start) || !finite(s.end)) return { start: 0, end: 0, probability: 0, claim: null, text: "" };
+  return {
+    start: s.start,
+    end: s.end,
+    probability: finite(s.probability) ? s.probability : 0,
+    claim: finite(s.claim) ? s.claim : null,
+    text: typeof s.text === "string" ? s.text : "",
+  };
 }

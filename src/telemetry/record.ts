@@ -26,7 +26,9 @@ import {
   ATTR_COMBINED_VERDICT,
   ATTR_CONTENT_EVIDENCE,
   ATTR_CONTENT_UNSTABLE_CLAIMS,
+  ATTR_CONTENT_SPANS,
   ATTR_CONTENT_UNSUPPORTED_CLAIMS,
+  ATTR_ENGINE,
   ATTR_ENTROPY,
   ATTR_ENTROPY_CLUSTERS,
   ATTR_ENTROPY_NORMALIZED,
@@ -41,7 +43,13 @@ import {
   ATTR_RELEVANCE_CONTEXT,
   ATTR_ROUTE,
   ATTR_SCORE,
+  ATTR_SPANS_CLAIM,
+  ATTR_SPANS_COUNT,
+  ATTR_SPANS_END,
+  ATTR_SPANS_PROBABILITY,
+  ATTR_SPANS_START,
   ATTR_VERDICT,
+  SPAN_ATTRIBUTE_LIMIT,
   CITATION_STATUSES,
   ENTAILMENT_SAVED_REASONS,
   RELEVANCE_UNMEASURED_REASONS,
@@ -69,11 +77,15 @@ export function unstableClaimCount(r: EvaluationSummary): number | undefined {
   return cc.reliable || cc.unstable > 0 ? cc.unstable : undefined;
 }
 
-/** A short explanation without user text: counts, reasons and the cause only, safe for any backend. */
-export function explanationOf(r: EvaluationSummary): string {
+/**
+ * A short explanation: counts, reasons, the cause and the spans' offsets and probabilities, safe for
+ * any backend. `spanWords` (the spans' words in order, through the content policy: content capture
+ * only) adds each span's words after its offsets; without it the explanation carries no user text.
+ */
+export function explanationOf(r: EvaluationSummary, spanWords?: readonly string[]): string {
   if (r.verdict === "unscorable" || r.score === null) return `unscorable: ${r.reason ?? "unknown"}`;
   const cause = r.verdict === "ungrounded" ? causeLabel(r.cause) : undefined;
-  const counted = claimsExplanation(r, r.score);
+  const counted = `${claimsExplanation(r, r.score)}${spansExplanation(r, spanWords)}`;
   const why = cause === "unknown" ? unknownReason(r) : undefined;
   return cause ? `ungrounded (cause: ${cause}${why ? `, ${why}` : ""}); ${counted}` : counted;
 }
@@ -94,6 +106,39 @@ function claimsExplanation(r: EvaluationSummary, score: number): string {
   const unstable = unstableClaimCount(r);
   if (unstable === undefined) return `${base}; claim stability not measured (${cc.reasons[0] ?? "unreliable"})`;
   return `${base}; ${unstable} of ${cc.claims} claims unstable across ${cc.samples} resamples${cc.reliable ? "" : ` (${cc.measured} of ${cc.claims} measured)`}`;
+}
+
+/** The most spans an explanation names one by one (the rest are counted). */
+export const EXPLAINED_SPANS = 8;
+
+/** The spans in words: "; 2 unsupported spans: [12, 20) p 0.910 in claim 1, [30, 41) p 0.770"; "" when no span detector ran. */
+export function spansExplanation(r: Pick<EvaluationSummary, "spans">, spanWords?: readonly string[]): string {
+  const spans = r.spans;
+  if (!spans) return "";
+  if (spans.length === 0) return "; 0 unsupported spans";
+  const named = spans.slice(0, EXPLAINED_SPANS).map((s, i) => {
+    const words = spanWords?.[i];
+    return `[${s.start}, ${s.end})${words !== undefined ? ` ${JSON.stringify(words)}` : ""} p ${s.probability.toFixed(3)}${s.claim !== null ? ` in claim ${s.claim}` : ""}`;
+  });
+  const more = spans.length > EXPLAINED_SPANS ? `, ${spans.length - EXPLAINED_SPANS} more` : "";
+  return `; ${spans.length} unsupported span${spans.length === 1 ? "" : "s"}: ${named.join(", ")}${more}`;
+}
+
+/**
+ * The spans as span attributes, only when a span detector ran: the count, and for the first
+ * SPAN_ATTRIBUTE_LIMIT their offsets, probabilities and claims (-1: in no claim). Never their words.
+ */
+export function spanAttributes(r: Pick<EvaluationSummary, "spans">): Attributes {
+  const spans = r.spans;
+  if (!spans) return {};
+  const listed = spans.slice(0, SPAN_ATTRIBUTE_LIMIT);
+  return {
+    [ATTR_SPANS_COUNT]: spans.length,
+    [ATTR_SPANS_START]: listed.map((s) => s.start),
+    [ATTR_SPANS_END]: listed.map((s) => s.end),
+    [ATTR_SPANS_PROBABILITY]: listed.map((s) => s.probability),
+    [ATTR_SPANS_CLAIM]: listed.map((s) => s.claim ?? -1),
+  };
 }
 
 /** The citation summary in words: "3 citations: 2 valid, 1 not retrieved, 1 misattributed". */
@@ -187,6 +232,7 @@ function contentAttributes(content: NonNullable<EvaluationSummary["content"]>, p
     [ATTR_CONTENT_EVIDENCE]: content.evidence.map((t) => policy.text(t)),
   };
   if (content.unstableClaims && content.unstableClaims.length > 0) attrs[ATTR_CONTENT_UNSTABLE_CLAIMS] = content.unstableClaims.map((t) => policy.text(t));
+  if (content.spans && content.spans.length > 0) attrs[ATTR_CONTENT_SPANS] = content.spans.slice(0, SPAN_ATTRIBUTE_LIMIT).map((t) => policy.text(t));
   return attrs;
 }
 
@@ -219,6 +265,7 @@ export function recordEvaluation(params: {
     ...citationAttributes(r),
     ...causeAttributes(r),
     ...relevanceAttributes(r),
+    ...spanAttributes(r),
     ...(r.score !== null ? { [ATTR_SCORE]: r.score } : { [ATTR_REASON]: r.reason ?? "unknown" }),
   };
   if (r.entropy) {
@@ -230,7 +277,18 @@ export function recordEvaluation(params: {
   if (r.combined) spanAttrs[ATTR_COMBINED_VERDICT] = r.combined.verdict;
   const unstable = unstableClaimCount(r);
   if (unstable !== undefined) spanAttrs[ATTR_CLAIMS_UNSTABLE] = unstable;
-  const explanation = explanationOf(r);
+  const content = r.content;
+  // With content capture: the content attributes and the spans' words (the explanation names them);
+  // a redact hook that throws: the span and its event are recorded without content (the content policy's one rule).
+  const withContent = content
+    ? options.content.record(
+        "span",
+        route,
+        () => ({ attrs: contentAttributes(content, options.content), spanWords: content.spans?.slice(0, EXPLAINED_SPANS).map((t) => options.content.text(t)) }),
+        () => ({ attrs: {}, spanWords: undefined }),
+      )
+    : { attrs: {}, spanWords: undefined };
+  const explanation = explanationOf(r, withContent.spanWords);
   if (options.openInference) {
     spanAttrs[openInferenceEvaluation(0, "name")] = EVALUATION_GROUNDEDNESS;
     if (r.score !== null) spanAttrs[openInferenceEvaluation(0, "score")] = r.score;
@@ -238,9 +296,7 @@ export function recordEvaluation(params: {
     spanAttrs[openInferenceEvaluation(0, "explanation")] = explanation;
     spanAttrs[openInferenceEvaluation(0, "annotator_kind")] = r.backend.name === "judge" ? "LLM" : "CODE";
   }
-  const content = r.content;
-  // A redact hook that throws: the span is recorded without content (the content policy's one rule).
-  if (content) Object.assign(spanAttrs, options.content.record("span", route, () => contentAttributes(content, options.content), () => ({})));
+  Object.assign(spanAttrs, withContent.attrs);
   span.setAttributes(spanAttrs);
   if (r.verdict === "unscorable") span.setStatus({ code: SpanStatusCode.UNSET, message: r.reason ?? "unscorable" });
 
@@ -275,11 +331,12 @@ export function recordEvaluation(params: {
   if (r.score !== null) m.score.record(r.score, { ...base, [ATTR_VERDICT]: r.verdict });
   recordClaims(r, base, m);
   recordRelevance(r, route, m);
-  // Model work by route only: pairs sent, and pairs decided without a call by why.
+  // Model work by route and engine: claim pairs sent, span detector inputs run; and pairs decided without a call by why.
   if (r.entailment) {
-    if (r.entailment.calls > 0) m.entailmentCalls.add(r.entailment.calls, { [ATTR_ROUTE]: route });
+    if (r.entailment.calls > 0) m.entailmentCalls.add(r.entailment.calls, { [ATTR_ROUTE]: route, [ATTR_ENGINE]: "claims" });
     for (const reason of ENTAILMENT_SAVED_REASONS) if (r.entailment.saved[reason] > 0) m.entailmentSaved.add(r.entailment.saved[reason], { [ATTR_ROUTE]: route, [ATTR_REASON]: reason });
   }
+  if (r.callsByEngine && r.callsByEngine.spans > 0) m.entailmentCalls.add(r.callsByEngine.spans, { [ATTR_ROUTE]: route, [ATTR_ENGINE]: "spans" });
   // Citations by route and status only: the invalid-citation alert sums them per route.
   if (r.citations) for (const status of CITATION_STATUSES) if (r.citations.byStatus[status] > 0) m.citations.add(r.citations.byStatus[status], { [ATTR_ROUTE]: route, [ATTR_CITATION_STATUS]: status });
   if (r.entropy) {

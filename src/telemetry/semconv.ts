@@ -4,7 +4,7 @@
  * package) and checked against @opentelemetry/semantic-conventions/incubating by a test.
  */
 
-import type { CallsSaved, RelevanceReport } from "../core/result.ts";
+import type { CallsByEngine, CallsSaved, RelevanceReport } from "../core/result.ts";
 
 export { CAUSES, CAUSE_UNKNOWN_REASONS } from "../core/cause.ts";
 
@@ -101,11 +101,31 @@ export const ATTR_RELEVANCE_CONTEXT = "groundwatch.relevance.context";
 export const ATTR_RELEVANCE_ANSWER = "groundwatch.relevance.answer";
 /** prompt or completion (on groundwatch.resample.tokens). */
 export const ATTR_TOKEN_KIND = "groundwatch.token.kind";
+/**
+ * Words a span detector marked unsupported (core/result.ts AnswerSpan), on the evaluation span, only
+ * when one ran: how many (int), and for the first SPAN_ATTRIBUTE_LIMIT in answer order their
+ * character offsets into the answer (int arrays, end exclusive), highest token probability (double
+ * array) and the index of the claim each falls in (int array, -1: outside every checked claim).
+ * Never the words: those are groundwatch.content.spans, with content capture only.
+ */
+export const ATTR_SPANS_COUNT = "groundwatch.spans.count";
+export const ATTR_SPANS_START = "groundwatch.spans.start";
+export const ATTR_SPANS_END = "groundwatch.spans.end";
+export const ATTR_SPANS_PROBABILITY = "groundwatch.spans.probability";
+export const ATTR_SPANS_CLAIM = "groundwatch.spans.claim";
+/** The most spans whose offsets the evaluation span lists (groundwatch.spans.count still counts them all). */
+export const SPAN_ATTRIBUTE_LIMIT = 64;
+/** Which engine did the model work (on groundwatch.entailment.calls): claims (the claim detector's pairs) or spans (the span detector's model inputs). */
+export const ATTR_ENGINE = "groundwatch.engine";
+/** The values of groundwatch.engine: the keys of AnswerResult.callsByEngine. */
+export const ENGINES = ["claims", "spans"] as const satisfies ReadonlyArray<keyof CallsByEngine>;
 /** Opt-in content (off by default; capped and passed through the redaction hook). */
 export const ATTR_CONTENT_UNSUPPORTED_CLAIMS = "groundwatch.content.unsupported_claims";
 export const ATTR_CONTENT_EVIDENCE = "groundwatch.content.evidence";
 /** Opt-in content: the claims few resamples support (capped and redacted like the others). */
 export const ATTR_CONTENT_UNSTABLE_CLAIMS = "groundwatch.content.unstable_claims";
+/** Opt-in content: the words of the spans listed in groundwatch.spans.start/.end, in the same order (capped and redacted like the others). */
+export const ATTR_CONTENT_SPANS = "groundwatch.content.spans";
 
 /** A metric's name, unit, kind and description, and the name Prometheus shows. */
 export interface MetricSpec {
@@ -198,7 +218,7 @@ export const METRICS = {
     "groundwatch.entailment.calls",
     "{call}",
     "counter",
-    "Entailment pairs sent to the backend (model calls), by route: groundedness, semantic entropy and claim consistency together",
+    "Model calls by route and engine (groundwatch.engine): claims (entailment pairs sent to the claim detector: groundedness, semantic entropy and claim consistency together), spans (model inputs a span detector ran, one or more per answer)",
   ),
   entailmentSaved: spec(
     "groundwatch.entailment.saved",

@@ -209,4 +209,32 @@ describe.skipIf(!chromiumAvailable())("groundwatch review --web in headless Chro
     expect(await browser.evaluate("document.querySelector('#documents mark.evidence').textContent")).toBe("unopened items may be returned within 30 days of delivery for a full refund");
     expect(await browser.evaluate("document.getElementById('status').textContent")).toBe("");
   });
+
+  it("highlights spans in the answer with their probability, as text, and a click marks one wrong for the label", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const answer = `Items may be returned within 90 days. Refunds are ${HOSTILE}.`;
+    const spans = [
+      { start: 29, end: 36, probability: 0.93, claim: 0, text: "90 days" },
+      { start: 50, end: 50 + HOSTILE.length, probability: 0.6, claim: 1, text: HOSTILE },
+    ];
+    writeSpool(dir, [spoolRecord("s1", { answer, spans })]);
+    const labels = join(dir, "labels.jsonl");
+    const server = await startReviewWeb({ dirs: [dir], reviewer: "ana", labelsFile: labels, port: 0, now: () => new Date("2026-12-01T12:00:00.000Z") });
+    onTestFinished(() => server.close());
+    const browser = await launch(server.url);
+    onTestFinished(() => browser.close());
+    await expect.poll(() => browser.evaluate("document.body ? document.body.getAttribute('data-answer') : null"), WAIT).toBe("s1");
+    expect(await browser.evaluate("Array.from(document.querySelectorAll('#answer mark.span')).map(function (m) { return m.textContent + '@' + m.getAttribute('data-probability'); }).join('|')")).toBe(`90 days@0.930|${HOSTILE}@0.600`);
+    expect(await browser.evaluate("document.querySelector('#answer sup.p').textContent")).toBe("p 0.930");
+    expect(await browser.evaluate("document.querySelectorAll('#answer b, img').length")).toBe(0);
+    expect(await browser.evaluate("window.__pwned")).toBeUndefined();
+    expect(await browser.evaluate("document.getElementById('spans-view').hidden")).toBe(false);
+    await browser.evaluate("document.querySelector('#spans button[data-span=\"1\"]').click()");
+    await expect.poll(() => browser.evaluate("document.querySelector('#answer mark.span.wrong') && document.querySelector('#answer mark.span.wrong').getAttribute('data-span')"), WAIT).toBe("1");
+    expect(await browser.evaluate("document.querySelector('#spans button[data-span=\"1\"]').getAttribute('aria-pressed')")).toBe("true");
+    await browser.press("d");
+    await expect.poll(() => browser.evaluate("document.body.getAttribute('data-answer')"), WAIT).toBe("");
+    expect(readLabelRecords(labels).labels).toEqual([{ v: 1, id: "s1", reviewer: "ana", time: "2026-12-01T12:00:00.000Z", label: 1, agreement: "disagree", spans: [{ span: 1, verdict: "wrong" }], kind: "flagged" }]);
+    expect(browser.log().filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
+  });
 });

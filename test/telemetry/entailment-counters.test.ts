@@ -30,7 +30,7 @@ describe("the entailment counters", () => {
     await monitor.flush();
     const metrics = await otel.metrics();
     const calls = metrics.get(METRICS.entailmentCalls.name) ?? [];
-    expect(calls.map((p) => p.attributes)).toEqual([{ "groundwatch.route": "/r" }]);
+    expect(calls.map((p) => p.attributes)).toEqual([{ "groundwatch.route": "/r", "groundwatch.engine": "claims" }]);
     const sent = Number(calls[0]?.value);
     expect(sent).toBeGreaterThan(0);
     const saved = Object.fromEntries((metrics.get(METRICS.entailmentSaved.name) ?? []).map((p) => [p.attributes["groundwatch.reason"], p.value]));

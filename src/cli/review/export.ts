@@ -18,6 +18,7 @@ Writes one JSONL row per reviewed answer of the spools (replicas merge), in the 
 "groundwatch eval --set" and "groundwatch calibrate --set" read as they are:
   {"id", "question", "context": [{"id", "title"?, "url"?, "text"}], "answer", "label": 1|0,
    "claimLabels"?: [{"index", "text", "start", "end", "label"}],
+   "spanLabels"?: [{"span", "start", "end", "probability", "claim", "text", "verdict": "wrong", "votes"}],
    "review": {"traceId", "spanId", "reviewers", "votes", "reviewedAt", "time", "kind", "route",
               "replica", "verdict", "score", "threshold", "cause", "backend", "agreement",
               "sampleRate", "reviewedShare" | "selected"}}
@@ -31,6 +32,8 @@ name is passed over and named on stderr. Labels are those in force (a reviewer's
 last label of an answer, undo taken into account), from --labels (default: labels.jsonl in the
 first --dir). Several reviewers of one answer make one row with the majority label; an even split
 is left out and counted. calibrate and eval name such a set's production provenance.
+spanLabels are the spans (words a span detector marked unsupported) that more than half of the
+answer's reviewers marked wrong: the detector's false alarms, with its probability.
   --only disagreements  only answers whose label disagrees with groundwatch's verdict: the
                         regression set to gate releases on (groundwatch eval --set)
   --reviewer NAME       only that reviewer's labels
@@ -63,7 +66,9 @@ export function runReviewExport(argv: readonly string[], io: CommandIo): Promise
       result.notInSpool > 0 ? `${result.notInSpool} labelled but not in the spools` : "",
       spool.unreadable + read.unreadable > 0 ? `${spool.unreadable + read.unreadable} unreadable lines skipped` : "",
     ].filter((s) => s !== "");
-    io.stdout.write(`wrote ${result.rows.length} row${result.rows.length === 1 ? "" : "s"} to ${out}${left.length > 0 ? `; left out: ${left.join(", ")}` : ""}\n`);
+    const wrongSpans = result.rows.reduce((n, r) => n + (r.spanLabels?.length ?? 0), 0);
+    const spans = wrongSpans > 0 ? ` (${wrongSpans} span${wrongSpans === 1 ? "" : "s"} marked wrong)` : "";
+    io.stdout.write(`wrote ${result.rows.length} row${result.rows.length === 1 ? "" : "s"} to ${out}${spans}${left.length > 0 ? `; left out: ${left.join(", ")}` : ""}\n`);
     return Promise.resolve(EXIT.ok);
   });
 }

@@ -1,4 +1,5 @@
-import type { SpoolClaim, SpoolDocument, SpoolRecord } from "../../review/record.ts";
+import type { SpoolClaim, SpoolDocument, SpoolRecord, SpoolSpan } from "../../review/record.ts";
+import { spanSegments } from "../../core/spans.ts";
 import { plainText, sourceText } from "../shared/escape.ts";
 import { evidenceLabel } from "../report/evidence.ts";
 import { sanitizeForTerminal } from "../shared/io.ts";
@@ -35,12 +36,16 @@ export const RENDER_LIMITS = {
   claims: 40,
   /** Characters of one claim's text, a title, a URL, a route or a cause. */
   line: 200,
+  /** Spans listed under the answer (the rest are counted; all are highlighted in the answer shown). */
+  spans: 40,
 } as const;
 
 const HIGHLIGHT_ON = "\u001b[7m";
 const HIGHLIGHT_OFF = "\u001b[27m";
 const DIM_ON = "\u001b[2m";
 const DIM_OFF = "\u001b[22m";
+const SPAN_ON = "\u001b[4;31m";
+const SPAN_OFF = "\u001b[24;39m";
 const MARK_ON = "[[";
 const MARK_OFF = "]]";
 const GAP = " … ";
@@ -117,6 +122,31 @@ export function documentExcerpt(text: string, spans: readonly Span[], style: Ren
   return out;
 }
 
+/**
+ * The answer as shown (its first RENDER_LIMITS.text characters) with the spans a span detector
+ * marked highlighted: red underline on a colour terminal, `[[` … `]]` otherwise. The text is cut at
+ * the spans' offsets into the original answer (core/spans.ts spanSegments) before each piece is sanitised.
+ */
+export function answerWithSpans(answer: string, spans: readonly SpoolSpan[] | undefined, style: RenderStyle): string {
+  if (!spans || spans.length === 0) return cutText(answer, RENDER_LIMITS.text);
+  const shown = answer.slice(0, RENDER_LIMITS.text);
+  const on = style.color ? SPAN_ON : MARK_ON;
+  const off = style.color ? SPAN_OFF : MARK_OFF;
+  // Spans come in answer order: those from the first one past what is shown on cannot be shown (the cost stays bounded by the view).
+  let upTo = 0;
+  while (upTo < spans.length && (spans[upTo] as SpoolSpan).start < shown.length) upTo++;
+  const body = spanSegments(shown, spans.slice(0, upTo))
+    .map((seg) => (seg.span === null ? sanitizeForTerminal(seg.text) : `${on}${sanitizeForTerminal(seg.text)}${off}`))
+    .join("");
+  return answer.length > shown.length ? `${body}…` : body;
+}
+
+/** One span's line: its index, probability, claim and offsets, the words quoted, and the reviewer's mark (while marking, or once marked). */
+export function spanLine(s: SpoolSpan, i: number, wrong: boolean): string {
+  const claim = finite(s.claim) ? `claim ${s.claim}` : "no claim";
+  return `${wrong ? "[wrong] " : ""}${i}. p ${scoreText(s.probability)}, ${claim}, chars ${one(s.start)}–${one(s.end)}: "${one(s.text)}"`;
+}
+
 const scoreText = (score: unknown): string => (finite(score) ? score.toFixed(3) : "-");
 const one = (v: unknown): string => plainText(v ?? "-", RENDER_LIMITS.line);
 
@@ -143,12 +173,36 @@ export function claimLine(c: SpoolClaim, documents: readonly SpoolDocument[], ma
   return `${mark ?? ""}${one(c.index)}. ${one(c.verdict)}${cause}, score ${scoreText(c.score)} | claim: "${one(c.text)}"${evidence}`;
 }
 
-/** The whole view of one answer (a `viewableRecord`), as lines (without the key prompt). `marks` shows claim-by-claim marking, the cursor at `cursor`. */
-export function renderRecord(r: SpoolRecord, style: RenderStyle, marking?: { readonly marks: readonly (0 | 1)[]; readonly cursor: number }): string[] {
+/** The spans marked wrong and, while marking them, the cursor. */
+export interface SpanMarking {
+  readonly wrong: readonly number[];
+  readonly cursor?: number | undefined;
+}
+
+/**
+ * The whole view of one answer (a `viewableRecord`), as lines (without the key prompt). `marks` shows
+ * claim-by-claim marking, the cursor at `cursor`; `spanMarking` the spans marked wrong (and the cursor while marking them).
+ */
+export function renderRecord(r: SpoolRecord, style: RenderStyle, marking?: { readonly marks: readonly (0 | 1)[]; readonly cursor: number }, spanMarking?: SpanMarking): string[] {
   const dim = (s: string): string => (style.color ? `${DIM_ON}${s}${DIM_OFF}` : s);
   const lines = [`${one(r.kind)}  ${one(r.route)}  ${one(r.time)}  ${one(r.verdict)}  score ${scoreText(r.score)}  cause ${one(r.cause)}`];
   lines.push(dim("question:"), r.question !== undefined ? cutText(r.question, RENDER_LIMITS.text) : "-");
-  lines.push(dim("answer:"), cutText(r.answer, RENDER_LIMITS.text));
+  lines.push(dim("answer:"), answerWithSpans(r.answer, r.spans, style));
+  const spans = r.spans ?? [];
+  if (spans.length > 0) {
+    lines.push(dim("unsupported spans (the words a span detector marked):"));
+    // A window of the spans: the first ones, or, while marking, the ones around the cursor.
+    const limit = RENDER_LIMITS.spans;
+    const cursor = spanMarking?.cursor;
+    const from = cursor !== undefined ? Math.max(0, Math.min(cursor - Math.floor(limit / 2), spans.length - limit)) : 0;
+    if (from > 0) lines.push(dim(`  (${from} spans above)`));
+    spans.slice(from, from + limit).forEach((s, k) => {
+      const i = from + k;
+      lines.push(`${i === cursor ? "> " : "  "}${spanLine(s, i, spanMarking?.wrong.includes(i) === true)}`);
+    });
+    const below = spans.length - from - Math.min(limit, spans.length - from);
+    if (below > 0) lines.push(dim(`  (${below} more spans)`));
+  }
   const docs = r.documents;
   docs.slice(0, RENDER_LIMITS.documents).forEach((d, i) => {
     lines.push(dim(documentTitle(d, i) + ":"), documentExcerpt(d.text, evidenceSpans(r.claims, i, d.text.length), style));

@@ -33,7 +33,8 @@ export interface TerminalReviewResult {
   readonly left: number;
 }
 
-const KEYS_HELP = "a agree  d disagree  c claim by claim  s skip  u undo  q quit";
+const KEYS_HELP = "a agree  d disagree  c claim by claim  w mark spans wrong  s skip  u undo  q quit";
+const SPAN_KEYS_HELP = "j/k or arrows move  space or w mark wrong / take back  enter or esc back (marks go with the label)";
 const CLAIM_KEYS_HELP = "j/k or arrows move  space toggle  1 supported  0 not supported  enter save  esc back";
 const CLEAR = "\u001b[2J\u001b[3J\u001b[H";
 
@@ -117,8 +118,10 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
     const seen = session.labelledNow() + skipped;
     const position = `[${seen + 1}/${seen + remaining}]`;
     const marking = mode.kind === "claims" ? { marks: mode.marks, cursor: mode.cursor } : undefined;
-    const lines = renderRecord(r, { color }, marking);
-    const prompt = `${position} ${r.id.slice(0, 80).replace(/[^\w.-]/g, "?")}  ${mode.kind === "claims" ? CLAIM_KEYS_HELP : KEYS_HELP}`;
+    const spanMarking = { wrong: mode.wrong ?? [], cursor: mode.kind === "spans" ? mode.cursor : undefined };
+    const lines = renderRecord(r, { color }, marking, spanMarking);
+    const help = mode.kind === "claims" ? CLAIM_KEYS_HELP : mode.kind === "spans" ? SPAN_KEYS_HELP : KEYS_HELP;
+    const prompt = `${position} ${r.id.slice(0, 80).replace(/[^\w.-]/g, "?")}  ${help}`;
     io.stdout.write(`${tty && io.stdout.isTTY ? CLEAR : "\n"}${lines.join("\n")}\n${message ? `${message}\n` : ""}${prompt}\n`);
     message = undefined;
   };
@@ -133,7 +136,7 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
   const perform = (r: SpoolRecord | undefined, action: ReviewAction): boolean => {
     switch (action.type) {
       case "label":
-        if (r) session.label({ id: r.id, label: action.label, claims: action.claims });
+        if (r) session.label({ id: r.id, label: action.label, claims: action.claims, spans: action.spans });
         return false;
       case "skip":
         if (r) session.skip(r.id);

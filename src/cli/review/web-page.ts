@@ -19,6 +19,11 @@ mark.claim.v-supported { border-bottom-color: #2a8a3a; }
 mark.claim.v-contradicted, mark.claim.v-unsupported, mark.claim.v-misattributed { border-bottom-color: #c2352b; }
 mark.claim.selected, li.selected { outline: 2px solid #1f5fd6; }
 mark.evidence { background: #fde68a; }
+mark.span { background: #fbd5d1; border-bottom: 2px solid #c2352b; }
+mark.span.wrong { background: #e3e6ea; border-bottom-style: dashed; text-decoration: line-through; }
+sup.p { color: #8a2a22; font-size: 0.7rem; margin: 0 0.15rem; }
+#spans li { margin: 0.2rem 0; }
+#spans button { margin-right: 0.5rem; font: inherit; font-size: 0.85rem; }
 #claims li { margin: 0.2rem 0; padding: 0.1rem 0.3rem; }
 .mark-1 { color: #2a8a3a; font-weight: 600; }
 .mark-0 { color: #c2352b; font-weight: 600; }
@@ -38,7 +43,7 @@ kbd { border: 1px solid #aab; border-radius: 3px; padding: 0 0.25rem; background
 const SCRIPT = `
 (function () {
   "use strict";
-  var state = { answer: null, claimMode: false, cursor: 0, marks: [], busy: false };
+  var state = { answer: null, claimMode: false, cursor: 0, marks: [], wrong: [], busy: false };
   function byId(id) { return document.getElementById(id); }
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -83,6 +88,43 @@ const SCRIPT = `
     return out;
   }
   function claimsOf(a) { return Array.isArray(a.claims) ? a.claims : []; }
+  function spansOf(a) { return Array.isArray(a.spans) && Array.isArray(a.answerSegments) ? a.spans : []; }
+  function prob(s) { return s && typeof s.probability === "number" ? s.probability.toFixed(3) : "-"; }
+  /** The answer cut at its spans by the server (answerSegments): text nodes, and a <mark> per span with its probability. */
+  function spanned(a) {
+    var out = document.createDocumentFragment();
+    var spans = spansOf(a);
+    a.answerSegments.forEach(function (seg) {
+      var i = typeof seg.span === "number" ? seg.span : null;
+      if (i === null || !spans[i]) { out.appendChild(document.createTextNode(String(seg.text))); return; }
+      var m = el("mark", "span" + (state.wrong[i] ? " wrong" : ""), seg.text);
+      m.setAttribute("data-span", String(i));
+      m.setAttribute("data-probability", prob(spans[i]));
+      m.title = "span " + i + ": probability unsupported " + prob(spans[i]);
+      out.appendChild(m);
+      out.appendChild(el("sup", "p", "p " + prob(spans[i])));
+    });
+    return out;
+  }
+  function renderSpans(a) {
+    var spans = spansOf(a);
+    var list = byId("spans");
+    clear(list);
+    byId("spans-view").hidden = spans.length === 0;
+    spans.forEach(function (s, i) {
+      var li = el("li", state.wrong[i] ? "wrong" : "");
+      li.setAttribute("data-span", String(i));
+      var button = el("button", "wrong-toggle", state.wrong[i] ? "wrong (undo)" : "mark wrong");
+      button.type = "button";
+      button.setAttribute("data-span", String(i));
+      button.setAttribute("aria-pressed", state.wrong[i] ? "true" : "false");
+      li.appendChild(button);
+      li.appendChild(el("span", "", "p " + prob(s) + " · " + (typeof s.claim === "number" ? "claim " + s.claim : "no claim") + " · \u201c"));
+      li.appendChild(el("span", "words", s.text));
+      li.appendChild(el("span", "", "\u201d"));
+      list.appendChild(li);
+    });
+  }
   function render() {
     var a = state.answer;
     var main = byId("answer-view");
@@ -100,9 +142,12 @@ const SCRIPT = `
     var claims = claimsOf(a);
     var answer = byId("answer");
     clear(answer);
-    answer.appendChild(marked(String(a.answer), claims.map(function (c, i) {
+    // With spans, the answer shows them (the claims are listed below); otherwise its claims.
+    if (spansOf(a).length > 0) answer.appendChild(spanned(a));
+    else answer.appendChild(marked(String(a.answer), claims.map(function (c, i) {
       return { start: c.start, end: c.end, cls: "claim v-" + word(c.verdict) + (state.claimMode && i === state.cursor ? " selected" : ""), claim: c.index };
     })));
+    renderSpans(a);
     var list = byId("claims");
     clear(list);
     claims.forEach(function (c, i) {
@@ -135,6 +180,7 @@ const SCRIPT = `
       state.claimMode = false;
       state.cursor = 0;
       state.marks = state.answer ? claimsOf(state.answer).map(function (c) { return c.verdict === "supported" ? 1 : 0; }) : [];
+      state.wrong = [];
       render();
     });
   }
@@ -146,6 +192,9 @@ const SCRIPT = `
     var a = state.answer;
     payload.id = a.id;
     if (state.claimMode) payload.claims = claimsOf(a).map(function (c, i) { return { index: c.index, label: state.marks[i] }; });
+    var wrong = [];
+    spansOf(a).forEach(function (s, i) { if (state.wrong[i]) wrong.push({ span: i, verdict: "wrong" }); });
+    if (wrong.length > 0) payload.spans = wrong;
     return act(api("POST", "/api/label", payload), "labelled");
   }
   document.addEventListener("keydown", function (event) {
@@ -174,6 +223,14 @@ const SCRIPT = `
     else return;
     event.preventDefault();
   });
+  byId("spans").addEventListener("click", function (event) {
+    var target = event.target;
+    if (!target || target.tagName !== "BUTTON" || state.busy || !state.answer) return;
+    var i = Number(target.getAttribute("data-span"));
+    if (!(i >= 0 && i < spansOf(state.answer).length)) return;
+    state.wrong[i] = !state.wrong[i];
+    render();
+  });
   load().catch(function (error) { say("error: " + error.message); });
 })();
 `;
@@ -196,10 +253,11 @@ export function reviewPage(nonce: string, reviewer: string): string {
 <div id="meta"></div>
 <h2>Question</h2><div id="question" class="box"></div>
 <h2>Answer</h2><div id="answer" class="box"></div>
+<section id="spans-view" hidden><h2>Unsupported spans</h2><p>Words a span detector marked as unsupported, highlighted in the answer with their probability. Mark a span wrong when the documents do support it; the marks go with your label.</p><ol id="spans" start="0"></ol></section>
 <h2>Claims</h2><ol id="claims" start="0"></ol><p id="claims-none" hidden>No claims were checked.</p>
 <h2>Documents</h2><div id="documents"></div>
 </main>
-<div id="keys"><kbd>a</kbd> agree with groundwatch · <kbd>d</kbd> disagree · <kbd>c</kbd> claim by claim (<kbd>j</kbd>/<kbd>k</kbd> move, <kbd>space</kbd> toggle supported, <kbd>Enter</kbd> save, <kbd>Esc</kbd> back) · <kbd>s</kbd> skip · <kbd>u</kbd> undo</div>
+<div id="keys"><kbd>a</kbd> agree with groundwatch · <kbd>d</kbd> disagree · <kbd>c</kbd> claim by claim (<kbd>j</kbd>/<kbd>k</kbd> move, <kbd>space</kbd> toggle supported, <kbd>Enter</kbd> save, <kbd>Esc</kbd> back) · <kbd>s</kbd> skip · <kbd>u</kbd> undo · “mark wrong” beside a span marks it wrong for the next label</div>
 <script nonce="${nonce}">${SCRIPT}</script>
 </body>
 </html>

@@ -16,6 +16,7 @@ import { reviewerProblem } from "./options.ts";
 import { createReviewAuth } from "./web-auth.ts";
 import { reviewPage } from "./web-page.ts";
 import { isPlainObject } from "../../core/plain-object.ts";
+import { spanSegments } from "../../core/spans.ts";
 
 /**
  * The server behind `groundwatch review --web`: one self-contained page (a nonce'd script under a
@@ -69,9 +70,13 @@ export function checkReviewWebOptions(options: ReviewWebOptions): void {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("--port", port, "an integer from 0 to 65535");
 }
 
-/** The fields of a spooled answer the page shows. */
+/**
+ * The fields of a spooled answer the page shows; with spans, also the answer cut at them
+ * (`answerSegments`, core/spans.ts spanSegments: the one cutter), which the page puts on as text nodes and <mark>s.
+ */
 function forReview(r: SpoolRecord): Record<string, unknown> {
-  return { id: r.id, kind: r.kind, time: r.time, route: r.route, traceId: r.traceId, replica: r.replica, question: r.question, answer: r.answer, documents: r.documents, verdict: r.verdict, score: r.score, threshold: r.threshold, cause: r.cause, claims: r.claims };
+  const spans = r.spans && r.spans.length > 0 ? { spans: r.spans, answerSegments: spanSegments(r.answer, r.spans) } : {};
+  return { id: r.id, kind: r.kind, time: r.time, route: r.route, traceId: r.traceId, replica: r.replica, question: r.question, answer: r.answer, documents: r.documents, verdict: r.verdict, score: r.score, threshold: r.threshold, cause: r.cause, claims: r.claims, ...spans };
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -92,7 +97,12 @@ function parseLabelInput(body: unknown): LabelInput {
     if (!Array.isArray(body.claims) || !body.claims.every((c) => isPlainObject(c) && Number.isInteger(c.index) && isLabelValue(c.label))) throw new HttpError(400, "claims must be a list of {index, label 0 or 1}");
     claims = (body.claims as Array<{ index: number; label: 0 | 1 }>).map((c) => ({ index: c.index, label: c.label }));
   }
-  return { id: body.id, label: body.label as 0 | 1 | undefined, agreement: body.agreement as LabelInput["agreement"], claims };
+  let spans: LabelInput["spans"];
+  if (body.spans !== undefined) {
+    if (!Array.isArray(body.spans) || !body.spans.every((s) => isPlainObject(s) && Number.isInteger(s.span) && s.verdict === "wrong")) throw new HttpError(400, "spans must be a list of {span, verdict wrong}");
+    spans = (body.spans as Array<{ span: number }>).map((s) => ({ span: s.span, verdict: "wrong" }));
+  }
+  return { id: body.id, label: body.label as 0 | 1 | undefined, agreement: body.agreement as LabelInput["agreement"], claims, spans };
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
