@@ -39,7 +39,9 @@ function byteOfChar(): Map<string, number> {
 /** One normaliser step, applied to a unit of text. */
 type Normalise = (s: string) => string;
 
-const CONTROL = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f]/gu;
+// BertNormalizer clean_text: control characters other than \t \n \r removed.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/gu;
 const MARKS = /\p{Mn}/gu;
 
 /** tokenizer.json's normalizer as a function of one unit (steps that act across units — Strip, Prepend, Replace — are left to the whitespace skipping). */
