@@ -188,6 +188,10 @@ describe("what is a span model", () => {
     const named = join(dir, "models--KRLabsOrg--tinylettuce-ettin-17m-en", "snapshots", "abc");
     cpSync(join(MODELS, "bert-wordpiece"), named, { recursive: true });
     expect(isSpanModelDir(named)).toBe(true);
+    // The Hub spells LettuceDetect's repositories "lettucedect".
+    const hub = join(dir, "models--KRLabsOrg--lettucedect-base-modernbert-en-v1", "snapshots", "abc");
+    cpSync(join(MODELS, "bert-wordpiece"), hub, { recursive: true });
+    expect(isSpanModelDir(hub)).toBe(true);
   });
 
   it("refuses a sequence classifier and an unknown language as ConfigErrors naming the field", async () => {

@@ -50,13 +50,14 @@ export function isTokenClassifier(config: Record<string, unknown>): boolean {
   return Array.isArray(config.architectures) && config.architectures.some((a) => String(a).endsWith("ForTokenClassification"));
 }
 
-const SPAN_REPOS = /lettucedetect|tinylettuce/i;
+/** LettuceDetect's repositories are spelt "lettucedect" on the Hub (KRLabsOrg/lettucedect-base-modernbert-en-v1); either spelling counts. */
+const SPAN_REPOS = /lettuced(?:et)?ect|tinylettuce/i;
 
 /**
  * Whether a model directory is a span detector (so the edge routes it to createOnnxSpanDetector):
  * config.json's architectures end in ForTokenClassification, or a repository name the directory
- * carries (hub cache path, `model pull`'s record, `_name_or_path`) contains lettucedetect or
- * tinylettuce. False when config.json cannot be read.
+ * carries (hub cache path, `model pull`'s record, `_name_or_path`) contains lettucedetect (or the
+ * Hub's spelling, lettucedect) or tinylettuce. False when config.json cannot be read.
  */
 export function isSpanModelDir(dir: string): boolean {
   let config: Record<string, unknown>;
