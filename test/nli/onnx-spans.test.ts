@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { SpanInput } from "../../src/core/backend.ts";
 import { isConfigError } from "../../src/config/errors.ts";
 import type { OnnxSpanDetector } from "../../src/nli/onnx/span-detector.ts";
-import { createOnnxSpanDetector, isSpanModelDir } from "../../src/nli/onnx/span-detector.ts";
+import { createOnnxSpanDetector, describeSpanModel, isSpanModelDir } from "../../src/nli/onnx/span-detector.ts";
 import { spanLabels } from "../../src/nli/onnx/span-labels.ts";
 import { SPAN_PROMPTS, spanPrompt, spanPromptLanguage } from "../../src/nli/onnx/span-prompt.ts";
 import { loadOnnxRuntime } from "../../src/nli/onnx/runtime.ts";
@@ -134,6 +134,11 @@ describe("the onnx span detector", () => {
     expect(d.info.maxLength).toBe(4096);
     expect(d.info.labels).toEqual({ unsupported: 1, names: ["LABEL_0", "LABEL_1"] });
     expect(await d.detect([])).toEqual([]);
+    // Read from the files alone, for `model info`: the same graph, labels and length.
+    const described = describeSpanModel({ dir: DIR, variant: "fp32", cpu: CPUS.avx2 });
+    expect([described.graph, described.graphSha256, described.maxLength]).toEqual([d.info.graph, d.info.graphSha256, 4096]);
+    expect(described.labels.unsupported).toBe(1);
+    expect(describeSpanModel({ dir: DIR, variant: "int8", cpu: CPUS.avx2, maxLength: 8192 })).toMatchObject({ graph: "onnx/model_int8.onnx", maxLength: 8192 });
   });
 
   it("reads ModernBERT's 8,192-token context whole: an input just under it runs once, uncut, and one past it is cut to 8,192", async () => {

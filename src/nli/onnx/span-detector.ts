@@ -8,13 +8,15 @@
 import type { CallOptions, SpanDetection, SpanDetector, SpanInput } from "../../core/backend.ts";
 import { ConfigError } from "../../config/errors.ts";
 import type { OnnxEngineDeps, OnnxEngineOptions } from "./engine-types.ts";
-import { readModelFiles } from "./model-read.ts";
+import type { GraphDescription, ModelDirOptions } from "./model-read.ts";
+import { describeGraph, readModelDir, readModelFiles } from "./model-read.ts";
 import type { SpanPool } from "./pool.ts";
 import { createSpanPool } from "./pool.ts";
+import type { SpanLabels } from "./span-labels.ts";
 import { isTokenClassifier, spanLabels } from "./span-labels.ts";
 import { SPAN_LANGUAGES, SPAN_PROMPTS } from "./span-prompt.ts";
 import type { SpanModelInfo } from "./token-engine.ts";
-import { createTokenEngine } from "./token-engine.ts";
+import { REFERENCE_MAX_LENGTH, createTokenEngine } from "./token-engine.ts";
 import { readCpuFeatures } from "./variants.ts";
 
 export { isSpanModelDir } from "./span-labels.ts";
@@ -34,6 +36,19 @@ export const SPAN_DETECTOR_THRESHOLD = 0.5;
 /** A span detector's version: its directory's last two parts, its graph and the graph's hash (as the onnx backend's). */
 export function spanModelVersion(info: Pick<SpanModelInfo, "dir" | "graph" | "graphSha256">): string {
   return `${info.dir.replace(/\/+$/, "").split("/").slice(-2).join("/")}:${info.graph}@${info.graphSha256}`;
+}
+
+/** What a span model directory is, read from its files alone (no runtime): for `groundwatch model info`. */
+export interface SpanModelDescription extends GraphDescription {
+  readonly labels: SpanLabels;
+  /** The length inputs are cut to: the reference's 4,096 unless `maxLength` says otherwise, never past the model's. */
+  readonly maxLength: number;
+}
+
+/** Describes a span model directory without loading it: its graph (chosen by the variant rules), its unsupported class and its length. */
+export function describeSpanModel(options: ModelDirOptions): SpanModelDescription {
+  const { files, config, maxLength } = readModelDir(options);
+  return { ...describeGraph(files), labels: spanLabels(config, files.dir), maxLength: options.maxLength !== undefined ? maxLength : Math.min(REFERENCE_MAX_LENGTH, maxLength) };
 }
 
 /** A loaded span detector with what it is (for `groundwatch model info`) and what it has run (for tests and the bench). */
