@@ -13,6 +13,9 @@ ship and as a python encoder written from the format's definition, which the tes
     </s>=2 <unk>=3, <mask> last.
   - ModernBERT (byte-level BPE): NFC, ByteLevel, BPE with merges written as pairs,
     TemplateProcessing [CLS] $A [SEP] / [CLS] $A [SEP] $B [SEP], special tokens after the vocabulary.
+ByteLevelBpe.offsets gives each token's UTF-16 offsets in the original text from their definition
+(normal-form cut points found by trying every boundary; scripts/onnx_spans.py writes them for
+test/nli/onnx-spans*.test.ts to hold src/nli/onnx/token-offsets.ts to).
 Added (special) tokens inside a text are split out first, and each piece between them is
 normalised and pre-tokenised on its own, as the library does.
 """

@@ -45,6 +45,15 @@ describe("byte-level BPE offsets (ModernBERT)", () => {
     expect(new Set(got)).toEqual(new Set(["e\u0301", "🙂", "🇫", "🇷"]));
   });
 
+  it("keeps Hangul jamo the normaliser composes together, and finds the words after them", () => {
+    // ᄀ + ᅡ (two code points) is 가 after NFC: one unit of the original text, the text after it still found.
+    const text = "\u1100\u1161 opens at nine";
+    const got = offsets(text).offsets.filter((o): o is readonly [number, number] => o !== null).map(([s, e]) => text.slice(s, e));
+    expect(got[0]).toBe("\u1100\u1161");
+    expect(got.slice(1).join(" ")).toMatch(/opens.*at.*nine/);
+    expect(got.at(-1)?.endsWith("nine") || got.at(-1) === "e").toBe(true);
+  });
+
   it("finds a special token written inside the answer as its own text", () => {
     const text = "before [SEP] after";
     const { tokens, offsets: got } = offsets(text);

@@ -99,8 +99,12 @@ describe("the onnx span detector", () => {
   it("scores every answer token as numpy does, at the offsets python computed, in worker threads with answers batched and padded", async () => {
     for (const [maxLength, cases] of byMaxLength()) {
       const d = await detector(maxLength === REFERENCE.default_max_length ? {} : { maxLength });
+      const before = await d.stats();
       const got = await d.detect(cases.map(inputOf));
       cases.forEach((c, i) => expectMatches(got[i] as (typeof got)[number], c, "fp32"));
+      // Every answer's every group in one padded session.run (at most maxBatch, 8, rows).
+      const after = await d.stats();
+      expect([after.runs - before.runs, after.pairs - before.pairs]).toEqual([1, cases.reduce((n, c) => n + c.runs, 0)]);
     }
   });
 

@@ -1,8 +1,8 @@
 /**
  * Where each token of a text lies in it: @huggingface/tokenizers gives token strings but no
  * offsets, so they are found by walking the text. The text is cut into units (a character with
- * the combining marks after it, a surrogate pair whole), each unit normalised as tokenizer.json's
- * normalizer says, and the normalised units' UTF-8 bytes lined up with the tokens' bytes:
+ * the combining marks after it and whatever the normaliser composes with it, such as Hangul jamo; a
+ * surrogate pair whole), each unit normalised as tokenizer.json's normalizer says, and the normalised units' UTF-8 bytes lined up with the tokens' bytes:
  *   - byte-level BPE (ModernBERT, RoBERTa): a token's characters map back to bytes through GPT-2's
  *     byte table; an added token (special token written in the text) is its content's bytes;
  *   - WordPiece: the piece without its continuing prefix ("##"); the unknown token covers a word;
@@ -90,8 +90,10 @@ interface NormalisedBytes {
   readonly units: ReadonlyArray<readonly [number, number]>;
 }
 
-/** A unit starts at every code point that is not a combining mark. */
+/** A unit starts at every code point that is not a combining mark and does not compose with the few before it. */
 const MARK = /\p{M}/u;
+/** How far back (UTF-16 units) a code point is tried for composing with what precedes it: Hangul L+V+T is three. */
+const COMPOSE_WINDOW = 4;
 
 function normalisedBytes(text: string, normalise: Normalise): NormalisedBytes {
   const units: Array<[number, number]> = [];
@@ -99,7 +101,11 @@ function normalisedBytes(text: string, normalise: Normalise): NormalisedBytes {
     const cp = text.codePointAt(i) as number;
     const width = cp > 0xffff ? 2 : 1;
     const last = units.at(-1);
-    if (last && MARK.test(String.fromCodePoint(cp))) last[1] = i + width;
+    const char = text.slice(i, i + width);
+    // Normalising apart what the normaliser joins (Hangul jamo, half-width voicing marks) would not
+    // give the bytes the tokenizer saw: such a code point joins the unit before it. Bounded window: linear.
+    const joins = last !== undefined && (MARK.test(char) || ((tail) => normalise(tail + char) !== normalise(tail) + normalise(char))(text.slice(Math.max(last[0], i - COMPOSE_WINDOW), i)));
+    if (last && joins) last[1] = i + width;
     else units.push([i, i + width]);
     i += width;
   }
