@@ -138,6 +138,10 @@ describe("the onnx span detector", () => {
     expect(d.info.maxLength).toBe(4096);
     expect(d.info.labels).toEqual({ unsupported: 1, names: ["LABEL_0", "LABEL_1"] });
     expect(await d.detect([])).toEqual([]);
+    expect(await d.detect([{ answer: "", passages: ["The museum opens at nine."] }, { answer: "   ", passages: [] }])).toEqual([
+      { tokens: [], runs: 1 },
+      { tokens: [], runs: 1 },
+    ]);
     // Read from the files alone, for `model info`: the same graph, labels and length.
     const described = describeSpanModel({ dir: DIR, variant: "fp32", cpu: CPUS.avx2 });
     expect([described.graph, described.graphSha256, described.maxLength]).toEqual([d.info.graph, d.info.graphSha256, 4096]);
