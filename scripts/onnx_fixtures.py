@@ -16,6 +16,7 @@ Run with Debian's python (python3-onnx, python3-numpy):
   /usr/bin/python3 scripts/onnx_fixtures.py recipes test/fixtures/models/recipes  # FactCG, MiniCheck (scripts/onnx_recipe_fixtures.py)
   /usr/bin/python3 scripts/onnx_fixtures.py byte-level test/fixtures/tokenizers   # RoBERTa and ModernBERT byte-level BPE checks
   /usr/bin/python3 scripts/onnx_fixtures.py shape-deberta OUT_DIR --int8          # DeBERTa-v3-large's shape (not committed)
+  /usr/bin/python3 scripts/onnx_fixtures.py spans test/fixtures/models/spans      # token-classification span detector (scripts/onnx_spans.py)
 
 A fixture directory has the Hugging Face layout the onnx backend reads: config.json (with
 id2label), tokenizer.json, tokenizer_config.json, onnx/model.onnx; plus reference.json with
@@ -133,9 +134,14 @@ def build_graph(cfg, p):
         f = dense(x, "f1")
         gelu = node("Mul", [node("Mul", [f, "c_half"]), node("Add", ["c_one_f", node("Erf", [node("Div", [f, "c_sqrt2"])])])])
         x = node("LayerNormalization", [node("Add", [x, dense(gelu, "f2")]), f"l{i}_ln2_g", f"l{i}_ln2_b"], axis=-1, epsilon=1e-12)
-    cls = node("Gather", [x, "c_zero"], axis=1)
-    pooled = node("Tanh", [node("Add", [node("MatMul", [cls, "pool_w"]), "pool_b"])])
-    if cfg.get("flat"):
+    if cfg.get("token_head"):
+        # Token classification (LettuceDetect's head): logits for every position, [batch, sequence, labels].
+        node("Add", [node("MatMul", [x, "cls_w"]), "cls_b"], outs=["logits"])
+    cls = None if cfg.get("token_head") else node("Gather", [x, "c_zero"], axis=1)
+    pooled = None if cls is None else node("Tanh", [node("Add", [node("MatMul", [cls, "pool_w"]), "pool_b"])])
+    if cls is None:
+        pass
+    elif cfg.get("flat"):
         # A [batch] output (one logit per pair, the trailing 1 squeezed away), as some reranker exports write it.
         init("c_flat", np.array([-1], dtype=np.int64))
         node("Reshape", [node("Add", [node("MatMul", [pooled, "cls_w"]), "cls_b"]), "c_flat"], outs=["logits"])
@@ -145,7 +151,8 @@ def build_graph(cfg, p):
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"]) for n in ["input_ids", "attention_mask"]]
     if cfg["type_vocab"] > 0:
         inputs.append(helper.make_tensor_value_info("token_type_ids", TensorProto.INT64, ["batch", "sequence"]))
-    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch"] if cfg.get("flat") else ["batch", cfg["labels"]])]
+    out_shape = ["batch", "sequence", cfg["labels"]] if cfg.get("token_head") else ["batch"] if cfg.get("flat") else ["batch", cfg["labels"]]
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, out_shape)]
     graph = helper.make_graph(nodes, "nli", inputs, outputs, inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="groundwatch-fixtures")
     model.ir_version = 8
@@ -193,6 +200,8 @@ def reference_logits(cfg, p, ids, mask, types, dtype=np.float64, matmul=None):
         f = dense(x, "f1")
         f = 0.5 * f * (1.0 + _erf(f / math.sqrt(2.0)))
         x = layer_norm(x + dense(f, "f2"), P[f"l{i}_ln2_g"], P[f"l{i}_ln2_b"])
+    if cfg.get("token_head"):
+        return mm(x, P["cls_w"]) + P["cls_b"]
     pooled = np.tanh(mm(x[:, 0, :], P["pool_w"]) + P["pool_b"])
     return mm(pooled, P["cls_w"]) + P["cls_b"]
 
@@ -589,7 +598,7 @@ def relevance_fixtures(out):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["fixtures", "relevance", "shape", "matmul", "quantize", "fp16", "t5", "shape-t5", "recipes", "byte-level", "shape-deberta"])
+    ap.add_argument("what", choices=["fixtures", "relevance", "shape", "matmul", "quantize", "fp16", "t5", "shape-t5", "recipes", "byte-level", "shape-deberta", "spans"])
     ap.add_argument("out", help="output directory; for quantize and fp16, the input graph")
     ap.add_argument("dest", nargs="?", help="quantize and fp16: the output graph")
     ap.add_argument("--int8", action="store_true", help="shape: also write onnx/model_int8.onnx")
@@ -617,6 +626,11 @@ def main():
         # The sequence-classification detectors (DeBERTa-v3, RoBERTa) and byte-level BPE: scripts/onnx_recipe_fixtures.py.
         import onnx_recipe_fixtures as recipes
         {"recipes": recipes.write_recipes, "byte-level": recipes.write_byte_level_checks}.get(args.what, lambda out: recipes.write_shape_deberta(out, args))(args.out)
+        return
+    if args.what == "spans":
+        # The token-classification span detector (LettuceDetect's layout): scripts/onnx_spans.py.
+        import onnx_spans
+        onnx_spans.write_spans(args.out)
         return
     if args.what == "fixtures":
         bert = fixture(args.out, "bert-wordpiece", "wordpiece", ["contradiction", "entailment", "neutral"], seed=1)

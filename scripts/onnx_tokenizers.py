@@ -13,6 +13,9 @@ ship and as a python encoder written from the format's definition, which the tes
     </s>=2 <unk>=3, <mask> last.
   - ModernBERT (byte-level BPE): NFC, ByteLevel, BPE with merges written as pairs,
     TemplateProcessing [CLS] $A [SEP] / [CLS] $A [SEP] $B [SEP], special tokens after the vocabulary.
+ByteLevelBpe.offsets gives each token's UTF-16 offsets in the original text from their definition
+(normal-form cut points found by trying every boundary; scripts/onnx_spans.py writes them for
+test/nli/onnx-spans*.test.ts to hold src/nli/onnx/token-offsets.ts to).
 Added (special) tokens inside a text are split out first, and each piece between them is
 normalised and pre-tokenised on its own, as the library does.
 """
@@ -252,6 +255,46 @@ class ByteLevelBpe:
             for word in byte_level_pieces(piece):
                 ids += [self.vocab[p] for p in bpe(word, self.ranks)]
         return ids
+
+    def tokens(self, text):
+        """(token, is_added) per token of `text` without special tokens: byte-level strings, or an added token's content."""
+        out = []
+        for is_special, piece in split_added(text, self.added):
+            if is_special:
+                out.append((piece, True))
+                continue
+            if self.normalize:
+                piece = self.normalize(piece)
+            out += [(p, False) for word in byte_level_pieces(piece) for p in bpe(word, self.ranks)]
+        return out
+
+    def offsets(self, text):
+        """UTF-16 [start, end) in `text` per token (tokens covering only whitespace: [k, k]), from the
+        definition: the normalised text is cut at the boundaries where normalising the parts apart
+        gives the whole's normal form (found by trying every boundary), each normalised byte belongs
+        to the original characters of its part, a token covers the parts of its first and last byte,
+        and leading and trailing whitespace is trimmed off."""
+        norm = self.normalize or (lambda t: t)
+        cuts = [k for k in range(len(text) + 1) if norm(text[:k]) + norm(text[k:]) == norm(text)]
+        owner = []  # per normalised byte: (start, end) code-point range of its part
+        for a, b in zip(cuts, cuts[1:]):
+            owner += [(a, b)] * len(norm(text[a:b]).encode("utf-8"))
+        inverse = {c: b for b, c in BYTE_CHAR.items()}
+        utf16 = [0]
+        for ch in text:
+            utf16.append(utf16[-1] + (2 if ord(ch) > 0xFFFF else 1))
+        out, at = [], 0
+        for tok, is_added in self.tokens(text):
+            n = len(tok.encode("utf-8")) if is_added else len(tok)
+            first, last = owner[at], owner[at + n - 1]
+            at += n
+            s, e = first[0], last[1]
+            while s < e and text[s].isspace():
+                s += 1
+            while e > s and text[e - 1].isspace():
+                e -= 1
+            out.append([utf16[s], utf16[e]] if s < e else [utf16[s], utf16[s]])
+        return out
 
     def model_json(self, merges_as_pairs):
         base_vocab = {t: i for t, i in self.vocab.items() if t not in self.last}

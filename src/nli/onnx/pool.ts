@@ -1,11 +1,12 @@
-import type { CallOptions, NliPair, NliResult, RelevancePair } from "../../core/backend.ts";
-import { nliPairKey, relevancePairKey } from "../../core/pair-key.ts";
+import type { CallOptions, NliPair, NliResult, RelevancePair, SpanDetection, SpanInput } from "../../core/backend.ts";
+import { nliPairKey, pairKey, relevancePairKey } from "../../core/pair-key.ts";
 import type { WorkerPool } from "../../workers/worker-pool.ts";
 import { createWorkerPool, workerUrl } from "../../workers/worker-pool.ts";
 import type { DynamicBatcher, SubmitOptions } from "../../workers/batcher.ts";
 import { createDynamicBatcher } from "../../workers/batcher.ts";
 import type { InferenceStats, OnnxEngineOptions, OnnxModelInfo } from "./engine.ts";
 import type { RelevanceModelInfo } from "./relevance-engine.ts";
+import type { SpanModelInfo } from "./token-engine.ts";
 import type { OnnxWorkerData, OnnxWorkerReply, OnnxWorkerRequest } from "./worker.ts";
 
 export interface InferencePool {
@@ -103,6 +104,15 @@ export const RELEVANCE_HEAD: HeadSpec<RelevancePair> = {
   keyOf: relevancePairKey,
 };
 
+/** One answer of a span detector queues as one item: its texts travel, its length is theirs, and identical inputs in flight run once. */
+export const SPANS_HEAD: HeadSpec<SpanInput> = {
+  head: "spans",
+  request: (part) => ({ kind: "spans", inputs: part.map(({ answer, passages, question }) => ({ answer, passages: [...passages], ...(question !== undefined ? { question } : {}) })) }),
+  lengthOf: (i) => i.answer.length + i.passages.reduce((n, p) => n + p.length, 0) + (i.question?.length ?? 0),
+  // Each text's length leads its part (pairKey), so no two different inputs share a key; the question's presence is marked.
+  keyOf: (i) => pairKey(i.question === undefined ? "-" : `+${pairKey(i.question, "")}`, [i.answer, ...i.passages].map((t) => pairKey(t, "")).join("")),
+};
+
 /**
  * Runs one head's inference in worker threads, so the host's event loop never waits on a model.
  * The pairs of every call in flight are gathered into length-bucketed batches (batcher.ts), each
@@ -135,4 +145,19 @@ export async function createInferencePool(options: OnnxEngineOptions, sizing: In
 export async function createRelevancePool(options: OnnxEngineOptions, sizing: InferencePoolOptions | number): Promise<RelevancePool> {
   const pool = await createHeadPool<RelevancePair, number, RelevanceModelInfo>(RELEVANCE_HEAD, options, sizing);
   return { info: pool.info, score: (pairs, callOptions) => pool.run(pairs, callOptions), stats: () => pool.stats(), close: () => pool.close() };
+}
+
+export interface SpanPool {
+  readonly info: SpanModelInfo;
+  /** One detection per answer, in order. */
+  detect(inputs: readonly SpanInput[], options?: CallOptions): Promise<SpanDetection[]>;
+  /** session.run calls and model inputs (answer × passage group) run so far, summed over the workers. */
+  stats(): Promise<InferenceStats>;
+  close(): Promise<void>;
+}
+
+/** A span detector's pool (token-engine.ts): answers of every call in flight batched together, each worker with its own session. */
+export async function createSpanPool(options: OnnxEngineOptions & { readonly language?: string }, sizing: InferencePoolOptions | number): Promise<SpanPool> {
+  const pool = await createHeadPool<SpanInput, SpanDetection, SpanModelInfo>(SPANS_HEAD, options, sizing);
+  return { info: pool.info, detect: (inputs, callOptions) => pool.run(inputs, callOptions), stats: () => pool.stats(), close: () => pool.close() };
 }
