@@ -12,6 +12,8 @@ import { isCachedDecoder, isSeq2SeqExport, seq2seqGraphView } from "../nli/onnx/
 import { readTokenizerSource } from "../nli/hub/borrowed-tokenizer.ts";
 import type { GraphDescription, OnnxModelDescription, RecipeSummary } from "../nli/onnx/engine.ts";
 import { createOnnxEngine, describeGraph, describeOnnxModel, readModelDir } from "../nli/onnx/engine.ts";
+import { SPAN_DETECTOR_THRESHOLD, describeSpanModel, isSpanModelDir } from "../nli/onnx/span-detector.ts";
+import type { SpanLabels } from "../nli/onnx/span-labels.ts";
 import { createRelevanceEngine, declaresOneLabel } from "../nli/onnx/relevance-engine.ts";
 import type { OnnxImporter, OnnxRuntime } from "../nli/onnx/runtime.ts";
 import { ONNX_RUNTIME_INSTALL, ONNX_RUNTIME_INSTALL_CPU, ONNX_RUNTIME_PACKAGE, isOnnxRuntimeMissing, loadOnnxRuntime } from "../nli/onnx/runtime.ts";
@@ -222,13 +224,15 @@ async function pull(repo: string, variant: string | undefined, values: { dir?: s
 }
 
 /** What `model info` shows of a model directory: an NLI model's labels and mapping, or that it is a relevance cross-encoder. */
-type DirDescription = GraphDescription & { readonly maxLength: number; readonly inputs?: readonly string[] } & ({ readonly kind: "nli"; readonly labels: OnnxModelDescription["labels"]; readonly recipe: RecipeSummary; readonly decoder?: string } | { readonly kind: "relevance" });
+type DirDescription = GraphDescription & { readonly maxLength: number; readonly inputs?: readonly string[] } & ({ readonly kind: "nli"; readonly labels: OnnxModelDescription["labels"]; readonly recipe: RecipeSummary; readonly decoder?: string } | { readonly kind: "relevance" } | { readonly kind: "spans"; readonly labels: SpanLabels });
 
 /** Describes a loaded model directory (a directory, or a cached repo's snapshot); one declaring a single label is a relevance cross-encoder. */
 async function describeDir(dir: string, wanted: InfoWanted, io: CommandIo, deps: ModelCommandDeps, cpu: CpuFeatures): Promise<DirDescription> {
   const { variant, recipe } = wanted;
   const options = { dir, variant, cpu, ...(recipe !== undefined ? { recipe } : {}) };
   const runtime = await optionalRuntime(deps.importOnnxRuntime);
+  // A token classifier (LettuceDetect, TinyLettuce) is described from its files: how it is fed and read is fixed (docs/models.md, Span detectors).
+  if (recipe === undefined && isSpanModelDir(dir)) return { kind: "spans", ...describeSpanModel(options) };
   if (recipe === undefined && declaresOneLabel(dir)) {
     if (!runtime) {
       const { files, maxLength } = readModelDir(options);
@@ -267,14 +271,21 @@ function dirLines(dir: string, d: DirDescription): string[] {
   const labelLines =
     d.kind === "relevance"
       ? [`labels:      one logit per (query, passage) pair: a relevance cross-encoder, not an NLI model`, `mapping:     relevance = sigmoid(logit); use it as ${SCORE_ENV.relevanceModel} or --relevance-model`]
-      : [...recipeLines(d.recipe), `labels:      ${sanitizeForTerminal(d.labels.labels.map((l, i) => `${i}:${l}`).join(" "))}`, `mapping:     ${mappingLine(d.labels)}`];
+      : d.kind === "spans"
+        ? [
+            `recipe:      span detector (token classification, e.g. LettuceDetect): the question, the passages ("passage 1: …") and the answer read as one pair; every answer token read at softmax class ${d.labels.unsupported}, P(unsupported)`,
+            `labels:      ${sanitizeForTerminal(d.labels.names.map((l, i) => `${i}:${l}`).join(" "))}`,
+            `mapping:     unsupported = class ${d.labels.unsupported}; a run of answer tokens at p ≥ ${SPAN_DETECTOR_THRESHOLD} (default) is one span; passages grouped to fit, the highest p over groups`,
+            `use:         --backend spans --span-model ${sanitizeForTerminal(dir)} (alone), or --span-model beside a claim detector (refine)`,
+          ]
+        : [...recipeLines(d.recipe), `labels:      ${sanitizeForTerminal(d.labels.labels.map((l, i) => `${i}:${l}`).join(" "))}`, `mapping:     ${mappingLine(d.labels)}`];
   return [
     `model:       ${dir}`,
     `graph:       ${sanitizeForTerminal(d.graph)} (${mb(statSync(join(dir, d.graph)).size)}, sha256 ${d.graphSha256}…)`,
     ...(d.kind === "nli" && d.decoder ? [`decoder:     ${sanitizeForTerminal(d.decoder)} (${mb(statSync(join(dir, d.decoder)).size)}; one step per chunk, the sha256 above covers both graphs)`] : []),
     `variant:     ${d.variant.description}: ${sanitizeForTerminal(d.variant.reason)}`,
     ...labelLines,
-    `inputs:      ${d.inputs ? d.inputs.join(", ") : `unknown: reading them needs ${ONNX_RUNTIME_PACKAGE}, which is not installed`}`,
+    ...(d.kind === "spans" ? [] : [`inputs:      ${d.inputs ? d.inputs.join(", ") : `unknown: reading them needs ${ONNX_RUNTIME_PACKAGE}, which is not installed`}`]),
     `max length:  ${d.maxLength} tokens`,
     ...tokenizerLine(dir),
   ];
@@ -310,7 +321,7 @@ async function info(target: string, wanted: InfoWanted, revision: string | undef
     if (saved) lines.push(`variants:    offered by ${saved.repo}@${saved.sha} when pulled:`, ...variantLines(saved.graphs, (g) => [...(d.graphs.some((x) => x.path === g.path) ? ["pulled"] : []), ...(g.path === d.graph || (d.kind === "nli" && g.path === d.decoder) ? ["chosen"] : [])]));
     else lines.push(`variants:    in this directory:`, ...variantLines(d.graphs, (g) => [...(g.path === d.graph || (d.kind === "nli" && g.path === d.decoder) ? ["chosen"] : [])]));
     io.stdout.write(`${lines.join("\n")}\n`);
-    if (!d.inputs) io.stderr.write(RUNTIME_MISSING);
+    if (!d.inputs && d.kind !== "spans") io.stderr.write(RUNTIME_MISSING);
     return EXIT.ok;
   }
   const { cached, listing, listingSaved, listingError } = found;
@@ -333,6 +344,6 @@ async function info(target: string, wanted: InfoWanted, revision: string | undef
   }
   io.stdout.write(`${sanitizeForTerminal(lines.join("\n"))}\n`);
   if (listingError) io.stderr.write(`groundwatch model info: the variants ${target} offers are not known: ${sanitizeForTerminal(listingError)}\n`);
-  if (described && !described.inputs) io.stderr.write(RUNTIME_MISSING);
+  if (described && !described.inputs && described.kind !== "spans") io.stderr.write(RUNTIME_MISSING);
   return EXIT.ok;
 }

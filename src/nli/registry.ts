@@ -6,6 +6,7 @@ import { JUDGE_API_KEY_ENV, SCORE_ENV } from "../config/score-options.ts";
 import type { TextAnalyzer } from "../core/text.ts";
 import type { EntailmentBackend, SpanDetector } from "../core/backend.ts";
 import { createOnnxSpanDetector } from "./onnx/span-detector.ts";
+import { isSpanModelDir } from "./onnx/span-labels.ts";
 import { DEFAULT_MODEL_REPO, cachedSnapshot, isRepoId } from "./hub/cache.ts";
 import { modelDirectory, notAModelError, notCachedError } from "./hub/describe.ts";
 import { createJudgeBackend } from "./judge/backend.ts";
@@ -217,6 +218,8 @@ async function createClaimBackend(options: ResolvedScoreOptions, deps: CreateBac
     case "onnx": {
       if (model === undefined) throw new ConfigError("model", undefined, `the onnx backend needs --model DIR|REPO (or ${SCORE_ENV.model})`);
       const dir = resolveModelDir(model, deps.settings.hubCacheDir);
+      // A token classifier marks words of a whole answer; it judges no (premise, claim) pair.
+      if (isSpanModelDir(dir)) throw new ConfigError("model", model, "this is a span detector (token classification, e.g. LettuceDetect): run it with --backend spans --span-model DIR|REPO, or beside a claim detector with --span-model DIR|REPO");
       const relevanceDir = options.relevanceModel === undefined ? undefined : resolveModelDir(options.relevanceModel, deps.settings.hubCacheDir, "relevanceModel");
       try {
         const backend = await createOnnxBackend(
