@@ -62,6 +62,9 @@ describe("calibrate with a span detector", () => {
     expect(cal.spans.mode).toBe("alone");
     expect(cal.spans.threshold).toBeCloseTo(1 - cal.threshold, 10);
     expect(run.stdout).toContain(`span threshold: ${cal.spans.threshold} (= 1 − the answer threshold`);
+    // Nothing goes to a model with the span detector alone: the cascade is not offered.
+    expect(run.stdout).toContain("with --backend spans the cascade is off");
+    expect(run.stdout).not.toMatch(/cascade thresholds: supportAbove/);
     // Read back: alone, the calibration's threshold is the span threshold's complement already; nothing else is set.
     const read = readCalibrationFile(out);
     expect(read.spanThreshold).toEqual({ mode: "alone", threshold: cal.spans.threshold });

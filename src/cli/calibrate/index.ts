@@ -243,7 +243,9 @@ export function runCalibrate(argv: readonly string[], io: CommandIo): Promise<nu
     };
     writeCalibrationReport(io, { est, fit, criterion, inForce, classes, unscorable, unscorablePolicy, rows: rows.length, positives, verdict, settle, production: fromProduction, relevance: relevanceLines(relevance, scorer.relevanceThresholds), audit, outPath, bundled, set: String(args.set) });
     writeOutputFile("--out", outPath, `${JSON.stringify(calibration, null, 2)}\n`);
-    for (const l of cascadeLines(cascadeFit)) io.stdout.write(`${l}\n`);
+    // With the span detector alone no pair goes to a model, so there is nothing for the cascade to save (it is off there).
+    if (scoring.backend === "spans") io.stdout.write("cascade thresholds: fitted on the offline scores for a claim detector; with --backend spans the cascade is off (no pair goes to a model)\n");
+    else for (const l of cascadeLines(cascadeFit)) io.stdout.write(`${l}\n`);
     for (const l of spanLines(spans)) io.stdout.write(`${l}\n`);
     for (const l of drift.lines) io.stdout.write(`${l}\n`);
     if (drift.warning) io.stderr.write(drift.warning);
