@@ -87,10 +87,10 @@ describe("example RAG service exporting real OTLP", () => {
     expect(total(p, "groundwatch.claims")).toBeGreaterThanOrEqual(QUESTIONS.length);
     expect(p.some((x) => x.metric === "groundwatch.evaluation.duration")).toBe(true);
     expect(p.some((x) => x.metric === "groundwatch.queue.depth")).toBe(true);
-    // Low-cardinality labels only (groundwatch.cause: one of five values, on ungrounded evaluations and their claims); groundwatch.scoring.info alone also names the model, threshold and calibration (one series per configuration).
+    // Low-cardinality labels only (groundwatch.cause: one of five values, on ungrounded evaluations and their claims; groundwatch.engine: claims or spans, on the model-work counter); groundwatch.scoring.info alone also names the model, threshold and calibration (one series per configuration).
     const scoringInfo = ["groundwatch.backend.model", "groundwatch.threshold", "groundwatch.calibration.id"];
     for (const x of p.filter((q) => q.metric.startsWith("groundwatch."))) {
-      const allowed = ["groundwatch.route", "groundwatch.backend.name", "groundwatch.backend.tier", "groundwatch.verdict", "groundwatch.claim.verdict", "groundwatch.reason", "groundwatch.cause", ...(x.metric === "groundwatch.scoring.info" ? scoringInfo : [])];
+      const allowed = ["groundwatch.route", "groundwatch.backend.name", "groundwatch.backend.tier", "groundwatch.verdict", "groundwatch.claim.verdict", "groundwatch.reason", "groundwatch.cause", "groundwatch.engine", ...(x.metric === "groundwatch.scoring.info" ? scoringInfo : [])];
       for (const k of Object.keys(x.attributes)) expect(allowed, `${x.metric}`).toContain(k);
     }
     expect(p.filter((x) => x.metric === "groundwatch.scoring.info").map((x) => Object.keys(x.attributes).sort())[0]).toEqual(expect.arrayContaining(scoringInfo));
