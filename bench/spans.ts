@@ -41,7 +41,11 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
+import { Tokenizer } from "@huggingface/tokenizers";
 import * as ort from "onnxruntime-node";
+import type { NliPair } from "../src/core/backend.ts";
+import { createOnnxBackend } from "../src/nli/onnx/backend.ts";
+import { spanPrompt, spanPromptLanguage } from "../src/nli/onnx/span-prompt.ts";
 import type { ScoreOptions } from "../src/config/score-options.ts";
 import type { Evaluation, Observation } from "../src/scoring/scorer.ts";
 import { createScorer } from "../src/sdk/create-scorer.ts";
@@ -220,6 +224,37 @@ function modelDir(source: string, name: string, words: Iterable<string>, maxLeng
   return dir;
 }
 
+/**
+ * The tokens each engine reads for `answers`, with the bench's tokenizer: the claim pairs the onnx
+ * backend is sent (recorded from a scorer over it; [CLS] premise [SEP] claim [SEP], at most
+ * 512), and the span detector's one input ([CLS] prompt [SEP] answer [SEP], the English QA prompt
+ * over every document, at most 4,096). Per answer: claim pairs' tokens summed, and the span input's.
+ */
+async function tokensPerAnswer(answers: readonly Observation[], claimsDir: string, variant: string): Promise<{ pairTokens: number[]; pairs: number[]; spanTokens: number[] }> {
+  const tokenizer = new Tokenizer(JSON.parse(readFileSync(join(claimsDir, "tokenizer.json"), "utf8")) as object, {});
+  const count = (text: string): number => tokenizer.encode(text, { add_special_tokens: false }).ids.length;
+  const inner = await createOnnxBackend({ dir: claimsDir, variant });
+  let sent: NliPair[] = [];
+  const recording = { ...inner, classify: (batch: readonly NliPair[], o?: Parameters<typeof inner.classify>[1]) => ((sent = [...sent, ...batch]), inner.classify(batch, o)) };
+  const scorer = await createScorer({ backend: "onnx", model: claimsDir, variant }, { env: process.env, backend: recording });
+  const pairTokens: number[] = [];
+  const pairs: number[] = [];
+  const spanTokens: number[] = [];
+  const en = spanPromptLanguage("en");
+  try {
+    for (const a of answers) {
+      sent = [];
+      await scorer.score(a);
+      pairs.push(sent.length);
+      pairTokens.push(sent.reduce((n, p) => n + Math.min(512, count(p.premise) + count(p.hypothesis) + 3), 0));
+      spanTokens.push(Math.min(4096, count(spanPrompt(en, Array.isArray(a.context) ? a.context : [String(a.context)], a.question)) + count(a.answer) + 3));
+    }
+  } finally {
+    await scorer.close();
+  }
+  return { pairTokens, pairs, spanTokens };
+}
+
 interface Timed {
   bestAnswersPerS: number;
   rounds: number[];
@@ -240,6 +275,7 @@ async function timing(): Promise<void> {
   console.log("| variant | mode | answers/s (best round) | ms an answer | rounds, answers/s | claim pairs an answer | span runs an answer | time ÷ claims alone |");
   console.log("|---|---|---|---|---|---|---|---|");
   const summaries: string[] = [];
+  const tokenLines: string[] = [];
   for (const variant of VARIANTS) {
     const scorers = new Map<Mode, Awaited<ReturnType<typeof createScorer>>>();
     const timed = new Map<Mode, Timed>();
@@ -272,6 +308,9 @@ async function timing(): Promise<void> {
     } finally {
       for (const s of scorers.values()) await s.close();
     }
+    const all = Array.from({ length: ROUNDS * ANSWERS }, (_, i) => ragObservation(SEED, 200_000 + i));
+    const tokens = await tokensPerAnswer(all, claimsDir, variant);
+    tokenLines.push(`tokens an answer (${variant}; the timed answers, this tokenizer): claim pairs ${fmt(mean(tokens.pairs), 1)} of ${fmt(mean(tokens.pairTokens) / Math.max(1, mean(tokens.pairs)), 0)} tokens, ${fmt(mean(tokens.pairTokens), 0)} tokens in all (p95 ${quantile(tokens.pairTokens, 0.95)}); span detector one input of ${fmt(mean(tokens.spanTokens), 0)} tokens (p95 ${quantile(tokens.spanTokens, 0.95)})`);
     const base = timed.get("claims")?.bestAnswersPerS ?? Number.NaN;
     for (const mode of MODES) {
       const t = timed.get(mode);
@@ -283,7 +322,7 @@ async function timing(): Promise<void> {
     summaries.push(`${variant}: refine takes ${fmt(base / refine)}× the time of claims alone (+${fmt((100 * (base / refine - 1)), 0)}%); spans alone ${fmt(base / spans)}×`);
   }
   console.log("");
-  for (const s of summaries) console.log(s);
+  for (const s of [...summaries, ...tokenLines]) console.log(s);
   console.log("");
   console.log(`claim detector ${claimsDir}, span detector ${spansDir}: random weights — the time of the shape, not of a trained model; span quality is not measured`);
 }
