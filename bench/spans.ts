@@ -29,10 +29,12 @@
  *    observations that no other cell scores (no claim pair repeats, so every pair is a model call).
  *    Per variant (GROUNDWATCH_BENCH_VARIANTS, default int8; fp32 too with int8,fp32): one scorer per
  *    mode (claims alone, spans alone, refine), each warmed by 2 answers, then
- *    GROUNDWATCH_BENCH_ROUNDS rounds (default 2) in which each mode scores the same
- *    GROUNDWATCH_BENCH_ANSWERS answers (default 6) one after another (one answer in flight: the
+ *    GROUNDWATCH_BENCH_ROUNDS rounds (default 3) in which each mode scores the same
+ *    GROUNDWATCH_BENCH_ANSWERS answers (default 5) one after another (one answer in flight: the
  *    latency of an answer, not a collector's throughput). Each mode's best round is reported (a burst
  *    of load from another process lowers a round, never raises one); answers/s = answers ÷ seconds.
+ *    Beside them, the tokens each engine reads for those answers (tokensPerAnswer). The ratio
+ *    "time ÷ claims alone" is the added cost of a span detector measured in the same run.
  *    onnxruntime's threads are the scorer's (GROUNDWATCH_ONNX_THREADS, else the runtime's default:
  *    every core); in refine the claim detector and the span detector run at the same time, each in
  *    its own worker, on the same cores.
@@ -54,8 +56,8 @@ import { build, CACHE, ROOT, wordPieceTokenizer } from "./models.ts";
 import { ragObservation, workloadWords } from "./rag-workload.ts";
 
 const SEED = 29;
-const ROUNDS = Number(process.env.GROUNDWATCH_BENCH_ROUNDS ?? 2);
-const ANSWERS = Number(process.env.GROUNDWATCH_BENCH_ANSWERS ?? 6);
+const ROUNDS = Number(process.env.GROUNDWATCH_BENCH_ROUNDS ?? 3);
+const ANSWERS = Number(process.env.GROUNDWATCH_BENCH_ANSWERS ?? 5);
 const WARMUP = 2;
 const VARIANTS = (process.env.GROUNDWATCH_BENCH_VARIANTS ?? "int8").split(",").map((s) => s.trim()).filter(Boolean);
 const HALUEVAL_ROWS = Number(process.env.GROUNDWATCH_BENCH_HALUEVAL ?? 300);
