@@ -17,6 +17,8 @@ Run with Debian's python (python3-onnx, python3-numpy):
   /usr/bin/python3 scripts/onnx_fixtures.py byte-level test/fixtures/tokenizers   # RoBERTa and ModernBERT byte-level BPE checks
   /usr/bin/python3 scripts/onnx_fixtures.py shape-deberta OUT_DIR --int8          # DeBERTa-v3-large's shape (not committed)
   /usr/bin/python3 scripts/onnx_fixtures.py spans test/fixtures/models/spans      # token-classification span detector (scripts/onnx_spans.py)
+  /usr/bin/python3 scripts/onnx_fixtures.py shape-spans OUT_DIR --layers 12 --hidden 768 --heads 12 \
+      --intermediate 3072 --vocab 30522 --max-position 8192 --int8   # a span detector of `shape`'s encoder (bench:spans; not committed)
 
 A fixture directory has the Hugging Face layout the onnx backend reads: config.json (with
 id2label), tokenizer.json, tokenizer_config.json, onnx/model.onnx; plus reference.json with
@@ -598,10 +600,10 @@ def relevance_fixtures(out):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["fixtures", "relevance", "shape", "matmul", "quantize", "fp16", "t5", "shape-t5", "recipes", "byte-level", "shape-deberta", "spans"])
+    ap.add_argument("what", choices=["fixtures", "relevance", "shape", "matmul", "quantize", "fp16", "t5", "shape-t5", "recipes", "byte-level", "shape-deberta", "spans", "shape-spans"])
     ap.add_argument("out", help="output directory; for quantize and fp16, the input graph")
     ap.add_argument("dest", nargs="?", help="quantize and fp16: the output graph")
-    ap.add_argument("--int8", action="store_true", help="shape: also write onnx/model_int8.onnx")
+    ap.add_argument("--int8", action="store_true", help="shape, shape-spans: also write onnx/model_int8.onnx")
     ap.add_argument("--per-channel", action="store_true", help="int8 weights with one scale per output column")
     # Defaults: `shape` is MiniLM-L6's shape, `shape-deberta` DeBERTa-v3-large's.
     ap.add_argument("--layers", type=int)
@@ -627,10 +629,13 @@ def main():
         import onnx_recipe_fixtures as recipes
         {"recipes": recipes.write_recipes, "byte-level": recipes.write_byte_level_checks}.get(args.what, lambda out: recipes.write_shape_deberta(out, args))(args.out)
         return
-    if args.what == "spans":
+    if args.what in ("spans", "shape-spans"):
         # The token-classification span detector (LettuceDetect's layout): scripts/onnx_spans.py.
         import onnx_spans
-        onnx_spans.write_spans(args.out)
+        if args.what == "spans":
+            onnx_spans.write_spans(args.out)
+        else:
+            onnx_spans.write_shape_spans(args.out, args)
         return
     if args.what == "fixtures":
         bert = fixture(args.out, "bert-wordpiece", "wordpiece", ["contradiction", "entailment", "neutral"], seed=1)

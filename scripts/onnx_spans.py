@@ -140,3 +140,28 @@ def write_spans(out):
     with open(os.path.join(d, "reference.json"), "w") as f:
         json.dump({"id2label": ID2LABEL, "unsupported_class": 1, "default_max_length": DEFAULT_MAX, "cases": rows}, f, indent=1, ensure_ascii=False)
     print(f"wrote {d}")
+
+
+def write_shape_spans(out, args):
+    """`shape-spans`: a benchmark span detector (not committed) with `shape`'s encoder (--layers,
+    --hidden, --heads, --intermediate, --vocab, --max-position, --type-vocab) and a token head
+    (logits [batch, sequence, 2], LettuceDetect's labels), config.json naming
+    BertForTokenClassification, and with --int8 onnx/model_int8.onnx. Random weights, and no
+    tokenizer: the bench writes the tokenizer it feeds it with (bench/spans.ts)."""
+    cfg = {"vocab": args.vocab, "hidden": args.hidden, "heads": args.heads, "intermediate": args.intermediate, "layers": args.layers,
+           "max_position": args.max_position, "type_vocab": args.type_vocab, "labels": 2, "token_head": True}
+    os.makedirs(os.path.join(out, "onnx"), exist_ok=True)
+    p = base.make_weights(cfg, seed=40)
+    for unused in ("pool_w", "pool_b"):
+        p.pop(unused)
+    graph = os.path.join(out, "onnx", "model.onnx")
+    onnx.save(base.build_graph(cfg, p), graph)
+    if args.int8:
+        onnx.save(base.quantize_dynamic(onnx.load(graph), args.per_channel), os.path.join(out, "onnx", "model_int8.onnx"))
+    config = {"architectures": ["BertForTokenClassification"], "model_type": "bert", "hidden_size": cfg["hidden"],
+              "num_attention_heads": cfg["heads"], "num_hidden_layers": cfg["layers"], "intermediate_size": cfg["intermediate"],
+              "max_position_embeddings": cfg["max_position"], "type_vocab_size": cfg["type_vocab"], "vocab_size": cfg["vocab"],
+              "id2label": {str(i): l for i, l in enumerate(ID2LABEL)}, "label2id": {l: i for i, l in enumerate(ID2LABEL)}}
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    print(f"wrote {out}")
