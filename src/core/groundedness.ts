@@ -120,18 +120,21 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
       }
       if (windows.length === 0) return unscorable("empty_context", "the context has no sentences", skipped, limits, 0, summary(0));
       // The span detector runs once per answer, on the texts the claims were read from; its offsets
-      // are mapped back as the claims' are. It runs beside the claim pairs (refine) or alone.
+      // are mapped back as the claims' are. It runs alone, or after the claim pairs (refine): run
+      // beside them, both engines ask for every core and the answer took longer than one after the
+      // other (docs/benchmarks.md, span detectors), and a claim backend that fails costs no span run.
       const places: ClaimPlace[] = plan.claims.slice(0, checked).map((c, ci) => ({ index: ci, start: c.start, end: c.end }));
       const cutQuestion = cutText(question);
       type SpanRun = { ok: true; detection: SpanDetection } | { ok: false; error: unknown };
-      const spanRun: Promise<SpanRun> | undefined = spanSettings
+      const spanRun = (): Promise<SpanRun> | undefined =>
+        spanSettings
         ? detectSpans(spanSettings.detector, { answer: input.answer.text, passages: checkedDocs, ...(cutQuestion === undefined ? {} : { question: cutQuestion }) }, options).then(
             (detection): SpanRun => ({ ok: true, detection }),
             (error: unknown): SpanRun => ({ ok: false, error }),
           )
         : undefined;
-      if (spanSettings && alone && spanRun) {
-        const run = await spanRun;
+      if (spanSettings && alone) {
+        const run = (await spanRun()) as SpanRun;
         if (!run.ok) return unscorable("backend_error", backendFailure(spanSettings.detector.name, run.error), skipped, limits, 0, summary(0));
         const { tokens, runs } = run.detection;
         const placed = placeSpans(input.answer.text, tokens, 1 - settings.threshold, places, toAnswer);
@@ -217,9 +220,10 @@ export function createGroundednessScorer(backend: EntailmentBackend, analyzer: T
         const decision = decided.get(ci);
         return decision && triage ? decidedByTriage(result, decision, settings.threshold, triage) : result;
       });
-      if (!spanSettings || !spanRun) return finish(claimResults, {}, send.length, callsSavedOf(lookup.saved));
+      const refining = spanRun();
+      if (!spanSettings || !refining) return finish(claimResults, {}, send.length, callsSavedOf(lookup.saved));
       // Refine: the claim detector's verdicts stand whatever the span detector does.
-      const run = await spanRun;
+      const run = await refining;
       const callsByEngine = { claims: send.length, spans: run.ok ? run.detection.runs : 0 };
       if (!run.ok) return finish(claimResults, { callsByEngine, spansUnmeasured: { reason: "backend_error", detail: backendFailure(spanSettings.detector.name, run.error) } }, send.length, callsSavedOf(lookup.saved));
       const placed = placeSpans(input.answer.text, run.detection.tokens, spanSettings.threshold, places, toAnswer);

@@ -208,10 +208,23 @@ describe("a span detector refining a claim detector", () => {
     expect(detector.options[0]?.signal).toBe(signal);
   });
 
-  it("stays unscorable when the claim detector fails, whatever the span detector found", async () => {
+  it("stays unscorable when the claim detector fails, and runs no span detector for it", async () => {
     const backend = createFakeBackend({ classify: () => Promise.reject(new Error("down")) });
-    const scorer = createGroundednessScorer(backend, testAnalyzer(), { threshold: 0.5, topK: 2, tokenBudget: 40, spans: { detector: createFakeSpanDetector({ words: { twenty: 0.9 } }), mode: "refine", threshold: 0.5 } });
+    const detector = createFakeSpanDetector({ words: { twenty: 0.9 } });
+    const scorer = createGroundednessScorer(backend, testAnalyzer(), { threshold: 0.5, topK: 2, tokenBudget: 40, spans: { detector, mode: "refine", threshold: 0.5 } });
     const r = await scorer.score({ answer: ANSWER, context: CONTEXT });
     expect(r.verdict).toBe("unscorable");
+    expect(detector.inputs).toHaveLength(0);
+  });
+
+  it("runs the span detector after the claim pairs, not beside them (both engines would contend for every core)", async () => {
+    const order: string[] = [];
+    const backend = createFakeBackend({ classify: (pairs) => (order.push("claims"), Promise.resolve(pairs.map(() => ({ entailment: 0.9, neutral: 0.05, contradiction: 0.05 })))) });
+    const detector = createFakeSpanDetector({ words: { twenty: 0.9 } });
+    const detect = detector.detect.bind(detector);
+    const scorer = createGroundednessScorer(backend, testAnalyzer(), { threshold: 0.5, topK: 2, tokenBudget: 40, spans: { detector: { ...detector, detect: (inputs, options) => (order.push("spans"), detect(inputs, options)) }, mode: "refine", threshold: 0.5 } });
+    const r = scored(await scorer.score({ answer: ANSWER, context: CONTEXT }));
+    expect(order).toEqual(["claims", "spans"]);
+    expect(r.spans?.map((s) => s.text)).toEqual(["twenty"]);
   });
 });
