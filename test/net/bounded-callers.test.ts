@@ -18,7 +18,6 @@ type Body = "stall" | "trickle";
 
 // The real clock, kept before the fake one is installed: a CLI's own file reads are real I/O.
 const realSetTimeout = globalThis.setTimeout;
-const realSetImmediate = globalThis.setImmediate;
 
 /** A body that sends one byte, then nothing (stall), or one byte every `everyMs` (trickle), for ever or `bytes` in all. */
 function body(kind: Body, bytes: number, everyMs: number): ReadableStream<Uint8Array> {
@@ -56,9 +55,12 @@ async function underFakeClock(server: { asked: () => boolean }, call: () => Prom
   );
   // Before its request, a CLI reads its files (real I/O): wait for the request on the real clock.
   for (let turns = 0; turns < 2000 && !server.asked() && outcome === undefined; turns++) await new Promise((resolve) => realSetTimeout(resolve, 5));
+  // A real millisecond a step, not one turn of the loop: on a loaded machine a download's file write
+  // (the thread pool) outlasted all 3,600 turns (~50 ms in all), and a slow body that kept moving read
+  // as never finishing.
   for (let s = 0; s < 60 * 60 && outcome === undefined; s++) {
     await vi.advanceTimersByTimeAsync(1000);
-    await new Promise((resolve) => realSetImmediate(resolve));
+    await new Promise((resolve) => realSetTimeout(resolve, 1));
   }
   return outcome ?? { settled: false };
 }
