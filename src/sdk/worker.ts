@@ -24,7 +24,12 @@ export interface ScoringWorkerData {
 /** What the monitor sends a worker: the observation, and the resample note when it asked the host's sampler. */
 export interface ScoringRequest extends Observation {
   readonly resample?: ResampleNote;
+  /** A guard check (Monitor.guard): its inference is served before every observation's (a lower rank), guard checks oldest first. */
+  readonly guard?: true;
 }
+
+/** The rank of a guard check's inference: below every observation's (those count up from 0), the oldest check first. */
+const GUARD_RANK_BASE = Number.MIN_SAFE_INTEGER;
 
 if (!parentPort) throw new Error("groundwatch scoring worker: must run in a worker thread");
 // No top-level await: the same module also compiles to CommonJS.
@@ -33,9 +38,11 @@ void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
   const scorer = await createResolvedScorer(data.score, { settings: data.settings });
   /** Jobs started so far: each job's inference queues by when it started (the pool times the oldest first). */
   let started = 0;
+  /** Guard checks started so far, ranked below every observation. */
+  let guards = 0;
   // The scorer's warnings (a fallback to the triage backend, a judge without an API key) go back with "ready".
-  const handle = async ({ resample, ...observation }: ScoringRequest, signal: AbortSignal): Promise<EvaluationSummary> => {
-    const rank = started++;
+  const handle = async ({ resample, guard, ...observation }: ScoringRequest, signal: AbortSignal): Promise<EvaluationSummary> => {
+    const rank = guard ? GUARD_RANK_BASE + guards++ : started++;
     // With a resample note the scorer fails closed on a short or failed set itself (scoring/resample-shortfall.ts).
     const asked: Partial<Observation> = resample ? { requested: resample.requested, ...(resample.failure !== undefined ? { resampleFailure: resample.failure } : {}) } : {};
     return summarize(await scorer.score({ ...observation, ...asked }, { signal, rank }), data.captureContent, data.review === true);
