@@ -38,18 +38,29 @@ export function removeRanges(answer: string, ranges: readonly TextRange[]): stri
   const parts: string[] = [];
   let at = 0;
   for (const r of mergeRanges(ranges, answer.length)) {
-    let keepTo = r.start;
     let skipTo = r.end;
-    if (isLineEnd(answer[skipTo])) {
-      while (keepTo > at && isBlank(answer[keepTo - 1])) keepTo--;
-    } else {
-      while (isBlank(answer[skipTo])) skipTo++;
-    }
-    parts.push(answer.slice(at, keepTo));
+    parts.push(answer.slice(at, r.start));
+    if (isLineEnd(answer[skipTo])) trimTrailingBlanks(parts);
+    else while (isBlank(answer[skipTo])) skipTo++;
     at = skipTo;
   }
   parts.push(answer.slice(at));
   return parts.join("");
+}
+
+/** Takes the spaces and tabs off the end of what `parts` hold so far (each character is looked at once: what is taken is gone). */
+function trimTrailingBlanks(parts: string[]): void {
+  while (parts.length > 0) {
+    const last = parts.length - 1;
+    const part = parts[last] ?? "";
+    let end = part.length;
+    while (end > 0 && isBlank(part[end - 1])) end--;
+    if (end > 0) {
+      if (end < part.length) parts[last] = part.slice(0, end);
+      return;
+    }
+    parts.pop();
+  }
 }
 
 /** The answer with each of `ranges` (merged) wrapped in `open` and `close`. */
