@@ -98,16 +98,16 @@ export function createGuard(deps: GuardDeps): Guard {
     try {
       const routing = readRouting(input);
       route = deps.routeLabel(routing.route ?? "unknown");
+      // The input first: a bypass for bad options still has the answer to send when onFail is pass.
+      const copied = routing.ok ? copyInput(input as object, routing) : routing;
+      if (copied.ok) answer = copied.observation.answer;
       try {
         opts = resolveGuardOptions(options, deps.defaults);
       } catch (error) {
         return bypass("invalid_input", `guard options: ${(error as Error).message}`);
       }
-      if (!routing.ok) return bypass("invalid_input", `"${routing.field}": ${routing.why}`);
-      const copied = copyInput(input as object, routing);
       if (!copied.ok) return bypass("invalid_input", `"${copied.field}": ${copied.why}`);
       const { observation } = copied;
-      answer = observation.answer;
       if (!deps.accepting()) return bypass("closed", "the monitor was shut down");
       const over = overLimits(observation.answer.length, observation.context, limits);
       if (over) return bypass("over_limits", over);

@@ -102,6 +102,9 @@ describe("Monitor.guard", () => {
     expect(as(await monitor.guard(hostile), "bypass")).toMatchObject({ reason: "invalid_input", detail: expect.stringContaining('"answer"') as unknown, outcome: "block" });
     expect(as(await monitor.guard({ route: "/r", context: CONTEXT, answer: GROUNDED }, { budgetMs: -1 }), "bypass")).toMatchObject({ reason: "invalid_input", detail: expect.stringContaining("guard.budgetMs") as unknown });
     expect(as(await monitor.guard(null as never, { onFail: "pass" }), "bypass")).toMatchObject({ reason: "invalid_input", outcome: "pass", text: "" });
+    // Bad options fall back to the monitor's onFail; with pass, the answer goes through unchecked.
+    const failOpen = testMonitor(testOtel(), { guard: { onFail: "pass" } });
+    expect(as(await failOpen.guard({ route: "/r", context: CONTEXT, answer: GROUNDED }, { action: "rewrite" as never }), "bypass")).toMatchObject({ reason: "invalid_input", outcome: "pass", text: GROUNDED });
   });
 
   it("decides on the input as it was at the call: the host changing it afterwards changes nothing", async () => {
