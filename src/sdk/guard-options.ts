@@ -45,14 +45,14 @@ export interface ResolvedGuardOptions {
 export const DEFAULT_GUARD_REPLACEMENT = "I'm sorry, I couldn't verify that answer against our sources, so I can't share it. Please try rephrasing your question.";
 
 /** The built-in defaults, under MonitorOptions.guard and each call's options. */
-export const GUARD_DEFAULTS: ResolvedGuardOptions = {
+export const GUARD_DEFAULTS: ResolvedGuardOptions = Object.freeze({
   budgetMs: 200,
   onFail: "block",
   action: "block",
   replacement: DEFAULT_GUARD_REPLACEMENT,
   correction: "remove",
-  marker: { open: "[unverified: ", close: "]" },
-};
+  marker: Object.freeze({ open: "[unverified: ", close: "]" }),
+});
 
 /** Longest replacement text, and longest marker part. */
 const MAX_REPLACEMENT_CHARS = 10_000;

@@ -66,7 +66,7 @@ export interface GuardCorrect extends GuardDecisionBase {
 export interface GuardBypass extends GuardDecisionBase {
   readonly decision: "bypass";
   readonly reason: GuardBypassReason;
-  /** What happened, in words (no user text). */
+  /** What happened, in words, for a log line (an error's message included as the scorer gave it). */
   readonly detail: string;
   readonly outcome: "block" | "pass";
   /** The replacement, when the outcome is block. */

@@ -127,7 +127,12 @@ export function createGuard(deps: GuardDeps): Guard {
   };
 
   return {
-    check,
+    // The last resort: should even the bypass fail (a host's clock that throws), the host still gets a decision.
+    check: (input, options) =>
+      check(input, options).catch((error: unknown): GuardDecision => {
+        const block = deps.defaults.onFail === "block";
+        return { decision: "bypass", reason: "internal_error", detail: String(error), outcome: deps.defaults.onFail, text: block ? deps.defaults.replacement : "", ...(block ? { replacement: deps.defaults.replacement } : {}), route: "unknown", durationMs: 0 };
+      }),
     close() {
       for (const closeOne of [...inFlight]) closeOne();
     },

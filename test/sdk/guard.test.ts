@@ -107,6 +107,19 @@ describe("Monitor.guard", () => {
     expect(as(await failOpen.guard({ route: "/r", context: CONTEXT, answer: GROUNDED }, { action: "rewrite" as never }), "bypass")).toMatchObject({ reason: "invalid_input", outcome: "pass", text: GROUNDED });
   });
 
+  it("still decides when the host's own clock throws: a bypass, internal_error, failing closed", async () => {
+    let broken = false;
+    const monitor = testMonitor(testOtel(), {
+      now: () => {
+        if (broken) throw new Error("clock gone");
+        return performance.now();
+      },
+    });
+    broken = true;
+    expect(as(await monitor.guard({ route: "/r", context: CONTEXT, answer: GROUNDED }, BUDGET), "bypass")).toMatchObject({ reason: "internal_error", outcome: "block", text: DEFAULT_GUARD_REPLACEMENT });
+    broken = false;
+  });
+
   it("decides on the input as it was at the call: the host changing it afterwards changes nothing", async () => {
     const monitor = testMonitor(testOtel());
     const input = { route: "/r", context: [...CONTEXT], answer: GROUNDED };
