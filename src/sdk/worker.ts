@@ -8,6 +8,7 @@ import { createResolvedScorer } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../evaluation/types.ts";
 import { summarize } from "../evaluation/summary.ts";
 import type { ResampleNote } from "../scoring/resample-shortfall.ts";
+import { createJobRanks } from "./job-rank.ts";
 
 /** What a scoring worker is started with. */
 export interface ScoringWorkerData {
@@ -28,21 +29,16 @@ export interface ScoringRequest extends Observation {
   readonly guard?: true;
 }
 
-/** The rank of a guard check's inference: below every observation's (those count up from 0), the oldest check first. */
-const GUARD_RANK_BASE = Number.MIN_SAFE_INTEGER;
-
 if (!parentPort) throw new Error("groundwatch scoring worker: must run in a worker thread");
 // No top-level await: the same module also compiles to CommonJS.
 void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
   const data = workerPayload<ScoringWorkerData>();
   const scorer = await createResolvedScorer(data.score, { settings: data.settings });
-  /** Jobs started so far: each job's inference queues by when it started (the pool times the oldest first). */
-  let started = 0;
-  /** Guard checks started so far, ranked below every observation. */
-  let guards = 0;
+  /** Each job's inference queues by when it started (the pool times the oldest first); guard checks before every observation. */
+  const ranks = createJobRanks();
   // The scorer's warnings (a fallback to the triage backend, a judge without an API key) go back with "ready".
   const handle = async ({ resample, guard, ...observation }: ScoringRequest, signal: AbortSignal): Promise<EvaluationSummary> => {
-    const rank = guard ? GUARD_RANK_BASE + guards++ : started++;
+    const rank = ranks.next(guard === true);
     // With a resample note the scorer fails closed on a short or failed set itself (scoring/resample-shortfall.ts).
     const asked: Partial<Observation> = resample ? { requested: resample.requested, ...(resample.failure !== undefined ? { resampleFailure: resample.failure } : {}) } : {};
     return summarize(await scorer.score({ ...observation, ...asked }, { signal, rank }), data.captureContent, data.review === true);
