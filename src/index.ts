@@ -12,6 +12,8 @@ export type { GroundwatchErrorCode } from "./errors/index.ts";
 export type { ScoreOptions } from "./config/index.ts";
 export { createMonitor, groundwatchMiddleware, observeRequest, routeTemplate } from "./sdk/index.ts";
 export type { ObserveOptions } from "./sdk/index.ts";
+export { DEFAULT_GUARD_REPLACEMENT, resolveGuardOptions } from "./sdk/index.ts";
+export type { GuardBlock, GuardBypass, GuardBypassReason, GuardCorrect, GuardCounts, GuardDecision, GuardDecisionKind, GuardOptions, GuardPass, GuardStats, ResolvedGuardOptions } from "./sdk/index.ts";
 export type { CompletedEvaluation, DriftReferenceStatus, EvaluationEvent, FlaggedAnswer, FlaggedClaim, FlaggedEvidence, FlaggedQuery, GroundwatchRequest, Monitor, MonitorHealth, MonitorOptions, MonitorStats, ObserveInput, RequestLike, RequestObserver, ResampleOptions, ResampleOutcome, ResampleRequest, ResampleResult, ReviewOptions, ThresholdSource } from "./sdk/index.ts";
 export { semanticEntropy } from "./core/index.ts";
 export type { ClaimConsistency, EntropyResult, ResampleSupport, UnstableClaim } from "./core/index.ts";

@@ -27,6 +27,8 @@ import { createReviewSpool } from "./review-spool.ts";
 import { createRecording } from "./recording.ts";
 import { createScoringPool } from "./scoring-pool.ts";
 import { createContentPolicy } from "../telemetry/content-policy.ts";
+import { createGuard, createGuardTally } from "./guard.ts";
+import { resolveGuardOptions } from "./guard-options.ts";
 
 /**
  * Creates a monitor. Options are validated here (a bad one throws a ConfigError naming
@@ -38,6 +40,8 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   let resolved: ResolvedMonitorOptions = preResolved ?? resolveMonitorOptions(options);
   const env = options.env ?? process.env;
   const scoreOptions = resolved.score;
+  // Guard mode's defaults, checked before anything starts (a bad one is a ConfigError naming it).
+  const guardDefaults = resolveGuardOptions(options.guard);
   const backendSettings = resolveBackendSettings(env);
   checkStartup(resolved, scoreOptions, backendSettings.hubCacheDir);
   // Fitted on groundwatch's examples, or with another backend: warned about, and refused for drift.
@@ -121,6 +125,19 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     },
   });
 
+  // Guard mode: checks scored at once on the same workers, ranked before every observation; counted here.
+  const guardTally = createGuardTally();
+  const guard = createGuard({
+    now,
+    defaults: guardDefaults,
+    routeLabel: (route) => routeLabels.label(route),
+    accepting: () => accepting,
+    pool: scoringPool,
+    limits: { maxAnswerChars: scoreOptions.maxAnswerChars, maxContextChars: scoreOptions.maxContextChars, maxDocuments: scoreOptions.maxDocuments },
+    // The seam for guard telemetry (issue 41 item 4): every decision passes here.
+    onDecision: (decision) => guardTally.add(decision),
+  });
+
   const observe = createObserve({ providers, tallies, counts, sampler: () => sampler, accepting: () => accepting, scheduler, fail, drop });
 
   /** Scores one job in a worker under its evaluation span, and records the result or why there is none. */
@@ -150,11 +167,14 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   return {
     reviewDir: resolved.review?.dir,
     observe,
+    guard: (input, guardOptions) => guard.check(input, guardOptions),
     flush(): Promise<void> {
       return scheduler.flush();
     },
     async shutdown(deadlineMs = 10_000): Promise<void> {
       accepting = false;
+      // Guard checks in flight are answered now (bypass, closed): a host waits on them.
+      guard.close();
       // Resampler calls in flight are aborted (their observations are scored without entropy);
       // the draining below is for scoring, not for the host's model.
       resampler?.close();
@@ -177,7 +197,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
       }
     },
     stats(): MonitorStats {
-      return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: scheduler.pending(), resample: { calls: { ...resampleStage.counts() }, inFlight: resampler?.inFlight ?? 0 }, warnings: [...scoringPool.warnings()] };
+      return { seen: counts.seen, notSampled: counts.notSampled, sampled: counts.sampled, scored: counts.scored, dropped: { ...counts.dropped }, failed: { ...counts.failed }, pending: scheduler.pending(), resample: { calls: { ...resampleStage.counts() }, inFlight: resampler?.inFlight ?? 0 }, warnings: [...scoringPool.warnings()], guard: guardTally.read() };
     },
     flagged(query?: FlaggedQuery): FlaggedAnswer[] {
       try {

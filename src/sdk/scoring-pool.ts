@@ -28,9 +28,12 @@ export interface ScoringPool {
   ready(): Promise<void>;
   /** Whether jobs may start: starting (no workers yet), down (no live worker; one is being replaced), open. */
   state(): WorkersState;
-  /** Scores one observation in a worker; without workers, rejects with why (a PoolError, or the start failure). */
-  run(observation: ScoringRequest): Promise<EvaluationSummary>;
-  /** The failure reason for a job that got no result: shutdown, scorer_unavailable, timeout, worker_crashed or scorer_error. */
+  /**
+   * Scores one observation in a worker; without workers, rejects with why (a PoolError, or the start
+   * failure). `signal` gives it up (PoolError "aborted"; its worker withdraws its queued inference).
+   */
+  run(observation: ScoringRequest, signal?: AbortSignal): Promise<EvaluationSummary>;
+  /** The failure reason for a job that got no result: shutdown, scorer_unavailable, timeout, worker_crashed, aborted (its signal) or scorer_error. */
   failureReason(error: unknown): string;
   /** Why the workers cannot take jobs now (undefined: they can). */
   notReadyReason(): string | undefined;
@@ -80,16 +83,16 @@ export function createScoringPool(options: ScoringPoolOptions): ScoringPool {
       if (poolError) throw poolError;
     },
     state: () => (!pool && !poolError ? "starting" : pool && pool.alive === 0 && !closing ? "down" : "open"),
-    run(observation) {
+    run(observation, signal) {
       if (!pool) return Promise.reject(poolError ?? new PoolError("unavailable", "scoring workers unavailable"));
       // The pool times the job out (and replaces its worker), so a runaway job cannot hold the queue.
-      return pool.run(observation);
+      return pool.run(observation, signal ? { signal } : undefined);
     },
     failureReason(error) {
       if (error instanceof PoolError) {
         if (error.failure === "closed") return closing ? "shutdown" : "scorer_unavailable";
         if (error.failure === "unavailable") return "scorer_unavailable";
-        return error.failure; // timeout, worker_crashed
+        return error.failure; // timeout, worker_crashed, aborted
       }
       return pool ? "scorer_error" : "scorer_unavailable";
     },

@@ -12,6 +12,8 @@ import type { DriftOptionsInput, ResolvedDrift } from "./drift-options.ts";
 import type { ResampleOptions, ResolvedResampleOptions } from "./resample-options.ts";
 import type { ResolvedReviewOptions, ReviewOptions } from "./review-options.ts";
 import type { SamplingRules } from "./sampling.ts";
+import type { GuardOptions } from "./guard-options.ts";
+import type { GuardDecision, GuardStats } from "./guard-types.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
 export interface ObserveInput {
@@ -51,6 +53,8 @@ export interface MonitorStats {
   readonly resample: { readonly calls: Readonly<Record<ResampleOutcome, number>>; readonly inFlight: number };
   /** What the scorer said the user must know when the workers started (as in health()); empty until then. */
   readonly warnings: readonly string[];
+  /** Every guard() decision: pass, block, correct, bypass by reason; all routes and per route label. Apart from the identity above: a guard check is no observation. */
+  readonly guard: GuardStats;
 }
 
 /** Per-call options of observe(), kept apart from the host's data. */
@@ -70,6 +74,15 @@ export interface Monitor {
    */
   observe(input: ObserveInput): void;
   observe(input: Omit<ObserveInput, "route">, options: ObserveOptions & { readonly route: string }): void;
+  /**
+   * Checks an answer before it reaches the user (docs/guard.md): the same input as observe(), scored
+   * now — not sampled, not queued behind monitoring work — within `budgetMs`, and decided: pass,
+   * block (with the replacement), correct (unsupported claims removed or marked) or bypass (no check
+   * made, with its reason; `onFail` says whether that sends the replacement or the answer). Never
+   * rejects; options over MonitorOptions.guard. Counted in stats().guard; not an observation (call
+   * observe() as well to monitor the answer).
+   */
+  guard(input: ObserveInput, options?: GuardOptions): Promise<GuardDecision>;
   /** Resolves when every observation sampled so far has been scored, dropped or failed. */
   flush(): Promise<void>;
   /**
@@ -236,6 +249,8 @@ export interface MonitorOptions {
    * evaluation is recorded; an exception it throws is caught (diag error, once) and changes nothing.
    */
   readonly onEvaluation?: (evaluation: EvaluationEvent) => void;
+  /** Guard mode's defaults for every guard() call (budgetMs, onFail, action, replacement, correction, marker): see GuardOptions, docs/guard.md. */
+  readonly guard?: GuardOptions;
   /** JSON config file with "sampling", "scoring" and "monitor" sections. Env GROUNDWATCH_CONFIG. */
   readonly configFile?: string;
   /** Environment to read (default process.env). */

@@ -8,6 +8,7 @@ import { createResolvedScorer } from "../scoring/scorer.ts";
 import type { EvaluationSummary } from "../evaluation/types.ts";
 import { summarize } from "../evaluation/summary.ts";
 import type { ResampleNote } from "../scoring/resample-shortfall.ts";
+import { createJobRanks } from "./job-rank.ts";
 
 /** What a scoring worker is started with. */
 export interface ScoringWorkerData {
@@ -24,6 +25,8 @@ export interface ScoringWorkerData {
 /** What the monitor sends a worker: the observation, and the resample note when it asked the host's sampler. */
 export interface ScoringRequest extends Observation {
   readonly resample?: ResampleNote;
+  /** A guard check (Monitor.guard): its inference is served before every observation's (a lower rank), guard checks oldest first. */
+  readonly guard?: true;
 }
 
 if (!parentPort) throw new Error("groundwatch scoring worker: must run in a worker thread");
@@ -31,11 +34,11 @@ if (!parentPort) throw new Error("groundwatch scoring worker: must run in a work
 void serveWorker<ScoringRequest, EvaluationSummary>(parentPort, async () => {
   const data = workerPayload<ScoringWorkerData>();
   const scorer = await createResolvedScorer(data.score, { settings: data.settings });
-  /** Jobs started so far: each job's inference queues by when it started (the pool times the oldest first). */
-  let started = 0;
+  /** Each job's inference queues by when it started (the pool times the oldest first); guard checks before every observation. */
+  const ranks = createJobRanks();
   // The scorer's warnings (a fallback to the triage backend, a judge without an API key) go back with "ready".
-  const handle = async ({ resample, ...observation }: ScoringRequest, signal: AbortSignal): Promise<EvaluationSummary> => {
-    const rank = started++;
+  const handle = async ({ resample, guard, ...observation }: ScoringRequest, signal: AbortSignal): Promise<EvaluationSummary> => {
+    const rank = ranks.next(guard === true);
     // With a resample note the scorer fails closed on a short or failed set itself (scoring/resample-shortfall.ts).
     const asked: Partial<Observation> = resample ? { requested: resample.requested, ...(resample.failure !== undefined ? { resampleFailure: resample.failure } : {}) } : {};
     return summarize(await scorer.score({ ...observation, ...asked }, { signal, rank }), data.captureContent, data.review === true);

@@ -3,7 +3,8 @@
 import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
 /** Why a job did not get a result from a worker: each maps to a reason the caller counts. */
-export type PoolFailure = "timeout" | "worker_crashed" | "unavailable" | "closed";
+/** `aborted`: the caller's signal (RunOptions.signal) aborted before a result came. */
+export type PoolFailure = "timeout" | "worker_crashed" | "unavailable" | "closed" | "aborted";
 
 /** A job the pool gave up on, with why. Errors a worker's handler threw are plain Errors. */
 export class PoolError extends GroundwatchError {
@@ -46,9 +47,19 @@ export interface WorkerPoolOptions {
   readonly onRestart?: (cause: "crashed" | "timeout", message: string) => void;
 }
 
+/** Per-job options of WorkerPool.run. */
+export interface RunOptions {
+  /**
+   * Gives the job up when it aborts: the job rejects with PoolError("aborted") at once, is withdrawn
+   * from the jobs waiting for a worker, or its worker is told to give it up (and is replaced, as for a
+   * job past its time limit, if it does not within `cancelGraceMs`). Already aborted: rejects at once.
+   */
+  readonly signal?: AbortSignal;
+}
+
 export interface WorkerPool<Q, R> {
   /** Sends a job to the least busy live worker; rejects with PoolError("unavailable") when none is live. */
-  run(payload: Q): Promise<R>;
+  run(payload: Q, options?: RunOptions): Promise<R>;
   /** Sends the same job to every live worker (e.g. to read each one's counters); the replies, one per worker. */
   runOnEach(payload: Q): Promise<R[]>;
   /** Jobs sent and not yet answered (including those waiting for a replacement worker). */

@@ -2,13 +2,13 @@ import type { Worker } from "node:worker_threads";
 import { isMainThread } from "node:worker_threads";
 import type { NativeGate } from "./native-gate.ts";
 import { closeNativeGate, waitNativeIdleSync, whenNativeIdle } from "./native-gate.ts";
-import type { WorkerPool, WorkerPoolOptions } from "./pool-types.ts";
+import type { RunOptions, WorkerPool, WorkerPoolOptions } from "./pool-types.ts";
 import { PoolError } from "./pool-types.ts";
 import type { PoolMessage, PoolReply } from "./protocol.ts";
 import type { Started } from "./start-worker.ts";
 import { startWorker as start } from "./start-worker.ts";
 
-export type { PoolFailure, WorkerPool, WorkerPoolOptions } from "./pool-types.ts";
+export type { PoolFailure, RunOptions, WorkerPool, WorkerPoolOptions } from "./pool-types.ts";
 export { PoolError } from "./pool-types.ts";
 export type { PoolControl, PoolMessage, PoolReply, PoolRequest } from "./protocol.ts";
 export type { WorkerHandler, WorkerInit } from "./serve-worker.ts";
@@ -239,16 +239,18 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
     if (waiting.length === 0) slot.restartTimer.unref?.();
   };
 
-  const onTimeout = (slot: Slot<Q, R>, job: Job<Q, R>): void => {
-    slot.timed = undefined;
-    if (slot.jobs.get(job.id) !== job) return;
+  /**
+   * Gives up a job on its worker: its caller gets `error` now, the worker is told to cancel it, and
+   * is replaced if it has not given it up within cancelGraceMs (`why` says what the job did).
+   */
+  const giveUp = (slot: Slot<Q, R>, job: Job<Q, R>, error: PoolError, why: string): void => {
     job.cancelled = true;
-    job.reject(new PoolError("timeout", `no result within ${opts.timeoutMs} ms of its start; it was cancelled`));
+    job.reject(error);
     const told = post(slot, { control: "cancel", id: job.id });
     const replace = (): void => {
       if (slot.jobs.get(job.id) !== job) return;
       evacuate(slot, (other) => (other.resent ? new PoolError("worker_crashed", "its worker was replaced twice for other jobs past their time limit") : undefined));
-      retire(slot, "timeout", `a job ran over ${opts.timeoutMs} ms and its worker did not give it up within ${cancelGraceMs} ms`);
+      retire(slot, "timeout", `${why} and its worker did not give it up within ${cancelGraceMs} ms`);
       sendWaiting();
     };
     if (!told) return replace();
@@ -256,6 +258,22 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
     job.graceTimer.unref?.();
     // The next job's limit starts now.
     timeHead(slot);
+  };
+  const onTimeout = (slot: Slot<Q, R>, job: Job<Q, R>): void => {
+    slot.timed = undefined;
+    if (slot.jobs.get(job.id) !== job) return;
+    giveUp(slot, job, new PoolError("timeout", `no result within ${opts.timeoutMs} ms of its start; it was cancelled`), `a job ran over ${opts.timeoutMs} ms`);
+  };
+  /** The caller's signal aborted: the job is withdrawn from the waiting jobs, or given up on its worker. */
+  const onAbort = (job: Job<Q, R>): void => {
+    const error = new PoolError("aborted", "the job was given up: its caller's signal aborted");
+    const at = waiting.indexOf(job);
+    if (at >= 0) {
+      waiting.splice(at, 1);
+      return job.reject(error);
+    }
+    const slot = slots.find((s) => s.jobs.get(job.id) === job);
+    if (slot && !job.cancelled) giveUp(slot, job, error, "a job was aborted by its caller");
   };
 
   /**
@@ -349,12 +367,18 @@ export async function createWorkerPool<Q, R>(entry: URL, workerData: unknown, op
       return live().length === 0 ? lastError : undefined;
     },
     warnings,
-    run(payload: Q): Promise<R> {
+    run(payload: Q, runOptions?: RunOptions): Promise<R> {
       if (closed) return Promise.reject(new PoolError("closed", "worker pool is closed"));
+      const signal = runOptions?.signal;
+      if (signal?.aborted) return Promise.reject(new PoolError("aborted", "the job was given up: its caller's signal aborted"));
       const slot = leastBusy();
       if (!slot) return Promise.reject(new PoolError("unavailable", `no scoring worker is running${lastError ? ` (last start failed: ${lastError})` : ""}`));
-      return new Promise((resolve, reject) => {
-        send(slot, { id: nextId++, payload, resolve, reject, resent: false, cancelled: false, graceTimer: undefined });
+      return new Promise<R>((resolve, reject) => {
+        const abort = (): void => onAbort(job);
+        const done = (): void => signal?.removeEventListener("abort", abort);
+        const job: Job<Q, R> = { id: nextId++, payload, resolve: (r) => { done(); resolve(r); }, reject: (e) => { done(); reject(e); }, resent: false, cancelled: false, graceTimer: undefined };
+        signal?.addEventListener("abort", abort, { once: true });
+        send(slot, job);
       });
     },
     runOnEach(payload: Q): Promise<R[]> {
