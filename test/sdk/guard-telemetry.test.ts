@@ -152,6 +152,15 @@ describe("guard telemetry: the guard metrics", () => {
     expect(durations).toHaveLength(4);
   });
 
+  it("labels them with the capped route label every other route-labelled instrument uses: past maxRoutes, __other__", async () => {
+    const { otel, monitor } = monitorWith({ maxRoutes: 1 });
+    await monitor.guard({ route: "/first", context: CONTEXT, answer: GROUNDED }, BUDGET);
+    await monitor.guard({ route: "/second", context: CONTEXT, answer: GROUNDED }, BUDGET);
+    const routes = ((await otel.metrics()).get(METRICS.guardDecisions.name) ?? []).map((p) => p.attributes["groundwatch.route"]);
+    expect(routes.sort()).toEqual(["/first", "__other__"]);
+    expect((await guardrailEvents(otel, 2)).map((e) => e["groundwatch.route"])).toEqual(["/first", "__other__"]);
+  });
+
   it("shows them on /metrics under their Prometheus names", { timeout: 60_000 }, async () => {
     const c = await startCollector({ env: MONITOR_TEST_ENV, port: 0, monitor: { workers: 1, scoring: { backend: "offline" } } });
     onTestFinished(() => c.close(2000));
