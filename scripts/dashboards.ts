@@ -31,6 +31,12 @@ export const RESAMPLE_SUCCESS_THRESHOLD = 0.8;
  */
 export const INVALID_CITATION_THRESHOLD = 0.05;
 
+/**
+ * The guard bypass share GroundwatchGuardBypassHigh tickets above (alerts/rules.yml uses the same
+ * value): Monitor.guard() decisions that made no check (bypass, any reason), over all decisions.
+ */
+export const GUARD_BYPASS_THRESHOLD = 0.05;
+
 /** Days of Prometheus retention the trends dashboard needs: its longest window (90 days). */
 export const TRENDS_RETENTION_DAYS = 90;
 
@@ -257,6 +263,33 @@ export function overviewDashboard(): object {
         min: 0,
         description:
           "Answers a second the review spool kept for people to review (every flagged answer, a sample of grounded ones), and those it could not keep, by reason: bytes (the spool is at its byte cap review.maxBytes: alert GroundwatchReviewSpoolFull), too_large, io_error, redact_error. No data means review is off (serve --review-dir).",
+      },
+    ),
+  );
+  y += 8;
+  d = d.withRow(row("Guard"));
+  const guard = (filter: string): string => `rate(groundwatch_guard_decisions_total{${filter}${R}}[$__rate_interval])`;
+  d = d.withPanel(
+    ts({ id: 34, x: 0, y, w: 12, h: 8 }, "Guard decisions by type", "short", [q(`sum by (groundwatch_guard_decision) (${guard("")})`, "{{groundwatch_guard_decision}}")], {
+      min: 0,
+      description:
+        "Monitor.guard() decisions a second (groundwatch_guard_decisions), by decision: pass (grounded, sent unchanged), block (ungrounded, the replacement sent), correct (ungrounded, its unsupported claims removed or marked), bypass (no check made: see the bypass panel). No data means no guard check was made.",
+    }),
+  );
+  d = d.withPanel(
+    ts(
+      { id: 35, x: 12, y, w: 12, h: 8 },
+      "Guard bypass rate by reason",
+      "percentunit",
+      [
+        q(`sum by (groundwatch_reason) (${guard('groundwatch_guard_decision="bypass", ')}) / on() group_left() (sum(${guard("")}) > 0)`, "{{groundwatch_reason}}", "A"),
+        q(ratio(`sum(${guard('groundwatch_guard_decision="bypass", ')})`, `sum(${guard("")})`), "all bypasses", "B"),
+      ],
+      {
+        min: 0,
+        max: 1,
+        threshold: GUARD_BYPASS_THRESHOLD,
+        description: `Share of the guard decisions that were bypasses, no check made, by reason (budget_exceeded, scorer_unavailable, scorer_error, over_limits, unscorable, invalid_input, closed, internal_error), and all reasons together. Failing closed a bypass sends the replacement; with onFail pass the answer goes out unchecked. The red line is the share GroundwatchGuardBypassHigh tickets above per route (${GUARD_BYPASS_THRESHOLD}, on at least 20 decisions in 10 minutes). No data means no guard check was made.`,
       },
     ),
   );

@@ -5,7 +5,7 @@
  * budget, and decide: pass, block, correct, or bypass with its reason. At the budget the scoring is
  * given up (the worker withdraws its queued inference) and the decision is a bypass; so is a
  * shutdown. Nothing throws into the host, and every decision goes to `onDecision` (the tally of
- * MonitorStats.guard, and the seam where guard telemetry will record it).
+ * MonitorStats.guard, and the guard telemetry: telemetry/record.ts recordGuardDecision).
  */
 import { diag } from "@opentelemetry/api";
 import { contextChars } from "../core/context.ts";
@@ -31,7 +31,7 @@ export interface GuardDeps {
   readonly pool: Pick<ScoringPool, "run" | "state" | "ready" | "failureReason">;
   /** The scorer's input limits: an input over them is a bypass (over_limits) without scoring. */
   readonly limits: { readonly maxAnswerChars: number; readonly maxContextChars: number; readonly maxDocuments: number };
-  /** Called with every decision (counted; guard telemetry, issue 41 item 4, records here). An exception it throws is caught. */
+  /** Called with every decision (counted, and recorded as a gen_ai.guardrail.result event and the guard metrics). An exception it throws is caught. */
   readonly onDecision: (decision: GuardDecision) => void;
 }
 

@@ -5,7 +5,7 @@ import { countLiveMonitor } from "./live-monitors.ts";
 import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createProviderBinding } from "../telemetry/providers.ts";
 import { createFlaggedRing } from "../evaluation/flagged-ring.ts";
-import { recordFailure } from "../telemetry/record.ts";
+import { recordFailure, recordGuardDecision } from "../telemetry/record.ts";
 import { ATTR_CONTENT_SINK, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 import { resolveMonitorOptions } from "./options.ts";
@@ -134,8 +134,12 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     accepting: () => accepting,
     pool: scoringPool,
     limits: { maxAnswerChars: scoreOptions.maxAnswerChars, maxContextChars: scoreOptions.maxContextChars, maxDocuments: scoreOptions.maxDocuments },
-    // The seam for guard telemetry (issue 41 item 4): every decision passes here.
-    onDecision: (decision) => guardTally.add(decision),
+    // Every decision is counted (MonitorStats.guard) and recorded: a gen_ai.guardrail.result event
+    // and the guard metrics (telemetry/record.ts), its text only under the content policy.
+    onDecision: (decision) => {
+      guardTally.add(decision);
+      recordGuardDecision(decision, { logger: providers.logger(), instruments: providers.instruments(), content: contentPolicy });
+    },
   });
 
   const observe = createObserve({ providers, tallies, counts, sampler: () => sampler, accepting: () => accepting, scheduler, fail, drop });

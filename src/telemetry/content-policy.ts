@@ -5,8 +5,8 @@
  * redaction, the length cap and what a throwing redact hook does are decided in one place.
  */
 
-/** The sinks that carry content: the evaluation span and its events, the flagged-answer ring, the review spool. */
-export type ContentSink = "span" | "flagged" | "review";
+/** The sinks that carry content: the evaluation span and its events, the flagged-answer ring, the review spool, the guard's gen_ai.guardrail.result event. */
+export type ContentSink = "span" | "flagged" | "review" | "guard";
 
 export interface ContentPolicyOptions {
   /** Whether records carry user text at all (captureContent). */

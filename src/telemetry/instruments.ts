@@ -47,6 +47,10 @@ export interface Instruments {
   readonly reviewSkipped: Counter;
   /** Files under a review spool name passed over (not regular, too large), by reason. */
   readonly reviewFilesSkipped: Counter;
+  /** Guard decisions by route, decision and (bypasses) reason. */
+  readonly guardDecisions: Counter;
+  /** Time from a guard call to its decision, by route and decision. */
+  readonly guardDuration: Histogram;
   readonly workersAlive: ObservableGauge;
   readonly queueDepth: ObservableGauge;
   readonly driftStatistic: ObservableGauge;
@@ -105,6 +109,8 @@ export function createInstruments(meter: Meter): Instruments {
     reviewSpooled: counter(METRICS.reviewSpooled),
     reviewSkipped: counter(METRICS.reviewSkipped),
     reviewFilesSkipped: counter(METRICS.reviewFilesSkipped),
+    guardDecisions: counter(METRICS.guardDecisions),
+    guardDuration: histogram(METRICS.guardDuration, DURATION_BUCKETS),
     workersAlive: gauge(METRICS.workersAlive),
     queueDepth: gauge(METRICS.queueDepth),
     driftStatistic: gauge(METRICS.driftStatistic),

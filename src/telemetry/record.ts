@@ -34,6 +34,20 @@ import {
   ATTR_ENTROPY_NORMALIZED,
   ATTR_ENTROPY_RELIABLE,
   ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME,
+  ATTR_GEN_AI_GUARDRAIL_CONTENT_OUTPUT_VALUE,
+  ATTR_GEN_AI_GUARDRAIL_RESULT_REASON,
+  ATTR_GEN_AI_GUARDRAIL_RESULT_TYPE,
+  ATTR_GEN_AI_GUARDRAIL_RESULT_VALUE,
+  ATTR_GEN_AI_GUARDRAIL_RISK_CATEGORY,
+  ATTR_GEN_AI_GUARDRAIL_RISK_SCORE,
+  ATTR_GEN_AI_GUARDRAIL_SOURCE,
+  ATTR_GUARD_DECISION,
+  EVENT_GEN_AI_GUARDRAIL_RESULT,
+  GUARDRAIL_COMPONENT,
+  GUARDRAIL_RESULT_TYPE_DECISION,
+  GUARDRAIL_RISK_UNGROUNDED,
+  GUARDRAIL_SOURCE_OUTPUT,
   ATTR_GEN_AI_EVALUATION_EXPLANATION,
   ATTR_GEN_AI_EVALUATION_NAME,
   ATTR_GEN_AI_EVALUATION_SCORE_LABEL,
@@ -357,4 +371,62 @@ export function recordEvaluation(params: {
 export function recordFailure(span: Span, reason: string, message: string): void {
   span.setAttribute(ATTR_ERROR_TYPE, reason);
   span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+/**
+ * One Monitor.guard() decision as telemetry reads it (sdk/guard-types.ts GuardDecision satisfies it):
+ * the decision, its route label (already capped), how long it took, the text it let out, a bypass's
+ * reason, and the score and verdict when the answer was scored.
+ */
+export interface GuardDecisionRecord {
+  readonly decision: string;
+  readonly route: string;
+  readonly durationMs: number;
+  readonly text: string;
+  readonly reason?: string;
+  readonly score?: number;
+  readonly evaluation?: { readonly verdict: string; readonly score: number | null };
+}
+
+/** What recordGuardDecision records with: the logger and instruments in use now, and the content policy. */
+export interface GuardRecordParams {
+  readonly logger: Logger;
+  readonly instruments: Instruments;
+  readonly content: ContentPolicy;
+  /** The context the event is emitted in (the host's active one by default). */
+  readonly context?: Context;
+}
+
+/**
+ * Records one guard decision: a gen_ai.guardrail.result event (component groundwatch, result type
+ * "decision" and value pass|block|correct|bypass, a bypass's reason, risk category ungrounded with
+ * risk score 1 − groundedness when scored, source OUTPUT; the text let out only with content
+ * capture, through the content policy: a throwing redact hook makes the event without it), and the
+ * decision counter and duration histogram by route and decision (bypasses also by reason).
+ */
+export function recordGuardDecision(d: GuardDecisionRecord, params: GuardRecordParams): void {
+  const score = d.score ?? d.evaluation?.score ?? null;
+  const reason = d.decision === "bypass" ? (d.reason ?? "unknown") : undefined;
+  const content = params.content.record(
+    "guard",
+    d.route,
+    (): Attributes => ({ [ATTR_GEN_AI_GUARDRAIL_CONTENT_OUTPUT_VALUE]: params.content.text(d.text) }),
+    (): Attributes => ({}),
+  );
+  const attributes: Attributes = {
+    [ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME]: GUARDRAIL_COMPONENT,
+    [ATTR_GEN_AI_GUARDRAIL_RESULT_TYPE]: GUARDRAIL_RESULT_TYPE_DECISION,
+    [ATTR_GEN_AI_GUARDRAIL_RESULT_VALUE]: d.decision,
+    ...(reason !== undefined ? { [ATTR_GEN_AI_GUARDRAIL_RESULT_REASON]: reason } : {}),
+    [ATTR_GEN_AI_GUARDRAIL_RISK_CATEGORY]: GUARDRAIL_RISK_UNGROUNDED,
+    ...(score !== null ? { [ATTR_GEN_AI_GUARDRAIL_RISK_SCORE]: 1 - score } : {}),
+    [ATTR_GEN_AI_GUARDRAIL_SOURCE]: GUARDRAIL_SOURCE_OUTPUT,
+    [ATTR_ROUTE]: d.route,
+    ...(d.evaluation ? { [ATTR_VERDICT]: d.evaluation.verdict } : {}),
+    ...content,
+  };
+  params.logger.emit({ eventName: EVENT_GEN_AI_GUARDRAIL_RESULT, attributes, ...(params.context ? { context: params.context } : {}) });
+  const labels: Attributes = { [ATTR_ROUTE]: d.route, [ATTR_GUARD_DECISION]: d.decision };
+  params.instruments.guardDecisions.add(1, reason !== undefined ? { ...labels, [ATTR_REASON]: reason } : labels);
+  params.instruments.guardDuration.record(Math.max(0, d.durationMs) / 1000, labels);
 }

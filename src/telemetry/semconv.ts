@@ -24,6 +24,31 @@ export const ATTR_GEN_AI_EVALUATION_SCORE_LABEL = "gen_ai.evaluation.score.label
 export const ATTR_GEN_AI_EVALUATION_EXPLANATION = "gen_ai.evaluation.explanation";
 export const ATTR_ERROR_TYPE = "error.type";
 
+// OTel GenAI guardrail result event (semantic-conventions-genai docs/gen-ai/gen-ai-guardrails.md, Development status):
+// one per Monitor.guard() check; monitoring keeps gen_ai.evaluation.result.
+/** @experimental */
+export const EVENT_GEN_AI_GUARDRAIL_RESULT = "gen_ai.guardrail.result";
+/** @experimental The guardrail's name: always GUARDRAIL_COMPONENT. */
+export const ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME = "gen_ai.guardrail.component.name";
+/** @experimental The kind of result, in groundwatch's terms: always GUARDRAIL_RESULT_TYPE_DECISION. */
+export const ATTR_GEN_AI_GUARDRAIL_RESULT_TYPE = "gen_ai.guardrail.result.type";
+/** @experimental The result, in groundwatch's terms: pass, block, correct or bypass (not translated to allow/deny). */
+export const ATTR_GEN_AI_GUARDRAIL_RESULT_VALUE = "gen_ai.guardrail.result.value";
+/** @experimental Low-cardinality reason, no user content: a bypass's reason (GUARD_BYPASS_REASONS). */
+export const ATTR_GEN_AI_GUARDRAIL_RESULT_REASON = "gen_ai.guardrail.result.reason";
+/** @experimental The risk checked: always GUARDRAIL_RISK_UNGROUNDED. */
+export const ATTR_GEN_AI_GUARDRAIL_RISK_CATEGORY = "gen_ai.guardrail.risk.category";
+/** @experimental 1 − the groundedness score (only when the answer was scored). */
+export const ATTR_GEN_AI_GUARDRAIL_RISK_SCORE = "gen_ai.guardrail.risk.score";
+/** @experimental What was checked: always GUARDRAIL_SOURCE_OUTPUT (the model's answer). */
+export const ATTR_GEN_AI_GUARDRAIL_SOURCE = "gen_ai.guardrail.source";
+/** @experimental Opt-in content (content capture only): the text the guard let out (the answer, the replacement or the corrected answer), capped and redacted. */
+export const ATTR_GEN_AI_GUARDRAIL_CONTENT_OUTPUT_VALUE = "gen_ai.guardrail.content.output.value";
+export const GUARDRAIL_COMPONENT = "groundwatch";
+export const GUARDRAIL_RESULT_TYPE_DECISION = "decision";
+export const GUARDRAIL_RISK_UNGROUNDED = "ungrounded";
+export const GUARDRAIL_SOURCE_OUTPUT = "OUTPUT";
+
 /** The evaluation names groundwatch reports under gen_ai.evaluation.name. */
 export const EVALUATION_GROUNDEDNESS = "groundedness";
 export const EVALUATION_SEMANTIC_ENTROPY = "semantic_entropy";
@@ -46,6 +71,8 @@ export const ATTR_CALIBRATION_ID = "groundwatch.calibration.id";
 export const ATTR_VERDICT = "groundwatch.verdict";
 export const ATTR_CLAIM_VERDICT = "groundwatch.claim.verdict";
 export const ATTR_REASON = "groundwatch.reason";
+/** A guard decision (on groundwatch.guard.decisions and groundwatch.guard.duration): pass, block, correct, bypass. */
+export const ATTR_GUARD_DECISION = "groundwatch.guard.decision";
 /** Which size limit cut an observation short (on groundwatch.observations.limited). */
 export const ATTR_LIMIT = "groundwatch.limit";
 /** The size limits applied to one evaluation (span attribute, string array). */
@@ -56,7 +83,7 @@ export const ATTR_CONVENTION = "groundwatch.convention";
 export const ATTR_ENDPOINT = "groundwatch.endpoint";
 /** Why an answer is in the review spool: flagged or grounded_sample (on groundwatch.review.spooled and groundwatch.review.labels). */
 export const ATTR_REVIEW_KIND = "groundwatch.review.kind";
-/** The sink whose record was made without content (on groundwatch.content.withheld): span (the evaluation span and its events), flagged (the flagged-answer ring), review (the review spool). */
+/** The sink whose record was made without content (on groundwatch.content.withheld): span (the evaluation span and its events), flagged (the flagged-answer ring), review (the review spool), guard (a guard check's gen_ai.guardrail.result event). */
 export const ATTR_CONTENT_SINK = "groundwatch.content.sink";
 /** Whether the reviewers' label agrees with groundwatch's verdict: agree or disagree (on groundwatch.review.labels). */
 export const ATTR_REVIEW_AGREEMENT = "groundwatch.review.agreement";
@@ -244,7 +271,7 @@ export const METRICS = {
     "groundwatch.content.withheld",
     "{record}",
     "counter",
-    "Records of an evaluation made without their content because the redact hook threw (never unredacted), by route, reason (redact_error) and sink: span (the evaluation span and its events), flagged (the flagged-answer ring entry, kept without its texts), review (the review spool, whose record is its content: not written, also counted in groundwatch.review.skipped)",
+    "Records of an evaluation made without their content because the redact hook threw (never unredacted), by route, reason (redact_error) and sink: span (the evaluation span and its events), flagged (the flagged-answer ring entry, kept without its texts), review (the review spool, whose record is its content: not written, also counted in groundwatch.review.skipped), guard (a Monitor.guard() check's gen_ai.guardrail.result event, emitted without its text)",
   ),
   reviewSpooled: spec("groundwatch.review.spooled", "{answer}", "counter", "Answers written to the review spool, by kind: flagged (every ungrounded answer: scorable and not grounded) or grounded_sample (grounded answers drawn at the grounded sample rate)"),
   reviewSkipped: spec(
@@ -265,6 +292,13 @@ export const METRICS = {
     "gauge",
     "Collector with a review dir: labelled answers in its labels file by kind (flagged, grounded_sample) and agreement (agree, disagree) with groundwatch's verdict; one label per answer, the majority of its reviewers (ties left out); precision of the flags = agree / all of kind flagged",
   ),
+  guardDecisions: spec(
+    "groundwatch.guard.decisions",
+    "{decision}",
+    "counter",
+    "Monitor.guard() decisions, by route and decision (pass, block, correct, bypass); bypasses also by reason (budget_exceeded, scorer_unavailable, scorer_error, over_limits, unscorable, invalid_input, closed, internal_error)",
+  ),
+  guardDuration: spec("groundwatch.guard.duration", "s", "histogram", "Time from a Monitor.guard() call to its decision, by route and decision"),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
 } as const satisfies Record<string, MetricSpec>;
 

@@ -141,7 +141,7 @@ describe("runbooks: the alerts' links", () => {
         expect(text.startsWith(SHOWN), `${a.alert ?? ""} ${key}`).toBe(true);
       }
     }
-    expect(withRoute).toBe(16);
+    expect(withRoute).toBe(18);
   });
 });
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { RunningCollector } from "../../src/collector/server.ts";
 import { startCollector } from "../../src/collector/server.ts";
-import { RESAMPLER_PANELS, REVIEW_PANELS, panelQueries } from "../helpers/dashboards.ts";
+import { GUARD_PANELS, RESAMPLER_PANELS, REVIEW_PANELS, panelQueries } from "../helpers/dashboards.ts";
 import { prometheusAvailable, startPrometheus } from "../helpers/prometheus.ts";
 import { waitForValue } from "../helpers/wait.ts";
 
@@ -88,16 +88,16 @@ describe.skipIf(!prometheusAvailable())("alerts and dashboards against a real Pr
     // Every dashboard panel query runs (query() throws on an error) and returns data, except the
     // resampler's own panels: resampling is off in this collector, so their metrics do not exist and
     // they must be no data, neither an error nor a made-up 0 — and so must the review panels, this
-    // collector keeping no review spool. (Entropy and the unstable-claim share have data: every
+    // collector keeping no review spool, and the guard panels, nothing here calling Monitor.guard(). (Entropy and the unstable-claim share have data: every
     // fifth observation sent carries its own samples.)
     expect(await prom.query('{__name__=~"groundwatch_resample_.+"}')).toEqual([]);
     const queries = panelQueries();
-    for (const title of [...RESAMPLER_PANELS, ...REVIEW_PANELS]) expect(queries.some((q) => q.panel === title), title).toBe(true);
+    for (const title of [...RESAMPLER_PANELS, ...REVIEW_PANELS, ...GUARD_PANELS]) expect(queries.some((q) => q.panel === title), title).toBe(true);
     const empty: string[] = [];
     const resamplerWithData: string[] = [];
     for (const q of queries) {
       const result = await prom.query(q.expr);
-      if (RESAMPLER_PANELS.includes(q.panel) || REVIEW_PANELS.includes(q.panel)) {
+      if (RESAMPLER_PANELS.includes(q.panel) || REVIEW_PANELS.includes(q.panel) || GUARD_PANELS.includes(q.panel)) {
         if (result.length > 0) resamplerWithData.push(`${q.dashboard} / ${q.panel}: ${q.expr}`);
       } else if (result.length === 0) empty.push(`${q.dashboard} / ${q.panel}: ${q.expr}`);
     }
