@@ -9,7 +9,8 @@ import { guardJson } from "../../src/sdk/guard-express.ts";
 import { DEFAULT_GUARD_REPLACEMENT } from "../../src/sdk/guard-options.ts";
 import type { GuardDecision } from "../../src/sdk/guard-types.ts";
 import type { Monitor } from "../../src/sdk/types.ts";
-import { testMonitor } from "../helpers/monitor.ts";
+import { chat, startJudgeServer } from "../helpers/judge-server.ts";
+import { MONITOR_TEST_ENV, testMonitor } from "../helpers/monitor.ts";
 import { testOtel } from "../helpers/otel.ts";
 
 /** The offline backend finds GROUNDED supported and INVENTED contradicted (90 days for 30) by this context. */
@@ -104,6 +105,17 @@ describe("guardJson", () => {
     });
     expect(await (await fetch(`${url}/api/returns/1?a=invented`)).json()).toMatchObject({ answer: DEFAULT_GUARD_REPLACEMENT });
     expect(errors).toEqual([expect.objectContaining({ message: "replace failed" })]);
+  });
+
+  it("fails closed when the scorer hangs: the body carries the replacement once the budget is spent", async () => {
+    // Every judge question hangs far past any wait here.
+    const judge = await startJudgeServer(() => ({ body: chat("ENTAILMENT"), delayMs: 60_000 }));
+    const monitor = testMonitor(testOtel(), { env: { ...MONITOR_TEST_ENV, GROUNDWATCH_JUDGE_API_KEY: "k" }, scoring: { backend: "judge", judgeUrl: judge.url, judgeModel: "m" } });
+    await monitor.ready();
+    const decisions: GuardDecision[] = [];
+    const url = await app(monitor, { budgetMs: 300, onDecision: (d) => decisions.push(d) });
+    expect(await (await fetch(`${url}/api/returns/1?a=grounded`)).json()).toMatchObject({ answer: DEFAULT_GUARD_REPLACEMENT });
+    expect(decisions).toEqual([expect.objectContaining({ decision: "bypass", reason: "budget_exceeded", outcome: "block" })]);
   });
 
   it("refuses bad guard options at setup with a ConfigError naming the field", () => {
