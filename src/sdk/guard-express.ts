@@ -7,7 +7,7 @@ import { isPlainObject } from "../core/plain-object.ts";
 import type { RequestLike } from "./express.ts";
 import { routeTemplate } from "./express.ts";
 import type { GuardOptions } from "./guard-options.ts";
-import { resolveGuardOptions } from "./guard-options.ts";
+import { GUARD_OPTION_KEYS, resolveGuardOptions } from "./guard-options.ts";
 import type { GuardDecision } from "./guard-types.ts";
 import type { Monitor, ObserveInput } from "./types.ts";
 
@@ -51,8 +51,6 @@ export interface JsonResponseLike {
   readonly headersSent?: boolean;
 }
 
-const GUARD_KEYS = ["budgetMs", "onFail", "action", "replacement", "correction", "marker"] as const;
-
 /** The default `replace`: see GuardMiddlewareOptions.replace. */
 export function replaceAnswer(body: unknown, decision: GuardDecision): unknown {
   if (typeof body === "string") return decision.text;
@@ -71,7 +69,7 @@ export function guardJson<Req extends RequestLike = RequestLike, Body = unknown>
   monitor: Pick<Monitor, "guard">,
   options: GuardMiddlewareOptions<Req, Body>,
 ): (req: Req, res: JsonResponseLike, next: () => void) => void {
-  const guardOptions: GuardOptions = Object.fromEntries(GUARD_KEYS.filter((k) => options[k] !== undefined).map((k) => [k, options[k]]));
+  const guardOptions: GuardOptions = Object.fromEntries(GUARD_OPTION_KEYS.filter((k) => options[k] !== undefined).map((k) => [k, options[k]]));
   // Checks the options now; its replacement (over the built-in defaults) is the last resort should guard() ever reject.
   const replacement = resolveGuardOptions(guardOptions).replacement;
   const { extract, replace, onDecision } = options;

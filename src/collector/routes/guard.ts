@@ -3,7 +3,7 @@ import { isConfigError } from "../../config/errors.ts";
 import { isPlainObject } from "../../core/plain-object.ts";
 import { HttpError } from "../../net/http-error.ts";
 import type { GuardOptions, ResolvedGuardOptions } from "../../sdk/guard-options.ts";
-import { resolveGuardOptions } from "../../sdk/guard-options.ts";
+import { GUARD_OPTION_KEYS, resolveGuardOptions } from "../../sdk/guard-options.ts";
 import type { GuardBypass, GuardDecision } from "../../sdk/guard-types.ts";
 import type { Monitor, ObserveInput } from "../../sdk/types.ts";
 import { labelOrUndefined } from "../../telemetry/labels.ts";
@@ -12,8 +12,8 @@ import type { CollectorMetrics } from "../metrics.ts";
 import type { ParsedObservations } from "../observations.ts";
 import type { Refusal } from "../refuse.ts";
 
-/** The options a /v1/guard request may set, as in GuardOptions. */
-const OPTION_KEYS: ReadonlySet<string> = new Set(["budgetMs", "onFail", "action", "replacement", "correction", "marker"]);
+/** The options a /v1/guard request may set: GuardOptions' fields. */
+const OPTION_KEYS: ReadonlySet<string> = new Set(GUARD_OPTION_KEYS);
 
 /** What POST /v1/guard works with. */
 export interface GuardRouteOptions {
