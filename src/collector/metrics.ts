@@ -10,7 +10,7 @@ export type RefusalReason = "buffer_full" | "queue_full" | "too_large" | "unsupp
  * The endpoints refusals are counted under; any other path is `other`, a refusal before any request
  * `connection` (the main port) or `health_connection` (the probe listener, collector.healthPort).
  */
-const ENDPOINTS = new Set(["/v1/traces", "/v1/logs", "/v1/observations", "/v1/flagged", "/metrics"]);
+const ENDPOINTS = new Set(["/v1/traces", "/v1/logs", "/v1/observations", "/v1/guard", "/v1/flagged", "/metrics"]);
 
 /** A request path as the endpoint label: one of ENDPOINTS, else "other" (paths are attacker text; the label set stays fixed). */
 export function endpointOf(path: string): string {

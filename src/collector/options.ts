@@ -54,6 +54,11 @@ export interface CollectorOptions {
   readonly maxAnswerChars?: number;
   /** Most observations per /v1/observations request. Default 500. */
   readonly maxBatch?: number;
+  /**
+   * Most POST /v1/guard checks in flight at once, 1–10 000. A request over it is answered at once with
+   * a bypass, reason `saturated` (its outcome as the request's onFail says), never queued. Default 16.
+   */
+  readonly guardConcurrency?: number;
   /** How long a trace waits for its remaining spans, ms. Default 5000. */
   readonly traceTimeoutMs?: number;
   /**
@@ -153,6 +158,7 @@ export interface ResolvedCollectorOptions {
   readonly maxDocuments: number;
   readonly maxAnswerChars: number;
   readonly maxBatch: number;
+  readonly guardConcurrency: number;
   readonly traceTimeoutMs: number;
   readonly maxTraceAgeMs: number;
   readonly maxTraces: number;
@@ -347,6 +353,7 @@ export function resolveCollectorOptions(options: CollectorOptions = {}, loaded?:
     maxDocuments: pickInt("maxDocuments", 1, 100_000, 200),
     maxAnswerChars: pickInt("maxAnswerChars", 1, 10_000_000, 50_000),
     maxBatch: pickInt("maxBatch", 1, 100_000, 500),
+    guardConcurrency: pickInt("guardConcurrency", 1, 10_000, 16),
     traceTimeoutMs,
     maxTraceAgeMs,
     maxTraces: pickInt("maxTraces", 1, 10_000_000, 10_000),

@@ -25,6 +25,8 @@ import { loadTlsCredentials, watchServedCertificate } from "./tls.ts";
 import type { RunningCollector } from "./running.ts";
 import { addOtlpRoutes } from "./routes/otlp.ts";
 import { addObservationsRoute } from "./routes/observations.ts";
+import { addGuardRoute } from "./routes/guard.ts";
+import { resolveGuardOptions } from "../sdk/guard-options.ts";
 import { addErrorHandlers, addOpsRoutes, collectorReadiness } from "./routes/ops.ts";
 import { endpointOf } from "./metrics.ts";
 import { settleWithin } from "../workers/settle-within.ts";
@@ -112,7 +114,10 @@ export async function startCollector(options: CollectorSetupOptions & { readonly
   const ingest = { refusal, admission, bodyLimit, bodyLimitText: resolved.bodyLimit, track };
   // The OTLP protobuf codecs: the vendored .proto files are read on the first protobuf request.
   addOtlpRoutes(app, { ...ingest, joiner, metrics, logRecords, codecs: createOtlpCodecs(), pause });
-  addObservationsRoute(app, { ...ingest, monitor, metrics, parse: createObservationParser(resolved) });
+  const parse = createObservationParser(resolved);
+  addObservationsRoute(app, { ...ingest, monitor, metrics, parse });
+  // Checked at createMonitor above: resolving the same defaults again cannot throw here.
+  addGuardRoute(app, { ...ingest, monitor, metrics, parse, defaults: resolveGuardOptions(setup.monitorOptions.guard), concurrency: resolved.guardConcurrency });
   addErrorHandlers(app, { refusal, logContent: resolved.logContent });
 
   let server: Server | undefined;

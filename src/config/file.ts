@@ -25,7 +25,7 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
   scoring: SCORE_OPTION_KEYS,
   sampling: new Set(["default", "routes"]),
   collector: new Set([
-    ...["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "traceTimeoutMs", "maxTraceAgeMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"],
+    ...["host", "port", "bodyLimit", "maxDocuments", "maxAnswerChars", "maxBatch", "guardConcurrency", "traceTimeoutMs", "maxTraceAgeMs", "maxTraces", "maxTraceBytes", "maxBufferBytes", "drainMs", "logContent", "attributeMapping", "promptContext"],
     // The HTTP server's timeouts and connection caps, and the probe listener.
     ...["headersTimeoutMs", "requestTimeoutMs", "keepAliveTimeoutMs", "maxConnections", "maxConnectionsPerAddress", "healthPort"],
     // TLS: the certificate and key files (their paths: the key itself is never in the config file).

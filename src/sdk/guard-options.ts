@@ -31,6 +31,9 @@ export interface GuardOptions {
   readonly marker?: { readonly open?: string; readonly close?: string };
 }
 
+/** The fields of GuardOptions, for callers that pick them out of a larger object or refuse others. */
+export const GUARD_OPTION_KEYS = ["budgetMs", "onFail", "action", "replacement", "correction", "marker"] as const satisfies ReadonlyArray<keyof GuardOptions>;
+
 /** Guard options with every value set. */
 export interface ResolvedGuardOptions {
   readonly budgetMs: number;

@@ -19,9 +19,10 @@ export type GuardDecisionKind = (typeof GUARD_DECISIONS)[number];
  * - `unscorable`: nothing to check the answer against or in it (no context, an empty answer, no checkable claim, another language): see `unscorableReason`;
  * - `invalid_input`: the input or the call's options could not be read (`detail` names the field);
  * - `closed`: the monitor was shut down;
- * - `internal_error`: anything else (a bug: `detail` says what).
+ * - `internal_error`: anything else (a bug: `detail` says what);
+ * - `saturated`: the collector's `POST /v1/guard` had `guardConcurrency` checks in flight, so it answered at once without checking (never given by Monitor.guard itself).
  */
-export const GUARD_BYPASS_REASONS = ["budget_exceeded", "scorer_unavailable", "scorer_error", "over_limits", "unscorable", "invalid_input", "closed", "internal_error"] as const;
+export const GUARD_BYPASS_REASONS = ["budget_exceeded", "scorer_unavailable", "scorer_error", "over_limits", "unscorable", "invalid_input", "closed", "internal_error", "saturated"] as const;
 export type GuardBypassReason = (typeof GUARD_BYPASS_REASONS)[number];
 
 interface GuardDecisionBase {

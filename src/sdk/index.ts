@@ -12,6 +12,8 @@ export { createSampler, traceFraction } from "./sampling.ts";
 export type { Sampler, SamplingRules } from "./sampling.ts";
 export { groundwatchMiddleware, observeRequest, routeTemplate } from "./express.ts";
 export type { GroundwatchRequest, RequestLike, RequestObserver } from "./express.ts";
+export { guardJson, replaceAnswer } from "./guard-express.ts";
+export type { GuardJsonInput, GuardMiddlewareOptions, JsonResponseLike } from "./guard-express.ts";
 export { DEFAULT_GUARD_REPLACEMENT, resolveGuardOptions } from "./guard-options.ts";
 export type { GuardOptions, ResolvedGuardOptions } from "./guard-options.ts";
 export type { GuardBlock, GuardBypass, GuardBypassReason, GuardCorrect, GuardCounts, GuardDecision, GuardDecisionKind, GuardPass, GuardStats } from "./guard-types.ts";
