@@ -6,6 +6,7 @@ import type { ObservableSources } from "../telemetry/instruments.ts";
 import { createProviderBinding } from "../telemetry/providers.ts";
 import { createFlaggedRing } from "../evaluation/flagged-ring.ts";
 import { recordFailure, recordGuardDecision } from "../telemetry/record.ts";
+import type { GuardDecision } from "./guard-types.ts";
 import { ATTR_CONTENT_SINK, ATTR_REASON, ATTR_RESAMPLE_OUTCOME, ATTR_ROUTE, SPAN_EVALUATE } from "../telemetry/semconv.ts";
 import type { MonitorOptions, ResolvedMonitorOptions } from "./options.ts";
 import { resolveMonitorOptions } from "./options.ts";
@@ -127,6 +128,10 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
 
   // Guard mode: checks scored at once on the same workers, ranked before every observation; counted here.
   const guardTally = createGuardTally();
+  const recordGuard = (decision: GuardDecision): void => {
+    guardTally.add(decision);
+    recordGuardDecision(decision, { logger: providers.logger(), instruments: providers.instruments(), content: contentPolicy });
+  };
   const guard = createGuard({
     now,
     defaults: guardDefaults,
@@ -136,10 +141,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     limits: { maxAnswerChars: scoreOptions.maxAnswerChars, maxContextChars: scoreOptions.maxContextChars, maxDocuments: scoreOptions.maxDocuments },
     // Every decision is counted (MonitorStats.guard) and recorded: a gen_ai.guardrail.result event
     // and the guard metrics (telemetry/record.ts), its text only under the content policy.
-    onDecision: (decision) => {
-      guardTally.add(decision);
-      recordGuardDecision(decision, { logger: providers.logger(), instruments: providers.instruments(), content: contentPolicy });
-    },
+    onDecision: (decision) => recordGuard(decision),
   });
 
   const observe = createObserve({ providers, tallies, counts, sampler: () => sampler, accepting: () => accepting, scheduler, fail, drop });
@@ -172,6 +174,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     reviewDir: resolved.review?.dir,
     observe,
     guard: (input, guardOptions) => guard.check(input, guardOptions),
+    recordGuardDecision: (decision) => recordGuard(decision),
     flush(): Promise<void> {
       return scheduler.flush();
     },

@@ -83,6 +83,8 @@ export interface Monitor {
    * observe() as well to monitor the answer).
    */
   guard(input: ObserveInput, options?: GuardOptions): Promise<GuardDecision>;
+  /** Counts and records a decision made for this monitor outside guard() (the collector's `saturated` bypass), as guard()'s own are: stats().guard, the guardrail event and the guard metrics. */
+  recordGuardDecision(decision: GuardDecision): void;
   /** Resolves when every observation sampled so far has been scored, dropped or failed. */
   flush(): Promise<void>;
   /**

@@ -5,6 +5,7 @@ import { isConfigError } from "../../src/config/errors.ts";
 import { DEFAULT_GUARD_REPLACEMENT } from "../../src/sdk/guard-options.ts";
 import { COLLECTOR_TEST_ENV, postJson, startTestCollector } from "../helpers/collector.ts";
 import { chat, startJudgeServer } from "../helpers/judge-server.ts";
+import { metric } from "../helpers/serve.ts";
 import { waitForCondition } from "../helpers/wait.ts";
 
 /** The offline backend finds the first answer supported and the second contradicted (90 days for 30) by this context. */
@@ -85,6 +86,10 @@ describe("POST /v1/guard", () => {
     expect(await saturatedBlock.json()).toMatchObject({ decision: "bypass", reason: "saturated", outcome: "block", text: DEFAULT_GUARD_REPLACEMENT, route: "/r" });
     const saturatedPass = await postJson(`${c.url}/v1/guard`, { context: CONTEXT, answer: GROUNDED, options: { onFail: "pass" } });
     expect(await saturatedPass.json()).toMatchObject({ decision: "bypass", reason: "saturated", outcome: "pass", text: GROUNDED });
+    // Counted as the monitor's own decisions are (stats, and through them the guard metrics and event).
+    expect(c.monitor.stats().guard.bypass.saturated).toBe(2);
+    const metricsText = await (await fetch(`${c.url}/metrics`)).text();
+    expect(metric(metricsText, "groundwatch_guard_decisions_total", 'groundwatch_reason="saturated"')).toBe(2);
     client.abort();
     expect(await hanging).toMatchObject({ name: "AbortError" });
   });

@@ -18,7 +18,7 @@ const OPTION_KEYS: ReadonlySet<string> = new Set(GUARD_OPTION_KEYS);
 /** What POST /v1/guard works with. */
 export interface GuardRouteOptions {
   readonly refusal: Refusal;
-  readonly monitor: Pick<Monitor, "guard" | "routeLabel">;
+  readonly monitor: Pick<Monitor, "guard" | "routeLabel" | "recordGuardDecision">;
   readonly metrics: Pick<CollectorMetrics, "refused">;
   /** The observation parser: a guard body is one observation's fields, plus `options`. */
   readonly parse: (body: unknown) => ParsedObservations;
@@ -129,7 +129,10 @@ export function addGuardRoute(app: Express, options: GuardRouteOptions): void {
         const route = labelOrUndefined(o.route) ?? "unknown";
         const input: ObserveInput = { route, context: o.context, answer: o.answer, ...(o.question !== undefined ? { question: o.question } : {}) };
         if (inFlight >= options.concurrency) {
-          res.status(200).json(guardReply(saturated(input.answer, monitor.routeLabel(route), parsedOptions.resolved, now() - started, options.concurrency)));
+          const decision = saturated(input.answer, monitor.routeLabel(route), parsedOptions.resolved, now() - started, options.concurrency);
+          // Counted and recorded as the monitor's own decisions are: a saturated guard is what the bypass alert is for.
+          monitor.recordGuardDecision(decision);
+          res.status(200).json(guardReply(decision));
           return;
         }
         inFlight++;
