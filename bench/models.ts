@@ -96,12 +96,22 @@ export const TIER_MAX_LENGTH = 256;
 export function tierModelDir(shape: Shape, words: Iterable<string>): string {
   buildShape(shape);
   const source = join(CACHE, shape.name);
-  const dir = join(CACHE, `tier-${shape.name}`);
   const config = JSON.parse(readFileSync(join(source, "config.json"), "utf8")) as { max_position_embeddings?: number; vocab_size?: number };
   const maxLength = Math.min(TIER_MAX_LENGTH, config.max_position_embeddings ?? TIER_MAX_LENGTH);
+  return linkedModelDir(source, `tier-${shape.name}`, words, maxLength, config.vocab_size ?? Infinity);
+}
+
+/**
+ * A model directory CACHE/`name` over the built graphs in `source`: its config.json, a WordPiece
+ * tokenizer over `words` (refused when it has more pieces than `vocabSize` embeddings),
+ * tokenizer_config.json with model_max_length `maxLength`, and onnx/model.onnx and
+ * onnx/model_int8.onnx as links to the built graphs. Rewritten on every call.
+ */
+export function linkedModelDir(source: string, name: string, words: Iterable<string>, maxLength: number, vocabSize: number): string {
+  const dir = join(CACHE, name);
   const tokenizer = wordPieceTokenizer(words) as { model: { vocab: Record<string, number> } };
   const size = Object.keys(tokenizer.model.vocab).length;
-  if (config.vocab_size !== undefined && size > config.vocab_size) throw new Error(`${shape.name}: a tokenizer of ${size} pieces does not fit the graph's ${config.vocab_size} embeddings`);
+  if (size > vocabSize) throw new Error(`${name}: a tokenizer of ${size} pieces does not fit the graph's ${vocabSize} embeddings`);
   mkdirSync(join(dir, "onnx"), { recursive: true });
   writeFileSync(join(dir, "config.json"), readFileSync(join(source, "config.json")));
   writeFileSync(join(dir, "tokenizer.json"), JSON.stringify(tokenizer));

@@ -40,7 +40,7 @@
  *    its own worker, on the same cores.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
@@ -52,7 +52,7 @@ import type { ScoreOptions } from "../src/config/score-options.ts";
 import type { Evaluation, Observation } from "../src/scoring/scorer.ts";
 import { createScorer } from "../src/sdk/create-scorer.ts";
 import { devDir } from "../scripts/devsets.ts";
-import { build, CACHE, ROOT, wordPieceTokenizer } from "./models.ts";
+import { build, CACHE, ROOT, linkedModelDir } from "./models.ts";
 import { ragObservation, workloadWords } from "./rag-workload.ts";
 
 const SEED = 29;
@@ -208,24 +208,6 @@ function buildGraphs(shape: EncoderShape): { claims: string; spans: string } {
   return { claims, spans };
 }
 
-/** A model directory over a built graph directory: its config.json, the WordPiece tokenizer over `words`, model_max_length, links to the graphs. */
-function modelDir(source: string, name: string, words: Iterable<string>, maxLength: number, vocabSize: number): string {
-  const dir = join(CACHE, name);
-  const tokenizer = wordPieceTokenizer(words) as { model: { vocab: Record<string, number> } };
-  const size = Object.keys(tokenizer.model.vocab).length;
-  if (size > vocabSize) throw new Error(`${name}: a tokenizer of ${size} pieces does not fit the graph's ${vocabSize} embeddings`);
-  mkdirSync(join(dir, "onnx"), { recursive: true });
-  writeFileSync(join(dir, "config.json"), readFileSync(join(source, "config.json")));
-  writeFileSync(join(dir, "tokenizer.json"), JSON.stringify(tokenizer));
-  writeFileSync(join(dir, "tokenizer_config.json"), JSON.stringify({ model_max_length: maxLength, do_lower_case: true }));
-  for (const graph of ["model.onnx", "model_int8.onnx"]) {
-    const link = join(dir, "onnx", graph);
-    rmSync(link, { force: true });
-    symlinkSync(join(source, "onnx", graph), link);
-  }
-  return dir;
-}
-
 /**
  * The tokens each engine reads for `answers`, with the bench's tokenizer: the claim pairs the onnx
  * backend is sent (recorded from a scorer over it; [CLS] premise [SEP] claim [SEP], at most
@@ -268,8 +250,8 @@ async function timing(): Promise<void> {
   const { claims: claimsGraphs, spans: spansGraphs } = buildGraphs(SHAPE);
   // Observations no other cell reads: warm-up from 100,000, rounds from 200,000.
   const words = workloadWords([...Array.from({ length: WARMUP }, (_, i) => ragObservation(SEED, 100_000 + i)), ...Array.from({ length: ROUNDS * ANSWERS }, (_, i) => ragObservation(SEED, 200_000 + i))]);
-  const claimsDir = modelDir(claimsGraphs, `${SHAPE.name}-claims-tier`, words, 512, SHAPE.vocab);
-  const spansDir = modelDir(spansGraphs, `${SHAPE.name}-spans-tier`, words, 8192, SHAPE.vocab);
+  const claimsDir = linkedModelDir(claimsGraphs, `${SHAPE.name}-claims-tier`, words, 512, SHAPE.vocab);
+  const spansDir = linkedModelDir(spansGraphs, `${SHAPE.name}-spans-tier`, words, 8192, SHAPE.vocab);
   console.log(`## 2. Time per answer (${SHAPE.name}: ${SHAPE.layers} layers, hidden ${SHAPE.hidden}, ${SHAPE.heads} heads, intermediate ${SHAPE.intermediate}; random weights)`);
   console.log("");
   console.log(`workload: bench/rag-workload.ts seed ${SEED}; ${ROUNDS} rounds of the same ${ANSWERS} answers per mode and round (new answers each round), one answer in flight, after ${WARMUP} warm-up answers; best round per mode`);

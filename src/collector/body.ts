@@ -97,3 +97,13 @@ export function readBody(req: IncomingMessage, limit: number, limitText: string)
     }
   });
 }
+
+/** readBody, parsed as JSON: a body that is not JSON is HttpError 400 (the one JSON reader of the JSON endpoints). */
+export async function readJsonBody(req: IncomingMessage, limit: number, limitText: string): Promise<unknown> {
+  const body = await readBody(req, limit, limitText);
+  try {
+    return JSON.parse(body.toString("utf8")) as unknown;
+  } catch {
+    throw new HttpError(400, "the body is not valid JSON");
+  }
+}

@@ -1,13 +1,12 @@
 import type { Express } from "express";
 import { isConfigError } from "../../config/errors.ts";
 import { isPlainObject } from "../../core/plain-object.ts";
-import { HttpError } from "../../net/http-error.ts";
 import type { GuardOptions, ResolvedGuardOptions } from "../../sdk/guard-options.ts";
 import { GUARD_OPTION_KEYS, resolveGuardOptions } from "../../sdk/guard-options.ts";
 import type { GuardBypass, GuardDecision } from "../../sdk/guard-types.ts";
 import type { Monitor, ObserveInput } from "../../sdk/types.ts";
 import { labelOrUndefined } from "../../telemetry/labels.ts";
-import { checkDeclaredLength, mediaType, readBody } from "../body.ts";
+import { checkDeclaredLength, mediaType, readJsonBody } from "../body.ts";
 import type { CollectorMetrics } from "../metrics.ts";
 import type { ParsedObservations } from "../observations.ts";
 import type { Refusal } from "../refuse.ts";
@@ -107,13 +106,7 @@ export function addGuardRoute(app: Express, options: GuardRouteOptions): void {
     checkDeclaredLength(req, bodyLimit, bodyLimitText);
     await options.track(
       (async () => {
-        const body = await readBody(req, bodyLimit, bodyLimitText);
-        let value: unknown;
-        try {
-          value = JSON.parse(body.toString("utf8"));
-        } catch {
-          throw new HttpError(400, "the body is not valid JSON");
-        }
+        const value = await readJsonBody(req, bodyLimit, bodyLimitText);
         const badRequest = (fields: string[]): void => {
           options.metrics.refused("/v1/guard", "bad_request");
           res.status(400).json({ error: "invalid guard request", fields });

@@ -1,10 +1,9 @@
 import type { Express } from "express";
 import { observationBytes } from "../../core/observation-bytes.ts";
-import { HttpError } from "../../net/http-error.ts";
 import type { Monitor } from "../../sdk/types.ts";
 import { labelOrUndefined } from "../../telemetry/labels.ts";
 import type { Admission } from "../admission.ts";
-import { checkDeclaredLength, mediaType, readBody } from "../body.ts";
+import { checkDeclaredLength, mediaType, readJsonBody } from "../body.ts";
 import type { CollectorMetrics } from "../metrics.ts";
 import type { ParsedObservations } from "../observations.ts";
 import type { Refusal } from "../refuse.ts";
@@ -40,13 +39,7 @@ export function addObservationsRoute(app: Express, options: ObservationsRouteOpt
     if (!admission.queueKeepsUp()) return refusal.queueFull(req, res);
     await options.track(
       (async () => {
-        const body = await readBody(req, bodyLimit, bodyLimitText);
-        let value: unknown;
-        try {
-          value = JSON.parse(body.toString("utf8"));
-        } catch {
-          throw new HttpError(400, "the body is not valid JSON");
-        }
+        const value = await readJsonBody(req, bodyLimit, bodyLimitText);
         const parsed = options.parse(value);
         if (!parsed.ok) {
           options.metrics.refused("/v1/observations", "bad_request");
