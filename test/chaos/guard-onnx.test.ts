@@ -61,14 +61,14 @@ async function startHost(): Promise<Host> {
   };
 }
 
-const observations = (shape: LoadShape, n: number, k0: number): object[] => Array.from({ length: n }, (_, i) => ({ route: "/facts", ...loadObservation(k0 + i, shape) }));
+const observations = (shape: LoadShape, n: number, k0: number): object[] => Array.from({ length: n }, (_, i) => loadObservation(k0 + i, shape));
 
 describe("chaos: guard checks on the onnx backend", () => {
   it("a check issued while observations' inference fills the worker finishes before them: the monitor's own completion order", { timeout: LONG }, async () => {
     const host = await startHost();
     const queued = 6;
     await host.observe(observations(MEDIUM, queued, 0));
-    const decision = await host.guard({ route: "/facts", ...loadObservation(100, SMALL) }, { budgetMs: 60_000 });
+    const decision = await host.guard(loadObservation(100, SMALL), { budgetMs: 60_000 });
     expect(decision.decision).not.toBe("bypass");
     const s = await waitUntil("every observation scored", host.state, (x) => x.stats.scored === queued && x.stats.pending === 0, { ...BACKGROUND_WORK, context: host.process.output });
     const at = s.order.findIndex((e) => e.startsWith("guard:"));
@@ -84,10 +84,10 @@ describe("chaos: guard checks on the onnx backend", () => {
   it("a check past its budget has its inference withdrawn: the next check, ranked after it, is decided within its own budget and no worker is replaced", { timeout: LONG }, async () => {
     const host = await startHost();
     // Three heavy checks (≈ 770 model calls each: tens of seconds of inference apiece on this graph), each given up at 300 ms.
-    for (let k = 0; k < 3; k++) expect(await host.guard({ route: "/facts", ...loadObservation(200 + k, HEAVY) }, { budgetMs: 300 })).toMatchObject({ decision: "bypass", reason: "budget_exceeded" });
+    for (let k = 0; k < 3; k++) expect(await host.guard(loadObservation(200 + k, HEAVY), { budgetMs: 300 })).toMatchObject({ decision: "bypass", reason: "budget_exceeded" });
     // Checks are ranked oldest first: were the heavy checks' pairs still queued, this one's would wait
     // behind all of them, far past its budget. Withdrawn, it is decided in well under a second of inference.
-    const next = await host.guard({ route: "/facts", ...loadObservation(300, SMALL) }, { budgetMs: 5_000 });
+    const next = await host.guard(loadObservation(300, SMALL), { budgetMs: 5_000 });
     expect(next.decision, JSON.stringify(next)).not.toBe("bypass");
     const s = await host.state();
     expect(s.stats.guard.bypass.budget_exceeded).toBe(3);
