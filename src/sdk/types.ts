@@ -251,7 +251,7 @@ export interface MonitorOptions {
    * evaluation is recorded; an exception it throws is caught (diag error, once) and changes nothing.
    */
   readonly onEvaluation?: (evaluation: EvaluationEvent) => void;
-  /** Guard mode's defaults for every guard() call (budgetMs, onFail, action, replacement, correction, marker): see GuardOptions, docs/guard.md. Each over env GROUNDWATCH_GUARD_BUDGET_MS, _ON_FAIL, _ACTION, _CORRECTION, _REPLACEMENT and the config file's monitor.guard. */
+  /** Guard mode's defaults for every guard() call (budgetMs, onFail, action, replacement, correction, marker): see GuardOptions, docs/guard.md. Resolved option > env (GROUNDWATCH_GUARD_BUDGET_MS, _ON_FAIL, _ACTION, _CORRECTION, _REPLACEMENT) > the config file's monitor.guard > built-in. */
   readonly guard?: GuardOptions;
   /** JSON config file with "sampling", "scoring" and "monitor" sections. Env GROUNDWATCH_CONFIG. */
   readonly configFile?: string;
