@@ -293,6 +293,15 @@ export function overviewDashboard(): object {
       },
     ),
   );
+  y += 8;
+  const guardDuration = (quantile: number): string => `histogram_quantile(${quantile}, sum by (groundwatch_guard_decision, le) (rate(groundwatch_guard_duration_bucket{${R}}[$__rate_interval])))`;
+  d = d.withPanel(
+    ts({ id: 36, x: 0, y, w: 12, h: 8 }, "Guard duration", "s", [q(guardDuration(0.5), "p50 {{groundwatch_guard_decision}}", "A"), q(guardDuration(0.99), "p99 {{groundwatch_guard_decision}}", "B")], {
+      min: 0,
+      description:
+        "Time from a Monitor.guard() call to its decision (groundwatch_guard_duration), p50 and p99 by decision: for pass, block and correct it is the latency the check adds before the answer is sent. Bypasses include budget_exceeded ones, which end at the budget (budgetMs), so a bypass p99 at the budget means checks are timing out: see the bypass panel. Quantiles are interpolated within the histogram's buckets (1 ms to 10 s). No data means no guard check was made.",
+    }),
+  );
   return d.build();
 }
 

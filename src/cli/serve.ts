@@ -119,7 +119,8 @@ Options:
 ${BACKEND_FLAGS_HELP}
 Limits (config file, section collector): bodyLimit (2mb; 413 over it, at once when Content-Length
 says so); maxBatch (500 observations a request); guardConcurrency (16 /v1/guard checks at once; over
-it a bypass, saturated); maxDocuments (200) and maxAnswerChars (50000), for
+it a bypass, saturated; the checks' default options: config file monitor.guard, env
+GROUNDWATCH_GUARD_BUDGET_MS, _ON_FAIL, _ACTION, _CORRECTION, _REPLACEMENT); maxDocuments (200) and maxAnswerChars (50000), for
 observations (400) and for interactions joined from traces (not scored, counted as
 too_many_documents / answer_too_large); maxTraces (10000) and maxTraceBytes (4 MiB of text, over it
 trace_too_large) and maxBufferBytes (64 MiB of text for all traces being joined: the oldest

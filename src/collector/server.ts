@@ -26,7 +26,6 @@ import type { RunningCollector } from "./running.ts";
 import { addOtlpRoutes } from "./routes/otlp.ts";
 import { addObservationsRoute } from "./routes/observations.ts";
 import { addGuardRoute } from "./routes/guard.ts";
-import { resolveGuardOptions } from "../sdk/guard-options.ts";
 import { addErrorHandlers, addOpsRoutes, collectorReadiness } from "./routes/ops.ts";
 import { endpointOf } from "./metrics.ts";
 import { settleWithin } from "../workers/settle-within.ts";
@@ -116,8 +115,8 @@ export async function startCollector(options: CollectorSetupOptions & { readonly
   addOtlpRoutes(app, { ...ingest, joiner, metrics, logRecords, codecs: createOtlpCodecs(), pause });
   const parse = createObservationParser(resolved);
   addObservationsRoute(app, { ...ingest, monitor, metrics, parse });
-  // Checked at createMonitor above: resolving the same defaults again cannot throw here.
-  addGuardRoute(app, { ...ingest, monitor, metrics, parse, defaults: resolveGuardOptions(setup.monitorOptions.guard), concurrency: resolved.guardConcurrency });
+  // The monitor's guard defaults, resolved once with its other options (each request's options go over them).
+  addGuardRoute(app, { ...ingest, monitor, metrics, parse, defaults: setup.monitor.guard, concurrency: resolved.guardConcurrency });
   addErrorHandlers(app, { refusal, logContent: resolved.logContent });
 
   let server: Server | undefined;

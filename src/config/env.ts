@@ -23,6 +23,15 @@ export const MONITOR_ENV = {
   requireValidCalibration: "GROUNDWATCH_REQUIRE_VALID_CALIBRATION",
 } as const;
 
+/** Guard mode's defaults for every `monitor.guard()` call and `POST /v1/guard` (sdk/guard-defaults.ts); `marker` has no variable. */
+export const GUARD_ENV = {
+  budgetMs: "GROUNDWATCH_GUARD_BUDGET_MS",
+  onFail: "GROUNDWATCH_GUARD_ON_FAIL",
+  action: "GROUNDWATCH_GUARD_ACTION",
+  correction: "GROUNDWATCH_GUARD_CORRECTION",
+  replacement: "GROUNDWATCH_GUARD_REPLACEMENT",
+} as const;
+
 /** The review spool's options (`createMonitor({ review })`, sdk/review-options.ts), `groundwatch review`'s reviewer and its page's token. */
 export const REVIEW_ENV = {
   dir: "GROUNDWATCH_REVIEW_DIR",

@@ -36,7 +36,7 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
     ...["resampleUrl", "resampleModel", "resampleN", "resampleRate", "resampleTemperature", "resampleMaxTokens", "resampleMaxConcurrent", "resampleMaxCallsPerMinute", "resampleTimeoutMs", "resampleBudget"],
   ]),
   eval: new Set(["maxHallucinationRate", "minGroundedShare", "minMeanScore", "maxUnscorableShare", "maxCitationErrorRate"]),
-  monitor: new Set(["calibrationFile", "queueSize", "queueBytes", "workers", "inFlightPerWorker", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "flaggedPerRoute", "flaggedMaxBytes", "spanEvent", "openInference", "spanRelation", "drift", "requireValidCalibration", "review"]),
+  monitor: new Set(["calibrationFile", "queueSize", "queueBytes", "workers", "inFlightPerWorker", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "flaggedPerRoute", "flaggedMaxBytes", "spanEvent", "openInference", "spanRelation", "drift", "requireValidCalibration", "review", "guard"]),
 };
 
 /** The YAML parser, loaded only for YAML files: it costs ~40 ms of start-up that JSON users never need. */

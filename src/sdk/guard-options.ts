@@ -6,6 +6,7 @@
  * bypass, never a throw).
  */
 import { ConfigError } from "../config/errors.ts";
+import type { Parser } from "../config/parse.ts";
 import { integerIn, oneOf } from "../config/parse.ts";
 
 /** Options of one Monitor.guard() call, and (as MonitorOptions.guard) the monitor's defaults for every call. */
@@ -68,6 +69,30 @@ function text(field: string, raw: unknown, min: number, max: number): string | u
   return raw;
 }
 
+/** A marker (`{ open?, close? }`, each at most 100 characters), or undefined when not given. */
+function marker(field: string, raw: unknown): GuardOptions["marker"] | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === null || typeof raw !== "object") throw new ConfigError(field, raw, "expected { open?, close? }");
+  const m = raw as Readonly<Record<string, unknown>>;
+  const open = text(`${field}.open`, m.open, 0, MAX_MARKER_CHARS);
+  const close = text(`${field}.close`, m.close, 0, MAX_MARKER_CHARS);
+  return { ...(open !== undefined ? { open } : {}), ...(close !== undefined ? { close } : {}) };
+}
+
+/**
+ * The one check of each guard option, wherever it is set (a call's options, MonitorOptions.guard,
+ * the config file's monitor.guard, a GROUNDWATCH_GUARD_* variable): config/parse.ts's Parser shape,
+ * the field a ConfigError names and the raw value; undefined when not given.
+ */
+export const GUARD_PARSERS = {
+  budgetMs: integerIn(1, 60_000),
+  onFail: oneOf(["block", "pass"] as const),
+  action: oneOf(["block", "correct"] as const),
+  replacement: (field: string, raw: unknown): string | undefined => text(field, raw, 1, MAX_REPLACEMENT_CHARS),
+  correction: oneOf(["remove", "mark"] as const),
+  marker,
+} as const satisfies { readonly [K in keyof GuardOptions]-?: Parser<unknown> };
+
 /**
  * Resolves guard options over `base` (the monitor's resolved defaults; the built-in ones when
  * absent): each field given replaces the base's, checked; a bad one throws a ConfigError naming it
@@ -76,18 +101,13 @@ function text(field: string, raw: unknown, min: number, max: number): string | u
 export function resolveGuardOptions(options: GuardOptions | undefined, base: ResolvedGuardOptions = GUARD_DEFAULTS): ResolvedGuardOptions {
   if (options === undefined || options === null) return base;
   if (typeof options !== "object") throw new ConfigError("guard", options, "expected an object of guard options");
-  const marker: unknown = options.marker;
-  if (marker !== undefined && (marker === null || typeof marker !== "object")) throw new ConfigError("guard.marker", marker, "expected { open?, close? }");
-  const m = marker as GuardOptions["marker"];
+  const m = GUARD_PARSERS.marker("guard.marker", options.marker);
   return {
-    budgetMs: integerIn(1, 60_000)("guard.budgetMs", options.budgetMs) ?? base.budgetMs,
-    onFail: oneOf(["block", "pass"] as const)("guard.onFail", options.onFail) ?? base.onFail,
-    action: oneOf(["block", "correct"] as const)("guard.action", options.action) ?? base.action,
-    replacement: text("guard.replacement", options.replacement, 1, MAX_REPLACEMENT_CHARS) ?? base.replacement,
-    correction: oneOf(["remove", "mark"] as const)("guard.correction", options.correction) ?? base.correction,
-    marker: {
-      open: text("guard.marker.open", m?.open, 0, MAX_MARKER_CHARS) ?? base.marker.open,
-      close: text("guard.marker.close", m?.close, 0, MAX_MARKER_CHARS) ?? base.marker.close,
-    },
+    budgetMs: GUARD_PARSERS.budgetMs("guard.budgetMs", options.budgetMs) ?? base.budgetMs,
+    onFail: GUARD_PARSERS.onFail("guard.onFail", options.onFail) ?? base.onFail,
+    action: GUARD_PARSERS.action("guard.action", options.action) ?? base.action,
+    replacement: GUARD_PARSERS.replacement("guard.replacement", options.replacement) ?? base.replacement,
+    correction: GUARD_PARSERS.correction("guard.correction", options.correction) ?? base.correction,
+    marker: { open: m?.open ?? base.marker.open, close: m?.close ?? base.marker.close },
   };
 }

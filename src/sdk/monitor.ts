@@ -29,7 +29,6 @@ import { createRecording } from "./recording.ts";
 import { createScoringPool } from "./scoring-pool.ts";
 import { createContentPolicy } from "../telemetry/content-policy.ts";
 import { createGuard, createGuardTally } from "./guard.ts";
-import { resolveGuardOptions } from "./guard-options.ts";
 
 /**
  * Creates a monitor. Options are validated here (a bad one throws a ConfigError naming
@@ -41,8 +40,8 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
   let resolved: ResolvedMonitorOptions = preResolved ?? resolveMonitorOptions(options);
   const env = options.env ?? process.env;
   const scoreOptions = resolved.score;
-  // Guard mode's defaults, checked before anything starts (a bad one is a ConfigError naming it).
-  const guardDefaults = resolveGuardOptions(options.guard);
+  // Guard mode's defaults, resolved with the other options (option > env > config file > built-in).
+  const guardDefaults = resolved.guard;
   const backendSettings = resolveBackendSettings(env);
   checkStartup(resolved, scoreOptions, backendSettings.hubCacheDir);
   // Fitted on groundwatch's examples, or with another backend: warned about, and refused for drift.

@@ -16,6 +16,7 @@ import { resolveCalibration } from "./calibration-state.ts";
 import { pickDrift, resolveDrift } from "./drift-options.ts";
 import { resolveResampleOptions } from "./resample-options.ts";
 import { resolveReviewOptions } from "./review-options.ts";
+import { resolveGuardDefaults } from "./guard-defaults.ts";
 import { resolveSampling } from "./sampling-options.ts";
 import type { MonitorOptions, ResolvedMonitorOptions, ThresholdSource } from "./types.ts";
 import type { ScoringWorkerData } from "./worker.ts";
@@ -71,6 +72,7 @@ export function resolveMonitorOptions(options: MonitorOptions = {}, loaded?: Loa
     thresholdSource: explicitThreshold ? THRESHOLD_SOURCE[scoring.sources.threshold] : calibration ? "calibration" : "default",
     requireValidCalibration,
     review: resolveReviewOptions(options.review, { env, file: fm.review as Readonly<Record<string, unknown>> | undefined, configFile, captureContent }),
+    guard: resolveGuardDefaults(options.guard, { env, file: fm.guard }),
   };
 }
 

@@ -12,7 +12,7 @@ import type { DriftOptionsInput, ResolvedDrift } from "./drift-options.ts";
 import type { ResampleOptions, ResolvedResampleOptions } from "./resample-options.ts";
 import type { ResolvedReviewOptions, ReviewOptions } from "./review-options.ts";
 import type { SamplingRules } from "./sampling.ts";
-import type { GuardOptions } from "./guard-options.ts";
+import type { GuardOptions, ResolvedGuardOptions } from "./guard-options.ts";
 import type { GuardDecision, GuardStats } from "./guard-types.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
@@ -251,7 +251,7 @@ export interface MonitorOptions {
    * evaluation is recorded; an exception it throws is caught (diag error, once) and changes nothing.
    */
   readonly onEvaluation?: (evaluation: EvaluationEvent) => void;
-  /** Guard mode's defaults for every guard() call (budgetMs, onFail, action, replacement, correction, marker): see GuardOptions, docs/guard.md. */
+  /** Guard mode's defaults for every guard() call (budgetMs, onFail, action, replacement, correction, marker): see GuardOptions, docs/guard.md. Resolved option > env (GROUNDWATCH_GUARD_BUDGET_MS, _ON_FAIL, _ACTION, _CORRECTION, _REPLACEMENT) > the config file's monitor.guard > built-in. */
   readonly guard?: GuardOptions;
   /** JSON config file with "sampling", "scoring" and "monitor" sections. Env GROUNDWATCH_CONFIG. */
   readonly configFile?: string;
@@ -300,6 +300,8 @@ export interface ResolvedMonitorOptions {
   readonly requireValidCalibration: boolean;
   /** The review spool in force; undefined when review is off. */
   readonly review: ResolvedReviewOptions | undefined;
+  /** Guard mode's defaults for every guard() call and the collector's POST /v1/guard (option > env > config file's monitor.guard > built-in). */
+  readonly guard: ResolvedGuardOptions;
 }
 
 /**

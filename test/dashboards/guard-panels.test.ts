@@ -19,7 +19,7 @@ describe("the overview's guard panels", () => {
     const titles = panels.map((p) => p.title);
     const row = titles.indexOf("Guard");
     expect(row).toBeGreaterThan(-1);
-    expect(titles.slice(row + 1, row + 3)).toEqual(["Guard decisions by type", "Guard bypass rate by reason"]);
+    expect(titles.slice(row + 1, row + 4)).toEqual(["Guard decisions by type", "Guard bypass rate by reason", "Guard duration"]);
     const steps = panels.find((p) => p.title === "Guard bypass rate by reason")?.fieldConfig?.defaults?.thresholds?.steps ?? [];
     expect(steps.map((s) => s.value)).toContain(GUARD_BYPASS_THRESHOLD);
     const rules = parse(readFileSync(join(ROOT, "alerts", "rules.yml"), "utf8")) as { groups: Array<{ rules: Array<{ alert?: string; expr: string }> }> };
@@ -70,6 +70,60 @@ describe("the overview's guard panels", () => {
         promql_expr_test: [
           { expr: byReason!.expr, eval_time: "20m", exp_samples: [] },
           { expr: all!.expr, eval_time: "20m", exp_samples: [] },
+        ],
+      },
+    ]);
+    expect(r.output).toContain("SUCCESS");
+    expect(r.status).toBe(0);
+  });
+
+  it("draws the guard duration panel in seconds, with a description", () => {
+    const panels = (overviewDashboard() as { panels: Array<{ title: string; description?: string; fieldConfig?: { defaults?: { unit?: string } } }> }).panels;
+    const panel = panels.find((p) => p.title === "Guard duration");
+    expect(panel?.fieldConfig?.defaults?.unit).toBe("s");
+    expect(panel?.description).toMatch(/groundwatch_guard_duration/);
+    expect(panel?.description).toMatch(/budget/);
+  });
+
+  it.skipIf(!promtoolAvailable())("draw the guard duration's p50 and p99 by decision from the histogram's buckets, all routes together (promtool)", () => {
+    const [p50, p99] = panelQueries().filter((q) => q.panel === "Guard duration");
+    // Cumulative buckets a minute: 30 passes on each of two routes, all within 10 ms; 10 bypasses on /a, all between 100 ms and 1 s.
+    const bucket = (route: string, decision: string, le: string, perMinute: number): { series: string; values: string } => ({
+      series: `groundwatch_guard_duration_bucket{groundwatch_route="${route}",groundwatch_guard_decision="${decision}",le="${le}"}`,
+      values: `0+${perMinute}x40`,
+    });
+    const les = ["0.01", "0.1", "1", "+Inf"];
+    const r = promtoolExprTests([
+      {
+        name: "guard duration",
+        interval: "1m",
+        input_series: [...les.map((le) => bucket("/a", "pass", le, 30)), ...les.map((le) => bucket("/b", "pass", le, 30)), ...les.map((le) => bucket("/a", "bypass", le, le === "0.01" || le === "0.1" ? 0 : 10))],
+        promql_expr_test: [
+          {
+            expr: `round(${p50!.expr}, 0.0001)`,
+            eval_time: "20m",
+            exp_samples: [
+              { labels: '{groundwatch_guard_decision="pass"}', value: 0.005 },
+              { labels: '{groundwatch_guard_decision="bypass"}', value: 0.55 },
+            ],
+          },
+          {
+            expr: `round(${p99!.expr}, 0.0001)`,
+            eval_time: "20m",
+            exp_samples: [
+              { labels: '{groundwatch_guard_decision="pass"}', value: 0.0099 },
+              { labels: '{groundwatch_guard_decision="bypass"}', value: 0.991 },
+            ],
+          },
+        ],
+      },
+      {
+        name: "no guard check made",
+        interval: "1m",
+        input_series: [{ series: 'groundwatch_evaluation_duration_bucket{groundwatch_route="/a",le="0.1"}', values: "0+1x40" }],
+        promql_expr_test: [
+          { expr: p50!.expr, eval_time: "20m", exp_samples: [] },
+          { expr: p99!.expr, eval_time: "20m", exp_samples: [] },
         ],
       },
     ]);

@@ -9,7 +9,7 @@ import { dashboardFiles } from "../../scripts/dashboards.ts";
 /** Panels that read the review loop's labels: no data on a collector without a review spool. */
 export const REVIEW_PANELS = ["Review agreement", "Review spool: answers written and skipped"];
 /** The guard panels: no data where no Monitor.guard() check was made (the collector makes none of its own). */
-export const GUARD_PANELS = ["Guard decisions by type", "Guard bypass rate by reason"];
+export const GUARD_PANELS = ["Guard decisions by type", "Guard bypass rate by reason", "Guard duration"];
 export const RESAMPLER_PANELS = ["Resampler calls by outcome", "Resampler success rate by route", "Resampler tokens per minute, by kind", "Resampler latency"];
 
 /**
