@@ -206,7 +206,7 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
       // At its end, a stream checked nothing yet is checked whole (an empty answer is unscorable, as guard() says).
       const due = (to > from && (to > waitPast || ended)) || (ended && checks === 0);
       if (passthrough || !due) {
-        if (ended || passthrough) finish();
+        if (ended) finish();
         return;
       }
       const part = full.slice(from, to);
@@ -350,7 +350,11 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
         fail("over_limits", `the streamed answer is longer than maxAnswerChars (over ${deps.maxAnswerChars})`);
         return !stopped;
       }
-      if (passthrough || opts.mode === "annotate") release(full.length);
+      if (opts.mode === "annotate") {
+        // Out at once, as it came: the delta itself (slicing the growing answer would copy it whole at every delta).
+        emit({ type: "release", start: released, end: full.length, text: delta });
+        released = full.length;
+      }
       if (passthrough) return true;
       if (opts.mode !== "buffer") units.push(...trigger.feed(delta));
       if (opts.mode !== "buffer" && units.length > 0) run();
