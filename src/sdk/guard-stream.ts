@@ -97,6 +97,8 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
   let finished = false;
 
   const emit = (event: StreamGuardEvent): void => {
+    // A listener that ended the stream from inside an event (abort on a client's close): nothing after the end.
+    if (finished && event.type !== "end") return;
     if (event.type === "release" || event.type === "correct" || event.type === "block") {
       firstReleaseMs ??= Math.max(0, deps.now() - started);
       userText += event.text;
@@ -230,8 +232,8 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
         if (passthrough && ended) finish();
         return;
       }
-      // No checkable claim yet (a greeting, a heading): wait for the next unit, unless the stream has ended.
-      if (d.decision === "bypass" && d.reason === "unscorable" && d.unscorableReason === "no_checkable_claims" && !ended && opts.mode !== "buffer") {
+      // No checkable claim yet (a greeting, a heading): wait for the next unit, unless this was the whole answer.
+      if (d.decision === "bypass" && d.reason === "unscorable" && d.unscorableReason === "no_checkable_claims" && !(ended && to === full.length) && opts.mode !== "buffer") {
         waitPast = to;
         continue;
       }
@@ -294,10 +296,13 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
     if (firstBypass) return { ...firstBypass, text: userText, ...base };
     if (lastEvaluation === undefined) return bypassDecision("internal_error", "the stream ended without a check");
     if (claims.length > 0 && opts.mode === "annotate" && opts.action === "block") return { decision: "block", replacement: opts.replacement, text: userText, score, claims, evaluation: lastEvaluation, ...base };
-    if (claims.length > 0) {
-      const ranges = opts.mode === "annotate" ? mergeRanges(claims, full.length) : mergeRanges(corrected, full.length);
-      return { decision: "correct", answer: userText, text: userText, correction: opts.correction, ranges, score, claims, evaluation: lastEvaluation, ...base };
+    if (claims.length > 0 && opts.mode === "annotate") {
+      // The user saw the answer whole (text); `answer` is what applying the retractions as corrections gives.
+      const ranges = mergeRanges(claims, full.length);
+      const answer = opts.correction === "remove" ? removeRanges(full, ranges) : markRanges(full, ranges, opts.marker.open, opts.marker.close);
+      return { decision: "correct", answer, text: userText, correction: opts.correction, ranges, score, claims, evaluation: lastEvaluation, ...base };
     }
+    if (claims.length > 0) return { decision: "correct", answer: userText, text: userText, correction: opts.correction, ranges: mergeRanges(corrected, full.length), score, claims, evaluation: lastEvaluation, ...base };
     return { decision: "pass", text: userText, score, evaluation: lastEvaluation, ...base };
   };
 
