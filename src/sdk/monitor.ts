@@ -18,7 +18,7 @@ import { createResampler } from "./resample.ts";
 import { createObserve } from "./observe.ts";
 import type { FlaggedAnswer } from "../evaluation/types.ts";
 import type { FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../evaluation/flagged-ring.ts";
-import type { Monitor, MonitorHealth, MonitorStats } from "./types.ts";
+import type { Monitor, MonitorHealth, MonitorStats, StreamGuardInput } from "./types.ts";
 import type { Job } from "./scheduler.ts";
 import { Scheduler } from "./scheduler.ts";
 import { createResampleStage } from "./resample-stage.ts";
@@ -29,6 +29,10 @@ import { createRecording } from "./recording.ts";
 import { createScoringPool } from "./scoring-pool.ts";
 import { createContentPolicy } from "../telemetry/content-policy.ts";
 import { createGuard, createGuardTally } from "./guard.ts";
+import type { StreamGuardDeps } from "./guard-stream.ts";
+import { createStreamGuard } from "./guard-stream.ts";
+import type { StreamGuard, StreamGuardListener, StreamGuardOptions } from "./guard-stream-types.ts";
+import { guardStreamEvents, signalOf } from "./guard-stream-wrap.ts";
 
 /**
  * Creates a monitor. Options are validated here (a bad one throws a ConfigError naming
@@ -143,6 +147,10 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     onDecision: (decision) => recordGuard(decision),
   });
 
+  // Guarded streams: checks through the same guard, not counted one by one; one decision per stream, counted here.
+  const streamDeps: StreamGuardDeps = { now, assess: guard.assess, record: recordGuard, defaults: guardDefaults, routeLabel: (route) => routeLabels.label(route), maxAnswerChars: scoreOptions.maxAnswerChars };
+  const openStreamGuard = (input: StreamGuardInput, streamOptions: StreamGuardOptions | undefined, listener: StreamGuardListener): StreamGuard => createStreamGuard(streamDeps, input, streamOptions, listener);
+
   const observe = createObserve({ providers, tallies, counts, sampler: () => sampler, accepting: () => accepting, scheduler, fail, drop });
 
   /** Scores one job in a worker under its evaluation span, and records the result or why there is none. */
@@ -174,6 +182,8 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     observe,
     guard: (input, guardOptions) => guard.check(input, guardOptions),
     recordGuardDecision: (decision) => recordGuard(decision),
+    openStreamGuard,
+    guardStream: (source, input, streamOptions) => guardStreamEvents((listener) => openStreamGuard(input, streamOptions, listener), source, signalOf(streamOptions)),
     flush(): Promise<void> {
       return scheduler.flush();
     },
