@@ -3,12 +3,12 @@
  * finds the text in a frame and writes the frames it makes, its bounds, over the stream guard's
  * options. Checked once, at setup: a bad value is a ConfigError naming the field.
  */
-import { integerIn, oneOf } from "../config/parse.ts";
+import { integerIn } from "../config/parse.ts";
 import type { RequestLike } from "./express.ts";
 import type { SseTextKind } from "./guard-sse-frames.ts";
-import { GUARD_OPTION_KEYS, resolveGuardOptions } from "./guard-options.ts";
+import { GUARD_OPTION_KEYS } from "./guard-options.ts";
+import { resolveStreamGuardOptions } from "./guard-stream-options.ts";
 import type { StreamGuardOptions } from "./guard-stream-types.ts";
-import { STREAM_GUARD_MODES } from "./guard-stream-types.ts";
 import type { GuardDecision } from "./guard-types.ts";
 import type { ObserveInput } from "./types.ts";
 
@@ -70,12 +70,10 @@ export interface ResolvedGuardSseOptions {
 /** The stream guard's option fields guardSse passes on. */
 const STREAM_KEYS = [...GUARD_OPTION_KEYS, "mode", "maxPendingChars"] as const;
 
-/** Checks guardSse's options; a bad one throws a ConfigError naming it (`guard.budgetMs`, `guardSse.maxFrameBytes`). */
+/** Checks guardSse's options; a bad one throws a ConfigError naming it (`guard.budgetMs`, `guardStream.mode`, `guardSse.maxFrameBytes`). */
 export function resolveGuardSseOptions(options: GuardSseOptions<never, never>): ResolvedGuardSseOptions {
   const stream: StreamGuardOptions = Object.fromEntries(STREAM_KEYS.filter((k) => options[k] !== undefined).map((k) => [k, options[k]]));
-  resolveGuardOptions(stream);
-  oneOf(STREAM_GUARD_MODES)("guard.mode", options.mode);
-  integerIn(20, 20_000)("guard.maxPendingChars", options.maxPendingChars);
+  resolveStreamGuardOptions(stream);
   return {
     stream,
     guardEvents: options.guardEvents ?? true,

@@ -174,7 +174,7 @@ describe("guardSse leaves alone", () => {
       return undefined;
     };
     expect(bad({ budgetMs: 0 })).toBe("guard.budgetMs");
-    expect(bad({ mode: "later" as never })).toBe("guard.mode");
+    expect(bad({ mode: "later" as never })).toBe("guardStream.mode");
     expect(bad({ maxFrameBytes: 10 })).toBe("guardSse.maxFrameBytes");
   });
 });
