@@ -174,23 +174,32 @@ describe("guardSse bypasses", () => {
     expect(sse.decisions).toEqual([expect.objectContaining({ decision: "bypass", reason: "source_error" })]);
   });
 
-  it("a client that disconnects mid-stream cancels the guard: one cancelled decision, nothing pending, the handler stops", async () => {
-    const monitor = testMonitor(testOtel());
+  it("a client that disconnects mid-stream cancels the guard: one cancelled decision, its check in flight given up, nothing pending, the handler stops", async () => {
+    // The judge never answers: the first sentence's check is in flight when the client goes.
+    const judge = await startJudgeServer(() => ({ body: chat("ENTAILMENT"), delayMs: 60_000 }));
+    const monitor = testMonitor(testOtel(), { env: { ...MONITOR_TEST_ENV, GROUNDWATCH_JUDGE_API_KEY: "k" }, scoring: { backend: "judge", judgeUrl: judge.url, judgeModel: "m" } });
+    await monitor.ready();
     let open: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const writes = chatWrites(GROUNDED);
-    const sse = await app(monitor, { writes, gate: (i) => (i < 6 ? Promise.resolve() : gate) }, { mode: "annotate" });
+    // the comment, the role chunk and the first sentence are written; then the handler waits
+    const sse = await app(monitor, { writes, gate: (i) => (i < 9 ? Promise.resolve() : gate) }, { mode: "sentence" });
     const controller = new AbortController();
     const res = await fetch(`${sse.url}/guarded/1`, { signal: controller.signal });
     const reader = res.body!.getReader();
-    await reader.read();
+    // nothing of the answer before its check: the comment and the role chunk only
+    let received = "";
+    while (received.length < writes.slice(0, 2).join("").length) received += Buffer.from((await reader.read()).value ?? []).toString();
+    expect(received).toBe(writes.slice(0, 2).join(""));
+    await waitForCondition("a check in flight", () => judge.requests.length > 0);
     void reader.closed.catch(() => undefined);
     controller.abort();
     await waitForCondition("the decision", () => sse.decisions.length === 1);
     expect(sse.decisions).toEqual([expect.objectContaining({ decision: "bypass", reason: "cancelled" })]);
+    await expect.poll(() => judge.aborted()).toBe(judge.requests.length);
     open();
     await waitForCondition("the handler saw the close", () => sse.closedEarly() === 1);
-    await expect.poll(() => monitor.stats().pending).toBe(0);
+    expect(monitor.stats().pending).toBe(0);
     expect(monitor.stats().guard.bypass.cancelled).toBe(1);
   });
 });
