@@ -3,7 +3,7 @@
  * `stream: true` answer in server-sent events as OpenAI does (chat-completion chunks ending in
  * `data: [DONE]`; Responses events from `response.created` to `response.completed`), without it in
  * one JSON body. The answer is picked deterministically from the last user message (`answers`: the
- * first key the message contains), cut into pieces of `chunkChars` code points, one piece per event,
+ * first key the message contains; the same question gets the same bytes, ids included), cut into pieces of `chunkChars` code points, one piece per event,
  * `delayMs` apart. It records every request, and every streamed response the client closed before
  * its end (an aborted openai request), so a test can see that a cancelled stream stopped upstream.
  */
@@ -110,7 +110,12 @@ export async function startFakeOpenAIStream(options: FakeStreamOptions): Promise
   const requests: FakeStreamRequest[] = [];
   const counts = { completed: 0, disconnected: 0, open: 0, seq: 0 };
   let delayMs = options.delayMs ?? 0;
-  const answerFor = (text: string): string => Object.entries(options.answers).find(([q]) => text.includes(q))?.[1] ?? options.fallback ?? "I don't know.";
+  const keys = Object.keys(options.answers);
+  /** The answer to a message, and its key's index (-1 for the fallback): ids derive from it, so the same question streams the same bytes. */
+  const answerFor = (text: string): { answer: string; index: number } => {
+    const index = keys.findIndex((q) => text.includes(q));
+    return { answer: index < 0 ? (options.fallback ?? "I don't know.") : (options.answers[keys[index] as string] as string), index };
+  };
 
   /** Writes `frames` one per `delay` ms; stops when the client closes the response first. */
   const stream = (res: ServerResponse, frames: readonly string[], delay: number): void => {
@@ -149,9 +154,9 @@ export async function startFakeOpenAIStream(options: FakeStreamOptions): Promise
     }
     requests.push({ path, body });
     counts.seq += 1;
-    const answer = answerFor(lastUserText(chatRoute ? body.messages : body.input));
+    const { answer, index } = answerFor(lastUserText(chatRoute ? body.messages : body.input));
     const parts = pieces(answer, options.chunkChars ?? 6);
-    const id = `fake${counts.seq}`;
+    const id = `fake${index + 1}`;
     if (body.stream === true) return stream(res, chatRoute ? chatFrames(`chatcmpl-${id}`, parts) : responseFrames(id, parts), delayMs);
     res.writeHead(200, { "content-type": "application/json" });
     res.end(
