@@ -21,10 +21,10 @@ import type { TextRange } from "./guard-correction.ts";
 import { markRanges, mergeRanges, removeRanges } from "./guard-correction.ts";
 import type { GuardOptions, ResolvedGuardOptions } from "./guard-options.ts";
 import { resolveStreamGuardOptions } from "./guard-stream-options.ts";
-import type { ResolvedStreamGuardOptions, StreamEnding, StreamFailReason, StreamGuard, StreamGuardEnd, StreamGuardEvent, StreamGuardInput, StreamGuardListener, StreamGuardOptions } from "./guard-stream-types.ts";
+import type { ResolvedStreamGuardOptions, StreamEnding, StreamFailReason, StreamGuard, StreamGuardEnd, StreamGuardEvent, StreamGuardListener, StreamGuardOptions } from "./guard-stream-types.ts";
 import { createSentenceTrigger } from "./guard-stream-trigger.ts";
 import type { GuardBypass, GuardBypassReason, GuardDecision } from "./guard-types.ts";
-import type { ObserveInput } from "./types.ts";
+import type { ObserveInput, StreamGuardInput } from "./types.ts";
 
 export interface StreamGuardDeps {
   /** The monitor's clock, ms. */
@@ -70,7 +70,8 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
   /** Gives every pending check up (a block, an abort, the end). */
   const giveUp = new AbortController();
 
-  let full = ""; // everything received
+  let full = ""; // everything received (up to the delta that went past maxAnswerChars)
+  let received = 0; // characters received, those passed through unchecked included
   let released = 0; // original offset the release/correct events cover up to
   let sent = ""; // what release/correct events sent (sentence mode's context)
   let userText = ""; // what every event sent, the replacement included
@@ -100,6 +101,10 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
       firstReleaseMs ??= Math.max(0, deps.now() - started);
       userText += event.text;
     }
+    listenerOnly(event);
+  };
+  /** An event for the listener alone: the text is not kept (past maxAnswerChars under onFail pass). */
+  const listenerOnly = (event: StreamGuardEvent): void => {
     try {
       listener(event);
     } catch (error) {
@@ -314,7 +319,7 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
     } catch (error) {
       diag.error(`groundwatch: recording a stream guard decision failed: ${(error as Error)?.message ?? String(error)}`);
     }
-    const end: StreamGuardEnd = { type: "end", text: "", decision: d, stream: { mode: opts.mode, checks, receivedChars: full.length, releasedChars: released, firstReleaseMs, ending } };
+    const end: StreamGuardEnd = { type: "end", text: "", decision: d, stream: { mode: opts.mode, checks, receivedChars: received, releasedChars: released, firstReleaseMs, ending } };
     emit(end);
     finishWith?.(end);
   }
@@ -333,6 +338,13 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
       settleInvalid();
       if (stopped || finished || ended) return false;
       if (typeof delta !== "string" || delta === "") return !stopped;
+      received += delta.length;
+      if (passthrough) {
+        // Unchecked from here on (a bypass under onFail pass): out at once, and not held (not in the decision's text either).
+        listenerOnly({ type: "release", start: released, end: released + delta.length, text: delta });
+        released += delta.length;
+        return true;
+      }
       full += delta;
       if (full.length > deps.maxAnswerChars) {
         fail("over_limits", `the streamed answer is longer than maxAnswerChars (over ${deps.maxAnswerChars})`);
