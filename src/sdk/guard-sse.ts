@@ -14,8 +14,9 @@ import type { SseLedger } from "./guard-sse-ledger.ts";
 import { createSseLedger } from "./guard-sse-ledger.ts";
 import type { GuardSseOptions, ResolvedGuardSseOptions } from "./guard-sse-options.ts";
 import { resolveGuardSseOptions } from "./guard-sse-options.ts";
-import type { StreamGuard, StreamGuardEvent, StreamGuardMethods } from "./guard-stream-types.ts";
+import type { StreamGuard, StreamGuardEvent } from "./guard-stream-types.ts";
 import type { GuardDecision } from "./guard-types.ts";
+import type { Monitor } from "./types.ts";
 
 /** The parts of a node / express response the middleware uses. */
 export interface SseResponseLike {
@@ -78,7 +79,7 @@ function writeHeadType(args: readonly unknown[]): string | undefined {
  * Options are checked here: a bad one is a ConfigError naming it.
  */
 export function guardSse<Req extends RequestLike = RequestLike, Res extends SseResponseLike = SseResponseLike>(
-  monitor: Pick<StreamGuardMethods, "openStreamGuard">,
+  monitor: Pick<Monitor, "openStreamGuard">,
   options: GuardSseOptions<Req, Res>,
 ): (req: Req, res: Res, next: () => void) => void {
   const resolved = resolveGuardSseOptions(options as GuardSseOptions<never, never>);
@@ -90,7 +91,7 @@ export function guardSse<Req extends RequestLike = RequestLike, Res extends SseR
 
 /** Takes over one response's write, end and writeHead. */
 function guardResponse<Req extends RequestLike, Res extends SseResponseLike>(
-  monitor: Pick<StreamGuardMethods, "openStreamGuard">,
+  monitor: Pick<Monitor, "openStreamGuard">,
   options: GuardSseOptions<Req, Res>,
   resolved: ResolvedGuardSseOptions,
   req: Req,
