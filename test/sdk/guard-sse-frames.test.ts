@@ -96,6 +96,13 @@ describe("reading an OpenAI frame", () => {
   });
 });
 
+/** A ledger over frames of `raw` bytes, counting what it writes. */
+function ledgerOf(raw: Buffer) {
+  const out: unknown[] = [];
+  const l = createSseLedger({ write: (c) => out.push(c), frame: (text) => text });
+  return { l, out, add: (_: undefined, delta?: string) => l.add(raw, delta, false) };
+}
+
 describe("the ledger between frames and answer offsets", () => {
   /** A ledger writing to a list: original frames as their text, synthesized ones as `<kind:text>`. */
   function ledger() {
@@ -158,6 +165,27 @@ describe("the ledger between frames and answer offsets", () => {
     corrected.l.correct(0, 4, "");
     corrected.l.finish();
     expect(corrected.out).toEqual([]);
+  });
+
+  it("holds and releases frames in time linear in their number (N vs 4N): all held then released at once, or released as they come", () => {
+    const raw = Buffer.from(chunk("word "));
+    const held = (n: number): number => {
+      const { l, out, add } = ledgerOf(raw);
+      for (let i = 0; i < n; i++) add(undefined, "word ");
+      l.release(n * 5);
+      return out.length;
+    };
+    const streamed = (n: number): number => {
+      const { l, out, add } = ledgerOf(raw);
+      for (let i = 0; i < n; i++) {
+        add(undefined, "word ");
+        if (i % 3 === 2) l.release((i + 1) * 5);
+      }
+      l.finish();
+      return out.length;
+    };
+    expectLinear("ledger, all held", measureGrowth((n) => n, held, { n: 256, factor: 4, maxN: 2048 }));
+    expectLinear("ledger, streamed", measureGrowth((n) => n, streamed, { n: 256, factor: 4, maxN: 2048 }));
   });
 
   it("passes every held frame through as it came, and every later one", () => {

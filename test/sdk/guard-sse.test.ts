@@ -140,6 +140,17 @@ describe("guardSse bypasses", () => {
     expect(open.decisions).toEqual([expect.objectContaining({ decision: "bypass", reason: "budget_exceeded", outcome: "pass" })]);
   });
 
+  it("an answer over the scorer's maxAnswerChars is a bypass (over_limits): the replacement, or the stream as written with onFail pass", async () => {
+    const monitor = testMonitor(testOtel(), { scoring: { backend: "offline", maxAnswerChars: 100 } });
+    const long = `${GROUNDED} ${GROUNDED}`;
+    const closed = await app(monitor, { writes: chatWrites(long) }, { mode: "buffer" });
+    expect(clientText(await closed.get("guarded"))).toBe(DEFAULT_GUARD_REPLACEMENT);
+    expect(closed.decisions).toEqual([expect.objectContaining({ decision: "bypass", reason: "over_limits", outcome: "block" })]);
+    const open = await app(monitor, { writes: chatWrites(long) }, { mode: "sentence", onFail: "pass" });
+    expect(await open.get("guarded")).toBe(chatWrites(long).join(""));
+    expect(open.decisions).toEqual([expect.objectContaining({ decision: "bypass", reason: "over_limits", outcome: "pass" })]);
+  });
+
   it("a frame over maxFrameBytes stops the check: the replacement (fail closed), or every byte as written (onFail pass)", async () => {
     const writes = [...chatWrites(GROUNDED).slice(0, 4), `event: meta\ndata: ${"x".repeat(3000)}\n\n`, ...chatWrites(GROUNDED).slice(4)];
     const monitor = testMonitor(testOtel());
