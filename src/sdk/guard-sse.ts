@@ -221,9 +221,10 @@ function guardResponse<Req extends RequestLike, Res extends SseResponseLike>(
     } else {
       decision = event.decision;
       if (passes(decision)) {
+        // everything held goes out as written, and so does everything the app writes after
         ledger.passThrough();
-        if (state === "aborting" || state === "on") {
-          state = state === "aborting" ? "passing" : state;
+        if (state === "aborting") {
+          state = "passing";
           for (const t of tail) rawWrite(t);
         }
       } else {
