@@ -14,6 +14,8 @@ export { createMonitor, groundwatchMiddleware, observeRequest, routeTemplate } f
 export type { ObserveOptions } from "./sdk/index.ts";
 export { DEFAULT_GUARD_REPLACEMENT, guardJson, replaceAnswer, resolveGuardOptions } from "./sdk/index.ts";
 export type { GuardJsonInput, GuardMiddlewareOptions, JsonResponseLike } from "./sdk/index.ts";
+export { guardSse } from "./sdk/index.ts";
+export type { GuardSseInput, GuardSseOptions, SseResponseLike, SseTextKind } from "./sdk/index.ts";
 export type { GuardBlock, GuardBypass, GuardBypassReason, GuardCorrect, GuardCounts, GuardDecision, GuardDecisionKind, GuardOptions, GuardPass, GuardStats, ResolvedGuardOptions } from "./sdk/index.ts";
 export type { CompletedEvaluation, DriftReferenceStatus, EvaluationEvent, FlaggedAnswer, FlaggedClaim, FlaggedEvidence, FlaggedQuery, GroundwatchRequest, Monitor, MonitorHealth, MonitorOptions, MonitorStats, ObserveInput, RequestLike, RequestObserver, ResampleOptions, ResampleOutcome, ResampleRequest, ResampleResult, ReviewOptions, ThresholdSource } from "./sdk/index.ts";
 export { semanticEntropy } from "./core/index.ts";

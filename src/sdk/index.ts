@@ -14,6 +14,10 @@ export { groundwatchMiddleware, observeRequest, routeTemplate } from "./express.
 export type { GroundwatchRequest, RequestLike, RequestObserver } from "./express.ts";
 export { guardJson, replaceAnswer } from "./guard-express.ts";
 export type { GuardJsonInput, GuardMiddlewareOptions, JsonResponseLike } from "./guard-express.ts";
+export { guardSse } from "./guard-sse.ts";
+export type { SseResponseLike } from "./guard-sse.ts";
+export type { GuardSseInput, GuardSseOptions } from "./guard-sse-options.ts";
+export type { SseTextKind } from "./guard-sse-frames.ts";
 export { DEFAULT_GUARD_REPLACEMENT, resolveGuardOptions } from "./guard-options.ts";
 export type { GuardOptions, ResolvedGuardOptions } from "./guard-options.ts";
 export type { GuardBlock, GuardBypass, GuardBypassReason, GuardCorrect, GuardCounts, GuardDecision, GuardDecisionKind, GuardPass, GuardStats } from "./guard-types.ts";
