@@ -123,7 +123,9 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
   const block = (reason: StreamFailReason, extra: { claims?: readonly ClaimSummary[]; evaluation?: EvaluationSummary; bypass?: GuardBypass } = {}): void => {
     blockedBy = { reason, ...extra };
     if (ending === "complete") ending = extra.bypass?.reason === "closed" ? "closed" : "blocked";
-    emit({ type: "block", at: released, replacement: opts.replacement, text: opts.replacement, reason, ...(extra.claims ? { claims: extra.claims } : {}) });
+    // After text already sent, the replacement starts as a sentence of its own, not glued to the last one's full stop.
+    const separator = sent !== "" && !/\s$/.test(sent) && !/^\s/.test(opts.replacement) ? " " : "";
+    emit({ type: "block", at: released, replacement: opts.replacement, text: separator + opts.replacement, reason, ...(extra.claims ? { claims: extra.claims } : {}) });
     stopped = true;
     finish();
   };

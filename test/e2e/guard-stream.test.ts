@@ -102,7 +102,7 @@ describe.skipIf(!installed)("guarded streams with the real openai client", () =>
         const buffer = await run({ mode: "buffer" });
         expect([buffer.text, buffer.decision.decision]).toEqual([DEFAULT_GUARD_REPLACEMENT, "block"]);
         const sentence = await run({ mode: "sentence" });
-        expect([sentence.text, sentence.decision.decision]).toEqual([`${SENTENCE_1}${DEFAULT_GUARD_REPLACEMENT}`, "block"]);
+        expect([sentence.text, sentence.decision.decision]).toEqual([`${SENTENCE_1} ${DEFAULT_GUARD_REPLACEMENT}`, "block"]);
 
         const bufferCorrect = await run({ mode: "buffer", action: "correct" });
         expect([bufferCorrect.text, bufferCorrect.decision.decision]).toEqual([SENTENCE_1, "correct"]);
@@ -192,7 +192,7 @@ describe.skipIf(!installed)("guarded streams with the real openai client", () =>
       const { client, monitor } = await setup();
       const path = "/guarded/Is%20it%20invented%3F";
       const blocked = read(await (await proxy(client, monitor, { mode: "sentence" })).get(path));
-      expect(blocked.text).toBe(`${SENTENCE_1}${DEFAULT_GUARD_REPLACEMENT}`);
+      expect(blocked.text).toBe(`${SENTENCE_1} ${DEFAULT_GUARD_REPLACEMENT}`);
       expect(blocked.guard).toEqual([expect.objectContaining({ type: "decision", decision: "block" })]);
       const corrected = read(await (await proxy(client, monitor, { mode: "sentence", action: "correct", correction: "mark" })).get(path));
       expect(corrected.text).toBe(`${SENTENCE_1} [unverified: Returns are accepted within 90 days of delivery.]`);

@@ -78,12 +78,12 @@ describe("guardSse on the offline tier", () => {
       [
         ...writes.slice(0, 7),
         synthesized("."),
-        synthesized(DEFAULT_GUARD_REPLACEMENT),
+        synthesized(` ${DEFAULT_GUARD_REPLACEMENT}`),
         ...writes.slice(-2),
         `event: guard\ndata: {"type":"decision","decision":"block","score":${(sse.decisions[0] as { score: number }).score}}\n\n`,
       ].join(""),
     );
-    expect(clientText(body)).toBe(`${SENTENCE_1}${DEFAULT_GUARD_REPLACEMENT}`);
+    expect(clientText(body)).toBe(`${SENTENCE_1} ${DEFAULT_GUARD_REPLACEMENT}`);
   });
 
   it("sentence mode, action correct: the invented sentence is removed, the rest sent as it came", async () => {
@@ -117,10 +117,10 @@ describe("guardSse on the offline tier", () => {
     const writes = responseFrames("r1", pieces(INVENTED, 7));
     const sse = await app(monitor, { writes }, { mode: "sentence" });
     const body = await sse.get("guarded");
-    expect(clientText(body)).toBe(`${SENTENCE_1}${DEFAULT_GUARD_REPLACEMENT}`);
+    expect(clientText(body)).toBe(`${SENTENCE_1} ${DEFAULT_GUARD_REPLACEMENT}`);
     expect(body).not.toContain("90 days");
     expect(body).not.toContain("response.completed");
-    expect(body).toContain(`event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":"msg_r1","output_index":0,"content_index":0,"delta":${JSON.stringify(DEFAULT_GUARD_REPLACEMENT)}}\n\n`);
+    expect(body).toContain(`event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":"msg_r1","output_index":0,"content_index":0,"delta":${JSON.stringify(` ${DEFAULT_GUARD_REPLACEMENT}`)}}\n\n`);
     // a grounded one goes out whole, the events repeating the answer included
     const ok = await app(monitor, { writes: responseFrames("r2", pieces(GROUNDED, 7)) }, { mode: "sentence" });
     expect(await ok.get("guarded")).toBe(responseFrames("r2", pieces(GROUNDED, 7)).join(""));

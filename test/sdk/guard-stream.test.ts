@@ -68,8 +68,8 @@ describe("Monitor.guardStream", () => {
     const { events, text, end } = await collect(monitor, deltas(INVENTED), { mode: "sentence" });
     expect(events.map((e) => e.type)).toEqual(["release", "block", "end"]);
     expect(events[0]).toEqual({ type: "release", start: 0, end: SENTENCE_1.length, text: SENTENCE_1 });
-    expect(events[1]).toMatchObject({ type: "block", at: SENTENCE_1.length, replacement: DEFAULT_GUARD_REPLACEMENT, text: DEFAULT_GUARD_REPLACEMENT, reason: "ungrounded" });
-    expect(text).toBe(SENTENCE_1 + DEFAULT_GUARD_REPLACEMENT);
+    expect(events[1]).toMatchObject({ type: "block", at: SENTENCE_1.length, replacement: DEFAULT_GUARD_REPLACEMENT, text: ` ${DEFAULT_GUARD_REPLACEMENT}`, reason: "ungrounded" });
+    expect(text).toBe(`${SENTENCE_1} ${DEFAULT_GUARD_REPLACEMENT}`);
     expect(end.decision).toMatchObject({ decision: "block", replacement: DEFAULT_GUARD_REPLACEMENT, claims: [expect.objectContaining({ verdict: "contradicted", start: 49, end: INVENTED.length })] });
     expect(end.stream.ending).toBe("blocked");
     expect(monitor.stats().guard).toMatchObject({ pass: 0, block: 1, correct: 0 });
