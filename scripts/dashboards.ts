@@ -283,13 +283,13 @@ export function overviewDashboard(): object {
       "percentunit",
       [
         q(`sum by (groundwatch_reason) (${guard('groundwatch_guard_decision="bypass", ')}) / on() group_left() (sum(${guard("")}) > 0)`, "{{groundwatch_reason}}", "A"),
-        q(ratio(`sum(${guard('groundwatch_guard_decision="bypass", ')})`, `sum(${guard("")})`), "all bypasses", "B"),
+        q(ratio(`sum(${guard('groundwatch_guard_decision="bypass", groundwatch_reason!="cancelled", ')})`, `sum(${guard('groundwatch_reason!="cancelled", ')})`), "all bypasses but cancelled", "B"),
       ],
       {
         min: 0,
         max: 1,
         threshold: GUARD_BYPASS_THRESHOLD,
-        description: `Share of the guard decisions that were bypasses, no check made, by reason (budget_exceeded, scorer_unavailable, scorer_error, over_limits, unscorable, invalid_input, closed, internal_error, saturated, source_error, cancelled), and all reasons together. Failing closed a bypass sends the replacement; with onFail pass the answer goes out unchecked. The red line is the share GroundwatchGuardBypassHigh tickets above per route (${GUARD_BYPASS_THRESHOLD}, on at least 20 decisions in 10 minutes). No data means no guard check was made.`,
+        description: `Share of the guard decisions that were bypasses, no check made, by reason (budget_exceeded, scorer_unavailable, scorer_error, over_limits, unscorable, invalid_input, closed, internal_error, saturated, source_error, cancelled), and all reasons together but cancelled (streams whose client went away: no answer was kept from anyone, so the alert leaves them out of the share and of the decisions). Failing closed a bypass sends the replacement; with onFail pass the answer goes out unchecked. The red line is the share GroundwatchGuardBypassHigh tickets above per route (${GUARD_BYPASS_THRESHOLD}, on at least 20 decisions in 10 minutes). No data means no guard check was made.`,
       },
     ),
   );
