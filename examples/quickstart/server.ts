@@ -18,6 +18,9 @@ async function retrieve(_question: string): Promise<string[]> {
 async function llm(question: string, docs: string[]): Promise<string> {
   return question.includes("refund") ? (docs[1] ?? "") : "Returns are accepted within 90 days.";
 }
+async function* llmStream(question: string, docs: string[]): AsyncGenerator<string> {
+  for (const token of (await llm(question, docs)).split(/(?<= )/)) yield token; // an OpenAI stream works the same
+}
 
 // 3. The middleware gives each request `req.groundwatch.observe(...)`, labelled with its route template.
 const app = express();
@@ -32,12 +35,24 @@ app.post("/api/answer", async (req, res) => {
   res.json({ answer });
 });
 
+// 4. A streamed answer, guarded: each sentence is checked before it is sent; an unsupported one is
+//    replaced. A client that goes away cancels the stream and its checks.
+app.post("/api/answer/stream", async (req, res) => {
+  const question = String(req.body?.question ?? "");
+  const docs = await retrieve(question);
+  const stop = new AbortController();
+  res.on("close", () => stop.abort());
+  const input = { route: "/api/answer/stream", context: docs, question };
+  for await (const event of monitor.guardStream(llmStream(question, docs), input, { mode: "sentence", signal: stop.signal })) res.write(event.text);
+  res.end();
+});
+
 const server = app.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", (error) => {
   if (error) throw error;
   console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`);
 });
 
-// 4. On SIGTERM: stop taking requests, score what is queued (5 s at most), flush telemetry, exit.
+// 5. On SIGTERM: stop taking requests, score what is queued (5 s at most), flush telemetry, exit.
 process.once("SIGTERM", () => {
   server.close();
   monitor

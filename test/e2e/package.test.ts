@@ -178,7 +178,8 @@ catch (e) { console.log(JSON.stringify({ config: e instanceof ConfigError, messa
     const start = README_QUICKSTART[2]!.text;
     const child: ChildProcess = spawn(process.execPath, start.slice(start.indexOf(" node ") + " node ".length).split(/\s+/), {
       cwd: consumer.dir,
-      env: { ...process.env, ...NO_HUB, PORT: "0", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "quickstart", OTEL_METRIC_EXPORT_INTERVAL: "300", OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_BLRP_SCHEDULE_DELAY: "100" },
+      // A guard budget a busy CI machine keeps within (the default 200 ms is for a quiet one).
+      env: { ...process.env, ...NO_HUB, PORT: "0", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "quickstart", GROUNDWATCH_GUARD_BUDGET_MS: "10000", OTEL_METRIC_EXPORT_INTERVAL: "300", OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_BLRP_SCHEDULE_DELAY: "100" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
@@ -222,6 +223,14 @@ catch (e) { console.log(JSON.stringify({ config: e instanceof ConfigError, messa
       // Something to see without a backend: onEvaluation's line per evaluation, and the triage fallback said once on the console.
       await expect.poll(() => stdout.match(/^groundwatch: \/api\/answer (grounded|ungrounded)/gm)?.length ?? 0).toBe(3);
       expect(stderr.match(/TRIAGE-GRADE/g)).toHaveLength(1);
+      // Step 4, the guarded stream: a supported answer streams out as the model wrote it, the invented
+      // "90 days" is replaced before it is sent; one gen_ai.guardrail.result event per stream.
+      const streamed = async (question: string): Promise<string> => (await fetch(`${url}/api/answer/stream`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ question }) })).text();
+      expect(await streamed("how long for a refund?")).toBe("Refunds reach the original payment method within 5 business days.");
+      const blocked = await streamed("what is the returns window?");
+      expect(blocked).not.toContain("90 days");
+      expect(blocked).toMatch(/couldn't verify that answer/);
+      await expect.poll(() => receiver.logs.filter((l) => l.eventName === "gen_ai.guardrail.result").length, { timeout: 15_000 }).toBe(2);
     } finally {
       const sent = Date.now();
       child.kill("SIGTERM");
