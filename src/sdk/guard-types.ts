@@ -20,9 +20,11 @@ export type GuardDecisionKind = (typeof GUARD_DECISIONS)[number];
  * - `invalid_input`: the input or the call's options could not be read (`detail` names the field);
  * - `closed`: the monitor was shut down;
  * - `internal_error`: anything else (a bug: `detail` says what);
- * - `saturated`: the collector's `POST /v1/guard` had `guardConcurrency` checks in flight, so it answered at once without checking (never given by Monitor.guard itself).
+ * - `saturated`: the collector's `POST /v1/guard` had `guardConcurrency` checks in flight, so it answered at once without checking (never given by Monitor.guard itself);
+ * - `source_error`: a guarded stream's source failed (threw, sent an error event, was not a stream): what it had sent was not all checked (streams only);
+ * - `cancelled`: a guarded stream's consumer stopped reading before its end (a client disconnect, a break, an abort signal): its pending checks were given up (streams only).
  */
-export const GUARD_BYPASS_REASONS = ["budget_exceeded", "scorer_unavailable", "scorer_error", "over_limits", "unscorable", "invalid_input", "closed", "internal_error", "saturated"] as const;
+export const GUARD_BYPASS_REASONS = ["budget_exceeded", "scorer_unavailable", "scorer_error", "over_limits", "unscorable", "invalid_input", "closed", "internal_error", "saturated", "source_error", "cancelled"] as const;
 export type GuardBypassReason = (typeof GUARD_BYPASS_REASONS)[number];
 
 interface GuardDecisionBase {
