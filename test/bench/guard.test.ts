@@ -35,7 +35,7 @@ describe("the guard bench's workload", () => {
 
 describe("bench:guard", () => {
   it("runs guard() alone on the offline tier and reports a decision time for every answer", async () => {
-    const report = await runGuardBench({ seed: 41, answers: 6, warmup: 1, budgetMs: 20_000, tiers: ["offline"], variants: [] });
+    const report = await runGuardBench({ seed: 41, answers: 6, warmup: 1, budgetMs: 20_000, tiers: ["offline"], variants: [], streamAnswers: 0, tokenMs: 1 });
     const [row] = report.guard;
     expect(row?.tier).toBe("offline");
     expect(row?.all.n).toBe(6);
