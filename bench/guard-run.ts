@@ -81,8 +81,8 @@ export interface StreamRow {
 
 /** The whole report. */
 export interface GuardBenchReport {
-  /** What each tier is (the graph and its size on onnx). */
-  readonly tiers: Record<string, string>;
+  /** What each tier is (the graph and its size on onnx), and whether its verdicts are its own. */
+  readonly tiers: Record<string, { readonly detail: string; readonly verdicts: GuardTier["verdicts"] }>;
   readonly guard: readonly GuardAloneRow[];
   readonly streams: readonly StreamRow[];
 }
@@ -171,9 +171,9 @@ function tiersOf(o: GuardBenchOptions): GuardTier[] {
 export async function runGuardBench(o: GuardBenchOptions): Promise<GuardBenchReport> {
   const guard: GuardAloneRow[] = [];
   const streamRows: StreamRow[] = [];
-  const tiers: Record<string, string> = {};
+  const tiers: GuardBenchReport["tiers"] = {};
   for (const tier of tiersOf(o)) {
-    tiers[tier.name] = tier.detail;
+    tiers[tier.name] = { detail: tier.detail, verdicts: tier.verdicts };
     const monitor = await tier.monitor();
     try {
       guard.push(await guardAlone(o, monitor, tier.name));

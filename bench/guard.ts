@@ -26,7 +26,7 @@
 import { execFileSync } from "node:child_process";
 import { cpus } from "node:os";
 import { flag } from "./args.ts";
-import type { GuardBenchOptions, Spread, StreamRow } from "./guard-run.ts";
+import type { GuardBenchOptions, GuardBenchReport, Spread } from "./guard-run.ts";
 import { runGuardBench } from "./guard-run.ts";
 import { ROOT } from "./models.ts";
 
@@ -47,7 +47,8 @@ const count = (d: Record<string, number>): string =>
     .map(([k, n]) => `${k} ${n}`)
     .join(", ");
 
-function printStreams(rows: readonly StreamRow[], tokenMs: number): void {
+function printStreams(report: GuardBenchReport, tokenMs: number): void {
+  const rows = report.streams;
   console.log("");
   console.log(`Streams, grounded answers: ms from the stream's start, one delta every ${tokenMs} ms; "added" is against the source's own first / last delta`);
   console.log("");
@@ -57,11 +58,11 @@ function printStreams(rows: readonly StreamRow[], tokenMs: number): void {
     console.log(`| ${r.tier} | ${r.config} | ${r.streams} | ${r.deltasMean.toFixed(0)} | ${pp(r.ttft)} | ${pp(r.ttftAdded)} | ${pp(r.last)} | ${pp(r.lastAdded)} | ${pp(r.hold)} | ${r.checksMean.toFixed(1)} | ${r.unchanged} of ${r.streams} |`);
   }
   console.log("");
-  console.log("Streams, answers with one invented figure:");
+  console.log("Streams, answers with one invented figure (tiers whose verdicts are their own):");
   console.log("");
   console.log("| tier | read | streams | TTFT p50 / p99 | last text p50 / p99 | decision and ending | invented figure reached the user | retracted after arriving p50 / p99 | checks an answer |");
   console.log("|---|---|---|---|---|---|---|---|---|");
-  for (const r of rows.filter((x) => x.kind === "invented")) {
+  for (const r of rows.filter((x) => x.kind === "invented" && report.tiers[x.tier]?.verdicts === "real")) {
     console.log(`| ${r.tier} | ${r.config} | ${r.streams} | ${pp(r.ttft)} | ${pp(r.last)} | ${count(r.outcomes)} | ${r.leaked} of ${r.streams} | ${r.retract.n > 0 ? pp(r.retract) : "–"} | ${r.checksMean.toFixed(1)} |`);
   }
 }
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
   }
   console.log(`machine: ${machine}, commit ${header.commit}, ${header.date}`);
   console.log(`workload: bench/guard-workload.ts seed ${options.seed}; ${options.answers} answers (half grounded, half with one invented figure) after ${options.warmup} warm-up answers; budgetMs ${options.budgetMs}`);
-  for (const [name, detail] of Object.entries(report.tiers)) console.log(`tier ${name}: ${detail}`);
+  for (const [name, t] of Object.entries(report.tiers)) console.log(`tier ${name}: ${t.detail}`);
   console.log("");
   console.log("guard() alone: ms from the call to the decision (the latency guard mode adds to an answer that is not streamed)");
   console.log("");
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
   for (const r of report.guard) {
     console.log(`| ${r.tier} | ${r.all.n} | ${f(r.all.p50)} | ${f(r.all.p99)} | ${f(r.all.max)} | ${f(r.grounded.p50)} / ${f(r.grounded.p99)} | ${f(r.invented.p50)} / ${f(r.invented.p99)} | ${r.callsMean.toFixed(1)} | ${count(r.decisions)} |`);
   }
-  if (report.streams.length > 0) printStreams(report.streams, options.tokenMs);
+  if (report.streams.length > 0) printStreams(report, options.tokenMs);
   console.log("");
   console.log(`ran ${seconds} s`);
 }
