@@ -37,12 +37,18 @@ export interface GuardDeps {
 
 export interface Guard {
   check(input: ObserveInput, options?: GuardOptions): Promise<GuardDecision>;
+  /**
+   * The decision check() would make, NOT given to onDecision (not counted, not recorded): for a
+   * caller that records one decision of its own over several checks (a guarded stream). An abort of
+   * `signal` gives the check up at once: a bypass, reason cancelled.
+   */
+  assess(input: ObserveInput, options: GuardOptions | undefined, signal: AbortSignal): Promise<GuardDecision>;
   /** Ends every check in flight now, as a bypass with reason closed (their scoring given up). */
   close(): void;
 }
 
 /** How the race between the scoring, the budget and a shutdown ended. */
-type Outcome = { readonly kind: "result"; readonly summary: EvaluationSummary } | { readonly kind: "error"; readonly error: unknown } | { readonly kind: "budget" } | { readonly kind: "closed" };
+type Outcome = { readonly kind: "result"; readonly summary: EvaluationSummary } | { readonly kind: "error"; readonly error: unknown } | { readonly kind: "budget" } | { readonly kind: "closed" } | { readonly kind: "cancelled" };
 
 /** A pool failure reason (ScoringPool.failureReason) as a bypass reason. */
 const BYPASS_BY_FAILURE: Readonly<Record<string, GuardBypassReason>> = { shutdown: "closed", scorer_unavailable: "scorer_unavailable", timeout: "budget_exceeded", aborted: "budget_exceeded" };
@@ -52,7 +58,7 @@ export function createGuard(deps: GuardDeps): Guard {
   /** Checks in flight: a shutdown ends them. */
   const inFlight = new Set<() => void>();
 
-  const decided = (decision: GuardDecision): GuardDecision => {
+  const recorded = (decision: GuardDecision): GuardDecision => {
     try {
       deps.onDecision(decision);
     } catch (error) {
@@ -62,12 +68,14 @@ export function createGuard(deps: GuardDeps): Guard {
   };
 
   /** Scores the copy within what is left of the budget; a shutdown or the budget ends the wait and gives the scoring up. */
-  const score = (observation: Parameters<ScoringPool["run"]>[0], remainingMs: number): Promise<Outcome> => {
+  const score = (observation: Parameters<ScoringPool["run"]>[0], remainingMs: number, cancel: AbortSignal | undefined): Promise<Outcome> => {
     const controller = new AbortController();
     return new Promise<Outcome>((resolve) => {
+      const cancelOne = (): void => end({ kind: "cancelled" });
       const end = (outcome: Outcome): void => {
         clearTimeout(timer);
         inFlight.delete(closeOne);
+        cancel?.removeEventListener("abort", cancelOne);
         // Whatever ended the wait, the scoring stops: queued inference withdrawn, the worker told.
         controller.abort();
         resolve(outcome);
@@ -75,6 +83,8 @@ export function createGuard(deps: GuardDeps): Guard {
       const closeOne = (): void => end({ kind: "closed" });
       const timer = setTimeout(() => end({ kind: "budget" }), Math.max(0, remainingMs));
       inFlight.add(closeOne);
+      if (cancel?.aborted) return end({ kind: "cancelled" });
+      cancel?.addEventListener("abort", cancelOne, { once: true });
       const run = async (): Promise<EvaluationSummary> => {
         // Workers still starting: wait for them inside the budget.
         if (pool.state() === "starting") await pool.ready();
@@ -87,7 +97,7 @@ export function createGuard(deps: GuardDeps): Guard {
     });
   };
 
-  const check = async (input: ObserveInput, options?: GuardOptions): Promise<GuardDecision> => {
+  const check = async (input: ObserveInput, options: GuardOptions | undefined, decided: (d: GuardDecision) => GuardDecision, cancel?: AbortSignal): Promise<GuardDecision> => {
     const started = now();
     let opts = deps.defaults;
     let route = "unknown";
@@ -112,9 +122,10 @@ export function createGuard(deps: GuardDeps): Guard {
       const over = overLimits(observation.answer.length, observation.context, limits);
       if (over) return bypass("over_limits", over);
       if (pool.state() === "down") return bypass("scorer_unavailable", "no scoring worker is running (one is being replaced)");
-      const outcome = await score({ ...observation, guard: true }, opts.budgetMs - (now() - started));
+      const outcome = await score({ ...observation, guard: true }, opts.budgetMs - (now() - started), cancel);
       if (outcome.kind === "budget") return bypass("budget_exceeded", `no result within ${opts.budgetMs} ms; the check was given up`);
       if (outcome.kind === "closed") return bypass("closed", "the monitor was shut down during the check");
+      if (outcome.kind === "cancelled") return bypass("cancelled", "the check was given up by its caller");
       if (outcome.kind === "error") {
         const failure = pool.failureReason(outcome.error);
         return bypass(BYPASS_BY_FAILURE[failure] ?? "scorer_error", `${failure}: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`);
@@ -126,13 +137,14 @@ export function createGuard(deps: GuardDeps): Guard {
     }
   };
 
+  // The last resort: should even the bypass fail (a host's clock that throws), the host still gets a decision.
+  const lastResort = (error: unknown): GuardDecision => {
+    const block = deps.defaults.onFail === "block";
+    return { decision: "bypass", reason: "internal_error", detail: String(error), outcome: deps.defaults.onFail, text: block ? deps.defaults.replacement : "", ...(block ? { replacement: deps.defaults.replacement } : {}), route: "unknown", durationMs: 0 };
+  };
   return {
-    // The last resort: should even the bypass fail (a host's clock that throws), the host still gets a decision.
-    check: (input, options) =>
-      check(input, options).catch((error: unknown): GuardDecision => {
-        const block = deps.defaults.onFail === "block";
-        return { decision: "bypass", reason: "internal_error", detail: String(error), outcome: deps.defaults.onFail, text: block ? deps.defaults.replacement : "", ...(block ? { replacement: deps.defaults.replacement } : {}), route: "unknown", durationMs: 0 };
-      }),
+    check: (input, options) => check(input, options, recorded).catch(lastResort),
+    assess: (input, options, signal) => check(input, options, (d) => d, signal).catch(lastResort),
     close() {
       for (const closeOne of [...inFlight]) closeOne();
     },

@@ -29,6 +29,10 @@ import { createRecording } from "./recording.ts";
 import { createScoringPool } from "./scoring-pool.ts";
 import { createContentPolicy } from "../telemetry/content-policy.ts";
 import { createGuard, createGuardTally } from "./guard.ts";
+import type { StreamGuardDeps } from "./guard-stream.ts";
+import { createStreamGuard } from "./guard-stream.ts";
+import type { StreamGuard, StreamGuardInput, StreamGuardListener, StreamGuardOptions } from "./guard-stream-types.ts";
+import { guardStreamEvents, signalOf } from "./guard-stream-wrap.ts";
 import { resolveGuardOptions } from "./guard-options.ts";
 
 /**
@@ -144,6 +148,10 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     onDecision: (decision) => recordGuard(decision),
   });
 
+  // Guarded streams: checks through the same guard, not counted one by one; one decision per stream, counted here.
+  const streamDeps: StreamGuardDeps = { now, assess: guard.assess, record: recordGuard, defaults: guardDefaults, routeLabel: (route) => routeLabels.label(route), maxAnswerChars: scoreOptions.maxAnswerChars };
+  const openStreamGuard = (input: StreamGuardInput, streamOptions: StreamGuardOptions | undefined, listener: StreamGuardListener): StreamGuard => createStreamGuard(streamDeps, input, streamOptions, listener);
+
   const observe = createObserve({ providers, tallies, counts, sampler: () => sampler, accepting: () => accepting, scheduler, fail, drop });
 
   /** Scores one job in a worker under its evaluation span, and records the result or why there is none. */
@@ -175,6 +183,8 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     observe,
     guard: (input, guardOptions) => guard.check(input, guardOptions),
     recordGuardDecision: (decision) => recordGuard(decision),
+    openStreamGuard,
+    guardStream: (source, input, streamOptions) => guardStreamEvents((listener) => openStreamGuard(input, streamOptions, listener), source, signalOf(streamOptions)),
     flush(): Promise<void> {
       return scheduler.flush();
     },

@@ -14,6 +14,7 @@ import type { ResolvedReviewOptions, ReviewOptions } from "./review-options.ts";
 import type { SamplingRules } from "./sampling.ts";
 import type { GuardOptions } from "./guard-options.ts";
 import type { GuardDecision, GuardStats } from "./guard-types.ts";
+import type { StreamGuardMethods } from "./guard-stream-types.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
 export interface ObserveInput {
@@ -65,7 +66,7 @@ export interface ObserveOptions {
   readonly parent?: Context;
 }
 
-export interface Monitor {
+export interface Monitor extends StreamGuardMethods {
   /** The review spool directory in force (docs/review.md), or undefined when review is off. */
   readonly reviewDir: string | undefined;
   /**
