@@ -58,7 +58,8 @@ export interface GuardAloneRow {
 export interface StreamRow {
   readonly tier: string;
   readonly config: StreamConfig;
-  readonly kind: GuardCase["kind"];
+  /** The answers' kind; "any" on a tier whose verdicts are forced to pass (both kinds take the grounded path). */
+  readonly kind: GuardCase["kind"] | "any";
   readonly streams: number;
   readonly deltasMean: number;
   /** Time to first text, and what the guard added to it (first text − the source's first delta). */
@@ -117,7 +118,7 @@ async function guardAlone(o: GuardBenchOptions, monitor: Monitor, tier: string):
 }
 
 /** Streams answer j read every way, the ways rotated with j (so drift over the run falls on each alike). */
-async function streams(o: GuardBenchOptions, monitor: Monitor, tier: string): Promise<StreamRow[]> {
+async function streams(o: GuardBenchOptions, monitor: Monitor, tier: GuardTier): Promise<StreamRow[]> {
   const runs: StreamRun[] = [];
   const n = STREAM_CONFIGS.length;
   for (let j = 0; j < o.streamAnswers; j++) {
@@ -128,13 +129,13 @@ async function streams(o: GuardBenchOptions, monitor: Monitor, tier: string): Pr
   }
   const rows: StreamRow[] = [];
   for (const config of STREAM_CONFIGS) {
-    for (const kind of ["grounded", "invented"] as const) {
-      const rs = runs.filter((x) => x.config === config && x.kind === kind);
+    for (const kind of tier.verdicts === "real" ? (["grounded", "invented"] as const) : (["any"] as const)) {
+      const rs = runs.filter((x) => x.config === config && (kind === "any" || x.kind === kind));
       if (rs.length === 0) continue;
       const outcomes: Record<string, number> = {};
       for (const x of rs) outcomes[`${x.decision} ${x.ending}`] = (outcomes[`${x.decision} ${x.ending}`] ?? 0) + 1;
       rows.push({
-        tier,
+        tier: tier.name,
         config,
         kind,
         streams: rs.length,
@@ -177,7 +178,7 @@ export async function runGuardBench(o: GuardBenchOptions): Promise<GuardBenchRep
     const monitor = await tier.monitor();
     try {
       guard.push(await guardAlone(o, monitor, tier.name));
-      streamRows.push(...(o.streamAnswers > 0 ? await streams(o, monitor, tier.name) : []));
+      streamRows.push(...(o.streamAnswers > 0 ? await streams(o, monitor, tier) : []));
     } finally {
       await monitor.shutdown(1_000);
     }

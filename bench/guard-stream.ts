@@ -11,7 +11,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { GuardCase } from "./guard-workload.ts";
 import { tokenDeltas } from "./guard-workload.ts";
-import type { StreamGuardEvent, StreamGuardMethods, StreamGuardMode } from "../src/sdk/guard-stream-types.ts";
+import type { StreamGuardMode } from "../src/sdk/guard-stream-types.ts";
 import type { Monitor } from "../src/sdk/types.ts";
 
 /** A way to read the stream: straight through, or guarded in one mode. */
@@ -92,13 +92,6 @@ const runLength = (types: readonly string[]): string => {
   return out.join(", ");
 };
 
-/** Monitor.guardStream, or an error saying the streaming engine is not in this checkout. */
-function guardStreamOf(monitor: Monitor): StreamGuardMethods["guardStream"] {
-  const m = monitor as Monitor & Partial<StreamGuardMethods>;
-  if (typeof m.guardStream !== "function") throw new Error("this checkout's Monitor has no guardStream (the streaming engine is not merged)");
-  return m.guardStream.bind(m);
-}
-
 /** Streams `c`'s answer at `tokenMs` a delta, read per `config`, and times it. */
 export async function runStream(monitor: Monitor, c: GuardCase, config: StreamConfig, tokenMs: number, budgetMs: number): Promise<StreamRun> {
   const deltas = tokenDeltas(c.answer);
@@ -122,7 +115,7 @@ export async function runStream(monitor: Monitor, c: GuardCase, config: StreamCo
     }
   } else {
     const input = { route: `/bench/stream/${config}`, question: c.question, context: c.context };
-    for await (const e of guardStreamOf(monitor)(source, input, { mode: config, budgetMs, action: "block" }) as AsyncIterable<StreamGuardEvent>) {
+    for await (const e of monitor.guardStream(source, input, { mode: config, budgetMs, action: "block" })) {
       const now = performance.now() - t0;
       types.push(e.type);
       if (e.text.length > 0) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { StreamRow } from "../../bench/guard-run.ts";
 import { runGuardBench } from "../../bench/guard-run.ts";
 import { guardCase, tokenDeltas } from "../../bench/guard-workload.ts";
 
@@ -43,5 +44,23 @@ describe("bench:guard", () => {
     expect(row?.all.p99).toBeGreaterThanOrEqual(row?.all.p50 ?? Infinity);
     expect(row?.decisions["grounded:pass"]).toBe(3);
     expect(Object.values(row?.decisions ?? {}).reduce((a, b) => a + b, 0)).toBe(6);
+  });
+
+  it("streams answers unguarded and in every mode on the offline tier: grounded ones sent byte for byte, the invented figure never sent in sentence mode", async () => {
+    const report = await runGuardBench({ seed: 41, answers: 0, warmup: 1, budgetMs: 20_000, tiers: ["offline"], variants: [], streamAnswers: 2, tokenMs: 1 });
+    const row = (config: string, kind: string): StreamRow | undefined => report.streams.find((r) => r.config === config && r.kind === kind);
+    for (const config of ["unguarded", "buffer", "sentence", "annotate"]) {
+      const grounded = row(config, "grounded");
+      expect(grounded?.streams).toBe(1);
+      expect(grounded?.unchanged).toBe(1);
+      expect(grounded?.ttft.p50).toBeGreaterThan(0);
+      expect(grounded?.last.p50).toBeGreaterThanOrEqual(grounded?.ttft.p50 ?? Infinity);
+      if (config === "unguarded") expect(grounded?.checksMean).toBe(0);
+      else if (config === "buffer") expect(grounded?.checksMean).toBe(1);
+      else expect(grounded?.checksMean).toBeGreaterThanOrEqual(1);
+    }
+    expect(row("unguarded", "invented")?.leaked).toBe(1);
+    expect(row("sentence", "invented")).toMatchObject({ leaked: 0, outcomes: { "block blocked": 1 } });
+    expect(row("annotate", "invented")?.retract.n).toBe(1);
   });
 });
