@@ -49,9 +49,10 @@ const FILLER: ReadonlyArray<(c: string, n: number) => string> = [
 /**
  * The case at `index` of the sequence for `seed` (even indexes grounded, odd ones invented): the same
  * index, the same case, on every run. The index is in the product's name, so no two cases share a
- * document or a sentence (no case is scored faster for one scored before it).
+ * document or a sentence (no case is scored faster for one scored before it). `sentences` (3–6)
+ * sets the answer's length, else it is drawn.
  */
-export function guardCase(seed: number, index: number): GuardCase {
+export function guardCase(seed: number, index: number, sentences?: number): GuardCase {
   const r = rng((seed * 2654435761 + index * 40503) >>> 0);
   for (let k = 0; k < 4; k++) r();
   const num: Num = (lo, hi) => lo + Math.floor(r() * (hi - lo + 1));
@@ -59,7 +60,8 @@ export function guardCase(seed: number, index: number): GuardCase {
   const product = `${pick(BRANDS)} ${pick(KINDS)} ${index + 100}`;
   const facts = [...FACTS].sort(() => r() - 0.5);
   const values = facts.map((f) => num(f.range[0], f.range[1]));
-  const nSentences = num(3, 6);
+  const drawn = num(3, 6);
+  const nSentences = sentences === undefined ? drawn : Math.min(6, Math.max(3, Math.round(sentences)));
   const nDocs = num(2, 3);
   const docs: string[][] = Array.from({ length: nDocs }, () => []);
   facts.forEach((f, k) => docs[k % nDocs]?.push(f.doc(product, values[k] as number)));

@@ -28,8 +28,9 @@ describe("the guard bench's workload", () => {
     }
   });
 
-  it("gives the same case for the same seed and index, and no two cases the same context", () => {
+  it("gives the same case for the same seed and index, of the length asked for, and no two cases the same context", () => {
     expect(guardCase(41, 7)).toEqual(guardCase(41, 7));
+    for (const n of [3, 6]) expect(guardCase(41, 9, n).answer.split(/(?<=\.) /)).toHaveLength(n);
     expect(guardCase(41, 0).context).not.toEqual(guardCase(41, 1).context);
   });
 });
