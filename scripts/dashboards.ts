@@ -289,7 +289,7 @@ export function overviewDashboard(): object {
         min: 0,
         max: 1,
         threshold: GUARD_BYPASS_THRESHOLD,
-        description: `Share of the guard decisions that were bypasses, no check made, by reason (budget_exceeded, scorer_unavailable, scorer_error, over_limits, unscorable, invalid_input, closed, internal_error), and all reasons together. Failing closed a bypass sends the replacement; with onFail pass the answer goes out unchecked. The red line is the share GroundwatchGuardBypassHigh tickets above per route (${GUARD_BYPASS_THRESHOLD}, on at least 20 decisions in 10 minutes). No data means no guard check was made.`,
+        description: `Share of the guard decisions that were bypasses, no check made, by reason (budget_exceeded, scorer_unavailable, scorer_error, over_limits, unscorable, invalid_input, closed, internal_error, saturated, source_error, cancelled), and all reasons together. Failing closed a bypass sends the replacement; with onFail pass the answer goes out unchecked. The red line is the share GroundwatchGuardBypassHigh tickets above per route (${GUARD_BYPASS_THRESHOLD}, on at least 20 decisions in 10 minutes). No data means no guard check was made.`,
       },
     ),
   );

@@ -18,3 +18,5 @@ export type { GuardBlock, GuardBypass, GuardBypassReason, GuardCorrect, GuardCou
 export type { CompletedEvaluation, DriftReferenceStatus, EvaluationEvent, FlaggedAnswer, FlaggedClaim, FlaggedEvidence, FlaggedQuery, GroundwatchRequest, Monitor, MonitorHealth, MonitorOptions, MonitorStats, ObserveInput, RequestLike, RequestObserver, ResampleOptions, ResampleOutcome, ResampleRequest, ResampleResult, ReviewOptions, ThresholdSource } from "./sdk/index.ts";
 export { semanticEntropy } from "./core/index.ts";
 export type { ClaimConsistency, EntropyResult, ResampleSupport, UnstableClaim } from "./core/index.ts";
+export { STREAM_GUARD_MODES, resolveStreamGuardOptions } from "./sdk/index.ts";
+export type { ResolvedStreamGuardOptions, StreamAbortReason, StreamEnding, StreamFailReason, StreamGuard, StreamGuardBlock, StreamGuardCorrect, StreamGuardEnd, StreamGuardEvent, StreamGuardFacts, StreamGuardInput, StreamGuardListener, StreamGuardMode, StreamGuardOptions, StreamGuardRelease, StreamGuardRetract, StreamGuardSource } from "./sdk/index.ts";

@@ -10,7 +10,6 @@ import type { ClaimSummary } from "../evaluation/types.ts";
 import type { TextRange } from "./guard-correction.ts";
 import type { GuardOptions, ResolvedGuardOptions } from "./guard-options.ts";
 import type { GuardBypassReason, GuardDecision } from "./guard-types.ts";
-import type { ObserveInput } from "./types.ts";
 
 /**
  * How a stream is guarded:
@@ -39,9 +38,6 @@ export interface ResolvedStreamGuardOptions extends ResolvedGuardOptions {
   readonly mode: StreamGuardMode;
   readonly maxPendingChars: number;
 }
-
-/** What a guarded stream needs besides its text: observe()'s input without the answer (the answer is what the stream carries). */
-export type StreamGuardInput = Omit<ObserveInput, "answer">;
 
 /** Why text failed its check: `ungrounded` (a claim in it is not supported), or the reason no check was made (a bypass under onFail "block"). */
 export type StreamFailReason = "ungrounded" | GuardBypassReason;
@@ -170,21 +166,3 @@ export interface StreamGuard {
  */
 export type StreamGuardSource = AsyncIterable<unknown> | ReadableStream<string | Uint8Array>;
 
-/** The Monitor's methods for streamed answers (Monitor extends this). */
-export interface StreamGuardMethods {
-  /**
-   * Guards a streamed answer read from `source` (see StreamGuardSource): returns the user-facing
-   * events (release, correct, block, retract, end: send each event's `text`), the end event last with
-   * the one decision for the stream. Never throws: a bad or failing source ends with a bypass
-   * (`source_error`). When the consumer stops iterating or `options.signal` aborts, the source is
-   * cancelled (its iterator returned; an OpenAI SDK stream aborts its request) and pending checks
-   * are given up.
-   */
-  guardStream(source: StreamGuardSource, input: StreamGuardInput, options?: StreamGuardOptions): AsyncIterable<StreamGuardEvent>;
-  /**
-   * The push engine under guardStream, for callers that read the stream themselves (the SSE
-   * middleware): feed it deltas, receive events in original-answer offsets. `options.signal` is
-   * not read here (call abort()).
-   */
-  openStreamGuard(input: StreamGuardInput, options: StreamGuardOptions | undefined, listener: StreamGuardListener): StreamGuard;
-}

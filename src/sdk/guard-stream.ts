@@ -21,10 +21,10 @@ import type { TextRange } from "./guard-correction.ts";
 import { markRanges, mergeRanges, removeRanges } from "./guard-correction.ts";
 import type { GuardOptions, ResolvedGuardOptions } from "./guard-options.ts";
 import { resolveStreamGuardOptions } from "./guard-stream-options.ts";
-import type { ResolvedStreamGuardOptions, StreamEnding, StreamFailReason, StreamGuard, StreamGuardEnd, StreamGuardEvent, StreamGuardInput, StreamGuardListener, StreamGuardOptions } from "./guard-stream-types.ts";
+import type { ResolvedStreamGuardOptions, StreamEnding, StreamFailReason, StreamGuard, StreamGuardEnd, StreamGuardEvent, StreamGuardListener, StreamGuardOptions } from "./guard-stream-types.ts";
 import { createSentenceTrigger } from "./guard-stream-trigger.ts";
 import type { GuardBypass, GuardBypassReason, GuardDecision } from "./guard-types.ts";
-import type { ObserveInput } from "./types.ts";
+import type { ObserveInput, StreamGuardInput } from "./types.ts";
 
 export interface StreamGuardDeps {
   /** The monitor's clock, ms. */
@@ -70,7 +70,8 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
   /** Gives every pending check up (a block, an abort, the end). */
   const giveUp = new AbortController();
 
-  let full = ""; // everything received
+  let full = ""; // everything received (up to the delta that went past maxAnswerChars)
+  let received = 0; // characters received, those passed through unchecked included
   let released = 0; // original offset the release/correct events cover up to
   let sent = ""; // what release/correct events sent (sentence mode's context)
   let userText = ""; // what every event sent, the replacement included
@@ -96,10 +97,16 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
   let finished = false;
 
   const emit = (event: StreamGuardEvent): void => {
+    // A listener that ended the stream from inside an event (abort on a client's close): nothing after the end.
+    if (finished && event.type !== "end") return;
     if (event.type === "release" || event.type === "correct" || event.type === "block") {
       firstReleaseMs ??= Math.max(0, deps.now() - started);
       userText += event.text;
     }
+    listenerOnly(event);
+  };
+  /** An event for the listener alone: the text is not kept (past maxAnswerChars under onFail pass). */
+  const listenerOnly = (event: StreamGuardEvent): void => {
     try {
       listener(event);
     } catch (error) {
@@ -201,7 +208,7 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
       // At its end, a stream checked nothing yet is checked whole (an empty answer is unscorable, as guard() says).
       const due = (to > from && (to > waitPast || ended)) || (ended && checks === 0);
       if (passthrough || !due) {
-        if (ended || passthrough) finish();
+        if (ended) finish();
         return;
       }
       const part = full.slice(from, to);
@@ -225,8 +232,8 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
         if (passthrough && ended) finish();
         return;
       }
-      // No checkable claim yet (a greeting, a heading): wait for the next unit, unless the stream has ended.
-      if (d.decision === "bypass" && d.reason === "unscorable" && d.unscorableReason === "no_checkable_claims" && !ended && opts.mode !== "buffer") {
+      // No checkable claim yet (a greeting, a heading): wait for the next unit, unless this was the whole answer.
+      if (d.decision === "bypass" && d.reason === "unscorable" && d.unscorableReason === "no_checkable_claims" && !(ended && to === full.length) && opts.mode !== "buffer") {
         waitPast = to;
         continue;
       }
@@ -289,10 +296,13 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
     if (firstBypass) return { ...firstBypass, text: userText, ...base };
     if (lastEvaluation === undefined) return bypassDecision("internal_error", "the stream ended without a check");
     if (claims.length > 0 && opts.mode === "annotate" && opts.action === "block") return { decision: "block", replacement: opts.replacement, text: userText, score, claims, evaluation: lastEvaluation, ...base };
-    if (claims.length > 0) {
-      const ranges = opts.mode === "annotate" ? mergeRanges(claims, full.length) : mergeRanges(corrected, full.length);
-      return { decision: "correct", answer: userText, text: userText, correction: opts.correction, ranges, score, claims, evaluation: lastEvaluation, ...base };
+    if (claims.length > 0 && opts.mode === "annotate") {
+      // The user saw the answer whole (text); `answer` is what applying the retractions as corrections gives.
+      const ranges = mergeRanges(claims, full.length);
+      const answer = opts.correction === "remove" ? removeRanges(full, ranges) : markRanges(full, ranges, opts.marker.open, opts.marker.close);
+      return { decision: "correct", answer, text: userText, correction: opts.correction, ranges, score, claims, evaluation: lastEvaluation, ...base };
     }
+    if (claims.length > 0) return { decision: "correct", answer: userText, text: userText, correction: opts.correction, ranges: mergeRanges(corrected, full.length), score, claims, evaluation: lastEvaluation, ...base };
     return { decision: "pass", text: userText, score, evaluation: lastEvaluation, ...base };
   };
 
@@ -314,7 +324,7 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
     } catch (error) {
       diag.error(`groundwatch: recording a stream guard decision failed: ${(error as Error)?.message ?? String(error)}`);
     }
-    const end: StreamGuardEnd = { type: "end", text: "", decision: d, stream: { mode: opts.mode, checks, receivedChars: full.length, releasedChars: released, firstReleaseMs, ending } };
+    const end: StreamGuardEnd = { type: "end", text: "", decision: d, stream: { mode: opts.mode, checks, receivedChars: received, releasedChars: released, firstReleaseMs, ending } };
     emit(end);
     finishWith?.(end);
   }
@@ -333,12 +343,23 @@ export function createStreamGuard(deps: StreamGuardDeps, input: StreamGuardInput
       settleInvalid();
       if (stopped || finished || ended) return false;
       if (typeof delta !== "string" || delta === "") return !stopped;
+      received += delta.length;
+      if (passthrough) {
+        // Unchecked from here on (a bypass under onFail pass): out at once, and not held (not in the decision's text either).
+        listenerOnly({ type: "release", start: released, end: released + delta.length, text: delta });
+        released += delta.length;
+        return true;
+      }
       full += delta;
       if (full.length > deps.maxAnswerChars) {
         fail("over_limits", `the streamed answer is longer than maxAnswerChars (over ${deps.maxAnswerChars})`);
         return !stopped;
       }
-      if (passthrough || opts.mode === "annotate") release(full.length);
+      if (opts.mode === "annotate") {
+        // Out at once, as it came: the delta itself (slicing the growing answer would copy it whole at every delta).
+        emit({ type: "release", start: released, end: full.length, text: delta });
+        released = full.length;
+      }
       if (passthrough) return true;
       if (opts.mode !== "buffer") units.push(...trigger.feed(delta));
       if (opts.mode !== "buffer" && units.length > 0) run();

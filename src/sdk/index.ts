@@ -17,3 +17,7 @@ export type { GuardJsonInput, GuardMiddlewareOptions, JsonResponseLike } from ".
 export { DEFAULT_GUARD_REPLACEMENT, resolveGuardOptions } from "./guard-options.ts";
 export type { GuardOptions, ResolvedGuardOptions } from "./guard-options.ts";
 export type { GuardBlock, GuardBypass, GuardBypassReason, GuardCorrect, GuardCounts, GuardDecision, GuardDecisionKind, GuardPass, GuardStats } from "./guard-types.ts";
+export { STREAM_GUARD_MODES } from "./guard-stream-types.ts";
+export { resolveStreamGuardOptions } from "./guard-stream-options.ts";
+export type { ResolvedStreamGuardOptions, StreamAbortReason, StreamEnding, StreamFailReason, StreamGuard, StreamGuardBlock, StreamGuardCorrect, StreamGuardEnd, StreamGuardEvent, StreamGuardFacts, StreamGuardListener, StreamGuardMode, StreamGuardOptions, StreamGuardRelease, StreamGuardRetract, StreamGuardSource } from "./guard-stream-types.ts";
+export type { StreamGuardInput } from "./types.ts";

@@ -18,7 +18,7 @@ import { createResampler } from "./resample.ts";
 import { createObserve } from "./observe.ts";
 import type { FlaggedAnswer } from "../evaluation/types.ts";
 import type { FlaggedPage, FlaggedPageQuery, FlaggedQuery } from "../evaluation/flagged-ring.ts";
-import type { Monitor, MonitorHealth, MonitorStats } from "./types.ts";
+import type { Monitor, MonitorHealth, MonitorStats, StreamGuardInput } from "./types.ts";
 import type { Job } from "./scheduler.ts";
 import { Scheduler } from "./scheduler.ts";
 import { createResampleStage } from "./resample-stage.ts";
@@ -31,7 +31,7 @@ import { createContentPolicy } from "../telemetry/content-policy.ts";
 import { createGuard, createGuardTally } from "./guard.ts";
 import type { StreamGuardDeps } from "./guard-stream.ts";
 import { createStreamGuard } from "./guard-stream.ts";
-import type { StreamGuard, StreamGuardInput, StreamGuardListener, StreamGuardOptions } from "./guard-stream-types.ts";
+import type { StreamGuard, StreamGuardListener, StreamGuardOptions } from "./guard-stream-types.ts";
 import { guardStreamEvents, signalOf } from "./guard-stream-wrap.ts";
 import { resolveGuardOptions } from "./guard-options.ts";
 

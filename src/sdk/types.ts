@@ -14,7 +14,7 @@ import type { ResolvedReviewOptions, ReviewOptions } from "./review-options.ts";
 import type { SamplingRules } from "./sampling.ts";
 import type { GuardOptions } from "./guard-options.ts";
 import type { GuardDecision, GuardStats } from "./guard-types.ts";
-import type { StreamGuardMethods } from "./guard-stream-types.ts";
+import type { StreamGuard, StreamGuardEvent, StreamGuardListener, StreamGuardOptions, StreamGuardSource } from "./guard-stream-types.ts";
 
 /** What the host passes at the point where it has the retrieved context and the answer. */
 export interface ObserveInput {
@@ -30,6 +30,9 @@ export interface ObserveInput {
   /** "always" or "never" overrides the sampling rate for this call. */
   readonly sample?: "always" | "never";
 }
+
+/** What a guarded stream (Monitor.guardStream, openStreamGuard) needs besides its text: observe()'s input without the answer, which is what the stream carries. */
+export type StreamGuardInput = Omit<ObserveInput, "answer">;
 
 /**
  * Where every observation went. seen = sampled + notSampled; sampled = scored + dropped + failed + pending.
@@ -66,7 +69,7 @@ export interface ObserveOptions {
   readonly parent?: Context;
 }
 
-export interface Monitor extends StreamGuardMethods {
+export interface Monitor {
   /** The review spool directory in force (docs/review.md), or undefined when review is off. */
   readonly reviewDir: string | undefined;
   /**
@@ -86,6 +89,21 @@ export interface Monitor extends StreamGuardMethods {
   guard(input: ObserveInput, options?: GuardOptions): Promise<GuardDecision>;
   /** Counts and records a decision made for this monitor outside guard() (the collector's `saturated` bypass), as guard()'s own are: stats().guard, the guardrail event and the guard metrics. */
   recordGuardDecision(decision: GuardDecision): void;
+  /**
+   * Guards a streamed answer read from `source` (see StreamGuardSource): returns the user-facing
+   * events (release, correct, block, retract, end: send each event's `text`), the end event last with
+   * the one decision for the stream. Never throws: a bad or failing source ends with a bypass
+   * (`source_error`). When the consumer stops iterating or `options.signal` aborts, the source is
+   * cancelled (its iterator returned; an OpenAI SDK stream aborts its request) and pending checks
+   * are given up.
+   */
+  guardStream(source: StreamGuardSource, input: StreamGuardInput, options?: StreamGuardOptions): AsyncIterable<StreamGuardEvent>;
+  /**
+   * The push engine under guardStream, for callers that read the stream themselves (the SSE
+   * middleware): feed it deltas, receive events in original-answer offsets. `options.signal` is
+   * not read here (call abort()).
+   */
+  openStreamGuard(input: StreamGuardInput, options: StreamGuardOptions | undefined, listener: StreamGuardListener): StreamGuard;
   /** Resolves when every observation sampled so far has been scored, dropped or failed. */
   flush(): Promise<void>;
   /**

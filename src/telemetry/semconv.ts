@@ -296,7 +296,7 @@ export const METRICS = {
     "groundwatch.guard.decisions",
     "{decision}",
     "counter",
-    "Monitor.guard() decisions, by route and decision (pass, block, correct, bypass); bypasses also by reason (budget_exceeded, scorer_unavailable, scorer_error, over_limits, unscorable, invalid_input, closed, internal_error, saturated)",
+    "Monitor.guard() decisions, by route and decision (pass, block, correct, bypass); bypasses also by reason (budget_exceeded, scorer_unavailable, scorer_error, over_limits, unscorable, invalid_input, closed, internal_error, saturated, source_error, cancelled)",
   ),
   guardDuration: spec("groundwatch.guard.duration", "s", "histogram", "Time from a Monitor.guard() call to its decision, by route and decision"),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),

@@ -204,4 +204,41 @@ describe("Monitor.guardStream", () => {
     expect(end.decision).toMatchObject({ decision: "bypass", reason: "invalid_input" });
     expect((end.decision as { detail: string }).detail).toContain("guardStream.mode");
   });
+  it("annotate mode with action correct: the decision's answer applies the retraction, its text is what the user saw", async () => {
+    const monitor = testMonitor(testOtel());
+    const { text, end } = await collect(monitor, deltas(INVENTED), { mode: "annotate", action: "correct" });
+    expect(text).toBe(INVENTED);
+    expect(end.decision).toMatchObject({ decision: "correct", answer: SENTENCE_1, text: INVENTED, ranges: [{ start: 49, end: INVENTED.length }] });
+  });
+
+  it("sentence mode holds a sentence with no checkable claim (a greeting) until one that has, then releases both", async () => {
+    const monitor = testMonitor(testOtel());
+    const answer = `Sure! ${GROUNDED}`;
+    const { events, text, end } = await collect(monitor, deltas(answer), { mode: "sentence" });
+    expect(text).toBe(answer);
+    expect(events[0]).toMatchObject({ type: "release", start: 0 });
+    expect((events[0] as { end: number }).end).toBeGreaterThan("Sure!".length);
+    expect(end.decision.decision).toBe("pass");
+  });
+
+  it("an empty stream is unscorable, as guard() says of an empty answer", async () => {
+    const monitor = testMonitor(testOtel());
+    const { end, text } = await collect(monitor, deltas(""), { mode: "sentence" });
+    expect(end.decision).toMatchObject({ decision: "bypass", reason: "unscorable", outcome: "block" });
+    expect(text).toBe(DEFAULT_GUARD_REPLACEMENT);
+  });
+
+  it("a listener that aborts from inside an event gets nothing after the end event", async () => {
+    const monitor = testMonitor(testOtel());
+    const events: StreamGuardEvent[] = [];
+    const guard = monitor.openStreamGuard(INPUT, { ...BUDGET, mode: "annotate" }, (e) => {
+      events.push(e);
+      if (e.type === "release") guard.abort("cancelled");
+    });
+    guard.push(GROUNDED);
+    const end = await guard.done;
+    expect(events.map((e) => e.type)).toEqual(["release", "end"]);
+    expect(end.decision).toMatchObject({ decision: "bypass", reason: "cancelled" });
+    expect(guard.push("more")).toBe(false);
+  });
 });
