@@ -9,6 +9,7 @@ import type { GuardCase } from "./guard-workload.ts";
 import { caseWords, guardCase } from "./guard-workload.ts";
 import type { GuardTier } from "./guard-tiers.ts";
 import { offlineTier, onnxTier } from "./guard-tiers.ts";
+import type { GuardDecision } from "../src/sdk/guard-types.ts";
 import type { Monitor } from "../src/sdk/types.ts";
 
 /** What to run. */
@@ -103,7 +104,7 @@ const streamCase = (seed: number, j: number, m: number): GuardCase => guardCase(
 const casesOf = (seed: number, base: number, n: number): GuardCase[] => Array.from({ length: n }, (_, k) => guardCase(seed, base + k));
 
 /** A decision's key in GuardAloneRow.decisions. */
-const decisionKey = (c: GuardCase, d: Awaited<ReturnType<Monitor["guard"]>>): string => `${c.kind}:${d.decision}${d.decision === "bypass" ? `:${d.reason}` : ""}`;
+const decisionKey = (c: GuardCase, d: GuardDecision): string => `${c.kind}:${d.decision}${d.decision === "bypass" ? `:${d.reason}` : ""}`;
 
 async function guardAlone(o: GuardBenchOptions, monitor: Monitor, tier: string): Promise<GuardAloneRow> {
   for (const c of casesOf(o.seed, WARMUP_BASE, o.warmup)) await monitor.guard({ route: "/bench/warmup", ...c }, { budgetMs: o.budgetMs });
