@@ -4,8 +4,9 @@
  * a character split between chunks comes out whole), an OpenAI SDK chat-completions stream (chunks
  * with `choices[0].delta.content`) or an OpenAI Responses stream (`response.output_text.delta`
  * events; `response.completed` ends it; `error` and `response.failed` are source errors). Items that
- * carry no text (a role chunk, a usage chunk, other Responses events) are skipped. Cancelling returns
- * the source's iterator (an OpenAI SDK stream aborts its HTTP request) or cancels the web stream.
+ * carry no text (a role chunk, a usage chunk, other Responses events) are skipped. Cancelling aborts
+ * an OpenAI SDK stream's request through its `controller` (at once, even with a read pending), returns
+ * the source's iterator, or cancels the web stream.
  */
 import { TextDecoder } from "node:util";
 
@@ -82,6 +83,10 @@ export function openSource(source: unknown): SourceReader {
     const make = source !== null && (typeof source === "object" || typeof source === "function") ? (source as Record<symbol, unknown>)[Symbol.asyncIterator] : undefined;
     if (typeof make !== "function") return failed("the source is not a stream (an AsyncIterable or a ReadableStream)");
     const iterator = (make as () => AsyncIterator<unknown>).call(source);
+    // The OpenAI SDK's Stream holds the AbortController of its HTTP request: an async generator's
+    // return() waits for a pending read, an abort ends the request (and the read) at once.
+    const controller = field(source, "controller");
+    const abort = field(controller, "abort");
     let flushed = false;
     return {
       async read() {
@@ -99,6 +104,11 @@ export function openSource(source: unknown): SourceReader {
         }
       },
       cancel() {
+        try {
+          if (typeof abort === "function") (abort as () => void).call(controller);
+        } catch {
+          // An abort that throws: return() below still stops the source.
+        }
         try {
           Promise.resolve(iterator.return?.()).catch(() => undefined);
         } catch {

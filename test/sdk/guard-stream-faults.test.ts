@@ -67,6 +67,29 @@ describe("Monitor.guardStream when things go wrong", () => {
     expect(decisions(monitor.stats().guard)).toBe(1);
   });
 
+  it("aborts an OpenAI SDK-shaped stream's request at once when the consumer breaks, though its generator has a read pending", async () => {
+    const monitor = testMonitor(testOtel());
+    const controller = new AbortController();
+    let finalized = false;
+    // As the SDK's Stream: an async generator over the HTTP body, and the request's AbortController beside it.
+    async function* body(): AsyncGenerator<unknown> {
+      try {
+        yield { choices: [{ index: 0, delta: { content: `${SENTENCE_1} ` } }] };
+        await new Promise((_, reject) => controller.signal.addEventListener("abort", () => reject(new Error("aborted"))));
+      } finally {
+        finalized = true;
+      }
+    }
+    const stream = { controller, [Symbol.asyncIterator]: body };
+    for await (const event of monitor.guardStream(stream, INPUT, { budgetMs: 20_000, mode: "sentence" })) {
+      expect(event.type).toBe("release");
+      break;
+    }
+    expect(controller.signal.aborted).toBe(true);
+    await expect.poll(() => finalized).toBe(true);
+    expect(monitor.stats().guard.bypass.cancelled).toBe(1);
+  });
+
   it("an aborted signal cancels a source whose read is pending and gives the hung check up: the judge's request is closed", async () => {
     const { judge, monitor } = await judgeMonitor(() => ({ body: chat("ENTAILMENT"), delayMs: HANG_MS }));
     const source = hangingSource([`${SENTENCE_1} `]);

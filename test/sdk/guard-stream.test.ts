@@ -1,6 +1,9 @@
 /** Guarded streams on the offline tier: what each mode releases, corrects, blocks and retracts, and the one decision per stream. */
 import { describe, expect, it } from "vitest";
+import { isConfigError } from "../../src/config/errors.ts";
 import { DEFAULT_GUARD_REPLACEMENT } from "../../src/sdk/guard-options.ts";
+import { resolveStreamGuardOptions } from "../../src/sdk/guard-stream-options.ts";
+import { EVENT_GEN_AI_GUARDRAIL_RESULT } from "../../src/telemetry/semconv.ts";
 import type { StreamGuardEnd, StreamGuardEvent, StreamGuardOptions } from "../../src/sdk/guard-stream-types.ts";
 import type { Monitor } from "../../src/sdk/types.ts";
 import { testMonitor } from "../helpers/monitor.ts";
@@ -12,6 +15,8 @@ const GROUNDED = "Returns are accepted within 30 days of delivery. Shipping is f
 /** Sentence 1 supported, sentence 2 with an invented number ($20 for $50). */
 const INVENTED = "Returns are accepted within 30 days of delivery. Shipping is free on orders over $20.";
 const SENTENCE_1 = "Returns are accepted within 30 days of delivery.";
+/** A supported sentence, a contradicted one, one the context does not hold (as test/sdk/guard.test.ts). */
+const MIXED = "Returns are accepted within 30 days of delivery. Shipping is free on orders over $20. Refunds take 10 business days.";
 const INPUT = { route: "/api/returns", context: CONTEXT };
 /** Generous: budgets here are seconds, so that a loaded machine still scores within them. */
 const BUDGET = { budgetMs: 20_000 };
@@ -240,5 +245,53 @@ describe("Monitor.guardStream", () => {
     expect(events.map((e) => e.type)).toEqual(["release", "end"]);
     expect(end.decision).toMatchObject({ decision: "bypass", reason: "cancelled" });
     expect(guard.push("more")).toBe(false);
+  });
+  for (const correction of ["remove", "mark"] as const) {
+    it(`corrects (${correction}) a streamed answer to what guard() makes of the whole answer, in sentence and buffer mode`, async () => {
+      const monitor = testMonitor(testOtel());
+      const whole = await monitor.guard({ ...INPUT, answer: MIXED }, { ...BUDGET, action: "correct", correction });
+      expect(whole.decision).toBe("correct");
+      for (const mode of ["sentence", "buffer"] as const) {
+        const { events, text, end } = await collect(monitor, deltas(MIXED, 5), { mode, action: "correct", correction });
+        expect(text).toBe(whole.text);
+        expectContiguous(events);
+        expect(end.decision).toMatchObject({ decision: "correct", text: whole.text, ranges: (whole as { ranges: unknown }).ranges });
+      }
+    });
+  }
+
+  it("records one gen_ai.guardrail.result event per stream, whatever number of checks it took", async () => {
+    const otel = testOtel();
+    const monitor = testMonitor(otel);
+    const events: StreamGuardEvent[] = [];
+    const guard = monitor.openStreamGuard(INPUT, { ...BUDGET, mode: "sentence" }, (e) => events.push(e));
+    guard.push(`${SENTENCE_1} `);
+    await expect.poll(() => events.length).toBe(1);
+    guard.push("Shipping is free on orders over $50.");
+    guard.end();
+    const end = await guard.done;
+    expect(end.stream.checks).toBe(2);
+    const recorded = otel.logs.getFinishedLogRecords().filter((l) => l.eventName === EVENT_GEN_AI_GUARDRAIL_RESULT);
+    expect(recorded.map((r) => r.attributes["gen_ai.guardrail.result.value"])).toEqual(["pass"]);
+    expect(monitor.stats().guard.pass).toBe(1);
+  });
+
+  it("resolves stream options over the guard defaults; a bad one is a ConfigError naming its field", () => {
+    expect(resolveStreamGuardOptions(undefined)).toMatchObject({ mode: "sentence", maxPendingChars: 600, budgetMs: 200, onFail: "block" });
+    expect(resolveStreamGuardOptions({ mode: "annotate", maxPendingChars: 50, budgetMs: 30 })).toMatchObject({ mode: "annotate", maxPendingChars: 50, budgetMs: 30 });
+    for (const [options, field] of [
+      [{ mode: "paragraph" }, "guardStream.mode"],
+      [{ maxPendingChars: 5 }, "guardStream.maxPendingChars"],
+      [{ signal: "stop" }, "guardStream.signal"],
+      [{ budgetMs: 0 }, "guard.budgetMs"],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        resolveStreamGuardOptions(options as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isConfigError(thrown) && thrown.field).toBe(field);
+    }
   });
 });
