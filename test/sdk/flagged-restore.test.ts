@@ -40,6 +40,12 @@ async function points(otel: ReturnType<typeof testOtel>, name: string) {
   return (await otel.metrics()).get(name) ?? [];
 }
 
+/** The value of a metric's one point (NaN when it has none). */
+async function valueOf(otel: ReturnType<typeof testOtel>, name: string): Promise<number> {
+  const v = (await points(otel, name))[0]?.value;
+  return typeof v === "number" ? v : NaN;
+}
+
 describe("flagged answers survive a restart with a review spool", () => {
   it("fills the ring back at start: the same answers, ids, times, claims and texts, newest first", async () => {
     const dir = join(tempDir(), "spool");
@@ -108,7 +114,7 @@ describe("flagged answers survive a restart with a review spool", () => {
     const dir = join(tempDir(), "spool");
     const startedBefore = Date.now();
     const fresh = spooling(dir);
-    const since = (await points(fresh.otel, METRICS.flaggedSince.name))[0]?.value ?? 0;
+    const since = await valueOf(fresh.otel, METRICS.flaggedSince.name);
     expect(since * 1000).toBeGreaterThanOrEqual(startedBefore - 1);
     expect(since * 1000).toBeLessThanOrEqual(Date.now());
     expect(await points(fresh.otel, METRICS.flaggedOldest.name)).toEqual([]);
@@ -128,7 +134,7 @@ describe("flagged answers survive a restart with a review spool", () => {
     const otel = testOtel();
     const restartedAt = Date.now();
     testMonitor(otel, { sampling: { default: 1 } });
-    expect(((await points(otel, METRICS.flaggedSince.name))[0]?.value ?? 0) * 1000).toBeGreaterThanOrEqual(restartedAt - 1);
+    expect((await valueOf(otel, METRICS.flaggedSince.name)) * 1000).toBeGreaterThanOrEqual(restartedAt - 1);
     expect(await points(otel, METRICS.flaggedOldest.name)).toEqual([]);
   });
 });
