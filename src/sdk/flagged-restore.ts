@@ -22,7 +22,8 @@ import type { ResolvedMonitorOptions } from "./options.ts";
  * content capture on (the spool holds content only with it): same trace and span ids, time, route,
  * verdict, score, cause, claims not supported and spans; texts as the spool holds them (redacted
  * when written), capped at contentMaxLength as the ring caps them. Lines `review delete` blanked
- * are skipped (they do not come back), and so are grounded samples (not flags). A line that is not
+ * are skipped (they do not come back), and so are grounded samples (not flags) and answers past the
+ * spool's retention (its writer removes them at start). A line that is not
  * a whole record of this version (a write cut by a crash, a corrupt line, fields out of shape) is
  * skipped and counted. Synchronous and bounded: it runs before the monitor takes its first answer.
  */
@@ -45,6 +46,8 @@ export interface FlaggedRestoreOptions {
   readonly contentMaxLength: number;
   /** The longest line read (the spool's segmentBytes: no record is longer). */
   readonly maxLineBytes: number;
+  /** Answers older than this (ms since the epoch) are not filled back: the spool's retention removes them. */
+  readonly notBefore?: number;
   /** Most bytes read (default restoreReadBudget(maxBytes)). */
   readonly budgetBytes?: number;
   /** File operations (default node:fs; tests count reads). */
@@ -176,6 +179,7 @@ export function restoreFlagged(options: FlaggedRestoreOptions): FlaggedRestoreRe
       return;
     }
     ids.add(value.id);
+    if (options.notBefore !== undefined && Date.parse(entry.time) < options.notBefore) return;
     const n = perRoute.get(entry.route) ?? 0;
     // The route already holds its newest perRoute: this older one would be let go.
     if (n >= options.perRoute) return;
@@ -220,6 +224,7 @@ export function fillFlaggedRing(ring: FlaggedRing, resolved: ResolvedMonitorOpti
       maxBytes: resolved.flaggedMaxBytes,
       contentMaxLength: resolved.contentMaxLength,
       maxLineBytes: review.segmentBytes,
+      notBefore: Date.now() - review.retentionMs,
       onSkippedFile: (_path, reason) => instruments().reviewFilesSkipped.add(1, { [ATTR_REASON]: reason }),
     });
     const ms = Math.round(performance.now() - started);

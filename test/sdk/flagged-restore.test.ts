@@ -202,6 +202,16 @@ describe("filling the ring back reads only the newest part of a spool", () => {
     expect(largeMs).toBeLessThan(2 * smallMs + 5);
   });
 
+  it("does not fill back answers past the spool's retention", () => {
+    const dir = writeFlaggedSpool(20);
+    const ring = createFlaggedRing({ perRoute: 50, maxBytes: 1 << 20 });
+    const notBefore = Date.parse("2026-11-01T00:00:15Z");
+    const result = restoreFlagged({ ring, dir, replica: "r1", perRoute: 50, maxBytes: 1 << 20, contentMaxLength: 1000, maxLineBytes: 1 << 20, notBefore });
+    expect(result.restored).toBe(5);
+    expect(ring.read().every((a) => Date.parse(a.time) >= notBefore)).toBe(true);
+    expect(ring.since()).toBe(notBefore);
+  });
+
   it("stops at its byte budget when the ring's caps would take more", () => {
     const dir = writeFlaggedSpool(2000);
     const ring = createFlaggedRing({ perRoute: 100_000, maxBytes: 1 << 30 });
