@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deleteTrace } from "../../src/cli/review/delete.ts";
 import { createFlaggedRing } from "../../src/evaluation/flagged-ring.ts";
+import type { FlaggedAnswer } from "../../src/evaluation/types.ts";
 import type { SpoolRecord } from "../../src/review/record.ts";
 import { segmentName } from "../../src/review/spool-files.ts";
-import { restoreFlagged } from "../../src/sdk/flagged-restore.ts";
+import { flaggedAnswerOfRecord, restoreFlagged } from "../../src/sdk/flagged-restore.ts";
 import type { MonitorOptions } from "../../src/sdk/options.ts";
 import { METRICS } from "../../src/telemetry/semconv.ts";
 import { tempDir } from "../helpers/cli.ts";
@@ -222,5 +223,69 @@ describe("filling the ring back reads only the newest part of a spool", () => {
     expect(result.bytesRead).toBeLessThan(100 * 1024 + 64 * 1024 + 256 * 1024);
     expect(result.restored).toBeGreaterThan(0);
     expect(result.restored).toBeLessThan(2000);
+  });
+});
+
+describe("a spool record as the ring's entry", () => {
+  const record = (extra: Partial<Record<keyof SpoolRecord, unknown>> = {}): SpoolRecord =>
+    ({
+      ...spoolRecord("ab12", "flagged", "2026-11-01T10:00:00.000Z"),
+      traceId: "0123456789abcdef0123456789abcdef",
+      spanId: "0123456789abcdef",
+      cause: "generation",
+      documents: [{ id: "moon-doc", title: "Offices", url: "https://example.com/o", text: "The office is in Paris. It opened in 1990." }],
+      claims: [
+        { index: 0, text: "The office is in Paris", start: 0, end: 22, verdict: "supported", score: 0.9, evidence: { doc: 0, start: 0, end: 23 } },
+        { index: 1, text: "It moved to the Moon", start: 24, end: 44, verdict: "contradicted", score: 0.02, cause: "generation", evidence: { doc: 0, start: 24, end: 42, also: { doc: 0, start: 0, end: 23 } }, spans: [0], reason: "unsupported_span" },
+        { index: 2, text: "in 1890", start: 45, end: 52, verdict: "unsupported", score: 0.1, reason: "citation_not_retrieved" },
+      ],
+      spans: [{ start: 37, end: 41, probability: 0.93, claim: 1, text: "Moon" }],
+      ...extra,
+    }) as SpoolRecord;
+
+  it("keeps the claims not supported, their evidence with its document's names and sentence, and the spans, with texts capped", () => {
+    expect(flaggedAnswerOfRecord(record(), 12)).toEqual({
+      traceId: "0123456789abcdef0123456789abcdef",
+      spanId: "0123456789abcdef",
+      time: "2026-11-01T10:00:00.000Z",
+      route: "/ask",
+      verdict: "ungrounded",
+      score: 0.1,
+      cause: "generation",
+      question: "Where is th…",
+      answer: "The office …",
+      claims: [
+        { verdict: "contradicted", start: 24, end: 44, evidence: { doc: 0, start: 24, end: 42, id: "moon-doc", title: "Offices", url: "https://exa…" }, cause: "generation", text: "It moved to…", evidenceText: "It opened i…", reason: "unsupported_span", spans: [0] },
+        { verdict: "unsupported", start: 45, end: 52, evidence: null, text: "in 1890" },
+      ],
+      spans: [{ start: 37, end: 41, probability: 0.93, claim: 1, text: "Moon" }],
+    });
+  });
+
+  it("refuses a grounded sample and fields out of shape (a hostile or foreign spool), and gives an untraced answer zero ids", () => {
+    expect(flaggedAnswerOfRecord(record({ kind: "grounded_sample", verdict: "grounded" }), 100)).toBeUndefined();
+    expect(flaggedAnswerOfRecord(record({ traceId: "not-hex" }), 100)).toBeUndefined();
+    expect(flaggedAnswerOfRecord(record({ time: "yesterday" }), 100)).toBeUndefined();
+    expect(flaggedAnswerOfRecord(record({ claims: [{ verdict: "contradicted", start: -1, end: 2, text: "x" }] }), 100)).toBeUndefined();
+    expect(flaggedAnswerOfRecord(record({ claims: [{ verdict: "contradicted", start: 0, end: 2, text: "x", evidence: { doc: "0" } }] }), 100)).toBeUndefined();
+    expect(flaggedAnswerOfRecord(record({ spans: "Moon" }), 100)).toBeUndefined();
+    expect(flaggedAnswerOfRecord(record({ score: "low" }), 100)).toBeUndefined();
+    const { traceId: _t, spanId: _s, ...untraced } = record();
+    expect(flaggedAnswerOfRecord(untraced as SpoolRecord, 100)).toMatchObject({ traceId: "0".repeat(32), spanId: "0".repeat(16) });
+  });
+
+  it("fills only an empty ring, without telling onDrop of what its caps let go, and pages on from the answers filled back", () => {
+    const drops: string[] = [];
+    const ring = createFlaggedRing({ perRoute: 2, maxBytes: 1 << 20, onDrop: (reason) => drops.push(reason) });
+    const entries = [0, 1, 2].map((i) => flaggedAnswerOfRecord(record({ spanId: `000000000000000${i}`, time: `2026-11-01T10:00:0${i}.000Z` }), 100));
+    expect(ring.restore(entries.filter((e) => e !== undefined))).toBe(true);
+    expect(drops).toEqual([]);
+    expect(ring.read().map((a) => a.spanId)).toEqual(["0000000000000002", "0000000000000001"]);
+    const { cursor } = ring.page();
+    const { time: _time, ...next } = entries[0] ?? record();
+    ring.add({ ...next, spanId: "00000000000000ff" } as Omit<FlaggedAnswer, "time">);
+    expect(ring.page({ after: cursor }).flagged.map((a) => a.spanId)).toEqual(["00000000000000ff"]);
+    expect(ring.restore(entries.filter((e) => e !== undefined))).toBe(false);
+    expect(ring.size().answers).toBe(2);
   });
 });
