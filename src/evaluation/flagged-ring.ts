@@ -61,6 +61,8 @@ export interface FlaggedRingOptions {
   readonly maxBytes: number;
   /** Clock, ms since the epoch (default Date.now). */
   readonly now?: () => number;
+  /** When the ring started, ms since the epoch (default Date.now() at creation): its `since` until answers are restored. */
+  readonly startedAt?: number;
   /** Told of every answer dropped or cut, with why. */
   readonly onDrop?: (reason: FlaggedDropReason) => void;
   /** This ring's identity in its cursors, a positive integer below 2^48 (default random): a cursor of another ring (a restarted collector) reads from the start. */
@@ -68,8 +70,19 @@ export interface FlaggedRingOptions {
 }
 
 export interface FlaggedRing {
-  /** Keeps an answer that is not grounded (a grounded one is ignored). */
-  add(entry: Omit<FlaggedAnswer, "time">): void;
+  /** Keeps an answer that is not grounded (a grounded one is ignored), dated now (or at `ms`, ms since the epoch); returns the ms it is dated, undefined when not kept. */
+  add(entry: Omit<FlaggedAnswer, "time">, ms?: number): number | undefined;
+  /**
+   * Fills the ring back with answers kept before it started (the review spool's), oldest first,
+   * each with its own time, before any answer it holds: only into an empty ring (else nothing
+   * happens: false). The caps apply as to answers added; what they let go of these is not told to
+   * `onDrop` (it was told when they were first kept). The ring's `since` becomes the oldest one's time.
+   */
+  restore(entries: readonly FlaggedAnswer[]): boolean;
+  /** Ms since the epoch since which the ring has seen every answer given to it: when it was made, or the time of the oldest answer restored. */
+  since(): number;
+  /** The time (ms since the epoch) of the oldest answer held, undefined when none. */
+  oldest(): number | undefined;
   /** Newest first; linear in what the ring holds. */
   read(query?: FlaggedQuery): FlaggedAnswer[];
   /** A page of answers, the cursor to read on from, and (with `after`) how many were let go unread; linear in what the ring holds. */
@@ -113,6 +126,11 @@ function shift(q: Fifo): Held | undefined {
   return item;
 }
 
+/** The most bytes one answer may take in a ring of `maxBytes`: a sixteenth of it (at least 1 KiB); a larger one is cut to fit. */
+export function flaggedEntryMaxBytes(maxBytes: number): number {
+  return Math.max(1024, Math.floor(maxBytes / 16));
+}
+
 /**
  * Fits an answer within `max` bytes: whole when it fits; else without its question and answer text
  * and its spans' words, then without its spans, then its last claims dropped; undefined when even
@@ -153,7 +171,8 @@ function fit(whole: FlaggedAnswer, max: number): { entry: FlaggedAnswer; bytes: 
  */
 export function createFlaggedRing(options: FlaggedRingOptions): FlaggedRing {
   const now = options.now ?? Date.now;
-  const entryMax = Math.max(1024, Math.floor(options.maxBytes / 16));
+  let since = options.startedAt ?? Date.now();
+  const entryMax = flaggedEntryMaxBytes(options.maxBytes);
   const order: Fifo = { items: [], head: 0 };
   const routes = new Map<string, Fifo>();
   let bytes = 0;
@@ -205,14 +224,14 @@ export function createFlaggedRing(options: FlaggedRingOptions): FlaggedRing {
     bytes -= held.bytes;
     live--;
   };
-  const evictOldest = (): void => {
+  const evictOldest = (report: (reason: FlaggedDropReason) => void): void => {
     for (let held = shift(order); held; held = shift(order)) {
       if (held.dead) continue;
       const q = routes.get(held.entry.route);
       if (q) shift(q);
       if (q && q.head >= q.items.length) routes.delete(held.entry.route);
       release(held);
-      drop("bytes");
+      report("bytes");
       return;
     }
   };
@@ -265,39 +284,69 @@ export function createFlaggedRing(options: FlaggedRingOptions): FlaggedRing {
   };
 
   return {
-    add(raw) {
-      if (raw.verdict === "grounded" || options.perRoute === 0 || options.maxBytes === 0) return;
-      const ms = now();
-      const fitted = fit({ ...raw, time: new Date(ms).toISOString() }, entryMax);
-      if (!fitted) return drop("too_large");
-      if (fitted.cut) drop("cut");
-      const cause = fitted.entry.cause ?? "";
-      const tally = tallyOf(fitted.entry.route);
-      const causeN = (causeTallies.get(cause) ?? 0) + 1;
-      const routeCauseN = (tally.byCause.get(cause) ?? 0) + 1;
-      causeTallies.set(cause, causeN);
-      tally.byCause.set(cause, routeCauseN);
-      tally.added++;
-      const held: Held = { entry: fitted.entry, ms, bytes: fitted.bytes, seq: ++seq, causeN, routeN: tally.added, routeCauseN, dead: false };
-      let q = routes.get(held.entry.route);
-      if (!q) routes.set(held.entry.route, (q = { items: [], head: 0 }));
-      q.items.push(held);
-      order.items.push(held);
-      bytes += held.bytes;
-      live++;
-      if (q.items.length - q.head > options.perRoute) {
-        const oldest = shift(q);
-        if (oldest) release(oldest);
-        drop("route_full");
+    add: (raw, at) => {
+      if (raw.verdict === "grounded" || options.perRoute === 0 || options.maxBytes === 0) return undefined;
+      const ms = at ?? now();
+      return insert(raw, ms, drop) ? ms : undefined;
+    },
+    restore(entries) {
+      if (seq > 0) return false;
+      let oldest = since;
+      for (const entry of entries) {
+        const ms = Date.parse(entry.time);
+        if (!Number.isFinite(ms) || entry.verdict === "grounded" || options.perRoute === 0 || options.maxBytes === 0) continue;
+        const { time: _time, ...raw } = entry;
+        insert(raw, ms, () => undefined);
+        oldest = Math.min(oldest, ms);
       }
-      while (bytes > options.maxBytes && live > 0) evictOldest();
-      if (order.items.length - order.head > 2 * live + 32) {
-        order.items = order.items.slice(order.head).filter((h) => !h.dead);
-        order.head = 0;
+      since = oldest;
+      return true;
+    },
+    since: () => since,
+    oldest: () => {
+      for (let i = order.head; i < order.items.length; i++) {
+        const held = order.items[i];
+        if (held && !held.dead) return held.ms;
       }
+      return undefined;
     },
     read: (query = {}) => page({ ...query, after: undefined }).flagged,
     page,
     size: () => ({ answers: live, bytes }),
   };
+
+  /** Keeps one answer dated `ms` under the caps, telling `report` what it cut or let go; false when even none of it fits. */
+  function insert(raw: Omit<FlaggedAnswer, "time">, ms: number, report: (reason: FlaggedDropReason) => void): boolean {
+    const fitted = fit({ ...raw, time: new Date(ms).toISOString() }, entryMax);
+    if (!fitted) {
+      report("too_large");
+      return false;
+    }
+    if (fitted.cut) report("cut");
+    const cause = fitted.entry.cause ?? "";
+    const tally = tallyOf(fitted.entry.route);
+    const causeN = (causeTallies.get(cause) ?? 0) + 1;
+    const routeCauseN = (tally.byCause.get(cause) ?? 0) + 1;
+    causeTallies.set(cause, causeN);
+    tally.byCause.set(cause, routeCauseN);
+    tally.added++;
+    const held: Held = { entry: fitted.entry, ms, bytes: fitted.bytes, seq: ++seq, causeN, routeN: tally.added, routeCauseN, dead: false };
+    let q = routes.get(held.entry.route);
+    if (!q) routes.set(held.entry.route, (q = { items: [], head: 0 }));
+    q.items.push(held);
+    order.items.push(held);
+    bytes += held.bytes;
+    live++;
+    if (q.items.length - q.head > options.perRoute) {
+      const oldest = shift(q);
+      if (oldest) release(oldest);
+      report("route_full");
+    }
+    while (bytes > options.maxBytes && live > 0) evictOldest(report);
+    if (order.items.length - order.head > 2 * live + 32) {
+      order.items = order.items.slice(order.head).filter((h) => !h.dead);
+      order.head = 0;
+    }
+    return true;
+  }
 }

@@ -25,6 +25,7 @@ import { createResampleStage } from "./resample-stage.ts";
 import { createRouteTallies } from "./route-tally.ts";
 import { checkStartup } from "./startup-checks.ts";
 import { createReviewSpool } from "./review-spool.ts";
+import { fillFlaggedRing } from "./flagged-restore.ts";
 import { createRecording } from "./recording.ts";
 import { createScoringPool } from "./scoring-pool.ts";
 import { createContentPolicy } from "../telemetry/content-policy.ts";
@@ -66,7 +67,7 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
     driftReference: (route) => calibrationState.driftReference(route),
   });
   const routeLabels = tallies.labels;
-  const sources: ObservableSources & { workersAlive?: () => number | undefined } = { queueDepth: () => scheduler.waiting(), routes: tallies.routes, drift: tallies.drift, scoring: calibrationState.scoringInfo, driftRefused: calibrationState.driftRefused };
+  const sources: ObservableSources & { workersAlive?: () => number | undefined; flagged?: ObservableSources["flagged"] } = { queueDepth: () => scheduler.waiting(), routes: tallies.routes, drift: tallies.drift, scoring: calibrationState.scoringInfo, driftRefused: calibrationState.driftRefused };
   const providers = createProviderBinding({ tracerProvider: options.tracerProvider, meterProvider: options.meterProvider, loggerProvider: options.loggerProvider, sources });
 
   const drop = (route: string, reason: string): void => {
@@ -80,6 +81,10 @@ export function createMonitor(options: MonitorOptions = {}, preResolved?: Resolv
 
   // The answers behind the page: the most recent flagged (and unscorable) ones per route label, bytes bounded.
   const flaggedRing = createFlaggedRing({ perRoute: resolved.flaggedPerRoute, maxBytes: resolved.flaggedMaxBytes, onDrop: (reason) => providers.instruments().flaggedDropped.add(1, { [ATTR_REASON]: reason }) });
+
+  // With a review spool: the ring filled back from this replica's newest flagged records, before the first answer (bounded read).
+  const restored = resolved.review ? fillFlaggedRing(flaggedRing, resolved, () => providers.instruments()) : { restored: 0, unreadable: 0 };
+  sources.flagged = () => ({ sinceMs: flaggedRing.since(), oldestMs: flaggedRing.oldest(), restored: restored.restored, restoreSkipped: { unreadable: restored.unreadable } });
 
   // Which user text the span, the ring and the spool carry: one policy, one rule for a throwing redact hook.
   const contentPolicy = createContentPolicy({

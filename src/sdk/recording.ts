@@ -38,11 +38,11 @@ export function createRecording(deps: RecordingDeps): RecordResult {
   let onEvaluationFailed = false;
 
   /** Keeps an answer that is not grounded (flagged or unscorable) in the ring, its text (question, answer, claims, documents' names) as the content policy carries it (a throwing redact hook: without). */
-  const keepFlagged = (result: EvaluationSummary, job: Job, span: Span): void => {
-    if (result.verdict === "grounded") return;
+  const keepFlagged = (result: EvaluationSummary, job: Job, span: Span): number | undefined => {
+    if (result.verdict === "grounded") return undefined;
     const at = { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
     const entry = content.record("flagged", job.route, () => flaggedAnswerOf(result, at, { capture: (text) => content.text(text), input: job.observation }), () => flaggedAnswerOf(result, at));
-    if (entry) flaggedRing.add(entry);
+    return entry ? flaggedRing.add(entry) : undefined;
   };
 
   /** Calls the host's onEvaluation; what it throws (or its promise rejects with) is reported once and never reaches scoring. */
@@ -73,8 +73,9 @@ export function createRecording(deps: RecordingDeps): RecordResult {
     const instruments = providers.instruments();
     const base = { result, route: job.route, span, eventContext, logger: providers.logger(), instruments, durationS };
     recordEvaluation({ ...base, options: { spanEvent: resolved.spanEvent, openInference: resolved.openInference, content } });
-    keepFlagged(result, job, span);
-    reviewSpool?.offer(job.observation, result, { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId });
+    // The ring's time is the spool record's too: an answer filled back from the spool at start keeps the time it had.
+    const keptAt = keepFlagged(result, job, span);
+    reviewSpool?.offer(job.observation, result, { route: job.route, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId }, keptAt);
     deps.scored(job.route, result);
     for (const limit of limits) instruments.limited.add(1, { [ATTR_ROUTE]: job.route, [ATTR_LIMIT]: limit });
     if (onEvaluation) notifyEvaluation(onEvaluation, job.route, result, durationS);

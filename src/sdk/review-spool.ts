@@ -24,8 +24,8 @@ import type { ScoringRequest } from "./worker.ts";
  */
 
 export interface ReviewSpool {
-  /** Offers a scored answer; never throws. Returns what happened to it (undefined: not picked). */
-  offer(observation: ScoringRequest, result: EvaluationSummary, at: EvaluationAt): SpoolKind | SpoolSkipReason | "redact_error" | undefined;
+  /** Offers a scored answer, dated `timeMs` (ms since the epoch; default the spool's clock: the flagged ring's time of it, so both say the same); never throws. Returns what happened to it (undefined: not picked). */
+  offer(observation: ScoringRequest, result: EvaluationSummary, at: EvaluationAt, timeMs?: number): SpoolKind | SpoolSkipReason | "redact_error" | undefined;
   close(): void;
 }
 
@@ -71,7 +71,7 @@ export function createReviewSpool(options: ReviewSpoolOptions): ReviewSpool {
     return reason;
   };
   return {
-    offer(observation, result, at) {
+    offer(observation, result, at, timeMs) {
       try {
         const kind = pick(result.verdict, review.groundedSampleRate, random);
         if (!kind) return undefined;
@@ -81,7 +81,7 @@ export function createReviewSpool(options: ReviewSpoolOptions): ReviewSpool {
         const record: SpoolRecord | undefined = content.record(
           "review",
           at.route,
-          () => ({ v: REVIEW_RECORD_VERSION, ...spoolRecordOf(observation, result, at, kind, { replica: review.replica, time: new Date(clock()).toISOString(), sampleRate, redact: content.redacted }) }),
+          () => ({ v: REVIEW_RECORD_VERSION, ...spoolRecordOf(observation, result, at, kind, { replica: review.replica, time: new Date(timeMs ?? clock()).toISOString(), sampleRate, redact: content.redacted }) }),
           () => undefined,
         );
         if (!record) return skipped("redact_error");

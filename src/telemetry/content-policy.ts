@@ -36,7 +36,7 @@ export interface ContentPolicy {
 }
 
 /** A text cut to `max` characters, the last one an ellipsis. */
-const capped = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+export const capped = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 export function createContentPolicy(options: ContentPolicyOptions): ContentPolicy {
   const hook = options.redact;

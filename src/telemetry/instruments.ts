@@ -40,6 +40,12 @@ export interface Instruments {
   readonly workerRestarts: Counter;
   /** Flagged answers the ring let go or cut, by reason. */
   readonly flaggedDropped: Counter;
+  /** The ring's reach: since when it has seen every answer, and its oldest answer's time (unix s). */
+  readonly flaggedSince: ObservableGauge;
+  readonly flaggedOldest: ObservableGauge;
+  /** Flagged answers filled back from the review spool at start, and spool lines passed over doing it (observable: counted once, reported on every meter). */
+  readonly flaggedRestored: ObservableCounter;
+  readonly flaggedRestoreSkipped: ObservableCounter;
   readonly contentWithheld: Counter;
   /** Answers written to the review spool, by kind. */
   readonly reviewSpooled: Counter;
@@ -105,6 +111,10 @@ export function createInstruments(meter: Meter): Instruments {
     claimsUnstable: counter(METRICS.claimsUnstable),
     workerRestarts: counter(METRICS.workerRestarts),
     flaggedDropped: counter(METRICS.flaggedDropped),
+    flaggedSince: gauge(METRICS.flaggedSince),
+    flaggedOldest: gauge(METRICS.flaggedOldest),
+    flaggedRestored: observableCounter(METRICS.flaggedRestored),
+    flaggedRestoreSkipped: observableCounter(METRICS.flaggedRestoreSkipped),
     contentWithheld: counter(METRICS.contentWithheld),
     reviewSpooled: counter(METRICS.reviewSpooled),
     reviewSkipped: counter(METRICS.reviewSkipped),
@@ -139,6 +149,8 @@ export interface ObservableSources {
   readonly scoring?: () => { readonly attributes: Attributes; readonly threshold: number } | undefined;
   /** Drift references refused, by reason (the calibration's whole: 1; per route: how many routes). */
   readonly driftRefused?: () => Readonly<Partial<Record<string, number>>>;
+  /** The flagged ring's reach (ms since the epoch: since when it has seen every answer, its oldest answer's time) and what filling it back at start did. */
+  readonly flagged?: () => { readonly sinceMs: number; readonly oldestMs: number | undefined; readonly restored: number; readonly restoreSkipped: Readonly<Partial<Record<string, number>>> };
 }
 
 /**
@@ -161,6 +173,10 @@ export function observeSources(m: Instruments, sources: ObservableSources): () =
         if (res) r.observe(res[key], { [ATTR_ROUTE]: route });
       }
     };
+  const flagged = (report: (f: NonNullable<ReturnType<NonNullable<ObservableSources["flagged"]>>>) => unknown): void => {
+    const f = sources.flagged?.();
+    if (f) report(f);
+  };
   const pairs: Array<[ObservableCounter | ObservableGauge, ObservableCallback]> = [
     [m.queueDepth, (r) => r.observe(sources.queueDepth())],
     [
@@ -188,6 +204,16 @@ export function observeSources(m: Instruments, sources: ObservableSources): () =
         const s = sources.scoring?.();
         if (s) r.observe(s.threshold);
       },
+    ],
+    [m.flaggedSince, (r) => flagged((f) => r.observe(f.sinceMs / 1000))],
+    [m.flaggedOldest, (r) => flagged((f) => f.oldestMs !== undefined && r.observe(f.oldestMs / 1000))],
+    [m.flaggedRestored, (r) => flagged((f) => r.observe(f.restored))],
+    [
+      m.flaggedRestoreSkipped,
+      (r) =>
+        flagged((f) => {
+          for (const [reason, count] of Object.entries(f.restoreSkipped)) if (count !== undefined && count > 0) r.observe(count, { [ATTR_REASON]: reason });
+        }),
     ],
     [
       m.driftReferenceRefused,

@@ -267,6 +267,20 @@ export const METRICS = {
     "counter",
     "Answers not grounded (flagged or unscorable) the ring of recent ones (/v1/flagged, Monitor.flagged) let go or cut, by reason: route_full (past the newest flaggedPerRoute of its route), bytes (the oldest, past flaggedMaxBytes), cut (kept without its question and answer text, or with its last claims cut, to fit), too_large (not kept)",
   ),
+  flaggedSince: spec(
+    "groundwatch.flagged.since",
+    "s",
+    "gauge",
+    "Unix time since which the ring of recent answers not grounded (/v1/flagged, Monitor.flagged) has seen every one of them: when the monitor started, or, with a review spool, the time of the oldest flagged answer filled back from it at start. A restart without a spool moves it to the restart (what the ring held is gone); time() minus it is how far back /v1/flagged can reach",
+  ),
+  flaggedOldest: spec("groundwatch.flagged.oldest", "s", "gauge", "Unix time of the oldest answer the ring of recent answers not grounded holds (absent while it holds none); older ones were let go by its caps or lost in a restart"),
+  flaggedRestored: spec("groundwatch.flagged.restored", "{answer}", "counter", "Flagged answers filled back into the ring from this replica's review spool when the monitor started (the newest that fit its caps)"),
+  flaggedRestoreSkipped: spec(
+    "groundwatch.flagged.restore_skipped",
+    "{line}",
+    "counter",
+    "Lines of the review spool passed over while filling the ring back at start, by reason: unreadable (a partial last line a crash left, a line that is not JSON or not a record of this version, or a flagged record whose fields are out of shape)",
+  ),
   contentWithheld: spec(
     "groundwatch.content.withheld",
     "{record}",
@@ -320,6 +334,9 @@ export const ENTAILMENT_SAVED_REASONS = ["verbatim", "cache", "triage"] as const
 /** Why the ring of flagged and unscorable answers let an answer go or cut it (groundwatch.reason on groundwatch.flagged.dropped). */
 export { FLAGGED_DROP_REASONS } from "../evaluation/flagged-ring.ts";
 export type { FlaggedDropReason } from "../evaluation/flagged-ring.ts";
+
+/** Why a line of the review spool was passed over while the ring was filled back from it (groundwatch.reason on groundwatch.flagged.restore_skipped). */
+export const FLAGGED_RESTORE_SKIP_REASONS = ["unreadable"] as const;
 
 /** Why an answer picked for the review spool was not written (groundwatch.reason on groundwatch.review.skipped). */
 export const REVIEW_SKIP_REASONS = ["bytes", "too_large", "io_error", "redact_error"] as const;
