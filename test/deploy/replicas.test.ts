@@ -146,10 +146,16 @@ describe("deploy/kubernetes: the replicas find each other (peers)", () => {
   it("checks a peer's certificate for the name the certificate carries (the ServiceMonitor's), against the CA mounted beside groundwatch's own pair", () => {
     const serverName = (one<Obj & { spec: { endpoints: Array<{ tlsConfig?: { serverName?: string } }> } }>("ServiceMonitor", "groundwatch").spec.endpoints[0]!.tlsConfig?.serverName);
     expect(env(gw, "GROUNDWATCH_PEERS_SERVER_NAME")?.value).toBe(serverName);
-    const certDir = (env(gw, "GROUNDWATCH_TLS_CERT_FILE")?.value ?? "").replace(/\/[^/]+$/, "");
-    const mount = gw.volumeMounts!.find((m) => m.mountPath === certDir)!;
+    // GROUNDWATCH_PEERS_CA_FILE is the Secret's ca.crt, through the read-only mount of groundwatch's own pair (no subPath: renewals reach it).
+    const caFile = env(gw, "GROUNDWATCH_PEERS_CA_FILE")?.value ?? "";
+    const mount = gw.volumeMounts!.find((m) => caFile.startsWith(`${m.mountPath}/`))!;
+    expect(mount, caFile).toBeDefined();
     expect(mount.readOnly).toBe(true);
-    expect(pod.volumes.find((v) => v.name === mount.name)?.secret?.items).toEqual(expect.arrayContaining([{ key: "ca.crt", path: "ca.crt" }]));
+    expect(mount.subPath).toBeUndefined();
+    expect(mount.mountPath).toBe((env(gw, "GROUNDWATCH_TLS_CERT_FILE")?.value ?? "").replace(/\/[^/]+$/, ""));
+    const volume = pod.volumes.find((v) => v.name === mount.name)?.secret;
+    expect(volume?.secretName).toBe("groundwatch-tls");
+    expect(volume?.items).toContainEqual({ key: "ca.crt", path: caFile.slice(mount.mountPath.length + 1) });
     // The sidecar still gets the CA alone.
     const sidecar = pod.containers.find((c) => c.name === "otel-sidecar")!;
     const sidecarKeys = (sidecar.volumeMounts ?? []).flatMap((m) => pod.volumes.find((v) => v.name === m.name)?.secret?.items?.map((i) => i.key) ?? []);
