@@ -14,6 +14,7 @@ import { networkInterfaces } from "node:os";
 import type { HttpClient } from "../net/bounded-fetch.ts";
 import { HeadersTimeoutError, TotalTimeoutError, createHttpClient } from "../net/bounded-fetch.ts";
 import { BodyIdleTimeoutError, BodyTooLargeError } from "../net/read-capped.ts";
+import { peerTransport } from "./peer-transport.ts";
 import type { PeerFailureReason, PeerOutcome } from "../telemetry/semconv.ts";
 
 export type { PeerFailureReason, PeerOutcome } from "../telemetry/semconv.ts";
@@ -45,11 +46,15 @@ export interface PeersOptions {
   readonly timeoutMs?: number | undefined;
   /** The most bytes read of one peer's reply. Default DEFAULT_PEER_MAX_BYTES. */
   readonly maxBytes?: number | undefined;
+  /** PEM CA certificates an https peer is checked against. Default: Node's trust store. */
+  readonly ca?: Buffer | undefined;
+  /** The name an https peer's certificate is checked for. Default: the URL's host. */
+  readonly serverName?: string | undefined;
 }
 
 /** What the peers work with; each absent field has a working default (injected in tests). */
 export interface PeersDeps {
-  /** The bounded HTTP client (default: createHttpClient without retries; the deadline is the retry). */
+  /** The bounded HTTP client (default: createHttpClient without retries, the deadline being the retry, over peerTransport when a CA or server name is set). */
   readonly client?: HttpClient | undefined;
   /** Every address of a host name (default: dns.lookup with all: true). */
   readonly resolve?: ((host: string) => Promise<readonly string[]>) | undefined;
@@ -66,10 +71,17 @@ export interface PeerFailure {
   readonly reason: PeerFailureReason;
 }
 
+/** One peer's answer: its replica name, the parsed value, and the base URL it was asked at (for `ask`). */
+export interface PeerAnswer<T> {
+  readonly replica: string;
+  readonly value: T;
+  readonly peer: string;
+}
+
 /** What the peers answered: this replica's name, every peer's value by replica, and who failed. */
 export interface FanOutResult<T> {
   readonly local: string;
-  readonly answered: Array<{ readonly replica: string; readonly value: T }>;
+  readonly answered: Array<PeerAnswer<T>>;
   readonly failed: PeerFailure[];
 }
 
@@ -83,6 +95,8 @@ export interface Peers {
    * cap, then passed to `parse` (which throws on a malformed one: bad_reply). Never rejects.
    */
   fanOut<T>(path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<FanOutResult<T>>;
+  /** GETs `path?query` of one peer (a `peer` of an earlier answer), bounded, validated and counted as fanOut's calls are. Never rejects. */
+  ask<T>(peer: string, path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<PeerAnswer<T> | PeerFailure>;
 }
 
 /** The `host:port` of a URL, as addresses are compared (lower case, IPv6 without brackets). */
@@ -117,16 +131,6 @@ function reasonOf(error: unknown): PeerFailureReason {
   return "unreachable";
 }
 
-/** A failure told by the peer's reply (a status, a body that is not what was asked). */
-class PeerReplyError extends Error {
-  constructor(
-    readonly reason: PeerFailureReason,
-    readonly replica: string | undefined,
-  ) {
-    super(reason);
-  }
-}
-
 /** A replica name as a header may carry it: [A-Za-z0-9_.-]{1,64}, else none. */
 const replicaOf = (header: string | null): string | undefined => (header !== null && /^[A-Za-z0-9_.-]{1,64}$/.test(header) ? header : undefined);
 
@@ -134,7 +138,8 @@ const replicaOf = (header: string | null): string | undefined => (header !== nul
 export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers {
   const timeoutMs = options.timeoutMs ?? DEFAULT_PEER_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_PEER_MAX_BYTES;
-  const client = deps.client ?? createHttpClient({ retry: { attempts: 1 } });
+  const tls = options.ca !== undefined || options.serverName !== undefined ? { fetch: peerTransport({ ca: options.ca, serverName: options.serverName }) } : {};
+  const client = deps.client ?? createHttpClient({ ...tls, retry: { attempts: 1 } });
   const resolve = deps.resolve ?? (async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address));
   const count = deps.count ?? (() => undefined);
   const selfAddresses = deps.selfAddresses ?? (() => []);
@@ -167,36 +172,29 @@ export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers 
     return { bases: kept, failed };
   };
 
-  const callOne = async <T>(base: string, path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<{ replica: string; value: T } | "self" | PeerFailure> => {
+  const callOne = async <T>(base: string, path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<PeerAnswer<T> | "self" | PeerFailure> => {
     const qs = query.toString();
     const url = `${base}${path}${qs ? `?${qs}` : ""}`;
     let replica: string | undefined;
+    const failure = (reason: PeerFailureReason): PeerFailure => ({ peer: base, ...(replica !== undefined ? { replica } : {}), reason });
     try {
       const res = await client.request(url, { method: "GET", headers }, undefined, { headersMs: timeoutMs, idleMs: timeoutMs, totalMs: timeoutMs, maxBytes });
       replica = replicaOf(res.headers.get(REPLICA_HEADER));
-      if (replica === options.replica) {
+      if (replica === options.replica || res.status === 401 || res.status === 403 || !res.ok || replica === undefined) {
         res.discard();
-        return "self";
-      }
-      if (res.status === 401 || res.status === 403) {
-        res.discard();
-        throw new PeerReplyError("unauthorized", replica);
-      }
-      if (!res.ok || replica === undefined) {
-        res.discard();
-        throw new PeerReplyError("bad_reply", replica);
+        if (replica === options.replica) return "self";
+        return failure(res.status === 401 || res.status === 403 ? "unauthorized" : "bad_reply");
       }
       const text = await res.text({ maxBytes });
       let value: T;
       try {
         value = parse(JSON.parse(text) as unknown);
       } catch {
-        throw new PeerReplyError("bad_reply", replica);
+        return failure("bad_reply");
       }
-      return { replica, value };
+      return { replica, value, peer: base };
     } catch (error) {
-      const reason = error instanceof PeerReplyError ? error.reason : reasonOf(error);
-      return { peer: base, ...(replica !== undefined ? { replica } : {}), reason };
+      return failure(reasonOf(error));
     }
   };
 
@@ -206,7 +204,7 @@ export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers 
     async fanOut<T>(path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<FanOutResult<T>> {
       const { bases, failed } = await targets();
       const results = await Promise.all(bases.map((b) => callOne(b, path, query, parse)));
-      const answered: Array<{ replica: string; value: T }> = [];
+      const answered: Array<PeerAnswer<T>> = [];
       const seen = new Set<string>([options.replica]);
       for (const r of results) {
         if (r === "self") {
@@ -224,6 +222,13 @@ export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers 
         }
       }
       return { local: options.replica, answered, failed };
+    },
+    async ask<T>(peer: string, path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<PeerAnswer<T> | PeerFailure> {
+      const r = await callOne(peer, path, query, parse);
+      // Its own address answering as itself cannot happen for a peer that answered as another replica before; if it does, it is no answer.
+      const out: PeerAnswer<T> | PeerFailure = r === "self" ? { peer, replica: options.replica, reason: "bad_reply" } : r;
+      count("reason" in out ? out.reason : "ok");
+      return out;
     },
   };
 }
