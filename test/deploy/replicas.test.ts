@@ -1,13 +1,17 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
+import { resolveCollectorOptions } from "../../src/collector/options.ts";
 import { resolveMonitorOptions } from "../../src/sdk/options.ts";
+import { tempDir } from "../helpers/cli.ts";
 import { hasKubectl } from "../helpers/kubectl.ts";
+import { codeBlocks } from "../helpers/readme-blocks.ts";
+import { TLS_FIXTURES } from "../helpers/tls.ts";
 import { all, env, matches, mebibytes, one, ROOT, workloads } from "./manifests.ts";
-import type { Container, Obj, Workload } from "./manifests.ts";
+import type { Container, Obj, PodSpec, Workload } from "./manifests.ts";
 import { schemaProblem, unknownFields } from "./schemas.ts";
 
 /**
@@ -143,6 +147,20 @@ describe("deploy/kubernetes: the replicas find each other (peers)", () => {
     expect(kubeletEnv(swapped).GROUNDWATCH_PEERS_DNS).toContain("$(POD_NAMESPACE)");
   });
 
+  it("resolves, as the container gets its environment, to the Service's peers over https, checked for that name against the mounted ca.crt", () => {
+    // The Secret groundwatch-tls as the kubelet mounts it, with the test certificates: the env's paths under the mount point there.
+    const mount = gw.volumeMounts!.find((m) => m.name === "tls")!;
+    const secret = tempDir();
+    for (const item of pod.volumes.find((v) => v.name === "tls")!.secret!.items!) copyFileSync({ "tls.crt": TLS_FIXTURES.cert, "tls.key": TLS_FIXTURES.key, "ca.crt": TLS_FIXTURES.ca }[item.key]!, join(secret, item.path));
+    const mounted = Object.fromEntries(Object.entries(kubeletEnv(gw)).map(([k, v]) => [k, v.startsWith(`${mount.mountPath}/`) ? join(secret, v.slice(mount.mountPath.length + 1)) : v]));
+    const dir = tempDir();
+    writeFileSync(join(dir, "groundwatch.yaml"), configMap.data["groundwatch.yaml"]!);
+    const resolved = resolveCollectorOptions({ configFile: join(dir, "groundwatch.yaml"), env: mounted });
+    expect(resolved.tls).toBeDefined();
+    expect(resolved.peers).toMatchObject({ urls: [], dns: `groundwatch-peers.${POD["metadata.namespace"]}.svc.cluster.local:${httpsPort.containerPort}`, serverName: "groundwatch" });
+    expect(resolved.peers.ca?.equals(readFileSync(TLS_FIXTURES.ca))).toBe(true);
+  });
+
   it("checks a peer's certificate for the name the certificate carries (the ServiceMonitor's), against the CA mounted beside groundwatch's own pair", () => {
     const serverName = (one<Obj & { spec: { endpoints: Array<{ tlsConfig?: { serverName?: string } }> } }>("ServiceMonitor", "groundwatch").spec.endpoints[0]!.tlsConfig?.serverName);
     expect(env(gw, "GROUNDWATCH_PEERS_SERVER_NAME")?.value).toBe(serverName);
@@ -231,5 +249,40 @@ describe.skipIf(!hasKubectl())("deploy/kubernetes and deploy/overlays rendered w
     expect(env(c, "GROUNDWATCH_TOKEN")?.valueFrom?.secretKeyRef?.name).toBe("groundwatch");
     expect(c.volumeMounts?.map((m) => m.mountPath)).toEqual(expect.arrayContaining(["/etc/groundwatch", "/etc/groundwatch-tls", "/var/lib/groundwatch"]));
     expect(parse(find<ConfigMapObj>(objects, "ConfigMap", "groundwatch-config").data["groundwatch.yaml"]!)).toEqual(parse(configMap.data["groundwatch.yaml"]!));
+  });
+});
+
+describe("docs/deploy.md says what the manifests ship", () => {
+  const deployDoc = readFileSync(join(ROOT, "docs", "deploy.md"), "utf8");
+  const section = (heading: string): string => {
+    const start = deployDoc.indexOf(`\n${heading}\n`);
+    expect(start, heading).toBeGreaterThanOrEqual(0);
+    const next = deployDoc.slice(start + heading.length + 2).search(/\n#{2,3} /);
+    return deployDoc.slice(start, next < 0 ? undefined : start + heading.length + 2 + next);
+  };
+
+  it("sizes the spool with the cap, the claim and the retention the manifests ship", () => {
+    const disk = section("### Disk for the spool");
+    const review = monitorOptionsOf(configMap, kubeletEnv(gw)).review!;
+    const gib = (bytes: number): string => `${bytes / 2 ** 30} GiB`;
+    const claim = statefulSet.spec.volumeClaimTemplates![0]!.spec.resources.requests.storage;
+    expect(disk).toContain(`(\`maxBytes\` ${gib(review.maxBytes)} on a ${gib(mebibytes(claim) * 2 ** 20)} claim,\n\`retentionDays\` ${review.retentionMs / 86_400_000})`);
+    expect(disk).toContain(`(\`monitor.review.groundedSampleRate\`, ${review.groundedSampleRate})`);
+  });
+
+  it("gives a reader pod for a removed replica's claim that the schema accepts, mounting that claim read-only as the image's user", { timeout: 30_000 }, () => {
+    const block = codeBlocks("docs/deploy.md", deployDoc).find((b) => b.lang === "yaml" && b.lines.some((l) => l.text.trim() === "kind: Pod"));
+    expect(block, "the reader pod's yaml block").toBeDefined();
+    const reader = parse(block!.lines.map((l) => l.text).join("\n")) as Obj & { spec: PodSpec & { volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string; readOnly?: boolean } }> } };
+    expect(schemaProblem("docs/deploy.md", reader)).toBeUndefined();
+    expect(unknownFields([{ file: "docs/deploy.md", obj: reader }])).toEqual([]);
+    const claim = reader.spec.volumes[0]!.persistentVolumeClaim!;
+    // A StatefulSet names its claims <template>-<statefulset>-<ordinal>.
+    expect(claim.claimName).toMatch(new RegExp(`^${statefulSet.spec.volumeClaimTemplates![0]!.metadata.name}-${statefulSet.metadata.name}-\\d+$`));
+    expect(claim.readOnly).toBe(true);
+    const c = reader.spec.containers[0]!;
+    expect(c.volumeMounts).toEqual([{ name: reader.spec.volumes[0]!.name, mountPath: gw.volumeMounts!.find((m) => m.name === "spool")!.mountPath, readOnly: true }]);
+    expect((reader.spec.securityContext as { runAsUser?: number }).runAsUser).toBe(gw.securityContext?.runAsUser);
+    expect(deployDoc).toContain(`kubectl cp groundwatch-spool-reader:${monitorOptionsOf(configMap, kubeletEnv(gw)).review!.dir} ./${claim.claimName}`);
   });
 });

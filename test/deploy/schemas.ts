@@ -10,7 +10,7 @@ import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
-import { ConfigMap, PersistentVolumeClaim, Service } from "kubernetes-models/v1";
+import { ConfigMap, PersistentVolumeClaim, Pod, Service } from "kubernetes-models/v1";
 import ts from "typescript";
 import { ROOT } from "./manifests.ts";
 import type { Obj } from "./manifests.ts";
@@ -22,6 +22,7 @@ export const MODELS: Record<string, { model: new (data: never) => { validate(): 
   "v1/Service": { model: Service, type: "IService" },
   "v1/ConfigMap": { model: ConfigMap, type: "IConfigMap" },
   "v1/PersistentVolumeClaim": { model: PersistentVolumeClaim, type: "IPersistentVolumeClaim" },
+  "v1/Pod": { model: Pod, type: "IPod" },
   "networking.k8s.io/v1/NetworkPolicy": { model: NetworkPolicy, type: "INetworkPolicy" },
   "policy/v1/PodDisruptionBudget": { model: PodDisruptionBudget, type: "IPodDisruptionBudget" },
   "autoscaling/v2/HorizontalPodAutoscaler": { model: HorizontalPodAutoscaler, type: "IHorizontalPodAutoscaler" },
@@ -34,6 +35,7 @@ const TYPE_MODULES: Record<string, string> = {
   IService: "kubernetes-models/v1",
   IConfigMap: "kubernetes-models/v1",
   IPersistentVolumeClaim: "kubernetes-models/v1",
+  IPod: "kubernetes-models/v1",
   INetworkPolicy: "kubernetes-models/networking.k8s.io/v1",
   IPodDisruptionBudget: "kubernetes-models/policy/v1",
   IHorizontalPodAutoscaler: "kubernetes-models/autoscaling/v2",
