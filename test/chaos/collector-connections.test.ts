@@ -24,7 +24,7 @@ const HELD = 1100;
 /** The held connections come from these loopback addresses, 220 each: under the per-address cap (256), over the cap (1024) together, as from several hosts. */
 const ATTACKERS = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"];
 
-const deployed = one<Workload>("Deployment", "groundwatch").spec.template.spec.containers.find((c) => c.name === "groundwatch")!;
+const deployed = one<Workload>("StatefulSet", "groundwatch").spec.template.spec.containers.find((c) => c.name === "groundwatch")!;
 /** The kubelet's wait for a probe's answer: the shortest of the deployment's liveness and readiness timeouts. */
 const PROBE_TIMEOUT_MS = 1000 * Math.min(deployed.livenessProbe?.timeoutSeconds ?? 1, deployed.readinessProbe?.timeoutSeconds ?? 1);
 

@@ -164,13 +164,13 @@ describe("image-pins.ts --render: the one way an overlay reaches kubectl apply",
       expect(images.length).toBe(baseImages(DIR).length);
       for (const { image } of images) expect(image).toMatch(new RegExp(`@sha256:${HEX64}$`));
       // What the kustomization-only check cannot see: a patch that adds a container by tag.
-      writeFileSync(join(dir, "debug-patch.yaml"), stringify({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "groundwatch" }, spec: { template: { spec: { initContainers: [{ name: "debug", image: "busybox:1.36" }] } } } }));
+      writeFileSync(join(dir, "debug-patch.yaml"), stringify({ apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name: "groundwatch" }, spec: { template: { spec: { initContainers: [{ name: "debug", image: "busybox:1.36" }] } } } }));
       writeFileSync(join(dir, "kustomization.yaml"), stringify({ ...filled, patches: [{ path: "debug-patch.yaml" }] }));
       expect(unpinnedImages(filled)).toEqual([]);
       const patched = renderGate(dir);
       expect(patched.code).toBe(1);
       expect(patched.stdout).toBe("");
-      expect(patched.stderr).toContain("Deployment/groundwatch debug: busybox:1.36 is not pinned by digest");
+      expect(patched.stderr).toContain("StatefulSet/groundwatch debug: busybox:1.36 is not pinned by digest");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,13 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PrometheusRule, ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
-import { Deployment } from "kubernetes-models/apps/v1";
-import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
-import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
-import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
-import { ConfigMap, Service } from "kubernetes-models/v1";
-import ts from "typescript";
+import { PrometheusRule } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
+import { StatefulSet } from "kubernetes-models/apps/v1";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { generated } from "../../scripts/kube-manifests.ts";
@@ -16,61 +11,16 @@ import { loadConfigFile } from "../../src/config/file.ts";
 import { codeBlocks } from "../helpers/readme-blocks.ts";
 import { all, DIR, env, matches, mebibytes, one, ROOT } from "./manifests.ts";
 import type { Obj, Workload } from "./manifests.ts";
+import { keyOf, MODELS, unknownFields } from "./schemas.ts";
 
 /**
  * deploy/kubernetes/: every object validated against the Kubernetes API schema (kubernetes-models
  * 4.5.1, Kubernetes 1.31/1.32 API) and the Prometheus Operator CRDs (@kubernetes-models/prometheus-operator
  * 4.4.4, operator v0.65.1 CRDs), offline; unknown fields (a misspelt key the schemas would let through,
  * and a strict API server would refuse) caught by type-checking each object against the same models'
- * TypeScript declarations; the generated files checked against their sources; and the objects checked
- * against each other and against the image, the config file and the collector's drain.
+ * TypeScript declarations (test/deploy/schemas.ts); the generated files checked against their sources;
+ * and the objects checked against each other and against the image, the config file and the collector's drain.
  */
-const MODELS: Record<string, { model: new (data: never) => { validate(): void }; type: string }> = {
-  "apps/v1/Deployment": { model: Deployment, type: "IDeployment" },
-  "v1/Service": { model: Service, type: "IService" },
-  "v1/ConfigMap": { model: ConfigMap, type: "IConfigMap" },
-  "networking.k8s.io/v1/NetworkPolicy": { model: NetworkPolicy, type: "INetworkPolicy" },
-  "policy/v1/PodDisruptionBudget": { model: PodDisruptionBudget, type: "IPodDisruptionBudget" },
-  "autoscaling/v2/HorizontalPodAutoscaler": { model: HorizontalPodAutoscaler, type: "IHorizontalPodAutoscaler" },
-  "monitoring.coreos.com/v1/ServiceMonitor": { model: ServiceMonitor, type: "IServiceMonitor" },
-  "monitoring.coreos.com/v1/PrometheusRule": { model: PrometheusRule, type: "IPrometheusRule" },
-};
-const TYPE_MODULES: Record<string, string> = {
-  IDeployment: "kubernetes-models/apps/v1",
-  IService: "kubernetes-models/v1",
-  IConfigMap: "kubernetes-models/v1",
-  INetworkPolicy: "kubernetes-models/networking.k8s.io/v1",
-  IPodDisruptionBudget: "kubernetes-models/policy/v1",
-  IHorizontalPodAutoscaler: "kubernetes-models/autoscaling/v2",
-  IServiceMonitor: "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1",
-  IPrometheusRule: "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1",
-};
-const keyOf = (o: Obj): string => `${o.apiVersion}/${o.kind}`;
-
-/**
- * TypeScript's excess-property check of each object against the models' declarations, in memory: the
- * JSON schemas the models validate with allow unknown fields, the declarations do not.
- */
-function unknownFields(objects: ReadonlyArray<{ file: string; obj: Obj }>): string[] {
-  const file = join(ROOT, "test", "deploy", "__manifests__.ts");
-  const used = [...new Set(objects.map(({ obj }) => MODELS[keyOf(obj)]!.type))];
-  const source = [
-    ...used.map((t) => `import type { ${t} } from ${JSON.stringify(TYPE_MODULES[t])};`),
-    ...objects.map(({ file: f, obj }, i) => `// ${f}\nexport const m${i}: ${MODELS[keyOf(obj)]!.type} = ${JSON.stringify(obj)};`),
-  ].join("\n");
-  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true, skipLibCheck: true, types: [], lib: ["lib.es2023.d.ts"] };
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  const fileExists = host.fileExists.bind(host);
-  host.getSourceFile = (name, language, ...rest) => (name === file ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, ...rest));
-  host.fileExists = (name) => name === file || fileExists(name);
-  const program = ts.createProgram([file], options, host);
-  return ts.getPreEmitDiagnostics(program).map((d) => {
-    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : -1;
-    const where = line >= 0 ? (source.split("\n")[line - 1] ?? "") : "";
-    return `${where.startsWith("// ") ? where.slice(3) : "?"}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`;
-  });
-}
 
 describe("deploy/kubernetes: schemas", () => {
   it("holds only objects of the kinds it is validated for, listed in kustomization.yaml", () => {
@@ -78,7 +28,7 @@ describe("deploy/kubernetes: schemas", () => {
     for (const { file, obj } of all) expect(Object.keys(MODELS), `${file}: ${keyOf(obj)}`).toContain(keyOf(obj));
     const kustomization = parse(readFileSync(join(DIR, "kustomization.yaml"), "utf8")) as { resources: string[] };
     expect([...kustomization.resources].sort()).toEqual([...new Set(all.map(({ file }) => file))].sort());
-    for (const kind of ["Deployment", "Service", "ConfigMap", "NetworkPolicy", "PodDisruptionBudget", "HorizontalPodAutoscaler", "ServiceMonitor", "PrometheusRule"]) expect(all.map(({ obj }) => obj.kind)).toContain(kind);
+    for (const kind of ["Deployment", "StatefulSet", "Service", "ConfigMap", "NetworkPolicy", "PodDisruptionBudget", "HorizontalPodAutoscaler", "ServiceMonitor", "PrometheusRule"]) expect(all.map(({ obj }) => obj.kind)).toContain(kind);
   });
 
   it("validates every object against the Kubernetes and Prometheus Operator schemas", () => {
@@ -89,9 +39,9 @@ describe("deploy/kubernetes: schemas", () => {
   });
 
   it("rejects what the schemas forbid: the validator is live (a wrong type, a bad duration)", () => {
-    const deployment = structuredClone(one<Workload>("Deployment", "groundwatch"));
-    (deployment.spec.template.spec.containers[0]!.ports![0] as { containerPort: unknown }).containerPort = "4319";
-    expect(() => new Deployment(deployment as never).validate()).toThrow(/containerPort must be integer/);
+    const statefulSet = structuredClone(one<Workload>("StatefulSet", "groundwatch"));
+    (statefulSet.spec.template.spec.containers[0]!.ports![0] as { containerPort: unknown }).containerPort = "4319";
+    expect(() => new StatefulSet(statefulSet as never).validate()).toThrow(/containerPort must be integer/);
     const rule = structuredClone(one<Obj & { spec: { groups: Array<{ rules: Array<{ for?: string }> }> } }>("PrometheusRule", "groundwatch"));
     rule.spec.groups.find((g) => g.rules.some((r) => r.for))!.rules.find((r) => r.for)!.for = "2 minutes";
     expect(() => new PrometheusRule(rule as never).validate()).toThrow(/for must match pattern/);
@@ -100,9 +50,9 @@ describe("deploy/kubernetes: schemas", () => {
   it("has no unknown field in any object (checked against the models' type declarations)", { timeout: 30_000 }, () => {
     expect(unknownFields(all)).toEqual([]);
     // And the check is live: a misspelt field is reported, with its file.
-    const typo = structuredClone(one<Workload>("Deployment", "groundwatch"));
+    const typo = structuredClone(one<Workload>("StatefulSet", "groundwatch"));
     (typo.spec.template.spec as unknown as Record<string, unknown>).terminationGracePeriodSecond = 30;
-    expect(unknownFields([{ file: "deployment.yaml", obj: typo }]).join("\n")).toMatch(/deployment\.yaml: .*terminationGracePeriodSecond/);
+    expect(unknownFields([{ file: "statefulset.yaml", obj: typo }]).join("\n")).toMatch(/statefulset\.yaml: .*terminationGracePeriodSecond/);
   });
 });
 
@@ -124,7 +74,7 @@ describe("deploy/kubernetes: generated from one source of truth", () => {
 });
 
 describe("deploy/kubernetes: the objects fit each other, the image and the collector", () => {
-  const deployment = one<Workload>("Deployment", "groundwatch");
+  const deployment = one<Workload>("StatefulSet", "groundwatch");
   const pod = deployment.spec.template.spec;
   const gw = pod.containers.find((c) => c.name === "groundwatch")!;
   const configMap = one<Obj & { data: Record<string, string> }>("ConfigMap", "groundwatch-config");
@@ -223,7 +173,7 @@ describe("deploy/kubernetes: the objects fit each other, the image and the colle
     const pdb = one<Obj & { spec: { selector: { matchLabels: Record<string, string> } } }>("PodDisruptionBudget", "groundwatch");
     expect(matches(pdb.spec.selector.matchLabels, podLabels)).toBe(true);
     const hpa = one<Obj & { spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number; metrics: Array<{ resource?: { name: string } }> } }>("HorizontalPodAutoscaler", "groundwatch");
-    expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: "Deployment", name: "groundwatch" });
+    expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: "StatefulSet", name: "groundwatch" });
     expect(hpa.spec.metrics.map((m) => m.resource?.name)).toEqual(["cpu"]);
     // A PDB of one unavailable pod needs at least two to allow a drain.
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
@@ -232,7 +182,7 @@ describe("deploy/kubernetes: the objects fit each other, the image and the colle
 
 // Issue 35 (deploy hardening): the ServiceMonitor sent the bearer token to every pod over plain http.
 describe("deploy/kubernetes: TLS on the collector's port, from the Secret groundwatch-tls", () => {
-  const deployment = one<Workload>("Deployment", "groundwatch");
+  const deployment = one<Workload>("StatefulSet", "groundwatch");
   const pod = deployment.spec.template.spec;
   const gw = pod.containers.find((c) => c.name === "groundwatch")!;
   const sidecar = pod.containers.find((c) => c.name === "otel-sidecar")!;

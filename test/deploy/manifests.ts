@@ -53,14 +53,28 @@ export interface Container {
 }
 export interface PodSpec {
   terminationGracePeriodSeconds: number;
-  securityContext?: { runAsNonRoot?: boolean };
+  securityContext?: { runAsNonRoot?: boolean; fsGroup?: number; fsGroupChangePolicy?: string };
   containers: Container[];
-  volumes: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string; items?: Array<{ key: string; path: string }> } }>;
+  volumes: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string; items?: Array<{ key: string; path: string }> }; emptyDir?: { sizeLimit?: string } }>;
 }
-export type Workload = Obj & { spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } };
+/** A volume claim template of a StatefulSet. */
+export interface ClaimTemplate {
+  metadata: { name: string };
+  spec: { accessModes: string[]; resources: { requests: { storage: string } } };
+}
+export type Workload = Obj & {
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+    serviceName?: string;
+    podManagementPolicy?: string;
+    volumeClaimTemplates?: ClaimTemplate[];
+    persistentVolumeClaimRetentionPolicy?: { whenScaled?: string; whenDeleted?: string };
+  };
+};
 
-/** Every Deployment in deploy/kubernetes. */
-export const workloads = (): Workload[] => all.filter(({ obj }) => obj.kind === "Deployment").map(({ obj }) => obj as Workload);
+/** Every workload (Deployment, StatefulSet) in deploy/kubernetes. */
+export const workloads = (): Workload[] => all.filter(({ obj }) => obj.kind === "Deployment" || obj.kind === "StatefulSet").map(({ obj }) => obj as Workload);
 
 export const env = (c: Container, name: string) => c.env?.find((e) => e.name === name);
 export const mebibytes = (q: string): number => {

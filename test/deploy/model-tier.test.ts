@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Deployment } from "kubernetes-models/apps/v1";
+import { StatefulSet } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PersistentVolumeClaim } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
@@ -22,7 +22,7 @@ import { hasKubectl } from "../helpers/kubectl.ts";
  */
 const OVERLAY = join(ROOT, "deploy", "overlays", "model-tier");
 const read = (file: string): string => readFileSync(join(OVERLAY, file), "utf8");
-const patch = parse(read("deployment-patch.yaml")) as Workload;
+const patch = parse(read("statefulset-patch.yaml")) as Workload;
 const container = patch.spec.template.spec.containers.find((c) => c.name === "groundwatch") as Container;
 const envOf = (c: Container): Record<string, string> => Object.fromEntries((c.env ?? []).flatMap((e) => (e.value === undefined ? [] : [[e.name, e.value]])));
 
@@ -54,7 +54,7 @@ describe("the model-tier overlay (deploy/overlays/model-tier)", () => {
     expect(section.length).toBeLessThan(deploy.length);
     const row = section.split("\n").find((l) => l.startsWith("| DeBERTa-v3-xsmall shape | int8 |"));
     expect(row, "the int8 DeBERTa row of the table").toBeDefined();
-    const perCore = /([\d.]+) observations\/s per core with the DeBERTa-v3-xsmall-shaped int8 graph/.exec(read("deployment-patch.yaml"))?.[1];
+    const perCore = /([\d.]+) observations\/s per core with the DeBERTa-v3-xsmall-shaped int8 graph/.exec(read("statefulset-patch.yaml"))?.[1];
     expect(perCore).toBeDefined();
     expect(row).toContain(`| ${perCore} |`);
     expect(section).toContain("deploy/overlays/model-tier");
@@ -72,10 +72,10 @@ describe("the model-tier overlay (deploy/overlays/model-tier)", () => {
     if (!hasKubectl()) return; // kubectl is not required where the tests run; the checks above do not need it
     const rendered = execFileSync("kubectl", ["kustomize", OVERLAY], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     const objects = parseAllDocuments(rendered).map((d) => d.toJS() as { kind: string; metadata: { name: string } });
-    const deployment = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "groundwatch") as unknown as Workload;
+    const deployment = objects.find((o) => o.kind === "StatefulSet" && o.metadata.name === "groundwatch") as unknown as Workload;
     const hpa = objects.find((o) => o.kind === "HorizontalPodAutoscaler" && o.metadata.name === "groundwatch");
     const pvc = objects.find((o) => o.kind === "PersistentVolumeClaim" && o.metadata.name === "groundwatch-models");
-    expect(() => new Deployment(deployment as never).validate()).not.toThrow();
+    expect(() => new StatefulSet(deployment as never).validate()).not.toThrow();
     expect(() => new HorizontalPodAutoscaler(hpa as never).validate()).not.toThrow();
     expect(() => new PersistentVolumeClaim(pvc as never).validate()).not.toThrow();
     const gw = deployment.spec.template.spec.containers.find((c) => c.name === "groundwatch") as Container;

@@ -9,7 +9,7 @@ import type { Container, Obj, Workload } from "./manifests.ts";
  * deploy/kubernetes/ hardened (issue 24, items 9 and 16): every container bounded (CPU, memory,
  * ephemeral storage) and probed; the sidecar's OTLP receiver, which the gateway reaches from other
  * pods, requires a token of its own that the gateway sends; and NetworkPolicies that select the
- * Deployments' pods by their labels and open only the ports those pods' containers declare.
+ * workloads' pods by their labels and open only the ports those pods' containers declare.
  */
 
 type Selector = { matchLabels?: Record<string, string> };
@@ -24,7 +24,7 @@ type CollectorConfig = {
 };
 
 const collector = (file: string): CollectorConfig => parse(readFileSync(join(ROOT, "collector", file), "utf8")) as CollectorConfig;
-const groundwatch = one<Workload>("Deployment", "groundwatch");
+const groundwatch = one<Workload>("StatefulSet", "groundwatch");
 const gateway = one<Workload>("Deployment", "groundwatch-otel-gateway");
 const sidecar = groundwatch.spec.template.spec.containers.find((c) => c.name === "otel-sidecar")!;
 const otelcol = gateway.spec.template.spec.containers[0]!;
@@ -96,7 +96,7 @@ describe("deploy/kubernetes: the sidecar's receiver takes the gateway's token on
 });
 
 describe("deploy/kubernetes: NetworkPolicies", () => {
-  it("selects each Deployment's pods with exactly one policy that restricts ingress and egress", () => {
+  it("selects each workload's pods with exactly one policy that restricts ingress and egress", () => {
     expect(allPolicies.length).toBeGreaterThanOrEqual(2);
     for (const w of workloads()) {
       const selecting = allPolicies.filter((p) => matches(p.spec.podSelector.matchLabels ?? {}, w.spec.template.metadata.labels));
