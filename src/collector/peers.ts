@@ -155,7 +155,12 @@ export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers 
     const failed: PeerFailure[] = [];
     if (dns) {
       try {
-        const addresses = [...new Set(await resolve(dns.host))];
+        // The lookup is bounded too (getaddrinfo can wait on an unanswering DNS server for long).
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("dns timeout")), timeoutMs);
+        });
+        const addresses = [...new Set(await Promise.race([resolve(dns.host), late]).finally(() => clearTimeout(timer)))];
         if (addresses.length === 0) throw new Error("no address");
         for (const a of addresses) bases.push(baseOf(scheme, a, dns.port));
       } catch {
