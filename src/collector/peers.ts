@@ -14,6 +14,7 @@ import { networkInterfaces } from "node:os";
 import type { HttpClient } from "../net/bounded-fetch.ts";
 import { HeadersTimeoutError, TotalTimeoutError, createHttpClient } from "../net/bounded-fetch.ts";
 import { BodyIdleTimeoutError, BodyTooLargeError } from "../net/read-capped.ts";
+import { settleWithin } from "../workers/settle-within.ts";
 import { peerTransport } from "./peer-transport.ts";
 import type { PeerFailureReason, PeerOutcome } from "../telemetry/semconv.ts";
 
@@ -156,12 +157,13 @@ export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers 
     if (dns) {
       try {
         // The lookup is bounded too (getaddrinfo can wait on an unanswering DNS server for long).
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error("dns timeout")), timeoutMs);
-        });
-        const addresses = [...new Set(await Promise.race([resolve(dns.host), late]).finally(() => clearTimeout(timer)))];
-        if (addresses.length === 0) throw new Error("no address");
+        let found: readonly string[] = [];
+        await settleWithin(
+          resolve(dns.host).then((a) => (found = a)),
+          timeoutMs,
+        );
+        const addresses = [...new Set(found)];
+        if (addresses.length === 0) throw new Error("no address (or no answer in time)");
         for (const a of addresses) bases.push(baseOf(scheme, a, dns.port));
       } catch {
         count("dns");
