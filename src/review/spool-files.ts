@@ -55,7 +55,8 @@ function jsonLines(path: string): { values: unknown[]; bad: number; skipped?: Sp
 }
 
 
-function isSpoolRecord(v: unknown): v is SpoolRecord {
+/** A spool record of this version in outline (the view checks the rest: viewable.ts). */
+export function isSpoolRecord(v: unknown): v is SpoolRecord {
   return isPlainObject(v) && v.v === REVIEW_RECORD_VERSION && typeof v.id === "string" && (v.kind === "flagged" || v.kind === "grounded_sample") && typeof v.answer === "string" && Array.isArray(v.documents) && Array.isArray(v.claims);
 }
 
