@@ -68,6 +68,12 @@ export interface DirectoryStoreOptions {
   readonly dirs: readonly string[];
   /** One labels file read and written; default: labels.jsonl of every directory read (first to last), written in the first. */
   readonly labelsFile?: string | undefined;
+  /**
+   * A labels file that is not a regular file or is over the read cap: a ConfigError naming --labels
+   * (`refuse`, the default: a session appends to it), or passed over and reported in `skippedFiles`
+   * (`report`: readers that only read).
+   */
+  readonly unreadableLabels?: "refuse" | "report" | undefined;
 }
 
 /** The labels files a directory store reads: the one given, else labels.jsonl of each directory (each once). */
@@ -85,16 +91,18 @@ export function createDirectoryStore(options: DirectoryStoreOptions): ReviewStor
   const files = labelsFilesOf(options);
   const target = files[0];
   if (target === undefined) throw new ConfigError("--dir", undefined, "give at least one spool directory");
-  const readLabels = (): { labels: LabelRecord[]; unreadable: number } => {
+  const readLabels = (): { labels: LabelRecord[]; unreadable: number; skipped: SkippedSpoolFile[] } => {
     const labels: LabelRecord[] = [];
+    const skipped: SkippedSpoolFile[] = [];
     let unreadable = 0;
     for (const file of files) {
       const read = readLabelRecords(file);
-      if (read.skipped !== undefined) throw new ConfigError("--labels", file, `it is ${describeSkip(read.skipped)}: labels are read from and appended to a regular file only`);
+      if (read.skipped !== undefined && options.unreadableLabels !== "report") throw new ConfigError("--labels", file, `it is ${describeSkip(read.skipped)}: labels are read from and appended to a regular file only`);
+      if (read.skipped !== undefined) skipped.push({ path: file, reason: read.skipped });
       labels.push(...read.labels);
       unreadable += read.unreadable;
     }
-    return { labels, unreadable };
+    return { labels, unreadable, skipped };
   };
   return {
     load() {
@@ -104,7 +112,7 @@ export function createDirectoryStore(options: DirectoryStoreOptions): ReviewStor
         records: spools.records,
         labels: labels.labels,
         unreadable: { spoolLines: spools.unreadable, labelLines: labels.unreadable },
-        skippedFiles: spools.skipped,
+        skippedFiles: [...spools.skipped, ...labels.skipped],
         source: { answers: options.dirs.join(", "), labels: files.join(", ") },
         missing: [],
       });
