@@ -38,7 +38,7 @@ Usage:
                     [--calibration FILE [--require-valid-calibration]] [--prompt-context off|system|REGEX]
                     [--resample-url URL --resample-model M [--resample-n N] [--resample-rate R]
                      [--resample-temperature T]] [--review-dir DIR [--review-sample-rate R]]
-                    [--log-evaluations] [--print-config]
+                    [--peers URL,URL | --peers-dns HOST:PORT] [--log-evaluations] [--print-config]
 
 Endpoints:
   POST /v1/traces         OTLP/HTTP traces (protobuf or JSON; gzip, deflate or br): retriever and LLM
@@ -49,7 +49,8 @@ Endpoints:
                           joined with the spans of their trace
   POST /v1/observations   JSON observations, one or an array (schema: docs/observation.schema.json)
   GET  /metrics           Prometheus text format
-  GET  /v1/flagged        recent answers that are not grounded, with trace ids (groundwatch flagged)
+  GET  /v1/flagged        recent answers that are not grounded, with trace ids (groundwatch flagged);
+                          with --peers or --peers-dns, those of every replica, merged
   GET  /healthz, /readyz  liveness; readiness (503 with the reason while the scorer cannot score);
                           also on --health-port, a listener for the orchestrator's probes only
   GET  /runbooks          the alerts' runbooks as an HTML page (each alert's runbook_url points here)
@@ -111,6 +112,14 @@ Options:
   --review-sample-rate R
                         share of grounded answers also spooled, 0–1 (default 0.05); env
                         GROUNDWATCH_REVIEW_SAMPLE_RATE
+  --peers URL,URL       the other replicas of this deployment (this one may be listed: it is skipped):
+                        GET /v1/flagged then answers for all of them, merged newest first, naming the
+                        replicas that did not answer (partial); env GROUNDWATCH_PEERS
+  --peers-dns HOST:PORT the replicas as a headless Service, resolved to every address at each request
+                        (https when serving TLS: GROUNDWATCH_PEERS_CA_FILE, the CA a peer's certificate
+                        is checked against, and GROUNDWATCH_PEERS_SERVER_NAME, the name it must carry);
+                        env GROUNDWATCH_PEERS_DNS. Each call to a peer: collector.peerTimeoutMs (2000)
+                        and collector.peerMaxBytes (8 MiB), with this collector's token
   --log-evaluations     print each evaluation as it completes (route, verdict, score, claim counts, limits;
                         never user text) to stderr, for wiring a service up; also on with OTEL_LOG_LEVEL=debug
   --print-config        print the resolved configuration (secrets masked) and exit
@@ -158,6 +167,8 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
       "health-port": { type: "string" },
       "tls-cert": { type: "string" },
       "tls-key": { type: "string" },
+      peers: { type: "string" },
+      "peers-dns": { type: "string" },
       "sample-rate": { type: "string" },
       threshold: { type: "string" },
       "prompt-context": { type: "string" },
@@ -195,7 +206,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     const configFile = args.config ? resolve(io.cwd, args.config) : undefined;
     const tls = { ...(args["tls-cert"] !== undefined ? { tlsCertFile: resolve(io.cwd, args["tls-cert"]) } : {}), ...(args["tls-key"] !== undefined ? { tlsKeyFile: resolve(io.cwd, args["tls-key"]) } : {}) };
     const { options: scoring } = scoreOptionsFromFlags({ ...args, config: undefined }, io, threshold !== undefined ? { threshold } : {});
-    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(healthPort !== undefined ? { healthPort } : {}), ...tls, ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}), ...resample };
+    const collectorOptions = { env: io.env, ...(configFile ? { configFile } : {}), ...(args.host ? { host: args.host } : {}), ...(port !== undefined ? { port } : {}), ...(healthPort !== undefined ? { healthPort } : {}), ...tls, ...(args["prompt-context"] !== undefined ? { promptContext: args["prompt-context"] } : {}), ...resample, ...(args.peers !== undefined ? { peers: args.peers } : {}), ...(args["peers-dns"] !== undefined ? { peersDns: args["peers-dns"] } : {}) };
     // OTEL_LOG_LEVEL=debug (or verbose, all) asks for everything: the evaluations too.
     const logEvaluations = args["log-evaluations"] === true || otelLogLevel(io.env) >= DiagLogLevel.DEBUG;
     const monitorOptions = {
@@ -217,6 +228,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
           file: undefined,
           promptContext: collector.promptContext.mode === "regex" ? collector.promptContext.pattern.source : collector.promptContext.mode,
           resample: collector.resample ? { ...collector.resample, apiKey: collector.resample.apiKey ? "***" : "(not set)", budget: collector.resample.budget ?? null } : null,
+          peers: { ...collector.peers, ca: undefined },
         },
         sampling: monitor.sampling,
         monitor: {
@@ -249,7 +261,7 @@ export function runServe(argv: readonly string[], io: CommandIo): Promise<number
     };
     if (running.tls) process.on("SIGHUP", reload);
     // One write: whoever reads "listening" (a person, a supervisor, a test) gets the whole banner with it.
-    io.stderr.write(`groundwatch serve: listening on ${running.url} (metrics at ${running.url}/metrics${running.healthUrl ? `; probes at ${running.healthUrl}/healthz and /readyz` : ""})\n${startupBanner({ url: running.url, healthUrl: running.healthUrl, collector: running.options, monitor, env: io.env, logEvaluations, certificate: running.tls?.current(), now: Date.now() })}`);
+    io.stderr.write(`groundwatch serve: listening on ${running.url} (metrics at ${running.url}/metrics${running.healthUrl ? `; probes at ${running.healthUrl}/healthz and /readyz` : ""})\n${startupBanner({ url: running.url, replica: running.replica, healthUrl: running.healthUrl, collector: running.options, monitor, env: io.env, logEvaluations, certificate: running.tls?.current(), now: Date.now() })}`);
     await new Promise<void>((done) => {
       const stop = (): void => {
         process.off("SIGTERM", stop);
@@ -293,7 +305,7 @@ const mib = (bytes: number): string => `${Number((bytes / 2 ** 20).toFixed(1))} 
  * serve's start-up banner: a few aligned lines on stderr saying what this collector will do, so a
  * misconfiguration (a triage backend, a failed calibration, no export) is seen before the first request.
  */
-export function startupBanner(s: { url: string; healthUrl?: string | undefined; collector: ResolvedCollectorOptions; monitor: ResolvedMonitorOptions; env: NodeJS.ProcessEnv; logEvaluations: boolean; certificate?: CertificateInfo | undefined; now?: number }): string {
+export function startupBanner(s: { url: string; replica?: string | undefined; healthUrl?: string | undefined; collector: ResolvedCollectorOptions; monitor: ResolvedMonitorOptions; env: NodeJS.ProcessEnv; logEvaluations: boolean; certificate?: CertificateInfo | undefined; now?: number }): string {
   const { monitor, collector, env } = s;
   const score = monitor.score;
   const backend = expectedBackend(score, resolveHubSettings(env).cacheDir);
@@ -345,6 +357,7 @@ export function startupBanner(s: { url: string; healthUrl?: string | undefined; 
     ["queue", `${monitor.queueSize} observations or ${mib(monitor.queueBytes)} of text, ${monitor.workers} worker${monitor.workers === 1 ? "" : "s"}, ${monitor.timeoutMs} ms each; traces: ${collector.maxTraces} or ${mib(collector.maxBufferBytes)} joining`],
     ["resampler", resamplerLine(collector.resample)],
     ["review", reviewLine(monitor.review)],
+    ["peers", peersLine(collector.peers, s.replica)],
     ["auth", collector.token ? `on (bearer token)${!collector.tls && !isLoopbackBind(collector.host) ? " — sent in clear text over http: serve https (--tls-cert, --tls-key) or put TLS in front of it" : ""}` : "off (loopback only)"],
     ["tls", tlsLine(collector, s.certificate, s.now ?? Date.now())],
     ["bind", `${new URL(s.url).host}${s.healthUrl ? `; probes (/healthz, /readyz) also on ${new URL(s.healthUrl).host}` : ""}`],
@@ -377,6 +390,15 @@ function tlsLine(collector: ResolvedCollectorOptions, certificate: CertificateIn
   const reload = collector.tls.reloadMs > 0 ? `files checked every ${collector.tls.reloadMs / 1000} s and on SIGHUP` : "files read again on SIGHUP only (tlsReloadMs 0)";
   const when = now > certificate.validTo.getTime() ? ` — WARNING: it expired on ${certificate.validTo.toISOString()}: clients refuse it` : now < certificate.validFrom.getTime() ? ` — WARNING: it is not valid before ${certificate.validFrom.toISOString()}: clients refuse it` : "";
   return `https: ${certificate.subject}${certificate.names ? ` (${certificate.names})` : ""}, valid until ${certificate.validTo.toISOString()}; ${reload}${collector.healthPort !== undefined ? "; probes plain http" : ""}${when}`;
+}
+
+/** The banner's peers line: this replica's name, and where the others are found. */
+function peersLine(p: ResolvedCollectorOptions["peers"], replica: string | undefined): string {
+  const self = replica !== undefined ? `this replica is ${replica}; ` : "";
+  const bounds = `${p.timeoutMs} ms and ${mib(p.maxBytes)} a call`;
+  if (p.dns !== undefined) return `${self}the addresses of ${p.dns}, resolved at each /v1/flagged (${bounds}${p.serverName ? `; certificates for ${p.serverName}` : ""}${p.caFile ? `, CA ${p.caFile}` : ""})`;
+  if (p.urls.length > 0) return `${self}${p.urls.join(", ")} (${bounds})`;
+  return `${self}none (/v1/flagged answers for this replica only; --peers or --peers-dns)`;
 }
 
 /** The banner's resampler line: endpoint, model, n, rate, temperature, limits, whether a key is set (never the key), warnings. */

@@ -1,7 +1,8 @@
 import type { BatchObservableResult, Meter, ObservableGauge } from "@opentelemetry/api";
 import { ValueType } from "@opentelemetry/api";
 import type { MetricSpec } from "../telemetry/semconv.ts";
-import { ATTR_CONVENTION, ATTR_ENDPOINT, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
+import type { PeerOutcome } from "../telemetry/semconv.ts";
+import { ATTR_CONVENTION, ATTR_ENDPOINT, ATTR_OUTCOME, ATTR_REASON, ATTR_ROUTE, METRICS } from "../telemetry/semconv.ts";
 
 /** Why the collector refused a request (or a connection), as groundwatch.collector.refused counts it. */
 export type RefusalReason = "buffer_full" | "queue_full" | "too_large" | "unsupported_media_type" | "bad_request" | "unauthorized" | "misdirected" | "too_many_connections" | "too_many_per_address" | "timeout" | "plain_http" | "tls_handshake" | "internal_error";
@@ -49,6 +50,8 @@ export interface CollectorMetrics {
   incomplete(reason: string, route: string, n?: number): void;
   /** A request (or connection) refused on `endpoint`, with the reason. */
   refused(endpoint: string, reason: RefusalReason): void;
+  /** A call to a peer replica ended (groundwatch.peer.requests), with its outcome. */
+  peerRequest(outcome: PeerOutcome): void;
   /** Not scored so far, by reason. */
   incompleteStats(): Record<string, number>;
   /** Refused so far, by "endpoint reason". */
@@ -70,6 +73,7 @@ export function createCollectorMetrics(meter: Meter, options: CollectorMetricsOp
   const incompleteCounter = meter.createCounter(METRICS.collectorIncomplete.name, { unit: METRICS.collectorIncomplete.unit, description: METRICS.collectorIncomplete.description });
   const interactionsCounter = meter.createCounter(METRICS.collectorInteractions.name, { unit: METRICS.collectorInteractions.unit, description: METRICS.collectorInteractions.description });
   const refusedCounter = meter.createCounter(METRICS.collectorRefused.name, { unit: METRICS.collectorRefused.unit, description: METRICS.collectorRefused.description, valueType: ValueType.INT });
+  const peerCounter = meter.createCounter(METRICS.peerRequests.name, { unit: METRICS.peerRequests.unit, description: METRICS.peerRequests.description, valueType: ValueType.INT });
   const gauge = (s: MetricSpec): ObservableGauge => meter.createObservableGauge(s.name, { unit: s.unit, description: s.description, valueType: ValueType.INT });
   const gauges = {
     traces: gauge(METRICS.collectorBufferTraces),
@@ -99,6 +103,9 @@ export function createCollectorMetrics(meter: Meter, options: CollectorMetricsOp
       const key = `${endpoint} ${reason}`;
       refusedStats[key] = (refusedStats[key] ?? 0) + 1;
       refusedCounter.add(1, { [ATTR_ENDPOINT]: endpoint, [ATTR_REASON]: reason });
+    },
+    peerRequest(outcome) {
+      peerCounter.add(1, { [ATTR_OUTCOME]: outcome });
     },
     incompleteStats: () => ({ ...incompleteStats }),
     refusedStats: () => ({ ...refusedStats }),

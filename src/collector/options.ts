@@ -8,6 +8,8 @@ import { integerIn, numberIn, parseByteSize, parseBoolean, parseNonEmpty } from 
 import type { FieldReader, PickedValue } from "../config/resolve.ts";
 import { fieldReader } from "../config/resolve.ts";
 import { DEFAULT_HEAP_GROWTH_PERCENT, MAX_HEAP_GROWTH_PERCENT } from "./heap.ts";
+import type { ResolvedPeerOptions } from "./peer-options.ts";
+import { resolvePeerOptions } from "./peer-options.ts";
 import type { ResolvedTls } from "./tls.ts";
 import { resolveTls } from "./tls.ts";
 import type { AttributeMapping, PromptContext } from "./trace-parts.ts";
@@ -142,6 +144,26 @@ export interface CollectorOptions {
   readonly resampleTimeoutMs?: number;
   /** Most HTTP requests to the resampler endpoint in the collector's lifetime (retries and separate calls included). Default: no limit. */
   readonly resampleBudget?: number;
+  /**
+   * The other replicas of this deployment, as base URLs (this one may be listed: it is recognised
+   * and skipped): GET /v1/flagged then answers for all of them, merged. A list, or one string of
+   * comma-separated URLs. Default: none (each replica answers for itself). Not with peersDns. Env
+   * GROUNDWATCH_PEERS.
+   */
+  readonly peers?: string | readonly string[];
+  /**
+   * The replicas as a headless Service's `HOST:PORT`, resolved to every address at each call (https
+   * when the collector serves TLS). Not with peers. Env GROUNDWATCH_PEERS_DNS.
+   */
+  readonly peersDns?: string;
+  /** The name a peer's TLS certificate is checked for (peers dialled by address need it: no certificate names a pod's address). Default: the URL's host. Env GROUNDWATCH_PEERS_SERVER_NAME. */
+  readonly peersServerName?: string;
+  /** PEM CA certificates a peer's TLS certificate is checked against (the Secret's ca.crt). Default: Node's trust store. Env GROUNDWATCH_PEERS_CA_FILE; in the config file, relative to its folder. */
+  readonly peersCaFile?: string;
+  /** The longest one call to a peer may take, headers and body, ms, 1–600 000. Default 2000. Env GROUNDWATCH_PEER_TIMEOUT_MS. */
+  readonly peerTimeoutMs?: number;
+  /** The most bytes read of one peer's reply, 1024–1 GiB; a longer one is cut off (too_large). Default 8 MiB. Env GROUNDWATCH_PEER_MAX_BYTES. */
+  readonly peerMaxBytes?: number;
   readonly configFile?: string;
   readonly env?: NodeJS.ProcessEnv;
 }
@@ -176,6 +198,8 @@ export interface ResolvedCollectorOptions {
   readonly promptContext: PromptContext;
   /** The resampler for live semantic entropy; undefined when off (no resampleUrl). */
   readonly resample: ResolvedResampler | undefined;
+  /** The other replicas (none configured: empty urls, no dns) and the bounds of a call to one. */
+  readonly peers: ResolvedPeerOptions;
   readonly file: ConfigFile;
   readonly configFile: string | undefined;
 }
@@ -343,11 +367,12 @@ export function resolveCollectorOptions(options: CollectorOptions = {}, loaded?:
   const health = read.field("healthPort", integerIn(0, 65535));
   const healthPort = health.value;
   if (healthPort !== undefined && healthPort !== 0 && healthPort === port) throw new ConfigError(health.field, healthPort, `expected another port than the collector's own (${port}): the probes need a listener of their own`);
+  const tls = resolveTls(read, configFile);
   return {
     host,
     port,
     healthPort,
-    tls: resolveTls(read, configFile),
+    tls,
     token,
     bodyLimit,
     maxDocuments: pickInt("maxDocuments", 1, 100_000, 200),
@@ -370,6 +395,7 @@ export function resolveCollectorOptions(options: CollectorOptions = {}, loaded?:
     attributeMapping: mapping,
     promptContext,
     resample: resolveResampler(read, env),
+    peers: resolvePeerOptions(read, configFile, tls !== undefined),
     file,
     configFile,
   };

@@ -17,6 +17,8 @@ export interface RunningCollector {
   readonly tls: Pick<CertificateWatch, "current" | "check"> | undefined;
   readonly monitor: Monitor;
   readonly options: ResolvedCollectorOptions;
+  /** This replica's name: its x-groundwatch-replica header, its part of a merged /v1/flagged cursor. */
+  readonly replica: string;
   /** Traces not scored and records not used while joining (duplicate_event, duplicate_span, late, invalid_id, …), by reason, as groundwatch.collector.incomplete counts them. */
   readonly incompleteStats: () => Readonly<Record<string, number>>;
   /** What the trace buffer holds now: traces being joined (those complete and waiting for room in the scoring queue among them), and their text (characters ≈ bytes). */

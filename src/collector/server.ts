@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { ROOT_CONTEXT, TraceFlags, trace } from "@opentelemetry/api";
 import express from "express";
 import type { Monitor } from "../sdk/types.ts";
@@ -31,6 +32,8 @@ import { addErrorHandlers, addOpsRoutes, collectorReadiness } from "./routes/ops
 import { endpointOf } from "./metrics.ts";
 import { settleWithin } from "../workers/settle-within.ts";
 import { isLoopbackBind } from "../net/bind-policy.ts";
+import { collectorReplica } from "./peer-options.ts";
+import { REPLICA_HEADER, createPeers, localAddresses } from "./peers.ts";
 
 export type { RunningCollector } from "./running.ts";
 export { METRICS_ELSEWHERE } from "./running.ts";
@@ -104,13 +107,24 @@ export async function startCollector(options: CollectorSetupOptions & { readonly
     return work.finally(() => inflight.delete(work));
   };
 
+  // This replica's name, on every reply (x-groundwatch-replica), and its peers.
+  const replica = collectorReplica(setup.monitor.review?.replica, env);
+  const peers = createPeers(
+    { ...resolved.peers, scheme: resolved.tls ? "https" : "http", replica, token: resolved.token },
+    { count: (outcome) => metrics.peerRequest(outcome), selfAddresses: () => (server ? localAddresses((server.address() as AddressInfo).port) : []) },
+  );
+
   const app = express();
   app.disable("x-powered-by");
+  app.use((_req, res, next) => {
+    res.setHeader(REPLICA_HEADER, replica);
+    next();
+  });
   // DNS rebinding: on loopback, with a token or without, only requests addressed to a loopback name are answered.
   const hostGuard = isLoopbackBind(resolved.host) ? loopbackHostGuard((req) => metrics.refused(endpointOf(req.path), "misdirected")) : undefined;
   if (hostGuard) app.use(hostGuard);
   const readiness = collectorReadiness({ monitor, joiner, admission, maxTraces: resolved.maxTraces, maxBufferBytes: resolved.maxBufferBytes });
-  addOpsRoutes(app, { refusal, monitor, readiness, metricsHandler: (req, res) => prometheus.getMetricsRequestHandler(req, res) });
+  addOpsRoutes(app, { refusal, monitor, readiness, replica, peers, metricsHandler: (req, res) => prometheus.getMetricsRequestHandler(req, res) });
   const ingest = { refusal, admission, bodyLimit, bodyLimitText: resolved.bodyLimit, track };
   // The OTLP protobuf codecs: the vendored .proto files are read on the first protobuf request.
   addOtlpRoutes(app, { ...ingest, joiner, metrics, logRecords, codecs: createOtlpCodecs(), pause });
@@ -155,6 +169,7 @@ export async function startCollector(options: CollectorSetupOptions & { readonly
     tls: certificate ? { current: certificate.current, check: certificate.check } : undefined,
     monitor,
     options: resolved,
+    replica,
     incompleteStats: () => metrics.incompleteStats(),
     buffered: () => ({ traces: joiner.size, waiting: joiner.waiting, bytes: joiner.bytes }),
     refusedStats: () => metrics.refusedStats(),

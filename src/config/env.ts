@@ -65,6 +65,13 @@ export const COLLECTOR_ENV = {
   resampleTemperature: "GROUNDWATCH_RESAMPLE_TEMPERATURE",
   /** The resampler's API key: a secret, never read from a flag or a file. */
   resampleApiKey: "GROUNDWATCH_RESAMPLE_API_KEY",
+  /** The other replicas: a static list of base URLs, or a headless Service's HOST:PORT. */
+  peers: "GROUNDWATCH_PEERS",
+  peersDns: "GROUNDWATCH_PEERS_DNS",
+  peersServerName: "GROUNDWATCH_PEERS_SERVER_NAME",
+  peersCaFile: "GROUNDWATCH_PEERS_CA_FILE",
+  peerTimeoutMs: "GROUNDWATCH_PEER_TIMEOUT_MS",
+  peerMaxBytes: "GROUNDWATCH_PEER_MAX_BYTES",
 } as const;
 
 /** The judge backend's API key (re-exported as JUDGE_API_KEY_ENV by score-options.ts). */

@@ -34,6 +34,8 @@ const SECTIONS: Record<keyof ConfigFile, ReadonlySet<string>> = {
     "heapGrowthPercent",
     // The resampler (live semantic entropy); its API key is read from GROUNDWATCH_RESAMPLE_API_KEY only.
     ...["resampleUrl", "resampleModel", "resampleN", "resampleRate", "resampleTemperature", "resampleMaxTokens", "resampleMaxConcurrent", "resampleMaxCallsPerMinute", "resampleTimeoutMs", "resampleBudget"],
+    // The other replicas (GET /v1/flagged over the deployment) and the bounds of a call to one.
+    ...["peers", "peersDns", "peersServerName", "peersCaFile", "peerTimeoutMs", "peerMaxBytes"],
   ]),
   eval: new Set(["maxHallucinationRate", "minGroundedShare", "minMeanScore", "maxUnscorableShare", "maxCitationErrorRate"]),
   monitor: new Set(["calibrationFile", "queueSize", "queueBytes", "workers", "inFlightPerWorker", "timeoutMs", "scoringShare", "maxRoutes", "captureContent", "contentMaxLength", "flaggedPerRoute", "flaggedMaxBytes", "spanEvent", "openInference", "spanRelation", "drift", "requireValidCalibration", "review", "guard"]),

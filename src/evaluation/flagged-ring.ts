@@ -51,8 +51,15 @@ export interface FlaggedPage {
 
 /** A cursor as `page` writes it: the ring's identity, the last answer's sequence number, and its position among answers of its route and cause. */
 const CURSOR = /^(\d{1,16})\.(\d{1,16})\.(\d{1,16})$/;
-/** Whether `text` has a cursor's form (the collector refuses another as a bad parameter). */
-export const isFlaggedCursor = (text: string): boolean => CURSOR.test(text);
+/** The most replicas a merged cursor names. */
+export const MERGED_CURSOR_MAX_REPLICAS = 64;
+/**
+ * A merged cursor, as GET /v1/flagged over several replicas writes it: `replica:cursor` pairs joined
+ * by commas, one per replica (collector/flagged-cursor.ts). A replica it does not name reads from its start.
+ */
+const MERGED_CURSOR = new RegExp(`^[A-Za-z0-9_.-]{1,64}:\\d{1,16}\\.\\d{1,16}\\.\\d{1,16}(?:,[A-Za-z0-9_.-]{1,64}:\\d{1,16}\\.\\d{1,16}\\.\\d{1,16}){0,${MERGED_CURSOR_MAX_REPLICAS - 1}}$`);
+/** Whether `text` has a cursor's form, a ring's or a merged one (the collector refuses another as a bad parameter). */
+export const isFlaggedCursor = (text: string): boolean => CURSOR.test(text) || MERGED_CURSOR.test(text);
 
 export interface FlaggedRingOptions {
   /** The most recent answers not grounded (flagged or unscorable) kept per route label (0 keeps none). */

@@ -103,6 +103,8 @@ export const ATTR_COMBINED_VERDICT = "groundwatch.combined.verdict";
 export const ATTR_CLAIMS_UNSTABLE = "groundwatch.claims.unstable";
 /** How a resampler call ended (on groundwatch.resample.calls, and on the evaluation span): ok, error, too_large, timeout, short, shutdown, budget, busy, no_question. */
 export const ATTR_RESAMPLE_OUTCOME = "groundwatch.resample.outcome";
+/** How one call to a peer replica ended (on groundwatch.peer.requests): one of PEER_OUTCOMES. */
+export const ATTR_OUTCOME = "groundwatch.outcome";
 /** How one citation marker of an answer checked out (on groundwatch.citations): one of CITATION_STATUSES. */
 export const ATTR_CITATION_STATUS = "groundwatch.citation.status";
 /**
@@ -299,6 +301,12 @@ export const METRICS = {
     "Monitor.guard() decisions, by route and decision (pass, block, correct, bypass); bypasses also by reason (budget_exceeded, scorer_unavailable, scorer_error, over_limits, unscorable, invalid_input, closed, internal_error, saturated, source_error, cancelled)",
   ),
   guardDuration: spec("groundwatch.guard.duration", "s", "histogram", "Time from a Monitor.guard() call to its decision, by route and decision"),
+  peerRequests: spec(
+    "groundwatch.peer.requests",
+    "{request}",
+    "counter",
+    "Calls to peer replicas for a merged answer (GET /v1/flagged over the deployment), by outcome: ok, self (this replica, left out), duplicate (a replica already answered under another address), timeout (no complete reply within peerTimeoutMs), too_large (a reply past peerMaxBytes: the read stopped at the cap), unauthorized (401 or 403: the replicas' tokens differ), unreachable (the connection failed), bad_reply (another status, or a body that is not a valid answer), dns (the peers' Service name did not resolve)",
+  ),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
 } as const satisfies Record<string, MetricSpec>;
 
@@ -323,6 +331,13 @@ export type { FlaggedDropReason } from "../evaluation/flagged-ring.ts";
 
 /** Why an answer picked for the review spool was not written (groundwatch.reason on groundwatch.review.skipped). */
 export const REVIEW_SKIP_REASONS = ["bytes", "too_large", "io_error", "redact_error"] as const;
+
+/** How a peer call failed (PEER_OUTCOMES less the calls that answered or were left out). */
+export const PEER_FAILURE_REASONS = ["timeout", "too_large", "unauthorized", "unreachable", "bad_reply", "dns"] as const;
+export type PeerFailureReason = (typeof PEER_FAILURE_REASONS)[number];
+/** The values of groundwatch.outcome on groundwatch.peer.requests: a fixed set. */
+export const PEER_OUTCOMES = ["ok", "self", "duplicate", ...PEER_FAILURE_REASONS] as const;
+export type PeerOutcome = (typeof PEER_OUTCOMES)[number];
 
 /** Why a file under a review spool name was passed over (groundwatch.reason on groundwatch.review.files_skipped). */
 export const REVIEW_FILE_SKIP_REASONS = ["not_regular", "too_large"] as const;

@@ -59,7 +59,7 @@ describe("collector: GET /v1/flagged", () => {
     const next = (await (await fetch(`${c.url}/v1/flagged?after=${first.cursor}&limit=1`)).json()) as { flagged: Flagged[]; cursor: string; more: boolean; missed: number };
     expect(next.flagged.map((a) => a.traceId)).toEqual([TRACE_ID]);
     expect(next).toMatchObject({ more: false, missed: 0 });
-    expect(await (await fetch(`${c.url}/v1/flagged?after=${next.cursor}`)).json()).toEqual({ flagged: [], cursor: next.cursor, more: false, missed: 0 });
+    expect(await (await fetch(`${c.url}/v1/flagged?after=${next.cursor}`)).json()).toEqual({ flagged: [], cursor: next.cursor, more: false, missed: 0, replicas: { answered: [c.replica], failed: [] }, partial: false });
   });
 
   it("answers a bad parameter with a 400 naming it", async () => {

@@ -8,6 +8,7 @@ import { flaggedHandler } from "../flagged-route.ts";
 import type { Readiness } from "../health.ts";
 import { addProbes } from "../health.ts";
 import type { TraceJoiner } from "../joiner-types.ts";
+import type { Peers } from "../peers.ts";
 import type { Refusal } from "../refuse.ts";
 import { runbooksHandler } from "../runbooks.ts";
 import { METRICS_ELSEWHERE } from "../running.ts";
@@ -16,6 +17,9 @@ import { METRICS_ELSEWHERE } from "../running.ts";
 export interface OpsRoutesOptions {
   readonly refusal: Refusal;
   readonly monitor: Pick<Monitor, "flaggedPage">;
+  /** This replica's name, and its peers (GET /v1/flagged for the whole deployment). */
+  readonly replica: string;
+  readonly peers: Peers;
   /** Whether the collector is ready, and why not (see collectorReadiness). */
   readonly readiness: () => Readiness;
   /** The Prometheus exporter's handler of GET /metrics. */
@@ -55,7 +59,7 @@ export function addOpsRoutes(app: Express, options: OpsRoutesOptions): void {
   app.get("/metrics", refusal.auth, (req, res) => {
     options.metricsHandler(req, res);
   });
-  app.get("/v1/flagged", refusal.auth, flaggedHandler({ page: (q) => options.monitor.flaggedPage(q), badRequest: (req, res, error) => refusal.refuse(req, res, 400, { error }) }));
+  app.get("/v1/flagged", refusal.auth, flaggedHandler({ page: (q) => options.monitor.flaggedPage(q), replica: options.replica, peers: options.peers, badRequest: (req, res, error) => refusal.refuse(req, res, 400, { error }) }));
   // An SDK whose OTLP exporter points here sends its metrics too: say where they belong instead of a bare 404.
   app.post("/v1/metrics", (req, res) => refusal.refuse(req, res, 404, { error: METRICS_ELSEWHERE }));
 }
