@@ -7,6 +7,7 @@ import { appendLabel, labelsPath, readLabelRecords, readSpools } from "../../rev
 import type { SeenLabel } from "../../review/store.ts";
 import { unseenLabels } from "../../review/store.ts";
 import { readJsonBody } from "../body.ts";
+import { PEER_HEADER, REPLICA_HEADER } from "../peers.ts";
 import type { Refusal } from "../refuse.ts";
 import type { PeerPage, ReplicaPage, ReplicaPosition } from "../review-pages.ts";
 import { REVIEW_PAGE_DEFAULT_LIMIT, REVIEW_PAGE_MAX_LIMIT, checkLabel, checkRecord, formatCursor, labelsPage, parseCursor, parsePeerPage, recordsPage } from "../review-pages.ts";
@@ -29,10 +30,6 @@ import { REVIEW_PAGE_DEFAULT_LIMIT, REVIEW_PAGE_MAX_LIMIT, checkLabel, checkReco
  * conflict rule (review/store.ts): 409 with the labels of others the reviewer had not seen.
  */
 
-/** The header naming the replica that answered. */
-const REPLICA_HEADER = "x-groundwatch-replica";
-/** The header of a call between replicas: answered from the local replica only. */
-const PEER_HEADER = "x-groundwatch-peer";
 /** The largest label request read: a label with its claims, spans and what the reviewer has seen. */
 export const REVIEW_LABEL_MAX_BODY = 64 * 1024;
 /** The most labels of others a request may say the reviewer has seen. */
