@@ -27,7 +27,8 @@ any time, and a rerun shows only what is left.
   --dir D           a spool directory (repeat for several replicas; they merge);
                     default ${REVIEW_ENV.dir}
   --reviewer NAME   who is labelling, recorded on each label (default ${REVIEW_ENV.reviewer})
-  --labels FILE     the labels file (default labels.jsonl in the first --dir)
+  --labels FILE     the labels file (default: labels.jsonl of every --dir read, the first one's
+                    appended to)
   --url URL         a collector (groundwatch serve with --review-dir) instead of --dir: the answers
                     of every replica of its deployment, read over its API; each label is written by
                     the replica that holds the answer. Replicas that do not answer are named on

@@ -96,5 +96,6 @@ export function resolveReviewSource(flags: ReviewSourceFlags, io: Pick<CommandIo
   const remote = resolveCollectorUrl(flags, io);
   if (remote) return { store: createRemoteStore(remote), reviewer: resolveReviewer(flags, io) };
   const target = resolveReviewTarget(flags, io);
-  return { store: createDirectoryStore({ dirs: target.dirs, labelsFile: target.labels }), reviewer: target.reviewer };
+  // Without --labels: labels.jsonl of every directory is read (labels follow their answers), the first one's written.
+  return { store: createDirectoryStore({ dirs: target.dirs, labelsFile: flags.labels !== undefined ? target.labels : undefined }), reviewer: target.reviewer };
 }

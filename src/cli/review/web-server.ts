@@ -35,7 +35,7 @@ export interface ReviewWebOptions {
   readonly dirs: readonly string[];
   /** The reviewer's name, written in every label. */
   readonly reviewer: string;
-  /** The labels file (default: labels.jsonl in the first spool directory). */
+  /** The labels file (default: labels.jsonl of every spool directory read, the first one's appended to). */
   readonly labelsFile?: string | undefined;
   /** Address to bind (default 127.0.0.1); another than loopback needs `token`. */
   readonly host?: string | undefined;

@@ -20,7 +20,8 @@ saves), s skip, u undo. Answers you labelled are not shown again; several spools
 
   --dir D           a spool directory (repeat for several replicas); default ${REVIEW_ENV.dir}
   --reviewer NAME   your name, written in every label (default ${REVIEW_ENV.reviewer})
-  --labels FILE     the labels file (default: labels.jsonl in the first --dir)
+  --labels FILE     the labels file (default: labels.jsonl of every --dir read, the first one's
+                    appended to)
   --url URL         a collector (serve with --review-dir) instead of --dir: every replica's answers over
                     its API, each label written by the replica holding the answer
   --collector-token T  the collector's bearer token with --url (default ${COLLECTOR_ENV.token})
