@@ -93,8 +93,8 @@ export function createRemoteStore(options: RemoteStoreOptions): ReviewStore {
         items.push(item);
         byReplica.set(replica, items);
       }
-      // Every page counts its replicas' whole files again: the largest count is the files'.
-      if (Number.isSafeInteger(body.unreadable)) unreadable = Math.max(unreadable, body.unreadable as number);
+      // Each page counts the lines it read that were not items: summed, the files'.
+      if (Number.isSafeInteger(body.unreadable) && (body.unreadable as number) > 0) unreadable += body.unreadable as number;
       const replicas = isPlainObject(body.replicas) ? body.replicas : {};
       for (const f of Array.isArray(replicas.failed) ? replicas.failed : []) {
         const m = missingOf(f);

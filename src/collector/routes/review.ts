@@ -3,14 +3,16 @@ import { isPlainObject } from "../../core/plain-object.ts";
 import type { HttpClient } from "../../net/bounded-fetch.ts";
 import { createHttpClient } from "../../net/bounded-fetch.ts";
 import type { LabelRecord } from "../../review/record.ts";
-import { appendLabel, labelsPath, readLabelRecords, readSpools } from "../../review/spool-files.ts";
+import { appendLabel, labelsPath, readLabelRecords } from "../../review/spool-files.ts";
 import type { SeenLabel } from "../../review/store.ts";
 import { unseenLabels } from "../../review/store.ts";
 import { readJsonBody } from "../body.ts";
 import { PEER_HEADER, REPLICA_HEADER } from "../peers.ts";
 import type { Refusal } from "../refuse.ts";
-import type { PeerPage, ReplicaPage, ReplicaPosition } from "../review-pages.ts";
-import { REVIEW_PAGE_DEFAULT_LIMIT, REVIEW_PAGE_MAX_LIMIT, checkLabel, checkRecord, formatCursor, labelsPage, parseCursor, parsePeerPage, recordsPage } from "../review-pages.ts";
+import type { PeerPage, ReplicaPosition } from "../review-pages.ts";
+import { REVIEW_PAGE_DEFAULT_LIMIT, REVIEW_PAGE_MAX_BYTES, REVIEW_PAGE_MAX_LIMIT, checkLabel, checkRecord, formatCursor, parseCursor, parsePeerPage } from "../review-pages.ts";
+import type { SpoolPage } from "../../review/spool-pages.ts";
+import { createSpoolIndex, readLabelsPage, readRecordsPage } from "../../review/spool-pages.ts";
 
 /**
  * The review API: a deployment's review spools read and labelled over the collector's authenticated
@@ -18,8 +20,11 @@ import { REVIEW_PAGE_DEFAULT_LIMIT, REVIEW_PAGE_MAX_LIMIT, checkLabel, checkReco
  * Mounted behind the collector's bearer auth; without a review spool every path is a 404 naming
  * --review-dir.
  *
- *   GET  /v1/review/records?after=&limit=  the spool's answers, oldest first per replica, paged
+ *   GET  /v1/review/records?after=&limit=  the spool's answers, in spool order per replica, paged
  *   GET  /v1/review/labels?after=&limit=   the labels files' records, in the order written, paged
+ *
+ * Pages read only their own bytes of the files (review/spool-pages.ts), so a whole read costs one
+ * read of the spool; which answers a replica holds is kept in an index read on as segments grow.
  *   POST /v1/review/labels                 {label, seen}: a label, written by the replica that holds the answer
  *   GET  /v1/review/holds?id=              (between replicas) whether this replica's spool has the answer
  *
@@ -96,12 +101,11 @@ export function addReviewRoutes(app: Express, options: ReviewRoutesOptions): voi
   };
 
   /** Answers a page request: this replica's page, and (to a client) every peer's, merged. */
-  const paged = <T>(key: "records" | "labels", localPage: (position: ReplicaPosition | undefined, limit: number) => (ReplicaPage<T> & { unreadable: number }) | "lost", check: (v: unknown) => T | undefined): Handler => {
+  const paged = <T>(key: "records" | "labels", localPage: (position: ReplicaPosition | undefined, limit: number) => SpoolPage<T>, check: (v: unknown) => T | undefined): Handler => {
     return async (req, res) => {
       const q = pageQuery(req);
       if (typeof q === "string") return badRequest(req, res, q);
       const local = localPage(q.cursor.get(replica), q.limit);
-      if (local === "lost") return badRequest(req, res, "after: the cursor's place in this replica's spool is gone (answers were deleted): read again from the start");
       const item = (from: string, value: T): Record<string, unknown> => ({ replica: from, [key === "records" ? "record" : "label"]: value });
       const items = local.items.map((v) => item(replica, v));
       const cursor = new Map(q.cursor).set(replica, local.position);
@@ -126,39 +130,14 @@ export function addReviewRoutes(app: Express, options: ReviewRoutesOptions): voi
     };
   };
 
-  const spool = (): ReturnType<typeof readSpools> => readSpools([reviewDir as string]);
   const labelsFile = (): string => labelsPath(reviewDir as string);
   const labels = (): ReturnType<typeof readLabelRecords> => readLabelRecords(labelsFile());
+  /** Which answers this replica's spool holds, read on as segments grow (a label's holder, without reading the spool per request). */
+  const index = reviewDir === undefined ? undefined : createSpoolIndex(reviewDir);
+  const holds = (id: string): boolean => index?.holds(id) ?? false;
 
-  app.get(
-    "/v1/review/records",
-    refusal.auth,
-    wrap(
-      paged(
-        "records",
-        (position, limit) => {
-          const read = spool();
-          const page = recordsPage(read.records, position, limit);
-          return page === "lost" ? page : { ...page, unreadable: read.unreadable };
-        },
-        checkRecord,
-      ),
-    ),
-  );
-  app.get(
-    "/v1/review/labels",
-    refusal.auth,
-    wrap(
-      paged(
-        "labels",
-        (position, limit) => {
-          const read = labels();
-          return { ...labelsPage(read.labels, position, limit), unreadable: read.unreadable };
-        },
-        checkLabel,
-      ),
-    ),
-  );
+  app.get("/v1/review/records", refusal.auth, wrap(paged("records", (position, limit) => readRecordsPage(reviewDir as string, position, limit, REVIEW_PAGE_MAX_BYTES), checkRecord)));
+  app.get("/v1/review/labels", refusal.auth, wrap(paged("labels", (position, limit) => readLabelsPage(labelsFile(), position, limit, REVIEW_PAGE_MAX_BYTES), checkLabel)));
   app.get(
     "/v1/review/holds",
     refusal.auth,
@@ -166,7 +145,7 @@ export function addReviewRoutes(app: Express, options: ReviewRoutesOptions): voi
       const id = req.query.id;
       if (typeof id !== "string" || id === "" || id.length > 1024) return badRequest(req, res, "id: expected an answer's id");
       // `via`: the address this replica was called at, which the asking replica forwards a label to.
-      res.json({ replica, holds: spool().records.some((r) => r.id === id), via: req.headers.host ?? "" });
+      res.json({ replica, holds: holds(id), via: req.headers.host ?? "" });
       return Promise.resolve();
     }),
   );
@@ -177,7 +156,7 @@ export function addReviewRoutes(app: Express, options: ReviewRoutesOptions): voi
       const parsed = parseLabelRequest(await readJsonBody(req, REVIEW_LABEL_MAX_BODY, "64kb"));
       if (typeof parsed === "string") return badRequest(req, res, parsed);
       const { label, seen } = parsed;
-      if (spool().records.some((r) => r.id === label.id)) {
+      if (holds(label.id)) {
         // The holder: the conflict rule, then one appended line.
         const others = label.undo === true ? [] : unseenLabels(labels().labels, label.id, label.reviewer, seen);
         if (others.length > 0) return void res.status(409).json({ error: "labelled by others since the reviewer's session loaded", conflict: others, replica });
