@@ -14,6 +14,7 @@ import { networkInterfaces } from "node:os";
 import type { HttpClient } from "../net/bounded-fetch.ts";
 import { HeadersTimeoutError, TotalTimeoutError, createHttpClient } from "../net/bounded-fetch.ts";
 import { BodyIdleTimeoutError, BodyTooLargeError } from "../net/read-capped.ts";
+import { settleWithin } from "../workers/settle-within.ts";
 import { peerTransport } from "./peer-transport.ts";
 import type { PeerFailureReason, PeerOutcome } from "../telemetry/semconv.ts";
 
@@ -155,8 +156,14 @@ export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers 
     const failed: PeerFailure[] = [];
     if (dns) {
       try {
-        const addresses = [...new Set(await resolve(dns.host))];
-        if (addresses.length === 0) throw new Error("no address");
+        // The lookup is bounded too (getaddrinfo can wait on an unanswering DNS server for long).
+        let found: readonly string[] = [];
+        await settleWithin(
+          resolve(dns.host).then((a) => (found = a)),
+          timeoutMs,
+        );
+        const addresses = [...new Set(found)];
+        if (addresses.length === 0) throw new Error("no address (or no answer in time)");
         for (const a of addresses) bases.push(baseOf(scheme, a, dns.port));
       } catch {
         count("dns");

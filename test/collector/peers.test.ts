@@ -137,6 +137,14 @@ describe("createPeers().fanOut", () => {
     expect(counts).toEqual({ dns: 1 });
   });
 
+  it("gives up on a DNS lookup that does not answer within peerTimeoutMs: one dns failure", async () => {
+    const { count, counts } = counter();
+    const peers = createPeers({ dns: "slow.invalid:4319", replica: "self", timeoutMs: 200 }, { count, resolve: () => new Promise<readonly string[]>(() => undefined) });
+    const out = await peers.fanOut("/v1/flagged", new URLSearchParams(), parseItems);
+    expect(out.failed).toEqual([{ peer: "slow.invalid:4319", reason: "dns" }]);
+    expect(counts).toEqual({ dns: 1 });
+  });
+
   it("gives up on a slow peer at peerTimeoutMs (a reply that never comes, and one that trickles) and answers for the others", async () => {
     const silent = await peer(() => undefined);
     const trickling = await peer((_req, res) => {
