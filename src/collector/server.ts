@@ -27,6 +27,7 @@ import type { RunningCollector } from "./running.ts";
 import { addOtlpRoutes } from "./routes/otlp.ts";
 import { addObservationsRoute } from "./routes/observations.ts";
 import { addGuardRoute } from "./routes/guard.ts";
+import { addReviewRoutes } from "./routes/review.ts";
 import { addErrorHandlers, addOpsRoutes, collectorReadiness } from "./routes/ops.ts";
 import { endpointOf } from "./metrics.ts";
 import { settleWithin } from "../workers/settle-within.ts";
@@ -131,6 +132,8 @@ export async function startCollector(options: CollectorSetupOptions & { readonly
   addObservationsRoute(app, { ...ingest, monitor, metrics, parse });
   // The monitor's guard defaults, resolved once with its other options (each request's options go over them).
   addGuardRoute(app, { ...ingest, monitor, metrics, parse, defaults: setup.monitor.guard, concurrency: resolved.guardConcurrency });
+  // The review spool over the API (groundwatch review/export/evidence --url): 404 naming --review-dir without one.
+  addReviewRoutes(app, { refusal, reviewDir: monitor.reviewDir, replica, peers, token: resolved.token, scheme: credentials ? "https" : "http" });
   addErrorHandlers(app, { refusal, logContent: resolved.logContent });
 
   let server: Server | undefined;

@@ -1,10 +1,10 @@
-import { ConfigError } from "../config/errors.ts";
 import type { LabelRecord, ReviewLabelValue, SpanLabel, SpoolRecord } from "./record.ts";
 import { REVIEW_RECORD_VERSION, agreementOf, labelFromAgreement } from "./record.ts";
 import { reviewOrder } from "./queue.ts";
 import type { SkippedSpoolFile } from "./spool-files.ts";
-import { appendLabel, currentLabels, readLabelRecords, readSpools } from "./spool-files.ts";
-import { describeSkip } from "./spool-fs.ts";
+import { currentLabels } from "./spool-files.ts";
+import type { MissingReplica, ReviewSnapshot, ReviewStore, SeenLabel } from "./store.ts";
+import { createDirectoryStore } from "./store.ts";
 import { viewableRecord } from "./viewable.ts";
 import { GroundwatchError } from "../errors/groundwatch-error.ts";
 
@@ -13,9 +13,12 @@ import { GroundwatchError } from "../errors/groundwatch-error.ts";
  * page): which answer comes next, what a label, a skip and an undo write, and where the reviewer
  * stands. Answers come in review order (flagged first, then the grounded sample, oldest first:
  * review/queue.ts), replicas merged, each answer once; those this reviewer has a label in force for
- * are not shown, nor those skipped in this session. Every label record is built here, and appended
- * to the labels file at once; an undo appends an undo record that takes back this session's last
- * label, and that answer comes next again. No I/O beyond the spools and the labels file.
+ * are not shown, nor those skipped in this session. Every label record is built here, and written
+ * through the store at once (review/store.ts: spool directories, or a deployment's collectors); an
+ * undo writes an undo record that takes back this session's last label, and that answer comes next
+ * again. A label the store refuses for labels of others this session had not seen (the conflict
+ * rule) is not written: the session learns of them, and the view asks the reviewer whether to label
+ * anyway (a second `label`, now knowing them) or skip. No I/O beyond the store.
  */
 
 /** What a reviewer gives for one answer: a label (1 grounded, 0 not) or an agreement with groundwatch's verdict, and optionally claim and span marks. */
@@ -41,10 +44,12 @@ export interface ReviewProgress {
 }
 
 export interface ReviewSessionOptions {
-  /** Spool directories (replicas) to read, merged. */
-  readonly dirs: readonly string[];
-  /** The labels file labels are appended to and read from. */
-  readonly labelsFile: string;
+  /** Where answers and labels are read and labels written (default: a directory store over `dirs` and `labelsFile`). */
+  readonly store?: ReviewStore | undefined;
+  /** Spool directories (replicas) to read, merged (without `store`). */
+  readonly dirs?: readonly string[] | undefined;
+  /** The labels file labels are appended to and read from (without `store`; default labels.jsonl of each directory). */
+  readonly labelsFile?: string | undefined;
   /** The reviewer's name, written in every label. */
   readonly reviewer: string;
   /** The clock for label times (tests pass a fixed one). */
@@ -67,15 +72,20 @@ export class ReviewSessionError extends GroundwatchError {
   }
 }
 
+/** What a label did: written (by the replica holding the answer, when remote), or not written for labels of others this session had not seen (it knows them now). */
+export type LabelOutcome = { readonly written: LabelRecord; readonly replica?: string | undefined } | { readonly conflict: readonly LabelRecord[] };
+
 export interface ReviewSession {
   /** The next answer to review, or undefined when none is left. */
   next(): SpoolRecord | undefined;
-  /** Writes a label for an answer in the spools; returns the record written. */
-  label(input: LabelInput): LabelRecord;
+  /** Writes a label for an answer in the spools (see LabelOutcome). */
+  label(input: LabelInput): Promise<LabelOutcome>;
+  /** Labels in force of an answer by other reviewers that this session knows of. */
+  othersOf(id: string): LabelRecord[];
   /** Puts an answer aside for this session. */
   skip(id: string): void;
   /** Takes back this session's last label (an undo record); returns the id, or undefined when there is none to take back. */
-  undo(): string | undefined;
+  undo(): Promise<string | undefined>;
   progress(): ReviewProgress;
   /** Labels written in this session and not taken back. */
   labelledNow(): number;
@@ -83,21 +93,25 @@ export interface ReviewSession {
   readonly skippedFiles: readonly SkippedSpoolFile[];
   /** Lines that could not be read: of the spools (a torn last write is expected after a crash), and of the labels file. */
   readonly unreadable: { readonly spoolLines: number; readonly labelLines: number };
+  /** Where answers came from and labels go, in words. */
+  readonly source: ReviewSnapshot["source"];
+  /** Replicas that did not answer when the session loaded (remote): their answers are not in it. */
+  readonly missing: readonly MissingReplica[];
 }
 
 /**
- * Reads the spools and the labels file once and keeps this reviewer's state. A labels file that is
- * not a regular file (a link, a FIFO) or is over the read cap is a ConfigError naming --labels:
- * labels are appended only to a regular file, never through a link.
+ * Reads the store once and keeps this reviewer's state. With a directory store, a labels file that is
+ * not a regular file (a link, a FIFO) or is over the read cap is a ConfigError naming --labels.
  */
-export function openReviewSession(options: ReviewSessionOptions): ReviewSession {
+export async function openReviewSession(options: ReviewSessionOptions): Promise<ReviewSession> {
   const now = options.now ?? (() => new Date());
-  const read = readLabelRecords(options.labelsFile);
-  if (read.skipped !== undefined) throw new ConfigError("--labels", options.labelsFile, `it is ${describeSkip(read.skipped)}: labels are read from and appended to a regular file only`);
-  const spools = readSpools(options.dirs);
-  const records = reviewOrder(spools.records).map(viewableRecord);
+  const store = options.store ?? createDirectoryStore({ dirs: options.dirs ?? [], labelsFile: options.labelsFile });
+  const snapshot = await store.load();
+  const records = reviewOrder(snapshot.records).map(viewableRecord);
   const byId = new Map(records.map((r) => [r.id, r]));
-  const labelRecords: LabelRecord[] = read.labels.filter((l) => l.reviewer === options.reviewer);
+  /** Every label record this session knows of (all reviewers): what it tells the store it has seen. */
+  const known: LabelRecord[] = [...snapshot.labels];
+  const labelRecords: LabelRecord[] = known.filter((l) => l.reviewer === options.reviewer);
   const skipped = new Set<string>();
   /** Ids labelled in this session, most recent last: what undo takes back. */
   const undoStack: string[] = [];
@@ -105,9 +119,20 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
   const front: string[] = [];
 
   const labelledIds = (): Set<string> => new Set([...currentLabels(labelRecords).values()].map((l) => l.id));
-  const write = (record: LabelRecord): void => {
-    appendLabel(options.labelsFile, record);
-    labelRecords.push(record);
+  const othersOf = (id: string): LabelRecord[] => [...currentLabels(known.filter((l) => l.id === id)).values()].filter((l) => l.reviewer !== options.reviewer);
+  const remember = (record: LabelRecord): void => {
+    known.push(record);
+    if (record.reviewer === options.reviewer) labelRecords.push(record);
+  };
+  const write = async (record: LabelRecord): Promise<LabelOutcome> => {
+    const seen: SeenLabel[] = othersOf(record.id).map((l) => ({ reviewer: l.reviewer, time: l.time }));
+    const outcome = await store.write(record, seen);
+    if ("conflict" in outcome) {
+      for (const l of outcome.conflict) if (l.reviewer !== options.reviewer) known.push(l);
+      return outcome;
+    }
+    remember(record);
+    return outcome;
   };
   const recordOf = (id: string): SpoolRecord => {
     const record = byId.get(id);
@@ -120,21 +145,24 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
   };
 
   return {
-    skippedFiles: spools.skipped,
-    unreadable: { spoolLines: spools.unreadable, labelLines: read.unreadable },
+    skippedFiles: snapshot.skippedFiles,
+    unreadable: snapshot.unreadable,
+    source: snapshot.source,
+    missing: snapshot.missing,
+    othersOf,
     next() {
       const labelled = labelledIds();
       const undone = front.find((id) => !labelled.has(id) && !skipped.has(id));
       if (undone !== undefined) return byId.get(undone);
       return records.find((r) => !labelled.has(r.id) && !skipped.has(r.id));
     },
-    label(input) {
+    async label(input) {
       const record = recordOf(input.id);
       const label = input.label ?? (input.agreement === undefined ? undefined : labelFromAgreement(record.kind, input.agreement));
       if (label === undefined) throw new ReviewSessionError("no_label", "give label (0 or 1) or agreement (agree or disagree)");
       // The record's claims only, each once (the last mark given for an index), in index order.
-      const known = new Set(record.claims.map((c) => c.index));
-      const marks = new Map((input.claims ?? []).filter((c) => known.has(c.index)).map((c) => [c.index, c.label] as const));
+      const claimIndexes = new Set(record.claims.map((c) => c.index));
+      const marks = new Map((input.claims ?? []).filter((c) => claimIndexes.has(c.index)).map((c) => [c.index, c.label] as const));
       const claims = [...marks].sort((x, y) => x[0] - y[0]).map(([index, mark]) => ({ index, label: mark }));
       // The record's spans only, each once, in index order.
       const spanCount = record.spans?.length ?? 0;
@@ -151,22 +179,24 @@ export function openReviewSession(options: ReviewSessionOptions): ReviewSession 
         ...(spans.length > 0 ? { spans } : {}),
         kind: record.kind,
       };
-      write(written);
+      const outcome = await write(written);
+      if ("conflict" in outcome) return outcome;
       skipped.delete(record.id);
       undoStack.push(record.id);
       leaveFront(record.id);
-      return written;
+      return outcome;
     },
     skip(id) {
       recordOf(id);
       skipped.add(id);
       leaveFront(id);
     },
-    undo() {
-      const id = undoStack.pop();
+    async undo() {
+      const id = undoStack.at(-1);
       if (id === undefined) return undefined;
       const record = recordOf(id);
-      write({ v: REVIEW_RECORD_VERSION, id, reviewer: options.reviewer, time: now().toISOString(), kind: record.kind, undo: true });
+      await write({ v: REVIEW_RECORD_VERSION, id, reviewer: options.reviewer, time: now().toISOString(), kind: record.kind, undo: true });
+      undoStack.pop();
       leaveFront(id);
       front.unshift(id);
       return id;

@@ -55,7 +55,7 @@ function jsonLines(path: string): { values: unknown[]; bad: number; skipped?: Sp
 }
 
 
-/** Whether a parsed line is a spool record of this version (its kind, id, answer, documents and claims present; the fields inside are not checked). */
+/** Whether a parsed line is a spool record of this version in outline (its kind, id, answer, documents and claims present; the view checks the rest: viewable.ts). */
 export function isSpoolRecord(v: unknown): v is SpoolRecord {
   return isPlainObject(v) && v.v === REVIEW_RECORD_VERSION && typeof v.id === "string" && (v.kind === "flagged" || v.kind === "grounded_sample") && typeof v.answer === "string" && Array.isArray(v.documents) && Array.isArray(v.claims);
 }

@@ -67,11 +67,12 @@ describe("span labels", () => {
     return openReviewSession({ dirs: [dir], labelsFile: join(dir, "labels.jsonl"), reviewer, now: NOW });
   }
 
-  it("marking a span wrong is written on the label (the record's spans only, each once, in order) and read back", () => {
+  it("marking a span wrong is written on the label (the record's spans only, each once, in order) and read back", async () => {
     const dir = tempDir();
     writeSpool(dir, [spoolRecord("a1", { spans: SPANS })]);
-    const written = open("ana", dir).label({ id: "a1", agreement: "disagree", spans: [{ span: 1, verdict: "wrong" }, { span: 9, verdict: "wrong" }, { span: 1, verdict: "wrong" }, { span: 0, verdict: "wrong" }] });
-    expect(written.spans).toEqual([{ span: 0, verdict: "wrong" }, { span: 1, verdict: "wrong" }]);
+    const outcome = await (await open("ana", dir)).label({ id: "a1", agreement: "disagree", spans: [{ span: 1, verdict: "wrong" }, { span: 9, verdict: "wrong" }, { span: 1, verdict: "wrong" }, { span: 0, verdict: "wrong" }] });
+    const written = "written" in outcome ? outcome.written : undefined;
+    expect(written?.spans).toEqual([{ span: 0, verdict: "wrong" }, { span: 1, verdict: "wrong" }]);
     expect(readLabelRecords(join(dir, "labels.jsonl")).labels).toEqual([written]);
   });
 
@@ -85,12 +86,12 @@ describe("span labels", () => {
     expect(read.labels).toHaveLength(1);
   });
 
-  it("exports the spans a majority of the answer's reviewers marked wrong, with the span's offsets, probability, claim and words", () => {
+  it("exports the spans a majority of the answer's reviewers marked wrong, with the span's offsets, probability, claim and words", async () => {
     const dir = tempDir();
     writeSpool(dir, [spoolRecord("a1", { spans: SPANS })]);
-    open("ana", dir).label({ id: "a1", agreement: "disagree", spans: [{ span: 1, verdict: "wrong" }] });
-    open("bo", dir).label({ id: "a1", agreement: "disagree", spans: [{ span: 0, verdict: "wrong" }, { span: 1, verdict: "wrong" }] });
-    open("cy", dir).label({ id: "a1", agreement: "disagree" });
+    await (await open("ana", dir)).label({ id: "a1", agreement: "disagree", spans: [{ span: 1, verdict: "wrong" }] });
+    await (await open("bo", dir)).label({ id: "a1", agreement: "disagree", spans: [{ span: 0, verdict: "wrong" }, { span: 1, verdict: "wrong" }] });
+    await (await open("cy", dir)).label({ id: "a1", agreement: "disagree" });
     const majority = majorityLabels(currentLabels(readLabelRecords(join(dir, "labels.jsonl")).labels));
     expect(majority.labels.get("a1")?.spans).toEqual([{ span: 1, verdict: "wrong", votes: 2 }]);
     const { rows } = exportRows(readSpools([dir]).records, majority);

@@ -62,7 +62,7 @@ describe("review commands over a spool where someone planted links and FIFOs", (
     expect(run.stderr).toContain(`invalid --labels: ${JSON.stringify(labelsPath(dir))} (it is not a regular file`);
     expect(readFileSync(outside, "utf8")).toBe("not yours\n");
     // The web review opens the same session, so refuses it the same way (a ConfigError naming --labels: exit 2).
-    expect(() => openReviewSession({ dirs: [dir], labelsFile: labelsPath(dir), reviewer: "ann" })).toThrow(/--labels/);
+    await expect(openReviewSession({ dirs: [dir], labelsFile: labelsPath(dir), reviewer: "ann" })).rejects.toThrow(/--labels/);
   });
 
   it("review delete writes through no link planted beside a segment or the labels file, whatever its name", async () => {

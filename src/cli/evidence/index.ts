@@ -7,13 +7,15 @@ import { makeOutputDir, outputFileCreatingDir, writeOutputFile } from "../shared
 import type { PaperSize } from "./print-pdf.ts";
 import { PAPER_SIZES, pageRule, printPdf } from "./print-pdf.ts";
 import type { CommandIo } from "../shared/io.ts";
-import { reportSkippedFiles } from "../review/skips.ts";
+import { reportMissing, reportSkippedFiles } from "../review/skips.ts";
+import { resolveCollectorUrl } from "../review/options.ts";
+import { createRemoteStore } from "../review/remote-store.ts";
 import { escapeHtml } from "../shared/escape.ts";
 import { explainCalibrationFailure } from "../../core/calibration.ts";
 import { calibrationOutcomesHtml } from "../report/calibration.ts";
 import { describeProduction } from "../../review/export.ts";
 import { driftRefusedQuery, scoringInUse, scoringInfoQuery, scoringNotices } from "./scoring.ts";
-import { readReview, reviewOnlyHtml, reviewSection } from "./review.ts";
+import { readReview, readReviewStore, reviewOnlyHtml, reviewSection } from "./review.ts";
 import type { SeriesCount } from "./period-counts.ts";
 import { countRows, countText, periodCountQueries, seriesCounts, sumBy } from "./period-counts.ts";
 import { chartResolution, describePeriod, formatDuration, formatTime, promDuration, resolvePeriod } from "./period.ts";
@@ -26,7 +28,7 @@ Usage:
   groundwatch evidence --review-dir D... (--from DATE [--to DATE] | --since LENGTH [--to DATE])
                        [--route R] [--threshold 0.1] [--calibration calibration.json]
                        [--out report.html] [--pdf [--paper letter|a4]]
-                       [--review-dir D]... [--labels FILE]
+                       [--review-dir D]... [--labels FILE] [--url URL [--token T]]
 
 Queries the Prometheus that scrapes groundwatch and writes a self-contained HTML report: the
 hallucination rate and mean groundedness per route over the period with the threshold, alert
@@ -47,13 +49,16 @@ threshold), a calibration fitted on groundwatch's bundled examples or with anoth
 a drift reference the collector refused, and a triage-tier backend for all or part of the period.
 --out's folder is created when it does not exist.
 --review-dir D (repeat it for each replica's spool) adds "Review of the monitor": over the answers
-of the period people reviewed (groundwatch review; labels from --labels, default labels.jsonl in
-the first D; one label per answer, the majority of its reviewers), the precision of the flags and
+of the period people reviewed (groundwatch review; labels from --labels, default labels.jsonl of
+every D; one label per answer, the majority of its reviewers), the precision of the flags and
 the miss rate of grounded answers (from the random grounded sample), each with a Wilson 95%
 interval, the estimated recall TP / (TP + FN) with a conservative interval from those two, the
 counts behind them and the trend per day (per week beyond 14 days). The period's answers come from
 Prometheus, else from the spool (each kept answer over its sample rate); the report says which.
 With --review-dir, --prometheus may be left out: the report then holds only that section.
+--url URL (a collector run with --review-dir; --token T or GROUNDWATCH_TOKEN) reads the spools and
+labels of every replica of its deployment over its API in place of --review-dir: the same section;
+replicas that do not answer are named on stderr and in the section (the figures cover the others).
 --pdf also prints it to PDF (beside the HTML, same name) with headless Chromium (Debian's chromium)
 when it is installed; --paper letter (the default, Chromium's own) or a4 sets the paper size, for
 the PDF and for printing the HTML from a browser.
@@ -70,7 +75,7 @@ Trend charts use round windows sized to the period: 5 min up to a day, 15 min up
 1 h up to 12 days, 6 h up to 75 days, 1 day beyond. A window or route with nothing scored shows
 "no data" (no answers scored in this period), never 0%.
 
-Exit codes: 0 written, 1 Prometheus or Chromium failed, 2 bad flags.
+Exit codes: 0 written, 1 Prometheus, the collector (--url) or Chromium failed, 2 bad flags.
 `;
 
 type Series = Array<{ metric: Record<string, string>; values: Array<[number, string]> }>;
@@ -153,9 +158,11 @@ function ratio(numerator: string, denominator: string): string {
 /** Runs `groundwatch evidence`; resolves to the exit code. `now` is the clock (--since, the default --to, "generated"). */
 export function runEvidence(argv: readonly string[], io: CommandIo, now: () => Date = () => new Date()): Promise<number> {
   return runCommand("evidence", EVIDENCE_HELP, io, async () => {
-    const { values: args } = parseFlags(argv, { prometheus: { type: "string" }, from: { type: "string" }, to: { type: "string" }, since: { type: "string" }, route: { type: "string" }, threshold: { type: "string" }, calibration: { type: "string" }, out: { type: "string" }, pdf: { type: "boolean" }, paper: { type: "string" }, "review-dir": { type: "string", multiple: true }, labels: { type: "string" } });
+    const { values: args } = parseFlags(argv, { prometheus: { type: "string" }, from: { type: "string" }, to: { type: "string" }, since: { type: "string" }, route: { type: "string" }, threshold: { type: "string" }, calibration: { type: "string" }, out: { type: "string" }, pdf: { type: "boolean" }, paper: { type: "string" }, "review-dir": { type: "string", multiple: true }, labels: { type: "string" }, url: { type: "string" }, token: { type: "string" } });
+    // The spools over a collector's API (--url) in place of --review-dir.
+    const remote = resolveCollectorUrl({ url: args.url, collectorToken: args.token, dir: args["review-dir"], labels: args.labels }, io, "--review-dir");
     // Without Prometheus, only a review of the monitor can be reported (from the spools alone).
-    if ((args.prometheus !== undefined || args["review-dir"] === undefined) && (!args.prometheus || !/^https?:\/\//.test(args.prometheus))) throw new UsageError("--prometheus must be the http(s) URL of Prometheus", true);
+    if ((args.prometheus !== undefined || (args["review-dir"] === undefined && !remote)) && (!args.prometheus || !/^https?:\/\//.test(args.prometheus))) throw new UsageError("--prometheus must be the http(s) URL of Prometheus", true);
     const period = resolvePeriod({ from: args.from, to: args.to, since: args.since }, now);
     const { from, to } = period;
     const threshold = numberFlag("threshold", args.threshold, (n) => n >= 0 && n <= 1, "a rate from 0 to 1") ?? 0.1;
@@ -165,7 +172,8 @@ export function runEvidence(argv: readonly string[], io: CommandIo, now: () => D
     // The review spools are read before Prometheus is queried: a wrong --review-dir should not cost the queries.
     const reviewDirs = args["review-dir"] ?? [];
     if (args.labels !== undefined && reviewDirs.length === 0) throw new UsageError("--labels needs --review-dir (the spools whose answers the labels are of)", true);
-    const review = reviewDirs.length > 0 ? readReview(reviewDirs, args.labels, io.cwd, args.route) : undefined;
+    const review = remote ? await readReviewStore(createRemoteStore(remote), args.route) : reviewDirs.length > 0 ? await readReview(reviewDirs, args.labels, io.cwd, args.route) : undefined;
+    if (review) reportMissing("evidence", review.missing ?? [], io.stderr);
     if (review) reportSkippedFiles("evidence", review.skipped, io.stderr);
     if (args.paper !== undefined && !(PAPER_SIZES as readonly string[]).includes(args.paper)) throw new UsageError(`--paper must be ${PAPER_SIZES.join(" or ")} (got ${JSON.stringify(args.paper)})`, true);
     // Without --paper the HTML sets no page size: Chromium prints Letter, a browser its own default.

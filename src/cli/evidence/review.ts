@@ -6,7 +6,10 @@ import type { MonitorPrecision, ReviewedProportion } from "../../review/precisio
 import { monitorPrecision } from "../../review/precision.ts";
 import type { SpoolRecord } from "../../review/record.ts";
 import type { SkippedSpoolFile } from "../../review/spool-files.ts";
-import { currentLabels, labelsPath, readLabelRecords, readSpools } from "../../review/spool-files.ts";
+import { currentLabels } from "../../review/spool-files.ts";
+import type { MissingReplica, ReviewStore } from "../../review/store.ts";
+import { createDirectoryStore } from "../../review/store.ts";
+import { describeMissing } from "../review/remote-store.ts";
 import { escapeHtml } from "../shared/escape.ts";
 import { formatTime } from "./period.ts";
 
@@ -29,8 +32,12 @@ export function reviewCounts(rows: readonly PromRow[]): { flagged: number; groun
 
 /** What evidence reads for the section: the spools, the labels in force as one label per answer, and what was left out. */
 export interface ReviewRead {
+  /** Where the answers came from: the spool directories, or the collector and its replicas. */
   readonly dirs: readonly string[];
+  /** Where the labels came from. */
   readonly labelsFile: string;
+  /** Replicas that did not answer (--url): the section says the figures cover the others. */
+  readonly missing?: readonly MissingReplica[] | undefined;
   readonly records: SpoolRecord[];
   readonly labels: ReturnType<typeof majorityLabels>;
   readonly unreadable: number;
@@ -38,16 +45,26 @@ export interface ReviewRead {
   readonly skipped: readonly SkippedSpoolFile[];
 }
 
-/** Reads the spools of `dirs` (replicas merge) and the labels (`labels`, else labels.jsonl in the first dir); `route` keeps that route's answers. */
-export function readReview(dirs: readonly string[], labels: string | undefined, cwd: string, route: string | undefined): ReviewRead {
+/** Reads the spools of `dirs` (replicas merge) and the labels (`labels`, else labels.jsonl of every dir); `route` keeps that route's answers. */
+export function readReview(dirs: readonly string[], labels: string | undefined, cwd: string, route: string | undefined): Promise<ReviewRead> {
   const abs = dirs.map((d) => resolve(cwd, d));
   for (const [i, dir] of abs.entries()) if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--review-dir ${dirs[i] ?? dir}: no such directory`);
-  const labelsFile = labels !== undefined ? resolve(cwd, labels) : labelsPath(abs[0] ?? cwd);
-  const spool = readSpools(abs);
-  const read = readLabelRecords(labelsFile);
-  const records = route === undefined ? spool.records : spool.records.filter((r) => r.route === route);
-  const skipped = [...spool.skipped, ...(read.skipped !== undefined ? [{ path: labelsFile, reason: read.skipped }] : [])];
-  return { dirs: abs, labelsFile, records, labels: majorityLabels(currentLabels(read.labels)), unreadable: spool.unreadable + read.unreadable, skipped };
+  return readReviewStore(createDirectoryStore({ dirs: abs, labelsFile: labels !== undefined ? resolve(cwd, labels) : undefined, unreadableLabels: "report" }), route);
+}
+
+/** Reads a review store (spool directories, or a deployment's collectors: --url); `route` keeps that route's answers. */
+export async function readReviewStore(store: ReviewStore, route: string | undefined): Promise<ReviewRead> {
+  const read = await store.load();
+  const records = route === undefined ? [...read.records] : read.records.filter((r) => r.route === route);
+  return {
+    dirs: [read.source.answers],
+    labelsFile: read.source.labels,
+    missing: read.missing,
+    records,
+    labels: majorityLabels(currentLabels(read.labels)),
+    unreadable: read.unreadable.spoolLines + read.unreadable.labelLines,
+    skipped: read.skippedFiles,
+  };
 }
 
 const pct = (v: number): string => `${(100 * v).toFixed(1)}%`;
@@ -74,10 +91,11 @@ export function reviewSectionHtml(p: MonitorPrecision, read: ReviewRead, exact =
     // Each bucket as the range it covers: buckets run from the period's start, not from midnight.
     .map((b) => `<tr><td>${escapeHtml(`${formatTime(b.start)} – ${formatTime(b.end)}`)}</td><td>${b.flagged.reviewed}</td>${rateCell(b.flagged)}<td>${b.grounded.reviewed}</td>${rateCell(b.grounded)}</tr>`)
     .join("\n");
+  const missing = describeMissing(read.missing ?? []);
   const left = [read.labels.ties.length > 0 ? `${read.labels.ties.length} answer${read.labels.ties.length === 1 ? "" : "s"} whose reviewers are evenly split left out` : "", read.unreadable > 0 ? `${read.unreadable} unreadable line${read.unreadable === 1 ? "" : "s"} skipped` : ""].filter((s) => s !== "");
   return `<h2>Review of the monitor</h2>
 <p>People reviewed answers groundwatch kept for review (every flagged answer, and a random sample of grounded ones) from ${escapeHtml(read.dirs.join(", "))}, labels from ${escapeHtml(read.labelsFile)}. One label per answer: the majority of its reviewers${left.length > 0 ? ` (${escapeHtml(left.join("; "))})` : ""}. Intervals are Wilson 95% intervals; the recall's is conservative: its lowest value from the lowest precision and the highest miss rate, its highest from the reverse. ${escapeHtml(source)}</p>
-<table class="review"><tr><th>measure</th><th>value</th><th>95% interval</th><th>counts behind it</th></tr>
+${missing !== undefined ? `<p class="over">Partial: ${escapeHtml(missing)}.</p>\n` : ""}<table class="review"><tr><th>measure</th><th>value</th><th>95% interval</th><th>counts behind it</th></tr>
 <tr><td>precision of the flags</td>${rateCell(f)}<td>${interval(f)}</td><td>${f.notGrounded} of ${f.reviewed} reviewed flagged answers called not grounded; ${count(f.answers)} flagged answers in the period</td></tr>
 <tr><td>miss rate of grounded answers</td>${rateCell(g)}<td>${interval(g)}</td><td>${g.notGrounded} of ${g.reviewed} reviewed grounded samples called not grounded; ${count(g.answers)} grounded answers in the period</td></tr>
 ${recallRow}

@@ -1,8 +1,8 @@
-import { REVIEW_ENV } from "../../config/env.ts";
+import { COLLECTOR_ENV, REVIEW_ENV } from "../../config/env.ts";
 import { parseFlags, runCommand } from "../shared/command.ts";
 import { EXIT } from "../shared/exit-codes.ts";
 import type { CommandIo } from "../shared/io.ts";
-import { resolveReviewTarget } from "./options.ts";
+import { resolveReviewSource } from "./options.ts";
 import { runTerminalReview } from "./terminal.ts";
 
 /** Environment variables of `groundwatch review`: the spool directory and the reviewer (config/env.ts). */
@@ -12,8 +12,10 @@ export const REVIEW_HELP = `groundwatch review — label the answers groundwatch
 
 Usage:
   groundwatch review [--dir D]... --reviewer NAME [--labels FILE]
+  groundwatch review --url URL [--token T] --reviewer NAME
   groundwatch review --web [--dir D]... --reviewer NAME [--labels FILE] [--host H] [--port N] [--token T]
-  groundwatch review export --dir D... [--labels FILE] --out FILE [--only disagreements|all]
+  groundwatch review --web --url URL [--collector-token T] --reviewer NAME [--host H] [--port N] [--token T]
+  groundwatch review export (--dir D... [--labels FILE] | --url URL [--token T]) --out FILE [--only disagreements|all]
   groundwatch review delete --dir D --trace TRACE_ID
 
 review (in the terminal) shows each answer this reviewer has not labelled yet, flagged answers
@@ -25,7 +27,14 @@ any time, and a rerun shows only what is left.
   --dir D           a spool directory (repeat for several replicas; they merge);
                     default ${REVIEW_ENV.dir}
   --reviewer NAME   who is labelling, recorded on each label (default ${REVIEW_ENV.reviewer})
-  --labels FILE     the labels file (default labels.jsonl in the first --dir)
+  --labels FILE     the labels file (default: labels.jsonl of every --dir read, the first one's
+                    appended to)
+  --url URL         a collector (groundwatch serve with --review-dir) instead of --dir: the answers
+                    of every replica of its deployment, read over its API; each label is written by
+                    the replica that holds the answer. Replicas that do not answer are named on
+                    stderr. When someone else labelled the answer since you started, you are told
+                    who and how (agree/disagree) and asked: y label anyway, n skip
+  --token T         the collector's bearer token with --url (default ${COLLECTOR_ENV.token})
 
 Keys at a terminal:
   a  agree with groundwatch's verdict     d  disagree
@@ -62,9 +71,11 @@ function runReviewTerminal(argv: readonly string[], io: CommandIo): Promise<numb
       dir: { type: "string", multiple: true },
       reviewer: { type: "string" },
       labels: { type: "string" },
+      url: { type: "string" },
+      token: { type: "string" },
     });
-    const { dirs, reviewer, labels } = resolveReviewTarget(values, io);
-    await runTerminalReview({ dirs, labels, reviewer }, io);
+    const { store, reviewer } = resolveReviewSource({ ...values, collectorToken: values.token }, io);
+    await runTerminalReview({ store, reviewer }, io);
     return EXIT.ok;
   });
 }

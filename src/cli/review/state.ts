@@ -31,7 +31,7 @@ export interface Step {
 }
 
 /** The keys the machine knows, decoded from raw terminal input by `decodeKeys`. */
-export type Key = "a" | "d" | "c" | "w" | "s" | "u" | "q" | "j" | "k" | "up" | "down" | "space" | "1" | "0" | "enter" | "escape" | "interrupt";
+export type Key = "a" | "d" | "c" | "w" | "s" | "u" | "q" | "j" | "k" | "y" | "n" | "up" | "down" | "space" | "1" | "0" | "enter" | "escape" | "interrupt";
 
 export const ANSWER_MODE: ReviewMode = { kind: "answer" };
 
@@ -148,7 +148,7 @@ const SEQUENCES: ReadonlyArray<readonly [string, Key]> = [
   ["\u0003", "interrupt"],
   ["\u0004", "interrupt"],
 ];
-const SINGLE = new Set(["a", "d", "c", "w", "s", "u", "q", "j", "k", "1", "0"]);
+const SINGLE = new Set(["a", "d", "c", "w", "s", "u", "q", "j", "k", "y", "n", "1", "0"]);
 
 /** The keys in a chunk of raw terminal input, in order; anything unknown (other escapes, letters) is dropped. */
 export function decodeKeys(chunk: string): Key[] {

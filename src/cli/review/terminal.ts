@@ -1,7 +1,10 @@
 import { createInterface } from "node:readline";
 import type { ReadStream } from "node:tty";
 import type { SpoolRecord } from "../../review/record.ts";
+import { conflictText } from "./conflict.ts";
+import type { ReviewSession } from "../../review/session.ts";
 import { openReviewSession } from "../../review/session.ts";
+import type { ReviewStore } from "../../review/store.ts";
 import type { CommandIo } from "../shared/io.ts";
 import { reportSessionReads } from "./skips.ts";
 import { renderRecord } from "./render.ts";
@@ -17,10 +20,12 @@ import { ANSWER_MODE, decodeKeys, lineAction, step } from "./state.ts";
 
 /** What a terminal review session needs. */
 export interface TerminalReviewOptions {
-  /** The spool directories (replicas), merged. */
-  readonly dirs: readonly string[];
-  /** The labels file read and appended to. */
-  readonly labels: string;
+  /** Where answers and labels are read and labels written (default: a directory store over `dirs` and `labels`). */
+  readonly store?: ReviewStore | undefined;
+  /** The spool directories (replicas), merged (without `store`). */
+  readonly dirs?: readonly string[] | undefined;
+  /** The labels file read and appended to (without `store`). */
+  readonly labels?: string | undefined;
   /** The reviewer's name, recorded on every label. */
   readonly reviewer: string;
   /** The clock (ISO time of each label); default the system clock. */
@@ -37,6 +42,7 @@ const KEYS_HELP = "a agree  d disagree  c claim by claim  w mark spans wrong  s 
 const SPAN_KEYS_HELP = "j/k or arrows move  space or w mark wrong / take back  enter or esc back (marks go with the label)";
 const CLAIM_KEYS_HELP = "j/k or arrows move  space toggle  1 supported  0 not supported  enter save  esc back";
 const CLEAR = "\u001b[2J\u001b[3J\u001b[H";
+const safeId = (id: string): string => id.slice(0, 80).replace(/[^\w.-]/g, "?");
 
 /** The source of commands: raw keys on a TTY, lines otherwise. Each `next` resolves with the next key or line (undefined at end of input). */
 interface Input {
@@ -104,7 +110,7 @@ function lineInput(io: CommandIo): Input {
 
 /** Runs a review session; resolves when the reviewer quits, input ends or nothing is left. */
 export async function runTerminalReview(options: TerminalReviewOptions, io: CommandIo): Promise<TerminalReviewResult> {
-  const session = openReviewSession({ dirs: options.dirs, labelsFile: options.labels, reviewer: options.reviewer, now: options.now });
+  const session: ReviewSession = await openReviewSession({ store: options.store, dirs: options.dirs, labelsFile: options.labels, reviewer: options.reviewer, now: options.now });
   reportSessionReads("review", session, io.stderr);
   const stdin = io.stdin as Partial<ReadStream>;
   const tty = stdin.isTTY === true && typeof stdin.setRawMode === "function";
@@ -121,7 +127,7 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
     const spanMarking = { wrong: mode.wrong ?? [], cursor: mode.kind === "spans" ? mode.cursor : undefined };
     const lines = renderRecord(r, { color }, marking, spanMarking);
     const help = mode.kind === "claims" ? CLAIM_KEYS_HELP : mode.kind === "spans" ? SPAN_KEYS_HELP : KEYS_HELP;
-    const prompt = `${position} ${r.id.slice(0, 80).replace(/[^\w.-]/g, "?")}  ${help}`;
+    const prompt = `${position} ${safeId(r.id)}  ${help}`;
     io.stdout.write(`${tty && io.stdout.isTTY ? CLEAR : "\n"}${lines.join("\n")}\n${message ? `${message}\n` : ""}${prompt}\n`);
     message = undefined;
   };
@@ -132,18 +138,50 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
     message = undefined;
   };
 
+  /** Asks whether to label anyway (y) or skip (n, s); true for y. */
+  const confirm = async (question: string): Promise<boolean | undefined> => {
+    for (;;) {
+      io.stdout.write(`${question}  y label anyway  n skip\n`);
+      const got = await input.next();
+      if (got === undefined) return undefined;
+      const keys: string[] = "line" in got ? [got.line.trim().toLowerCase()] : got.keys;
+      for (const key of keys) {
+        if (key === "y") return true;
+        if (key === "n" || key === "s") return false;
+        if (key === "q" || key === "interrupt") return undefined;
+      }
+    }
+  };
+
+  /**
+   * Labels `r`; when the store refuses it for labels of others this reviewer had not seen, says whose
+   * and asks: label anyway (written now that they are known) or skip. Undefined: the reviewer quit.
+   */
+  const labelAnswer = async (r: SpoolRecord, action: Extract<ReviewAction, { type: "label" }>): Promise<boolean> => {
+    const request = { id: r.id, label: action.label, claims: action.claims, spans: action.spans };
+    for (;;) {
+      const outcome = await session.label(request);
+      if (!("conflict" in outcome)) return false;
+      const anyway = await confirm(`${safeId(r.id)}: ${conflictText(outcome.conflict)} since you started —`);
+      if (anyway === undefined) return true;
+      if (!anyway) {
+        session.skip(r.id);
+        return false;
+      }
+    }
+  };
+
   /** Performs an action (on `r`, the answer shown; undefined once all are); true when the session ends. */
-  const perform = (r: SpoolRecord | undefined, action: ReviewAction): boolean => {
+  const perform = async (r: SpoolRecord | undefined, action: ReviewAction): Promise<boolean> => {
     switch (action.type) {
       case "label":
-        if (r) session.label({ id: r.id, label: action.label, claims: action.claims, spans: action.spans });
-        return false;
+        return r ? labelAnswer(r, action) : false;
       case "skip":
         if (r) session.skip(r.id);
         return false;
       case "undo": {
-        const undone = session.undo();
-        message = undone === undefined ? "nothing to undo in this session" : `undone: the label of ${undone.slice(0, 80).replace(/[^\w.-]/g, "?")}`;
+        const undone = await session.undo();
+        message = undone === undefined ? "nothing to undo in this session" : `undone: the label of ${safeId(undone)}`;
         return false;
       }
       case "quit":
@@ -167,7 +205,7 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
         const keys: Key[] = "line" in got ? [(got.line.trim() as Key) || "enter"] : got.keys;
         for (const key of keys) {
           const action: ReviewAction = key === "u" ? { type: "undo" } : key === "q" || key === "interrupt" ? { type: "quit" } : { type: "none", message: "nothing left to review: u undo, q quit" };
-          if (perform(r, action)) break reviewing;
+          if (await perform(r, action)) break reviewing;
           if (session.next() !== undefined) break;
         }
         continue;
@@ -176,13 +214,13 @@ export async function runTerminalReview(options: TerminalReviewOptions, io: Comm
       const got = await input.next();
       if (got === undefined) break;
       if ("line" in got) {
-        if (perform(r, lineAction(r, got.line))) break;
+        if (await perform(r, lineAction(r, got.line))) break;
         continue;
       }
       for (const key of got.keys) {
         const next = step(r, mode, key);
         mode = next.mode;
-        if (perform(r, next.action)) break reviewing;
+        if (await perform(r, next.action)) break reviewing;
         if (session.next()?.id !== r.id) {
           mode = ANSWER_MODE;
           break; // the rest of the chunk belonged to a typed-ahead answer view: drop it

@@ -58,7 +58,7 @@ const SCRIPT = `
     if (body !== undefined) { init.headers["content-type"] = "application/json"; init.body = JSON.stringify(body); }
     return fetch(path, init).then(function (res) {
       return res.json().then(function (data) {
-        if (!res.ok) throw new Error(data && typeof data.error === "string" ? data.error : "HTTP " + res.status);
+        if (!res.ok) { var failure = new Error(data && typeof data.error === "string" ? data.error : "HTTP " + res.status); failure.data = data; throw failure; }
         return data;
       });
     });
@@ -195,7 +195,15 @@ const SCRIPT = `
     var wrong = [];
     spansOf(a).forEach(function (s, i) { if (state.wrong[i]) wrong.push({ span: i, verdict: "wrong" }); });
     if (wrong.length > 0) payload.spans = wrong;
-    return act(api("POST", "/api/label", payload), "labelled");
+    // Labels of others written since this page loaded: the reviewer says whether to label anyway or skip.
+    var send = function () {
+      return api("POST", "/api/label", payload).catch(function (error) {
+        if (!error.data || !Array.isArray(error.data.conflict)) throw error;
+        if (window.confirm(error.message + " since you started. OK labels anyway, Cancel skips.")) return send();
+        return api("POST", "/api/skip", { id: a.id });
+      });
+    };
+    return act(send(), "labelled");
   }
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || state.busy) return;

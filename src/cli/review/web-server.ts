@@ -12,6 +12,8 @@ import type { SpoolRecord } from "../../review/record.ts";
 import type { LabelInput, ReviewSession } from "../../review/session.ts";
 import { openReviewSession } from "../../review/session.ts";
 import type { SkippedSpoolFile } from "../../review/spool-files.ts";
+import type { ReviewStore } from "../../review/store.ts";
+import { conflictText } from "./conflict.ts";
 import { reviewerProblem } from "./options.ts";
 import { createReviewAuth } from "./web-auth.ts";
 import { reviewPage } from "./web-page.ts";
@@ -27,12 +29,14 @@ import { spanSegments } from "../../core/spans.ts";
  */
 
 export interface ReviewWebOptions {
-  /** Spool directories (replicas) to review, merged. */
+  /** Where answers and labels are read and labels written (default: a directory store over `dirs` and `labelsFile`). */
+  readonly store?: ReviewStore | undefined;
+  /** Spool directories (replicas) to review, merged (without `store`: at least one). */
   readonly dirs: readonly string[];
   /** The reviewer's name, written in every label. */
   readonly reviewer: string;
-  /** The labels file (default: labels.jsonl in the first spool directory). */
-  readonly labelsFile: string;
+  /** The labels file (default: labels.jsonl of every spool directory read, the first one's appended to). */
+  readonly labelsFile?: string | undefined;
   /** Address to bind (default 127.0.0.1); another than loopback needs `token`. */
   readonly host?: string | undefined;
   /** Port (default 4320; 0 picks a free one). */
@@ -50,6 +54,8 @@ export interface ReviewWebServer {
   readonly skippedFiles: readonly SkippedSpoolFile[];
   /** Lines the session could not read: of the spools, and of the labels file. */
   readonly unreadable: ReviewSession["unreadable"];
+  /** Replicas that did not answer when the session loaded (remote). */
+  readonly missing: ReviewSession["missing"];
   close(): Promise<void>;
 }
 
@@ -60,7 +66,7 @@ export const REVIEW_WEB_MAX_BODY = 64 * 1024;
 /** Validates the options: a non-loopback host without a (long enough) token is a ConfigError. */
 export function checkReviewWebOptions(options: ReviewWebOptions): void {
   const host = options.host ?? "127.0.0.1";
-  if (options.dirs.length === 0) throw new ConfigError("--dir", undefined, "give at least one spool directory");
+  if (options.store === undefined && options.dirs.length === 0) throw new ConfigError("--dir", undefined, "give at least one spool directory");
   const reviewerWrong = reviewerProblem(options.reviewer);
   if (reviewerWrong !== undefined) throw new ConfigError("--reviewer", `${options.reviewer.length} characters`, reviewerWrong);
   const refusal = bindRefusal(host, options.token);
@@ -119,7 +125,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewWebServer> {
   checkReviewWebOptions(options);
   const host = options.host ?? "127.0.0.1";
-  const session = openReviewSession({ dirs: options.dirs, labelsFile: options.labelsFile, reviewer: options.reviewer, now: options.now });
+  const session = await openReviewSession({ store: options.store, dirs: options.dirs, labelsFile: options.labelsFile, reviewer: options.reviewer, now: options.now });
   const now = options.now ?? (() => new Date());
   const auth = createReviewAuth({ token: options.token, now: () => now().getTime() });
 
@@ -162,8 +168,10 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
       case "GET /api/progress":
         return send(res, 200, session.progress());
       case "POST /api/label": {
-        const written = session.label(parseLabelInput(await readJson(req)));
-        return send(res, 200, { label: written, progress: session.progress() });
+        const outcome = await session.label(parseLabelInput(await readJson(req)));
+        // Labels of others written since the session loaded: nothing was written; the page asks the reviewer.
+        if ("conflict" in outcome) return send(res, 409, { error: conflictText(outcome.conflict), conflict: outcome.conflict });
+        return send(res, 200, { label: outcome.written, progress: session.progress() });
       }
       case "POST /api/skip": {
         const body = await readJson(req);
@@ -173,7 +181,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
       }
       case "POST /api/undo": {
         await readJson(req);
-        const id = session.undo();
+        const id = await session.undo();
         return id === undefined ? send(res, 409, { error: "nothing to undo in this session" }) : send(res, 200, { undone: id, progress: session.progress() });
       }
       default:
@@ -202,6 +210,7 @@ export async function startReviewWeb(options: ReviewWebOptions): Promise<ReviewW
     url: `http://${shownHost}:${port}/`,
     skippedFiles: session.skippedFiles,
     unreadable: session.unreadable,
+    missing: session.missing,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
