@@ -19,12 +19,12 @@ export interface ReviewReplica {
 
 /**
  * The collector's own peers (collector/peers.ts) over the base URLs `bases()` gives at each call (the
- * replicas of a test start one after another): the one bounded client, each reply's
+ * replicas of a test start one after another) and `options.urls`: the one bounded client, each reply's
  * x-groundwatch-replica read, itself left out; `count` told of each call's outcome.
  */
 export function testPeers(self: string, token: string | undefined, bases: () => readonly string[], options: Partial<PeersOptions> & { readonly count?: (outcome: PeerOutcome) => void } = {}): ReviewPeers {
   const { count, ...rest } = options;
-  const now = (): ReturnType<typeof createPeers> => createPeers({ ...rest, urls: bases(), replica: self, token }, { ...(count ? { count } : {}) });
+  const now = (): ReturnType<typeof createPeers> => createPeers({ ...rest, urls: [...bases(), ...(rest.urls ?? [])], replica: self, token }, { ...(count ? { count } : {}) });
   return {
     configured: true,
     fanOut: (path, query, parse) => now().fanOut(path, query, parse),

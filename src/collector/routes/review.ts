@@ -168,7 +168,7 @@ export function addReviewRoutes(app: Express, options: ReviewRoutesOptions): voi
       if (!holder) return refusal.refuse(req, res, 404, { ...notHere, replicas, partial: found.failed.length > 0 });
       // Forwarded to the address this replica called (never one a reply names), as a peer's request: the holder writes it locally only.
       const forwarded = await peers.post(holder.peer, "/v1/review/labels", { label, seen }, parseForwarded);
-      if ("reason" in forwarded) return refusal.refuse(req, res, 502, { error: `the replica holding the answer (${holder.replica}) did not take the label (${forwarded.reason})`, replicas: { answered: replicas.answered, failed: [...found.failed, forwarded] }, partial: true });
+      if ("reason" in forwarded) return refusal.refuse(req, res, 502, { error: `the replica holding the answer (${holder.replica}) did not take the label (${forwarded.reason})`, replicas: { answered: replicas.answered, failed: [...found.failed, { ...forwarded, replica: holder.replica }] }, partial: true });
       res.status(forwarded.value.status).json({ ...forwarded.value.body, replicas, partial: found.failed.length > 0 });
     }),
   );
