@@ -1,6 +1,6 @@
 /**
  * The collector's peers: the other replicas of one deployment, asked for their own part of a merged
- * answer (GET /v1/flagged). Peers come from a static list of base URLs or from a headless Service's
+ * answer (GET /v1/flagged, the review API), or sent a review label for the answer one holds (`post`). Peers come from a static list of base URLs or from a headless Service's
  * DNS name, resolved to every address at each call. Every call goes through the one bounded HTTP
  * client (net/bounded-fetch.ts): bounded in time (peerTimeoutMs, the whole call) and in size
  * (peerMaxBytes, the read stops at the cap), sent with the collector's own bearer token and the
