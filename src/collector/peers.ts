@@ -1,6 +1,6 @@
 /**
  * The collector's peers: the other replicas of one deployment, asked for their own part of a merged
- * answer (GET /v1/flagged). Peers come from a static list of base URLs or from a headless Service's
+ * answer (GET /v1/flagged, the review API), or sent a review label for the answer one holds (`post`). Peers come from a static list of base URLs or from a headless Service's
  * DNS name, resolved to every address at each call. Every call goes through the one bounded HTTP
  * client (net/bounded-fetch.ts): bounded in time (peerTimeoutMs, the whole call) and in size
  * (peerMaxBytes, the read stops at the cap), sent with the collector's own bearer token and the
@@ -98,7 +98,17 @@ export interface Peers {
   fanOut<T>(path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<FanOutResult<T>>;
   /** GETs `path?query` of one peer (a `peer` of an earlier answer), bounded, validated and counted as fanOut's calls are. Never rejects. */
   ask<T>(peer: string, path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<PeerAnswer<T> | PeerFailure>;
+  /**
+   * POSTs `body` (as JSON) to `path` of one peer (a `peer` of an earlier answer, never an address a
+   * reply named), bounded, authenticated and counted as fanOut's calls are. A reply of any status
+   * but 401/403 is read under the cap and passed with its status to `parse`, which throws on one it
+   * does not take (bad_reply). Never rejects.
+   */
+  post<T>(peer: string, path: string, body: unknown, parse: (body: unknown, status: number) => T): Promise<PeerAnswer<T> | PeerFailure>;
 }
+
+/** How one peer is called: GET (a reply taken only when 2xx), or POST of a JSON body (any reply status passed on to parse). */
+type CallInit = { readonly method: "GET" } | { readonly method: "POST"; readonly body: string };
 
 /** The `host:port` of a URL, as addresses are compared (lower case, IPv6 without brackets). */
 function addressOf(url: URL): string {
@@ -179,15 +189,17 @@ export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers 
     return { bases: kept, failed };
   };
 
-  const callOne = async <T>(base: string, path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<PeerAnswer<T> | "self" | PeerFailure> => {
+  const callOne = async <T>(base: string, path: string, query: URLSearchParams, parse: (body: unknown, status: number) => T, init: CallInit = { method: "GET" }): Promise<PeerAnswer<T> | "self" | PeerFailure> => {
     const qs = query.toString();
     const url = `${base}${path}${qs ? `?${qs}` : ""}`;
     let replica: string | undefined;
     const failure = (reason: PeerFailureReason): PeerFailure => ({ peer: base, ...(replica !== undefined ? { replica } : {}), reason });
     try {
-      const res = await client.request(url, { method: "GET", headers }, undefined, { headersMs: timeoutMs, idleMs: timeoutMs, totalMs: timeoutMs, maxBytes });
+      const sent: RequestInit = init.method === "GET" ? { method: "GET", headers } : { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: init.body };
+      const res = await client.request(url, sent, undefined, { headersMs: timeoutMs, idleMs: timeoutMs, totalMs: timeoutMs, maxBytes });
       replica = replicaOf(res.headers.get(REPLICA_HEADER));
-      if (replica === options.replica || res.status === 401 || res.status === 403 || !res.ok || replica === undefined) {
+      const taken = init.method === "POST" || res.ok;
+      if (replica === options.replica || res.status === 401 || res.status === 403 || !taken || replica === undefined) {
         res.discard();
         if (replica === options.replica) return "self";
         return failure(res.status === 401 || res.status === 403 ? "unauthorized" : "bad_reply");
@@ -195,7 +207,7 @@ export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers 
       const text = await res.text({ maxBytes });
       let value: T;
       try {
-        value = parse(JSON.parse(text) as unknown);
+        value = parse(JSON.parse(text) as unknown, res.status);
       } catch {
         return failure("bad_reply");
       }
@@ -203,6 +215,14 @@ export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers 
     } catch (error) {
       return failure(reasonOf(error));
     }
+  };
+
+  /** One peer's call, counted: its own address answering as itself cannot happen for a peer that answered as another replica before; if it does, it is no answer. */
+  const single = async <T>(peer: string, call: Promise<PeerAnswer<T> | "self" | PeerFailure>): Promise<PeerAnswer<T> | PeerFailure> => {
+    const r = await call;
+    const out: PeerAnswer<T> | PeerFailure = r === "self" ? { peer, replica: options.replica, reason: "bad_reply" } : r;
+    count("reason" in out ? out.reason : "ok");
+    return out;
   };
 
   return {
@@ -230,12 +250,11 @@ export function createPeers(options: PeersOptions, deps: PeersDeps = {}): Peers 
       }
       return { local: options.replica, answered, failed };
     },
-    async ask<T>(peer: string, path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<PeerAnswer<T> | PeerFailure> {
-      const r = await callOne(peer, path, query, parse);
-      // Its own address answering as itself cannot happen for a peer that answered as another replica before; if it does, it is no answer.
-      const out: PeerAnswer<T> | PeerFailure = r === "self" ? { peer, replica: options.replica, reason: "bad_reply" } : r;
-      count("reason" in out ? out.reason : "ok");
-      return out;
+    ask<T>(peer: string, path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<PeerAnswer<T> | PeerFailure> {
+      return single(peer, callOne(peer, path, query, parse));
+    },
+    post<T>(peer: string, path: string, body: unknown, parse: (body: unknown, status: number) => T): Promise<PeerAnswer<T> | PeerFailure> {
+      return single(peer, callOne(peer, path, new URLSearchParams(), parse, { method: "POST", body: JSON.stringify(body) }));
     },
   };
 }

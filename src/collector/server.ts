@@ -133,7 +133,7 @@ export async function startCollector(options: CollectorSetupOptions & { readonly
   // The monitor's guard defaults, resolved once with its other options (each request's options go over them).
   addGuardRoute(app, { ...ingest, monitor, metrics, parse, defaults: setup.monitor.guard, concurrency: resolved.guardConcurrency });
   // The review spool over the API (groundwatch review/export/evidence --url): 404 naming --review-dir without one.
-  addReviewRoutes(app, { refusal, reviewDir: monitor.reviewDir, replica, peers, token: resolved.token, scheme: credentials ? "https" : "http" });
+  addReviewRoutes(app, { refusal, reviewDir: monitor.reviewDir, replica, peers });
   addErrorHandlers(app, { refusal, logContent: resolved.logContent });
 
   let server: Server | undefined;

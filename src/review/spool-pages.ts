@@ -47,12 +47,12 @@ export function isSpoolPosition(p: SpoolPosition): boolean {
 }
 
 /** Reads lines of `path` from `from`, handing each terminated line's text to `take` until it says stop; returns where reading ended and the file's size (undefined: not read). */
-function readFrom(path: string, from: number, take: (text: string | undefined, bytes: number) => "stop" | void): { end: number; size: number } | undefined {
+function readFrom(path: string, from: number, take: (text: string | undefined, bytes: number, start: number) => "stop" | void): { end: number; size: number } | undefined {
   const opened = openSpoolFile(path, "read");
   if (!("file" in opened)) return undefined;
   try {
     const start = Math.min(from, opened.file.size);
-    const end = readSpoolLines(nodeFs, opened.file.fd, start, opened.file.size, (line) => take(line.text, line.end - line.start + 1));
+    const end = readSpoolLines(nodeFs, opened.file.fd, start, opened.file.size, (line) => take(line.text, line.end - line.start + 1, line.start));
     return { end, size: opened.file.size };
   } finally {
     nodeFs.closeSync(opened.file.fd);
@@ -127,32 +127,60 @@ export interface SpoolIndex {
   holds(id: string): boolean;
 }
 
-/** An index of the spool in `dir` (see SpoolIndex); a segment deleted (retention) takes its ids with it. */
+/** The id of the record on a spool line, or undefined (blank, erased, not a record). */
+function recordIdOf(text: string | undefined): string | undefined {
+  try {
+    const v = text === undefined || text.trim() === "" ? undefined : (JSON.parse(text) as unknown);
+    return isSpoolRecord(v) ? v.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An index of the spool in `dir` (see SpoolIndex); a segment deleted (retention) takes its ids with
+ * it. Each id keeps where its lines start, and a hit is checked by reading that line again: an answer
+ * `review delete` blanked in place is not held any more (and leaves the index).
+ */
 export function createSpoolIndex(dir: string): SpoolIndex {
-  const segments = new Map<string, { off: number; ids: Set<string> }>();
+  const segments = new Map<string, { file: string; off: number; ids: Map<string, number[]> }>();
   const refresh = (): void => {
     const files = segmentFiles(dir);
     const live = new Set(files.map((f) => basename(f)));
     for (const name of segments.keys()) if (!live.has(name)) segments.delete(name);
     for (const file of files) {
       const name = basename(file);
-      const seg = segments.get(name) ?? { off: 0, ids: new Set<string>() };
+      const seg = segments.get(name) ?? { file, off: 0, ids: new Map<string, number[]>() };
       segments.set(name, seg);
-      const read = readFrom(file, seg.off, (text) => {
-        try {
-          const v = text === undefined ? undefined : (JSON.parse(text) as unknown);
-          if (isSpoolRecord(v)) seg.ids.add(v.id);
-        } catch {
-          // Not a record: nothing to index.
-        }
+      const read = readFrom(file, seg.off, (text, _bytes, start) => {
+        const id = recordIdOf(text);
+        if (id !== undefined) seg.ids.set(id, [...(seg.ids.get(id) ?? []), start]);
       });
       if (read) seg.off = read.end;
     }
   };
+  /** Whether the line at `start` of `file` is still the record `id` (one line read). */
+  const stillThere = (file: string, start: number, id: string): boolean => {
+    let found = false;
+    readFrom(file, start, (text) => {
+      found = recordIdOf(text) === id;
+      return "stop";
+    });
+    return found;
+  };
   return {
     holds(id) {
       refresh();
-      for (const seg of segments.values()) if (seg.ids.has(id)) return true;
+      for (const seg of segments.values()) {
+        const starts = seg.ids.get(id);
+        if (starts === undefined) continue;
+        const kept = starts.filter((start) => stillThere(seg.file, start, id));
+        if (kept.length > 0) {
+          seg.ids.set(id, kept);
+          return true;
+        }
+        seg.ids.delete(id);
+      }
       return false;
     },
   };

@@ -319,7 +319,7 @@ export const METRICS = {
     "groundwatch.peer.requests",
     "{request}",
     "counter",
-    "Calls to peer replicas for a merged answer (GET /v1/flagged over the deployment), by outcome: ok, self (this replica, left out), duplicate (a replica already answered under another address), timeout (no complete reply within peerTimeoutMs), too_large (a reply past peerMaxBytes: the read stopped at the cap), unauthorized (401 or 403: the replicas' tokens differ), unreachable (the connection failed), bad_reply (another status, or a body that is not a valid answer), dns (the peers' Service name did not resolve)",
+    "Calls to peer replicas (a merged answer: GET /v1/flagged and the review API over the deployment; a review label forwarded to the replica holding its answer), by outcome: ok, self (this replica, left out), duplicate (a replica already answered under another address), timeout (no complete reply within peerTimeoutMs), too_large (a reply past peerMaxBytes: the read stopped at the cap), unauthorized (401 or 403: the replicas' tokens differ), unreachable (the connection failed), bad_reply (another status, or a body that is not a valid answer), dns (the peers' Service name did not resolve)",
   ),
   degenerate: spec("groundwatch.entropy.degenerate", "{observation}", "counter", "Resample sets whose entropy measurement was unreliable, by reason"),
 } as const satisfies Record<string, MetricSpec>;

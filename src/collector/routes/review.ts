@@ -1,7 +1,5 @@
 import type { Express, NextFunction, Request, Response } from "express";
 import { isPlainObject } from "../../core/plain-object.ts";
-import type { HttpClient } from "../../net/bounded-fetch.ts";
-import { createHttpClient } from "../../net/bounded-fetch.ts";
 import type { LabelRecord } from "../../review/record.ts";
 import { appendLabel, labelsPath, readLabelRecords } from "../../review/spool-files.ts";
 import type { SeenLabel } from "../../review/store.ts";
@@ -39,8 +37,6 @@ import { createSpoolIndex, readLabelsPage, readRecordsPage } from "../../review/
 export const REVIEW_LABEL_MAX_BODY = 64 * 1024;
 /** The most labels of others a request may say the reviewer has seen. */
 const MAX_SEEN = 1000;
-/** A forwarded label's bounds: the peers' time bound. */
-const FORWARD_TIMEOUT_MS = 5000;
 
 /** A peer that did not answer usably, as the peers module says it. */
 export interface ReviewPeerFailure {
@@ -49,10 +45,18 @@ export interface ReviewPeerFailure {
   readonly reason: string;
 }
 
-/** The peers, as the review API uses them (collector/peers.ts). */
+/** One peer's answer, as the peers module says it: its replica, the parsed value, and the base URL this replica called it at. */
+export interface ReviewPeerAnswer<T> {
+  readonly replica: string;
+  readonly value: T;
+  readonly peer: string;
+}
+
+/** The peers, as the review API uses them (collector/peers.ts): calls bounded, authenticated (as a peer) and counted. */
 export interface ReviewPeers {
   readonly configured: boolean;
-  fanOut<T>(path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<{ readonly local: string; readonly answered: ReadonlyArray<{ readonly replica: string; readonly value: T }>; readonly failed: readonly ReviewPeerFailure[] }>;
+  fanOut<T>(path: string, query: URLSearchParams, parse: (body: unknown) => T): Promise<{ readonly local: string; readonly answered: ReadonlyArray<ReviewPeerAnswer<T>>; readonly failed: readonly ReviewPeerFailure[] }>;
+  post<T>(peer: string, path: string, body: unknown, parse: (body: unknown, status: number) => T): Promise<ReviewPeerAnswer<T> | ReviewPeerFailure>;
 }
 
 export interface ReviewRoutesOptions {
@@ -61,14 +65,8 @@ export interface ReviewRoutesOptions {
   readonly reviewDir: string | undefined;
   /** This replica's name (the spool's replica). */
   readonly replica: string;
-  /** The other replicas of the deployment, when configured. */
+  /** The other replicas of the deployment, when configured (a label is forwarded through them too). */
   readonly peers?: ReviewPeers | undefined;
-  /** The scheme peers are called with (https when the collector serves TLS). */
-  readonly scheme?: "http" | "https" | undefined;
-  /** The collector's bearer token, sent with a forwarded label. */
-  readonly token?: string | undefined;
-  /** The bounded client a label is forwarded with (default: one without retries). */
-  readonly client?: HttpClient | undefined;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -76,7 +74,6 @@ type Handler = (req: Request, res: Response) => Promise<void>;
 /** Adds the review API (see the file's comment). */
 export function addReviewRoutes(app: Express, options: ReviewRoutesOptions): void {
   const { refusal, reviewDir, replica } = options;
-  const client = options.client ?? createHttpClient({ retry: { attempts: 1 } });
   const wrap =
     (handler: Handler) =>
     (req: Request, res: Response, next: NextFunction): void => {
@@ -144,8 +141,7 @@ export function addReviewRoutes(app: Express, options: ReviewRoutesOptions): voi
     wrap(async (req, res) => {
       const id = req.query.id;
       if (typeof id !== "string" || id === "" || id.length > 1024) return badRequest(req, res, "id: expected an answer's id");
-      // `via`: the address this replica was called at, which the asking replica forwards a label to.
-      res.json({ replica, holds: holds(id), via: req.headers.host ?? "" });
+      res.json({ replica, holds: holds(id) });
       return Promise.resolve();
     }),
   );
@@ -170,9 +166,10 @@ export function addReviewRoutes(app: Express, options: ReviewRoutesOptions): voi
       const holder = found.answered.find((a) => a.value.holds);
       const replicas = { answered: [replica, ...found.answered.map((a) => a.replica)], failed: found.failed };
       if (!holder) return refusal.refuse(req, res, 404, { ...notHere, replicas, partial: found.failed.length > 0 });
-      const forwarded = await forward(client, `${options.scheme ?? "http"}://${holder.value.via}/v1/review/labels`, options.token, { label, seen });
-      if (forwarded === undefined) return refusal.refuse(req, res, 502, { error: `the replica holding the answer (${holder.replica}) did not take the label`, replicas: { answered: replicas.answered, failed: [...found.failed, { peer: holder.value.via, replica: holder.replica, reason: "unreachable" }] }, partial: true });
-      res.status(forwarded.status).json({ ...forwarded.body, replicas, partial: found.failed.length > 0 });
+      // Forwarded to the address this replica called (never one a reply names), as a peer's request: the holder writes it locally only.
+      const forwarded = await peers.post(holder.peer, "/v1/review/labels", { label, seen }, parseForwarded);
+      if ("reason" in forwarded) return refusal.refuse(req, res, 502, { error: `the replica holding the answer (${holder.replica}) did not take the label (${forwarded.reason})`, replicas: { answered: replicas.answered, failed: [...found.failed, { ...forwarded, replica: holder.replica }] }, partial: true });
+      res.status(forwarded.value.status).json({ ...forwarded.value.body, replicas, partial: found.failed.length > 0 });
     }),
   );
 }
@@ -187,25 +184,19 @@ export function parseLabelRequest(body: unknown): { label: LabelRecord; seen: Se
   return { label, seen: (seenRaw as Array<{ reviewer: string; time: string }>).map((s) => ({ reviewer: s.reviewer, time: s.time })) };
 }
 
-/** A peer's answer to /v1/review/holds, checked: `via` a host and port only. */
-function parseHolds(body: unknown): { holds: boolean; via: string } {
-  if (!isPlainObject(body) || typeof body.holds !== "boolean" || typeof body.via !== "string" || !/^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]{1,253}):\d{1,5}$/.test(body.via)) throw new TypeError("not a holds reply");
-  return { holds: body.holds, via: body.via };
+/** A peer's answer to /v1/review/holds, checked. */
+function parseHolds(body: unknown): { holds: boolean } {
+  if (!isPlainObject(body) || typeof body.holds !== "boolean") throw new TypeError("not a holds reply");
+  return { holds: body.holds };
 }
 
-/** Sends a label to the replica holding its answer (as a peer: it writes locally only); its status and checked body, or undefined when it did not answer usably. */
-async function forward(client: HttpClient, url: string, token: string | undefined, body: unknown): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
-  try {
-    const res = await client.request(url, { method: "POST", headers: { "content-type": "application/json", [PEER_HEADER]: "1", ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) }, undefined, { headersMs: FORWARD_TIMEOUT_MS, idleMs: FORWARD_TIMEOUT_MS, totalMs: FORWARD_TIMEOUT_MS, maxBytes: 1024 * 1024 });
-    const reply = JSON.parse(await res.text()) as unknown;
-    if (!isPlainObject(reply)) return undefined;
-    if (res.status === 200 && checkLabel(reply.written) !== undefined) return { status: 200, body: { written: reply.written, replica: String(reply.replica ?? "") } };
-    if (res.status === 409 && Array.isArray(reply.conflict)) {
-      const conflict = reply.conflict.map(checkLabel);
-      if (conflict.every((l) => l !== undefined)) return { status: 409, body: { error: String(reply.error ?? "conflict"), conflict, replica: String(reply.replica ?? "") } };
-    }
-    return undefined;
-  } catch {
-    return undefined;
+/** The holder's reply to a forwarded label, checked: the label written (200), or the labels of others in conflict (409); anything else throws (bad_reply). */
+function parseForwarded(reply: unknown, status: number): { status: number; body: Record<string, unknown> } {
+  if (!isPlainObject(reply)) throw new TypeError("not a label reply");
+  if (status === 200 && checkLabel(reply.written) !== undefined) return { status: 200, body: { written: reply.written, replica: String(reply.replica ?? "") } };
+  if (status === 409 && Array.isArray(reply.conflict)) {
+    const conflict = reply.conflict.map(checkLabel);
+    if (conflict.every((l) => l !== undefined)) return { status: 409, body: { error: String(reply.error ?? "conflict"), conflict, replica: String(reply.replica ?? "") } };
   }
+  throw new TypeError(`not a label reply (status ${status})`);
 }
