@@ -10,7 +10,10 @@ import { FLAGGED_MAX_LIMIT, isFlaggedCursor } from "../evaluation/flagged-ring.t
 import { UsageError, numberFlag, parseFlags, runCommand } from "./shared/command.ts";
 import { EXIT } from "./shared/exit-codes.ts";
 import type { CommandIo } from "./shared/io.ts";
-import { writeLine } from "./shared/io.ts";
+import { sanitizeForTerminal, writeLine } from "./shared/io.ts";
+import { isPlainObject } from "../core/plain-object.ts";
+import type { MissingReplica } from "../review/store.ts";
+import { describeMissing, missingOf } from "./review/remote-store.ts";
 import { plainText, sourceText } from "./shared/escape.ts";
 import { evidenceLabel } from "./report/evidence.ts";
 import type { MarkStyle } from "./shared/spans.ts";
@@ -124,7 +127,12 @@ interface FlaggedReply {
   readonly cursor?: string | undefined;
   readonly more: boolean;
   readonly missed: number;
+  /** The replicas of a merged reply that did not answer (partial): the page lacks their answers. */
+  readonly missing: readonly MissingReplica[];
 }
+
+/** The most failed replicas read from one reply (a merged cursor names at most 64 replicas). */
+const MAX_MISSING = 64;
 
 /** Reads /v1/flagged once through the bounded client; throws with why it could not. */
 async function readFlagged(url: string, token: string | undefined, signal: AbortSignal): Promise<FlaggedReply> {
@@ -143,7 +151,7 @@ async function readFlagged(url: string, token: string | undefined, signal: Abort
   } catch {
     throw new Error(`the collector answered HTTP ${res.status} with a body that is not JSON`);
   }
-  const b = body as { flagged?: unknown; error?: unknown; cursor?: unknown; more?: unknown; missed?: unknown };
+  const b = body as { flagged?: unknown; error?: unknown; cursor?: unknown; more?: unknown; missed?: unknown; replicas?: unknown };
   if (res.status !== 200) throw new Error(`the collector answered HTTP ${res.status}: ${clean(b.error ?? "")}`);
   if (!Array.isArray(b.flagged)) throw new Error("the collector's reply has no flagged list");
   return {
@@ -151,7 +159,14 @@ async function readFlagged(url: string, token: string | undefined, signal: Abort
     cursor: typeof b.cursor === "string" && isFlaggedCursor(b.cursor) ? b.cursor : undefined,
     more: b.more === true,
     missed: typeof b.missed === "number" && Number.isSafeInteger(b.missed) && b.missed > 0 ? b.missed : 0,
+    missing: failedReplicas(b.replicas),
   };
+}
+
+/** The `replicas.failed` of a merged reply (none from a collector without peers, or an older one). */
+function failedReplicas(replicas: unknown): MissingReplica[] {
+  const failed = isPlainObject(replicas) && Array.isArray(replicas.failed) ? replicas.failed.slice(0, MAX_MISSING) : [];
+  return failed.flatMap((f) => missingOf(f) ?? []);
 }
 
 /** Runs `groundwatch flagged`; resolves to the exit code. */
@@ -211,8 +226,16 @@ export function runFlagged(argv: readonly string[], io: CommandIo): Promise<numb
         }
       };
       // Newest first from the collector; printed oldest first, so the newest is at the bottom.
+      // A merged reply that lacks some replica's answers says so, once for each change in who is missing.
+      let missingSaid = "";
+      const sayMissing = (missing: readonly MissingReplica[]): void => {
+        const text = describeMissing(missing, "the list lacks their flagged answers") ?? "";
+        if (text !== "" && text !== missingSaid) io.stderr.write(`groundwatch flagged: partial: ${sanitizeForTerminal(text)}\n`);
+        missingSaid = text;
+      };
       const first = await readFlagged(query({ since: args.since }), token, stop.signal);
       await print([...first.flagged].reverse());
+      sayMissing(first.missing);
       if (first.more) io.stderr.write(`groundwatch flagged: the collector keeps more answers than these ${first.flagged.length} (the newest); raise --limit (at most ${FLAGGED_MAX_LIMIT}) or narrow with --route, --cause or --since\n`);
       if (!args.follow) {
         if (first.flagged.length === 0 && format === "table") io.stderr.write("groundwatch flagged: no flagged answers\n");
@@ -227,6 +250,7 @@ export function runFlagged(argv: readonly string[], io: CommandIo): Promise<numb
           for (let more = true; more; ) {
             const page = await readFlagged(query({ after: cursor }), token, stop.signal);
             await print(page.flagged);
+            sayMissing(page.missing);
             if (page.missed > 0) io.stderr.write(`groundwatch flagged: ${page.missed} flagged answer${page.missed === 1 ? " was" : "s were"} let go by the collector before they could be read (it keeps monitor.flaggedPerRoute per route within monitor.flaggedMaxBytes); poll more often with --interval\n`);
             if (page.cursor === undefined) throw new Error("the collector's reply has no cursor");
             cursor = page.cursor;

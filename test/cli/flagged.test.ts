@@ -181,6 +181,15 @@ describe("groundwatch flagged", () => {
     expect(follow.stderr().match(/let go/g)).toHaveLength(1);
   }, 60_000);
 
+  it("says which replica did not answer when the collector's merged reply is partial, and still prints the others' answers", async () => {
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    const url = await collectorWithFlagged({ peers: [down] });
+    const run = await runCli(["flagged", "--url", url, "--format", "jsonl"], { env: ENV });
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { traceId: string }).traceId)).toEqual([T1]);
+    expect(run.stderr).toBe(`groundwatch flagged: partial: replica ${down} (unreachable) did not answer (all or part of the read): the list lacks their flagged answers\n`);
+  });
+
   it("says when the collector keeps more answers than --limit printed", async () => {
     const c = await startTestCollector({ traceTimeoutMs: 200 });
     await postJson(`${c.url}/v1/traces`, ungrounded(T1));

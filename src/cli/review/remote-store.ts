@@ -38,7 +38,8 @@ export interface RemoteStoreOptions {
 const clean = (v: unknown): string => stripControls(String(v ?? "")).slice(0, 300);
 
 /** A replica that did not answer, as a reply said it. */
-function missingOf(v: unknown): MissingReplica | undefined {
+/** A `replicas.failed` entry of a merged reply, checked and cleaned; undefined when it is not one. */
+export function missingOf(v: unknown): MissingReplica | undefined {
   if (!isPlainObject(v) || typeof v.reason !== "string") return undefined;
   return { reason: clean(v.reason), ...(typeof v.replica === "string" ? { replica: clean(v.replica) } : {}), ...(typeof v.peer === "string" ? { peer: clean(v.peer) } : {}) };
 }
@@ -152,8 +153,8 @@ export function createRemoteStore(options: RemoteStoreOptions): ReviewStore {
 }
 
 /** The replicas that did not answer, in words for stderr: "replicas r2 (timeout), 10.0.0.7:4318 (unreachable) did not answer: figures cover the others". */
-export function describeMissing(missing: readonly MissingReplica[]): string | undefined {
+export function describeMissing(missing: readonly MissingReplica[], consequence = "the figures cover the replicas that answered"): string | undefined {
   if (missing.length === 0) return undefined;
   const names = missing.map((m) => `${m.replica ?? m.peer ?? "a replica"} (${m.reason})`).join(", ");
-  return `${missing.length === 1 ? "replica" : "replicas"} ${names} did not answer (all or part of the read): the figures cover the replicas that answered`;
+  return `${missing.length === 1 ? "replica" : "replicas"} ${names} did not answer (all or part of the read): ${consequence}`;
 }
