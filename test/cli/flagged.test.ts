@@ -160,8 +160,8 @@ describe("groundwatch flagged", () => {
     let requests = 0;
     const app = express();
     const handle = flaggedHandler({ page: (q) => flaggedRing.page(q), badRequest: (_req, res, error) => void res.status(400).json({ error }) });
-    app.get("/v1/flagged", (req, res) => {
-      handle(req, res);
+    app.get("/v1/flagged", async (req, res) => {
+      await handle(req, res);
       if (++requests === 1) flood(1, 45);
     });
     const server = app.listen(0, "127.0.0.1");
