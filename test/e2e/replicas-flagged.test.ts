@@ -17,7 +17,8 @@ import { BACKGROUND_WORK, waitForCondition, waitUntil } from "../helpers/wait.ts
  * them (test/deploy/loadbalancing.ts's hash ring). GET /v1/flagged on any replica returns every
  * flagged answer of the three exactly once, newest first; `groundwatch flagged --url` against one
  * replica lists them all, and `--follow` reads on through the merged cursor; with one replica
- * stopped, the answer is marked partial and names it.
+ * stopped, the answer is marked partial and names it; restarted on its own review spool, its
+ * flagged answers are back.
  */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TOKEN = "replicas-flagged-token-0123456789abcdef";
@@ -52,6 +53,8 @@ interface Replica {
   readonly name: string;
   readonly url: string;
   readonly process: GroupProcess;
+  /** Starts this replica again: the same name, port, peers and review spool. */
+  readonly restart: () => Promise<Replica>;
 }
 
 interface Reply {
@@ -84,13 +87,14 @@ async function deployment(): Promise<Replica[]> {
   writeFileSync(config, "sampling:\n  default: 1\nscoring:\n  backend: offline\ncollector:\n  traceTimeoutMs: 60000\n  peerTimeoutMs: 5000\n");
   const ports = [await closedPort(), await closedPort(), await closedPort()];
   const peers = ports.map((p) => `http://127.0.0.1:${p}`).join(",");
-  return Promise.all(
-    ports.map(async (port, i) => {
-      const name = `groundwatch-${i}`;
-      const p = spawnGroup(process.execPath, ["bin/groundwatch.js", "serve", "--config", config, "--port", String(port), "--peers", peers], { cwd: ROOT, env: { ...ENV, GROUNDWATCH_REVIEW_REPLICA: name } });
-      return { name, url: await listeningUrl(p), process: p };
-    }),
-  );
+  // Each replica spools to a directory of its own (its volume), from which a restart fills its flagged answers back.
+  const start = async (port: number, i: number): Promise<Replica> => {
+    const name = `groundwatch-${i}`;
+    const spool = join(dir, `spool-${name}`);
+    const p = spawnGroup(process.execPath, ["bin/groundwatch.js", "serve", "--config", config, "--port", String(port), "--peers", peers, "--review-dir", spool], { cwd: ROOT, env: { ...ENV, GROUNDWATCH_CAPTURE_CONTENT: "1", GROUNDWATCH_REVIEW_REPLICA: name } });
+    return { name, url: await listeningUrl(p), process: p, restart: () => start(port, i) };
+  };
+  return Promise.all(ports.map(start));
 }
 
 /** Sends traces `from`..`to` (every third one flagged) to the replica the ring picks; resolves with the flagged ones' trace ids once every replica scored its share. */
@@ -117,7 +121,7 @@ async function send(replicas: readonly Replica[], from: number, to: number): Pro
 const newestFirst = (reply: Reply): boolean => reply.flagged.every((a, i) => i === 0 || a.time <= reply.flagged[i - 1]!.time);
 
 describe("three replicas with peers: GET /v1/flagged for the whole deployment", () => {
-  it("returns every flagged answer of the three exactly once, newest first, from any replica; groundwatch flagged lists and follows them all; a stopped replica makes it partial, named", { timeout: 180_000 }, async () => {
+  it("returns every flagged answer of the three exactly once, newest first, from any replica; groundwatch flagged lists and follows them all; a stopped replica makes it partial, named; restarted on its spool, its answers are back", { timeout: 180_000 }, async () => {
     const replicas = await deployment();
     const names = replicas.map((r) => r.name);
     const first = await send(replicas, 0, 45);
@@ -195,5 +199,16 @@ describe("three replicas with peers: GET /v1/flagged for the whole deployment", 
       expect(newestFirst(reply)).toBe(true);
     }
     expect(await own(replicas[0]!.url, "groundwatch_peer_requests_total")).toBeGreaterThan(0);
+
+    // Restarted on its own spool, the stopped replica fills its flagged answers back: the whole set again, each once, not partial.
+    const back = await stopped.restart();
+    expect(await own(back.url, "groundwatch_flagged_restored_total")).toBe(held.size);
+    for (const r of [replicas[0]!, back]) {
+      const reply = await flagged(r.url);
+      expect(reply.partial, r.name).toBe(false);
+      expect(reply.flagged.map((a) => a.traceId).sort(), r.name).toEqual([...first, ...second].sort());
+      expect(reply.flagged.filter((a) => a.replica === stopped.name).map((a) => a.traceId).sort(), r.name).toEqual([...held].sort());
+      expect(newestFirst(reply), r.name).toBe(true);
+    }
   });
 });
