@@ -59,22 +59,27 @@ function itemText(item: unknown, decoder: TextDecoder): SourceRead {
 export function openSource(source: unknown): SourceReader {
   const decoder = new TextDecoder("utf-8");
   const failed = (detail: string): SourceReader => ({ read: () => Promise.resolve({ kind: "error", detail }), cancel: () => undefined });
+  /** One read of either kind of source: its next item's text; at its end, what the decoder still holds (once), then done. */
+  let flushed = false;
+  const readNext = async (next: () => Promise<IteratorResult<unknown>>): Promise<SourceRead> => {
+    try {
+      const r = await next();
+      if (r.done) {
+        if (flushed) return { kind: "done" };
+        flushed = true;
+        const rest = decoder.decode();
+        return rest === "" ? { kind: "done" } : { kind: "text", text: rest };
+      }
+      return itemText(r.value, decoder);
+    } catch (error) {
+      return { kind: "error", detail: `the stream failed: ${messageOf(error)}` };
+    }
+  };
   try {
     if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) {
       const reader = (source as ReadableStream<unknown>).getReader();
       return {
-        async read() {
-          try {
-            const r = await reader.read();
-            if (r.done) {
-              const rest = decoder.decode();
-              return rest === "" ? { kind: "done" } : { kind: "text", text: rest };
-            }
-            return itemText(r.value, decoder);
-          } catch (error) {
-            return { kind: "error", detail: `the stream failed: ${messageOf(error)}` };
-          }
-        },
+        read: () => readNext(() => reader.read() as Promise<IteratorResult<unknown>>),
         cancel() {
           reader.cancel().catch(() => undefined);
         },
@@ -87,22 +92,8 @@ export function openSource(source: unknown): SourceReader {
     // return() waits for a pending read, an abort ends the request (and the read) at once.
     const controller = field(source, "controller");
     const abort = field(controller, "abort");
-    let flushed = false;
     return {
-      async read() {
-        try {
-          const r = await iterator.next();
-          if (r.done) {
-            if (flushed) return { kind: "done" };
-            flushed = true;
-            const rest = decoder.decode();
-            return rest === "" ? { kind: "done" } : { kind: "text", text: rest };
-          }
-          return itemText(r.value, decoder);
-        } catch (error) {
-          return { kind: "error", detail: `the stream failed: ${messageOf(error)}` };
-        }
-      },
+      read: () => readNext(() => iterator.next()),
       cancel() {
         try {
           if (typeof abort === "function") (abort as () => void).call(controller);
